@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# bcs top-level build.  `make` builds the module for the default kernel
+# headers, libbcs and the tools; `make check` and `make demo` do all set-up
+# on a fresh Debian 12 machine (see README.md).
+
+BUILD		?= $(CURDIR)/build
+BCS_CACHE	?= /var/cache/bcs
+export BUILD BCS_CACHE
+
+# Default kernel headers: Debian's 6.1 flavour if installed, else the running
+# kernel.  Override with KDIR=.
+KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
+			/lib/modules/$(shell uname -r)/build)
+
+.PHONY: all module userspace libbcs tools selftests bench daemon \
+	modules-all lint deps check demo clean
+
+all: module userspace
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+userspace: libbcs tools
+
+libbcs:
+	$(MAKE) -C libbcs
+
+tools: libbcs
+	$(MAKE) -C tools
+
+daemon: libbcs
+	$(MAKE) -C daemon
+
+selftests: libbcs
+	$(MAKE) -C selftests
+
+bench: libbcs
+	$(MAKE) -C bench
+
+# Build bcs.ko for every supported kernel into $(BUILD)/kmod/<release>/.
+modules-all:
+	scripts/build-modules.sh
+
+# checkpatch --strict and sparse (C=2) over the module.
+lint:
+	scripts/lint.sh
+
+deps:
+	scripts/deps.sh
+
+check:
+	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-for d in libbcs tools daemon selftests bench; do \
+		[ -f $$d/Makefile ] && $(MAKE) -C $$d clean; done
+	rm -rf $(BUILD) module/generated

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * bcs - buffered coscheduling (gang scheduling) for Linux clusters.
+ *
+ * This header is the whole user-space interface of bcs.ko.  It is shared,
+ * unchanged, by the module, libbcs, the tools and the tests.
+ *
+ * Objects
+ * -------
+ * A *job* (gang) is a set of tasks that run and stop together.  Each job
+ * has a numeric id (1 .. BCS_JOB_ID_MAX) and sits in a *row* (time slot of
+ * the Ousterhout matrix, 0 .. BCS_ROWS_MAX - 1) or in no row
+ * (BCS_ROW_NONE, the default), in which case bcs never suspends it.
+ * A *strobe* names the row to run in the next slice; at the strobe's
+ * deadline every job of that row is resumed and every other job that has a
+ * row is suspended.
+ *
+ * Modes (struct bcs_config.mode)
+ * ------------------------------
+ * BCS_MODE_OFF         no switching; every task runs.  Strobes fail with
+ *                      -ENOTCONN.
+ * BCS_MODE_STANDALONE  an hrtimer in the module strobes every slice_ns and
+ *                      steps through the non-empty rows in order.  An
+ *                      injected strobe switches at once and restarts the
+ *                      slice timer.
+ * BCS_MODE_DRIVEN      strobes come from user space (BCS_IOC_STROBE or
+ *                      BCS_CMD_STROBE).  The file or netlink socket that
+ *                      entered driven mode is the *driver*; when it is
+ *                      closed bcs fails open and returns to BCS_MODE_OFF.
+ *                      If no strobe arrives for watchdog_slices slices
+ *                      (0 disables the watchdog) bcs fails open and stays
+ *                      driven: the next strobe resumes gang scheduling.
+ *
+ * Fail-open: unload, driver loss and the watchdog resume every job; no task
+ * is ever left suspended by bcs.
+ *
+ * Permissions
+ * -----------
+ * /dev/bcs is world-accessible.  Creating, destroying and placing jobs,
+ * changing the configuration and sending strobes need CAP_SYS_ADMIN.
+ * Attaching and detaching a process need the right to send it a signal
+ * (same uid, or CAP_KILL), so ordinary users can attach their own processes
+ * to an existing job.  Queries are open to everyone.
+ *
+ * Every ioctl argument starts with a __u32 size that must equal the size of
+ * the struct, has no implicit padding, and has reserved fields and unused
+ * flag bits that must be zero: otherwise the ioctl fails with -EINVAL.
+ * Unknown ioctls fail with -ENOTTY, bad pointers with -EFAULT, unknown jobs
+ * with -ENOENT, unknown pids with -ESRCH, missing privileges with -EPERM.
+ *
+ * ioctls on /dev/bcs (all of them also work through compat_ptr_ioctl)
+ * ------------------------------------------------------------------
+ * BCS_IOC_JOB_CREATE   struct bcs_job: create job @id (0: pick a free id,
+ *                      returned in @id) in @row.  -EEXIST if @id is taken,
+ *                      -ENOSPC if no id or memory is left.
+ * BCS_IOC_JOB_DESTROY  struct bcs_job: detach every task of job @id (they
+ *                      keep running) and destroy it.
+ * BCS_IOC_JOB_SET_ROW  struct bcs_job: move job @id to @row; takes effect at
+ *                      the next strobe.
+ * BCS_IOC_ATTACH       struct bcs_attach: attach process @pid (all of its
+ *                      threads; with BCS_ATTACH_THREAD only thread @pid) to
+ *                      job @job.  Children and threads created later join
+ *                      the same job; exiting tasks leave it by themselves.
+ *                      @nr_tasks returns the number of threads attached.
+ *                      -EBUSY if a task is already in another job.
+ * BCS_IOC_DETACH       struct bcs_attach: detach @pid (its threads, or one
+ *                      thread) from job @job; detached tasks run freely.
+ * BCS_IOC_CONFIG       struct bcs_config: set the fields named in @set
+ *                      (BCS_CONFIG_*), then return the whole configuration.
+ *                      @set == 0 only reads it.
+ * BCS_IOC_STROBE       struct bcs_strobe: switch to @row at @deadline_ns.
+ * BCS_IOC_GET_STATE    struct bcs_state: global state and counters.
+ * BCS_IOC_JOB_LIST     struct bcs_job_list: copy up to @count job records
+ *                      (struct bcs_job_info) to @jobs; @count returns the
+ *                      number of jobs that exist.
+ * BCS_IOC_TASK_STATS   struct bcs_task_list: copy up to @count task records
+ *                      (struct bcs_task_stat) of job @job (0: all jobs) to
+ *                      @tasks; @count returns the number that exist.
+ *
+ * /dev/bcsstat (mode 0444)
+ * ------------------------
+ * Per-slice records, one per gang switch, in a ring of nr_records entries
+ * (module parameter stat_records, default 10000).
+ *  - mmap(offset 0, read-only): struct bcs_stat_header at offset 0, the ring
+ *    of struct bcs_slice_record at header.records_offset.  The record for
+ *    sequence number s lives at index s % nr_records and is valid when its
+ *    @seq equals s before and after it is read (check @seq, read, read
+ *    barrier, check @seq again).  header.head is the sequence number of the
+ *    next record to be written.
+ *  - read(): each open file has a cursor, starting at the oldest record
+ *    still in the ring; read returns whole records in order, blocks (unless
+ *    O_NONBLOCK: -EAGAIN) when none is new, and supports poll().  A buffer
+ *    smaller than one record gets -EINVAL.  If the writer laps a slow
+ *    reader, the reader skips to the oldest record: the gap shows in @seq.
+ *  - ioctl BCS_IOC_GET_STATE, BCS_IOC_JOB_LIST and BCS_IOC_TASK_STATS, as on
+ *    /dev/bcs, for per-job and per-task accounting.
+ *
+ * Generic netlink family "bcs" (BCS_GENL_NAME, version BCS_GENL_VERSION)
+ * ---------------------------------------------------------------------
+ * BCS_CMD_GET_STATE  reply: BCS_A_MODE, BCS_A_ROW, BCS_A_SLICE,
+ *                    BCS_A_SLICE_NS, BCS_A_WATCHDOG_SLICES, BCS_A_FAILOPEN,
+ *                    BCS_A_NR_JOBS, BCS_A_NR_TASKS, BCS_A_STROBES,
+ *                    BCS_A_LATE, BCS_A_MISSED, BCS_A_FAILOPENS.
+ * BCS_CMD_DRIVE      (admin) make the sending socket the driver and enter
+ *                    driven mode; optional BCS_A_SLICE_NS and
+ *                    BCS_A_WATCHDOG_SLICES.  Closing the socket fails open.
+ * BCS_CMD_RELEASE    (admin) the driver gives up: fail open, mode off.
+ * BCS_CMD_STROBE     (admin) BCS_A_SLICE, BCS_A_ROW, BCS_A_DEADLINE_NS
+ *                    required; BCS_A_SLICE_NS, BCS_A_FLAGS optional.
+ * Attributes are validated strictly: unknown attributes, wrong lengths and
+ * out-of-range values are rejected with -EINVAL and an extended ack.
+ *
+ * Times are nanoseconds of CLOCK_REALTIME unless named otherwise, so that
+ * records of different nodes with synchronised clocks can be compared.
+ */
+#ifndef _UAPI_LINUX_BCS_H
+#define _UAPI_LINUX_BCS_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define BCS_DEVICE_NAME		"bcs"
+#define BCS_STAT_DEVICE_NAME	"bcsstat"
+
+#define BCS_ROWS_MAX		64
+#define BCS_ROW_NONE		0xffffffffU
+#define BCS_JOB_ID_MAX		0x7fffffffU
+#define BCS_SLICE_NS_MIN	50000ULL	/* 50 us */
+#define BCS_SLICE_NS_MAX	10000000000ULL	/* 10 s */
+#define BCS_WATCHDOG_MAX	100000U
+
+enum bcs_mode {
+	BCS_MODE_OFF		= 0,
+	BCS_MODE_STANDALONE	= 1,
+	BCS_MODE_DRIVEN		= 2,
+};
+
+/* BCS_IOC_JOB_CREATE, _DESTROY, _SET_ROW */
+struct bcs_job {
+	__u32 size;		/* sizeof(struct bcs_job) */
+	__u32 flags;		/* none defined: must be 0 */
+	__u32 id;		/* job id; 0 on create: allocate one */
+	__u32 row;		/* 0 .. BCS_ROWS_MAX - 1 or BCS_ROW_NONE */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+#define BCS_ATTACH_THREAD	(1U << 0)	/* only the thread @pid */
+#define BCS_ATTACH_FLAGS	BCS_ATTACH_THREAD
+
+/* BCS_IOC_ATTACH, BCS_IOC_DETACH */
+struct bcs_attach {
+	__u32 size;		/* sizeof(struct bcs_attach) */
+	__u32 flags;		/* BCS_ATTACH_* */
+	__u32 job;		/* job id */
+	__s32 pid;		/* process (or, with BCS_ATTACH_THREAD, thread) */
+	__u32 nr_tasks;		/* out: threads attached or detached */
+	__u32 reserved0;	/* must be 0 */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+#define BCS_CONFIG_MODE		(1U << 0)
+#define BCS_CONFIG_SLICE	(1U << 1)
+#define BCS_CONFIG_WATCHDOG	(1U << 2)
+#define BCS_CONFIG_ALL		(BCS_CONFIG_MODE | BCS_CONFIG_SLICE | \
+				 BCS_CONFIG_WATCHDOG)
+
+/* BCS_IOC_CONFIG */
+struct bcs_config {
+	__u32 size;		/* sizeof(struct bcs_config) */
+	__u32 set;		/* BCS_CONFIG_* fields to change */
+	__u64 slice_ns;		/* BCS_SLICE_NS_MIN .. BCS_SLICE_NS_MAX */
+	__u32 mode;		/* enum bcs_mode */
+	__u32 watchdog_slices;	/* 0 (off) .. BCS_WATCHDOG_MAX */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+#define BCS_STROBE_NOW		(1U << 0)	/* ignore @deadline_ns */
+#define BCS_STROBE_NEXT		(1U << 1)	/* standalone: next row */
+#define BCS_STROBE_FLAGS	(BCS_STROBE_NOW | BCS_STROBE_NEXT)
+
+/* BCS_IOC_STROBE */
+struct bcs_strobe {
+	__u32 size;		/* sizeof(struct bcs_strobe) */
+	__u32 flags;		/* BCS_STROBE_* */
+	__u64 slice;		/* global slice number */
+	__u64 deadline_ns;	/* switch time; in the past: switch now, late */
+	__u64 slice_ns;		/* 0, or the new local slice length */
+	__u32 row;		/* row to run, < BCS_ROWS_MAX */
+	__u32 reserved0;	/* must be 0 */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+/* BCS_IOC_GET_STATE */
+struct bcs_state {
+	__u32 size;		/* sizeof(struct bcs_state) */
+	__u32 version;		/* out: BCS_VERSION */
+	__u32 mode;		/* enum bcs_mode */
+	__u32 row;		/* row running now, BCS_ROW_NONE before any */
+	__u64 slice;		/* current slice number */
+	__u64 slice_ns;
+	__u32 watchdog_slices;
+	__u32 failopen;		/* 1 while failed open in driven mode */
+	__u32 nr_jobs;
+	__u32 nr_tasks;		/* attached tasks (threads) */
+	__u32 nr_parked;	/* tasks parked right now */
+	__s32 driver_pid;	/* tgid of the driver, 0 if none */
+	__u64 strobes;		/* strobes accepted */
+	__u64 switches;		/* slices started */
+	__u64 late;		/* switches after their deadline */
+	__u64 missed;		/* strobes lost or superseded */
+	__u64 failopens;	/* fail-open events */
+	__u64 attach_failures;	/* children not attached (no memory) */
+	__u32 stat_records;	/* capacity of the /dev/bcsstat ring */
+	__u32 reserved0;
+	__u64 reserved[4];
+};
+
+#define BCS_VERSION		1
+
+enum bcs_job_state {
+	BCS_JOB_RUNNING		= 0,
+	BCS_JOB_SUSPENDED	= 1,
+};
+
+struct bcs_job_info {
+	__u32 id;
+	__u32 row;
+	__u32 state;		/* enum bcs_job_state */
+	__u32 nr_tasks;
+	__u32 nr_parked;
+	__u32 reserved0;
+	__u64 run_ns;		/* CPU time of current tasks since attach */
+	__u64 suspended_ns;	/* time tasks spent parked, summed */
+	__u64 slices_run;	/* slices in which the job was resumed */
+	__u64 reserved[2];
+};
+
+/* BCS_IOC_JOB_LIST */
+struct bcs_job_list {
+	__u32 size;		/* sizeof(struct bcs_job_list) */
+	__u32 count;		/* in: room in @jobs; out: jobs that exist */
+	__u64 jobs;		/* user pointer to struct bcs_job_info[] */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+enum bcs_task_state {
+	BCS_TASK_RUNNABLE	= 0,	/* running or waiting for a CPU */
+	BCS_TASK_BLOCKED	= 1,	/* sleeping on its own account */
+	BCS_TASK_PARKED		= 2,	/* suspended by bcs */
+};
+
+struct bcs_task_stat {
+	__s32 pid;		/* thread id */
+	__s32 tgid;		/* process id */
+	__u32 job;
+	__u32 state;		/* enum bcs_task_state */
+	__u64 attach_ns;	/* when the task joined its job */
+	__u64 run_ns;		/* CPU time since attach */
+	__u64 suspended_ns;	/* time parked by bcs */
+	__u64 blocked_ns;	/* time neither running, runnable nor parked */
+	__u64 slices_run;	/* slices in which the task got CPU time */
+	__u64 parks;		/* times the task was parked */
+};
+
+/* BCS_IOC_TASK_STATS */
+struct bcs_task_list {
+	__u32 size;		/* sizeof(struct bcs_task_list) */
+	__u32 job;		/* 0: every job */
+	__u32 count;		/* in: room in @tasks; out: tasks that exist */
+	__u32 reserved0;	/* must be 0 */
+	__u64 tasks;		/* user pointer to struct bcs_task_stat[] */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+#define BCS_IOC_MAGIC		0xbc
+#define BCS_IOC_JOB_CREATE	_IOWR(BCS_IOC_MAGIC, 1, struct bcs_job)
+#define BCS_IOC_JOB_DESTROY	_IOW(BCS_IOC_MAGIC, 2, struct bcs_job)
+#define BCS_IOC_JOB_SET_ROW	_IOW(BCS_IOC_MAGIC, 3, struct bcs_job)
+#define BCS_IOC_ATTACH		_IOWR(BCS_IOC_MAGIC, 4, struct bcs_attach)
+#define BCS_IOC_DETACH		_IOWR(BCS_IOC_MAGIC, 5, struct bcs_attach)
+#define BCS_IOC_CONFIG		_IOWR(BCS_IOC_MAGIC, 6, struct bcs_config)
+#define BCS_IOC_STROBE		_IOW(BCS_IOC_MAGIC, 7, struct bcs_strobe)
+#define BCS_IOC_GET_STATE	_IOWR(BCS_IOC_MAGIC, 8, struct bcs_state)
+#define BCS_IOC_JOB_LIST	_IOWR(BCS_IOC_MAGIC, 9, struct bcs_job_list)
+#define BCS_IOC_TASK_STATS	_IOWR(BCS_IOC_MAGIC, 10, struct bcs_task_list)
+
+/* /dev/bcsstat */
+#define BCS_STAT_MAGIC		0x53534342U	/* "BCSS" little endian */
+#define BCS_STAT_VERSION	1
+
+struct bcs_stat_header {
+	__u32 magic;		/* BCS_STAT_MAGIC */
+	__u32 version;		/* BCS_STAT_VERSION */
+	__u32 header_size;	/* sizeof(struct bcs_stat_header) */
+	__u32 record_size;	/* sizeof(struct bcs_slice_record) */
+	__u32 nr_records;	/* ring capacity */
+	__u32 records_offset;	/* byte offset of record 0 in the mapping */
+	__u64 head;		/* sequence number of the next record */
+	__u64 reserved[5];
+};
+
+/* struct bcs_slice_record.flags */
+#define BCS_SLICE_LATE		(1U << 0)	/* switched after the deadline */
+#define BCS_SLICE_STANDALONE	(1U << 1)	/* strobe from the local timer */
+#define BCS_SLICE_DRIVEN	(1U << 2)	/* strobe from user space */
+#define BCS_SLICE_FAILOPEN	(1U << 3)	/* fail-open: every job resumed */
+#define BCS_SLICE_INJECTED	(1U << 4)	/* strobe injected by ioctl */
+
+struct bcs_slice_record {
+	__u64 seq;		/* record sequence number, written last */
+	__u64 slice;		/* global slice number */
+	__u64 strobe_ns;	/* arrival of the strobe */
+	__u64 deadline_ns;	/* when the switch was due */
+	__u64 switch_start_ns;	/* switch began */
+	__u64 switch_end_ns;	/* every task told to park or woken */
+	__u64 interval_ns;	/* since the previous switch began */
+	__u64 switch_ns;	/* switch_end_ns - switch_start_ns */
+	__u32 row;		/* row that runs in this slice */
+	__u32 flags;		/* BCS_SLICE_* */
+	__u32 nr_suspended;	/* tasks told to park */
+	__u32 nr_resumed;	/* tasks woken */
+	__u32 nr_running;	/* tasks of running jobs */
+	__u32 nr_blocked;	/* of those, sleeping at the switch */
+	__u32 late;		/* 1 if this switch was late */
+	__u32 missed;		/* strobes missed since the previous record */
+	__u64 late_total;	/* late switches since load */
+	__u64 missed_total;	/* missed strobes since load */
+	__u64 reserved[2];
+};
+
+/* Generic netlink */
+#define BCS_GENL_NAME		"bcs"
+#define BCS_GENL_VERSION	1
+
+enum bcs_cmd {
+	BCS_CMD_UNSPEC,
+	BCS_CMD_GET_STATE,
+	BCS_CMD_DRIVE,
+	BCS_CMD_RELEASE,
+	BCS_CMD_STROBE,
+	__BCS_CMD_MAX,
+};
+#define BCS_CMD_MAX (__BCS_CMD_MAX - 1)
+
+enum bcs_attr {
+	BCS_A_UNSPEC,
+	BCS_A_PAD,
+	BCS_A_SLICE,		/* u64 */
+	BCS_A_ROW,		/* u32 */
+	BCS_A_DEADLINE_NS,	/* u64 */
+	BCS_A_SLICE_NS,		/* u64 */
+	BCS_A_FLAGS,		/* u32, BCS_STROBE_* */
+	BCS_A_MODE,		/* u32, enum bcs_mode */
+	BCS_A_WATCHDOG_SLICES,	/* u32 */
+	BCS_A_FAILOPEN,		/* u32 */
+	BCS_A_NR_JOBS,		/* u32 */
+	BCS_A_NR_TASKS,		/* u32 */
+	BCS_A_STROBES,		/* u64 */
+	BCS_A_LATE,		/* u64 */
+	BCS_A_MISSED,		/* u64 */
+	BCS_A_FAILOPENS,	/* u64 */
+	__BCS_A_MAX,
+};
+#define BCS_A_MAX (__BCS_A_MAX - 1)
+
+#endif /* _UAPI_LINUX_BCS_H */

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libbcs - user-space access to the bcs gang scheduler.
+ *
+ * Thin, allocation-light wrappers around the interface described in
+ * <linux/bcs.h>: the ioctls of /dev/bcs, the slice ring of /dev/bcsstat and
+ * the generic netlink family "bcs".  Every function that returns int returns
+ * 0 on success or a negative errno value; nothing prints and nothing exits,
+ * so the library can live inside daemons and MPI launchers.  The size fields
+ * of the ioctl structures are filled in by the library.
+ *
+ * Handles are not thread-safe: use one handle per thread, or lock around it.
+ */
+#ifndef LIBBCS_BCS_H
+#define LIBBCS_BCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/bcs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LIBBCS_VERSION		"1.0.0"
+
+/* Environment variables overriding the device paths (used by tests). */
+#define BCS_ENV_DEVICE		"BCS_DEVICE"
+#define BCS_ENV_STAT_DEVICE	"BCS_STAT_DEVICE"
+#define BCS_DEVICE_PATH		"/dev/" BCS_DEVICE_NAME
+#define BCS_STAT_DEVICE_PATH	"/dev/" BCS_STAT_DEVICE_NAME
+
+/* ------------------------------------------------------------------ */
+/* /dev/bcs                                                             */
+/* ------------------------------------------------------------------ */
+
+struct bcs;
+
+/* Open /dev/bcs (or $BCS_DEVICE) read-write, close-on-exec. */
+int bcs_open(struct bcs **out);
+/* Close the handle; NULL is accepted. */
+void bcs_close(struct bcs *h);
+/* The file descriptor behind the handle, for poll() or direct ioctls. */
+int bcs_fd(const struct bcs *h);
+
+/*
+ * Create job @id (0: let the module pick one) in @row (BCS_ROW_NONE or
+ * 0 .. BCS_ROWS_MAX - 1).  The id actually used is stored in *@id_out if
+ * @id_out is not NULL.
+ */
+int bcs_job_create(struct bcs *h, uint32_t id, uint32_t row,
+		   uint32_t *id_out);
+int bcs_job_destroy(struct bcs *h, uint32_t id);
+int bcs_job_set_row(struct bcs *h, uint32_t id, uint32_t row);
+
+/*
+ * Allocate and fill an array with one record per job; release it with
+ * free().  On success *@out may be NULL when *@n is 0.  If jobs appear
+ * while the list is read, the read is retried with a larger buffer a
+ * bounded number of times (-EAGAIN when the list keeps growing).
+ */
+int bcs_job_list(struct bcs *h, struct bcs_job_info **out, size_t *n);
+
+/* Like bcs_job_list() for the tasks of job @job (0: every job). */
+int bcs_task_stats(struct bcs *h, uint32_t job, struct bcs_task_stat **out,
+		   size_t *n);
+
+/*
+ * Attach process @pid (every thread; with BCS_ATTACH_THREAD only that
+ * thread) to @job, or detach it.  The number of threads affected is stored
+ * in *@nr if @nr is not NULL.
+ */
+int bcs_attach(struct bcs *h, uint32_t job, pid_t pid, uint32_t flags,
+	       uint32_t *nr);
+int bcs_detach(struct bcs *h, uint32_t job, pid_t pid, uint32_t flags,
+	       uint32_t *nr);
+
+/* Read the whole configuration (its @set field is ignored and cleared). */
+int bcs_config_get(struct bcs *h, struct bcs_config *cfg);
+/*
+ * Change the fields of @cfg named in @cfg->set (BCS_CONFIG_*); on success
+ * @cfg holds the resulting configuration.
+ */
+int bcs_config_set(struct bcs *h, struct bcs_config *cfg);
+/* Send a strobe; @s->size and the reserved fields are handled here. */
+int bcs_strobe(struct bcs *h, const struct bcs_strobe *s);
+int bcs_get_state(struct bcs *h, struct bcs_state *st);
+
+/* ------------------------------------------------------------------ */
+/* /dev/bcsstat                                                         */
+/* ------------------------------------------------------------------ */
+
+struct bcs_stat;
+
+/* Open /dev/bcsstat (or $BCS_STAT_DEVICE) read-only, close-on-exec. */
+int bcs_stat_open(struct bcs_stat **out);
+void bcs_stat_close(struct bcs_stat *st);
+int bcs_stat_fd(const struct bcs_stat *st);
+
+/*
+ * Map the header and the ring read-only, using the sizes the header
+ * announces.  Fails with -EPROTO if the header is not one this library
+ * understands.  Needed by bcs_stat_head() and bcs_stat_snapshot().
+ */
+int bcs_stat_map(struct bcs_stat *st);
+/* A copy of the mapped header (head read atomically). */
+int bcs_stat_header(struct bcs_stat *st, struct bcs_stat_header *hdr);
+/* Sequence number of the next record to be written. */
+int bcs_stat_head(struct bcs_stat *st, uint64_t *head);
+
+/*
+ * read(2) path: copy up to @max whole records, in order, from the file's
+ * cursor.  Blocks until at least one record is available unless @nonblock,
+ * in which case -EAGAIN means "nothing new".  *@n receives the count.
+ */
+int bcs_stat_read(struct bcs_stat *st, struct bcs_slice_record *buf,
+		  size_t max, size_t *n, int nonblock);
+
+/*
+ * mmap path: copy the valid records with sequence numbers from @from_seq
+ * onwards (oldest first, at most @max) from the mapped ring without
+ * blocking the writer.  Records overwritten before they could be copied
+ * are skipped (the gap shows in their seq); copying stops at a record that
+ * is still being written.  *@next_seq (if not NULL) receives the sequence
+ * number to pass next time.  To get the newest N records pass
+ * head - N (see bcs_stat_head()).
+ */
+int bcs_stat_snapshot(struct bcs_stat *st, uint64_t from_seq,
+		      struct bcs_slice_record *buf, size_t max, size_t *n,
+		      uint64_t *next_seq);
+
+/* The query ioctls, through the world-readable /dev/bcsstat. */
+int bcs_stat_get_state(struct bcs_stat *st, struct bcs_state *state);
+int bcs_stat_job_list(struct bcs_stat *st, struct bcs_job_info **out,
+		      size_t *n);
+int bcs_stat_task_stats(struct bcs_stat *st, uint32_t job,
+			struct bcs_task_stat **out, size_t *n);
+
+/* ------------------------------------------------------------------ */
+/* Generic netlink                                                      */
+/* ------------------------------------------------------------------ */
+
+struct bcs_nl;
+
+/* Leave an optional attribute out of a request. */
+#define BCS_NL_DEFAULT		UINT32_MAX
+
+/* Connect and resolve family "bcs" (-ENOENT: module not loaded). */
+int bcs_nl_open(struct bcs_nl **out);
+void bcs_nl_close(struct bcs_nl *nl);
+int bcs_nl_fd(const struct bcs_nl *nl);
+
+/*
+ * Become the driver and enter driven mode.  @slice_ns 0 and
+ * @watchdog_slices BCS_NL_DEFAULT keep the current values.  The socket
+ * stays the driver until bcs_nl_release() or bcs_nl_close().
+ */
+int bcs_nl_drive(struct bcs_nl *nl, uint64_t slice_ns,
+		 uint32_t watchdog_slices);
+int bcs_nl_release(struct bcs_nl *nl);
+/* @slice_ns 0 and @flags 0 are left out of the message. */
+int bcs_nl_strobe(struct bcs_nl *nl, uint64_t slice, uint32_t row,
+		  uint64_t deadline_ns, uint64_t slice_ns, uint32_t flags);
+/*
+ * Fill the fields of @st carried by BCS_CMD_GET_STATE (mode, row, slice,
+ * slice_ns, watchdog_slices, failopen, nr_jobs, nr_tasks, strobes, late,
+ * missed, failopens); every other field is zeroed.
+ */
+int bcs_nl_get_state(struct bcs_nl *nl, struct bcs_state *st);
+/*
+ * The message of the extended ack of the last failed request, or "" if
+ * the kernel sent none.  Valid until the next request on @nl.
+ */
+const char *bcs_nl_error_msg(const struct bcs_nl *nl);
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                               */
+/* ------------------------------------------------------------------ */
+
+/* What was being done when an error happened, to word the message. */
+enum bcs_err_ctx {
+	BCS_CTX_GENERIC = 0,
+	BCS_CTX_OPEN,		/* bcs_open() */
+	BCS_CTX_STAT_OPEN,	/* bcs_stat_open(), bcs_stat_map() */
+	BCS_CTX_JOB,		/* job create, destroy, row, list */
+	BCS_CTX_TASK,		/* attach, detach */
+	BCS_CTX_CONFIG,		/* bcs_config_get(), bcs_config_set() */
+	BCS_CTX_STROBE,		/* bcs_strobe(), bcs_nl_strobe() */
+	BCS_CTX_NETLINK,	/* bcs_nl_open(), drive, release */
+};
+
+/*
+ * A message for users explaining the negative errno @err in context @ctx.
+ * Never NULL; the string is static (or strerror()'s).
+ */
+const char *bcs_strerror(int err, enum bcs_err_ctx ctx);
+
+/* Names for enum values, "?" if unknown. */
+const char *bcs_mode_name(uint32_t mode);
+const char *bcs_job_state_name(uint32_t state);
+const char *bcs_task_state_name(uint32_t state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBBCS_BCS_H */

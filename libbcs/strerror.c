@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libbcs: error messages for people.  The errno values of the interface
+ * are overloaded (ENOENT is "no module" when opening and "no such job"
+ * afterwards), so the message depends on what was being attempted.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "bcs.h"
+
+#define NOT_LOADED(what) \
+	"bcs module not loaded (" what " missing); " \
+	"run 'modprobe bcs' or insmod bcs.ko"
+
+static const char *open_msg(int e, int stat)
+{
+	switch (e) {
+	case ENOENT:
+	case ENXIO:
+	case ENODEV:
+		return stat ? NOT_LOADED("/dev/bcsstat") : NOT_LOADED("/dev/bcs");
+	case EACCES:
+		return stat ? "cannot open /dev/bcsstat: permission denied" :
+			      "cannot open /dev/bcs: permission denied";
+	case EPROTO:
+		return "/dev/bcsstat has an unknown format "
+		       "(bcs module and tools do not match)";
+	}
+	return NULL;
+}
+
+static const char *job_msg(int e, int task)
+{
+	switch (e) {
+	case ENOENT:
+		return "no such job";
+	case ESRCH:
+		return "no such process";
+	case EBUSY:
+		return task ? "process already in another job" :
+			      "job is busy";
+	case EEXIST:
+		return "job id already in use";
+	case ENOSPC:
+		return "no free job id or out of memory";
+	case EINVAL:
+		return task ? "invalid argument (bad job id, pid or flags)" :
+			      "invalid argument (job id 1..2147483647, "
+			      "row 0..63 or none)";
+	case EPERM:
+		return task ? "permission denied: needs CAP_SYS_ADMIN "
+			      "(or the right to signal the process)" :
+			      "permission denied: needs CAP_SYS_ADMIN";
+	}
+	return NULL;
+}
+
+static const char *control_msg(int e, enum bcs_err_ctx ctx)
+{
+	switch (e) {
+	case EPERM:
+		return "permission denied: needs CAP_SYS_ADMIN";
+	case ENOTCONN:
+		return "bcs is off: strobes need standalone or driven mode";
+	case EBUSY:
+		return "bcs is driven by another process";
+	case EINVAL:
+		if (ctx == BCS_CTX_STROBE)
+			return "invalid strobe (row 0..63, known flags only)";
+		if (ctx == BCS_CTX_CONFIG)
+			return "invalid configuration (slice 50 us .. 10 s, "
+			       "watchdog 0..100000 slices)";
+		return "invalid request";
+	case ENOENT:
+		if (ctx == BCS_CTX_NETLINK)
+			return "bcs module not loaded (generic netlink family "
+			       "\"bcs\" not registered); run 'modprobe bcs' "
+			       "or insmod bcs.ko";
+		break;
+	case ETIMEDOUT:
+		return "no answer from the bcs module";
+	}
+	return NULL;
+}
+
+const char *bcs_strerror(int err, enum bcs_err_ctx ctx)
+{
+	const char *msg = NULL;
+	int e = err < 0 ? -err : err;
+
+	switch (ctx) {
+	case BCS_CTX_OPEN:
+	case BCS_CTX_STAT_OPEN:
+		msg = open_msg(e, ctx == BCS_CTX_STAT_OPEN);
+		break;
+	case BCS_CTX_JOB:
+	case BCS_CTX_TASK:
+		msg = job_msg(e, ctx == BCS_CTX_TASK);
+		break;
+	case BCS_CTX_CONFIG:
+	case BCS_CTX_STROBE:
+	case BCS_CTX_NETLINK:
+		msg = control_msg(e, ctx);
+		break;
+	case BCS_CTX_GENERIC:
+		break;
+	}
+	if (msg)
+		return msg;
+
+	switch (e) {
+	case 0:
+		return "success";
+	case EPERM:
+		return "permission denied: needs CAP_SYS_ADMIN "
+		       "(or the right to signal the process)";
+	case ENOTTY:
+		return "request not supported by the loaded bcs module "
+		       "(bcs module and tools do not match)";
+	case EAGAIN:
+		return "the list kept changing while it was read; try again";
+	case ENODATA:
+		return "no data (ring not mapped or empty reply)";
+	}
+	return strerror(e);
+}

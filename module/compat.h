@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Differences between the kernels bcs builds against, in one place.  Which
+ * branch is taken is decided by module/compat-detect.sh, which looks for
+ * each interface in the headers rather than comparing version numbers.
+ */
+#ifndef _BCS_COMPAT_H
+#define _BCS_COMPAT_H
+
+#include <linux/hrtimer.h>
+#include <linux/mm.h>
+
+#include "bcs_compat_features.h"
+
+#ifndef BCS_HAVE_VM_FLAGS_SET
+/* Before vm_flags became read-only for drivers. */
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+
+static inline void vm_flags_clear(struct vm_area_struct *vma,
+				  vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#endif
+
+static inline void bcs_hrtimer_setup(struct hrtimer *timer,
+				     enum hrtimer_restart (*fn)(struct hrtimer *),
+				     clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef BCS_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
+/* The sched_process_exit tracepoint grew a group_dead argument. */
+#ifdef BCS_HAVE_EXIT_TP_GROUP_DEAD
+#define BCS_EXIT_PROBE_ARGS	void *data, struct task_struct *p, bool group_dead
+#else
+#define BCS_EXIT_PROBE_ARGS	void *data, struct task_struct *p
+#endif
+
+#endif /* _BCS_COMPAT_H */

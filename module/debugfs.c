@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs bcs/: the state, jobs, tasks and recent slices as text, for
+ * people.  Programs should use the ioctls and /dev/bcsstat, whose formats
+ * are stable; these files may change.  Failure to create them is not an
+ * error (debugfs may be absent or disabled).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "debugfs.h"
+#include "job.h"
+#include "stats.h"
+#include "strobe.h"
+
+#define BCS_DEBUGFS_SLICES	64
+
+static struct dentry *bcs_debugfs_dir;
+
+static const char *const bcs_mode_names[] = {
+	[BCS_MODE_OFF]		= "off",
+	[BCS_MODE_STANDALONE]	= "standalone",
+	[BCS_MODE_DRIVEN]	= "driven",
+};
+
+static int bcs_state_show(struct seq_file *m, void *v)
+{
+	struct bcs_state st = {};
+
+	bcs_strobe_get_state(&st);
+	seq_printf(m, "mode: %s\n", st.mode < ARRAY_SIZE(bcs_mode_names) ?
+		   bcs_mode_names[st.mode] : "?");
+	if (st.row == BCS_ROW_NONE)
+		seq_puts(m, "row: none\n");
+	else
+		seq_printf(m, "row: %u\n", st.row);
+	seq_printf(m, "slice: %llu\n", st.slice);
+	seq_printf(m, "slice_ns: %llu\n", st.slice_ns);
+	seq_printf(m, "watchdog_slices: %u\n", st.watchdog_slices);
+	seq_printf(m, "failopen: %u\n", st.failopen);
+	seq_printf(m, "driver_pid: %d\n", st.driver_pid);
+	seq_printf(m, "jobs: %u\n", st.nr_jobs);
+	seq_printf(m, "tasks: %u\n", st.nr_tasks);
+	seq_printf(m, "parked: %u\n", st.nr_parked);
+	seq_printf(m, "strobes: %llu\n", st.strobes);
+	seq_printf(m, "switches: %llu\n", st.switches);
+	seq_printf(m, "late: %llu\n", st.late);
+	seq_printf(m, "missed: %llu\n", st.missed);
+	seq_printf(m, "failopens: %llu\n", st.failopens);
+	seq_printf(m, "attach_failures: %llu\n", st.attach_failures);
+	seq_printf(m, "stat_records: %u\n", st.stat_records);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(bcs_state);
+
+static int bcs_jobs_show(struct seq_file *m, void *v)
+{
+	struct bcs_gang *gang;
+	unsigned long flags;
+
+	seq_puts(m, "job row state tasks parked slices\n");
+	spin_lock_irqsave(&bcs_lock, flags);
+	list_for_each_entry(gang, &bcs_gangs, node) {
+		if (gang->row == BCS_ROW_NONE)
+			seq_printf(m, "%u none", gang->id);
+		else
+			seq_printf(m, "%u %u", gang->id, gang->row);
+		seq_printf(m, " %s %u %u %llu\n",
+			   gang->suspended ? "suspended" : "running",
+			   gang->nr_tasks, gang->nr_parked, gang->slices_run);
+	}
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(bcs_jobs);
+
+static const char *const bcs_task_state_names[] = {
+	[BCS_TASK_RUNNABLE]	= "runnable",
+	[BCS_TASK_BLOCKED]	= "blocked",
+	[BCS_TASK_PARKED]	= "parked",
+};
+
+static int bcs_tasks_show(struct seq_file *m, void *v)
+{
+	struct bcs_task_stat st;
+	struct bcs_gang *gang;
+	struct bcs_task *bt;
+	unsigned long flags;
+	u64 now;
+
+	seq_puts(m, "pid tgid job state run_ns suspended_ns blocked_ns slices parks\n");
+	spin_lock_irqsave(&bcs_lock, flags);
+	now = ktime_get_ns();
+	list_for_each_entry(gang, &bcs_gangs, node) {
+		list_for_each_entry(bt, &gang->tasks, gang_node) {
+			bcs_task_fill_stat(bt, &st, now);
+			seq_printf(m, "%d %d %u %s %llu %llu %llu %llu %llu\n",
+				   st.pid, st.tgid, st.job,
+				   bcs_task_state_names[st.state], st.run_ns,
+				   st.suspended_ns, st.blocked_ns,
+				   st.slices_run, st.parks);
+		}
+	}
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(bcs_tasks);
+
+static int bcs_slices_show(struct seq_file *m, void *v)
+{
+	struct bcs_slice_record *recs;
+	unsigned long flags;
+	u64 head, seq;
+	int i, n = 0;
+
+	recs = kmalloc_array(BCS_DEBUGFS_SLICES, sizeof(*recs), GFP_KERNEL);
+	if (!recs)
+		return -ENOMEM;
+	spin_lock_irqsave(&bcs_lock, flags);
+	head = bcs_stats_head();
+	seq = head > BCS_DEBUGFS_SLICES ? head - BCS_DEBUGFS_SLICES : 0;
+	for (; seq < head; seq++)
+		if (bcs_stats_get(seq, &recs[n]))
+			n++;
+	spin_unlock_irqrestore(&bcs_lock, flags);
+
+	seq_puts(m, "seq slice row flags interval_ns switch_ns suspended resumed running blocked late missed\n");
+	for (i = 0; i < n; i++) {
+		struct bcs_slice_record *r = &recs[i];
+
+		seq_printf(m, "%llu %llu ", r->seq, r->slice);
+		if (r->row == BCS_ROW_NONE)
+			seq_puts(m, "none");
+		else
+			seq_printf(m, "%u", r->row);
+		seq_printf(m, " %#x %llu %llu %u %u %u %u %u %u\n", r->flags,
+			   r->interval_ns, r->switch_ns, r->nr_suspended,
+			   r->nr_resumed, r->nr_running, r->nr_blocked,
+			   r->late, r->missed);
+	}
+	kfree(recs);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(bcs_slices);
+
+void bcs_debugfs_init(void)
+{
+	bcs_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("state", 0444, bcs_debugfs_dir, NULL,
+			    &bcs_state_fops);
+	debugfs_create_file("jobs", 0444, bcs_debugfs_dir, NULL,
+			    &bcs_jobs_fops);
+	debugfs_create_file("tasks", 0444, bcs_debugfs_dir, NULL,
+			    &bcs_tasks_fops);
+	debugfs_create_file("slices", 0444, bcs_debugfs_dir, NULL,
+			    &bcs_slices_fops);
+}
+
+void bcs_debugfs_exit(void)
+{
+	debugfs_remove_recursive(bcs_debugfs_dir);
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control device /dev/bcs and the statistics device /dev/bcsstat.
+ *
+ * Every ioctl argument is a fixed-size struct whose first field is its own
+ * size; it must match, and reserved fields and unknown flags must be zero,
+ * so that later versions can give them a meaning.  Anything else is
+ * rejected before it reaches the rest of the module.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/miscdevice.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "device.h"
+#include "job.h"
+#include "stats.h"
+#include "strobe.h"
+
+/* Copy in an ioctl argument of @size bytes and check its size field. */
+static int bcs_copy_arg(void *karg, size_t size, unsigned long arg)
+{
+	if (copy_from_user(karg, (void __user *)arg, size))
+		return -EFAULT;
+	return *(u32 *)karg == size ? 0 : -EINVAL;
+}
+
+#define bcs_zero(field)	(!memchr_inv(&(field), 0, sizeof(field)))
+
+static long bcs_ioc_job(unsigned int cmd, unsigned long arg)
+{
+	struct bcs_job job;
+	int err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	err = bcs_copy_arg(&job, sizeof(job), arg);
+	if (err)
+		return err;
+	if (job.flags || !bcs_zero(job.reserved))
+		return -EINVAL;
+
+	switch (cmd) {
+	case BCS_IOC_JOB_CREATE:
+		err = bcs_job_create(job.id, job.row, &job.id);
+		if (!err && copy_to_user((void __user *)arg, &job, sizeof(job)))
+			err = -EFAULT;
+		return err;
+	case BCS_IOC_JOB_DESTROY:
+		return job.id ? bcs_job_destroy(job.id) : -ENOENT;
+	default:
+		return job.id ? bcs_job_set_row(job.id, job.row) : -ENOENT;
+	}
+}
+
+static long bcs_ioc_attach(unsigned int cmd, unsigned long arg)
+{
+	struct bcs_attach at;
+	bool thread_only;
+	int err;
+
+	err = bcs_copy_arg(&at, sizeof(at), arg);
+	if (err)
+		return err;
+	if ((at.flags & ~BCS_ATTACH_FLAGS) || at.reserved0 ||
+	    !bcs_zero(at.reserved) || at.nr_tasks)
+		return -EINVAL;
+	if (!at.job)
+		return -ENOENT;
+	thread_only = at.flags & BCS_ATTACH_THREAD;
+	if (cmd == BCS_IOC_ATTACH)
+		err = bcs_job_attach(at.job, at.pid, thread_only, &at.nr_tasks);
+	else
+		err = bcs_job_detach(at.job, at.pid, thread_only, &at.nr_tasks);
+	if (!err && copy_to_user((void __user *)arg, &at, sizeof(at)))
+		err = -EFAULT;
+	return err;
+}
+
+static long bcs_ioc_config(struct file *file, unsigned long arg)
+{
+	struct bcs_driver drv = { .file = file, .tgid = task_tgid_nr(current) };
+	struct bcs_config cfg;
+	int err;
+
+	err = bcs_copy_arg(&cfg, sizeof(cfg), arg);
+	if (err)
+		return err;
+	if (!bcs_zero(cfg.reserved))
+		return -EINVAL;
+	if (cfg.set && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	err = bcs_strobe_config(&cfg, &drv);
+	if (!err && copy_to_user((void __user *)arg, &cfg, sizeof(cfg)))
+		err = -EFAULT;
+	return err;
+}
+
+static long bcs_ioc_strobe(unsigned long arg)
+{
+	struct bcs_strobe req;
+	int err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	err = bcs_copy_arg(&req, sizeof(req), arg);
+	if (err)
+		return err;
+	if (req.reserved0 || !bcs_zero(req.reserved))
+		return -EINVAL;
+	return bcs_strobe_submit(&req, BCS_SLICE_INJECTED);
+}
+
+static long bcs_ioc_state(unsigned long arg)
+{
+	struct bcs_state st;
+	int err;
+
+	err = bcs_copy_arg(&st, sizeof(st), arg);
+	if (err)
+		return err;
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	bcs_strobe_get_state(&st);
+	return copy_to_user((void __user *)arg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static long bcs_ioc_job_list(unsigned long arg)
+{
+	struct bcs_job_list jl;
+	int err;
+
+	err = bcs_copy_arg(&jl, sizeof(jl), arg);
+	if (err)
+		return err;
+	if (!bcs_zero(jl.reserved))
+		return -EINVAL;
+	err = bcs_job_list(u64_to_user_ptr(jl.jobs), &jl.count);
+	if (!err && copy_to_user((void __user *)arg, &jl, sizeof(jl)))
+		err = -EFAULT;
+	return err;
+}
+
+static long bcs_ioc_task_stats(unsigned long arg)
+{
+	struct bcs_task_list tl;
+	int err;
+
+	err = bcs_copy_arg(&tl, sizeof(tl), arg);
+	if (err)
+		return err;
+	if (tl.reserved0 || !bcs_zero(tl.reserved))
+		return -EINVAL;
+	err = bcs_task_list(tl.job, u64_to_user_ptr(tl.tasks), &tl.count);
+	if (!err && copy_to_user((void __user *)arg, &tl, sizeof(tl)))
+		err = -EFAULT;
+	return err;
+}
+
+/* Queries, open to everyone, on both devices. */
+long bcs_dev_query_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	switch (cmd) {
+	case BCS_IOC_GET_STATE:
+		return bcs_ioc_state(arg);
+	case BCS_IOC_JOB_LIST:
+		return bcs_ioc_job_list(arg);
+	case BCS_IOC_TASK_STATS:
+		return bcs_ioc_task_stats(arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static long bcs_dev_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	switch (cmd) {
+	case BCS_IOC_JOB_CREATE:
+	case BCS_IOC_JOB_DESTROY:
+	case BCS_IOC_JOB_SET_ROW:
+		return bcs_ioc_job(cmd, arg);
+	case BCS_IOC_ATTACH:
+	case BCS_IOC_DETACH:
+		return bcs_ioc_attach(cmd, arg);
+	case BCS_IOC_CONFIG:
+		return bcs_ioc_config(file, arg);
+	case BCS_IOC_STROBE:
+		return bcs_ioc_strobe(arg);
+	default:
+		return bcs_dev_query_ioctl(file, cmd, arg);
+	}
+}
+
+/* Closing the file that drives strobes fails open. */
+static int bcs_dev_release(struct inode *inode, struct file *file)
+{
+	struct bcs_driver drv = { .file = file };
+
+	bcs_strobe_driver_gone(&drv);
+	return 0;
+}
+
+static const struct file_operations bcs_dev_fops = {
+	.owner		= THIS_MODULE,
+	.release	= bcs_dev_release,
+	.unlocked_ioctl	= bcs_dev_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice bcs_dev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= BCS_DEVICE_NAME,
+	.fops	= &bcs_dev_fops,
+	.mode	= 0666,
+};
+
+static struct miscdevice bcs_stat_dev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= BCS_STAT_DEVICE_NAME,
+	.fops	= &bcs_stat_fops,
+	.mode	= 0444,
+};
+
+int bcs_device_init(void)
+{
+	int err;
+
+	err = misc_register(&bcs_dev);
+	if (err)
+		return err;
+	err = misc_register(&bcs_stat_dev);
+	if (err)
+		misc_deregister(&bcs_dev);
+	return err;
+}
+
+void bcs_device_exit(void)
+{
+	misc_deregister(&bcs_stat_dev);
+	misc_deregister(&bcs_dev);
+}

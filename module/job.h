@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Jobs and the tasks attached to them.  Inside the module a job is a
+ * struct bcs_gang, to keep it apart from the ioctl argument struct bcs_job.
+ */
+#ifndef _BCS_JOB_H
+#define _BCS_JOB_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/bcs.h>
+
+/*
+ * bcs_lock protects every job and task list, the job and task fields marked
+ * "bcs_lock" below, and the scheduling state in strobe.c.  It is taken from
+ * hard interrupt context (the strobe hrtimers), so always with irqsave.
+ * Lock order: bcs_lock, then a job's wait queue lock, then scheduler locks
+ * (taken inside task_work_add() and wake-ups).
+ */
+extern spinlock_t bcs_lock;
+
+struct bcs_gang {
+	u32 id;
+	u32 row;			/* bcs_lock */
+	/*
+	 * Written under bcs_lock; read without it by parked tasks, which are
+	 * woken through @wq after every change that lets them run.
+	 */
+	bool suspended;
+	bool dead;			/* bcs_lock: destroyed */
+	struct list_head node;		/* bcs_lock: in bcs_gangs */
+	struct list_head tasks;		/* bcs_lock: struct bcs_task.gang_node */
+	u32 nr_tasks;			/* bcs_lock */
+	u32 nr_parked;			/* bcs_lock */
+	u64 slices_run;			/* bcs_lock */
+	/* Accounting of tasks that have left, bcs_lock. */
+	u64 gone_run_ns;
+	u64 gone_suspended_ns;
+	wait_queue_head_t wq;		/* parked tasks sleep here */
+	struct kref ref;		/* list membership + each parked task */
+};
+
+enum {
+	BCS_TASK_PARK_QUEUED,		/* park_work is on the task's list */
+	BCS_TASK_KICK_QUEUED,		/* kick_work is on the task's list */
+};
+
+struct bcs_task {
+	struct task_struct *task;	/* holds a task_struct reference */
+	struct bcs_gang *gang;		/* bcs_lock; NULL once detached */
+	struct hlist_node hash;		/* bcs_lock, RCU readers: by task */
+	struct list_head gang_node;	/* bcs_lock: in gang->tasks */
+	struct list_head all_node;	/* bcs_lock: in bcs_all_tasks */
+	struct callback_head park_work;
+	struct callback_head kick_work;
+	unsigned long flags;		/* BCS_TASK_*, atomic bitops */
+	refcount_t ref;			/* membership + each queued work */
+	struct rcu_head rcu;
+	/* Accounting, bcs_lock. */
+	bool parked;
+	u64 attach_real_ns;		/* CLOCK_REALTIME, for user space */
+	u64 attach_ns;			/* CLOCK_MONOTONIC */
+	u64 exec_at_attach;		/* task's sum_exec_runtime then */
+	u64 delay_at_attach;		/* task's run queue wait then */
+	u64 exec_at_switch;		/* sum_exec_runtime at the last switch */
+	u64 park_start_ns;		/* CLOCK_MONOTONIC, while parked */
+	u64 suspended_ns;
+	u64 slices_run;
+	u64 parks;
+};
+
+int bcs_job_init(void);
+void bcs_job_exit(void);
+
+int bcs_job_create(u32 id, u32 row, u32 *id_out);
+int bcs_job_destroy(u32 id);
+int bcs_job_set_row(u32 id, u32 row);
+int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr);
+int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr);
+
+int bcs_job_list(struct bcs_job_info __user *uinfo, u32 *count);
+int bcs_task_list(u32 job, struct bcs_task_stat __user *ustat, u32 *count);
+
+void bcs_gang_put(struct bcs_gang *gang);
+void bcs_task_put(struct bcs_task *bt);
+
+/* Iteration for strobe.c and debugfs.c, with bcs_lock held. */
+extern struct list_head bcs_gangs;
+extern u32 bcs_nr_jobs;
+extern u32 bcs_nr_tasks;
+extern u32 bcs_nr_parked;
+extern u64 bcs_attach_failures;
+
+u64 bcs_task_run_ns(const struct bcs_task *bt);
+u64 bcs_task_suspended_ns(const struct bcs_task *bt, u64 now);
+void bcs_task_fill_stat(const struct bcs_task *bt, struct bcs_task_stat *st,
+			u64 now);
+
+#endif /* _BCS_JOB_H */

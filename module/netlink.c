@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic netlink family "bcs".
+ *
+ * Every command is validated strictly against bcs_nl_policy (the family
+ * sets resv_start_op past its last command), so unknown attributes, wrong
+ * lengths and out-of-range values never reach the handlers.  Commands that
+ * change the schedule need CAP_NET_ADMIN in the socket's user namespace
+ * (GENL_ADMIN_PERM).  A socket that entered driven mode is the driver: the
+ * NETLINK_URELEASE notification for it fails open.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/netlink.h>
+#include <linux/notifier.h>
+#include <linux/sched.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include "netlink.h"
+#include "strobe.h"
+
+
+static struct netlink_range_validation bcs_slice_ns_range = {
+	.min = BCS_SLICE_NS_MIN,
+	.max = BCS_SLICE_NS_MAX,
+};
+
+static struct netlink_range_validation bcs_watchdog_range = {
+	.min = 0,
+	.max = BCS_WATCHDOG_MAX,
+};
+
+static const struct nla_policy bcs_nl_policy[BCS_A_MAX + 1] = {
+	[BCS_A_SLICE]		= { .type = NLA_U64 },
+	[BCS_A_ROW]		= NLA_POLICY_MAX(NLA_U32, BCS_ROWS_MAX - 1),
+	[BCS_A_DEADLINE_NS]	= { .type = NLA_U64 },
+	[BCS_A_SLICE_NS]	= NLA_POLICY_FULL_RANGE(NLA_U64,
+							&bcs_slice_ns_range),
+	[BCS_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, BCS_STROBE_FLAGS),
+	[BCS_A_WATCHDOG_SLICES]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&bcs_watchdog_range),
+};
+
+static struct genl_family bcs_nl_family;
+
+static void bcs_nl_driver(struct genl_info *info, struct bcs_driver *drv)
+{
+	memset(drv, 0, sizeof(*drv));
+	drv->net = genl_info_net(info);
+	drv->portid = info->snd_portid;
+	drv->tgid = task_tgid_nr(current);
+}
+
+static int bcs_nl_get_state(struct sk_buff *skb, struct genl_info *info)
+{
+	struct bcs_state st = { .size = sizeof(st) };
+	struct sk_buff *msg;
+	void *hdr;
+
+	bcs_strobe_get_state(&st);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &bcs_nl_family, 0,
+				BCS_CMD_GET_STATE);
+	if (!hdr)
+		goto nospace;
+	if (nla_put_u32(msg, BCS_A_MODE, st.mode) ||
+	    nla_put_u32(msg, BCS_A_ROW, st.row) ||
+	    nla_put_u64_64bit(msg, BCS_A_SLICE, st.slice, BCS_A_PAD) ||
+	    nla_put_u64_64bit(msg, BCS_A_SLICE_NS, st.slice_ns, BCS_A_PAD) ||
+	    nla_put_u32(msg, BCS_A_WATCHDOG_SLICES, st.watchdog_slices) ||
+	    nla_put_u32(msg, BCS_A_FAILOPEN, st.failopen) ||
+	    nla_put_u32(msg, BCS_A_NR_JOBS, st.nr_jobs) ||
+	    nla_put_u32(msg, BCS_A_NR_TASKS, st.nr_tasks) ||
+	    nla_put_u64_64bit(msg, BCS_A_STROBES, st.strobes, BCS_A_PAD) ||
+	    nla_put_u64_64bit(msg, BCS_A_LATE, st.late, BCS_A_PAD) ||
+	    nla_put_u64_64bit(msg, BCS_A_MISSED, st.missed, BCS_A_PAD) ||
+	    nla_put_u64_64bit(msg, BCS_A_FAILOPENS, st.failopens, BCS_A_PAD))
+		goto nospace;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+nospace:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+static int bcs_nl_drive(struct sk_buff *skb, struct genl_info *info)
+{
+	struct bcs_config cfg = { .size = sizeof(cfg) };
+	struct bcs_driver drv;
+
+	bcs_nl_driver(info, &drv);
+	cfg.set = BCS_CONFIG_MODE;
+	cfg.mode = BCS_MODE_DRIVEN;
+	if (info->attrs[BCS_A_SLICE_NS]) {
+		cfg.set |= BCS_CONFIG_SLICE;
+		cfg.slice_ns = nla_get_u64(info->attrs[BCS_A_SLICE_NS]);
+	}
+	if (info->attrs[BCS_A_WATCHDOG_SLICES]) {
+		cfg.set |= BCS_CONFIG_WATCHDOG;
+		cfg.watchdog_slices =
+			nla_get_u32(info->attrs[BCS_A_WATCHDOG_SLICES]);
+	}
+	return bcs_strobe_config(&cfg, &drv);
+}
+
+static int bcs_nl_release(struct sk_buff *skb, struct genl_info *info)
+{
+	struct bcs_driver drv;
+
+	bcs_nl_driver(info, &drv);
+	return bcs_strobe_release(&drv);
+}
+
+static int bcs_nl_strobe(struct sk_buff *skb, struct genl_info *info)
+{
+	struct bcs_strobe req = { .size = sizeof(req) };
+
+	if (GENL_REQ_ATTR_CHECK(info, BCS_A_SLICE) ||
+	    GENL_REQ_ATTR_CHECK(info, BCS_A_ROW) ||
+	    GENL_REQ_ATTR_CHECK(info, BCS_A_DEADLINE_NS))
+		return -EINVAL;
+	req.slice = nla_get_u64(info->attrs[BCS_A_SLICE]);
+	req.row = nla_get_u32(info->attrs[BCS_A_ROW]);
+	req.deadline_ns = nla_get_u64(info->attrs[BCS_A_DEADLINE_NS]);
+	if (info->attrs[BCS_A_SLICE_NS])
+		req.slice_ns = nla_get_u64(info->attrs[BCS_A_SLICE_NS]);
+	if (info->attrs[BCS_A_FLAGS])
+		req.flags = nla_get_u32(info->attrs[BCS_A_FLAGS]);
+	return bcs_strobe_submit(&req, 0);
+}
+
+static const struct genl_small_ops bcs_nl_ops[] = {
+	{
+		.cmd	= BCS_CMD_GET_STATE,
+		.doit	= bcs_nl_get_state,
+	},
+	{
+		.cmd	= BCS_CMD_DRIVE,
+		.doit	= bcs_nl_drive,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= BCS_CMD_RELEASE,
+		.doit	= bcs_nl_release,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= BCS_CMD_STROBE,
+		.doit	= bcs_nl_strobe,
+		.flags	= GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family bcs_nl_family __ro_after_init = {
+	.name		= BCS_GENL_NAME,
+	.version	= BCS_GENL_VERSION,
+	.maxattr	= BCS_A_MAX,
+	.policy		= bcs_nl_policy,
+	.netnsok	= true,
+	.module		= THIS_MODULE,
+	.small_ops	= bcs_nl_ops,
+	.n_small_ops	= ARRAY_SIZE(bcs_nl_ops),
+	.resv_start_op	= BCS_CMD_STROBE + 1,
+};
+
+static int bcs_nl_notify(struct notifier_block *nb, unsigned long event,
+			 void *ptr)
+{
+	struct netlink_notify *n = ptr;
+	struct bcs_driver drv = {};
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !n->portid)
+		return NOTIFY_DONE;
+	drv.net = n->net;
+	drv.portid = n->portid;
+	bcs_strobe_driver_gone(&drv);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block bcs_nl_notifier = {
+	.notifier_call = bcs_nl_notify,
+};
+
+int bcs_netlink_init(void)
+{
+	int err;
+
+	err = netlink_register_notifier(&bcs_nl_notifier);
+	if (err)
+		return err;
+	err = genl_register_family(&bcs_nl_family);
+	if (err)
+		netlink_unregister_notifier(&bcs_nl_notifier);
+	return err;
+}
+
+void bcs_netlink_exit(void)
+{
+	genl_unregister_family(&bcs_nl_family);
+	netlink_unregister_notifier(&bcs_nl_notifier);
+}

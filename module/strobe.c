@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Strobes and the gang switch.
+ *
+ * A strobe names a slice, the row to run in it and the deadline at which
+ * the slice begins.  In standalone mode bcs_tick_timer produces one every
+ * slice.  In driven mode they come from user space (ioctl or netlink) ahead
+ * of their deadline; bcs_strobe_timer, on CLOCK_REALTIME so that nodes with
+ * synchronised clocks switch together, fires at the deadline.  A strobe
+ * whose deadline has passed switches at once and is counted late.
+ *
+ * bcs_watchdog_timer fails open when a driven node stops hearing strobes;
+ * losing the driver (its file or netlink socket closed) and module unload
+ * fail open too.  Failing open resumes every job, so no task stays parked.
+ *
+ * Locking: struct bcs_sched is protected by bcs_lock (timer callbacks run
+ * in hard interrupt context).  Mode changes, which start and cancel timers,
+ * are serialised by bcs_config_mutex; timers are cancelled with the mutex
+ * held but never with bcs_lock held, because their callbacks take it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+
+#include "compat.h"
+#include "job.h"
+#include "park.h"
+#include "stats.h"
+#include "strobe.h"
+
+struct bcs_sched {
+	u32 mode;			/* enum bcs_mode */
+	u32 row;			/* running row, BCS_ROW_NONE if none */
+	u64 slice;			/* current slice number */
+	bool have_slice;		/* a driven strobe has set @slice */
+	u64 slice_ns;
+	u32 watchdog_slices;
+	bool failopen;
+	struct bcs_driver driver;	/* valid in BCS_MODE_DRIVEN */
+	/* The next driven strobe, waiting for its deadline. */
+	bool pending;
+	struct bcs_strobe next;
+	u64 next_arrival_ns;
+	u32 next_origin;
+	u64 last_switch_ns;		/* CLOCK_REALTIME */
+	u32 missed_unrecorded;
+	/* Counters since load. */
+	u64 strobes;
+	u64 switches;
+	u64 late;
+	u64 missed;
+	u64 failopens;
+};
+
+static struct bcs_sched bcs_sched;	/* bcs_lock */
+static DEFINE_MUTEX(bcs_config_mutex);
+static struct hrtimer bcs_tick_timer;		/* standalone slices */
+static struct hrtimer bcs_strobe_timer;		/* driven deadlines */
+static struct hrtimer bcs_watchdog_timer;	/* driven, no strobes */
+
+/*
+ * Switch to @row: resume the jobs of @row and those with no row, suspend
+ * the others (every job resumes when @flags has BCS_SLICE_FAILOPEN), and
+ * write the slice record.  Context: bcs_lock held, any context.
+ */
+static void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
+{
+	struct bcs_sched *s = &bcs_sched;
+	struct bcs_slice_record *rec;
+	u32 suspended = 0, resumed = 0, running = 0, blocked = 0;
+	struct bcs_gang *gang;
+	struct bcs_task *bt;
+	u64 start, exec;
+	bool run;
+
+	lockdep_assert_held(&bcs_lock);
+	start = ktime_get_real_ns();
+	list_for_each_entry(gang, &bcs_gangs, node) {
+		run = (flags & BCS_SLICE_FAILOPEN) || gang->row == row ||
+		      gang->row == BCS_ROW_NONE;
+		if (run && gang->suspended) {
+			WRITE_ONCE(gang->suspended, false);
+			resumed += gang->nr_parked;
+			wake_up_all(&gang->wq);
+		} else if (!run) {
+			WRITE_ONCE(gang->suspended, true);
+		}
+		if (run)
+			gang->slices_run++;
+		list_for_each_entry(bt, &gang->tasks, gang_node) {
+			/* Credit the slice that ends now to tasks that ran. */
+			exec = READ_ONCE(bt->task->se.sum_exec_runtime);
+			if (exec != bt->exec_at_switch) {
+				bt->exec_at_switch = exec;
+				bt->slices_run++;
+			}
+			if (!run) {
+				suspended += bcs_park_request(bt);
+				continue;
+			}
+			running++;
+			if (!bt->parked && !task_is_running(bt->task))
+				blocked++;
+		}
+	}
+
+	rec = bcs_stats_begin();
+	rec->slice = s->slice;
+	rec->strobe_ns = strobe_ns;
+	rec->deadline_ns = deadline_ns;
+	rec->switch_start_ns = start;
+	rec->switch_end_ns = ktime_get_real_ns();
+	rec->interval_ns = s->last_switch_ns && start > s->last_switch_ns ?
+			   start - s->last_switch_ns : 0;
+	rec->switch_ns = rec->switch_end_ns - start;
+	rec->row = row;
+	rec->flags = flags;
+	rec->nr_suspended = suspended;
+	rec->nr_resumed = resumed;
+	rec->nr_running = running;
+	rec->nr_blocked = blocked;
+	rec->late = !!(flags & BCS_SLICE_LATE);
+	rec->missed = s->missed_unrecorded;
+	rec->late_total = s->late;
+	rec->missed_total = s->missed;
+	bcs_stats_commit(rec);
+
+	s->row = row;
+	s->last_switch_ns = start;
+	s->missed_unrecorded = 0;
+	s->switches++;
+}
+
+/* Resume everything; counted as a fail-open if @failure.  bcs_lock held. */
+static void bcs_resume_all(bool failure)
+{
+	u64 now = ktime_get_real_ns();
+
+	if (failure) {
+		bcs_sched.failopens++;
+		bcs_sched.failopen = true;
+	}
+	bcs_sched.pending = false;
+	bcs_switch(BCS_ROW_NONE, now, now, BCS_SLICE_FAILOPEN);
+}
+
+/* The row after bcs_sched.row that has a job, in order.  bcs_lock held. */
+static u32 bcs_next_row(void)
+{
+	u32 cur = bcs_sched.row, best = BCS_ROW_NONE, first = BCS_ROW_NONE;
+	struct bcs_gang *gang;
+
+	list_for_each_entry(gang, &bcs_gangs, node) {
+		if (gang->row == BCS_ROW_NONE)
+			continue;
+		if (first == BCS_ROW_NONE || gang->row < first)
+			first = gang->row;
+		if ((cur == BCS_ROW_NONE || gang->row > cur) &&
+		    (best == BCS_ROW_NONE || gang->row < best))
+			best = gang->row;
+	}
+	return best != BCS_ROW_NONE ? best : first;
+}
+
+static void bcs_standalone_switch(u64 now, u32 flags)
+{
+	bcs_sched.slice++;
+	bcs_sched.strobes++;
+	bcs_switch(bcs_next_row(), now, now, BCS_SLICE_STANDALONE | flags);
+}
+
+static enum hrtimer_restart bcs_tick_fn(struct hrtimer *timer)
+{
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	unsigned long flags;
+	u64 overruns;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	/* Re-armed meanwhile by an injected strobe: that one stands. */
+	if (bcs_sched.mode == BCS_MODE_STANDALONE && !hrtimer_is_queued(timer)) {
+		bcs_standalone_switch(ktime_get_real_ns(), 0);
+		overruns = hrtimer_forward_now(timer,
+					       ns_to_ktime(bcs_sched.slice_ns));
+		if (overruns > 1) {
+			bcs_sched.missed += overruns - 1;
+			bcs_sched.missed_unrecorded += overruns - 1;
+		}
+		ret = HRTIMER_RESTART;
+	}
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return ret;
+}
+
+static void bcs_watchdog_arm(u64 now, u64 deadline)
+{
+	struct bcs_sched *s = &bcs_sched;
+	u64 delay;
+
+	if (!s->watchdog_slices) {
+		hrtimer_try_to_cancel(&bcs_watchdog_timer);
+		return;
+	}
+	delay = (deadline > now ? deadline - now : 0) +
+		(u64)s->watchdog_slices * s->slice_ns;
+	hrtimer_start(&bcs_watchdog_timer, ns_to_ktime(delay),
+		      HRTIMER_MODE_REL);
+}
+
+/* Apply the pending driven strobe.  bcs_lock held. */
+static void bcs_apply_pending(u64 now)
+{
+	struct bcs_sched *s = &bcs_sched;
+	u32 flags = BCS_SLICE_DRIVEN | s->next_origin;
+
+	if (!(s->next.flags & BCS_STROBE_NOW) && now > s->next.deadline_ns) {
+		flags |= BCS_SLICE_LATE;
+		s->late++;
+	}
+	s->pending = false;
+	s->failopen = false;
+	s->slice = s->next.slice;
+	s->have_slice = true;
+	bcs_switch(s->next.row, s->next_arrival_ns, s->next.deadline_ns, flags);
+}
+
+static enum hrtimer_restart bcs_strobe_fn(struct hrtimer *timer)
+{
+	unsigned long flags;
+	u64 now;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	now = ktime_get_real_ns();
+	/* A newer strobe may have replaced the one this expiry was for. */
+	if (bcs_sched.mode == BCS_MODE_DRIVEN && bcs_sched.pending &&
+	    now >= bcs_sched.next.deadline_ns)
+		bcs_apply_pending(now);
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart bcs_watchdog_fn(struct hrtimer *timer)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	if (bcs_sched.mode == BCS_MODE_DRIVEN && !bcs_sched.failopen &&
+	    !hrtimer_is_queued(timer)) {
+		pr_warn_ratelimited("no strobe for %u slices: failing open\n",
+				    bcs_sched.watchdog_slices);
+		bcs_resume_all(true);
+	}
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+static int bcs_check_strobe(const struct bcs_strobe *req)
+{
+	if (req->flags & ~BCS_STROBE_FLAGS)
+		return -EINVAL;
+	if (req->row >= BCS_ROWS_MAX && !(req->flags & BCS_STROBE_NEXT))
+		return -EINVAL;
+	if (req->slice_ns && (req->slice_ns < BCS_SLICE_NS_MIN ||
+			      req->slice_ns > BCS_SLICE_NS_MAX))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * bcs_strobe_submit - accept a strobe from user space
+ * @req: the strobe, fields checked here
+ * @origin: BCS_SLICE_INJECTED for the ioctl, 0 for netlink
+ *
+ * Return: 0, -EINVAL for a bad strobe, -ENOTCONN when bcs is off.
+ */
+int bcs_strobe_submit(const struct bcs_strobe *req, u32 origin)
+{
+	struct bcs_sched *s = &bcs_sched;
+	unsigned long flags;
+	u64 now;
+	int err;
+
+	err = bcs_check_strobe(req);
+	if (err)
+		return err;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	now = ktime_get_real_ns();
+	if (req->slice_ns)
+		s->slice_ns = req->slice_ns;
+	switch (s->mode) {
+	case BCS_MODE_STANDALONE:
+		/* Switch now; the local timer continues from here. */
+		s->slice = req->slice ? req->slice - 1 : s->slice;
+		if (req->flags & BCS_STROBE_NEXT) {
+			bcs_standalone_switch(now, origin);
+		} else {
+			s->slice++;
+			s->strobes++;
+			bcs_switch(req->row, now, now,
+				   BCS_SLICE_STANDALONE | origin);
+		}
+		hrtimer_start(&bcs_tick_timer, ns_to_ktime(s->slice_ns),
+			      HRTIMER_MODE_REL);
+		break;
+	case BCS_MODE_DRIVEN:
+		s->strobes++;
+		if (s->have_slice && req->slice > s->slice + 1) {
+			s->missed += req->slice - s->slice - 1;
+			s->missed_unrecorded += req->slice - s->slice - 1;
+		}
+		if (s->pending) {
+			/* Superseded before its deadline. */
+			s->missed++;
+			s->missed_unrecorded++;
+		}
+		s->next = *req;
+		if (req->flags & BCS_STROBE_NEXT) {
+			s->next.row = bcs_next_row();
+			s->next.flags |= BCS_STROBE_NOW;
+		}
+		s->next_arrival_ns = now;
+		s->next_origin = origin;
+		s->pending = true;
+		if ((s->next.flags & BCS_STROBE_NOW) || req->deadline_ns <= now)
+			bcs_apply_pending(now);
+		else
+			hrtimer_start(&bcs_strobe_timer,
+				      ns_to_ktime(req->deadline_ns),
+				      HRTIMER_MODE_ABS);
+		bcs_watchdog_arm(now, req->deadline_ns);
+		break;
+	default:
+		err = -ENOTCONN;
+	}
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return err;
+}
+
+static bool bcs_same_driver(const struct bcs_driver *a,
+			    const struct bcs_driver *b)
+{
+	if (a->file || b->file)
+		return a->file == b->file;
+	return a->portid && a->portid == b->portid && a->net == b->net;
+}
+
+/* Stop the timers that @mode does not use.  bcs_config_mutex held. */
+static void bcs_stop_timers(u32 mode)
+{
+	if (mode != BCS_MODE_STANDALONE)
+		hrtimer_cancel(&bcs_tick_timer);
+	if (mode != BCS_MODE_DRIVEN) {
+		hrtimer_cancel(&bcs_strobe_timer);
+		hrtimer_cancel(&bcs_watchdog_timer);
+	}
+}
+
+/**
+ * bcs_strobe_config - change and read the configuration
+ * @cfg: fields named in @cfg->set are applied; all are returned
+ * @drv: the caller, which becomes the driver when it enters driven mode
+ *
+ * Return: 0; -EINVAL for a bad value; -EBUSY if another driver holds
+ * driven mode.
+ */
+int bcs_strobe_config(struct bcs_config *cfg, const struct bcs_driver *drv)
+{
+	struct bcs_sched *s = &bcs_sched;
+	unsigned long flags;
+	u32 old_mode, mode;
+	int err = 0;
+
+	if (cfg->set & ~BCS_CONFIG_ALL)
+		return -EINVAL;
+	if ((cfg->set & BCS_CONFIG_MODE) && cfg->mode > BCS_MODE_DRIVEN)
+		return -EINVAL;
+	if ((cfg->set & BCS_CONFIG_SLICE) &&
+	    (cfg->slice_ns < BCS_SLICE_NS_MIN || cfg->slice_ns > BCS_SLICE_NS_MAX))
+		return -EINVAL;
+	if ((cfg->set & BCS_CONFIG_WATCHDOG) &&
+	    cfg->watchdog_slices > BCS_WATCHDOG_MAX)
+		return -EINVAL;
+
+	mutex_lock(&bcs_config_mutex);
+	spin_lock_irqsave(&bcs_lock, flags);
+	old_mode = s->mode;
+	mode = (cfg->set & BCS_CONFIG_MODE) ? cfg->mode : old_mode;
+	if (mode == BCS_MODE_DRIVEN && old_mode == BCS_MODE_DRIVEN &&
+	    (cfg->set & BCS_CONFIG_MODE) && !bcs_same_driver(&s->driver, drv)) {
+		err = -EBUSY;
+		goto unlock;
+	}
+	if (cfg->set & BCS_CONFIG_SLICE)
+		s->slice_ns = cfg->slice_ns;
+	if (cfg->set & BCS_CONFIG_WATCHDOG)
+		s->watchdog_slices = cfg->watchdog_slices;
+	if (cfg->set & BCS_CONFIG_MODE) {
+		s->mode = mode;
+		if (mode == BCS_MODE_DRIVEN) {
+			s->driver = *drv;
+			s->have_slice = false;
+		} else {
+			memset(&s->driver, 0, sizeof(s->driver));
+		}
+		if (mode != old_mode) {
+			s->failopen = false;
+			s->pending = false;
+			if (mode == BCS_MODE_OFF)
+				bcs_resume_all(false);
+		}
+	}
+	cfg->slice_ns = s->slice_ns;
+	cfg->mode = s->mode;
+	cfg->watchdog_slices = s->watchdog_slices;
+unlock:
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	if (!err) {
+		bcs_stop_timers(mode);
+		/* The first standalone slice starts now. */
+		if (mode == BCS_MODE_STANDALONE && old_mode != mode)
+			hrtimer_start(&bcs_tick_timer, 0, HRTIMER_MODE_REL);
+	}
+	mutex_unlock(&bcs_config_mutex);
+	return err;
+}
+
+/* Fail open and leave driven mode if @drv is the driver. */
+static int bcs_drop_driver(const struct bcs_driver *drv, bool failure)
+{
+	struct bcs_sched *s = &bcs_sched;
+	unsigned long flags;
+	int err = -ENOTCONN;
+
+	mutex_lock(&bcs_config_mutex);
+	spin_lock_irqsave(&bcs_lock, flags);
+	if (s->mode == BCS_MODE_DRIVEN && bcs_same_driver(&s->driver, drv)) {
+		if (failure)
+			pr_warn("driver (pid %d) gone: failing open\n",
+				s->driver.tgid);
+		s->mode = BCS_MODE_OFF;
+		memset(&s->driver, 0, sizeof(s->driver));
+		bcs_resume_all(failure);
+		s->failopen = false;
+		err = 0;
+	}
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	if (!err)
+		bcs_stop_timers(BCS_MODE_OFF);
+	mutex_unlock(&bcs_config_mutex);
+	return err;
+}
+
+/* The driver leaves driven mode on purpose. */
+int bcs_strobe_release(const struct bcs_driver *drv)
+{
+	return bcs_drop_driver(drv, false);
+}
+
+/* A file or netlink socket was closed; fail open if it was the driver. */
+void bcs_strobe_driver_gone(const struct bcs_driver *drv)
+{
+	bcs_drop_driver(drv, true);
+}
+
+void bcs_strobe_get_state(struct bcs_state *st)
+{
+	struct bcs_sched *s = &bcs_sched;
+	unsigned long flags;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	st->version = BCS_VERSION;
+	st->mode = s->mode;
+	st->row = s->row;
+	st->slice = s->slice;
+	st->slice_ns = s->slice_ns;
+	st->watchdog_slices = s->watchdog_slices;
+	st->failopen = s->failopen;
+	st->nr_jobs = bcs_nr_jobs;
+	st->nr_tasks = bcs_nr_tasks;
+	st->nr_parked = bcs_nr_parked;
+	st->driver_pid = s->mode == BCS_MODE_DRIVEN ? s->driver.tgid : 0;
+	st->strobes = s->strobes;
+	st->switches = s->switches;
+	st->late = s->late;
+	st->missed = s->missed;
+	st->failopens = s->failopens;
+	st->attach_failures = bcs_attach_failures;
+	st->stat_records = bcs_stats_capacity();
+	spin_unlock_irqrestore(&bcs_lock, flags);
+}
+
+int bcs_strobe_init(unsigned long slice_ns, unsigned int watchdog_slices)
+{
+	bcs_sched.mode = BCS_MODE_OFF;
+	bcs_sched.row = BCS_ROW_NONE;
+	bcs_sched.slice_ns = slice_ns;
+	bcs_sched.watchdog_slices = watchdog_slices;
+	bcs_hrtimer_setup(&bcs_tick_timer, bcs_tick_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL);
+	bcs_hrtimer_setup(&bcs_strobe_timer, bcs_strobe_fn, CLOCK_REALTIME,
+			  HRTIMER_MODE_ABS);
+	bcs_hrtimer_setup(&bcs_watchdog_timer, bcs_watchdog_fn,
+			  CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	return 0;
+}
+
+/* Module unload: fail open and stop every timer. */
+void bcs_strobe_exit(void)
+{
+	unsigned long flags;
+
+	mutex_lock(&bcs_config_mutex);
+	spin_lock_irqsave(&bcs_lock, flags);
+	bcs_sched.mode = BCS_MODE_OFF;
+	bcs_resume_all(false);
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	bcs_stop_timers(BCS_MODE_OFF);
+	mutex_unlock(&bcs_config_mutex);
+}

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Job membership is inherited: children, grandchildren and new threads of
+ * an attached task join its job, and exiting tasks leave it.
+ *
+ * A "puppet" child process runs commands sent over a pipe (fork a child
+ * and a grandchild, start threads, stop them, fork and exec) so that every
+ * new task is created after the attach, at a moment the test chooses.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bcs_test_util.h"
+#include "bcs_harness.h"
+
+#define NR_THREADS	3
+
+struct puppet_sh {
+	volatile int ack;		/* sequence number of the last command */
+	volatile pid_t child;		/* forked by 'f' or 'e' */
+	volatile pid_t grandchild;	/* forked by the child in 'f' */
+	volatile pid_t tid[NR_THREADS];
+	volatile int threads_stop;
+	volatile int err;
+};
+
+static struct puppet_sh *psh;
+
+static void *puppet_thread(void *p)
+{
+	int i = (int)(intptr_t)p;
+
+	psh->tid[i] = (pid_t)syscall(SYS_gettid);
+	while (!psh->threads_stop)
+		usleep(1000);
+	return NULL;
+}
+
+/* The child of 'f': fork a grandchild that sleeps, wait for it, exit. */
+static void puppet_fork_two(void)
+{
+	pid_t c, g;
+
+	c = fork();
+	if (c < 0) {
+		psh->err = errno;
+		return;
+	}
+	if (c == 0) {
+		g = fork();
+		if (g < 0)
+			_exit(1);
+		if (g == 0) {
+			for (;;)
+				pause();
+		}
+		psh->grandchild = g;
+		waitpid(g, NULL, 0);
+		_exit(0);
+	}
+	psh->child = c;
+	while (!psh->grandchild)
+		usleep(1000);
+}
+
+static void puppet_main(int rfd)
+{
+	pthread_t th[NR_THREADS];
+	int seq = 0, i;
+	char cmd;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	while (read(rfd, &cmd, 1) == 1) {
+		switch (cmd) {
+		case 'f':
+			psh->child = 0;
+			psh->grandchild = 0;
+			puppet_fork_two();
+			break;
+		case 't':
+			psh->threads_stop = 0;
+			for (i = 0; i < NR_THREADS; i++) {
+				psh->tid[i] = 0;
+				if (pthread_create(&th[i], NULL, puppet_thread,
+						   (void *)(intptr_t)i))
+					psh->err = EAGAIN;
+			}
+			for (i = 0; i < NR_THREADS; i++) {
+				while (!psh->tid[i])
+					usleep(1000);
+			}
+			break;
+		case 'x':
+			psh->threads_stop = 1;
+			for (i = 0; i < NR_THREADS; i++)
+				pthread_join(th[i], NULL);
+			break;
+		case 'w':
+			/* Reap the child of 'f' or 'e' once it has died. */
+			if (psh->child > 0)
+				waitpid(psh->child, NULL, 0);
+			break;
+		case 'e':
+			psh->child = fork();
+			if (psh->child == 0) {
+				execl("/bin/sleep", "sleep", "60", (char *)NULL);
+				_exit(127);
+			}
+			break;
+		}
+		psh->ack = ++seq;
+	}
+	_exit(0);
+}
+
+FIXTURE(inherit) {
+	int fd;
+	pid_t puppet;
+	int wfd;
+	int seq;
+};
+
+static int puppet_cmd(FIXTURE_DATA(inherit) *self, char cmd)
+{
+	if (write(self->wfd, &cmd, 1) != 1)
+		return -errno;
+	self->seq++;
+	return WAIT_UNTIL(psh->ack == self->seq, BT_WAIT_MS) ? 0 : -ETIMEDOUT;
+}
+
+static int job_tasks(int fd, uint32_t id)
+{
+	struct bcs_job_info ji;
+	int ret = bt_job_info(fd, id, &ji);
+
+	return ret ? ret : (int)ji.nr_tasks;
+}
+
+/* Number of task records of job @id whose tgid is @tgid. */
+static int tasks_of(int fd, uint32_t id, pid_t tgid)
+{
+	struct bcs_task_stat *ts;
+	int n = bt_task_stats(fd, id, &ts), i, k = 0;
+
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		k += ts[i].tgid == tgid;
+	free(ts);
+	return k;
+}
+
+static bool has_tid(int fd, uint32_t id, pid_t tid)
+{
+	struct bcs_task_stat *ts;
+	int n = bt_task_stats(fd, id, &ts), i;
+	bool found = false;
+
+	for (i = 0; i < n; i++)
+		found |= ts[i].pid == tid;
+	if (n >= 0)
+		free(ts);
+	return found;
+}
+
+FIXTURE_SETUP(inherit)
+{
+	int p[2];
+
+	self->fd = -1;
+	self->wfd = -1;
+	psh = mmap(NULL, sizeof(*psh), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, psh);
+	memset((void *)psh, 0, sizeof(*psh));
+	self->fd = bt_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, bt_reset(self->fd));
+	ASSERT_EQ(0, pipe2(p, O_CLOEXEC));
+	self->puppet = fork();
+	ASSERT_LE(0, self->puppet);
+	if (self->puppet == 0) {
+		close(p[1]);
+		puppet_main(p[0]);
+	}
+	close(p[0]);
+	self->wfd = p[1];
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_B, 1, NULL));
+}
+
+FIXTURE_TEARDOWN(inherit)
+{
+	if (psh->grandchild > 0)
+		kill(psh->grandchild, SIGKILL);
+	if (psh->child > 0)
+		kill(psh->child, SIGKILL);
+	if (self->puppet > 0) {
+		kill(self->puppet, SIGKILL);
+		bt_waitpid_bounded(self->puppet, NULL, BT_WAIT_MS);
+	}
+	if (self->wfd >= 0)
+		close(self->wfd);
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, bt_reset(self->fd));
+		close(self->fd);
+	}
+	munmap((void *)psh, sizeof(*psh));
+}
+
+TEST_F(inherit, fork_child_and_grandchild_join)
+{
+	uint32_t nr = 0;
+
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->puppet, 0, &nr));
+	ASSERT_EQ(1, nr);
+	ASSERT_EQ(0, puppet_cmd(self, 'f'));
+	ASSERT_EQ(0, psh->err);
+	ASSERT_LT(0, psh->child);
+	ASSERT_LT(0, psh->grandchild);
+
+	/* Membership is given at fork time, not later. */
+	EXPECT_EQ(3, job_tasks(self->fd, BT_JOB_A));
+	EXPECT_EQ(1, tasks_of(self->fd, BT_JOB_A, self->puppet));
+	EXPECT_EQ(1, tasks_of(self->fd, BT_JOB_A, psh->child));
+	EXPECT_EQ(1, tasks_of(self->fd, BT_JOB_A, psh->grandchild));
+	/* They really are members: another job cannot take them. */
+	EXPECT_EQ(-EBUSY, bt_attach(self->fd, BT_JOB_B, psh->grandchild, 0,
+				    NULL));
+	EXPECT_EQ(-EBUSY, bt_attach(self->fd, BT_JOB_B, psh->child, 0,
+				    NULL));
+	EXPECT_EQ(0, job_tasks(self->fd, BT_JOB_B));
+
+	/* Exiting tasks leave: grandchild, then child. */
+	ASSERT_EQ(0, kill(psh->grandchild, SIGKILL));
+	ASSERT_EQ(0, puppet_cmd(self, 'w'));
+	EXPECT_TRUE(WAIT_UNTIL(job_tasks(self->fd, BT_JOB_A) == 1,
+			       BT_WAIT_MS))
+		TH_LOG("job still has %d tasks", job_tasks(self->fd, BT_JOB_A));
+	EXPECT_EQ(0, tasks_of(self->fd, BT_JOB_A, psh->child));
+	EXPECT_EQ(0, tasks_of(self->fd, BT_JOB_A, psh->grandchild));
+	psh->child = 0;
+	psh->grandchild = 0;
+}
+
+TEST_F(inherit, new_threads_join)
+{
+	struct bcs_state st;
+	uint32_t nr = 0;
+	int i;
+
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->puppet, 0, &nr));
+	ASSERT_EQ(1, nr);
+	ASSERT_EQ(0, puppet_cmd(self, 't'));
+	ASSERT_EQ(0, psh->err);
+	EXPECT_EQ(1 + NR_THREADS, job_tasks(self->fd, BT_JOB_A));
+	for (i = 0; i < NR_THREADS; i++)
+		EXPECT_TRUE(has_tid(self->fd, BT_JOB_A, psh->tid[i]))
+			TH_LOG("thread %d not in the job", psh->tid[i]);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(1 + NR_THREADS, st.nr_tasks);
+
+	/* Threads that exit leave the job by themselves. */
+	ASSERT_EQ(0, puppet_cmd(self, 'x'));
+	EXPECT_TRUE(WAIT_UNTIL(job_tasks(self->fd, BT_JOB_A) == 1,
+			       BT_WAIT_MS))
+		TH_LOG("job still has %d tasks", job_tasks(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(1, st.nr_tasks);
+}
+
+TEST_F(inherit, thread_attach_inherits_to_new_threads)
+{
+	uint32_t nr = 0;
+
+	/* Attaching the only thread alone still passes on membership. */
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->puppet,
+			       BCS_ATTACH_THREAD, &nr));
+	ASSERT_EQ(1, nr);
+	ASSERT_EQ(0, puppet_cmd(self, 't'));
+	EXPECT_EQ(1 + NR_THREADS, job_tasks(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, puppet_cmd(self, 'x'));
+}
+
+TEST_F(inherit, fork_and_exec_stays)
+{
+	char comm[64] = "";
+	char path[64];
+
+	if (access("/bin/sleep", X_OK))
+		SKIP(return, "/bin/sleep not available");
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->puppet, 0, NULL));
+	ASSERT_EQ(0, puppet_cmd(self, 'e'));
+	ASSERT_LT(0, psh->child);
+	snprintf(path, sizeof(path), "/proc/%d/comm", psh->child);
+	/* Wait for the exec to have happened. */
+	ASSERT_TRUE(WAIT_UNTIL(!bt_read_file(path, comm, sizeof(comm)) &&
+			       !strncmp(comm, "sleep", 5), BT_WAIT_MS));
+	EXPECT_EQ(2, job_tasks(self->fd, BT_JOB_A));
+	EXPECT_EQ(1, tasks_of(self->fd, BT_JOB_A, psh->child));
+	ASSERT_EQ(0, kill(psh->child, SIGKILL));
+	ASSERT_EQ(0, puppet_cmd(self, 'w'));
+	psh->child = 0;
+	EXPECT_TRUE(WAIT_UNTIL(job_tasks(self->fd, BT_JOB_A) == 1,
+			       BT_WAIT_MS));
+}
+
+TEST_F(inherit, detached_parent_children_stay_out)
+{
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->puppet, 0, NULL));
+	ASSERT_EQ(0, bt_detach(self->fd, BT_JOB_A, self->puppet, 0, NULL));
+	ASSERT_EQ(0, puppet_cmd(self, 'f'));
+	ASSERT_LT(0, psh->grandchild);
+	EXPECT_EQ(0, job_tasks(self->fd, BT_JOB_A));
+	/* The new tasks belong to nobody and can be attached anywhere. */
+	EXPECT_EQ(0, bt_attach(self->fd, BT_JOB_B, psh->child, 0, NULL));
+	EXPECT_EQ(1, job_tasks(self->fd, BT_JOB_B));
+}
+
+TEST_F(inherit, process_exit_leaves)
+{
+	struct bcs_state st;
+	int status;
+
+	ASSERT_EQ(0, puppet_cmd(self, 't'));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->puppet, 0, NULL));
+	ASSERT_EQ(1 + NR_THREADS, job_tasks(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, kill(self->puppet, SIGKILL));
+	ASSERT_EQ(self->puppet, bt_waitpid_bounded(self->puppet, &status,
+						   BT_WAIT_MS));
+	self->puppet = 0;
+	EXPECT_EQ(0, job_tasks(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(0, st.nr_tasks);
+	/* The job outlives its tasks. */
+	EXPECT_EQ(2, st.nr_jobs);
+}
+
+BT_HARNESS_MAIN

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /dev/bcs ioctl interface: jobs, ids, rows, configuration, state,
+ * attach and detach.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bcs_test_util.h"
+#include "bcs_harness.h"
+
+FIXTURE(ioctl) {
+	int fd;
+	struct bcs_config saved;
+	struct bt_burner b1, b2;
+};
+
+FIXTURE_SETUP(ioctl)
+{
+	self->fd = bt_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, bt_reset(self->fd));
+	ASSERT_EQ(0, bt_config(self->fd, 0, 0, 0, 0, &self->saved));
+}
+
+FIXTURE_TEARDOWN(ioctl)
+{
+	bt_burner_stop(&self->b1);
+	bt_burner_stop(&self->b2);
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, bt_reset(self->fd));
+		/* Restore slice length and watchdog changed by a test. */
+		bt_config(self->fd, BCS_CONFIG_SLICE | BCS_CONFIG_WATCHDOG, 0,
+			  self->saved.slice_ns, self->saved.watchdog_slices,
+			  NULL);
+		close(self->fd);
+	}
+}
+
+TEST_F(ioctl, get_state)
+{
+	struct bcs_state st;
+
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(sizeof(st), st.size);
+	EXPECT_EQ(BCS_VERSION, st.version);
+	EXPECT_EQ(BCS_MODE_OFF, st.mode);
+	EXPECT_EQ(0, st.nr_jobs);
+	EXPECT_EQ(0, st.nr_parked);
+	EXPECT_EQ(0, st.driver_pid);
+	EXPECT_EQ(0, st.failopen);
+	EXPECT_LT(0, st.stat_records);
+	EXPECT_LE(BCS_SLICE_NS_MIN, st.slice_ns);
+	EXPECT_GE(BCS_SLICE_NS_MAX, st.slice_ns);
+	EXPECT_GE(BCS_WATCHDOG_MAX, st.watchdog_slices);
+	/* The configuration and the state agree. */
+	EXPECT_EQ(self->saved.slice_ns, st.slice_ns);
+	EXPECT_EQ(self->saved.watchdog_slices, st.watchdog_slices);
+	EXPECT_EQ(self->saved.mode, st.mode);
+}
+
+TEST_F(ioctl, create_explicit_id)
+{
+	struct bcs_job_info ji;
+	uint32_t id = 0;
+
+	ASSERT_EQ(0, bt_job_create(self->fd, 4242, BCS_ROW_NONE, &id));
+	EXPECT_EQ(4242, id);
+	EXPECT_EQ(-EEXIST, bt_job_create(self->fd, 4242, 0, NULL));
+	ASSERT_EQ(0, bt_job_info(self->fd, 4242, &ji));
+	EXPECT_EQ(BCS_ROW_NONE, ji.row);
+	EXPECT_EQ(BCS_JOB_RUNNING, ji.state);
+	EXPECT_EQ(0, ji.nr_tasks);
+	EXPECT_EQ(0, ji.nr_parked);
+	EXPECT_EQ(1, bt_nr_jobs(self->fd));
+	EXPECT_EQ(0, bt_job_destroy(self->fd, 4242));
+	EXPECT_EQ(-ENOENT, bt_job_destroy(self->fd, 4242));
+	EXPECT_EQ(-ENOENT, bt_job_info(self->fd, 4242, &ji));
+	EXPECT_EQ(0, bt_nr_jobs(self->fd));
+}
+
+TEST_F(ioctl, create_allocated_id)
+{
+	uint32_t a = 0, b = 0, c = 0;
+	struct bcs_state st;
+
+	ASSERT_EQ(0, bt_job_create(self->fd, 0, BCS_ROW_NONE, &a));
+	ASSERT_EQ(0, bt_job_create(self->fd, 0, 0, &b));
+	EXPECT_NE(0, a);
+	EXPECT_NE(0, b);
+	EXPECT_NE(a, b);
+	EXPECT_GE(BCS_JOB_ID_MAX, a);
+	EXPECT_GE(BCS_JOB_ID_MAX, b);
+	/* An allocated id is really taken. */
+	EXPECT_EQ(-EEXIST, bt_job_create(self->fd, a, 0, NULL));
+	/* An explicit id is never handed out again by the allocator. */
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	ASSERT_EQ(0, bt_job_create(self->fd, 0, 0, &c));
+	EXPECT_NE(BT_JOB_A, c);
+	EXPECT_NE(a, c);
+	EXPECT_NE(b, c);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(4, st.nr_jobs);
+	EXPECT_EQ(0, bt_job_destroy(self->fd, a));
+	EXPECT_EQ(0, bt_job_destroy(self->fd, b));
+	EXPECT_EQ(0, bt_job_destroy(self->fd, c));
+	EXPECT_EQ(0, bt_job_destroy(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(0, st.nr_jobs);
+}
+
+TEST_F(ioctl, id_range)
+{
+	struct bcs_job_info ji;
+	int r;
+
+	EXPECT_EQ(0, bt_job_create(self->fd, 1, BCS_ROW_NONE, NULL));
+	EXPECT_EQ(0, bt_job_create(self->fd, BCS_JOB_ID_MAX, 0, NULL));
+	EXPECT_EQ(0, bt_job_info(self->fd, BCS_JOB_ID_MAX, &ji));
+	EXPECT_EQ(-EINVAL, bt_job_create(self->fd, BCS_JOB_ID_MAX + 1U, 0,
+					 NULL));
+	EXPECT_EQ(-EINVAL, bt_job_create(self->fd, 0xffffffffU, 0, NULL));
+	EXPECT_EQ(2, bt_nr_jobs(self->fd));
+	/* Ids that cannot exist are unknown or invalid, never found. */
+	r = bt_job_destroy(self->fd, BCS_JOB_ID_MAX + 1U);
+	EXPECT_TRUE(r == -ENOENT || r == -EINVAL)
+		TH_LOG("destroy of id > max: %d", r);
+	r = bt_job_destroy(self->fd, 0);
+	EXPECT_TRUE(r == -ENOENT || r == -EINVAL)
+		TH_LOG("destroy of id 0: %d", r);
+	EXPECT_EQ(0, bt_job_destroy(self->fd, 1));
+	EXPECT_EQ(0, bt_job_destroy(self->fd, BCS_JOB_ID_MAX));
+}
+
+TEST_F(ioctl, rows)
+{
+	struct bcs_job_info ji;
+
+	EXPECT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	EXPECT_EQ(0, bt_job_create(self->fd, BT_JOB_B, BCS_ROWS_MAX - 1,
+				   NULL));
+	EXPECT_EQ(-EINVAL, bt_job_create(self->fd, 7, BCS_ROWS_MAX, NULL));
+	EXPECT_EQ(-EINVAL, bt_job_create(self->fd, 7, BCS_ROW_NONE - 1, NULL));
+	EXPECT_EQ(-ENOENT, bt_job_info(self->fd, 7, &ji));
+
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(0, ji.row);
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_B, &ji));
+	EXPECT_EQ(BCS_ROWS_MAX - 1, ji.row);
+
+	EXPECT_EQ(0, bt_job_set_row(self->fd, BT_JOB_A, 17));
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(17, ji.row);
+	EXPECT_EQ(-EINVAL, bt_job_set_row(self->fd, BT_JOB_A, BCS_ROWS_MAX));
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(17, ji.row);
+	EXPECT_EQ(0, bt_job_set_row(self->fd, BT_JOB_A, BCS_ROW_NONE));
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(BCS_ROW_NONE, ji.row);
+	EXPECT_EQ(-ENOENT, bt_job_set_row(self->fd, 7, 0));
+}
+
+TEST_F(ioctl, config_ranges)
+{
+	struct bcs_config c;
+
+	ASSERT_EQ(0, bt_config(self->fd, 0, 0, 0, 0, &c));
+	EXPECT_EQ(BCS_MODE_OFF, c.mode);
+	EXPECT_EQ(sizeof(c), c.size);
+
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_SLICE, 0,
+			       BCS_SLICE_NS_MIN, 0, &c));
+	EXPECT_EQ(BCS_SLICE_NS_MIN, c.slice_ns);
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_SLICE, 0,
+			       BCS_SLICE_NS_MAX, 0, &c));
+	EXPECT_EQ(BCS_SLICE_NS_MAX, c.slice_ns);
+	EXPECT_EQ(-EINVAL, bt_config(self->fd, BCS_CONFIG_SLICE, 0,
+				     BCS_SLICE_NS_MIN - 1, 0, NULL));
+	EXPECT_EQ(-EINVAL, bt_config(self->fd, BCS_CONFIG_SLICE, 0,
+				     BCS_SLICE_NS_MAX + 1, 0, NULL));
+	EXPECT_EQ(-EINVAL, bt_config(self->fd, BCS_CONFIG_SLICE, 0, 0, 0,
+				     NULL));
+
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_WATCHDOG, 0, 0,
+			       BCS_WATCHDOG_MAX, &c));
+	EXPECT_EQ(BCS_WATCHDOG_MAX, c.watchdog_slices);
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_WATCHDOG, 0, 0, 0, &c));
+	EXPECT_EQ(0, c.watchdog_slices);
+	EXPECT_EQ(-EINVAL, bt_config(self->fd, BCS_CONFIG_WATCHDOG, 0, 0,
+				     BCS_WATCHDOG_MAX + 1, NULL));
+
+	EXPECT_EQ(-EINVAL, bt_config(self->fd, BCS_CONFIG_MODE, 3, 0, 0,
+				     NULL));
+	EXPECT_EQ(-EINVAL, bt_config(self->fd, BCS_CONFIG_ALL + 1, 0, 0, 0,
+				     NULL));
+
+	/* A rejected call changes nothing, not even its valid fields. */
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_SLICE, 0, 20000000, 0,
+			       NULL));
+	EXPECT_EQ(-EINVAL, bt_config(self->fd,
+				     BCS_CONFIG_SLICE | BCS_CONFIG_WATCHDOG,
+				     0, 30000000, BCS_WATCHDOG_MAX + 1, NULL));
+	ASSERT_EQ(0, bt_config(self->fd, 0, 0, 0, 0, &c));
+	EXPECT_EQ(20000000, c.slice_ns);
+	EXPECT_EQ(0, c.watchdog_slices);
+	EXPECT_EQ(BCS_MODE_OFF, c.mode);
+
+	/* Fields not named in @set are ignored. */
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_WATCHDOG, 1, 1, 5, &c));
+	EXPECT_EQ(20000000, c.slice_ns);
+	EXPECT_EQ(5, c.watchdog_slices);
+	EXPECT_EQ(BCS_MODE_OFF, c.mode);
+}
+
+TEST_F(ioctl, modes_and_state)
+{
+	struct bcs_state st;
+	struct bcs_config c;
+
+	/* Strobes need a mode that switches. */
+	EXPECT_EQ(-ENOTCONN, bt_strobe_now(self->fd, 0));
+
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_MODE, BCS_MODE_STANDALONE,
+			       0, 0, &c));
+	EXPECT_EQ(BCS_MODE_STANDALONE, c.mode);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(BCS_MODE_STANDALONE, st.mode);
+	EXPECT_EQ(0, st.driver_pid);
+
+	ASSERT_EQ(0, bt_drive(self->fd));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(BCS_MODE_DRIVEN, st.mode);
+	EXPECT_EQ(getpid(), st.driver_pid);
+	EXPECT_EQ(0, st.failopen);
+	EXPECT_EQ(0, bt_strobe_now(self->fd, 0));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(0, st.row);
+	EXPECT_LE(1, st.strobes);
+
+	ASSERT_EQ(0, bt_set_mode(self->fd, BCS_MODE_OFF));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(BCS_MODE_OFF, st.mode);
+	EXPECT_EQ(0, st.driver_pid);
+	EXPECT_EQ(-ENOTCONN, bt_strobe_now(self->fd, 0));
+}
+
+TEST_F(ioctl, attach_process)
+{
+	struct bcs_task_stat *ts = NULL;
+	struct bcs_job_info ji;
+	struct bcs_state st;
+	uint32_t nr = 0;
+	int n, i, j;
+
+	ASSERT_EQ(0, bt_burner_start(&self->b1, 4, true));
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b1.pid, 0, &nr));
+	EXPECT_EQ(4, nr);
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(4, ji.nr_tasks);
+	EXPECT_EQ(0, ji.nr_parked);
+	EXPECT_EQ(BCS_JOB_RUNNING, ji.state);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(4, st.nr_tasks);
+
+	n = bt_task_stats(self->fd, BT_JOB_A, &ts);
+	ASSERT_EQ(4, n);
+	for (i = 0; i < n; i++) {
+		bool found = false;
+
+		EXPECT_EQ(self->b1.pid, ts[i].tgid);
+		EXPECT_EQ(BT_JOB_A, ts[i].job);
+		EXPECT_NE(BCS_TASK_PARKED, ts[i].state);
+		EXPECT_LT(0, ts[i].attach_ns);
+		for (j = 0; j < 4; j++)
+			found |= ts[i].pid == self->b1.sh->tid[j];
+		EXPECT_TRUE(found) TH_LOG("unexpected tid %d", ts[i].pid);
+	}
+	free(ts);
+
+	/* Attaching again to the same job is harmless. */
+	nr = 0;
+	EXPECT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b1.pid, 0, &nr));
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(4, ji.nr_tasks);
+
+	nr = 0;
+	ASSERT_EQ(0, bt_detach(self->fd, BT_JOB_A, self->b1.pid, 0, &nr));
+	EXPECT_EQ(4, nr);
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(0, ji.nr_tasks);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(0, st.nr_tasks);
+	EXPECT_EQ(0, bt_task_stats(self->fd, BT_JOB_A, &ts));
+	free(ts);
+}
+
+TEST_F(ioctl, attach_thread)
+{
+	struct bcs_task_stat *ts = NULL;
+	struct bcs_job_info ji;
+	pid_t tid;
+	uint32_t nr = 0;
+	int n;
+
+	ASSERT_EQ(0, bt_burner_start(&self->b1, 3, true));
+	tid = self->b1.sh->tid[2];
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, tid, BCS_ATTACH_THREAD,
+			       &nr));
+	EXPECT_EQ(1, nr);
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(1, ji.nr_tasks);
+	n = bt_task_stats(self->fd, BT_JOB_A, &ts);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(tid, ts[0].pid);
+	EXPECT_EQ(self->b1.pid, ts[0].tgid);
+	free(ts);
+
+	/* The rest of the process can join later. */
+	nr = 0;
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b1.pid, 0, &nr));
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(3, ji.nr_tasks);
+
+	nr = 0;
+	ASSERT_EQ(0, bt_detach(self->fd, BT_JOB_A, tid, BCS_ATTACH_THREAD,
+			       &nr));
+	EXPECT_EQ(1, nr);
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(2, ji.nr_tasks);
+	n = bt_task_stats(self->fd, BT_JOB_A, &ts);
+	ASSERT_EQ(2, n);
+	EXPECT_NE(tid, ts[0].pid);
+	EXPECT_NE(tid, ts[1].pid);
+	free(ts);
+}
+
+TEST_F(ioctl, attach_busy)
+{
+	struct bcs_job_info ji;
+	uint32_t nr = 0;
+
+	ASSERT_EQ(0, bt_burner_start(&self->b1, 2, true));
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_B, 1, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b1.pid, 0, &nr));
+	EXPECT_EQ(-EBUSY, bt_attach(self->fd, BT_JOB_B, self->b1.pid, 0,
+				    NULL));
+	EXPECT_EQ(-EBUSY, bt_attach(self->fd, BT_JOB_B, self->b1.sh->tid[1],
+				    BCS_ATTACH_THREAD, NULL));
+	/* A failed attach leaves both jobs as they were. */
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(2, ji.nr_tasks);
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_B, &ji));
+	EXPECT_EQ(0, ji.nr_tasks);
+
+	/* After a detach the process is free to move. */
+	ASSERT_EQ(0, bt_detach(self->fd, BT_JOB_A, self->b1.pid, 0, NULL));
+	EXPECT_EQ(0, bt_attach(self->fd, BT_JOB_B, self->b1.pid, 0, &nr));
+	EXPECT_EQ(2, nr);
+}
+
+TEST_F(ioctl, attach_dead_and_unknown)
+{
+	int status, r;
+	pid_t pid;
+
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	/* The pid is now free (reuse within this test is unlikely). */
+	EXPECT_EQ(-ESRCH, bt_attach(self->fd, BT_JOB_A, pid, 0, NULL));
+	EXPECT_EQ(-ESRCH, bt_attach(self->fd, BT_JOB_A, pid,
+				    BCS_ATTACH_THREAD, NULL));
+	EXPECT_EQ(-ESRCH, bt_attach(self->fd, BT_JOB_A, 0x3fffffff, 0, NULL));
+	r = bt_attach(self->fd, BT_JOB_A, -1, 0, NULL);
+	EXPECT_TRUE(r == -ESRCH || r == -EINVAL) TH_LOG("pid -1: %d", r);
+	EXPECT_EQ(-ENOENT, bt_attach(self->fd, BT_JOB_B, getpid(), 0, NULL));
+	EXPECT_EQ(-ENOENT, bt_detach(self->fd, BT_JOB_B, getpid(), 0, NULL));
+	EXPECT_EQ(-ESRCH, bt_detach(self->fd, BT_JOB_A, pid, 0, NULL));
+}
+
+TEST_F(ioctl, destroy_releases_tasks)
+{
+	struct bcs_state st;
+	long long t0;
+	uint32_t nr = 0;
+
+	ASSERT_EQ(0, bt_burner_start(&self->b1, 2, false));
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b1.pid, 0, &nr));
+	ASSERT_EQ(2, nr);
+	ASSERT_EQ(0, bt_job_destroy(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(0, st.nr_tasks);
+	EXPECT_EQ(0, st.nr_jobs);
+	/* The tasks keep running and are free to join another job. */
+	t0 = bt_proc_ticks(self->b1.pid);
+	ASSERT_LE(0, t0);
+	EXPECT_TRUE(WAIT_UNTIL(bt_proc_ticks(self->b1.pid) > t0, BT_WAIT_MS));
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_B, 0, NULL));
+	EXPECT_EQ(0, bt_attach(self->fd, BT_JOB_B, self->b1.pid, 0, &nr));
+	EXPECT_EQ(2, nr);
+}
+
+TEST_F(ioctl, job_list)
+{
+	struct bcs_job_list l = { .size = sizeof(l) };
+	struct bcs_job_info info[8];
+	int i;
+
+	ASSERT_EQ(0, bt_job_create(self->fd, 11, 0, NULL));
+	ASSERT_EQ(0, bt_job_create(self->fd, 12, 1, NULL));
+	ASSERT_EQ(0, bt_job_create(self->fd, 13, BCS_ROW_NONE, NULL));
+
+	/* count 0: only the number of jobs comes back. */
+	ASSERT_EQ(0, bt_ioctl(self->fd, BCS_IOC_JOB_LIST, &l));
+	EXPECT_EQ(3, l.count);
+
+	/* Room for one: one record, the total in @count. */
+	memset(info, 0xa5, sizeof(info));
+	l.count = 1;
+	l.jobs = (uintptr_t)info;
+	ASSERT_EQ(0, bt_ioctl(self->fd, BCS_IOC_JOB_LIST, &l));
+	EXPECT_EQ(3, l.count);
+	EXPECT_TRUE(info[0].id >= 11 && info[0].id <= 13);
+	EXPECT_EQ(0xa5a5a5a5U, info[1].id);
+
+	/* Plenty of room: every job once. */
+	memset(info, 0, sizeof(info));
+	l.count = 8;
+	ASSERT_EQ(0, bt_ioctl(self->fd, BCS_IOC_JOB_LIST, &l));
+	ASSERT_EQ(3, l.count);
+	for (i = 11; i <= 13; i++) {
+		int k, seen = 0;
+
+		for (k = 0; k < 3; k++) {
+			if (info[k].id != (uint32_t)i)
+				continue;
+			seen++;
+			EXPECT_EQ(i == 11 ? 0U : i == 12 ? 1U : BCS_ROW_NONE,
+				  info[k].row);
+		}
+		EXPECT_EQ(1, seen);
+	}
+}
+
+TEST_F(ioctl, task_stats_all_jobs)
+{
+	struct bcs_task_stat *ts = NULL;
+	struct bcs_state st;
+	int n, i, in_a = 0, in_b = 0;
+
+	ASSERT_EQ(0, bt_burner_start(&self->b1, 2, true));
+	ASSERT_EQ(0, bt_burner_start(&self->b2, 3, true));
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_B, 1, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b1.pid, 0, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_B, self->b2.pid, 0, NULL));
+	n = bt_task_stats(self->fd, 0, &ts);
+	ASSERT_EQ(5, n);
+	for (i = 0; i < n; i++) {
+		if (ts[i].job == BT_JOB_A && ts[i].tgid == self->b1.pid)
+			in_a++;
+		if (ts[i].job == BT_JOB_B && ts[i].tgid == self->b2.pid)
+			in_b++;
+	}
+	free(ts);
+	EXPECT_EQ(2, in_a);
+	EXPECT_EQ(3, in_b);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(5, st.nr_tasks);
+	EXPECT_EQ(2, st.nr_jobs);
+	EXPECT_EQ(-ENOENT, bt_task_stats(self->fd, 999, &ts));
+}
+
+TEST_F(ioctl, stat_device_queries)
+{
+	struct bcs_job_list l = { .size = sizeof(l) };
+	struct bcs_job j = { .size = sizeof(j), .row = 0 };
+	struct bcs_state st1, st2;
+	int sfd, r;
+
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	sfd = bt_open_stat();
+	ASSERT_LE(0, sfd);
+	EXPECT_EQ(0, bt_get_state(sfd, &st1));
+	EXPECT_EQ(0, bt_get_state(self->fd, &st2));
+	EXPECT_EQ(st2.nr_jobs, st1.nr_jobs);
+	EXPECT_EQ(BCS_VERSION, st1.version);
+	EXPECT_EQ(0, bt_ioctl(sfd, BCS_IOC_JOB_LIST, &l));
+	EXPECT_EQ(1, l.count);
+	/* Only the queries exist on the read-only device. */
+	r = bt_ioctl(sfd, BCS_IOC_JOB_CREATE, &j);
+	EXPECT_TRUE(r == -ENOTTY || r == -EPERM || r == -EBADF)
+		TH_LOG("JOB_CREATE on " BCS_STAT_DEV ": %d", r);
+	EXPECT_EQ(1, bt_nr_jobs(self->fd));
+	close(sfd);
+}
+
+BT_HARNESS_MAIN

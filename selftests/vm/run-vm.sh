@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-vm.sh --kernel RELEASE [options] -- COMMAND...
+#
+# Boot Debian kernel RELEASE (full release, or 6.1 / 6.12) in qemu (TCG)
+# with the busybox initramfs of selftests/vm/, and run COMMAND as root in a
+# chroot of this machine's root file system (read-only), with the working
+# directory at the repository root and:
+#
+#   BCS_KVER    the guest kernel release
+#   BCS_MODULE  $BUILD/kmod/<release>/bcs.ko (scripts/build-modules.sh)
+#   BCS_OUT     a directory writable by the guest, at the same path here
+#   BCS_SRC     the repository root
+#
+# The guest console is streamed to stdout and saved to $OUT/console.log;
+# the guest's kernel log to $OUT/dmesg.txt.  The exit status is the
+# command's, or non-zero if the guest kernel logged an oops, a warning, a
+# lockdep report, a hung task, a leak at module unload or the like, or if
+# the guest did not finish within the timeout.
+#
+# Options:
+#   --timeout SEC   hard limit for the whole run (default 900)
+#   --smp N         virtual CPUs (default 2)
+#   --mem MB        guest memory (default 1024)
+#   --out DIR       output directory (default $BUILD/vm/out/<release>);
+#                   emptied first
+#   --prefix STR    prefix for streamed console lines
+#   --quiet         do not stream the console
+#   --append STR    extra kernel command line
+#   --qemu-arg ARG  extra qemu argument, may repeat (e.g. -netdev/-device
+#                   pairs when several guests are connected)
+
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/selftests/vm
+. "$top/scripts/lib.sh"
+
+usage()
+{
+	sed -n '4,/^$/s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+kernel=""
+tmo=900
+smp=2
+mem=1024
+out=""
+prefix=""
+quiet=0
+append=""
+qemu_extra=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel)   kernel=$2; shift 2 ;;
+	--timeout)  tmo=$2; shift 2 ;;
+	--smp)      smp=$2; shift 2 ;;
+	--mem)      mem=$2; shift 2 ;;
+	--out)      out=$2; shift 2 ;;
+	--prefix)   prefix=$2; shift 2 ;;
+	--quiet)    quiet=1; shift ;;
+	--append)   append=$2; shift 2 ;;
+	--qemu-arg) qemu_extra+=("$2"); shift 2 ;;
+	--)         shift; break ;;
+	-h|--help)  usage ;;
+	*)          echo "run-vm: unknown option $1" >&2; usage ;;
+	esac
+done
+[ -n "$kernel" ] && [ $# -gt 0 ] || usage
+
+bcs_load_kernels
+rel=$(bcs_release "$kernel")
+vmlinuz=$(bcs_kvar VMLINUZ "$rel")
+moddir=$(bcs_kvar MODDIR "$rel")
+if [ -z "$vmlinuz" ] || [ ! -f "$vmlinuz" ]; then
+	echo "run-vm: no kernel image for '$kernel': run scripts/deps.sh" >&2
+	exit 2
+fi
+
+# The initramfs depends only on the kernel and on the files here.
+vmdir=$BUILD/vm
+mkdir -p "$vmdir"
+initrd=$vmdir/initramfs-$rel.cpio.gz
+if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] ||
+   [ "$here/mkinitramfs.sh" -nt "$initrd" ] || [ "$vmlinuz" -nt "$initrd" ]; then
+	"$here/mkinitramfs.sh" "$rel" "$moddir" "$initrd" >&2
+fi
+
+out=${out:-$vmdir/out/$rel}
+mkdir -p "$out"
+out=$(cd "$out" && pwd -P)
+case $out in
+*[[:space:]]*) echo "run-vm: output path must not contain spaces" >&2; exit 2 ;;
+/) echo "run-vm: refusing / as output directory" >&2; exit 2 ;;
+esac
+find "$out" -mindepth 1 -delete
+mkdir -p "$out/.bcs-vm"
+
+# Single-quote each word for the guest's /bin/sh.
+quote()
+{
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
+{
+	echo "export BCS_KVER=$(quote "$rel")"
+	echo "export BCS_MODULE=$(quote "$BUILD/kmod/$rel/bcs.ko")"
+	echo "export BCS_OUT=$(quote "$out")"
+	echo "export BCS_SRC=$(quote "$top")"
+	echo "export BUILD=$(quote "$BUILD")"
+	echo "cd \"\$BCS_SRC\" || exit 125"
+	printf 'exec'
+	for a in "$@"; do
+		printf ' %s' "$(quote "$a")"
+	done
+	echo
+} > "$out/.bcs-vm/cmd.sh"
+
+log=$out/console.log
+# The guest gets a minute less than the hard limit so that it can still
+# save its kernel log when the command hangs.
+gtmo=$((tmo > 120 ? tmo - 60 : tmo * 3 / 4))
+cmdline="console=ttyS0 loglevel=5 panic=-1 bcs_out=$out bcs_timeout=$gtmo $append"
+
+qemu=(qemu-system-x86_64
+	-accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem"
+	-nodefaults -display none -no-reboot
+	-kernel "$vmlinuz" -initrd "$initrd" -append "$cmdline"
+	-chardev "stdio,id=con,signal=off,logfile=$log"
+	-serial chardev:con
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$out,mount_tag=bcsout,security_model=none,multidevs=remap"
+	"${qemu_extra[@]}")
+
+stream()
+{
+	if [ $quiet = 1 ]; then
+		cat > /dev/null
+	else
+		# Serial lines end in CR LF.
+		sed -u "s/\r\$//; s/^/$(printf '%s' "$prefix" | sed 's/[\/&]/\\&/g')/"
+	fi
+}
+
+echo "run-vm: booting $rel (smp $smp, ${mem}M, timeout ${tmo}s)" >&2
+start=$(date +%s.%N)
+set +e
+timeout -k 10 "$tmo" "${qemu[@]}" < /dev/null 2>"$out/qemu.err" | stream
+qrc=${PIPESTATUS[0]}
+set -e
+wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+[ -s "$out/qemu.err" ] && sed 's/^/run-vm: qemu: /' "$out/qemu.err" >&2
+
+tr -d '\r' < "$log" > "$log.tmp" && mv "$log.tmp" "$log"
+
+rc=$(sed -n 's/^bcs-vm: rc=\([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
+boot=$(sed -n 's/^bcs-vm: boot done uptime=\([0-9.]*\)$/\1/p' "$log" | tail -n 1)
+cmd_end=$(sed -n 's/^bcs-vm: command done uptime=\([0-9.]*\)$/\1/p' "$log" | tail -n 1)
+
+status=0
+if [ -z "$rc" ]; then
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		echo "run-vm: $rel: TIMEOUT: no result after ${tmo}s, qemu killed" >&2
+	else
+		echo "run-vm: $rel: guest gave no result (qemu rc=$qrc)" >&2
+	fi
+	status=125
+elif [ "$rc" != 0 ]; then
+	status=$rc
+fi
+
+# Kernel log problems.  The saved dmesg is complete up to the end of the
+# command; console lines carrying a kernel timestamp cover what came later
+# (or everything, when the guest died before saving it).
+bad='Oops|BUG:|WARNING:|Call Trace|kernel BUG|general protection fault'
+bad+='|possible circular locking|inconsistent lock state|lockdep'
+bad+='|hung_task|blocked for more than|soft lockup|hard LOCKUP'
+bad+='|rcu: INFO|rcu_.*stall|Objects remaining|Slab cache still has objects'
+bad+='|refcount_t:|list_add corruption|list_del corruption|UBSAN|KASAN'
+bad+='|Kernel panic'
+klog=$out/kernel-problems.txt
+{
+	last=0
+	if [ -f "$out/dmesg.txt" ]; then
+		grep -E "$bad" "$out/dmesg.txt" || true
+		last=$(sed -n 's/^\[ *\([0-9][0-9]*\.[0-9]*\)\].*/\1/p' \
+			"$out/dmesg.txt" | tail -n 1)
+	fi
+	awk -v last="${last:-0}" '
+		match($0, /^\[ *[0-9]+\.[0-9]+\]/) {
+			t = substr($0, 2, RLENGTH - 2) + 0
+			if (t > last + 0) print
+		}' "$log" | grep -E "$bad" || true
+} > "$klog"
+
+if [ -s "$klog" ]; then
+	echo "run-vm: $rel: kernel log problems:" >&2
+	head -n 60 "$klog" | sed 's/^/run-vm:   /' >&2
+	[ "$status" != 0 ] || status=1
+else
+	rm -f "$klog"
+fi
+
+cmd_time="?"
+if [ -n "$boot" ] && [ -n "$cmd_end" ]; then
+	cmd_time=$(awk -v a="$boot" -v b="$cmd_end" 'BEGIN { print b - a }')
+fi
+printf 'run-vm: %s: rc=%s guest-rc=%s boot=%ss command=%ss wall=%.1fs\n' \
+	"$rel" "$status" "${rc:-none}" "${boot:-?}" "$cmd_time" "$wall" >&2
+exit "$status"
