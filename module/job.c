@@ -353,15 +353,20 @@ static struct task_struct *bcs_get_task(pid_t nr, bool thread_only)
 }
 
 /*
- * Walk the tasks that attach or detach of @t concerns: one thread, or every
+ * The tasks that attach or detach of @t concern: one thread, or every
  * thread of its process.  Called with bcs_lock and rcu_read_lock held.
  */
-#define bcs_for_each_target(t, thread_only, th)				\
-	for (th = (thread_only) ? (t) : (t)->group_leader; th;		\
-	     th = (thread_only) ? NULL : bcs_next_thread(th))
-
-static struct task_struct *bcs_next_thread(struct task_struct *th)
+static struct task_struct *bcs_first_target(struct task_struct *t,
+					    bool thread_only)
 {
+	return thread_only ? t : t->group_leader;
+}
+
+static struct task_struct *bcs_next_target(struct task_struct *th,
+					   bool thread_only)
+{
+	if (thread_only)
+		return NULL;
 	th = next_thread(th);
 	return th == th->group_leader ? NULL : th;
 }
@@ -421,7 +426,8 @@ int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 			err = -ESRCH;
 		/* First pass: check for conflicts and count. */
 		if (!err) {
-			bcs_for_each_target(t, thread_only, th) {
+			for (th = bcs_first_target(t, thread_only); th;
+			     th = bcs_next_target(th, thread_only)) {
 				if (th->flags & PF_EXITING)
 					continue;
 				bt = bcs_task_find(th);
@@ -434,7 +440,8 @@ int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 			}
 		}
 		if (!err && want <= have) {
-			bcs_for_each_target(t, thread_only, th) {
+			for (th = bcs_first_target(t, thread_only); th;
+			     th = bcs_next_target(th, thread_only)) {
 				if ((th->flags & PF_EXITING) || bcs_task_find(th))
 					continue;
 				bcs_task_link(pool[used++], gang, th);
@@ -478,7 +485,8 @@ int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 	if (!gang) {
 		err = -ENOENT;
 	} else {
-		bcs_for_each_target(t, thread_only, th) {
+		for (th = bcs_first_target(t, thread_only); th;
+			     th = bcs_next_target(th, thread_only)) {
 			bt = bcs_task_find(th);
 			if (!bt || bt->gang != gang)
 				continue;
@@ -630,6 +638,7 @@ static void bcs_probe_exit(BCS_EXIT_PROBE_ARGS)
 	struct bcs_task *bt;
 	unsigned long flags;
 
+	/* Pairs with smp_mb__after_spinlock() in bcs_job_attach(). */
 	smp_mb();
 	if (!READ_ONCE(bcs_nr_jobs))
 		return;

@@ -20,7 +20,6 @@
 #include "netlink.h"
 #include "strobe.h"
 
-
 static struct netlink_range_validation bcs_slice_ns_range = {
 	.min = BCS_SLICE_NS_MIN,
 	.max = BCS_SLICE_NS_MAX,

@@ -59,6 +59,7 @@ struct bcs_slice_record *bcs_stats_begin(void)
 
 	lockdep_assert_held(&bcs_lock);
 	WRITE_ONCE(rec->seq, U64_MAX);
+	/* Readers of the mapping see the record invalid before it changes. */
 	smp_wmb();
 	memset((char *)rec + sizeof(rec->seq), 0,
 	       sizeof(*rec) - sizeof(rec->seq));
@@ -70,8 +71,10 @@ void bcs_stats_commit(struct bcs_slice_record *rec)
 	u64 head = bcs_stat_hdr->head;
 
 	lockdep_assert_held(&bcs_lock);
+	/* The fields are complete before the record is marked valid... */
 	smp_wmb();
 	WRITE_ONCE(rec->seq, head);
+	/* ...and the record is valid before readers are told it exists. */
 	smp_store_release(&bcs_stat_hdr->head, head + 1);
 	if (wq_has_sleeper(&bcs_stat_wq))
 		wake_up_interruptible(&bcs_stat_wq);
@@ -119,6 +122,7 @@ static int bcs_stat_release(struct inode *inode, struct file *file)
 
 static bool bcs_stat_has_new(struct bcs_stat_reader *r)
 {
+	/* Pairs with the release in bcs_stats_commit(). */
 	return smp_load_acquire(&bcs_stat_hdr->head) > r->cursor;
 }
 

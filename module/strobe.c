@@ -74,11 +74,12 @@ static void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	struct bcs_gang *gang;
 	struct bcs_task *bt;
 	u64 start, exec;
-	bool run;
+	bool run, ran;
 
 	lockdep_assert_held(&bcs_lock);
 	start = ktime_get_real_ns();
 	list_for_each_entry(gang, &bcs_gangs, node) {
+		ran = !gang->suspended;
 		run = (flags & BCS_SLICE_FAILOPEN) || gang->row == row ||
 		      gang->row == BCS_ROW_NONE;
 		if (run && gang->suspended) {
@@ -91,11 +92,15 @@ static void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 		if (run)
 			gang->slices_run++;
 		list_for_each_entry(bt, &gang->tasks, gang_node) {
-			/* Credit the slice that ends now to tasks that ran. */
+			/*
+			 * Credit the slice that ends now to the tasks that got
+			 * CPU time in it while their job was running (parking
+			 * itself costs a suspended task a little CPU time).
+			 */
 			exec = READ_ONCE(bt->task->se.sum_exec_runtime);
 			if (exec != bt->exec_at_switch) {
 				bt->exec_at_switch = exec;
-				bt->slices_run++;
+				bt->slices_run += ran;
 			}
 			if (!run) {
 				suspended += bcs_park_request(bt);

@@ -340,6 +340,7 @@ enum bcs_cmd {
 	BCS_CMD_STROBE,
 	__BCS_CMD_MAX,
 };
+
 #define BCS_CMD_MAX (__BCS_CMD_MAX - 1)
 
 enum bcs_attr {
@@ -361,6 +362,7 @@ enum bcs_attr {
 	BCS_A_FAILOPENS,	/* u64 */
 	__BCS_A_MAX,
 };
+
 #define BCS_A_MAX (__BCS_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_BCS_H */
