@@ -1,0 +1,814 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Host unit tests for libbcs; no module needed.
+ *
+ * The test is linked with -Wl,--wrap=ioctl against libbcs.a, so every
+ * ioctl() the library issues lands in __wrap_ioctl() below: a small fake
+ * of the module that checks what the library sends (size fields, reserved
+ * fields) and answers like the real one.  The /dev/bcsstat ring is faked
+ * with a regular file, and the netlink error path is exercised against
+ * the kernel's own "nlctrl" family.
+ */
+#define _GNU_SOURCE		/* setenv(), mkstemp() */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <netlink/errno.h>
+
+#include "bcs.h"
+#include "internal.h"
+
+static int passed, failed;
+
+#define CHECK(cond) do {						\
+	if (cond) {							\
+		passed++;						\
+	} else {							\
+		failed++;						\
+		fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__,	\
+			#cond);						\
+	}								\
+} while (0)
+
+#define CHECK_EQ(a, b) do {						\
+	long long __a = (long long)(a), __b = (long long)(b);		\
+	if (__a == __b) {						\
+		passed++;						\
+	} else {							\
+		failed++;						\
+		fprintf(stderr, "FAIL %s:%d: %s == %s (%lld != %lld)\n",\
+			__FILE__, __LINE__, #a, #b, __a, __b);		\
+	}								\
+} while (0)
+
+/* ------------------------------------------------------------------ */
+/* Fake module                                                          */
+/* ------------------------------------------------------------------ */
+
+#define FAKE_MAX_JOBS	256
+
+static struct {
+	int loaded;		/* 0: pass ioctls through to the real one */
+	struct bcs_job_info jobs[FAKE_MAX_JOBS];
+	unsigned int nr_jobs;
+	uint32_t next_id;
+	int grow_on_list;	/* jobs to add during the next JOB_LIST */
+	unsigned int nr_tasks;
+	struct bcs_config cfg;
+	struct bcs_strobe last_strobe;
+	struct bcs_attach last_attach;
+	unsigned int list_calls;
+} fake;
+
+int __real_ioctl(int fd, unsigned long req, ...);
+
+static int fake_err(int e)
+{
+	errno = e;
+	return -1;
+}
+
+static int zero(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	while (len--)
+		if (*c++)
+			return 0;
+	return 1;
+}
+
+static struct bcs_job_info *find_job(uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < fake.nr_jobs; i++)
+		if (fake.jobs[i].id == id)
+			return &fake.jobs[i];
+	return NULL;
+}
+
+static int add_job(uint32_t id, uint32_t row)
+{
+	struct bcs_job_info *j;
+
+	if (fake.nr_jobs == FAKE_MAX_JOBS)
+		return -ENOSPC;
+	if (id == 0)
+		while (find_job(id = ++fake.next_id))
+			;
+	if (find_job(id))
+		return -EEXIST;
+	j = &fake.jobs[fake.nr_jobs++];
+	memset(j, 0, sizeof(*j));
+	j->id = id;
+	j->row = row;
+	j->run_ns = id * 1000ULL;
+	return (int)id;
+}
+
+static int fake_job(unsigned long req, struct bcs_job *j)
+{
+	struct bcs_job_info *info;
+	int ret;
+
+	if (j->size != sizeof(*j) || j->flags ||
+	    !zero(j->reserved, sizeof(j->reserved)))
+		return fake_err(EINVAL);
+	if (j->row != BCS_ROW_NONE && j->row >= BCS_ROWS_MAX)
+		return fake_err(EINVAL);
+	if (req == BCS_IOC_JOB_CREATE) {
+		ret = add_job(j->id, j->row);
+		if (ret < 0)
+			return fake_err(-ret);
+		j->id = (uint32_t)ret;
+		return 0;
+	}
+	info = find_job(j->id);
+	if (!info)
+		return fake_err(ENOENT);
+	if (req == BCS_IOC_JOB_SET_ROW) {
+		info->row = j->row;
+		return 0;
+	}
+	*info = fake.jobs[--fake.nr_jobs];
+	return 0;
+}
+
+static int fake_job_list(struct bcs_job_list *l)
+{
+	struct bcs_job_info *out = (void *)(uintptr_t)l->jobs;
+	unsigned int i;
+
+	if (l->size != sizeof(*l) || !zero(l->reserved, sizeof(l->reserved)))
+		return fake_err(EINVAL);
+	fake.list_calls++;
+	for (i = 0; i < fake.nr_jobs && i < l->count; i++)
+		out[i] = fake.jobs[i];
+	l->count = fake.nr_jobs;
+	/* Jobs created by someone else right after this call. */
+	while (fake.grow_on_list > 0) {
+		add_job(0, BCS_ROW_NONE);
+		fake.grow_on_list--;
+	}
+	return 0;
+}
+
+static int fake_task_list(struct bcs_task_list *l)
+{
+	struct bcs_task_stat *out = (void *)(uintptr_t)l->tasks;
+	unsigned int i, n = 0;
+
+	if (l->size != sizeof(*l) || l->reserved0 ||
+	    !zero(l->reserved, sizeof(l->reserved)))
+		return fake_err(EINVAL);
+	if (l->job && !find_job(l->job))
+		return fake_err(ENOENT);
+	/* Task i belongs to job (i % 2) + 1; pids from 1000. */
+	for (i = 0; i < fake.nr_tasks; i++) {
+		uint32_t job = i % 2 + 1;
+
+		if (l->job && l->job != job)
+			continue;
+		if (n < l->count) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].pid = (int)(1000 + i);
+			out[n].tgid = 1000;
+			out[n].job = job;
+			out[n].state = BCS_TASK_PARKED;
+		}
+		n++;
+	}
+	l->count = n;
+	return 0;
+}
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!fake.loaded)
+		return __real_ioctl(fd, req, arg);
+
+	switch (req) {
+	case BCS_IOC_JOB_CREATE:
+	case BCS_IOC_JOB_DESTROY:
+	case BCS_IOC_JOB_SET_ROW:
+		return fake_job(req, arg);
+	case BCS_IOC_JOB_LIST:
+		return fake_job_list(arg);
+	case BCS_IOC_TASK_STATS:
+		return fake_task_list(arg);
+	case BCS_IOC_ATTACH:
+	case BCS_IOC_DETACH: {
+		struct bcs_attach *a = arg;
+
+		if (a->size != sizeof(*a) || a->reserved0 ||
+		    !zero(a->reserved, sizeof(a->reserved)) ||
+		    (a->flags & ~BCS_ATTACH_FLAGS))
+			return fake_err(EINVAL);
+		fake.last_attach = *a;
+		if (!find_job(a->job))
+			return fake_err(ENOENT);
+		if (a->pid <= 0 || a->pid == 99999)
+			return fake_err(ESRCH);
+		if (a->pid == 4242)
+			return fake_err(EBUSY);
+		a->nr_tasks = a->flags & BCS_ATTACH_THREAD ? 1 : 3;
+		return 0;
+	}
+	case BCS_IOC_CONFIG: {
+		struct bcs_config *c = arg;
+
+		if (c->size != sizeof(*c) ||
+		    !zero(c->reserved, sizeof(c->reserved)) ||
+		    (c->set & ~BCS_CONFIG_ALL))
+			return fake_err(EINVAL);
+		if (c->set & BCS_CONFIG_MODE)
+			fake.cfg.mode = c->mode;
+		if (c->set & BCS_CONFIG_SLICE)
+			fake.cfg.slice_ns = c->slice_ns;
+		if (c->set & BCS_CONFIG_WATCHDOG)
+			fake.cfg.watchdog_slices = c->watchdog_slices;
+		*c = fake.cfg;
+		c->size = sizeof(*c);
+		return 0;
+	}
+	case BCS_IOC_STROBE: {
+		struct bcs_strobe *s = arg;
+
+		if (s->size != sizeof(*s) || s->reserved0 ||
+		    !zero(s->reserved, sizeof(s->reserved)))
+			return fake_err(EINVAL);
+		if (fake.cfg.mode == BCS_MODE_OFF)
+			return fake_err(ENOTCONN);
+		fake.last_strobe = *s;
+		return 0;
+	}
+	case BCS_IOC_GET_STATE: {
+		struct bcs_state *st = arg;
+
+		if (st->size != sizeof(*st))
+			return fake_err(EINVAL);
+		st->version = BCS_VERSION;
+		st->mode = fake.cfg.mode;
+		st->nr_jobs = fake.nr_jobs;
+		return 0;
+	}
+	}
+	return fake_err(ENOTTY);
+}
+
+static void fake_reset(void)
+{
+	memset(&fake, 0, sizeof(fake));
+	fake.loaded = 1;
+	fake.cfg.slice_ns = 10000000;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tests                                                                */
+/* ------------------------------------------------------------------ */
+
+static void test_layout(void)
+{
+	/* The header promises no implicit padding; catch mistakes early. */
+	CHECK_EQ(sizeof(struct bcs_job), 32);
+	CHECK_EQ(sizeof(struct bcs_attach), 40);
+	CHECK_EQ(sizeof(struct bcs_config), 40);
+	CHECK_EQ(sizeof(struct bcs_strobe), 56);
+	CHECK_EQ(sizeof(struct bcs_job_list) % 8, 0);
+	CHECK_EQ(sizeof(struct bcs_task_list) % 8, 0);
+	CHECK_EQ(sizeof(struct bcs_stat_header), 72);
+	CHECK_EQ(sizeof(struct bcs_slice_record) % 8, 0);
+}
+
+static void test_open(void)
+{
+	struct bcs *h = (void *)1;
+	struct bcs_stat *st = (void *)1;
+	int err;
+
+	setenv(BCS_ENV_DEVICE, "/nonexistent/bcs", 1);
+	err = bcs_open(&h);
+	CHECK_EQ(err, -ENOENT);
+	CHECK(h == NULL);
+	CHECK(strstr(bcs_strerror(err, BCS_CTX_OPEN), "module not loaded"));
+	CHECK(strstr(bcs_strerror(err, BCS_CTX_OPEN), "/dev/bcs "));
+
+	setenv(BCS_ENV_STAT_DEVICE, "/nonexistent/bcsstat", 1);
+	err = bcs_stat_open(&st);
+	CHECK_EQ(err, -ENOENT);
+	CHECK(st == NULL);
+	CHECK(strstr(bcs_strerror(err, BCS_CTX_STAT_OPEN), "/dev/bcsstat"));
+
+	/* A file that is not the module: the ioctls fail with ENOTTY. */
+	setenv(BCS_ENV_DEVICE, "/dev/null", 1);
+	err = bcs_open(&h);
+	CHECK_EQ(err, 0);
+	if (err)
+		return;
+	CHECK(bcs_fd(h) >= 0);
+	CHECK(fcntl(bcs_fd(h), F_GETFD) & FD_CLOEXEC);
+	{
+		struct bcs_state s;
+
+		fake.loaded = 0;
+		CHECK_EQ(bcs_get_state(h, &s), -ENOTTY);
+	}
+	bcs_close(h);
+	bcs_close(NULL);
+	CHECK_EQ(bcs_fd(NULL), -EBADF);
+}
+
+static void test_strerror(void)
+{
+	CHECK(!strcmp(bcs_strerror(-ENOENT, BCS_CTX_JOB), "no such job"));
+	CHECK(!strcmp(bcs_strerror(-ENOENT, BCS_CTX_TASK), "no such job"));
+	CHECK(!strcmp(bcs_strerror(-ESRCH, BCS_CTX_TASK),
+		      "no such process"));
+	CHECK(!strcmp(bcs_strerror(-EBUSY, BCS_CTX_TASK),
+		      "process already in another job"));
+	CHECK(!strcmp(bcs_strerror(-EPERM, BCS_CTX_GENERIC),
+		      "permission denied: needs CAP_SYS_ADMIN (or the right "
+		      "to signal the process)"));
+	CHECK(strstr(bcs_strerror(-EPERM, BCS_CTX_JOB), "CAP_SYS_ADMIN"));
+	CHECK(strstr(bcs_strerror(-ENOTCONN, BCS_CTX_STROBE), "off"));
+	CHECK(strstr(bcs_strerror(-ENOENT, BCS_CTX_NETLINK),
+		     "module not loaded"));
+	/* Unknown errors fall back to strerror(), positive or negative. */
+	CHECK(!strcmp(bcs_strerror(-EIO, BCS_CTX_JOB), strerror(EIO)));
+	CHECK(!strcmp(bcs_strerror(EIO, BCS_CTX_GENERIC), strerror(EIO)));
+	CHECK(!strcmp(bcs_mode_name(BCS_MODE_DRIVEN), "driven"));
+	CHECK(!strcmp(bcs_mode_name(77), "?"));
+	CHECK(!strcmp(bcs_task_state_name(BCS_TASK_PARKED), "parked"));
+	CHECK(!strcmp(bcs_job_state_name(BCS_JOB_SUSPENDED), "suspended"));
+}
+
+static void test_jobs(struct bcs *h)
+{
+	struct bcs_job_info *jobs;
+	struct bcs_task_stat *tasks;
+	uint32_t id = 0, nr = 0;
+	size_t n, i;
+	int ok;
+
+	fake_reset();
+	CHECK_EQ(bcs_job_create(h, 0, BCS_ROW_NONE, &id), 0);
+	CHECK_EQ(id, 1);
+	CHECK_EQ(bcs_job_create(h, 7, 3, &id), 0);
+	CHECK_EQ(id, 7);
+	CHECK_EQ(bcs_job_create(h, 7, 3, NULL), -EEXIST);
+	CHECK_EQ(bcs_job_create(h, 8, 64, NULL), -EINVAL);
+	CHECK_EQ(bcs_job_set_row(h, 7, 5), 0);
+	CHECK_EQ(find_job(7)->row, 5);
+	CHECK_EQ(bcs_job_set_row(h, 9, 5), -ENOENT);
+	CHECK_EQ(bcs_job_destroy(h, 9), -ENOENT);
+	CHECK_EQ(bcs_job_destroy(h, 1), 0);
+	CHECK(find_job(1) == NULL);
+
+	/* Empty list. */
+	fake_reset();
+	jobs = (void *)1;
+	CHECK_EQ(bcs_job_list(h, &jobs, &n), 0);
+	CHECK_EQ(n, 0);
+	CHECK(jobs == NULL);
+
+	/* More jobs than the first buffer holds: one retry. */
+	for (i = 0; i < 40; i++)
+		add_job(0, (uint32_t)(i % 4));
+	fake.list_calls = 0;
+	CHECK_EQ(bcs_job_list(h, &jobs, &n), 0);
+	CHECK_EQ(n, 40);
+	CHECK_EQ(fake.list_calls, 2);
+	ok = jobs != NULL;
+	for (i = 0; ok && i < n; i++)
+		ok = jobs[i].id == i + 1 && jobs[i].row == i % 4;
+	CHECK(ok);
+	free(jobs);
+
+	/* The list grows between the two calls: still consistent. */
+	fake.list_calls = 0;
+	fake.grow_on_list = 100;
+	CHECK_EQ(bcs_job_list(h, &jobs, &n), 0);
+	CHECK_EQ(n, 140);
+	CHECK(fake.list_calls >= 2);
+	free(jobs);
+
+	/* Tasks of every job, then of one job. */
+	fake_reset();
+	add_job(1, 0);
+	add_job(2, 1);
+	fake.nr_tasks = 21;
+	CHECK_EQ(bcs_task_stats(h, 0, &tasks, &n), 0);
+	CHECK_EQ(n, 21);
+	free(tasks);
+	CHECK_EQ(bcs_task_stats(h, 2, &tasks, &n), 0);
+	CHECK_EQ(n, 10);
+	ok = tasks != NULL;
+	for (i = 0; ok && i < n; i++)
+		ok = tasks[i].job == 2 && tasks[i].state == BCS_TASK_PARKED;
+	CHECK(ok);
+	free(tasks);
+	CHECK_EQ(bcs_task_stats(h, 5, &tasks, &n), -ENOENT);
+
+	/* Attach and detach. */
+	CHECK_EQ(bcs_attach(h, 1, 1234, 0, &nr), 0);
+	CHECK_EQ(nr, 3);
+	CHECK_EQ(fake.last_attach.job, 1);
+	CHECK_EQ(fake.last_attach.pid, 1234);
+	CHECK_EQ(bcs_attach(h, 1, 1234, BCS_ATTACH_THREAD, &nr), 0);
+	CHECK_EQ(nr, 1);
+	CHECK_EQ(bcs_detach(h, 1, 1234, 0, NULL), 0);
+	CHECK_EQ(bcs_attach(h, 3, 1234, 0, NULL), -ENOENT);
+	CHECK_EQ(bcs_attach(h, 1, 99999, 0, NULL), -ESRCH);
+	CHECK_EQ(bcs_attach(h, 1, 4242, 0, NULL), -EBUSY);
+	CHECK_EQ(bcs_attach(h, 1, 1234, 0x80, NULL), -EINVAL);
+}
+
+static void test_control(struct bcs *h)
+{
+	struct bcs_config c;
+	struct bcs_strobe s;
+	struct bcs_state st;
+
+	fake_reset();
+	CHECK_EQ(bcs_config_get(h, &c), 0);
+	CHECK_EQ(c.slice_ns, 10000000);
+	CHECK_EQ(c.mode, BCS_MODE_OFF);
+
+	/* Garbage in size and reserved must not reach the module. */
+	memset(&c, 0xff, sizeof(c));
+	c.set = BCS_CONFIG_MODE | BCS_CONFIG_WATCHDOG;
+	c.mode = BCS_MODE_STANDALONE;
+	c.watchdog_slices = 5;
+	CHECK_EQ(bcs_config_set(h, &c), 0);
+	CHECK_EQ(c.mode, BCS_MODE_STANDALONE);
+	CHECK_EQ(c.watchdog_slices, 5);
+	CHECK_EQ(c.slice_ns, 10000000);
+	CHECK_EQ(fake.cfg.mode, BCS_MODE_STANDALONE);
+
+	memset(&s, 0xff, sizeof(s));
+	s.flags = BCS_STROBE_NOW;
+	s.slice = 42;
+	s.row = 3;
+	s.deadline_ns = 123;
+	s.slice_ns = 0;
+	CHECK_EQ(bcs_strobe(h, &s), 0);
+	CHECK_EQ(fake.last_strobe.slice, 42);
+	CHECK_EQ(fake.last_strobe.row, 3);
+	CHECK_EQ(fake.last_strobe.deadline_ns, 123);
+	CHECK_EQ(fake.last_strobe.flags, BCS_STROBE_NOW);
+
+	fake.cfg.mode = BCS_MODE_OFF;
+	CHECK_EQ(bcs_strobe(h, &s), -ENOTCONN);
+
+	memset(&st, 0xff, sizeof(st));
+	CHECK_EQ(bcs_get_state(h, &st), 0);
+	CHECK_EQ(st.version, BCS_VERSION);
+	CHECK_EQ(st.size, sizeof(st));
+	CHECK_EQ(bcs_get_state(NULL, &st), -EBADF);
+}
+
+/* ---- /dev/bcsstat faked by a regular file ---- */
+
+struct ring_spec {
+	uint32_t nr;
+	uint32_t record_size;
+	uint64_t head;
+	uint32_t magic;
+};
+
+static char ring_path[64];
+
+static void write_ring(const struct ring_spec *rs,
+		       void (*tweak)(unsigned char *ring, uint32_t rsz))
+{
+	struct bcs_stat_header h;
+	size_t len = 128 + (size_t)rs->nr * rs->record_size;
+	unsigned char *buf = calloc(1, len);
+	uint64_t s;
+	int fd;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = rs->magic;
+	h.version = BCS_STAT_VERSION;
+	h.header_size = sizeof(h);
+	h.record_size = rs->record_size;
+	h.nr_records = rs->nr;
+	h.records_offset = 128;
+	h.head = rs->head;
+	memcpy(buf, &h, sizeof(h));
+	for (s = rs->head > rs->nr ? rs->head - rs->nr : 0; s < rs->head;
+	     s++) {
+		struct bcs_slice_record r;
+
+		memset(&r, 0, sizeof(r));
+		r.seq = s;
+		r.slice = 1000 + s;
+		r.row = (uint32_t)(s % 3);
+		memcpy(buf + 128 + (s % rs->nr) * rs->record_size, &r,
+		       sizeof(r));
+	}
+	if (tweak)
+		tweak(buf + 128, rs->record_size);
+	strcpy(ring_path, "/tmp/bcs-test-ring-XXXXXX");
+	fd = mkstemp(ring_path);
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len)
+		abort();
+	close(fd);
+	free(buf);
+	setenv(BCS_ENV_STAT_DEVICE, ring_path, 1);
+}
+
+static struct bcs_stat *open_ring(void)
+{
+	struct bcs_stat *st = NULL;
+
+	CHECK_EQ(bcs_stat_open(&st), 0);
+	return st;
+}
+
+static uint32_t tweak_rsz;
+
+static void set_seq(unsigned char *ring, uint32_t idx, uint64_t seq)
+{
+	memcpy(ring + (size_t)idx * tweak_rsz, &seq, sizeof(seq));
+}
+
+/* Record 9 (slot 1) not yet written: still holds 1. */
+static void tweak_unwritten(unsigned char *ring, uint32_t rsz)
+{
+	tweak_rsz = rsz;
+	set_seq(ring, 9 % 8, 1);
+}
+
+/* Record 5 (slot 5, the oldest) already replaced by record 13. */
+static void tweak_recycled(unsigned char *ring, uint32_t rsz)
+{
+	tweak_rsz = rsz;
+	set_seq(ring, 5 % 8, 13);
+}
+
+static void test_stat_ring(void)
+{
+	struct ring_spec rs = {
+		.nr = 8, .record_size = sizeof(struct bcs_slice_record),
+		.head = 13, .magic = BCS_STAT_MAGIC,
+	};
+	struct bcs_slice_record recs[16];
+	struct bcs_stat_header hdr;
+	struct bcs_stat *st;
+	uint64_t next, head;
+	size_t n, i;
+	int ok;
+
+	write_ring(&rs, NULL);
+	st = open_ring();
+	if (!st)
+		return;
+	CHECK_EQ(bcs_stat_head(st, &head), -ENODATA);
+	CHECK_EQ(bcs_stat_snapshot(st, 0, recs, 16, &n, &next), -ENODATA);
+	CHECK_EQ(bcs_stat_map(st), 0);
+	CHECK_EQ(bcs_stat_map(st), 0);
+	CHECK_EQ(bcs_stat_head(st, &head), 0);
+	CHECK_EQ(head, 13);
+	CHECK_EQ(bcs_stat_header(st, &hdr), 0);
+	CHECK_EQ(hdr.nr_records, 8);
+
+	/* Everything still in the ring: 5 .. 12. */
+	CHECK_EQ(bcs_stat_snapshot(st, 0, recs, 16, &n, &next), 0);
+	CHECK_EQ(n, 8);
+	CHECK_EQ(next, 13);
+	ok = 1;
+	for (i = 0; i < n; i++)
+		ok &= recs[i].seq == 5 + i && recs[i].slice == 1005 + i;
+	CHECK(ok);
+
+	/* A window, bounded by max. */
+	CHECK_EQ(bcs_stat_snapshot(st, 10, recs, 2, &n, &next), 0);
+	CHECK_EQ(n, 2);
+	CHECK_EQ(recs[0].seq, 10);
+	CHECK_EQ(next, 12);
+
+	/* Nothing new. */
+	CHECK_EQ(bcs_stat_snapshot(st, 13, recs, 16, &n, &next), 0);
+	CHECK_EQ(n, 0);
+	CHECK_EQ(next, 13);
+	bcs_stat_close(st);
+	unlink(ring_path);
+
+	/* A record still being written stops the copy before it. */
+	write_ring(&rs, tweak_unwritten);
+	st = open_ring();
+	if (st) {
+		CHECK_EQ(bcs_stat_map(st), 0);
+		CHECK_EQ(bcs_stat_snapshot(st, 0, recs, 16, &n, &next), 0);
+		CHECK_EQ(n, 4);
+		CHECK_EQ(next, 9);
+		bcs_stat_close(st);
+	}
+	unlink(ring_path);
+
+	/* The oldest record already recycled is skipped. */
+	write_ring(&rs, tweak_recycled);
+	st = open_ring();
+	if (st) {
+		CHECK_EQ(bcs_stat_map(st), 0);
+		CHECK_EQ(bcs_stat_snapshot(st, 0, recs, 16, &n, &next), 0);
+		CHECK_EQ(n, 7);
+		CHECK_EQ(recs[0].seq, 6);
+		CHECK_EQ(next, 13);
+		bcs_stat_close(st);
+	}
+	unlink(ring_path);
+
+	/* Larger records (a newer module): indexed by header.record_size. */
+	rs.record_size = sizeof(struct bcs_slice_record) + 32;
+	rs.head = 3;
+	write_ring(&rs, NULL);
+	st = open_ring();
+	if (st) {
+		CHECK_EQ(bcs_stat_map(st), 0);
+		CHECK_EQ(bcs_stat_snapshot(st, 0, recs, 16, &n, &next), 0);
+		CHECK_EQ(n, 3);
+		CHECK_EQ(recs[2].slice, 1002);
+		bcs_stat_close(st);
+	}
+	unlink(ring_path);
+
+	/* Not a bcs ring. */
+	rs.magic = 0x12345678;
+	write_ring(&rs, NULL);
+	st = open_ring();
+	if (st) {
+		CHECK_EQ(bcs_stat_map(st), -EPROTO);
+		bcs_stat_close(st);
+	}
+	unlink(ring_path);
+}
+
+static void test_stat_read(void)
+{
+	struct bcs_slice_record recs[4];
+	struct bcs_stat *st;
+	size_t n, total = 0;
+	char path[] = "/tmp/bcs-test-read-XXXXXX";
+	int fd, i, ok = 1;
+
+	/* The read(2) path: a stream of whole records. */
+	fd = mkstemp(path);
+	if (fd < 0)
+		abort();
+	for (i = 0; i < 10; i++) {
+		struct bcs_slice_record r;
+
+		memset(&r, 0, sizeof(r));
+		r.seq = (uint64_t)i;
+		if (write(fd, &r, sizeof(r)) != sizeof(r))
+			abort();
+	}
+	close(fd);
+	setenv(BCS_ENV_STAT_DEVICE, path, 1);
+	st = open_ring();
+	if (!st)
+		return;
+	CHECK_EQ(bcs_stat_read(st, recs, 0, &n, 0), -EINVAL);
+	for (i = 0; i < 5; i++) {
+		size_t j;
+
+		CHECK_EQ(bcs_stat_read(st, recs, 4, &n, i & 1), 0);
+		for (j = 0; j < n; j++)
+			ok &= recs[j].seq == total + j;
+		total += n;
+		if (!n)
+			break;
+	}
+	CHECK(ok);
+	CHECK_EQ(total, 10);
+	bcs_stat_close(st);
+
+	/* A torn stream is a protocol error, not silently dropped data. */
+	fd = open(path, O_WRONLY | O_APPEND);
+	if (fd < 0 || write(fd, "x", 1) != 1)
+		abort();
+	close(fd);
+	st = open_ring();
+	if (st) {
+		struct bcs_slice_record big[16];
+
+		CHECK_EQ(bcs_stat_read(st, big, 16, &n, 0), -EPROTO);
+		bcs_stat_close(st);
+	}
+	unlink(path);
+}
+
+static void test_stat_ioctls(void)
+{
+	struct bcs_stat *st;
+	struct bcs_job_info *jobs;
+	struct bcs_state s;
+	size_t n;
+
+	/* The query ioctls work on the stat file too. */
+	setenv(BCS_ENV_STAT_DEVICE, "/dev/null", 1);
+	st = open_ring();
+	if (!st)
+		return;
+	fake_reset();
+	add_job(3, 1);
+	CHECK_EQ(bcs_stat_job_list(st, &jobs, &n), 0);
+	CHECK_EQ(n, 1);
+	if (n == 1)
+		CHECK_EQ(jobs[0].id, 3);
+	free(jobs);
+	CHECK_EQ(bcs_stat_get_state(st, &s), 0);
+	CHECK_EQ(s.nr_jobs, 1);
+	/* /dev/null cannot be mapped: the error comes back, no crash. */
+	CHECK(bcs_stat_map(st) < 0);
+	bcs_stat_close(st);
+}
+
+static void test_netlink(void)
+{
+	struct bcs_nl *nl = NULL;
+	struct bcs_state s;
+	int err;
+
+	err = bcs__nl_open_family(&nl, "bcs-no-such-family");
+	if (err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT ||
+	    err == -EACCES) {
+		fprintf(stderr, "SKIP netlink: %s\n", strerror(-err));
+		return;
+	}
+	CHECK_EQ(err, -ENOENT);
+	CHECK(nl == NULL);
+
+	/* The host cannot load bcs.ko, so the family is absent here. */
+	err = bcs_nl_open(&nl);
+	if (err == 0) {
+		fprintf(stderr, "SKIP netlink: family bcs registered\n");
+		bcs_nl_close(nl);
+	} else {
+		CHECK_EQ(err, -ENOENT);
+		CHECK(strstr(bcs_strerror(err, BCS_CTX_NETLINK),
+			     "module not loaded"));
+	}
+
+	/*
+	 * Against "nlctrl" our command numbers mean something else and are
+	 * refused: the kernel's errno must come back unchanged.
+	 * BCS_CMD_GET_STATE is CTRL_CMD_NEWFAMILY there (no handler),
+	 * BCS_CMD_RELEASE is CTRL_CMD_GETFAMILY without a name (-EINVAL).
+	 */
+	err = bcs__nl_open_family(&nl, "nlctrl");
+	CHECK_EQ(err, 0);
+	if (err)
+		return;
+	CHECK(bcs_nl_fd(nl) >= 0);
+	CHECK_EQ(bcs_nl_get_state(nl, &s), -EOPNOTSUPP);
+	CHECK_EQ(bcs_nl_release(nl), -EINVAL);
+	CHECK_EQ(bcs_nl_strobe(nl, 1, 0, 0, 0, 0), -EOPNOTSUPP);
+	CHECK(bcs_nl_error_msg(nl) != NULL);
+	bcs_nl_close(nl);
+	bcs_nl_close(NULL);
+
+	CHECK_EQ(bcs__nlerr_to_errno(-NLE_OBJ_NOTFOUND), -ENOENT);
+	CHECK_EQ(bcs__nlerr_to_errno(NLE_PERM), -EPERM);
+	CHECK_EQ(bcs__nlerr_to_errno(-9999), -EIO);
+}
+
+int main(void)
+{
+	struct bcs *h = NULL;
+
+	test_layout();
+	test_open();
+	test_strerror();
+
+	setenv(BCS_ENV_DEVICE, "/dev/null", 1);
+	if (bcs_open(&h) == 0) {
+		test_jobs(h);
+		test_control(h);
+		bcs_close(h);
+	} else {
+		failed++;
+		fprintf(stderr, "FAIL: cannot open /dev/null\n");
+	}
+	test_stat_ring();
+	test_stat_read();
+	test_stat_ioctls();
+	test_netlink();
+
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

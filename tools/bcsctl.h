@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bcsctl: command table, parsed request and the run functions.
+ *
+ * Parsing (bcsctl_parse.c) is kept apart from execution (bcsctl_run.c) so
+ * that the unit tests can check every accepted and rejected command line
+ * without a module.
+ */
+#ifndef BCS_TOOLS_BCSCTL_H
+#define BCS_TOOLS_BCSCTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses. */
+#define BCSCTL_EXIT_OK		0
+#define BCSCTL_EXIT_FAIL	1
+#define BCSCTL_EXIT_USAGE	2
+#define BCSCTL_EXIT_NOEXEC	126	/* run: CMD found but not runnable */
+#define BCSCTL_EXIT_NOTFOUND	127	/* run: CMD not found */
+
+/* Results of bcsctl_parse(). */
+enum bcsctl_parse_result {
+	BCSCTL_PARSE_USAGE = -1,	/* bad command line, see req->err */
+	BCSCTL_PARSE_OK = 0,		/* run req->cmd */
+	BCSCTL_PARSE_HELP,		/* -h: help for req->cmd, or all */
+	BCSCTL_PARSE_VERSION,		/* --version */
+};
+
+/* Default lead time of `bcsctl strobe` without --now, microseconds. */
+#define BCSCTL_STROBE_LEAD_US	1000
+
+struct bcsctl_cmd;
+
+struct bcsctl_req {
+	const struct bcsctl_cmd *cmd;
+	uint32_t job;		/* job id (1 ..) */
+	uint32_t id;		/* job create --id, 0: let the module pick */
+	uint32_t row;		/* BCS_ROW_NONE unless given */
+	int has_row;
+	int create;		/* run --create */
+	int thread;		/* attach/detach --thread */
+	uint32_t mode;		/* mode: enum bcs_mode */
+	int has_watchdog;
+	uint32_t watchdog;	/* slices */
+	uint64_t slice_us;	/* slice set */
+	int has_slice;
+	uint64_t slice;		/* strobe --slice */
+	int now;		/* strobe --now */
+	uint64_t lead_us;	/* strobe --in */
+	char **pids;		/* attach/detach: validated pid arguments */
+	int nr_pids;
+	char **cmd_argv;	/* run: NULL-terminated command */
+	char err[256];		/* message for BCSCTL_PARSE_USAGE */
+};
+
+struct bcsctl_cmd {
+	const char *group;	/* first word ("job"), or NULL */
+	const char *name;	/* the (next) word */
+	const char *args;	/* synopsis of the arguments */
+	const char *help;	/* one line */
+	int admin;		/* needs CAP_SYS_ADMIN */
+	int (*parse)(struct bcsctl_req *req, int argc, char **argv);
+	int (*run)(const struct bcsctl_req *req);
+};
+
+/* The single table driving parsing, dispatch and help. */
+extern const struct bcsctl_cmd bcsctl_cmds[];
+extern const size_t bcsctl_nr_cmds;
+
+/* Parse argv (argv[0] is the program) into @req. */
+int bcsctl_parse(int argc, char **argv, struct bcsctl_req *req);
+/* Full usage (@cmd NULL) or one command's usage and help. */
+void bcsctl_usage(FILE *f, const struct bcsctl_cmd *cmd);
+
+/* Run functions (bcsctl_run.c): return an exit status. */
+int bcsctl_run_status(const struct bcsctl_req *req);
+int bcsctl_run_job_create(const struct bcsctl_req *req);
+int bcsctl_run_job_destroy(const struct bcsctl_req *req);
+int bcsctl_run_job_list(const struct bcsctl_req *req);
+int bcsctl_run_job_attach(const struct bcsctl_req *req);
+int bcsctl_run_job_detach(const struct bcsctl_req *req);
+int bcsctl_run_job_row(const struct bcsctl_req *req);
+int bcsctl_run_run(const struct bcsctl_req *req);
+int bcsctl_run_slice_set(const struct bcsctl_req *req);
+int bcsctl_run_slice_get(const struct bcsctl_req *req);
+int bcsctl_run_mode(const struct bcsctl_req *req);
+int bcsctl_run_strobe(const struct bcsctl_req *req);
+
+#endif /* BCS_TOOLS_BCSCTL_H */

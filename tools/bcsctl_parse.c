@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bcsctl: command-line parsing and the command table.
+ *
+ * Nothing here touches the module: a command line is turned into a
+ * struct bcsctl_req, fully validated, and then handed to the run function
+ * named by the table entry.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <linux/bcs.h>
+
+#include "bcsctl.h"
+#include "numparse.h"
+
+static int usage_err(struct bcsctl_req *req, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int usage_err(struct bcsctl_req *req, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(req->err, sizeof(req->err), fmt, ap);
+	va_end(ap);
+	return BCSCTL_PARSE_USAGE;
+}
+
+static int is_help(const char *a)
+{
+	return !strcmp(a, "-h") || !strcmp(a, "--help");
+}
+
+/*
+ * If argv[*i] is option @name, given as "--name VALUE" or "--name=VALUE",
+ * store the value in *@val and return 1 (advancing *@i past a separate
+ * value).  Returns 0 if it is another argument, BCSCTL_PARSE_USAGE if the
+ * value is missing.
+ */
+static int opt_val(struct bcsctl_req *req, int argc, char **argv, int *i,
+		   const char *name, const char **val)
+{
+	const char *a = argv[*i];
+	size_t len = strlen(name);
+
+	if (strncmp(a, name, len))
+		return 0;
+	if (a[len] == '=') {
+		*val = a + len + 1;
+		return 1;
+	}
+	if (a[len] != '\0')
+		return 0;
+	if (*i + 1 >= argc)
+		return usage_err(req, "option %s needs a value", name);
+	*val = argv[++*i];
+	return 1;
+}
+
+static int bad_arg(struct bcsctl_req *req, const char *a)
+{
+	if (a[0] == '-' && a[1] != '\0')
+		return usage_err(req, "unknown option '%s'", a);
+	return usage_err(req, "unexpected argument '%s'", a);
+}
+
+static int get_job(struct bcsctl_req *req, const char *s, uint32_t *out)
+{
+	if (parse_job(s, out))
+		return usage_err(req, "bad job id '%s' (1..%u)", s,
+				 BCS_JOB_ID_MAX);
+	return 0;
+}
+
+static int get_row(struct bcsctl_req *req, const char *s, int allow_none)
+{
+	if (parse_row(s, &req->row) ||
+	    (!allow_none && req->row == BCS_ROW_NONE))
+		return usage_err(req, "bad row '%s' (0..%u%s)", s,
+				 BCS_ROWS_MAX - 1, allow_none ? " or none" : "");
+	req->has_row = 1;
+	return 0;
+}
+
+/* status, job list, slice get: no arguments. */
+static int parse_none(struct bcsctl_req *req, int argc, char **argv)
+{
+	if (argc > 0)
+		return is_help(argv[0]) ? BCSCTL_PARSE_HELP :
+					  bad_arg(req, argv[0]);
+	return BCSCTL_PARSE_OK;
+}
+
+static int parse_job_create(struct bcsctl_req *req, int argc, char **argv)
+{
+	const char *v;
+	int i, r;
+
+	for (i = 0; i < argc; i++) {
+		if (is_help(argv[i]))
+			return BCSCTL_PARSE_HELP;
+		r = opt_val(req, argc, argv, &i, "--id", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (get_job(req, v, &req->id))
+				return BCSCTL_PARSE_USAGE;
+			continue;
+		}
+		r = opt_val(req, argc, argv, &i, "--row", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (get_row(req, v, 1))
+				return BCSCTL_PARSE_USAGE;
+			continue;
+		}
+		return bad_arg(req, argv[i]);
+	}
+	return BCSCTL_PARSE_OK;
+}
+
+/*
+ * Collect the positional arguments of a command that has no options
+ * except --help and, if @thread_ok, --thread.
+ */
+static int positionals(struct bcsctl_req *req, int argc, char **argv,
+		       int thread_ok, char **pos, int max, int *n)
+{
+	int i;
+
+	*n = 0;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (is_help(a))
+			return BCSCTL_PARSE_HELP;
+		if (thread_ok && !strcmp(a, "--thread")) {
+			req->thread = 1;
+			continue;
+		}
+		if (a[0] == '-' && a[1] != '\0')
+			return bad_arg(req, a);
+		if (*n == max)
+			return bad_arg(req, a);
+		pos[(*n)++] = argv[i];
+	}
+	return BCSCTL_PARSE_OK;
+}
+
+static int parse_job_destroy(struct bcsctl_req *req, int argc, char **argv)
+{
+	char *pos[1];
+	int n, r;
+
+	r = positionals(req, argc, argv, 0, pos, 1, &n);
+	if (r)
+		return r;
+	if (n < 1)
+		return usage_err(req, "missing JOB");
+	return get_job(req, pos[0], &req->job);
+}
+
+static int parse_job_pids(struct bcsctl_req *req, int argc, char **argv)
+{
+	int i, first = -1;
+	int32_t pid;
+
+	/* JOB PID... with --thread anywhere; pids are checked here. */
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (is_help(a))
+			return BCSCTL_PARSE_HELP;
+		if (!strcmp(a, "--thread")) {
+			req->thread = 1;
+			continue;
+		}
+		if (a[0] == '-' && a[1] != '\0')
+			return bad_arg(req, a);
+		if (first < 0) {
+			if (get_job(req, a, &req->job))
+				return BCSCTL_PARSE_USAGE;
+			first = i;
+			continue;
+		}
+		if (parse_pid(a, &pid))
+			return usage_err(req, "bad pid '%s' (1..%d)", a,
+					 INT32_MAX);
+	}
+	if (first < 0)
+		return usage_err(req, "missing JOB");
+	/*
+	 * Gather the pid words, in order, at the front of argv for the run
+	 * function (the write index never passes the read index).
+	 */
+	req->nr_pids = 0;
+	for (i = 0; i < argc; i++)
+		if (i != first && strcmp(argv[i], "--thread"))
+			argv[req->nr_pids++] = argv[i];
+	req->pids = argv;
+	if (!req->nr_pids)
+		return usage_err(req, "missing PID");
+	return BCSCTL_PARSE_OK;
+}
+
+static int parse_job_row(struct bcsctl_req *req, int argc, char **argv)
+{
+	char *pos[2];
+	int n, r;
+
+	r = positionals(req, argc, argv, 0, pos, 2, &n);
+	if (r)
+		return r;
+	if (n < 1)
+		return usage_err(req, "missing JOB");
+	if (n < 2)
+		return usage_err(req, "missing ROW");
+	if (get_job(req, pos[0], &req->job))
+		return BCSCTL_PARSE_USAGE;
+	return get_row(req, pos[1], 1);
+}
+
+static int parse_run(struct bcsctl_req *req, int argc, char **argv)
+{
+	int i, r, has_job = 0;
+	const char *v;
+
+	/* Options end at "--" or at the first word that is no option. */
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (is_help(a))
+			return BCSCTL_PARSE_HELP;
+		if (!strcmp(a, "--create")) {
+			req->create = 1;
+			continue;
+		}
+		r = opt_val(req, argc, argv, &i, "--job", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (get_job(req, v, &req->job))
+				return BCSCTL_PARSE_USAGE;
+			has_job = 1;
+			continue;
+		}
+		r = opt_val(req, argc, argv, &i, "--row", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (get_row(req, v, 1))
+				return BCSCTL_PARSE_USAGE;
+			continue;
+		}
+		if (a[0] == '-' && a[1] != '\0')
+			return bad_arg(req, a);
+		break;
+	}
+	if (!has_job)
+		return usage_err(req, "missing --job JOB");
+	if (req->has_row && !req->create)
+		return usage_err(req, "--row needs --create");
+	if (i >= argc)
+		return usage_err(req, "missing CMD");
+	req->cmd_argv = argv + i;
+	return BCSCTL_PARSE_OK;
+}
+
+static int parse_slice_set(struct bcsctl_req *req, int argc, char **argv)
+{
+	char *pos[1];
+	int n, r;
+
+	r = positionals(req, argc, argv, 0, pos, 1, &n);
+	if (r)
+		return r;
+	if (n < 1)
+		return usage_err(req, "missing USEC");
+	if (parse_u64(pos[0], BCS_SLICE_NS_MIN / 1000, BCS_SLICE_NS_MAX / 1000,
+		      &req->slice_us))
+		return usage_err(req, "bad slice length '%s' (%llu..%llu us)",
+				 pos[0], BCS_SLICE_NS_MIN / 1000,
+				 BCS_SLICE_NS_MAX / 1000);
+	return BCSCTL_PARSE_OK;
+}
+
+static int get_watchdog(struct bcsctl_req *req, const char *v)
+{
+	if (parse_u32(v, 0, BCS_WATCHDOG_MAX, &req->watchdog))
+		return usage_err(req, "bad watchdog '%s' (0..%u slices)", v,
+				 BCS_WATCHDOG_MAX);
+	req->has_watchdog = 1;
+	return 0;
+}
+
+static int parse_mode(struct bcsctl_req *req, int argc, char **argv)
+{
+	const char *v, *mode = NULL;
+	int i, r;
+
+	for (i = 0; i < argc; i++) {
+		if (is_help(argv[i]))
+			return BCSCTL_PARSE_HELP;
+		r = opt_val(req, argc, argv, &i, "--watchdog", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (get_watchdog(req, v))
+				return BCSCTL_PARSE_USAGE;
+			continue;
+		}
+		if (argv[i][0] == '-' || mode)
+			return bad_arg(req, argv[i]);
+		mode = argv[i];
+	}
+	if (!mode)
+		return usage_err(req, "missing mode (off or standalone)");
+	if (!strcmp(mode, "off"))
+		req->mode = BCS_MODE_OFF;
+	else if (!strcmp(mode, "standalone"))
+		req->mode = BCS_MODE_STANDALONE;
+	else if (!strcmp(mode, "driven"))
+		return usage_err(req, "driven mode belongs to the process that "
+				 "sends the strobes and cannot be set here");
+	else
+		return usage_err(req, "bad mode '%s' (off or standalone)",
+				 mode);
+	return BCSCTL_PARSE_OK;
+}
+
+static int parse_strobe(struct bcsctl_req *req, int argc, char **argv)
+{
+	int i, r, has_in = 0;
+	const char *v;
+
+	for (i = 0; i < argc; i++) {
+		if (is_help(argv[i]))
+			return BCSCTL_PARSE_HELP;
+		if (!strcmp(argv[i], "--now")) {
+			req->now = 1;
+			continue;
+		}
+		r = opt_val(req, argc, argv, &i, "--row", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (get_row(req, v, 0))
+				return BCSCTL_PARSE_USAGE;
+			continue;
+		}
+		r = opt_val(req, argc, argv, &i, "--slice", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (parse_u64(v, 0, UINT64_MAX, &req->slice))
+				return usage_err(req, "bad slice number '%s'",
+						 v);
+			req->has_slice = 1;
+			continue;
+		}
+		r = opt_val(req, argc, argv, &i, "--in", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (parse_u64(v, 0, BCS_SLICE_NS_MAX / 1000,
+				      &req->lead_us))
+				return usage_err(req, "bad lead time '%s' "
+						 "(0..%llu us)", v,
+						 BCS_SLICE_NS_MAX / 1000);
+			has_in = 1;
+			continue;
+		}
+		return bad_arg(req, argv[i]);
+	}
+	if (has_in && req->now)
+		return usage_err(req, "--in and --now exclude each other");
+	return BCSCTL_PARSE_OK;
+}
+
+const struct bcsctl_cmd bcsctl_cmds[] = {
+	{ NULL, "status", "",
+	  "Show mode, row, slice, jobs and counters",
+	  0, parse_none, bcsctl_run_status },
+	{ "job", "create", "[--id N] [--row R]",
+	  "Create a job and print its id",
+	  1, parse_job_create, bcsctl_run_job_create },
+	{ "job", "destroy", "JOB",
+	  "Destroy a job; its tasks keep running",
+	  1, parse_job_destroy, bcsctl_run_job_destroy },
+	{ "job", "list", "",
+	  "List the jobs",
+	  0, parse_none, bcsctl_run_job_list },
+	{ "job", "attach", "[--thread] JOB PID...",
+	  "Attach processes (or threads) to a job",
+	  0, parse_job_pids, bcsctl_run_job_attach },
+	{ "job", "detach", "[--thread] JOB PID...",
+	  "Detach processes (or threads) from a job",
+	  0, parse_job_pids, bcsctl_run_job_detach },
+	{ "job", "row", "JOB ROW|none",
+	  "Move a job to a row at the next strobe",
+	  1, parse_job_row, bcsctl_run_job_row },
+	{ NULL, "run", "--job JOB [--create [--row R]] [--] CMD [ARGS...]",
+	  "Join a job, then execute CMD in it",
+	  0, parse_run, bcsctl_run_run },
+	{ "slice", "set", "USEC",
+	  "Set the slice length in microseconds",
+	  1, parse_slice_set, bcsctl_run_slice_set },
+	{ "slice", "get", "",
+	  "Print the slice length in microseconds",
+	  0, parse_none, bcsctl_run_slice_get },
+	{ NULL, "mode", "off|standalone [--watchdog N]",
+	  "Stop, or strobe from the local timer",
+	  1, parse_mode, bcsctl_run_mode },
+	{ NULL, "strobe", "[--row R] [--slice N] [--now | --in USEC]",
+	  "Inject a strobe (next row, in 1 ms)",
+	  1, parse_strobe, bcsctl_run_strobe },
+};
+
+const size_t bcsctl_nr_cmds = sizeof(bcsctl_cmds) / sizeof(bcsctl_cmds[0]);
+
+int bcsctl_parse(int argc, char **argv, struct bcsctl_req *req)
+{
+	const struct bcsctl_cmd *c;
+	int group_seen = 0;
+	const char *a;
+	size_t k;
+
+	memset(req, 0, sizeof(*req));
+	req->row = BCS_ROW_NONE;
+	req->lead_us = BCSCTL_STROBE_LEAD_US;
+
+	if (argc < 2)
+		return usage_err(req, "missing command");
+	a = argv[1];
+	if (is_help(a))
+		return BCSCTL_PARSE_HELP;
+	if (!strcmp(a, "--version"))
+		return BCSCTL_PARSE_VERSION;
+	if (a[0] == '-')
+		return usage_err(req, "unknown option '%s'", a);
+
+	for (k = 0; k < bcsctl_nr_cmds; k++) {
+		c = &bcsctl_cmds[k];
+		if (!c->group) {
+			if (!strcmp(a, c->name)) {
+				req->cmd = c;
+				return c->parse(req, argc - 2, argv + 2);
+			}
+			continue;
+		}
+		if (strcmp(a, c->group))
+			continue;
+		group_seen = 1;
+		if (argc > 2 && !strcmp(argv[2], c->name)) {
+			req->cmd = c;
+			return c->parse(req, argc - 3, argv + 3);
+		}
+	}
+	if (!group_seen)
+		return usage_err(req, "unknown command '%s'", a);
+	if (argc < 3)
+		return usage_err(req, "missing %s subcommand", a);
+	if (is_help(argv[2]))
+		return BCSCTL_PARSE_HELP;
+	return usage_err(req, "unknown %s subcommand '%s'", a, argv[2]);
+}
+
+/* Synopses longer than this get their help text on the next line. */
+#define SYNOPSIS_WIDTH	36
+
+static void print_synopsis(FILE *f, const struct bcsctl_cmd *c, int list)
+{
+	char buf[128];
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%s%s%s%s%s",
+		       c->group ? c->group : "", c->group ? " " : "", c->name,
+		       *c->args ? " " : "", c->args);
+	if (!list) {
+		fprintf(f, "Usage: bcsctl %s\n", buf);
+		return;
+	}
+	if (len > SYNOPSIS_WIDTH)
+		fprintf(f, "  %s\n  %-*s  ", buf, SYNOPSIS_WIDTH, "");
+	else
+		fprintf(f, "  %-*s  ", SYNOPSIS_WIDTH, buf);
+	fprintf(f, "%s%s\n", c->help, c->admin ? " (*)" : "");
+}
+
+void bcsctl_usage(FILE *f, const struct bcsctl_cmd *cmd)
+{
+	size_t k;
+
+	if (cmd) {
+		print_synopsis(f, cmd, 0);
+		fprintf(f, "%s%s.\n", cmd->help,
+			cmd->admin ? "; needs CAP_SYS_ADMIN" : "");
+		return;
+	}
+	fprintf(f, "Usage: bcsctl [-h|--help] [--version] COMMAND [ARGS]\n"
+		"Control bcs, the gang scheduler.\n\nCommands:\n");
+	for (k = 0; k < bcsctl_nr_cmds; k++)
+		print_synopsis(f, &bcsctl_cmds[k], 1);
+	fprintf(f, "\n(*) needs CAP_SYS_ADMIN.  JOB is 1..%u, ROW 0..%u or "
+		"none, USEC %llu..%llu.\n"
+		"Exit status: 0 ok, 1 operation failed, 2 usage error.\n",
+		BCS_JOB_ID_MAX, BCS_ROWS_MAX - 1, BCS_SLICE_NS_MIN / 1000,
+		BCS_SLICE_NS_MAX / 1000);
+}

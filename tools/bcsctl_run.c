@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bcsctl: execution of parsed commands through libbcs.
+ *
+ * Each run function returns the exit status: 0 done, 1 the operation
+ * failed (with a message on stderr), 126/127 for `run` when the command
+ * cannot be executed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bcs.h>
+
+#include "bcsctl.h"
+#include "numparse.h"
+
+static int fail(const char *what, int err, enum bcs_err_ctx ctx)
+{
+	fprintf(stderr, "bcsctl: %s: %s\n", what, bcs_strerror(err, ctx));
+	return BCSCTL_EXIT_FAIL;
+}
+
+static int open_bcs(struct bcs **h)
+{
+	int err = bcs_open(h);
+
+	if (err) {
+		fprintf(stderr, "bcsctl: %s\n", bcs_strerror(err, BCS_CTX_OPEN));
+		return BCSCTL_EXIT_FAIL;
+	}
+	return BCSCTL_EXIT_OK;
+}
+
+/* Nanoseconds as microseconds, without losing sub-microsecond parts. */
+static const char *fmt_us(char *buf, size_t len, uint64_t ns)
+{
+	if (ns % 1000)
+		snprintf(buf, len, "%llu.%03llu", (unsigned long long)ns / 1000,
+			 (unsigned long long)ns % 1000);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)ns / 1000);
+	return buf;
+}
+
+static const char *fmt_row(char *buf, size_t len, uint32_t row)
+{
+	if (row == BCS_ROW_NONE)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%u", row);
+	return buf;
+}
+
+int bcsctl_run_status(const struct bcsctl_req *req)
+{
+	struct bcs_state st;
+	struct bcs *h;
+	char b[64];
+	int err;
+
+	(void)req;
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	err = bcs_get_state(h, &st);
+	bcs_close(h);
+	if (err)
+		return fail("status", err, BCS_CTX_GENERIC);
+	if (st.version != BCS_VERSION)
+		fprintf(stderr, "bcsctl: warning: module interface version %u, "
+			"bcsctl speaks %u\n", st.version, BCS_VERSION);
+
+	printf("%-16s %s\n", "mode:", bcs_mode_name(st.mode));
+	printf("%-16s %s\n", "row:", fmt_row(b, sizeof(b), st.row));
+	printf("%-16s %llu\n", "slice:", (unsigned long long)st.slice);
+	printf("%-16s %s us\n", "slice length:",
+	       fmt_us(b, sizeof(b), st.slice_ns));
+	if (st.watchdog_slices)
+		printf("%-16s %u slices\n", "watchdog:", st.watchdog_slices);
+	else
+		printf("%-16s off\n", "watchdog:");
+	printf("%-16s %s\n", "fail-open:", st.failopen ? "yes" : "no");
+	if (st.driver_pid)
+		printf("%-16s pid %d\n", "driver:", st.driver_pid);
+	else
+		printf("%-16s none\n", "driver:");
+	printf("%-16s %u\n", "jobs:", st.nr_jobs);
+	printf("%-16s %u\n", "tasks:", st.nr_tasks);
+	printf("%-16s %u\n", "parked:", st.nr_parked);
+	printf("%-16s %llu\n", "strobes:", (unsigned long long)st.strobes);
+	printf("%-16s %llu\n", "switches:", (unsigned long long)st.switches);
+	printf("%-16s %llu\n", "late:", (unsigned long long)st.late);
+	printf("%-16s %llu\n", "missed:", (unsigned long long)st.missed);
+	printf("%-16s %llu\n", "failopens:",
+	       (unsigned long long)st.failopens);
+	printf("%-16s %llu\n", "attach failures:",
+	       (unsigned long long)st.attach_failures);
+	printf("%-16s %u\n", "stat records:", st.stat_records);
+	return BCSCTL_EXIT_OK;
+}
+
+int bcsctl_run_job_create(const struct bcsctl_req *req)
+{
+	struct bcs *h;
+	uint32_t id;
+	int err;
+
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	err = bcs_job_create(h, req->id, req->row, &id);
+	bcs_close(h);
+	if (err)
+		return fail("job create", err, BCS_CTX_JOB);
+	printf("%u\n", id);
+	return BCSCTL_EXIT_OK;
+}
+
+int bcsctl_run_job_destroy(const struct bcsctl_req *req)
+{
+	char what[64];
+	struct bcs *h;
+	int err;
+
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	err = bcs_job_destroy(h, req->job);
+	bcs_close(h);
+	snprintf(what, sizeof(what), "job destroy %u", req->job);
+	return err ? fail(what, err, BCS_CTX_JOB) : BCSCTL_EXIT_OK;
+}
+
+int bcsctl_run_job_row(const struct bcsctl_req *req)
+{
+	char what[64];
+	struct bcs *h;
+	int err;
+
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	err = bcs_job_set_row(h, req->job, req->row);
+	bcs_close(h);
+	snprintf(what, sizeof(what), "job row %u", req->job);
+	return err ? fail(what, err, BCS_CTX_JOB) : BCSCTL_EXIT_OK;
+}
+
+int bcsctl_run_job_list(const struct bcsctl_req *req)
+{
+	struct bcs_job_info *jobs;
+	struct bcs *h;
+	size_t n, i;
+	char b[16];
+	int err;
+
+	(void)req;
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	err = bcs_job_list(h, &jobs, &n);
+	bcs_close(h);
+	if (err)
+		return fail("job list", err, BCS_CTX_JOB);
+	printf("%10s %4s %-9s %6s %6s %12s %12s\n", "JOB", "ROW", "STATE",
+	       "TASKS", "PARKED", "RUN_S", "SUSPENDED_S");
+	for (i = 0; i < n; i++) {
+		const struct bcs_job_info *j = &jobs[i];
+
+		printf("%10u %4s %-9s %6u %6u %12.3f %12.3f\n", j->id,
+		       fmt_row(b, sizeof(b), j->row),
+		       bcs_job_state_name(j->state), j->nr_tasks, j->nr_parked,
+		       j->run_ns / 1e9, j->suspended_ns / 1e9);
+	}
+	free(jobs);
+	return BCSCTL_EXIT_OK;
+}
+
+static int attach_detach(const struct bcsctl_req *req, int attach)
+{
+	uint32_t flags = req->thread ? BCS_ATTACH_THREAD : 0;
+	int status = BCSCTL_EXIT_OK;
+	struct bcs *h;
+	int i, err;
+
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	/* Try every pid, so one bad pid does not hide the others. */
+	for (i = 0; i < req->nr_pids; i++) {
+		char what[64];
+		int32_t pid;
+
+		if (parse_pid(req->pids[i], &pid))
+			continue;	/* cannot happen: checked by the parser */
+		if (attach)
+			err = bcs_attach(h, req->job, pid, flags, NULL);
+		else
+			err = bcs_detach(h, req->job, pid, flags, NULL);
+		if (err) {
+			snprintf(what, sizeof(what), "job %s %u %d",
+				 attach ? "attach" : "detach", req->job, pid);
+			status = fail(what, err, BCS_CTX_TASK);
+		}
+	}
+	bcs_close(h);
+	return status;
+}
+
+int bcsctl_run_job_attach(const struct bcsctl_req *req)
+{
+	return attach_detach(req, 1);
+}
+
+int bcsctl_run_job_detach(const struct bcsctl_req *req)
+{
+	return attach_detach(req, 0);
+}
+
+int bcsctl_run_run(const struct bcsctl_req *req)
+{
+	char what[64];
+	struct bcs *h;
+	int err;
+
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	if (req->create) {
+		/*
+		 * Every rank of a parallel launch may race to create the
+		 * job: the first one wins, the others just join it.
+		 */
+		err = bcs_job_create(h, req->job, req->row, NULL);
+		if (err && err != -EEXIST) {
+			bcs_close(h);
+			snprintf(what, sizeof(what), "run: job create %u",
+				 req->job);
+			return fail(what, err, BCS_CTX_JOB);
+		}
+	}
+	/* Our own pid: after execvp() the command is the attached task. */
+	err = bcs_attach(h, req->job, getpid(), 0, NULL);
+	bcs_close(h);
+	if (err) {
+		snprintf(what, sizeof(what), "run: job attach %u", req->job);
+		return fail(what, err, BCS_CTX_TASK);
+	}
+	fflush(NULL);
+	execvp(req->cmd_argv[0], req->cmd_argv);
+	err = errno;
+	fprintf(stderr, "bcsctl: run: %s: %s\n", req->cmd_argv[0],
+		strerror(err));
+	return err == ENOENT ? BCSCTL_EXIT_NOTFOUND : BCSCTL_EXIT_NOEXEC;
+}
+
+static int config(const struct bcsctl_req *req, struct bcs_config *cfg,
+		  const char *what)
+{
+	struct bcs *h;
+	int err;
+
+	(void)req;
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	if (cfg->set)
+		err = bcs_config_set(h, cfg);
+	else
+		err = bcs_config_get(h, cfg);
+	bcs_close(h);
+	return err ? fail(what, err, BCS_CTX_CONFIG) : BCSCTL_EXIT_OK;
+}
+
+int bcsctl_run_slice_set(const struct bcsctl_req *req)
+{
+	struct bcs_config cfg = {
+		.set = BCS_CONFIG_SLICE,
+		.slice_ns = req->slice_us * 1000,
+	};
+
+	return config(req, &cfg, "slice set");
+}
+
+int bcsctl_run_slice_get(const struct bcsctl_req *req)
+{
+	struct bcs_config cfg = { .set = 0 };
+	char b[64];
+	int status;
+
+	status = config(req, &cfg, "slice get");
+	if (!status)
+		printf("%s\n", fmt_us(b, sizeof(b), cfg.slice_ns));
+	return status;
+}
+
+int bcsctl_run_mode(const struct bcsctl_req *req)
+{
+	struct bcs_config cfg = {
+		.set = BCS_CONFIG_MODE,
+		.mode = req->mode,
+	};
+
+	if (req->has_watchdog) {
+		cfg.set |= BCS_CONFIG_WATCHDOG;
+		cfg.watchdog_slices = req->watchdog;
+	}
+	return config(req, &cfg, "mode");
+}
+
+int bcsctl_run_strobe(const struct bcsctl_req *req)
+{
+	struct bcs_strobe s = { .row = 0 };
+	struct bcs_state st = { .slice = 0 };
+	struct timespec ts;
+	struct bcs *h;
+	int err;
+
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	if (!req->has_slice) {
+		/* The strobe names the slice it starts: the next one. */
+		err = bcs_get_state(h, &st);
+		if (err) {
+			bcs_close(h);
+			return fail("strobe", err, BCS_CTX_GENERIC);
+		}
+	}
+	s.slice = req->has_slice ? req->slice : st.slice + 1;
+	if (req->has_row)
+		s.row = req->row;
+	else
+		s.flags |= BCS_STROBE_NEXT;
+	if (req->now) {
+		s.flags |= BCS_STROBE_NOW;
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s.deadline_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
+				(uint64_t)ts.tv_nsec + req->lead_us * 1000;
+	}
+	err = bcs_strobe(h, &s);
+	bcs_close(h);
+	return err ? fail("strobe", err, BCS_CTX_STROBE) : BCSCTL_EXIT_OK;
+}

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of bcsctl's command-line parser and of the number
+ * parsers shared by the tools.  No module is needed: nothing is run.
+ */
+#define _POSIX_C_SOURCE 200809L	/* open_memstream(), strdup() */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/bcs.h>
+
+#include "bcsctl.h"
+#include "numparse.h"
+
+static int passed, failed;
+
+static void check(int ok, const char *what, const char *line)
+{
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	fprintf(stderr, "FAIL: %s: '%s'\n", what, line);
+}
+
+#define MAX_ARGS 32
+
+/* Split @line at blanks into a NULL-terminated, writable argv. */
+struct args {
+	char buf[512];
+	char *argv[MAX_ARGS + 1];
+	int argc;
+};
+
+static void split(struct args *a, const char *line)
+{
+	char *p;
+
+	snprintf(a->buf, sizeof(a->buf), "bcsctl %s", line);
+	a->argc = 0;
+	for (p = strtok(a->buf, " "); p && a->argc < MAX_ARGS;
+	     p = strtok(NULL, " "))
+		a->argv[a->argc++] = p;
+	a->argv[a->argc] = NULL;
+}
+
+static int parse(const char *line, struct bcsctl_req *req, struct args *a)
+{
+	split(a, line);
+	return bcsctl_parse(a->argc, a->argv, req);
+}
+
+static const char *cmd_name(const struct bcsctl_req *req, char *buf,
+			    size_t len)
+{
+	if (!req->cmd)
+		return "";
+	snprintf(buf, len, "%s%s%s", req->cmd->group ? req->cmd->group : "",
+		 req->cmd->group ? " " : "", req->cmd->name);
+	return buf;
+}
+
+/* Lines that must parse, to the command named @cmd. */
+static void expect_ok(const char *line, const char *cmd)
+{
+	struct bcsctl_req req;
+	struct args a;
+	char name[64];
+	int r = parse(line, &req, &a);
+
+	check(r == BCSCTL_PARSE_OK, "should parse", line);
+	check(!strcmp(cmd_name(&req, name, sizeof(name)), cmd),
+	      "wrong command", line);
+	if (r != BCSCTL_PARSE_OK)
+		fprintf(stderr, "  error: %s\n", req.err);
+}
+
+/* Lines that are usage errors, with a message. */
+static void expect_usage(const char *line)
+{
+	struct bcsctl_req req;
+	struct args a;
+	int r = parse(line, &req, &a);
+
+	check(r == BCSCTL_PARSE_USAGE, "should be a usage error", line);
+	check(req.err[0] != '\0', "usage error without message", line);
+}
+
+static void expect(const char *line, int result)
+{
+	struct bcsctl_req req;
+	struct args a;
+
+	check(parse(line, &req, &a) == result, "wrong parse result", line);
+}
+
+static void test_numbers(void)
+{
+	uint64_t v = 0;
+	uint32_t u = 0;
+	int32_t pid = 0;
+
+	check(!parse_u64("0", 0, 10, &v) && v == 0, "u64 0", "0");
+	check(!parse_u64("007", 0, 10, &v) && v == 7, "u64 decimal", "007");
+	check(!parse_u64("18446744073709551615", 0, UINT64_MAX, &v) &&
+	      v == UINT64_MAX, "u64 max", "18446744073709551615");
+	check(parse_u64("18446744073709551616", 0, UINT64_MAX, &v) == -ERANGE,
+	      "u64 overflow", "18446744073709551616");
+	check(parse_u64("", 0, 10, &v) == -EINVAL, "empty", "");
+	check(parse_u64(NULL, 0, 10, &v) == -EINVAL, "NULL", "(null)");
+	check(parse_u64("-1", 0, UINT64_MAX, &v) == -EINVAL, "sign", "-1");
+	check(parse_u64("+1", 0, 10, &v) == -EINVAL, "sign", "+1");
+	check(parse_u64(" 1", 0, 10, &v) == -EINVAL, "blank", " 1");
+	check(parse_u64("1 ", 0, 10, &v) == -EINVAL, "blank", "1 ");
+	check(parse_u64("0x10", 0, 100, &v) == -EINVAL, "hex", "0x10");
+	check(parse_u64("1e3", 0, 10000, &v) == -EINVAL, "exp", "1e3");
+	check(parse_u64("11", 0, 10, &v) == -ERANGE, "range", "11");
+	check(parse_u64("4", 5, 10, &v) == -ERANGE, "range", "4");
+	check(!parse_u32("4294967295", 0, UINT32_MAX, &u) && u == UINT32_MAX,
+	      "u32 max", "4294967295");
+	check(parse_u32("4294967296", 0, UINT32_MAX, &u) == -ERANGE,
+	      "u32 overflow", "4294967296");
+	check(!parse_job("2147483647", &u) && u == BCS_JOB_ID_MAX,
+	      "job max", "2147483647");
+	check(parse_job("0", &u) == -ERANGE, "job 0", "0");
+	check(parse_job("2147483648", &u) == -ERANGE, "job range",
+	      "2147483648");
+	check(!parse_row("none", &u) && u == BCS_ROW_NONE, "row none", "none");
+	check(!parse_row("63", &u) && u == 63, "row 63", "63");
+	check(parse_row("64", &u) == -ERANGE, "row 64", "64");
+	check(parse_row("None", &u) == -EINVAL, "row None", "None");
+	check(!parse_pid("1", &pid) && pid == 1, "pid 1", "1");
+	check(parse_pid("0", &pid) == -ERANGE, "pid 0", "0");
+	check(parse_pid("2147483648", &pid) == -ERANGE, "pid range",
+	      "2147483648");
+}
+
+static void test_values(void)
+{
+	struct bcsctl_req r;
+	struct args a;
+
+	parse("job create", &r, &a);
+	check(r.id == 0 && r.row == BCS_ROW_NONE && !r.has_row,
+	      "create defaults", "job create");
+	parse("job create --id 5 --row 3", &r, &a);
+	check(r.id == 5 && r.row == 3, "create values",
+	      "job create --id 5 --row 3");
+	parse("job create --row=none --id=2147483647", &r, &a);
+	check(r.id == BCS_JOB_ID_MAX && r.row == BCS_ROW_NONE && r.has_row,
+	      "create = values", "job create --row=none --id=2147483647");
+
+	parse("job destroy 12", &r, &a);
+	check(r.job == 12, "destroy job", "job destroy 12");
+
+	parse("job attach 3 100 200", &r, &a);
+	check(r.job == 3 && r.nr_pids == 2 && !strcmp(r.pids[0], "100") &&
+	      !strcmp(r.pids[1], "200") && !r.thread, "attach pids",
+	      "job attach 3 100 200");
+	parse("job detach --thread 3 100", &r, &a);
+	check(r.job == 3 && r.nr_pids == 1 && !strcmp(r.pids[0], "100") &&
+	      r.thread, "detach --thread", "job detach --thread 3 100");
+	parse("job attach 3 100 --thread 7", &r, &a);
+	check(r.job == 3 && r.nr_pids == 2 && !strcmp(r.pids[1], "7") &&
+	      r.thread, "attach --thread inside", "job attach 3 100 --thread 7");
+
+	parse("job row 4 none", &r, &a);
+	check(r.job == 4 && r.row == BCS_ROW_NONE, "row none", "job row 4 none");
+	parse("job row 4 63", &r, &a);
+	check(r.job == 4 && r.row == 63, "row 63", "job row 4 63");
+
+	parse("run --job 4 -- sleep 1", &r, &a);
+	check(r.job == 4 && !r.create && !strcmp(r.cmd_argv[0], "sleep") &&
+	      !strcmp(r.cmd_argv[1], "1") && !r.cmd_argv[2], "run argv",
+	      "run --job 4 -- sleep 1");
+	parse("run --create --row 2 --job=9 mpi_app -h --job 3", &r, &a);
+	check(r.job == 9 && r.create && r.row == 2 &&
+	      !strcmp(r.cmd_argv[0], "mpi_app") &&
+	      !strcmp(r.cmd_argv[1], "-h") && !strcmp(r.cmd_argv[2], "--job"),
+	      "run stops at CMD", "run --create --row 2 --job=9 mpi_app -h");
+	parse("run --job 1 -- --weird-name", &r, &a);
+	check(!strcmp(r.cmd_argv[0], "--weird-name"), "run after --",
+	      "run --job 1 -- --weird-name");
+
+	parse("slice set 50", &r, &a);
+	check(r.slice_us == 50, "slice min", "slice set 50");
+	parse("slice set 10000000", &r, &a);
+	check(r.slice_us == 10000000, "slice max", "slice set 10000000");
+
+	parse("mode standalone --watchdog 10", &r, &a);
+	check(r.mode == BCS_MODE_STANDALONE && r.has_watchdog &&
+	      r.watchdog == 10, "mode values", "mode standalone --watchdog 10");
+	parse("mode --watchdog=0 off", &r, &a);
+	check(r.mode == BCS_MODE_OFF && r.has_watchdog && r.watchdog == 0,
+	      "mode off", "mode --watchdog=0 off");
+	parse("mode off", &r, &a);
+	check(!r.has_watchdog, "mode no watchdog", "mode off");
+
+	parse("strobe", &r, &a);
+	check(!r.has_row && !r.has_slice && !r.now &&
+	      r.lead_us == BCSCTL_STROBE_LEAD_US, "strobe defaults", "strobe");
+	parse("strobe --row 2 --slice 99 --now", &r, &a);
+	check(r.has_row && r.row == 2 && r.has_slice && r.slice == 99 &&
+	      r.now, "strobe values", "strobe --row 2 --slice 99 --now");
+	parse("strobe --in 0", &r, &a);
+	check(r.lead_us == 0 && !r.now, "strobe --in", "strobe --in 0");
+}
+
+static void test_usage_text(void)
+{
+	char *text = NULL;
+	size_t len = 0, k;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f) {
+		check(0, "open_memstream", "");
+		return;
+	}
+	bcsctl_usage(f, NULL);
+	fclose(f);
+	/* The help is generated from the table: every command shows up. */
+	for (k = 0; k < bcsctl_nr_cmds; k++) {
+		char word[64];
+
+		snprintf(word, sizeof(word), "%s%s%s\n",
+			 bcsctl_cmds[k].group ? bcsctl_cmds[k].group : "",
+			 bcsctl_cmds[k].group ? " " : "", bcsctl_cmds[k].name);
+		word[strlen(word) - 1] = '\0';
+		check(strstr(text, word) != NULL, "command missing in help",
+		      word);
+	}
+	free(text);
+}
+
+int main(void)
+{
+	static const char *const ok[][2] = {
+		{ "status", "status" },
+		{ "job create", "job create" },
+		{ "job create --id 5 --row 3", "job create" },
+		{ "job destroy 12", "job destroy" },
+		{ "job list", "job list" },
+		{ "job attach 3 100 200", "job attach" },
+		{ "job detach 3 100", "job detach" },
+		{ "job row 3 none", "job row" },
+		{ "run --job 4 -- sleep 1", "run" },
+		{ "run --job 4 --create sleep", "run" },
+		{ "slice set 1000", "slice set" },
+		{ "slice get", "slice get" },
+		{ "mode off", "mode" },
+		{ "mode standalone --watchdog 100000", "mode" },
+		{ "strobe", "strobe" },
+		{ "strobe --row 63 --slice 18446744073709551615", "strobe" },
+	};
+	static const char *const usage[] = {
+		"", "bogus", "--bogus", "-x", "job", "job bogus", "slice",
+		"slice bogus", "status extra", "status --bogus", "job list 1",
+		"job create --id", "job create --id 0",
+		"job create --id 2147483648", "job create --id -1",
+		"job create --id 5x", "job create --id=", "job create --row 64",
+		"job create --row -1", "job create --bogus", "job create 5",
+		"job create --idx 5",
+		"job destroy", "job destroy 1 2", "job destroy abc",
+		"job destroy --now 1",
+		"job attach", "job attach 1", "job attach --thread 1",
+		"job attach 1 0", "job attach 1 -5", "job attach 1 2147483648",
+		"job attach 1 12 x", "job attach x 12", "job detach 1",
+		"job row", "job row 1", "job row 1 64", "job row 0 1",
+		"job row 1 2 3",
+		"run", "run --job 1", "run --job 1 --", "run -- ls",
+		"run --job 0 ls", "run --job 1 --row 2 ls",
+		"run --job 1 --bogus ls", "run --job", "run --create ls",
+		"slice set", "slice set 49", "slice set 10000001",
+		"slice set 1e3", "slice set 18446744073709551616",
+		"slice set 100 200", "slice get 1",
+		"mode", "mode driven", "mode fast", "mode off standalone",
+		"mode off --watchdog 100001", "mode off --watchdog",
+		"mode --watchdog 5",
+		"strobe --row none", "strobe --row 64", "strobe --now --in 5",
+		"strobe --slice -1", "strobe --in 10000001", "strobe 3",
+		"strobe --row",
+	};
+	size_t i;
+
+	test_numbers();
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		expect_ok(ok[i][0], ok[i][1]);
+	for (i = 0; i < sizeof(usage) / sizeof(usage[0]); i++)
+		expect_usage(usage[i]);
+	expect("-h", BCSCTL_PARSE_HELP);
+	expect("--help", BCSCTL_PARSE_HELP);
+	expect("job -h", BCSCTL_PARSE_HELP);
+	expect("job create -h", BCSCTL_PARSE_HELP);
+	expect("job attach 1 --help", BCSCTL_PARSE_HELP);
+	expect("status --help", BCSCTL_PARSE_HELP);
+	expect("run --job 1 --help", BCSCTL_PARSE_HELP);
+	expect("strobe -h", BCSCTL_PARSE_HELP);
+	expect("--version", BCSCTL_PARSE_VERSION);
+	test_values();
+	test_usage_text();
+
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
