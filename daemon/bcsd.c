@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bcsd: the bcs daemon.  A master keeps the matrix of jobs and rows and
+ * multicasts one authenticated strobe per slice; a node receives strobes
+ * and hands them to bcs.ko over generic netlink.  One process can be both.
+ *
+ * One poll() loop serves the UDP socket, two timerfds (the master's strobe
+ * deadlines and a housekeeping tick) and the bcsctl control socket.
+ * Signals only set flags.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <sodium.h>
+
+#include "bcsd.h"
+#include "log.h"
+
+#define BCSD_CONF_DEFAULT	"/etc/bcs/bcsd.conf"
+#define BCSD_TICK_MS		10
+
+volatile sig_atomic_t bcsd_stop;
+volatile sig_atomic_t bcsd_dump;
+
+uint64_t now_real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t now_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000ULL + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		bcsd_dump = 1;
+	else
+		bcsd_stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bcsd [-f FILE] [--name=value...]   run the daemon\n"
+		"       bcsd --genkey FILE                   write a new cluster key (mode 0600)\n"
+		"       bcsd --print-config [-f FILE] [...]  show the configuration and exit\n"
+		"\n"
+		"  -f, --config FILE  configuration file (default " BCSD_CONF_DEFAULT ")\n"
+		"  -h, --help         this help\n"
+		"\nOptions (also \"name value\" lines in the configuration file):\n");
+	cfg_print_help(f);
+}
+
+static int genkey(const char *path)
+{
+	uint8_t key[BCSP_KEY_LEN];
+	FILE *f;
+	int fd, i;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "bcsd: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	randombytes_buf(key, sizeof(key));
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return 1;
+	}
+	for (i = 0; i < BCSP_KEY_LEN; i++)
+		fprintf(f, "%02x", key[i]);
+	fputc('\n', f);
+	sodium_memzero(key, sizeof(key));
+	if (fclose(f)) {
+		fprintf(stderr, "bcsd: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+void bcsd_write_stats(struct bcsd *d)
+{
+	const char *path = cfg_str(&d->cfg, "stats_file");
+	struct json_object *o, *rej;
+	char tmp[CFG_VALUE_MAX + 8];
+	int i;
+
+	if (!*path)
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "node_id", json_object_new_int64(d->node_id));
+	json_object_object_add(o, "active_master",
+			       json_object_new_boolean(d->active));
+	json_object_object_add(o, "master_id",
+			       json_object_new_int64(d->have_master ? d->master_id : 0));
+	json_object_object_add(o, "epoch",
+			       json_object_new_int64(d->master_epoch));
+	json_object_object_add(o, "slice",
+			       json_object_new_int64((int64_t)d->master_slice));
+	json_object_object_add(o, "rx", json_object_new_int64((int64_t)d->cnt.rx));
+	json_object_object_add(o, "strobes_rx",
+			       json_object_new_int64((int64_t)d->cnt.strobes_rx));
+	json_object_object_add(o, "strobes_forwarded",
+			       json_object_new_int64((int64_t)d->cnt.strobes_forwarded));
+	json_object_object_add(o, "strobes_tx",
+			       json_object_new_int64((int64_t)d->cnt.strobes_tx));
+	json_object_object_add(o, "kernel_errors",
+			       json_object_new_int64((int64_t)d->cnt.kernel_errors));
+	json_object_object_add(o, "takeovers",
+			       json_object_new_int64((int64_t)d->cnt.takeovers));
+	json_object_object_add(o, "stepdowns",
+			       json_object_new_int64((int64_t)d->cnt.stepdowns));
+	json_object_object_add(o, "master_changes",
+			       json_object_new_int64((int64_t)d->cnt.master_changes));
+	rej = json_object_new_object();
+	for (i = 1; i < __BCSP_VERDICT_MAX; i++)
+		json_object_object_add(rej, bcsp_verdict_name(i),
+				       json_object_new_int64((int64_t)d->cnt.rejected[i]));
+	json_object_object_add(o, "rejected", rej);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY) ||
+	    rename(tmp, path))
+		pr_warn("cannot write %s: %s", path, strerror(errno));
+	json_object_put(o);
+}
+
+/* The window of @sender, or a free one; NULL if the table is full. */
+static struct bcsp_window *window_of(struct bcsd *d, uint32_t sender)
+{
+	int i, free_slot = -1;
+
+	for (i = 0; i < BCSD_MAX_SENDERS; i++) {
+		if (d->windows[i].w.used && d->windows[i].sender == sender)
+			return &d->windows[i].w;
+		if (!d->windows[i].w.used && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0)
+		return NULL;
+	d->windows[free_slot].sender = sender;
+	return &d->windows[free_slot].w;
+}
+
+/*
+ * Is @m from a master at least as senior as the one we follow?  Seniority
+ * is (epoch, priority, sender id), compared in that order.
+ */
+static bool from_senior_master(const struct bcsd *d, const struct bcsp_msg *m)
+{
+	const struct bcsp_hdr *h = &m->hdr;
+
+	if (!d->have_master)
+		return true;
+	if (h->epoch != d->master_epoch)
+		return h->epoch > d->master_epoch;
+	if (h->priority != d->master_priority)
+		return h->priority > d->master_priority;
+	return h->sender >= d->master_id;
+}
+
+static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
+			  const struct sockaddr_in *from)
+{
+	if (!d->have_master || d->master_id != m->hdr.sender ||
+	    d->master_epoch != m->hdr.epoch) {
+		if (d->have_master)
+			d->cnt.master_changes++;
+		pr_notice("following master %u epoch %u", m->hdr.sender,
+			  m->hdr.epoch);
+	}
+	d->have_master = true;
+	d->master_id = m->hdr.sender;
+	d->master_epoch = m->hdr.epoch;
+	d->master_priority = m->hdr.priority;
+	d->master_addr = *from;
+	d->master_heard_ms = now_mono_ms();
+	if (m->hdr.epoch > d->max_epoch_seen)
+		d->max_epoch_seen = m->hdr.epoch;
+}
+
+static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
+			const struct sockaddr_in *from)
+{
+	struct bcsp_window *w;
+	enum bcsp_verdict v;
+	struct bcsp_msg m;
+	bool own;
+
+	d->cnt.rx++;
+	v = bcsp_decode(buf, len, d->cluster, d->key, &m);
+	own = v == BCSP_OK && m.hdr.sender == d->node_id;
+	if (v == BCSP_OK && !own) {
+		w = window_of(d, m.hdr.sender);
+		v = w ? bcsp_window_check(w, m.hdr.epoch, m.hdr.seq) : BCSP_STALE;
+	}
+	if (v != BCSP_OK) {
+		d->cnt.rejected[v]++;
+		pr_debug("rejected datagram (%s)", bcsp_verdict_name(v));
+		return;
+	}
+	if (m.hdr.epoch > d->max_epoch_seen)
+		d->max_epoch_seen = m.hdr.epoch;
+
+	switch (m.hdr.type) {
+	case BCSP_STROBE:
+		if (own)
+			return;	/* our own strobe, looped back */
+		if (!from_senior_master(d, &m)) {
+			d->cnt.rejected[BCSP_STALE]++;
+			return;
+		}
+		follow_master(d, &m, from);
+		d->master_slice = m.strobe.slice;
+		d->cnt.strobes_rx++;
+		if (d->master_role)
+			master_heard_other(d, &m);
+		if (d->node_role)
+			node_on_strobe(d, &m);
+		break;
+	case BCSP_MAP:
+		if (own || !d->have_master || m.hdr.sender != d->master_id ||
+		    m.hdr.epoch != d->master_epoch)
+			return;
+		d->map = m.map;
+		d->have_map = true;
+		if (d->node_role)
+			node_on_map(d, &m.map);
+		break;
+	case BCSP_REQUEST:
+	case BCSP_REPORT:
+		if (d->master_role && d->active)
+			master_on_msg(d, &m, from);
+		break;
+	case BCSP_REPLY:
+		ctl_on_reply(d, &m);
+		break;
+	}
+}
+
+static void on_socket(struct bcsd *d)
+{
+	uint8_t buf[BCSP_MAX_LEN + 1];
+	struct sockaddr_in from;
+	socklen_t fromlen;
+	ssize_t n;
+	int i;
+
+	/* Bounded: a flood cannot starve the timers. */
+	for (i = 0; i < 64; i++) {
+		fromlen = sizeof(from);
+		n = recvfrom(d->sock, buf, sizeof(buf), MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &fromlen);
+		if (n < 0)
+			return;
+		on_datagram(d, buf, (size_t)n, &from);
+	}
+}
+
+static void drain_timerfd(int fd)
+{
+	uint64_t expirations;
+
+	if (read(fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+		pr_warn("timerfd: %s", strerror(errno));
+}
+
+static int start_tick(struct bcsd *d)
+{
+	struct itimerspec its = {
+		.it_value = { 0, BCSD_TICK_MS * 1000000L },
+		.it_interval = { 0, BCSD_TICK_MS * 1000000L },
+	};
+
+	d->tick_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->tick_tfd < 0 || timerfd_settime(d->tick_tfd, 0, &its, NULL)) {
+		pr_err("timerfd: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int run(struct bcsd *d)
+{
+	struct pollfd pfd[4 + BCSD_MAX_CLIENTS];
+	struct bcsd_client *map[BCSD_MAX_CLIENTS];
+	int n, i, nc;
+
+	while (!bcsd_stop) {
+		n = 0;
+		pfd[n++] = (struct pollfd){ .fd = d->sock, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = d->tick_tfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = d->strobe_tfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = d->ctl_fd, .events = POLLIN };
+		nc = 0;
+		for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
+			if (d->clients[i].fd < 0)
+				continue;
+			map[nc++] = &d->clients[i];
+			pfd[n++] = (struct pollfd){ .fd = d->clients[i].fd,
+						    .events = POLLIN };
+		}
+		if (poll(pfd, (nfds_t)n, -1) < 0) {
+			if (errno == EINTR)
+				goto signals;
+			pr_err("poll: %s", strerror(errno));
+			return -1;
+		}
+		if (pfd[2].revents & POLLIN) {
+			drain_timerfd(d->strobe_tfd);
+			master_on_strobe_timer(d);
+		}
+		if (pfd[0].revents & POLLIN)
+			on_socket(d);
+		if (pfd[1].revents & POLLIN) {
+			drain_timerfd(d->tick_tfd);
+			if (d->master_role)
+				master_tick(d);
+			if (d->node_role)
+				node_tick(d);
+			ctl_tick(d);
+		}
+		if (pfd[3].revents & POLLIN)
+			ctl_accept(d);
+		for (i = 0; i < nc; i++)
+			if (pfd[4 + i].revents && map[i]->fd >= 0)
+				ctl_on_client(d, map[i]);
+signals:
+		if (bcsd_dump) {
+			bcsd_dump = 0;
+			bcsd_write_stats(d);
+		}
+	}
+	return 0;
+}
+
+static uint32_t default_node_id(void)
+{
+	char host[256] = "";
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	const char *p;
+
+	gethostname(host, sizeof(host) - 1);
+	for (p = host; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	return h ? h : 1;
+}
+
+static int setup(struct bcsd *d)
+{
+	const char *role = cfg_str(&d->cfg, "role");
+	char err[256];
+
+	d->cluster = (uint32_t)cfg_uint(&d->cfg, "cluster");
+	d->node_id = (uint32_t)cfg_uint(&d->cfg, "node_id");
+	if (!d->node_id)
+		d->node_id = default_node_id();
+	d->master_role = strcmp(role, "node") != 0;
+	d->node_role = strcmp(role, "master") != 0;
+	d->slice_ns = cfg_uint(&d->cfg, "slice_us") * 1000;
+	d->sock = d->strobe_tfd = d->tick_tfd = d->ctl_fd = -1;
+	for (int i = 0; i < BCSD_MAX_CLIENTS; i++)
+		d->clients[i].fd = -1;
+
+	if (bcsp_load_key(cfg_str(&d->cfg, "key_file"), d->key, err,
+			  sizeof(err))) {
+		pr_err("cluster key: %s", err);
+		return -1;
+	}
+	/* Sequence numbers start from the clock so a restart never reuses one. */
+	d->seq = now_real_ns();
+	if (net_open(d) || start_tick(d))
+		return -1;
+	if (d->master_role && master_init(d))
+		return -1;
+	if (d->node_role && node_init(d))
+		return -1;
+	if (ctl_open(d))
+		return -1;
+	pr_notice("started: role %s, node %u, cluster %u, group %s:%u",
+		  role, d->node_id, d->cluster, cfg_str(&d->cfg, "group"),
+		  (unsigned int)cfg_uint(&d->cfg, "port"));
+	return 0;
+}
+
+static void teardown(struct bcsd *d)
+{
+	if (d->node_role)
+		node_exit(d);
+	ctl_close(d);
+	bcsd_write_stats(d);
+	if (d->sock >= 0)
+		close(d->sock);
+	if (d->tick_tfd >= 0)
+		close(d->tick_tfd);
+	if (d->strobe_tfd >= 0)
+		close(d->strobe_tfd);
+	sodium_memzero(d->key, sizeof(d->key));
+}
+
+enum { OPT_GENKEY = 1000, OPT_PRINT, OPT_CFG_BASE = 2000 };
+
+int main(int argc, char **argv)
+{
+	struct option longopts[40];
+	const char *conf = BCSD_CONF_DEFAULT, *genkey_path = NULL;
+	bool conf_given = false, print = false;
+	struct sigaction sa = { .sa_handler = on_signal };
+	static struct bcsd d;
+	char err[256];
+	unsigned int i;
+	int c, ret;
+
+	if (sodium_init() < 0) {
+		fprintf(stderr, "bcsd: libsodium failed to initialise\n");
+		return 1;
+	}
+	cfg_init(&d.cfg);
+	for (i = 0; i < cfg_nr_opts; i++)
+		longopts[i] = (struct option){ cfg_opts[i].name,
+					       required_argument, NULL,
+					       OPT_CFG_BASE + (int)i };
+	longopts[i++] = (struct option){ "config", required_argument, NULL, 'f' };
+	longopts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
+	longopts[i++] = (struct option){ "genkey", required_argument, NULL,
+					 OPT_GENKEY };
+	longopts[i++] = (struct option){ "print-config", no_argument, NULL,
+					 OPT_PRINT };
+	longopts[i] = (struct option){ 0 };
+
+	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+		if (c >= OPT_CFG_BASE) {
+			if (cfg_set(&d.cfg, cfg_opts[c - OPT_CFG_BASE].name,
+				    optarg, true, err, sizeof(err))) {
+				fprintf(stderr, "bcsd: %s\n", err);
+				return 2;
+			}
+			continue;
+		}
+		switch (c) {
+		case 'f':
+			conf = optarg;
+			conf_given = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case OPT_GENKEY:
+			genkey_path = optarg;
+			break;
+		case OPT_PRINT:
+			print = true;
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "bcsd: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (genkey_path)
+		return genkey(genkey_path);
+	if (cfg_read_file(&d.cfg, conf, conf_given, err, sizeof(err))) {
+		fprintf(stderr, "bcsd: %s\n", err);
+		return 2;
+	}
+	if (print) {
+		cfg_dump(&d.cfg, stdout);
+		return 0;
+	}
+
+	log_setup("bcsd", !strcmp(cfg_str(&d.cfg, "log"), "syslog"),
+		  (int)cfg_uint(&d.cfg, "verbose"));
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = setup(&d) ? 1 : run(&d) ? 1 : 0;
+	teardown(&d);
+	pr_notice("stopped");
+	return ret;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * State shared by the parts of bcsd.
+ */
+#ifndef BCSD_H
+#define BCSD_H
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "proto.h"
+
+#define BCSD_MAX_SENDERS	64
+#define BCSD_MAX_NODES		256
+#define BCSD_MAX_CLIENTS	16
+#define BCSD_REQ_TIMEOUT_MS	500
+#define BCSD_REQ_TRIES		6
+
+struct bcs;
+struct bcs_nl;
+
+/* One job of the cluster, as the master keeps it. */
+struct bcsd_job {
+	uint32_t id;
+	uint32_t row;
+	/* Tasks per node, from the nodes' reports. */
+	uint32_t tasks[BCSD_MAX_NODES];
+	uint32_t node_ids[BCSD_MAX_NODES];
+	uint64_t seen_ms[BCSD_MAX_NODES];
+	uint32_t nr_nodes;
+};
+
+/* A bcsctl connection waiting for the master's answer. */
+struct bcsd_client {
+	int fd;
+	uint32_t req_id;	/* 0 if not waiting */
+	struct bcsp_request req;
+	uint64_t sent_ms;
+	unsigned int tries;
+	uint32_t wait_job;	/* waiting for this job to exist locally */
+	uint64_t wait_until_ms;
+};
+
+struct bcsd_counters {
+	uint64_t rx;
+	uint64_t rejected[__BCSP_VERDICT_MAX];
+	uint64_t strobes_rx;
+	uint64_t strobes_forwarded;
+	uint64_t kernel_errors;
+	uint64_t strobes_tx;
+	uint64_t maps_tx;
+	uint64_t maps_applied;
+	uint64_t takeovers;
+	uint64_t stepdowns;
+	uint64_t master_changes;
+};
+
+struct bcsd {
+	struct cfg cfg;
+	uint8_t key[BCSP_KEY_LEN];
+	uint32_t cluster;
+	uint32_t node_id;
+	bool master_role, node_role;
+	uint64_t slice_ns;
+
+	int sock;			/* UDP: group and unicast */
+	struct sockaddr_in group;
+	uint64_t seq;			/* our next sequence number */
+
+	/* Master. */
+	bool active;			/* sending strobes */
+	uint32_t epoch;			/* ours while active */
+	uint64_t slice;
+	uint64_t deadline_ns;		/* of slice @slice */
+	uint32_t row;
+	int strobe_tfd;			/* timerfd, CLOCK_REALTIME */
+	struct bcsd_job jobs[BCSP_MAX_JOBS];
+	uint32_t nr_jobs;
+	uint32_t map_version;
+	uint32_t next_job_id;
+	uint64_t map_sent_slice;
+	struct {
+		uint32_t sender, id;
+		struct bcsp_request reply;
+	} done[32];			/* answered requests, for retries */
+	unsigned int done_next;
+
+	/* What every role knows of the live master. */
+	bool have_master;
+	uint32_t master_id;
+	uint32_t master_epoch;
+	uint16_t master_priority;
+	struct sockaddr_in master_addr;
+	uint64_t master_heard_ms;	/* CLOCK_MONOTONIC */
+	uint64_t master_slice;
+	uint32_t max_epoch_seen;
+	struct bcsp_map map;		/* the last map received */
+	bool have_map;
+
+	/* Node. */
+	struct bcs_nl *nl;
+	struct bcs *dev;
+	bool driving;
+	uint32_t applied_map;
+	bool map_applied;
+	uint32_t local_jobs[BCSP_MAX_JOBS];	/* kernel jobs bcsd made */
+	uint32_t nr_local_jobs;
+	uint64_t report_ms;
+
+	struct {
+		uint32_t sender;
+		struct bcsp_window w;
+	} windows[BCSD_MAX_SENDERS];
+
+	/* Control socket. */
+	int ctl_fd;
+	struct bcsd_client clients[BCSD_MAX_CLIENTS];
+	uint32_t next_req_id;
+
+	int tick_tfd;			/* timerfd, housekeeping */
+	struct bcsd_counters cnt;
+};
+
+extern volatile sig_atomic_t bcsd_stop;
+extern volatile sig_atomic_t bcsd_dump;
+
+uint64_t now_real_ns(void);
+uint64_t now_mono_ms(void);
+
+/* net.c */
+int net_open(struct bcsd *d);
+int net_send(struct bcsd *d, struct bcsp_msg *m,
+	     const struct sockaddr_in *to);
+
+/* master.c */
+int master_init(struct bcsd *d);
+void master_on_strobe_timer(struct bcsd *d);
+void master_tick(struct bcsd *d);
+void master_on_msg(struct bcsd *d, const struct bcsp_msg *m,
+		   const struct sockaddr_in *from);
+void master_heard_other(struct bcsd *d, const struct bcsp_msg *m);
+void master_request(struct bcsd *d, const struct bcsp_request *req,
+		    struct bcsp_request *reply);
+void master_local_report(struct bcsd *d, const struct bcsp_msg *m);
+
+/* node.c */
+int node_init(struct bcsd *d);
+void node_exit(struct bcsd *d);
+void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m);
+void node_on_map(struct bcsd *d, const struct bcsp_map *map);
+void node_tick(struct bcsd *d);
+bool node_has_job(struct bcsd *d, uint32_t job);
+
+/* ctl.c */
+int ctl_open(struct bcsd *d);
+void ctl_close(struct bcsd *d);
+void ctl_accept(struct bcsd *d);
+void ctl_on_client(struct bcsd *d, struct bcsd_client *c);
+void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m);
+void ctl_tick(struct bcsd *d);
+void ctl_job_appeared(struct bcsd *d);
+
+/* bcsd.c */
+void bcsd_write_stats(struct bcsd *d);
+
+#endif /* BCSD_H */

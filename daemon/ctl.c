@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control socket through which bcsctl reaches bcsd: a Unix
+ * SOCK_SEQPACKET socket carrying one JSON object per message.
+ *
+ *   {"cmd": "status"}
+ *   {"cmd": "job-list"}
+ *   {"cmd": "job-create", "job": 0, "row": -1}      (root only)
+ *   {"cmd": "job-destroy", "job": J}                (root only)
+ *   {"cmd": "job-row", "job": J, "row": R}          (root only)
+ *   {"cmd": "job-wait", "job": J, "timeout_ms": T}
+ *
+ * Every answer has "ok" (bool) and, when false, "error" (a negative errno)
+ * and "message".  Job requests go to the master, over UDP, retried until
+ * it answers or BCSD_REQ_TRIES attempts have timed out.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <linux/bcs.h>
+
+#include "../libbcs/bcs.h"
+#include "bcsd.h"
+#include "log.h"
+
+#define CTL_MSG_MAX	65536
+
+static void ctl_send(struct bcsd_client *c, struct json_object *o)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+
+	if (send(c->fd, s, strlen(s), MSG_NOSIGNAL) < 0)
+		pr_debug("control: send: %s", strerror(errno));
+	json_object_put(o);
+}
+
+static void ctl_error(struct bcsd_client *c, int err, const char *msg)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ok", json_object_new_boolean(0));
+	json_object_object_add(o, "error", json_object_new_int(err));
+	json_object_object_add(o, "message", json_object_new_string(msg));
+	ctl_send(c, o);
+}
+
+static void ctl_drop(struct bcsd_client *c)
+{
+	close(c->fd);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
+int ctl_open(struct bcsd *d)
+{
+	const char *path = cfg_str(&d->cfg, "control_socket");
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[sizeof(sun.sun_path)], *slash;
+
+	if (!*path)
+		return 0;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		pr_err("control_socket: path too long");
+		return -1;
+	}
+	strcpy(sun.sun_path, path);
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+	}
+	d->ctl_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			   0);
+	if (d->ctl_fd < 0) {
+		pr_err("control socket: %s", strerror(errno));
+		return -1;
+	}
+	unlink(path);
+	if (bind(d->ctl_fd, (struct sockaddr *)&sun, sizeof(sun)) ||
+	    chmod(path, 0666) || listen(d->ctl_fd, 8)) {
+		pr_err("control socket %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void ctl_close(struct bcsd *d)
+{
+	int i;
+
+	for (i = 0; i < BCSD_MAX_CLIENTS; i++)
+		if (d->clients[i].fd >= 0)
+			ctl_drop(&d->clients[i]);
+	if (d->ctl_fd >= 0) {
+		close(d->ctl_fd);
+		unlink(cfg_str(&d->cfg, "control_socket"));
+	}
+}
+
+void ctl_accept(struct bcsd *d)
+{
+	int fd, i;
+
+	fd = accept4(d->ctl_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;
+	for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
+		if (d->clients[i].fd < 0) {
+			memset(&d->clients[i], 0, sizeof(d->clients[i]));
+			d->clients[i].fd = fd;
+			return;
+		}
+	}
+	close(fd);	/* too many clients */
+}
+
+static struct json_object *ok_object(void)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ok", json_object_new_boolean(1));
+	return o;
+}
+
+static void add_u64(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
+}
+
+static void cmd_status(struct bcsd *d, struct bcsd_client *c)
+{
+	struct json_object *o = ok_object();
+	struct bcs_state st;
+	uint64_t rejected = 0;
+	int i;
+
+	for (i = 1; i < __BCSP_VERDICT_MAX; i++)
+		rejected += d->cnt.rejected[i];
+	json_object_object_add(o, "role",
+			       json_object_new_string(cfg_str(&d->cfg, "role")));
+	add_u64(o, "node_id", d->node_id);
+	add_u64(o, "cluster", d->cluster);
+	json_object_object_add(o, "active_master",
+			       json_object_new_boolean(d->active));
+	json_object_object_add(o, "have_master",
+			       json_object_new_boolean(d->have_master));
+	add_u64(o, "master_id", d->have_master ? d->master_id : 0);
+	add_u64(o, "epoch", d->master_epoch);
+	add_u64(o, "slice", d->master_slice);
+	add_u64(o, "strobes_rx", d->cnt.strobes_rx);
+	add_u64(o, "strobes_tx", d->cnt.strobes_tx);
+	add_u64(o, "strobes_forwarded", d->cnt.strobes_forwarded);
+	add_u64(o, "rejected", rejected);
+	add_u64(o, "kernel_errors", d->cnt.kernel_errors);
+	add_u64(o, "takeovers", d->cnt.takeovers);
+	if (d->dev && !bcs_get_state(d->dev, &st)) {
+		add_u64(o, "late", st.late);
+		add_u64(o, "missed", st.missed);
+		add_u64(o, "failopens", st.failopens);
+		add_u64(o, "failopen", st.failopen);
+	}
+	ctl_send(c, o);
+}
+
+static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
+{
+	struct json_object *o = ok_object(), *arr = json_object_new_array();
+	struct bcs_job_info *local = NULL;
+	size_t nlocal = 0, k;
+	uint32_t i, tasks;
+
+	if (d->dev)
+		bcs_job_list(d->dev, &local, &nlocal);
+	for (i = 0; d->have_map && i < d->map.nr_jobs; i++) {
+		struct json_object *j = json_object_new_object();
+
+		tasks = 0;
+		for (k = 0; k < nlocal; k++)
+			if (local[k].id == d->map.jobs[i].job)
+				tasks = local[k].nr_tasks;
+		add_u64(j, "job", d->map.jobs[i].job);
+		add_u64(j, "row", d->map.jobs[i].row);
+		add_u64(j, "nodes", d->map.jobs[i].nodes);
+		add_u64(j, "tasks", d->map.jobs[i].tasks);
+		add_u64(j, "local_tasks", tasks);
+		json_object_array_add(arr, j);
+	}
+	free(local);
+	json_object_object_add(o, "jobs", arr);
+	add_u64(o, "map_version", d->map.version);
+	ctl_send(c, o);
+}
+
+static void reply_request(struct bcsd_client *c, const struct bcsp_request *r)
+{
+	struct json_object *o;
+
+	if (r->error) {
+		ctl_error(c, r->error, bcs_strerror(r->error, BCS_CTX_JOB));
+		return;
+	}
+	o = ok_object();
+	add_u64(o, "job", r->job);
+	add_u64(o, "row", r->row);
+	ctl_send(c, o);
+}
+
+static void send_request(struct bcsd *d, struct bcsd_client *c)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_REQUEST } };
+
+	m.hdr.epoch = d->master_epoch;
+	m.req = c->req;
+	c->sent_ms = now_mono_ms();
+	c->tries++;
+	net_send(d, &m, &d->master_addr);
+}
+
+static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
+			    uint32_t op, struct json_object *in)
+{
+	struct json_object *v;
+	struct bcsp_request reply;
+	int64_t row = -1;
+
+	memset(&c->req, 0, sizeof(c->req));
+	c->req.op = op;
+	if (json_object_object_get_ex(in, "job", &v))
+		c->req.job = (uint32_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(in, "row", &v))
+		row = json_object_get_int64(v);
+	c->req.row = row < 0 ? BCS_ROW_NONE : (uint32_t)row;
+	if (d->active) {
+		master_request(d, &c->req, &reply);
+		reply_request(c, &reply);
+		return;
+	}
+	if (!d->have_master) {
+		ctl_error(c, -EHOSTUNREACH, "no master heard yet");
+		return;
+	}
+	c->req.id = ++d->next_req_id;
+	c->req_id = c->req.id;
+	c->tries = 0;
+	send_request(d, c);
+}
+
+void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
+{
+	int i;
+
+	for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
+		struct bcsd_client *c = &d->clients[i];
+
+		if (c->fd >= 0 && c->req_id && c->req_id == m->req.id) {
+			c->req_id = 0;
+			reply_request(c, &m->req);
+		}
+	}
+}
+
+static bool peer_is_root(struct bcsd_client *c)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	return !getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) &&
+	       cred.uid == 0;
+}
+
+void ctl_on_client(struct bcsd *d, struct bcsd_client *c)
+{
+	struct json_object *in, *v;
+	char buf[CTL_MSG_MAX];
+	const char *cmd;
+	ssize_t n;
+
+	n = recv(c->fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0) {
+		ctl_drop(c);
+		return;
+	}
+	buf[n] = '\0';
+	in = json_tokener_parse(buf);
+	if (!in || !json_object_object_get_ex(in, "cmd", &v) ||
+	    !json_object_is_type(v, json_type_string)) {
+		ctl_error(c, -EINVAL, "malformed request");
+		json_object_put(in);
+		return;
+	}
+	cmd = json_object_get_string(v);
+	if (!strcmp(cmd, "status")) {
+		cmd_status(d, c);
+	} else if (!strcmp(cmd, "job-list")) {
+		cmd_job_list(d, c);
+	} else if (!strcmp(cmd, "job-wait")) {
+		c->wait_job = json_object_object_get_ex(in, "job", &v) ?
+			      (uint32_t)json_object_get_int64(v) : 0;
+		c->wait_until_ms = now_mono_ms() +
+			(json_object_object_get_ex(in, "timeout_ms", &v) ?
+			 (uint64_t)json_object_get_int64(v) : 5000);
+		ctl_job_appeared(d);
+	} else if (!strcmp(cmd, "job-create") || !strcmp(cmd, "job-destroy") ||
+		   !strcmp(cmd, "job-row")) {
+		if (!peer_is_root(c))
+			ctl_error(c, -EPERM, "permission denied: job changes need root");
+		else
+			cmd_job_request(d, c, !strcmp(cmd, "job-create") ?
+					BCSP_OP_CREATE : !strcmp(cmd, "job-destroy") ?
+					BCSP_OP_DESTROY : BCSP_OP_SET_ROW, in);
+	} else {
+		ctl_error(c, -EINVAL, "unknown command");
+	}
+	json_object_put(in);
+}
+
+/* Answer the clients waiting for a job that now exists on this node. */
+void ctl_job_appeared(struct bcsd *d)
+{
+	struct json_object *o;
+	int i;
+
+	for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
+		struct bcsd_client *c = &d->clients[i];
+
+		if (c->fd < 0 || !c->wait_job || !node_has_job(d, c->wait_job))
+			continue;
+		c->wait_job = 0;
+		o = ok_object();
+		ctl_send(c, o);
+	}
+}
+
+void ctl_tick(struct bcsd *d)
+{
+	uint64_t now = now_mono_ms();
+	int i;
+
+	for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
+		struct bcsd_client *c = &d->clients[i];
+
+		if (c->fd < 0)
+			continue;
+		if (c->wait_job && now > c->wait_until_ms) {
+			c->wait_job = 0;
+			ctl_error(c, -ETIMEDOUT, "job did not appear on this node");
+		}
+		if (!c->req_id || now - c->sent_ms < BCSD_REQ_TIMEOUT_MS)
+			continue;
+		if (c->tries >= BCSD_REQ_TRIES || !d->have_master) {
+			c->req_id = 0;
+			ctl_error(c, -ETIMEDOUT, "the master did not answer");
+		} else {
+			send_request(d, c);
+		}
+	}
+}

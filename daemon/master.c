@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The master: the Ousterhout matrix (jobs to rows), one strobe per slice,
+ * the job map, and fail-over between masters.
+ *
+ * Strobes are time-triggered: the strobe of slice n leaves lead_us before
+ * its deadline, so every node holds it before the deadline and switches
+ * at the same instant whatever the network latency.  Deadlines are
+ * CLOCK_REALTIME: the nodes' clocks must be synchronised (chrony, PTP).
+ *
+ * Every master-role daemon starts as a standby.  A standby that has heard
+ * no strobe for failover_slices slices takes over with an epoch higher than
+ * any it has seen.  A master that hears a more senior one (higher epoch,
+ * then higher priority, then higher node id) steps down, so two masters
+ * that took over together settle on one.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <linux/bcs.h>
+
+#include "bcsd.h"
+#include "log.h"
+
+#define MAP_RESEND_SLICES	10
+#define REPORT_EXPIRY_MS(d)	(5 * cfg_uint(&(d)->cfg, "report_ms"))
+
+static uint64_t slices_ms(const struct bcsd *d, uint64_t slices)
+{
+	uint64_t ms = slices * d->slice_ns / 1000000;
+
+	return ms ? ms : 1;
+}
+
+int master_init(struct bcsd *d)
+{
+	d->strobe_tfd = timerfd_create(CLOCK_REALTIME,
+				       TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->strobe_tfd < 0) {
+		pr_err("timerfd: %s", strerror(errno));
+		return -1;
+	}
+	d->next_job_id = 1;
+	/* Listen for a live master before taking over. */
+	d->master_heard_ms = now_mono_ms();
+	return 0;
+}
+
+/* Arm the strobe timer for CLOCK_REALTIME @at_ns; 0 disarms it. */
+static void arm_strobe_timer(struct bcsd *d, uint64_t at_ns)
+{
+	struct itimerspec its = {
+		.it_value = { (time_t)(at_ns / 1000000000ULL),
+			      (long)(at_ns % 1000000000ULL) },
+	};
+
+	if (timerfd_settime(d->strobe_tfd, TFD_TIMER_ABSTIME, &its, NULL))
+		pr_err("timerfd_settime: %s", strerror(errno));
+}
+
+static struct bcsd_job *find_job(struct bcsd *d, uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nr_jobs; i++)
+		if (d->jobs[i].id == id)
+			return &d->jobs[i];
+	return NULL;
+}
+
+/* The next row after @row that holds a job, in order; 0 with no jobs. */
+static uint32_t next_row(const struct bcsd *d, uint32_t row)
+{
+	uint32_t i, best = BCS_ROW_NONE, first = BCS_ROW_NONE, r;
+
+	for (i = 0; i < d->nr_jobs; i++) {
+		r = d->jobs[i].row;
+		if (r == BCS_ROW_NONE)
+			continue;
+		if (first == BCS_ROW_NONE || r < first)
+			first = r;
+		if (r > row && (best == BCS_ROW_NONE || r < best))
+			best = r;
+	}
+	if (best != BCS_ROW_NONE)
+		return best;
+	return first != BCS_ROW_NONE ? first : 0;
+}
+
+static uint32_t nr_rows(const struct bcsd *d)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->nr_jobs; i++)
+		if (d->jobs[i].row != BCS_ROW_NONE && d->jobs[i].row + 1 > n)
+			n = d->jobs[i].row + 1;
+	return n;
+}
+
+static void fill_map(struct bcsd *d, struct bcsp_map *map)
+{
+	uint64_t now = now_mono_ms(), expiry = REPORT_EXPIRY_MS(d);
+	struct bcsd_job *j;
+	uint32_t i, k;
+
+	memset(map, 0, sizeof(*map));
+	map->version = d->map_version;
+	map->nr_jobs = d->nr_jobs;
+	for (i = 0; i < d->nr_jobs; i++) {
+		j = &d->jobs[i];
+		map->jobs[i].job = j->id;
+		map->jobs[i].row = j->row;
+		for (k = 0; k < j->nr_nodes; k++) {
+			if (now - j->seen_ms[k] > expiry || !j->tasks[k])
+				continue;
+			map->jobs[i].nodes++;
+			map->jobs[i].tasks += j->tasks[k];
+		}
+	}
+}
+
+static void send_map(struct bcsd *d)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_MAP } };
+
+	m.hdr.epoch = d->epoch;
+	m.hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
+	fill_map(d, &m.map);
+	if (!net_send(d, &m, NULL))
+		d->cnt.maps_tx++;
+	d->map_sent_slice = d->slice;
+	/* The master's own view, for bcsctl job list on this host. */
+	d->map = m.map;
+	d->have_map = true;
+	if (d->node_role)
+		node_on_map(d, &m.map);
+}
+
+static void take_over(struct bcsd *d)
+{
+	uint64_t lead = cfg_uint(&d->cfg, "lead_us") * 1000, now;
+	uint32_t i;
+
+	d->epoch = d->max_epoch_seen + 1;
+	d->active = true;
+	d->cnt.takeovers++;
+	/* Carry on with the schedule the old master announced. */
+	d->slice = d->master_slice;
+	if (d->have_map && !d->nr_jobs) {
+		d->nr_jobs = d->map.nr_jobs;
+		for (i = 0; i < d->map.nr_jobs; i++) {
+			memset(&d->jobs[i], 0, sizeof(d->jobs[i]));
+			d->jobs[i].id = d->map.jobs[i].job;
+			d->jobs[i].row = d->map.jobs[i].row;
+			if (d->jobs[i].id >= d->next_job_id)
+				d->next_job_id = d->jobs[i].id + 1;
+		}
+		d->map_version = d->map.version;
+	}
+	d->map_version++;
+	d->have_master = true;
+	d->master_id = d->node_id;
+	d->master_epoch = d->epoch;
+	d->master_priority = (uint16_t)cfg_uint(&d->cfg, "priority");
+	d->max_epoch_seen = d->epoch;
+	now = now_real_ns();
+	d->deadline_ns = now + lead;
+	d->row = next_row(d, BCS_ROW_NONE);
+	pr_notice("taking over as master: epoch %u, slice %llu", d->epoch,
+		  (unsigned long long)d->slice);
+	send_map(d);
+	arm_strobe_timer(d, now + 1000);
+}
+
+static void step_down(struct bcsd *d)
+{
+	d->active = false;
+	d->cnt.stepdowns++;
+	arm_strobe_timer(d, 0);
+	pr_notice("stepping down: a more senior master is live");
+}
+
+void master_heard_other(struct bcsd *d, const struct bcsp_msg *m)
+{
+	(void)m;
+	if (d->active)
+		step_down(d);
+}
+
+void master_on_strobe_timer(struct bcsd *d)
+{
+	uint64_t lead = cfg_uint(&d->cfg, "lead_us") * 1000, now, behind;
+	struct bcsp_msg m = { .hdr = { .type = BCSP_STROBE } };
+
+	if (!d->active)
+		return;
+	now = now_real_ns();
+	d->slice++;
+	d->deadline_ns += d->slice_ns;
+	/* Fell behind (stopped, overloaded): skip the slices that are gone. */
+	if (d->deadline_ns < now + lead / 2) {
+		behind = (now + lead - d->deadline_ns) / d->slice_ns + 1;
+		d->slice += behind;
+		d->deadline_ns += behind * d->slice_ns;
+	}
+	d->row = next_row(d, d->row);
+	m.hdr.epoch = d->epoch;
+	m.hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
+	m.strobe.slice = d->slice;
+	m.strobe.deadline_ns = d->deadline_ns;
+	m.strobe.slice_ns = d->slice_ns;
+	m.strobe.row = d->row;
+	m.strobe.map_version = d->map_version;
+	m.strobe.nr_rows = nr_rows(d);
+	if (!net_send(d, &m, NULL))
+		d->cnt.strobes_tx++;
+	d->master_slice = d->slice;
+	d->master_heard_ms = now_mono_ms();
+	if (d->node_role)
+		node_on_strobe(d, &m);
+	if (d->slice - d->map_sent_slice >= MAP_RESEND_SLICES)
+		send_map(d);
+	arm_strobe_timer(d, d->deadline_ns + d->slice_ns - lead);
+}
+
+void master_tick(struct bcsd *d)
+{
+	uint64_t silence = slices_ms(d, cfg_uint(&d->cfg, "failover_slices"));
+
+	if (!d->active && now_mono_ms() - d->master_heard_ms > silence)
+		take_over(d);
+}
+
+/* Pick a row for a new job: the emptiest allowed row. */
+static uint32_t pick_row(const struct bcsd *d)
+{
+	uint32_t rows = (uint32_t)cfg_uint(&d->cfg, "rows");
+	uint32_t count[BCS_ROWS_MAX] = { 0 }, i, best = 0;
+
+	for (i = 0; i < d->nr_jobs; i++)
+		if (d->jobs[i].row < BCS_ROWS_MAX)
+			count[d->jobs[i].row]++;
+	if (!rows) {
+		/* One job per row, as many rows as jobs. */
+		for (i = 0; i < BCS_ROWS_MAX; i++)
+			if (!count[i])
+				return i;
+		rows = BCS_ROWS_MAX;
+	}
+	for (i = 1; i < rows; i++)
+		if (count[i] < count[best])
+			best = i;
+	return best;
+}
+
+/* Carry out request @req from @sender; the answer is in @reply. */
+void master_request(struct bcsd *d, const struct bcsp_request *req,
+		    struct bcsp_request *reply)
+{
+	struct bcsd_job *j;
+	uint32_t id;
+
+	*reply = *req;
+	reply->error = 0;
+	switch (req->op) {
+	case BCSP_OP_CREATE:
+		if (req->row != BCS_ROW_NONE && req->row >= BCS_ROWS_MAX) {
+			reply->error = -EINVAL;
+		} else if (d->nr_jobs >= BCSP_MAX_JOBS) {
+			reply->error = -ENOSPC;
+		} else if (req->job && find_job(d, req->job)) {
+			reply->error = -EEXIST;
+		} else if (req->job > BCS_JOB_ID_MAX) {
+			reply->error = -EINVAL;
+		} else {
+			id = req->job;
+			while (!id || find_job(d, id)) {
+				id = d->next_job_id++;
+				if (d->next_job_id > BCS_JOB_ID_MAX)
+					d->next_job_id = 1;
+			}
+			j = &d->jobs[d->nr_jobs++];
+			memset(j, 0, sizeof(*j));
+			j->id = id;
+			j->row = req->row == BCS_ROW_NONE ? pick_row(d) : req->row;
+			reply->job = j->id;
+			reply->row = j->row;
+			pr_info("job %u created in row %u", j->id, j->row);
+		}
+		break;
+	case BCSP_OP_DESTROY:
+		j = find_job(d, req->job);
+		if (!j) {
+			reply->error = -ENOENT;
+			break;
+		}
+		*j = d->jobs[--d->nr_jobs];
+		pr_info("job %u destroyed", req->job);
+		break;
+	case BCSP_OP_SET_ROW:
+		j = find_job(d, req->job);
+		if (!j)
+			reply->error = -ENOENT;
+		else if (req->row != BCS_ROW_NONE && req->row >= BCS_ROWS_MAX)
+			reply->error = -EINVAL;
+		else
+			j->row = req->row;
+		break;
+	default:
+		reply->error = -EOPNOTSUPP;
+	}
+	if (!reply->error) {
+		d->map_version++;
+		send_map(d);
+	}
+}
+
+static void on_request(struct bcsd *d, const struct bcsp_msg *m,
+		       const struct sockaddr_in *from)
+{
+	struct bcsp_msg r = { .hdr = { .type = BCSP_REPLY } };
+	unsigned int i;
+
+	r.hdr.epoch = d->epoch;
+	r.hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
+	/* A retry of a request already carried out gets the same answer. */
+	for (i = 0; i < sizeof(d->done) / sizeof(d->done[0]); i++) {
+		if (d->done[i].sender == m->hdr.sender &&
+		    d->done[i].id == m->req.id && m->req.id) {
+			r.req = d->done[i].reply;
+			net_send(d, &r, from);
+			return;
+		}
+	}
+	master_request(d, &m->req, &r.req);
+	i = d->done_next++ % (sizeof(d->done) / sizeof(d->done[0]));
+	d->done[i].sender = m->hdr.sender;
+	d->done[i].id = m->req.id;
+	d->done[i].reply = r.req;
+	net_send(d, &r, from);
+}
+
+static void on_report(struct bcsd *d, const struct bcsp_msg *m)
+{
+	uint64_t now = now_mono_ms();
+	struct bcsd_job *j;
+	uint32_t i, k;
+
+	for (i = 0; i < d->nr_jobs; i++) {
+		j = &d->jobs[i];
+		for (k = 0; k < j->nr_nodes; k++)
+			if (j->node_ids[k] == m->hdr.sender)
+				break;
+		if (k == j->nr_nodes) {
+			if (k == BCSD_MAX_NODES)
+				continue;
+			j->nr_nodes++;
+			j->node_ids[k] = m->hdr.sender;
+		}
+		j->tasks[k] = 0;
+		j->seen_ms[k] = now;
+	}
+	for (i = 0; i < m->report.nr_jobs; i++) {
+		j = find_job(d, m->report.jobs[i].job);
+		if (!j)
+			continue;
+		for (k = 0; k < j->nr_nodes; k++)
+			if (j->node_ids[k] == m->hdr.sender)
+				j->tasks[k] = m->report.jobs[i].tasks;
+	}
+}
+
+void master_on_msg(struct bcsd *d, const struct bcsp_msg *m,
+		   const struct sockaddr_in *from)
+{
+	if (m->hdr.type == BCSP_REQUEST)
+		on_request(d, m, from);
+	else if (m->hdr.type == BCSP_REPORT)
+		on_report(d, m);
+}
+
+/* A report from this host's own node part. */
+void master_local_report(struct bcsd *d, const struct bcsp_msg *m)
+{
+	if (d->active)
+		on_report(d, m);
+}

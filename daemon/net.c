@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The UDP socket: bound to the group's port, member of the multicast
+ * group, used both for the group and for unicast requests to the master.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bcsd.h"
+#include "log.h"
+
+int net_open(struct bcsd *d)
+{
+	const char *group = cfg_str(&d->cfg, "group");
+	const char *ifname = cfg_str(&d->cfg, "interface");
+	uint16_t port = (uint16_t)cfg_uint(&d->cfg, "port");
+	struct sockaddr_in any = { .sin_family = AF_INET };
+	struct ip_mreqn mreq = { 0 };
+	int one = 1, ttl = (int)cfg_uint(&d->cfg, "ttl");
+	unsigned char loop = 1;
+
+	memset(&d->group, 0, sizeof(d->group));
+	d->group.sin_family = AF_INET;
+	d->group.sin_port = htons(port);
+	if (inet_pton(AF_INET, group, &d->group.sin_addr) != 1 ||
+	    !IN_MULTICAST(ntohl(d->group.sin_addr.s_addr))) {
+		pr_err("group: '%s' is not an IPv4 multicast address", group);
+		return -1;
+	}
+	if (*ifname) {
+		mreq.imr_ifindex = (int)if_nametoindex(ifname);
+		if (!mreq.imr_ifindex) {
+			pr_err("interface %s: %s", ifname, strerror(errno));
+			return -1;
+		}
+	}
+	mreq.imr_multiaddr = d->group.sin_addr;
+
+	d->sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (d->sock < 0) {
+		pr_err("socket: %s", strerror(errno));
+		return -1;
+	}
+	any.sin_port = htons(port);
+	any.sin_addr.s_addr = htonl(INADDR_ANY);
+	/* A restarted bcsd must rebind at once. */
+	if (setsockopt(d->sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(d->sock, (struct sockaddr *)&any, sizeof(any))) {
+		pr_err("bind port %u: %s", port, strerror(errno));
+		return -1;
+	}
+	if (setsockopt(d->sock, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq,
+		       sizeof(mreq)) ||
+	    setsockopt(d->sock, IPPROTO_IP, IP_MULTICAST_IF, &mreq,
+		       sizeof(mreq)) ||
+	    setsockopt(d->sock, IPPROTO_IP, IP_MULTICAST_TTL, &ttl,
+		       sizeof(ttl)) ||
+	    setsockopt(d->sock, IPPROTO_IP, IP_MULTICAST_LOOP, &loop,
+		       sizeof(loop))) {
+		pr_err("joining %s: %s", group, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Sign and send @m to @to (the group if NULL), as this node. */
+int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
+{
+	uint8_t buf[BCSP_MAX_LEN];
+	int len;
+
+	m->hdr.cluster = d->cluster;
+	m->hdr.sender = d->node_id;
+	m->hdr.seq = d->seq++;
+	len = bcsp_encode(m, d->key, buf, sizeof(buf));
+	if (len < 0)
+		return -1;
+	if (!to)
+		to = &d->group;
+	if (sendto(d->sock, buf, (size_t)len, 0, (const struct sockaddr *)to,
+		   sizeof(*to)) != len) {
+		pr_debug("sendto: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}

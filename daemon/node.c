@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The node: hands accepted strobes to bcs.ko over generic netlink, keeps
+ * the kernel's jobs in line with the master's map, and reports the local
+ * tasks of each job to the master.
+ *
+ * bcsd drives bcs.ko through its netlink socket.  If bcsd dies, the
+ * kernel sees the socket close and fails open; if the master goes quiet,
+ * the kernel's watchdog fails open after watchdog_slices.  Either way no
+ * task stays suspended, and the next strobe resumes gang scheduling.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../libbcs/bcs.h"
+#include "bcsd.h"
+#include "log.h"
+
+int node_init(struct bcsd *d)
+{
+	int err;
+
+	err = bcs_open(&d->dev);
+	if (!err)
+		err = bcs_nl_open(&d->nl);
+	if (err) {
+		pr_err("%s", bcs_strerror(err, BCS_CTX_OPEN));
+		return -1;
+	}
+	d->report_ms = now_mono_ms();
+	return 0;
+}
+
+void node_exit(struct bcsd *d)
+{
+	uint32_t i;
+
+	/* Every gang runs again, on purpose: this is not a failure. */
+	if (d->driving && d->nl)
+		bcs_nl_release(d->nl);
+	d->driving = false;
+	for (i = 0; i < d->nr_local_jobs && d->dev; i++)
+		bcs_job_destroy(d->dev, d->local_jobs[i]);
+	d->nr_local_jobs = 0;
+	bcs_nl_close(d->nl);
+	bcs_close(d->dev);
+	d->nl = NULL;
+	d->dev = NULL;
+}
+
+void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
+{
+	uint64_t stale = cfg_uint(&d->cfg, "stale_slices") * m->strobe.slice_ns;
+	const struct bcsp_strobe *s = &m->strobe;
+	uint64_t now = now_real_ns();
+	int err;
+
+	if (s->deadline_ns + stale < now) {
+		d->cnt.rejected[BCSP_STALE]++;
+		return;
+	}
+	if (s->row >= 64 || s->slice_ns < 50000) {
+		d->cnt.rejected[BCSP_BAD_BODY]++;
+		return;
+	}
+	if (!d->driving) {
+		err = bcs_nl_drive(d->nl, s->slice_ns,
+				   (uint32_t)cfg_uint(&d->cfg, "watchdog_slices"));
+		if (err) {
+			d->cnt.kernel_errors++;
+			pr_warn("cannot drive bcs.ko: %s",
+				bcs_strerror(err, BCS_CTX_NETLINK));
+			return;
+		}
+		d->driving = true;
+		pr_notice("driving bcs.ko: slice %llu us",
+			  (unsigned long long)(s->slice_ns / 1000));
+	}
+	err = bcs_nl_strobe(d->nl, s->slice, s->row, s->deadline_ns,
+			    s->slice_ns, 0);
+	if (err) {
+		d->cnt.kernel_errors++;
+		/* Someone else took driven mode away: ask again next time. */
+		if (err == -ENOTCONN)
+			d->driving = false;
+		pr_debug("strobe: %s", bcs_strerror(err, BCS_CTX_STROBE));
+		return;
+	}
+	d->cnt.strobes_forwarded++;
+}
+
+static bool local_job(const struct bcsd *d, uint32_t job, uint32_t *idx)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nr_local_jobs; i++) {
+		if (d->local_jobs[i] == job) {
+			if (idx)
+				*idx = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool node_has_job(struct bcsd *d, uint32_t job)
+{
+	return local_job(d, job, NULL);
+}
+
+void node_on_map(struct bcsd *d, const struct bcsp_map *map)
+{
+	uint32_t i, k, idx;
+	bool keep;
+	int err;
+
+	if (d->map_applied && d->applied_map == map->version)
+		return;
+	for (i = 0; i < map->nr_jobs; i++) {
+		const struct bcsp_job_row *j = &map->jobs[i];
+
+		err = bcs_job_create(d->dev, j->job, j->row, NULL);
+		if (err == -EEXIST)
+			err = bcs_job_set_row(d->dev, j->job, j->row);
+		if (err) {
+			d->cnt.kernel_errors++;
+			pr_warn("job %u: %s", j->job,
+				bcs_strerror(err, BCS_CTX_JOB));
+			continue;
+		}
+		if (!local_job(d, j->job, NULL) &&
+		    d->nr_local_jobs < BCSP_MAX_JOBS)
+			d->local_jobs[d->nr_local_jobs++] = j->job;
+	}
+	/* Jobs the master no longer has. */
+	for (i = 0; i < d->nr_local_jobs;) {
+		keep = false;
+		for (k = 0; k < map->nr_jobs; k++)
+			keep |= map->jobs[k].job == d->local_jobs[i];
+		if (keep) {
+			i++;
+			continue;
+		}
+		bcs_job_destroy(d->dev, d->local_jobs[i]);
+		if (local_job(d, d->local_jobs[i], &idx))
+			d->local_jobs[idx] = d->local_jobs[--d->nr_local_jobs];
+	}
+	d->applied_map = map->version;
+	d->map_applied = true;
+	d->cnt.maps_applied++;
+	ctl_job_appeared(d);
+}
+
+static void send_report(struct bcsd *d)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_REPORT } };
+	struct bcs_job_info *jobs = NULL;
+	size_t n = 0, i;
+
+	if (bcs_job_list(d->dev, &jobs, &n))
+		return;
+	for (i = 0; i < n && m.report.nr_jobs < BCSP_MAX_JOBS; i++) {
+		if (!local_job(d, jobs[i].id, NULL))
+			continue;
+		m.report.jobs[m.report.nr_jobs].job = jobs[i].id;
+		m.report.jobs[m.report.nr_jobs].tasks = jobs[i].nr_tasks;
+		m.report.nr_jobs++;
+	}
+	free(jobs);
+	m.hdr.epoch = d->master_epoch;
+	if (d->active) {
+		m.hdr.sender = d->node_id;
+		master_local_report(d, &m);
+	} else {
+		net_send(d, &m, &d->master_addr);
+	}
+}
+
+void node_tick(struct bcsd *d)
+{
+	uint64_t now = now_mono_ms();
+
+	if (d->have_master &&
+	    now - d->report_ms >= cfg_uint(&d->cfg, "report_ms")) {
+		d->report_ms = now;
+		send_report(d);
+	}
+}

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Encoding, authentication and replay protection of bcsd datagrams.
+ *
+ * Decoding checks everything that can be checked without state, cheapest
+ * first, and the tag before any field is trusted: a datagram that fails
+ * is only counted.  Tags are compared in constant time by libsodium.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "proto.h"
+
+static const char *const verdict_names[__BCSP_VERDICT_MAX] = {
+	[BCSP_OK]		= "ok",
+	[BCSP_SHORT]		= "truncated",
+	[BCSP_BAD_MAGIC]	= "bad-magic",
+	[BCSP_BAD_VERSION]	= "bad-version",
+	[BCSP_BAD_TYPE]		= "bad-type",
+	[BCSP_BAD_MAC]		= "bad-mac",
+	[BCSP_OTHER_CLUSTER]	= "other-cluster",
+	[BCSP_BAD_BODY]		= "bad-body",
+	[BCSP_REPLAY]		= "replay",
+	[BCSP_STALE]		= "stale",
+};
+
+const char *bcsp_verdict_name(enum bcsp_verdict v)
+{
+	return v < __BCSP_VERDICT_MAX ? verdict_names[v] : "?";
+}
+
+/* A cursor over a buffer; @ok turns false on overrun and stays false. */
+struct cur {
+	uint8_t *p;
+	size_t len, off;
+	bool ok;
+};
+
+static void put(struct cur *c, const void *v, size_t n)
+{
+	if (!c->ok || c->len - c->off < n) {
+		c->ok = false;
+		return;
+	}
+	memcpy(c->p + c->off, v, n);
+	c->off += n;
+}
+
+static void put8(struct cur *c, uint8_t v)
+{
+	put(c, &v, 1);
+}
+
+static void put16(struct cur *c, uint16_t v)
+{
+	v = htobe16(v);
+	put(c, &v, 2);
+}
+
+static void put32(struct cur *c, uint32_t v)
+{
+	v = htobe32(v);
+	put(c, &v, 4);
+}
+
+static void put64(struct cur *c, uint64_t v)
+{
+	v = htobe64(v);
+	put(c, &v, 8);
+}
+
+static void get(struct cur *c, void *v, size_t n)
+{
+	if (!c->ok || c->len - c->off < n) {
+		c->ok = false;
+		memset(v, 0, n);
+		return;
+	}
+	memcpy(v, c->p + c->off, n);
+	c->off += n;
+}
+
+static uint8_t get8(struct cur *c)
+{
+	uint8_t v;
+
+	get(c, &v, 1);
+	return v;
+}
+
+static uint16_t get16(struct cur *c)
+{
+	uint16_t v;
+
+	get(c, &v, 2);
+	return be16toh(v);
+}
+
+static uint32_t get32(struct cur *c)
+{
+	uint32_t v;
+
+	get(c, &v, 4);
+	return be32toh(v);
+}
+
+static uint64_t get64(struct cur *c)
+{
+	uint64_t v;
+
+	get(c, &v, 8);
+	return be64toh(v);
+}
+
+static void encode_body(struct cur *c, const struct bcsp_msg *m)
+{
+	uint32_t i;
+
+	switch (m->hdr.type) {
+	case BCSP_STROBE:
+		put64(c, m->strobe.slice);
+		put64(c, m->strobe.deadline_ns);
+		put64(c, m->strobe.slice_ns);
+		put32(c, m->strobe.row);
+		put32(c, m->strobe.map_version);
+		put32(c, m->strobe.nr_rows);
+		put32(c, 0);
+		break;
+	case BCSP_MAP:
+		if (m->map.nr_jobs > BCSP_MAX_JOBS) {
+			c->ok = false;
+			return;
+		}
+		put32(c, m->map.version);
+		put32(c, m->map.nr_jobs);
+		for (i = 0; i < m->map.nr_jobs; i++) {
+			put32(c, m->map.jobs[i].job);
+			put32(c, m->map.jobs[i].row);
+			put32(c, m->map.jobs[i].nodes);
+			put32(c, m->map.jobs[i].tasks);
+		}
+		break;
+	case BCSP_REQUEST:
+	case BCSP_REPLY:
+		put32(c, m->req.id);
+		put32(c, m->req.op);
+		put32(c, m->req.job);
+		put32(c, m->req.row);
+		put32(c, (uint32_t)m->req.error);
+		break;
+	case BCSP_REPORT:
+		if (m->report.nr_jobs > BCSP_MAX_JOBS) {
+			c->ok = false;
+			return;
+		}
+		put32(c, m->report.nr_jobs);
+		for (i = 0; i < m->report.nr_jobs; i++) {
+			put32(c, m->report.jobs[i].job);
+			put32(c, m->report.jobs[i].tasks);
+		}
+		break;
+	default:
+		c->ok = false;
+	}
+}
+
+int bcsp_encode(const struct bcsp_msg *msg, const uint8_t *key,
+		uint8_t *buf, size_t size)
+{
+	struct cur c = { .p = buf, .len = size, .ok = true };
+	const struct bcsp_hdr *h = &msg->hdr;
+	uint16_t len;
+
+	if (size > BCSP_MAX_LEN)
+		c.len = BCSP_MAX_LEN;
+	put32(&c, BCSP_MAGIC);
+	put8(&c, BCSP_VERSION);
+	put8(&c, h->type);
+	put16(&c, 0);		/* length, filled in below */
+	put32(&c, h->cluster);
+	put32(&c, h->epoch);
+	put32(&c, h->sender);
+	put16(&c, h->priority);
+	put16(&c, 0);
+	put64(&c, h->seq);
+	encode_body(&c, msg);
+	if (!c.ok || c.len - c.off < BCSP_TAG_LEN)
+		return -1;
+	len = (uint16_t)(c.off + BCSP_TAG_LEN);
+	len = htobe16(len);
+	memcpy(buf + 6, &len, 2);
+	crypto_auth_hmacsha256(buf + c.off, buf, c.off, key);
+	return (int)(c.off + BCSP_TAG_LEN);
+}
+
+static bool decode_body(struct cur *c, struct bcsp_msg *m)
+{
+	uint32_t i;
+
+	switch (m->hdr.type) {
+	case BCSP_STROBE:
+		m->strobe.slice = get64(c);
+		m->strobe.deadline_ns = get64(c);
+		m->strobe.slice_ns = get64(c);
+		m->strobe.row = get32(c);
+		m->strobe.map_version = get32(c);
+		m->strobe.nr_rows = get32(c);
+		m->strobe.reserved = get32(c);
+		return c->ok && !m->strobe.reserved;
+	case BCSP_MAP:
+		m->map.version = get32(c);
+		m->map.nr_jobs = get32(c);
+		if (m->map.nr_jobs > BCSP_MAX_JOBS)
+			return false;
+		for (i = 0; i < m->map.nr_jobs; i++) {
+			m->map.jobs[i].job = get32(c);
+			m->map.jobs[i].row = get32(c);
+			m->map.jobs[i].nodes = get32(c);
+			m->map.jobs[i].tasks = get32(c);
+		}
+		return c->ok;
+	case BCSP_REQUEST:
+	case BCSP_REPLY:
+		m->req.id = get32(c);
+		m->req.op = get32(c);
+		m->req.job = get32(c);
+		m->req.row = get32(c);
+		m->req.error = (int32_t)get32(c);
+		return c->ok;
+	case BCSP_REPORT:
+		m->report.nr_jobs = get32(c);
+		if (m->report.nr_jobs > BCSP_MAX_JOBS)
+			return false;
+		for (i = 0; i < m->report.nr_jobs; i++) {
+			m->report.jobs[i].job = get32(c);
+			m->report.jobs[i].tasks = get32(c);
+		}
+		return c->ok;
+	}
+	return false;
+}
+
+enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
+			      uint32_t cluster, const uint8_t *key,
+			      struct bcsp_msg *msg)
+{
+	struct cur c = { .p = (uint8_t *)buf, .ok = true };
+	uint16_t wire_len, reserved;
+	size_t body_end;
+
+	if (len < BCSP_HDR_LEN + BCSP_TAG_LEN || len > BCSP_MAX_LEN)
+		return BCSP_SHORT;
+	c.len = len - BCSP_TAG_LEN;
+	memset(msg, 0, sizeof(*msg));
+	if (get32(&c) != BCSP_MAGIC)
+		return BCSP_BAD_MAGIC;
+	if (get8(&c) != BCSP_VERSION)
+		return BCSP_BAD_VERSION;
+	msg->hdr.type = get8(&c);
+	wire_len = get16(&c);
+	if (wire_len != len)
+		return BCSP_SHORT;
+	if (!msg->hdr.type || msg->hdr.type >= __BCSP_TYPE_MAX)
+		return BCSP_BAD_TYPE;
+	body_end = len - BCSP_TAG_LEN;
+	if (crypto_auth_hmacsha256_verify(buf + body_end, buf, body_end, key))
+		return BCSP_BAD_MAC;
+	msg->hdr.cluster = get32(&c);
+	if (msg->hdr.cluster != cluster)
+		return BCSP_OTHER_CLUSTER;
+	msg->hdr.epoch = get32(&c);
+	msg->hdr.sender = get32(&c);
+	msg->hdr.priority = get16(&c);
+	reserved = get16(&c);
+	msg->hdr.seq = get64(&c);
+	if (reserved || !decode_body(&c, msg) || c.off != body_end)
+		return BCSP_BAD_BODY;
+	return BCSP_OK;
+}
+
+enum bcsp_verdict bcsp_window_check(struct bcsp_window *w, uint32_t epoch,
+				    uint64_t seq)
+{
+	uint64_t back;
+
+	if (w->used && epoch < w->epoch)
+		return BCSP_STALE;
+	if (!w->used || epoch > w->epoch) {
+		w->used = true;
+		w->epoch = epoch;
+		w->top = seq;
+		w->bits = 1;
+		return BCSP_OK;
+	}
+	if (seq > w->top) {
+		back = seq - w->top;
+		w->bits = back >= 64 ? 0 : w->bits << back;
+		w->bits |= 1;
+		w->top = seq;
+		return BCSP_OK;
+	}
+	back = w->top - seq;
+	if (back >= 64 || (w->bits & (1ULL << back)))
+		return BCSP_REPLAY;
+	w->bits |= 1ULL << back;
+	return BCSP_OK;
+}
+
+static int hexval(int ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+int bcsp_load_key(const char *path, uint8_t key[BCSP_KEY_LEN], char *err,
+		  size_t errlen)
+{
+	uint8_t buf[2 * BCSP_KEY_LEN + 2];
+	struct stat st;
+	ssize_t n;
+	int fd, i, hi, lo;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		goto fail;
+	}
+	if (st.st_mode & 0077) {
+		snprintf(err, errlen,
+			 "%s: readable by group or others (mode %03o); chmod 600 it",
+			 path, (unsigned int)(st.st_mode & 0777));
+		goto fail;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	fd = -1;
+	if (n == BCSP_KEY_LEN) {
+		memcpy(key, buf, BCSP_KEY_LEN);
+		sodium_memzero(buf, sizeof(buf));
+		return 0;
+	}
+	if (n == 2 * BCSP_KEY_LEN ||
+	    (n == 2 * BCSP_KEY_LEN + 1 && buf[2 * BCSP_KEY_LEN] == '\n')) {
+		for (i = 0; i < BCSP_KEY_LEN; i++) {
+			hi = hexval(buf[2 * i]);
+			lo = hexval(buf[2 * i + 1]);
+			if (hi < 0 || lo < 0)
+				break;
+			key[i] = (uint8_t)(hi << 4 | lo);
+		}
+		sodium_memzero(buf, sizeof(buf));
+		if (i == BCSP_KEY_LEN)
+			return 0;
+	}
+	snprintf(err, errlen,
+		 "%s: a key is 32 bytes or 64 hex digits (bcsd --genkey makes one)",
+		 path);
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}

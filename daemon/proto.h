@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The bcsd wire protocol, version 1 (Documentation/wire-protocol.rst).
+ *
+ * Every datagram is a fixed header, a body whose layout depends on the
+ * type, and an HMAC-SHA-256 tag (libsodium crypto_auth_hmacsha256) over
+ * header and body with the cluster key.  All integers are big-endian.
+ *
+ *   off size field
+ *     0    4 magic        BCSP_MAGIC
+ *     4    1 version      BCSP_VERSION
+ *     5    1 type         enum bcsp_type
+ *     6    2 length       of the whole datagram, tag included
+ *     8    4 cluster      cluster id; datagrams of other clusters are ignored
+ *    12    4 epoch        master epoch; a new master takes a higher one
+ *    16    4 sender       node id of the sender
+ *    20    2 priority     sender's master priority (0 for nodes)
+ *    22    2 reserved     zero
+ *    24    8 seq          sender's sequence number, strictly increasing
+ *    32  ... body
+ *   end   32 tag
+ */
+#ifndef BCSD_PROTO_H
+#define BCSD_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BCSP_MAGIC		0x42435350u	/* "BCSP" */
+#define BCSP_VERSION		1
+#define BCSP_HDR_LEN		32
+#define BCSP_TAG_LEN		32
+#define BCSP_KEY_LEN		32
+#define BCSP_MAX_LEN		1400	/* fits an Ethernet MTU */
+#define BCSP_MAX_JOBS		64	/* map entries per datagram */
+
+enum bcsp_type {
+	BCSP_STROBE	= 1,	/* master -> group: run @row at @deadline */
+	BCSP_MAP	= 2,	/* master -> group: job -> row map */
+	BCSP_REQUEST	= 3,	/* node -> master: job create/destroy/row */
+	BCSP_REPLY	= 4,	/* master -> node: answer to a request */
+	BCSP_REPORT	= 5,	/* node -> master: local tasks per job */
+	__BCSP_TYPE_MAX,
+};
+
+struct bcsp_hdr {
+	uint8_t type;
+	uint32_t cluster;
+	uint32_t epoch;
+	uint32_t sender;
+	uint16_t priority;
+	uint64_t seq;
+};
+
+/* BCSP_STROBE body: 40 bytes. */
+struct bcsp_strobe {
+	uint64_t slice;
+	uint64_t deadline_ns;	/* CLOCK_REALTIME */
+	uint64_t slice_ns;
+	uint32_t row;
+	uint32_t map_version;	/* nodes ask nothing: the map follows */
+	uint32_t nr_rows;
+	uint32_t reserved;
+};
+
+struct bcsp_job_row {
+	uint32_t job;
+	uint32_t row;
+	uint32_t nodes;		/* nodes that reported tasks of the job */
+	uint32_t tasks;		/* tasks reported, summed over nodes */
+};
+
+/* BCSP_MAP body: 8 bytes + 16 per job. */
+struct bcsp_map {
+	uint32_t version;
+	uint32_t nr_jobs;
+	struct bcsp_job_row jobs[BCSP_MAX_JOBS];
+};
+
+enum bcsp_op {
+	BCSP_OP_CREATE	= 1,
+	BCSP_OP_DESTROY	= 2,
+	BCSP_OP_SET_ROW	= 3,
+};
+
+/* BCSP_REQUEST and BCSP_REPLY body: 20 bytes. */
+struct bcsp_request {
+	uint32_t id;		/* chosen by the node, echoed in the reply */
+	uint32_t op;		/* enum bcsp_op */
+	uint32_t job;		/* 0 on create: the master picks */
+	uint32_t row;		/* BCS_ROW_NONE on create: the master picks */
+	int32_t error;		/* reply: 0 or a negative errno */
+};
+
+/* BCSP_REPORT body: 4 bytes + 8 per job. */
+struct bcsp_report {
+	uint32_t nr_jobs;
+	struct {
+		uint32_t job;
+		uint32_t tasks;
+	} jobs[BCSP_MAX_JOBS];
+};
+
+struct bcsp_msg {
+	struct bcsp_hdr hdr;
+	union {
+		struct bcsp_strobe strobe;
+		struct bcsp_map map;
+		struct bcsp_request req;
+		struct bcsp_report report;
+	};
+};
+
+/* Reasons a datagram is rejected; counted per reason by the daemon. */
+enum bcsp_verdict {
+	BCSP_OK = 0,
+	BCSP_SHORT,		/* truncated or length field wrong */
+	BCSP_BAD_MAGIC,
+	BCSP_BAD_VERSION,
+	BCSP_BAD_TYPE,
+	BCSP_BAD_MAC,
+	BCSP_OTHER_CLUSTER,
+	BCSP_BAD_BODY,		/* body length or reserved fields */
+	BCSP_REPLAY,		/* seq already seen */
+	BCSP_STALE,		/* old epoch or deadline long past */
+	__BCSP_VERDICT_MAX,
+};
+
+const char *bcsp_verdict_name(enum bcsp_verdict v);
+
+/*
+ * Encode @msg into @buf (at least BCSP_MAX_LEN bytes) and sign it with
+ * @key.  Returns the datagram length, or -1 if @msg does not fit.
+ */
+int bcsp_encode(const struct bcsp_msg *msg, const uint8_t *key,
+		uint8_t *buf, size_t size);
+
+/*
+ * Check and decode datagram @buf of @len bytes: magic, version, length,
+ * type, cluster (@cluster), tag (@key) and body.  Replay and staleness are
+ * the caller's, see struct bcsp_window.
+ */
+enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
+			      uint32_t cluster, const uint8_t *key,
+			      struct bcsp_msg *msg);
+
+/*
+ * Replay window per sender and epoch: accepts each sequence number once,
+ * in any order within the last 64, and nothing older.
+ */
+struct bcsp_window {
+	uint32_t epoch;
+	uint64_t top;		/* highest sequence number accepted */
+	uint64_t bits;		/* bit i: top - i was accepted */
+	bool used;
+};
+
+/*
+ * Returns BCSP_OK and records @seq, BCSP_REPLAY for a sequence number seen
+ * or too old, BCSP_STALE for an epoch older than the window's.  A higher
+ * epoch restarts the window.
+ */
+enum bcsp_verdict bcsp_window_check(struct bcsp_window *w, uint32_t epoch,
+				    uint64_t seq);
+
+/* Read a key file: 32 raw bytes or 64 hex digits; refuses group/other access. */
+int bcsp_load_key(const char *path, uint8_t key[BCSP_KEY_LEN], char *err,
+		  size_t errlen);
+
+#endif /* BCSD_PROTO_H */

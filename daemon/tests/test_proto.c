@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of the wire protocol: round trips of every message
+ * type, rejection of forged, truncated, altered and wrong-version
+ * datagrams, the replay window, and key files.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "proto.h"
+#include "unit.h"
+
+static uint8_t key[BCSP_KEY_LEN], other_key[BCSP_KEY_LEN];
+
+static struct bcsp_msg strobe_msg(void)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_STROBE, .cluster = 7,
+				       .epoch = 3, .sender = 42,
+				       .priority = 100, .seq = 1000 } };
+
+	m.strobe.slice = 123456789;
+	m.strobe.deadline_ns = 1700000000123456789ULL;
+	m.strobe.slice_ns = 1000000;
+	m.strobe.row = 5;
+	m.strobe.map_version = 9;
+	m.strobe.nr_rows = 6;
+	return m;
+}
+
+static void test_roundtrip(void)
+{
+	struct bcsp_msg m = strobe_msg(), out;
+	uint8_t buf[BCSP_MAX_LEN];
+	int len, i;
+
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.hdr.type == BCSP_STROBE && out.hdr.epoch == 3 &&
+	      out.hdr.sender == 42 && out.hdr.priority == 100 &&
+	      out.hdr.seq == 1000);
+	CHECK(out.strobe.slice == m.strobe.slice &&
+	      out.strobe.deadline_ns == m.strobe.deadline_ns &&
+	      out.strobe.slice_ns == m.strobe.slice_ns &&
+	      out.strobe.row == 5 && out.strobe.map_version == 9 &&
+	      out.strobe.nr_rows == 6);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_MAP;
+	m.hdr.cluster = 7;
+	m.map.version = 4;
+	m.map.nr_jobs = BCSP_MAX_JOBS;
+	for (i = 0; i < BCSP_MAX_JOBS; i++) {
+		m.map.jobs[i].job = (uint32_t)i + 1;
+		m.map.jobs[i].row = (uint32_t)i % 3;
+		m.map.jobs[i].nodes = 3;
+		m.map.jobs[i].tasks = (uint32_t)i * 2;
+	}
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len > 0 && len <= BCSP_MAX_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.map.nr_jobs == BCSP_MAX_JOBS && out.map.jobs[63].job == 64 &&
+	      out.map.jobs[63].tasks == 126 && out.map.version == 4);
+	m.map.nr_jobs = BCSP_MAX_JOBS + 1;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_REPLY;
+	m.hdr.cluster = 7;
+	m.req.id = 77;
+	m.req.op = BCSP_OP_CREATE;
+	m.req.job = 12;
+	m.req.row = 2;
+	m.req.error = -17;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.req.id == 77 && out.req.error == -17 && out.req.job == 12);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_REPORT;
+	m.hdr.cluster = 7;
+	m.report.nr_jobs = 2;
+	m.report.jobs[1].job = 5;
+	m.report.jobs[1].tasks = 3;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.report.nr_jobs == 2 && out.report.jobs[1].tasks == 3);
+
+	m.hdr.type = 99;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	CHECK(bcsp_encode(&m, key, buf, 10) < 0);
+}
+
+static void test_rejects(void)
+{
+	struct bcsp_msg m = strobe_msg(), out;
+	uint8_t buf[BCSP_MAX_LEN], copy[BCSP_MAX_LEN];
+	size_t len, i;
+	unsigned int bad = 0;
+
+	len = (size_t)bcsp_encode(&m, key, buf, sizeof(buf));
+	/* Wrong key: forged. */
+	CHECK(bcsp_decode(buf, len, 7, other_key, &out) == BCSP_BAD_MAC);
+	/* Other cluster, right key. */
+	CHECK(bcsp_decode(buf, len, 8, key, &out) == BCSP_OTHER_CLUSTER);
+	/* Every truncation. */
+	for (i = 0; i < len; i++)
+		bad += bcsp_decode(buf, i, 7, key, &out) == BCSP_SHORT;
+	CHECK(bad == len);
+	/* Every single-bit change anywhere is caught. */
+	bad = 0;
+	for (i = 0; i < len * 8; i++) {
+		memcpy(copy, buf, len);
+		copy[i / 8] ^= (uint8_t)(1u << (i % 8));
+		bad += bcsp_decode(copy, len, 7, key, &out) != BCSP_OK;
+	}
+	CHECK(bad == len * 8);
+	/* Wrong magic and version are reported as such. */
+	memcpy(copy, buf, len);
+	copy[0] ^= 0xff;
+	CHECK(bcsp_decode(copy, len, 7, key, &out) == BCSP_BAD_MAGIC);
+	memcpy(copy, buf, len);
+	copy[4] = 2;
+	CHECK(bcsp_decode(copy, len, 7, key, &out) == BCSP_BAD_VERSION);
+	/* Extra bytes appended. */
+	memcpy(copy, buf, len);
+	copy[len] = 0;
+	CHECK(bcsp_decode(copy, len + 1, 7, key, &out) == BCSP_SHORT);
+	/* Random garbage never decodes. */
+	bad = 0;
+	for (i = 0; i < 10000; i++) {
+		size_t n = 1 + randombytes_uniform(BCSP_MAX_LEN);
+
+		randombytes_buf(copy, n);
+		bad += bcsp_decode(copy, n, 7, key, &out) != BCSP_OK;
+	}
+	CHECK(bad == 10000);
+}
+
+static void test_window(void)
+{
+	struct bcsp_window w = { 0 };
+	unsigned int ok = 0, i;
+
+	CHECK(bcsp_window_check(&w, 1, 100) == BCSP_OK);
+	CHECK(bcsp_window_check(&w, 1, 100) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 99) == BCSP_OK);
+	CHECK(bcsp_window_check(&w, 1, 99) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 101) == BCSP_OK);
+	CHECK(bcsp_window_check(&w, 1, 200) == BCSP_OK);
+	CHECK(bcsp_window_check(&w, 1, 136) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 137) == BCSP_OK);
+	CHECK(bcsp_window_check(&w, 1, 137) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 120) == BCSP_REPLAY);
+	/* An older epoch is stale; a newer one restarts the window. */
+	CHECK(bcsp_window_check(&w, 0, 1000) == BCSP_STALE);
+	CHECK(bcsp_window_check(&w, 2, 5) == BCSP_OK);
+	CHECK(bcsp_window_check(&w, 2, 5) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 500) == BCSP_STALE);
+	/* Out-of-order arrival within the window is accepted once each. */
+	for (i = 0; i < 64; i++)
+		ok += bcsp_window_check(&w, 2, 1000 - i) == BCSP_OK;
+	CHECK(ok == 64);
+	ok = 0;
+	for (i = 0; i < 64; i++)
+		ok += bcsp_window_check(&w, 2, 1000 - i) == BCSP_OK;
+	CHECK(ok == 0);
+}
+
+static void test_key_file(void)
+{
+	char dir[] = "/tmp/bcsd-test-XXXXXX", path[64], err[256];
+	uint8_t k[BCSP_KEY_LEN];
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/key", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(write(fd, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n",
+		    65) == 65);
+	close(fd);
+	CHECK(bcsp_load_key(path, k, err, sizeof(err)) == 0);
+	CHECK(k[0] == 0x00 && k[1] == 0x11 && k[15] == 0xff && k[31] == 0xff);
+	chmod(path, 0644);
+	CHECK(bcsp_load_key(path, k, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "chmod 600") != NULL);
+	chmod(path, 0600);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(write(fd, "short", 5) == 5);
+	close(fd);
+	CHECK(bcsp_load_key(path, k, err, sizeof(err)) < 0);
+	unlink(path);
+	CHECK(bcsp_load_key(path, k, err, sizeof(err)) < 0);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	if (sodium_init() < 0)
+		return 1;
+	randombytes_buf(key, sizeof(key));
+	randombytes_buf(other_key, sizeof(other_key));
+	test_roundtrip();
+	test_rejects();
+	test_window();
+	test_key_file();
+	return unit_done("test_proto");
+}
