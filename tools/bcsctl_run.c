@@ -5,6 +5,10 @@
  * Each run function returns the exit status: 0 done, 1 the operation
  * failed (with a message on stderr), 126/127 for `run` when the command
  * cannot be executed.
+ *
+ * When bcsd runs on this host, job create, destroy, row and list act on
+ * the cluster through it (the master assigns ids and rows, and every node
+ * creates the job); otherwise they act on the local module only.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -15,8 +19,10 @@
 #include <unistd.h>
 
 #include <bcs.h>
+#include <json-c/json.h>
 
 #include "bcsctl.h"
+#include "bcsctl_cluster.h"
 #include "numparse.h"
 
 static int fail(const char *what, int err, enum bcs_err_ctx ctx)
@@ -34,6 +40,87 @@ static int open_bcs(struct bcs **h)
 		return BCSCTL_EXIT_FAIL;
 	}
 	return BCSCTL_EXIT_OK;
+}
+
+#define CLUSTER_TIMEOUT_MS	5000
+#define CLUSTER_WAIT_MS		10000
+
+/* One request to bcsd; prints bcsd's message on failure. */
+static int cluster(int fd, struct json_object *req, struct json_object **resp,
+		   const char *what, int timeout_ms)
+{
+	char msg[256];
+	int err;
+
+	err = cluster_call(fd, req, resp, timeout_ms, msg, sizeof(msg));
+	close(fd);
+	if (err)
+		fprintf(stderr, "bcsctl: %s: %s\n", what, msg);
+	return err;
+}
+
+static struct json_object *cluster_req(const char *cmd)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "cmd", json_object_new_string(cmd));
+	return o;
+}
+
+static void cluster_add(struct json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static void cluster_status(int fd)
+{
+	struct json_object *resp, *v;
+
+	if (cluster(fd, cluster_req("status"), &resp, "cluster status",
+		    CLUSTER_TIMEOUT_MS))
+		return;
+	printf("%-16s %s\n", "bcsd role:",
+	       json_object_object_get_ex(resp, "role", &v) ?
+	       json_object_get_string(v) : "?");
+	printf("%-16s %lld\n", "node id:",
+	       (long long)cluster_int(resp, "node_id", 0));
+	if (cluster_int(resp, "master_id", 0))
+		printf("%-16s %lld%s\n", "master:",
+		       (long long)cluster_int(resp, "master_id", 0),
+		       cluster_int(resp, "active_master", 0) ? " (this node)" : "");
+	else
+		printf("%-16s none heard\n", "master:");
+	printf("%-16s %lld\n", "epoch:", (long long)cluster_int(resp, "epoch", 0));
+	printf("%-16s %lld\n", "cluster slice:",
+	       (long long)cluster_int(resp, "slice", 0));
+	printf("%-16s %lld\n", "strobes rx:",
+	       (long long)cluster_int(resp, "strobes_rx", 0));
+	printf("%-16s %lld\n", "strobes tx:",
+	       (long long)cluster_int(resp, "strobes_tx", 0));
+	printf("%-16s %lld\n", "rejected:",
+	       (long long)cluster_int(resp, "rejected", 0));
+	json_object_put(resp);
+}
+
+/* Create, destroy or move a job through bcsd. */
+static int cluster_job(int fd, const char *cmd, uint32_t job, int64_t row,
+		       const char *what, uint32_t *id_out)
+{
+	struct json_object *req = cluster_req(cmd), *resp;
+
+	cluster_add(req, "job", job);
+	cluster_add(req, "row", row);
+	if (cluster(fd, req, &resp, what, CLUSTER_TIMEOUT_MS))
+		return BCSCTL_EXIT_FAIL;
+	if (id_out)
+		*id_out = (uint32_t)cluster_int(resp, "job", 0);
+	json_object_put(resp);
+	return BCSCTL_EXIT_OK;
+}
+
+static int64_t row_arg(uint32_t row)
+{
+	return row == BCS_ROW_NONE ? -1 : (int64_t)row;
 }
 
 /* Nanoseconds as microseconds, without losing sub-microsecond parts. */
@@ -100,15 +187,26 @@ int bcsctl_run_status(const struct bcsctl_req *req)
 	printf("%-16s %llu\n", "attach failures:",
 	       (unsigned long long)st.attach_failures);
 	printf("%-16s %u\n", "stat records:", st.stat_records);
+	err = cluster_connect();
+	if (err >= 0)
+		cluster_status(err);
 	return BCSCTL_EXIT_OK;
 }
 
 int bcsctl_run_job_create(const struct bcsctl_req *req)
 {
+	int fd = cluster_connect();
 	struct bcs *h;
 	uint32_t id;
 	int err;
 
+	if (fd >= 0) {
+		err = cluster_job(fd, "job-create", req->id, row_arg(req->row),
+				  "job create", &id);
+		if (!err)
+			printf("%u\n", id);
+		return err;
+	}
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
 	err = bcs_job_create(h, req->id, req->row, &id);
@@ -121,10 +219,14 @@ int bcsctl_run_job_create(const struct bcsctl_req *req)
 
 int bcsctl_run_job_destroy(const struct bcsctl_req *req)
 {
+	int fd = cluster_connect();
 	char what[64];
 	struct bcs *h;
 	int err;
 
+	snprintf(what, sizeof(what), "job destroy %u", req->job);
+	if (fd >= 0)
+		return cluster_job(fd, "job-destroy", req->job, -1, what, NULL);
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
 	err = bcs_job_destroy(h, req->job);
@@ -135,10 +237,15 @@ int bcsctl_run_job_destroy(const struct bcsctl_req *req)
 
 int bcsctl_run_job_row(const struct bcsctl_req *req)
 {
+	int fd = cluster_connect();
 	char what[64];
 	struct bcs *h;
 	int err;
 
+	snprintf(what, sizeof(what), "job row %u", req->job);
+	if (fd >= 0)
+		return cluster_job(fd, "job-row", req->job, row_arg(req->row),
+				   what, NULL);
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
 	err = bcs_job_set_row(h, req->job, req->row);
@@ -147,8 +254,38 @@ int bcsctl_run_job_row(const struct bcsctl_req *req)
 	return err ? fail(what, err, BCS_CTX_JOB) : BCSCTL_EXIT_OK;
 }
 
+/* The cluster's view: job, row, nodes with tasks, tasks there and here. */
+static int cluster_job_list(int fd)
+{
+	struct json_object *resp, *jobs, *j;
+	size_t i, n;
+	char b[16];
+
+	if (cluster(fd, cluster_req("job-list"), &resp, "job list",
+		    CLUSTER_TIMEOUT_MS))
+		return BCSCTL_EXIT_FAIL;
+	printf("%10s %4s %6s %8s %12s\n", "JOB", "ROW", "NODES", "TASKS",
+	       "LOCAL_TASKS");
+	if (json_object_object_get_ex(resp, "jobs", &jobs)) {
+		n = json_object_array_length(jobs);
+		for (i = 0; i < n; i++) {
+			j = json_object_array_get_idx(jobs, i);
+			printf("%10lld %4s %6lld %8lld %12lld\n",
+			       (long long)cluster_int(j, "job", 0),
+			       fmt_row(b, sizeof(b),
+				       (uint32_t)cluster_int(j, "row", -1)),
+			       (long long)cluster_int(j, "nodes", 0),
+			       (long long)cluster_int(j, "tasks", 0),
+			       (long long)cluster_int(j, "local_tasks", 0));
+		}
+	}
+	json_object_put(resp);
+	return BCSCTL_EXIT_OK;
+}
+
 int bcsctl_run_job_list(const struct bcsctl_req *req)
 {
+	int fd = cluster_connect();
 	struct bcs_job_info *jobs;
 	struct bcs *h;
 	size_t n, i;
@@ -156,6 +293,8 @@ int bcsctl_run_job_list(const struct bcsctl_req *req)
 	int err;
 
 	(void)req;
+	if (fd >= 0)
+		return cluster_job_list(fd);
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
 	err = bcs_job_list(h, &jobs, &n);
@@ -220,11 +359,32 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 {
 	char what[64];
 	struct bcs *h;
-	int err;
+	int err, fd;
 
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
-	if (req->create) {
+	fd = cluster_connect();
+	if (req->create && fd >= 0) {
+		/* Cluster job: the first rank creates it, the others join. */
+		struct json_object *r = cluster_req("job-create"), *resp;
+		char msg[256];
+
+		cluster_add(r, "job", req->job);
+		cluster_add(r, "row", row_arg(req->row));
+		err = cluster_call(fd, r, &resp, CLUSTER_TIMEOUT_MS, msg,
+				   sizeof(msg));
+		json_object_put(resp);
+		close(fd);
+		fd = cluster_connect();
+		if (err && err != -EEXIST) {
+			bcs_close(h);
+			if (fd >= 0)
+				close(fd);
+			fprintf(stderr, "bcsctl: run: job create %u: %s\n",
+				req->job, msg);
+			return BCSCTL_EXIT_FAIL;
+		}
+	} else if (req->create) {
 		/*
 		 * Every rank of a parallel launch may race to create the
 		 * job: the first one wins, the others just join it.
@@ -239,6 +399,20 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 	}
 	/* Our own pid: after execvp() the command is the attached task. */
 	err = bcs_attach(h, req->job, getpid(), 0, NULL);
+	if (err == -ENOENT && fd >= 0) {
+		/* A cluster job this node has not heard of yet: wait for it. */
+		struct json_object *r = cluster_req("job-wait"), *resp;
+		char msg[256];
+
+		cluster_add(r, "job", req->job);
+		cluster_add(r, "timeout_ms", CLUSTER_WAIT_MS);
+		if (!cluster_call(fd, r, &resp, CLUSTER_WAIT_MS + 1000, msg,
+				  sizeof(msg)))
+			err = bcs_attach(h, req->job, getpid(), 0, NULL);
+		json_object_put(resp);
+	}
+	if (fd >= 0)
+		close(fd);
 	bcs_close(h);
 	if (err) {
 		snprintf(what, sizeof(what), "run: job attach %u", req->job);

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bcsctl: requests to bcsd over its control socket (one JSON object per
+ * SOCK_SEQPACKET message; see daemon/ctl.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "bcsctl_cluster.h"
+
+int cluster_connect(void)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	const char *path = getenv(BCSD_ENV_SOCKET);
+	int fd;
+
+	if (!path)
+		path = BCSD_CONTROL_SOCKET;
+	if (!*path || strlen(path) >= sizeof(sun.sun_path))
+		return -1;
+	strcpy(sun.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int64_t cluster_int(struct json_object *o, const char *key, int64_t def)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ?
+	       json_object_get_int64(v) : def;
+}
+
+int cluster_call(int fd, struct json_object *req, struct json_object **resp,
+		 int timeout_ms, char *msg, size_t msglen)
+{
+	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct json_object *o, *v;
+	char buf[65536];
+	ssize_t n;
+	int err;
+
+	*resp = NULL;
+	snprintf(msg, msglen, "no answer from bcsd");
+	n = send(fd, s, strlen(s), MSG_NOSIGNAL);
+	json_object_put(req);
+	if (n < 0)
+		return -errno;
+	n = poll(&pfd, 1, timeout_ms);
+	if (n <= 0)
+		return n ? -errno : -ETIMEDOUT;
+	n = recv(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return n ? -errno : -ECONNRESET;
+	buf[n] = '\0';
+	o = json_tokener_parse(buf);
+	if (!o)
+		return -EPROTO;
+	if (json_object_object_get_ex(o, "ok", &v) && json_object_get_boolean(v)) {
+		*resp = o;
+		return 0;
+	}
+	err = (int)cluster_int(o, "error", -EPROTO);
+	snprintf(msg, msglen, "%s", json_object_object_get_ex(o, "message", &v) ?
+		 json_object_get_string(v) : "bcsd refused the request");
+	json_object_put(o);
+	return err < 0 ? err : -EPROTO;
+}
