@@ -46,8 +46,11 @@ static long bcs_ioc_job(unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case BCS_IOC_JOB_CREATE:
 		err = bcs_job_create(job.id, job.row, &job.id);
-		if (!err && copy_to_user((void __user *)arg, &job, sizeof(job)))
+		if (!err && copy_to_user((void __user *)arg, &job, sizeof(job))) {
+			/* The caller cannot learn the id: do not leak the job. */
+			bcs_job_destroy(job.id);
 			err = -EFAULT;
+		}
 		return err;
 	case BCS_IOC_JOB_DESTROY:
 		return job.id ? bcs_job_destroy(job.id) : -ENOENT;

@@ -180,8 +180,9 @@ void bcs_task_fill_stat(const struct bcs_task *bt, struct bcs_task_stat *st,
 	u64 delay = bcs_task_delay(t) - bt->delay_at_attach;
 
 	memset(st, 0, sizeof(*st));
-	st->pid = task_pid_nr(t);
-	st->tgid = task_tgid_nr(t);
+	/* As the caller sees them: 0 if outside its pid namespace. */
+	st->pid = task_pid_vnr(t);
+	st->tgid = task_tgid_vnr(t);
 	st->job = bt->gang ? bt->gang->id : 0;
 	if (bt->parked)
 		st->state = BCS_TASK_PARKED;
@@ -531,35 +532,44 @@ static void bcs_fill_job_info(const struct bcs_gang *gang,
 
 /*
  * Copy records to user space: size the buffer from a snapshot of the
- * count, fill it under bcs_lock, copy it out after.  @count returns how
- * many objects exist.
+ * count, fill it under bcs_lock, copy it out after.  If objects appeared
+ * in between and the buffer came out short of what the caller has room
+ * for, size it again (objects appearing faster than that is -EAGAIN).
+ * @count returns how many objects exist; min(room, that) were copied.
  */
+#define BCS_LIST_TRIES	4
+
 int bcs_job_list(struct bcs_job_info __user *uinfo, u32 *count)
 {
 	struct bcs_job_info *buf = NULL;
+	u32 room = 0, n, total, tries;
 	struct bcs_gang *gang;
-	u32 room, n = 0, total;
 	unsigned long flags;
-	u64 now;
 	int err = 0;
+	u64 now;
 
-	room = min(*count, READ_ONCE(bcs_nr_jobs));
-	if (room) {
+	for (tries = 0; tries < BCS_LIST_TRIES; tries++) {
+		n = 0;
+		spin_lock_irqsave(&bcs_lock, flags);
+		now = ktime_get_ns();
+		total = bcs_nr_jobs;
+		list_for_each_entry(gang, &bcs_gangs, node) {
+			if (n == room)
+				break;
+			bcs_fill_job_info(gang, &buf[n++], now);
+		}
+		spin_unlock_irqrestore(&bcs_lock, flags);
+		if (n >= min(*count, total))
+			break;
+		kvfree(buf);
+		room = min(*count, total + 8);
 		buf = kvcalloc(room, sizeof(*buf), GFP_KERNEL);
 		if (!buf)
 			return -ENOMEM;
 	}
-	spin_lock_irqsave(&bcs_lock, flags);
-	now = ktime_get_ns();
-	total = bcs_nr_jobs;
-	list_for_each_entry(gang, &bcs_gangs, node) {
-		if (n == room)
-			break;
-		bcs_fill_job_info(gang, &buf[n++], now);
-	}
-	spin_unlock_irqrestore(&bcs_lock, flags);
-
-	if (n && copy_to_user(uinfo, buf, n * sizeof(*buf)))
+	if (tries == BCS_LIST_TRIES)
+		err = -EAGAIN;
+	else if (n && copy_to_user(uinfo, buf, n * sizeof(*buf)))
 		err = -EFAULT;
 	kvfree(buf);
 	*count = total;
@@ -569,35 +579,42 @@ int bcs_job_list(struct bcs_job_info __user *uinfo, u32 *count)
 int bcs_task_list(u32 job, struct bcs_task_stat __user *ustat, u32 *count)
 {
 	struct bcs_task_stat *buf = NULL;
+	u32 room = 0, n, total, tries;
 	struct bcs_gang *gang;
 	struct bcs_task *bt;
-	u32 room, n = 0, total = 0;
 	unsigned long flags;
-	bool found = !job;
-	u64 now;
+	bool found;
 	int err = 0;
+	u64 now;
 
-	room = min(*count, READ_ONCE(bcs_nr_tasks));
-	if (room) {
+	for (tries = 0; tries < BCS_LIST_TRIES; tries++) {
+		n = 0;
+		total = 0;
+		found = !job;
+		spin_lock_irqsave(&bcs_lock, flags);
+		now = ktime_get_ns();
+		list_for_each_entry(gang, &bcs_gangs, node) {
+			if (job && gang->id != job)
+				continue;
+			found = true;
+			total += gang->nr_tasks;
+			list_for_each_entry(bt, &gang->tasks, gang_node)
+				if (n < room)
+					bcs_task_fill_stat(bt, &buf[n++], now);
+		}
+		spin_unlock_irqrestore(&bcs_lock, flags);
+		if (!found || n >= min(*count, total))
+			break;
+		kvfree(buf);
+		room = min(*count, total + 64);
 		buf = kvcalloc(room, sizeof(*buf), GFP_KERNEL);
 		if (!buf)
 			return -ENOMEM;
 	}
-	spin_lock_irqsave(&bcs_lock, flags);
-	now = ktime_get_ns();
-	list_for_each_entry(gang, &bcs_gangs, node) {
-		if (job && gang->id != job)
-			continue;
-		found = true;
-		total += gang->nr_tasks;
-		list_for_each_entry(bt, &gang->tasks, gang_node)
-			if (n < room)
-				bcs_task_fill_stat(bt, &buf[n++], now);
-	}
-	spin_unlock_irqrestore(&bcs_lock, flags);
-
 	if (!found)
 		err = -ENOENT;
+	else if (tries == BCS_LIST_TRIES)
+		err = -EAGAIN;
 	else if (n && copy_to_user(ustat, buf, n * sizeof(*buf)))
 		err = -EFAULT;
 	kvfree(buf);

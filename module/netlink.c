@@ -2,12 +2,13 @@
 /*
  * Generic netlink family "bcs".
  *
- * Every command is validated strictly against bcs_nl_policy (the family
- * sets resv_start_op past its last command), so unknown attributes, wrong
- * lengths and out-of-range values never reach the handlers.  Commands that
- * change the schedule need CAP_NET_ADMIN in the socket's user namespace
- * (GENL_ADMIN_PERM).  A socket that entered driven mode is the driver: the
- * NETLINK_URELEASE notification for it fails open.
+ * Every command is validated strictly against bcs_nl_policy (all of them
+ * are at or after resv_start_op, 0, so the reserved header fields are
+ * checked too), so unknown attributes, wrong lengths and out-of-range
+ * values never reach the handlers.  Commands that change the schedule need
+ * CAP_NET_ADMIN in the initial user namespace (GENL_ADMIN_PERM).  A socket
+ * that entered driven mode is the driver: the NETLINK_URELEASE
+ * notification for it fails open.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -163,7 +164,6 @@ static struct genl_family bcs_nl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.small_ops	= bcs_nl_ops,
 	.n_small_ops	= ARRAY_SIZE(bcs_nl_ops),
-	.resv_start_op	= BCS_CMD_STROBE + 1,
 };
 
 static int bcs_nl_notify(struct notifier_block *nb, unsigned long event,

@@ -9,9 +9,11 @@
  * or restarted).  Each of them runs bcs_park_fn() just before returning to
  * user space and sleeps there on its job's wait queue until the job runs
  * again.  The sleep is TASK_KILLABLE | TASK_NOLOAD:
- *  - killable: SIGKILL, and any signal whose default action kills the
- *    process (the kernel turns those into SIGKILL for every thread), wake
- *    the task at once and it dies on its way out;
+ *  - killable: SIGKILL, and a signal that kills without a core dump, has
+ *    no handler and is neither blocked nor traced (the kernel turns it
+ *    into SIGKILL for every thread), wake the task at once and it dies on
+ *    its way out; signals that would dump core stay pending until the job
+ *    resumes, as for any killable sleep in the kernel;
  *  - other signals stay pending and are delivered when the task resumes,
  *    exactly as if it had been preempted;
  *  - TASK_NOLOAD keeps parked tasks out of the load average, and the

@@ -293,7 +293,7 @@ int bcs_strobe_submit(const struct bcs_strobe *req, u32 origin)
 
 	spin_lock_irqsave(&bcs_lock, flags);
 	now = ktime_get_real_ns();
-	if (req->slice_ns)
+	if (req->slice_ns && s->mode != BCS_MODE_OFF)
 		s->slice_ns = req->slice_ns;
 	switch (s->mode) {
 	case BCS_MODE_STANDALONE:
@@ -410,11 +410,14 @@ int bcs_strobe_config(struct bcs_config *cfg, const struct bcs_driver *drv)
 		} else {
 			memset(&s->driver, 0, sizeof(s->driver));
 		}
+		/*
+		 * A new mode starts from every job running: the next strobe
+		 * (or, in standalone mode, the first tick) suspends what it
+		 * must.  Nothing stays parked by a mode that has ended.
+		 */
 		if (mode != old_mode) {
+			bcs_resume_all(false);
 			s->failopen = false;
-			s->pending = false;
-			if (mode == BCS_MODE_OFF)
-				bcs_resume_all(false);
 		}
 	}
 	cfg->slice_ns = s->slice_ns;

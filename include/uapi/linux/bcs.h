@@ -19,6 +19,8 @@
  * ------------------------------
  * BCS_MODE_OFF         no switching; every task runs.  Strobes fail with
  *                      -ENOTCONN.
+ * Entering any mode resumes every job; the next strobe (or the first
+ * standalone tick, at once) suspends the jobs outside its row.
  * BCS_MODE_STANDALONE  an hrtimer in the module strobes every slice_ns and
  *                      steps through the non-empty rows in order.  An
  *                      injected strobe switches at once and restarts the
@@ -36,6 +38,7 @@
  *
  * Permissions
  * -----------
+ * (Netlink admin commands need CAP_NET_ADMIN, see below.)
  * /dev/bcs is world-accessible.  Creating, destroying and placing jobs,
  * changing the configuration and sending strobes need CAP_SYS_ADMIN.
  * Attaching and detaching a process need the right to send it a signal
@@ -44,7 +47,8 @@
  *
  * Every ioctl argument starts with a __u32 size that must equal the size of
  * the struct, has no implicit padding, and has reserved fields and unused
- * flag bits that must be zero: otherwise the ioctl fails with -EINVAL.
+ * flag bits that must be zero: otherwise the ioctl fails with -EINVAL
+ * (struct bcs_state is output only: only its size is checked).
  * Unknown ioctls fail with -ENOTTY, bad pointers with -EFAULT, unknown jobs
  * with -ENOENT, unknown pids with -ESRCH, missing privileges with -EPERM.
  *
@@ -52,7 +56,7 @@
  * ------------------------------------------------------------------
  * BCS_IOC_JOB_CREATE   struct bcs_job: create job @id (0: pick a free id,
  *                      returned in @id) in @row.  -EEXIST if @id is taken,
- *                      -ENOSPC if no id or memory is left.
+ *                      -ENOSPC if 4096 jobs exist, -ENOMEM.
  * BCS_IOC_JOB_DESTROY  struct bcs_job: detach every task of job @id (they
  *                      keep running) and destroy it.
  * BCS_IOC_JOB_SET_ROW  struct bcs_job: move job @id to @row; takes effect at
@@ -61,7 +65,8 @@
  *                      threads; with BCS_ATTACH_THREAD only thread @pid) to
  *                      job @job.  Children and threads created later join
  *                      the same job; exiting tasks leave it by themselves.
- *                      @nr_tasks returns the number of threads attached.
+ *                      @nr_tasks (0 on input) returns the number of
+ *                      threads attached.
  *                      -EBUSY if a task is already in another job.
  * BCS_IOC_DETACH       struct bcs_attach: detach @pid (its threads, or one
  *                      thread) from job @job; detached tasks run freely.
@@ -72,10 +77,12 @@
  * BCS_IOC_GET_STATE    struct bcs_state: global state and counters.
  * BCS_IOC_JOB_LIST     struct bcs_job_list: copy up to @count job records
  *                      (struct bcs_job_info) to @jobs; @count returns the
- *                      number of jobs that exist.
+ *                      number of jobs that exist; min(both) were copied.
  * BCS_IOC_TASK_STATS   struct bcs_task_list: copy up to @count task records
  *                      (struct bcs_task_stat) of job @job (0: all jobs) to
- *                      @tasks; @count returns the number that exist.
+ *                      @tasks; @count returns the number that exist;
+ *                      min(both) were copied.  Pids are those of the
+ *                      caller's pid namespace (0: not visible there).
  *
  * /dev/bcsstat (mode 0444)
  * ------------------------
@@ -105,10 +112,12 @@
  *                    driven mode; optional BCS_A_SLICE_NS and
  *                    BCS_A_WATCHDOG_SLICES.  Closing the socket fails open.
  * BCS_CMD_RELEASE    (admin) the driver gives up: fail open, mode off.
- * BCS_CMD_STROBE     (admin) BCS_A_SLICE, BCS_A_ROW, BCS_A_DEADLINE_NS
- *                    required; BCS_A_SLICE_NS, BCS_A_FLAGS optional.
+ * BCS_CMD_STROBE     (admin) BCS_A_SLICE, BCS_A_ROW (< BCS_ROWS_MAX even
+ *                    with BCS_STROBE_NEXT), BCS_A_DEADLINE_NS required;
+ *                    BCS_A_SLICE_NS, BCS_A_FLAGS optional.
  * Attributes are validated strictly: unknown attributes, wrong lengths and
- * out-of-range values are rejected with -EINVAL and an extended ack.
+ * out-of-range values are rejected (-EINVAL, -ERANGE) with an extended
+ * ack.  Admin commands need CAP_NET_ADMIN in the initial user namespace.
  *
  * Times are nanoseconds of CLOCK_REALTIME unless named otherwise, so that
  * records of different nodes with synchronised clocks can be compared.
@@ -229,9 +238,13 @@ struct bcs_job_info {
 	__u32 nr_tasks;
 	__u32 nr_parked;
 	__u32 reserved0;
-	__u64 run_ns;		/* CPU time of current tasks since attach */
-	__u64 suspended_ns;	/* time tasks spent parked, summed */
-	__u64 slices_run;	/* slices in which the job was resumed */
+	__u64 run_ns;		/* CPU time of its tasks since they attached,
+				 * tasks that have left included
+				 */
+	__u64 suspended_ns;	/* time its tasks spent parked, summed */
+	__u64 slices_run;	/* slices in which the job could run (its
+				 * row, or every job after a fail-open)
+				 */
 	__u64 reserved[2];
 };
 
