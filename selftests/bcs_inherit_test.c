@@ -80,6 +80,10 @@ static void puppet_main(int rfd)
 	char cmd;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (dup2(rfd, 3) != 3)
+		_exit(1);
+	bt_close_fds_from(4);
+	rfd = 3;
 	while (read(rfd, &cmd, 1) == 1) {
 		switch (cmd) {
 		case 'f':
@@ -110,13 +114,16 @@ static void puppet_main(int rfd)
 			if (psh->child > 0)
 				waitpid(psh->child, NULL, 0);
 			break;
-		case 'e':
-			psh->child = fork();
-			if (psh->child == 0) {
+		case 'e': {
+			pid_t c = fork();
+
+			if (c == 0) {
 				execl("/bin/sleep", "sleep", "60", (char *)NULL);
 				_exit(127);
 			}
+			psh->child = c;
 			break;
+		}
 		}
 		psh->ack = ++seq;
 	}
@@ -264,9 +271,10 @@ TEST_F(inherit, new_threads_join)
 	ASSERT_EQ(0, puppet_cmd(self, 't'));
 	ASSERT_EQ(0, psh->err);
 	EXPECT_EQ(1 + NR_THREADS, job_tasks(self->fd, BT_JOB_A));
-	for (i = 0; i < NR_THREADS; i++)
+	for (i = 0; i < NR_THREADS; i++) {
 		EXPECT_TRUE(has_tid(self->fd, BT_JOB_A, psh->tid[i]))
 			TH_LOG("thread %d not in the job", psh->tid[i]);
+	}
 	ASSERT_EQ(0, bt_get_state(self->fd, &st));
 	EXPECT_EQ(1 + NR_THREADS, st.nr_tasks);
 

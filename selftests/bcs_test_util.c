@@ -292,6 +292,18 @@ bool bt_job_none_parked(int fd, uint32_t id)
 	return ji.nr_parked == 0;
 }
 
+static bool none_parked(int fd)
+{
+	struct bcs_state st;
+
+	return !bt_get_state(fd, &st) && st.nr_parked == 0;
+}
+
+bool bt_wait_none_parked(int fd)
+{
+	return WAIT_UNTIL(none_parked(fd), BT_WAIT_MS);
+}
+
 int bt_suspend_row0(int fd, uint32_t id)
 {
 	int ret = bt_strobe_now(fd, 1);
@@ -310,6 +322,17 @@ int bt_resume_row0(int fd, uint32_t id)
 		return ret;
 	return WAIT_UNTIL(bt_job_none_parked(fd, id), BT_WAIT_MS) ?
 		0 : -ETIMEDOUT;
+}
+
+void bt_close_fds_from(int first)
+{
+	int fd;
+
+	if (syscall(SYS_close_range, (unsigned int)first, ~0U, 0) == 0)
+		return;
+	/* Kernels without close_range(): close what is likely open. */
+	for (fd = first; fd < 1024; fd++)
+		close(fd);
 }
 
 /* ---- CPU burner ---- */
@@ -368,6 +391,11 @@ static void burner_child(int nthreads)
 	int i;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/*
+	 * Holding no file of the test keeps /dev/bcs and netlink sockets
+	 * closable by the test alone (driver loss, module unload).
+	 */
+	bt_close_fds_from(3);
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGUSR1, &sa, NULL);
@@ -511,8 +539,10 @@ static int parse_stat(const char *path, char *state, long long *ticks)
 	p = strrchr(buf, ')');
 	if (!p)
 		return -EINVAL;
-	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt
-	 *  cmajflt utime stime" */
+	/*
+	 * After ")": state ppid pgrp session tty tpgid flags minflt cminflt
+	 * majflt cmajflt utime stime.
+	 */
 	if (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
 		   state, &ut, &st) != 3)
 		return -EINVAL;

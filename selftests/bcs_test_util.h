@@ -25,6 +25,10 @@
  * Generous because the tests run under TCG emulation; a passing test never
  * waits this long, a failing one is bounded by it.
  */
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define BT_WAIT_MS	10000
 #define BT_POLL_MS	10
 
@@ -157,6 +161,12 @@ int bt_drop_privs(void);
 
 /* Wait for @pid with a bound; returns the pid, 0 on timeout or -errno. */
 pid_t bt_waitpid_bounded(pid_t pid, int *status, unsigned int ms);
+
+/* In a forked child: close every file descriptor from @first up. */
+void bt_close_fds_from(int first);
+
+/* Wait until no task is parked by bcs (bounded); true on success. */
+bool bt_wait_none_parked(int fd);
 
 /* Whether a path exists. */
 bool bt_exists(const char *path);

@@ -68,6 +68,7 @@ order=""
 # not POSIX but dash and bash have it, and recursion needs it.
 visit()
 {
+	# shellcheck disable=SC3043
 	local n p f c d
 	n=$(norm "$1")
 	case " $order " in

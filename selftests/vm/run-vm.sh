@@ -68,7 +68,19 @@ while [ $# -gt 0 ]; do
 	*)          echo "run-vm: unknown option $1" >&2; usage ;;
 	esac
 done
-[ -n "$kernel" ] && [ $# -gt 0 ] || usage
+if [ -z "$kernel" ] || [ $# = 0 ]; then
+	usage
+fi
+
+# The guest mounts fresh tmpfs file systems over these: files there are
+# invisible to the command.
+for p in "$BUILD" "${out:-$BUILD}" "$top"; do
+	case $p/ in
+	/tmp/*|/run/*|/var/tmp/*)
+		echo "run-vm: $p is hidden in the guest (tmpfs there); use another directory" >&2
+		exit 2 ;;
+	esac
+done
 
 bcs_load_kernels
 rel=$(bcs_release "$kernel")
@@ -124,6 +136,7 @@ log=$out/console.log
 gtmo=$((tmo > 120 ? tmo - 60 : tmo * 3 / 4))
 cmdline="console=ttyS0 loglevel=5 panic=-1 bcs_out=$out bcs_timeout=$gtmo $append"
 
+# shellcheck disable=SC2054 # commas are inside qemu option values
 qemu=(qemu-system-x86_64
 	-accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem"
 	-nodefaults -display none -no-reboot

@@ -115,9 +115,9 @@
  * BCS_CMD_STROBE     (admin) BCS_A_SLICE, BCS_A_ROW (< BCS_ROWS_MAX even
  *                    with BCS_STROBE_NEXT), BCS_A_DEADLINE_NS required;
  *                    BCS_A_SLICE_NS, BCS_A_FLAGS optional.
- * Attributes are validated strictly: unknown attributes, wrong lengths and
- * out-of-range values are rejected (-EINVAL, -ERANGE) with an extended
- * ack.  Admin commands need CAP_NET_ADMIN in the initial user namespace.
+ * Attributes are validated strictly, with an extended ack: out-of-range
+ * values fail with -ERANGE; unknown attributes, wrong lengths, unknown flag
+ * bits and missing attributes with -EINVAL.  Admin commands need CAP_NET_ADMIN in the initial user namespace.
  *
  * Times are nanoseconds of CLOCK_REALTIME unless named otherwise, so that
  * records of different nodes with synchronised clocks can be compared.

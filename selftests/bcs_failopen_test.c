@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fail-open: losing the driver, a silent driver (watchdog) and unloading
+ * the module all resume every suspended job.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bcs_test_util.h"
+#include "bcs_harness.h"
+
+FIXTURE(failopen) {
+	int fd;
+	struct bcs_config saved;
+	struct bt_burner a, b;
+	pid_t driver;
+};
+
+FIXTURE_SETUP(failopen)
+{
+	self->fd = bt_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, bt_reset(self->fd));
+	ASSERT_EQ(0, bt_config(self->fd, 0, 0, 0, 0, &self->saved));
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	ASSERT_EQ(0, bt_burner_start(&self->a, 2, false));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->a.pid, 0, NULL));
+}
+
+FIXTURE_TEARDOWN(failopen)
+{
+	if (self->driver > 0) {
+		kill(self->driver, SIGKILL);
+		bt_waitpid_bounded(self->driver, NULL, BT_WAIT_MS);
+	}
+	if (self->fd < 0)
+		self->fd = bt_open();
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, bt_reset(self->fd));
+		bt_config(self->fd, BCS_CONFIG_SLICE | BCS_CONFIG_WATCHDOG, 0,
+			  self->saved.slice_ns, self->saved.watchdog_slices,
+			  NULL);
+		/* Resuming is asynchronous: parked tasks wake up and leave. */
+		EXPECT_TRUE(bt_wait_none_parked(self->fd));
+		close(self->fd);
+	}
+	bt_burner_stop(&self->a);
+	bt_burner_stop(&self->b);
+}
+
+static bool runs_again(const struct bt_burner *b)
+{
+	uint64_t c[BT_MAX_THREADS];
+
+	bt_burner_counters(b, c);
+	return WAIT_UNTIL(bt_burner_all_advanced(b, c), BT_WAIT_MS);
+}
+
+/*
+ * Driver child: take over, suspend job A, report through @up, wait for
+ * a byte on @down, exit without any clean-up of its own.
+ */
+static void driver_child(int up, int down)
+{
+	int fd = bt_open();
+	char c = 'p';
+
+	if (fd < 0 || bt_drive(fd) || bt_suspend_row0(fd, BT_JOB_A))
+		c = 'e';
+	if (write(up, &c, 1) != 1)
+		_exit(2);
+	if (read(down, &c, 1) < 0)
+		_exit(3);
+	_exit(0);
+}
+
+TEST_F(failopen, on_driver_close)
+{
+	struct bcs_state st0, st;
+	int up[2], down[2], status;
+	char c = 0;
+
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	ASSERT_EQ(0, pipe2(up, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(down, O_CLOEXEC));
+	fflush(stdout);
+	fflush(stderr);
+	self->driver = fork();
+	ASSERT_LE(0, self->driver);
+	if (self->driver == 0)
+		driver_child(up[1], down[0]);
+	close(up[1]);
+	close(down[0]);
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	ASSERT_EQ('p', c) TH_LOG("driver could not suspend the job");
+	ASSERT_TRUE(bt_job_all_parked(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(BCS_MODE_DRIVEN, st.mode);
+	EXPECT_EQ(self->driver, st.driver_pid);
+
+	/* The driver goes away: its file is closed by exit. */
+	ASSERT_EQ(1, write(down[1], "x", 1));
+	ASSERT_EQ(self->driver, bt_waitpid_bounded(self->driver, &status,
+						   BT_WAIT_MS));
+	self->driver = 0;
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	EXPECT_TRUE(runs_again(&self->a));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(BCS_MODE_OFF, st.mode);
+	EXPECT_EQ(0, st.driver_pid);
+	EXPECT_EQ(0, st.nr_parked);
+	EXPECT_LT(st0.failopens, st.failopens);
+	close(up[0]);
+	close(down[1]);
+}
+
+TEST_F(failopen, on_watchdog)
+{
+	struct bcs_state st0, st;
+	struct bcs_slice_record rec;
+	int sfd, i;
+	bool seen = false;
+
+	sfd = open(BCS_STAT_DEV, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, sfd);
+	for (i = 0; i < 200000 && read(sfd, &rec, sizeof(rec)) > 0; i++)
+		;
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_ALL, BCS_MODE_DRIVEN,
+			       10000000, 3, NULL));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 1));
+	/* No more strobes: within a bounded time the job runs again. */
+	EXPECT_TRUE(WAIT_UNTIL(!bt_get_state(self->fd, &st) && st.failopen,
+			       BT_WAIT_MS));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	EXPECT_TRUE(runs_again(&self->a));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(1, st.failopen);
+	EXPECT_EQ(BCS_MODE_DRIVEN, st.mode);
+	EXPECT_EQ(getpid(), st.driver_pid);
+	EXPECT_EQ(st0.failopens + 1, st.failopens);
+	for (i = 0; i < 200000 && read(sfd, &rec, sizeof(rec)) > 0; i++)
+		seen |= !!(rec.flags & BCS_SLICE_FAILOPEN);
+	EXPECT_TRUE(seen) TH_LOG("no fail-open record in " BCS_STAT_DEV);
+	close(sfd);
+
+	/* The next strobe resumes gang scheduling (and re-arms the dog). */
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 1));
+	EXPECT_TRUE(WAIT_UNTIL(!bt_get_state(self->fd, &st) &&
+			       st.failopens == st0.failopens + 2, BT_WAIT_MS));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+}
+
+TEST_F(failopen, watchdog_off_keeps_suspended)
+{
+	struct bcs_state st;
+	int i;
+
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_ALL, BCS_MODE_DRIVEN,
+			       10000000, 0, NULL));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	/* Many slices without strobes: nothing happens with the dog off. */
+	for (i = 0; i < 30; i++) {
+		bt_sleep_ms(10);
+		ASSERT_TRUE(bt_job_all_parked(self->fd, BT_JOB_A));
+	}
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(0, st.failopen);
+}
+
+static int run_cmd(const char *fmt, const char *arg)
+{
+	char cmd[1024];
+	int status;
+
+	snprintf(cmd, sizeof(cmd), fmt, arg);
+	fflush(stdout);
+	fflush(stderr);
+	status = system(cmd);
+	if (status < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST_F_TIMEOUT(failopen, on_unload, 120)
+{
+	const char *mod = getenv("BCS_MODULE");
+	const char *params = getenv("BCS_MODULE_PARAMS");
+	char cmd[1024];
+
+	if (!mod || !*mod)
+		SKIP(return, "BCS_MODULE not set: cannot reload the module");
+	if (access(mod, R_OK))
+		SKIP(return, "BCS_MODULE=%s not readable", mod);
+
+	/*
+	 * STANDALONE with the longest slice, so that no open file is needed
+	 * to keep job A suspended: B in row 1 runs, A in row 0 waits.
+	 */
+	ASSERT_EQ(0, bt_burner_start(&self->b, 1, false));
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_B, 1, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_B, self->b.pid, 0, NULL));
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_MODE | BCS_CONFIG_SLICE,
+			       BCS_MODE_STANDALONE, BCS_SLICE_NS_MAX, 0,
+			       NULL));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	close(self->fd);
+	self->fd = -1;
+
+	EXPECT_EQ(0, run_cmd("rmmod bcs", NULL));
+	EXPECT_FALSE(bt_exists(BCS_DEV));
+	EXPECT_TRUE(runs_again(&self->a));
+	EXPECT_TRUE(runs_again(&self->b));
+	EXPECT_EQ(0, waitpid(self->a.pid, NULL, WNOHANG));
+
+	/* Put the module back for the tests that follow. */
+	snprintf(cmd, sizeof(cmd), "insmod '%s' %s", mod, params ? params : "");
+	ASSERT_EQ(0, run_cmd("%s", cmd));
+	ASSERT_TRUE(WAIT_UNTIL(bt_exists(BCS_DEV), BT_WAIT_MS));
+	self->fd = bt_open();
+	ASSERT_LE(0, self->fd);
+	/* A fresh module knows nothing of the old jobs. */
+	EXPECT_EQ(0, bt_nr_jobs(self->fd));
+}
+
+BT_HARNESS_MAIN

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family "bcs": GET_STATE, DRIVE, STROBE, RELEASE,
+ * strict attribute validation, permissions and fail-open when the driving
+ * socket is closed.  Messages are built with libnl-genl-3; errors are taken
+ * from the kernel's netlink error message so that exact errnos can be
+ * checked.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+
+#include "bcs_test_util.h"
+#include "bcs_harness.h"
+
+struct nlreply {
+	int error;		/* 0 or -errno from the kernel */
+	bool done;
+	bool have[BCS_A_MAX + 1];
+	uint64_t val[BCS_A_MAX + 1];
+};
+
+struct nlconn {
+	struct nl_sock *sk;
+	int family;
+};
+
+static int bnl_open(struct nlconn *c)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	int ret;
+
+	c->sk = nl_socket_alloc();
+	if (!c->sk)
+		return -ENOMEM;
+	ret = genl_connect(c->sk);
+	if (ret < 0)
+		return -ECONNREFUSED;
+	/* Never wait forever for a reply. */
+	setsockopt(nl_socket_get_fd(c->sk), SOL_SOCKET, SO_RCVTIMEO, &tv,
+		   sizeof(tv));
+	c->family = genl_ctrl_resolve(c->sk, BCS_GENL_NAME);
+	return c->family < 0 ? -ENOENT : 0;
+}
+
+static void bnl_close(struct nlconn *c)
+{
+	if (c->sk)
+		nl_socket_free(c->sk);
+	c->sk = NULL;
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	struct nlreply *r = arg;
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0),
+			  rem) {
+		int t = nla_type(a);
+
+		if (t <= 0 || t > BCS_A_MAX)
+			continue;
+		r->have[t] = true;
+		if (nla_len(a) == 8)
+			r->val[t] = nla_get_u64(a);
+		else if (nla_len(a) == 4)
+			r->val[t] = nla_get_u32(a);
+	}
+	return NL_OK;
+}
+
+static int on_ack(struct nl_msg *msg, void *arg)
+{
+	struct nlreply *r = arg;
+
+	(void)msg;
+	r->done = true;
+	return NL_STOP;
+}
+
+static int on_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
+{
+	struct nlreply *r = arg;
+
+	(void)who;
+	r->error = e->error;
+	r->done = true;
+	return NL_STOP;
+}
+
+/* Send @msg (consumed), collect the reply; returns 0 or -errno. */
+static int bnl_xfer(struct nlconn *c, struct nl_msg *msg, struct nlreply *r)
+{
+	struct nl_cb *cb;
+	int ret, i;
+
+	memset(r, 0, sizeof(*r));
+	ret = nl_send_auto(c->sk, msg);
+	nlmsg_free(msg);
+	if (ret < 0)
+		return -EIO;
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, r);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, r);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, r);
+	for (i = 0; i < 16 && !r->done; i++) {
+		ret = nl_recvmsgs(c->sk, cb);
+		if (ret < 0 && !r->done) {
+			nl_cb_put(cb);
+			return -EIO;
+		}
+	}
+	nl_cb_put(cb);
+	return r->done ? r->error : -ETIMEDOUT;
+}
+
+static struct nl_msg *bnl_new(struct nlconn *c, int cmd)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0,
+				NLM_F_REQUEST | NLM_F_ACK, cmd,
+				BCS_GENL_VERSION)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return msg;
+}
+
+static int bnl_simple(struct nlconn *c, int cmd, struct nlreply *r)
+{
+	struct nl_msg *msg = bnl_new(c, cmd);
+
+	return msg ? bnl_xfer(c, msg, r) : -ENOMEM;
+}
+
+static int bnl_drive(struct nlconn *c, uint64_t slice_ns, int watchdog)
+{
+	struct nl_msg *msg = bnl_new(c, BCS_CMD_DRIVE);
+	struct nlreply r;
+
+	if (!msg)
+		return -ENOMEM;
+	if (slice_ns)
+		nla_put_u64(msg, BCS_A_SLICE_NS, slice_ns);
+	if (watchdog >= 0)
+		nla_put_u32(msg, BCS_A_WATCHDOG_SLICES, (uint32_t)watchdog);
+	return bnl_xfer(c, msg, &r);
+}
+
+/* A strobe of @row now; @slice 0 means the current slice + 1. */
+static int bnl_strobe(struct nlconn *c, uint32_t row)
+{
+	struct nl_msg *msg = bnl_new(c, BCS_CMD_STROBE);
+	struct bcs_state st;
+	struct nlreply r;
+	int fd = bt_open();
+
+	if (!msg || fd < 0)
+		return -ENOMEM;
+	bt_get_state(fd, &st);
+	close(fd);
+	nla_put_u64(msg, BCS_A_SLICE, st.slice + 1);
+	nla_put_u32(msg, BCS_A_ROW, row);
+	nla_put_u64(msg, BCS_A_DEADLINE_NS, bt_now_ns(CLOCK_REALTIME));
+	nla_put_u32(msg, BCS_A_FLAGS, BCS_STROBE_NOW);
+	return bnl_xfer(c, msg, &r);
+}
+
+FIXTURE(nl) {
+	int fd;
+	struct nlconn c;
+	struct bt_burner b;
+	pid_t child;
+};
+
+FIXTURE_SETUP(nl)
+{
+	self->fd = bt_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, bt_reset(self->fd));
+	ASSERT_EQ(0, bnl_open(&self->c))
+		TH_LOG("generic netlink family \"" BCS_GENL_NAME "\" missing");
+}
+
+FIXTURE_TEARDOWN(nl)
+{
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		bt_waitpid_bounded(self->child, NULL, BT_WAIT_MS);
+	}
+	bnl_close(&self->c);
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, bt_reset(self->fd));
+		close(self->fd);
+	}
+	bt_burner_stop(&self->b);
+}
+
+static int start_job(FIXTURE_DATA(nl) *self)
+{
+	int ret = bt_job_create(self->fd, BT_JOB_A, 0, NULL);
+
+	if (!ret)
+		ret = bt_burner_start(&self->b, 2, false);
+	if (!ret)
+		ret = bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL);
+	return ret;
+}
+
+TEST_F(nl, get_state)
+{
+	static const int attrs[] = {
+		BCS_A_MODE, BCS_A_ROW, BCS_A_SLICE, BCS_A_SLICE_NS,
+		BCS_A_WATCHDOG_SLICES, BCS_A_FAILOPEN, BCS_A_NR_JOBS,
+		BCS_A_NR_TASKS, BCS_A_STROBES, BCS_A_LATE, BCS_A_MISSED,
+		BCS_A_FAILOPENS,
+	};
+	struct bcs_state st;
+	struct nlreply r;
+	size_t i;
+
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 3, NULL));
+	ASSERT_EQ(0, bnl_simple(&self->c, BCS_CMD_GET_STATE, &r));
+	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
+		EXPECT_TRUE(r.have[attrs[i]])
+			TH_LOG("attribute %d missing", attrs[i]);
+	}
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(st.mode, r.val[BCS_A_MODE]);
+	EXPECT_EQ(1, r.val[BCS_A_NR_JOBS]);
+	EXPECT_EQ(st.slice_ns, r.val[BCS_A_SLICE_NS]);
+	EXPECT_EQ(st.watchdog_slices, r.val[BCS_A_WATCHDOG_SLICES]);
+	EXPECT_EQ(st.failopens, r.val[BCS_A_FAILOPENS]);
+}
+
+TEST_F(nl, strobe_needs_drive)
+{
+	EXPECT_EQ(-ENOTCONN, bnl_strobe(&self->c, 0));
+}
+
+TEST_F(nl, drive_strobe_release)
+{
+	struct bcs_job_info ji;
+	struct bcs_state st;
+	struct nlreply r;
+
+	ASSERT_EQ(0, start_job(self));
+	ASSERT_EQ(0, bnl_drive(&self->c, 10000000, 0));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(BCS_MODE_DRIVEN, st.mode);
+	EXPECT_EQ(getpid(), st.driver_pid);
+	EXPECT_EQ(10000000, st.slice_ns);
+	EXPECT_EQ(0, st.watchdog_slices);
+
+	ASSERT_EQ(0, bnl_strobe(&self->c, 1));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_all_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(BCS_JOB_SUSPENDED, ji.state);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(1, st.row);
+
+	ASSERT_EQ(0, bnl_strobe(&self->c, 0));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(BCS_JOB_RUNNING, ji.state);
+	ASSERT_EQ(0, bnl_simple(&self->c, BCS_CMD_GET_STATE, &r));
+	EXPECT_EQ(BCS_MODE_DRIVEN, r.val[BCS_A_MODE]);
+	EXPECT_EQ(0, r.val[BCS_A_ROW]);
+
+	/* Suspend again, then give up driving: everybody runs, mode off. */
+	ASSERT_EQ(0, bnl_strobe(&self->c, 1));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_all_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	ASSERT_EQ(0, bnl_simple(&self->c, BCS_CMD_RELEASE, &r));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(BCS_MODE_OFF, st.mode);
+	EXPECT_EQ(0, st.driver_pid);
+}
+
+TEST_F(nl, bad_attributes)
+{
+	struct nlreply r;
+	struct nl_msg *m;
+	struct bcs_state st;
+	uint16_t small = 1;
+
+	ASSERT_EQ(0, bnl_drive(&self->c, 0, 0));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+
+	/* Missing BCS_A_ROW. */
+	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
+	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+
+	/* BCS_A_ROW out of range. */
+	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
+	nla_put_u32(m, BCS_A_ROW, BCS_ROWS_MAX);
+	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
+	EXPECT_EQ(-ERANGE, bnl_xfer(&self->c, m, &r));
+
+	/* BCS_A_ROW too long. */
+	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
+	nla_put_u64(m, BCS_A_ROW, 0);
+	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+
+	/* BCS_A_SLICE too short. */
+	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	ASSERT_NE(NULL, m);
+	nla_put(m, BCS_A_SLICE, sizeof(small), &small);
+	nla_put_u32(m, BCS_A_ROW, 0);
+	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+
+	/* Unknown attribute. */
+	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
+	nla_put_u32(m, BCS_A_ROW, 0);
+	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
+	nla_put_u32(m, BCS_A_MAX + 1, 0);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+
+	/* Unknown strobe flags. */
+	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
+	nla_put_u32(m, BCS_A_ROW, 0);
+	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
+	nla_put_u32(m, BCS_A_FLAGS, 1U << 7);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+
+	/* Out of range, on DRIVE and on STROBE: -ERANGE, as for any netlink
+	 * range policy.
+	 */
+	EXPECT_EQ(-ERANGE, bnl_drive(&self->c, BCS_SLICE_NS_MIN - 1, -1));
+	EXPECT_EQ(-ERANGE, bnl_drive(&self->c, BCS_SLICE_NS_MAX + 1, -1));
+	EXPECT_EQ(-ERANGE, bnl_drive(&self->c, 0, BCS_WATCHDOG_MAX + 1));
+	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
+	nla_put_u32(m, BCS_A_ROW, 0);
+	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
+	nla_put_u64(m, BCS_A_SLICE_NS, BCS_SLICE_NS_MAX + 1);
+	EXPECT_EQ(-ERANGE, bnl_xfer(&self->c, m, &r));
+
+	/* Unknown command. */
+	EXPECT_NE(0, bnl_simple(&self->c, BCS_CMD_MAX + 1, &r));
+
+	/* None of it changed the configuration; a good strobe still works. */
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(BCS_MODE_DRIVEN, st.mode);
+	EXPECT_EQ(0, bnl_strobe(&self->c, 0));
+}
+
+TEST_F(nl, unprivileged)
+{
+	volatile int *res;
+	int status = 0;
+
+	res = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, res);
+	res[0] = res[1] = res[2] = res[3] = res[4] = 12345;
+	/* Root drives, so that a privileged strobe would be accepted. */
+	ASSERT_EQ(0, bnl_drive(&self->c, 0, 0));
+	fflush(stdout);
+	fflush(stderr);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		struct nlconn c = { 0 };
+		struct nlreply r;
+
+		res[0] = bt_drop_privs();
+		if (res[0] || bnl_open(&c))
+			_exit(1);
+		res[1] = bnl_drive(&c, 0, 0);
+		res[2] = bnl_strobe(&c, 1);
+		res[3] = bnl_simple(&c, BCS_CMD_RELEASE, &r);
+		res[4] = bnl_simple(&c, BCS_CMD_GET_STATE, &r);
+		bnl_close(&c);
+		_exit(0);
+	}
+	ASSERT_EQ(self->child, bt_waitpid_bounded(self->child, &status,
+						  BT_WAIT_MS));
+	self->child = 0;
+	EXPECT_EQ(0, res[0]);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(-EPERM, res[1]);
+	EXPECT_EQ(-EPERM, res[2]);
+	EXPECT_EQ(-EPERM, res[3]);
+	EXPECT_EQ(0, res[4]);
+	munmap((void *)res, 4096);
+}
+
+TEST_F(nl, close_fails_open)
+{
+	struct bcs_state st0, st;
+
+	ASSERT_EQ(0, start_job(self));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	ASSERT_EQ(0, bnl_drive(&self->c, 0, 0));
+	ASSERT_EQ(0, bnl_strobe(&self->c, 1));
+	ASSERT_TRUE(WAIT_UNTIL(bt_job_all_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	bnl_close(&self->c);
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	EXPECT_TRUE(WAIT_UNTIL(!bt_get_state(self->fd, &st) &&
+			       st.mode == BCS_MODE_OFF, BT_WAIT_MS));
+	EXPECT_EQ(0, st.driver_pid);
+	EXPECT_LT(st0.failopens, st.failopens);
+}
+
+BT_HARNESS_MAIN

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Permissions: an unprivileged user (uid/gid 65534, no capabilities) may
+ * query and may attach its own processes to an existing job, and nothing
+ * else.
+ *
+ * The checks run in a forked child that dropped its privileges; it records
+ * the result of each operation in shared memory and the test asserts on
+ * them in the parent, so no harness state is touched after the fork.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bcs_test_util.h"
+#include "bcs_harness.h"
+
+enum {
+	R_DROP,			/* bt_drop_privs() */
+	R_OPEN,			/* open /dev/bcs */
+	R_CREATE,
+	R_CREATE_INHERITED,	/* through the fd root opened */
+	R_DESTROY,
+	R_SET_ROW,
+	R_CONFIG_SET,
+	R_CONFIG_GET,
+	R_STROBE,
+	R_ATTACH_INIT,
+	R_ATTACH_ROOT,
+	R_DETACH_ROOT,
+	R_ATTACH_OWN,
+	R_OWN_NR,
+	R_DETACH_OWN,
+	R_GET_STATE,
+	R_JOB_LIST,
+	R_TASK_STATS,
+	R_STAT_OPEN,
+	R_STAT_MMAP,
+	R_STAT_GET_STATE,
+	R_STAT_OPEN_RW,
+	R_DONE,
+	R_MAX
+};
+
+struct perm_sh {
+	volatile int r[R_MAX];
+};
+
+FIXTURE(perm) {
+	int fd;
+	struct bt_burner root_proc;
+	struct perm_sh *sh;
+	pid_t child;
+};
+
+FIXTURE_SETUP(perm)
+{
+	self->fd = bt_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, bt_reset(self->fd));
+	self->sh = mmap(NULL, sizeof(*self->sh), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->sh);
+	memset((void *)self->sh, 0x7f, sizeof(*self->sh));
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	ASSERT_EQ(0, bt_burner_start(&self->root_proc, 1, true));
+	/* Driven by root, so that a privileged strobe would be accepted. */
+	ASSERT_EQ(0, bt_drive(self->fd));
+}
+
+FIXTURE_TEARDOWN(perm)
+{
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		bt_waitpid_bounded(self->child, NULL, BT_WAIT_MS);
+	}
+	bt_burner_stop(&self->root_proc);
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, bt_reset(self->fd));
+		close(self->fd);
+	}
+	if (self->sh && self->sh != MAP_FAILED)
+		munmap((void *)self->sh, sizeof(*self->sh));
+}
+
+static void unprivileged(struct perm_sh *sh, int root_fd, pid_t root_pid)
+{
+	struct bcs_job_list jl = { .size = sizeof(jl) };
+	struct bcs_task_list tl = { .size = sizeof(tl) };
+	struct bcs_strobe s = {
+		.size = sizeof(s),
+		.flags = BCS_STROBE_NOW,
+		.slice = 1000000,
+		.row = 1,
+	};
+	struct bcs_state st;
+	uint32_t nr = 0;
+	pid_t own;
+	void *m;
+	int fd, sfd;
+
+	sh->r[R_DROP] = bt_drop_privs();
+	if (sh->r[R_DROP])
+		_exit(1);
+	fd = bt_open();
+	sh->r[R_OPEN] = fd < 0 ? -errno : 0;
+	if (fd < 0)
+		_exit(1);
+	sh->r[R_CREATE] = bt_job_create(fd, 0, 0, NULL);
+	sh->r[R_CREATE_INHERITED] = bt_job_create(root_fd, 0, 0, NULL);
+	sh->r[R_DESTROY] = bt_job_destroy(fd, BT_JOB_A);
+	sh->r[R_SET_ROW] = bt_job_set_row(fd, BT_JOB_A, 5);
+	sh->r[R_CONFIG_SET] = bt_set_mode(fd, BCS_MODE_OFF);
+	sh->r[R_CONFIG_GET] = bt_config(fd, 0, 0, 0, 0, NULL);
+	s.deadline_ns = bt_now_ns(CLOCK_REALTIME);
+	sh->r[R_STROBE] = bt_ioctl(fd, BCS_IOC_STROBE, &s);
+	sh->r[R_ATTACH_INIT] = bt_attach(fd, BT_JOB_A, 1, 0, NULL);
+	sh->r[R_ATTACH_ROOT] = bt_attach(fd, BT_JOB_A, root_pid, 0, NULL);
+	sh->r[R_DETACH_ROOT] = bt_detach(fd, BT_JOB_A, root_pid, 0, NULL);
+
+	own = fork();
+	if (own == 0) {
+		for (;;)
+			pause();
+	}
+	sh->r[R_ATTACH_OWN] = own < 0 ? -errno :
+			      bt_attach(fd, BT_JOB_A, own, 0, &nr);
+	sh->r[R_OWN_NR] = (int)nr;
+	sh->r[R_DETACH_OWN] = bt_detach(fd, BT_JOB_A, own, 0, NULL);
+	if (own > 0) {
+		kill(own, SIGKILL);
+		waitpid(own, NULL, 0);
+	}
+
+	sh->r[R_GET_STATE] = bt_get_state(fd, &st);
+	sh->r[R_JOB_LIST] = bt_ioctl(fd, BCS_IOC_JOB_LIST, &jl);
+	sh->r[R_TASK_STATS] = bt_ioctl(fd, BCS_IOC_TASK_STATS, &tl);
+	close(fd);
+
+	sfd = bt_open_stat();
+	sh->r[R_STAT_OPEN] = sfd < 0 ? -errno : 0;
+	if (sfd >= 0) {
+		m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, sfd, 0);
+		sh->r[R_STAT_MMAP] = m == MAP_FAILED ? -errno : 0;
+		if (m != MAP_FAILED)
+			munmap(m, 4096);
+		sh->r[R_STAT_GET_STATE] = bt_get_state(sfd, &st);
+		close(sfd);
+	}
+	sfd = open(BCS_STAT_DEV, O_RDWR | O_CLOEXEC);
+	sh->r[R_STAT_OPEN_RW] = sfd < 0 ? -errno : 0;
+	if (sfd >= 0)
+		close(sfd);
+	sh->r[R_DONE] = 0;
+	_exit(0);
+}
+
+TEST_F(perm, unprivileged_user)
+{
+	struct bcs_job_info ji;
+	struct bcs_state st;
+	int status = 0;
+
+	fflush(stdout);
+	fflush(stderr);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0)
+		unprivileged(self->sh, self->fd, self->root_proc.pid);
+	ASSERT_EQ(self->child, bt_waitpid_bounded(self->child, &status,
+						  BT_WAIT_MS));
+	self->child = 0;
+	ASSERT_EQ(0, self->sh->r[R_DROP]);
+	ASSERT_EQ(0, self->sh->r[R_OPEN]) TH_LOG(BCS_DEV " not world-usable");
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(0, self->sh->r[R_DONE]);
+
+	EXPECT_EQ(-EPERM, self->sh->r[R_CREATE]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_CREATE_INHERITED]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_DESTROY]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_SET_ROW]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_CONFIG_SET]);
+	EXPECT_EQ(0, self->sh->r[R_CONFIG_GET]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_STROBE]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_ATTACH_INIT]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_ATTACH_ROOT]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_DETACH_ROOT]);
+	EXPECT_EQ(0, self->sh->r[R_ATTACH_OWN]);
+	EXPECT_EQ(1, self->sh->r[R_OWN_NR]);
+	EXPECT_EQ(0, self->sh->r[R_DETACH_OWN]);
+	EXPECT_EQ(0, self->sh->r[R_GET_STATE]);
+	EXPECT_EQ(0, self->sh->r[R_JOB_LIST]);
+	EXPECT_EQ(0, self->sh->r[R_TASK_STATS]);
+	EXPECT_EQ(0, self->sh->r[R_STAT_OPEN]);
+	EXPECT_EQ(0, self->sh->r[R_STAT_MMAP]);
+	EXPECT_EQ(0, self->sh->r[R_STAT_GET_STATE]);
+	EXPECT_EQ(-EACCES, self->sh->r[R_STAT_OPEN_RW]);
+
+	/* Nothing the unprivileged child tried changed anything. */
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(1, st.nr_jobs);
+	EXPECT_EQ(BCS_MODE_DRIVEN, st.mode);
+	EXPECT_EQ(getpid(), st.driver_pid);
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(0, ji.row);
+	EXPECT_EQ(0, ji.nr_tasks);
+	EXPECT_EQ(BCS_JOB_RUNNING, ji.state);
+}
+
+TEST_F(perm, device_modes)
+{
+	struct stat stb;
+
+	ASSERT_EQ(0, stat(BCS_DEV, &stb));
+	EXPECT_TRUE(S_ISCHR(stb.st_mode));
+	EXPECT_EQ(0666, stb.st_mode & 0777);
+	ASSERT_EQ(0, stat(BCS_STAT_DEV, &stb));
+	EXPECT_TRUE(S_ISCHR(stb.st_mode));
+	EXPECT_EQ(0444, stb.st_mode & 0777);
+}
+
+BT_HARNESS_MAIN

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suspension requirements, one test each: complete, invisible to job
+ * control, killable, quiet (no load, no hung-task reports) and cheap to
+ * resume.  Switches are driven deterministically: DRIVEN mode from the
+ * test's own file, watchdog off, the job in row 0; a strobe to row 1
+ * suspends it and a strobe to row 0 resumes it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bcs_test_util.h"
+#include "bcs_harness.h"
+
+FIXTURE(suspend) {
+	int fd;
+	struct bt_burner b;
+	char hung_saved[32];
+};
+
+FIXTURE_SETUP(suspend)
+{
+	self->fd = bt_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, bt_reset(self->fd));
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	ASSERT_EQ(0, bt_drive(self->fd));
+}
+
+FIXTURE_TEARDOWN(suspend)
+{
+	/* Resume first so that nothing is left parked even if kill fails. */
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, bt_reset(self->fd));
+	}
+	bt_burner_stop(&self->b);
+	if (self->hung_saved[0])
+		bt_write_file("/proc/sys/kernel/hung_task_timeout_secs",
+			      self->hung_saved);
+	if (self->fd >= 0) {
+		/* Resuming is asynchronous: parked tasks wake up and leave. */
+		EXPECT_TRUE(bt_wait_none_parked(self->fd));
+		close(self->fd);
+	}
+}
+
+static int start_attached(FIXTURE_DATA(suspend) *self, int nthreads,
+			  bool sleepy)
+{
+	uint32_t nr = 0;
+	int ret = bt_burner_start(&self->b, nthreads, sleepy);
+
+	if (ret)
+		return ret;
+	ret = bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, &nr);
+	if (ret)
+		return ret;
+	return nr == (uint32_t)nthreads ? 0 : -EPROTO;
+}
+
+/* Every thread of the burner in a state other than R, D and T. */
+static bool all_quiet(const struct bt_burner *b, char *bad)
+{
+	int i;
+
+	for (i = 0; i < b->nthreads; i++) {
+		char s = bt_thread_state(b->pid, b->sh->tid[i]);
+
+		if (s == 'R' || s == 'D' || s == 'T' || s == 't' || !s) {
+			*bad = s ? s : '?';
+			return false;
+		}
+	}
+	return true;
+}
+
+TEST_F(suspend, complete)
+{
+	long long t1[8], t2[8], t3[8];
+	uint64_t c1[8], c2[8];
+	struct bcs_job_info ji;
+	char bad = 0;
+	int i;
+
+	ASSERT_EQ(0, start_attached(self, 4, false));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 0));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(BCS_JOB_SUSPENDED, ji.state);
+	EXPECT_EQ(4, ji.nr_parked);
+
+	for (i = 0; i < 4; i++)
+		t1[i] = bt_thread_ticks(self->b.pid, self->b.sh->tid[i]);
+	bt_burner_counters(&self->b, c1);
+	bt_sleep_ms(300);
+	for (i = 0; i < 4; i++)
+		t2[i] = bt_thread_ticks(self->b.pid, self->b.sh->tid[i]);
+	bt_burner_counters(&self->b, c2);
+	/* No thread of the process got any CPU time in between. */
+	for (i = 0; i < 4; i++) {
+		EXPECT_LE(0, t1[i]);
+		EXPECT_EQ(t1[i], t2[i]) TH_LOG("thread %d ran while suspended",
+					       self->b.sh->tid[i]);
+		EXPECT_EQ(c1[i], c2[i]);
+	}
+	EXPECT_TRUE(all_quiet(&self->b, &bad)) TH_LOG("state %c", bad);
+
+	/* Resume: every thread counts on from where it stopped. */
+	ASSERT_EQ(0, bt_resume_row0(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(BCS_JOB_RUNNING, ji.state);
+	EXPECT_TRUE(WAIT_UNTIL(bt_burner_all_advanced(&self->b, c2),
+			       BT_WAIT_MS));
+	for (i = 0; i < 4; i++) {
+		EXPECT_TRUE(WAIT_UNTIL((t3[i] = bt_thread_ticks(self->b.pid,
+						self->b.sh->tid[i])) > t2[i],
+				       BT_WAIT_MS));
+	}
+	/* Memory and process state survived. */
+	EXPECT_EQ(0, self->b.sh->corrupt);
+	EXPECT_EQ(0, kill(self->b.pid, 0));
+	EXPECT_EQ(0, waitpid(self->b.pid, NULL, WNOHANG));
+}
+
+static volatile int sigchld_count;
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	sigchld_count++;
+}
+
+TEST_F(suspend, invisible_to_job_control)
+{
+	struct sigaction sa = { .sa_handler = on_sigchld };
+	char path[64], buf[512], *p;
+	int status = 0, i;
+
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	ASSERT_EQ(0, sigaction(SIGCHLD, &sa, NULL));
+	sigchld_count = 0;
+	ASSERT_EQ(0, start_attached(self, 2, false));
+	snprintf(path, sizeof(path), "/proc/%d/stat", self->b.pid);
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+		bt_sleep_ms(100);
+		EXPECT_EQ(0, waitpid(self->b.pid, &status,
+				     WUNTRACED | WCONTINUED | WNOHANG))
+			TH_LOG("wait status 0x%x while suspended", status);
+		ASSERT_EQ(0, bt_read_file(path, buf, sizeof(buf)));
+		p = strrchr(buf, ')');
+		ASSERT_NE(NULL, p);
+		EXPECT_NE('T', p[2]);
+		EXPECT_NE('t', p[2]);
+		ASSERT_EQ(0, bt_resume_row0(self->fd, BT_JOB_A));
+		bt_sleep_ms(100);
+		EXPECT_EQ(0, waitpid(self->b.pid, &status,
+				     WUNTRACED | WCONTINUED | WNOHANG))
+			TH_LOG("wait status 0x%x after resume", status);
+	}
+	EXPECT_EQ(0, sigchld_count);
+	signal(SIGCHLD, SIG_DFL);
+}
+
+/* Kill a suspended burner with @sig: it must die while the job is parked. */
+static void kill_suspended(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(suspend) *self, int sig)
+{
+	struct bcs_job_info ji;
+	int status = 0;
+
+	ASSERT_EQ(0, start_attached(self, 3, false));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, kill(self->b.pid, sig));
+	ASSERT_EQ(self->b.pid, bt_waitpid_bounded(self->b.pid, &status,
+						  BT_WAIT_MS));
+	self->b.pid = 0;
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(sig, WTERMSIG(status));
+	/* No strobe has happened: the job is still suspended. */
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(BCS_JOB_SUSPENDED, ji.state);
+	EXPECT_EQ(0, ji.nr_tasks);
+	EXPECT_EQ(0, ji.nr_parked);
+}
+
+TEST_F(suspend, killable_sigkill)
+{
+	kill_suspended(_metadata, self, SIGKILL);
+}
+
+TEST_F(suspend, killable_sigterm_default)
+{
+	kill_suspended(_metadata, self, SIGTERM);
+}
+
+TEST_F(suspend, handled_signal_waits_for_resume)
+{
+	int i;
+
+	ASSERT_EQ(0, start_attached(self, 2, false));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, kill(self->b.pid, SIGUSR1));
+	for (i = 0; i < 30; i++) {
+		bt_sleep_ms(10);
+		ASSERT_EQ(0, self->b.sh->usr1) TH_LOG("handler ran while suspended");
+	}
+	/* The signal did not wake the job up either. */
+	EXPECT_TRUE(bt_job_all_parked(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_resume_row0(self->fd, BT_JOB_A));
+	EXPECT_TRUE(WAIT_UNTIL(self->b.sh->usr1 == 1, BT_WAIT_MS));
+	EXPECT_EQ(0, waitpid(self->b.pid, NULL, WNOHANG));
+}
+
+/* Field 4 of /proc/loadavg: runnable/total. */
+static int loadavg_running(double *avg1)
+{
+	char buf[128];
+	int running = -1;
+
+	if (bt_read_file("/proc/loadavg", buf, sizeof(buf)))
+		return -1;
+	if (sscanf(buf, "%lf %*f %*f %d/", avg1, &running) != 2)
+		return -1;
+	return running;
+}
+
+TEST_F_TIMEOUT(suspend, quiet_no_load, 60)
+{
+	double avg_before = 0, avg = 0;
+	char bad = 0;
+	int i, run;
+
+	ASSERT_EQ(0, start_attached(self, 8, false));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	ASSERT_LE(0, loadavg_running(&avg_before));
+	/* ~3 s of samples: no burner counts as running or blocked. */
+	for (i = 0; i < 30; i++) {
+		ASSERT_TRUE(all_quiet(&self->b, &bad))
+			TH_LOG("a suspended thread is in state %c", bad);
+		run = loadavg_running(&avg);
+		ASSERT_LE(0, run);
+		EXPECT_GT(8, run) TH_LOG("%d runnable tasks", run);
+		bt_sleep_ms(100);
+	}
+	EXPECT_GT(8.0, avg) TH_LOG("load average %.2f", avg);
+	TH_LOG("load average %.2f -> %.2f while suspended", avg_before, avg);
+	EXPECT_TRUE(bt_job_all_parked(self->fd, BT_JOB_A));
+}
+
+/* Skip old kernel messages, then collect new ones until none is left. */
+static int kmsg_open_at_end(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+static bool kmsg_find(int fd, const char *needle, char *line, size_t len)
+{
+	char rec[2048];
+	ssize_t n;
+	int i;
+
+	/* Bounded: at most a few thousand records. */
+	for (i = 0; i < 4096; i++) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0) {
+			if (errno == EPIPE)	/* overwritten: go on */
+				continue;
+			break;
+		}
+		rec[n] = 0;
+		if (strstr(rec, needle)) {
+			rec[len - 1] = 0;
+			memcpy(line, rec, len);
+			return true;
+		}
+	}
+	return false;
+}
+
+TEST_F_TIMEOUT(suspend, quiet_no_hung_task, 60)
+{
+	const char *knob = "/proc/sys/kernel/hung_task_timeout_secs";
+	char buf[32], line[512] = "";
+	int kfd, i;
+
+	if (bt_read_file(knob, self->hung_saved, sizeof(self->hung_saved)))
+		SKIP(return, "no hung task detector (%s)", knob);
+	if (!bt_read_file("/proc/sys/kernel/hung_task_warnings", buf,
+			  sizeof(buf)) && atoi(buf) == 0) {
+		self->hung_saved[0] = 0;
+		SKIP(return, "hung task warnings are used up");
+	}
+	kfd = kmsg_open_at_end();
+	ASSERT_LE(0, kfd);
+	ASSERT_EQ(0, bt_write_file(knob, "2"));
+	ASSERT_EQ(0, start_attached(self, 8, false));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	/* Two full detector periods and some more. */
+	for (i = 0; i < 60; i++) {
+		bt_sleep_ms(100);
+		ASSERT_TRUE(bt_job_all_parked(self->fd, BT_JOB_A));
+	}
+	EXPECT_FALSE(kmsg_find(kfd, "blocked for more than", line,
+			       sizeof(line)))
+		TH_LOG("hung task report: %s", line);
+	close(kfd);
+}
+
+TEST_F_TIMEOUT(suspend, resume_wakes_whole_gang, 90)
+{
+	enum { N = 64 };
+	struct bcs_task_stat *ts = NULL;
+	long long t_susp[N], t;
+	uint64_t c[N];
+	int i, n, parked;
+
+	ASSERT_EQ(0, start_attached(self, N, false));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	for (i = 0; i < N; i++)
+		t_susp[i] = bt_thread_ticks(self->b.pid, self->b.sh->tid[i]);
+	bt_burner_counters(&self->b, c);
+
+	/* One strobe, nothing else: every thread must run again. */
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 0));
+	EXPECT_TRUE(WAIT_UNTIL(bt_burner_all_advanced(&self->b, c),
+			       BT_WAIT_MS));
+	n = bt_task_stats(self->fd, BT_JOB_A, &ts);
+	ASSERT_EQ(N, n);
+	for (i = 0, parked = 0; i < n; i++)
+		parked += ts[i].state == BCS_TASK_PARKED;
+	free(ts);
+	EXPECT_EQ(0, parked);
+	for (i = 0; i < N; i++) {
+		pid_t tid = self->b.sh->tid[i];
+
+		EXPECT_TRUE(WAIT_UNTIL((t = bt_thread_ticks(self->b.pid, tid))
+				       > t_susp[i], BT_WAIT_MS))
+			TH_LOG("thread %d: %lld ticks", tid, t);
+	}
+}
+
+BT_HARNESS_MAIN
