@@ -26,11 +26,8 @@ for rel in $BCS_KERNELS; do
 	log=$out/build.log
 
 	echo "build-modules: $rel (headers $kdir)"
-	rm -rf "$src" "$out/bcs.ko"
-	mkdir -p "$src"
-	cp -a "$top/Kbuild" "$top/module" "$top/include" "$src/"
-	# Generated files in the work tree belong to a different kernel.
-	rm -rf "$src/module/generated"
+	rm -f "$out/bcs.ko"
+	bcs_copy_src "$src"
 
 	if timeout 900 make -C "$kdir" M="$src" W=1 -j"$jobs" modules \
 			> "$log" 2>&1; then

@@ -83,7 +83,7 @@ fi
 # holds the package version so a new Debian build of the same release is
 # picked up.
 mkdir -p "$BCS_CACHE/kernels" "$BCS_CACHE/debs"
-echo "$kernels" | while read -r rel img hdr; do
+echo "$kernels" | while read -r rel img _; do
 	ver=$(apt-cache policy "$img" | awk '$1 == "Candidate:" { print $2 }')
 	dest=$BCS_CACHE/kernels/$rel
 	if [ -f "$dest/.bcs-unpacked" ] &&

@@ -57,3 +57,17 @@ bcs_release()
 	*)    echo "$1" ;;
 	esac
 }
+
+# bcs_copy_src DEST: copy the module sources (Kbuild, module/, include/)
+# into DEST for a private out-of-tree build, leaving behind any objects of
+# an in-tree build, which belong to another kernel.
+bcs_copy_src()
+{
+	rm -rf "$1"
+	mkdir -p "$1"
+	(cd "$top" && tar -cf - --exclude='*.o' --exclude='*.ko' \
+		--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' \
+		--exclude='*.d' --exclude='*.order' --exclude='*.symvers' \
+		--exclude='.tmp_*' --exclude='module/generated' \
+		Kbuild module include) | tar -xf - -C "$1"
+}

@@ -48,10 +48,7 @@ rel=$BCS_KERNEL_6_1
 kdir=$(bcs_kvar KDIR "$rel")
 src=$BUILD/lint/src
 log=$BUILD/lint/sparse.log
-rm -rf "$src"
-mkdir -p "$src"
-cp -a "$top/Kbuild" "$top/module" "$top/include" "$src/"
-rm -rf "$src/module/generated"
+bcs_copy_src "$src"
 
 echo "lint: sparse (C=2) against $rel"
 if ! timeout 900 make -C "$kdir" M="$src" C=2 -j"$(nproc)" modules \

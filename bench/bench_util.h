@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the bcs benchmarks: clocks, summary statistics, raw
+ * ioctls on /dev/bcs, the /dev/bcsstat ring and real-time priority.
+ *
+ * The benchmarks only report numbers; nothing here fails on a timing.
+ */
+#ifndef BCS_BENCH_UTIL_H
+#define BCS_BENCH_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/bcs.h>
+
+#define BCS_DEV		"/dev/bcs"
+#define BCS_STAT_DEV	"/dev/bcsstat"
+
+#define NSEC_PER_USEC	1000ULL
+#define NSEC_PER_MSEC	1000000ULL
+#define NSEC_PER_SEC	1000000000ULL
+
+/* Monotonic time in nanoseconds. */
+uint64_t bench_now(void);
+/* Sleep for @ns nanoseconds (restarted on EINTR). */
+void bench_sleep_ns(uint64_t ns);
+
+/* Fatal error with errno text, for set-up steps that must not fail. */
+void bench_die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+/*
+ * Samples of one measured quantity.  A round that timed out adds no sample
+ * but is counted, so that a table can say "timeout" instead of a number.
+ */
+struct bench_samples {
+	uint64_t *v;
+	size_t n, cap;
+	unsigned int timeouts;
+};
+
+void bench_samples_init(struct bench_samples *s, size_t cap);
+void bench_samples_free(struct bench_samples *s);
+void bench_samples_add(struct bench_samples *s, uint64_t ns);
+/* Percentile @p (0..100) by nearest rank; 0 if there is no sample. */
+uint64_t bench_percentile(struct bench_samples *s, unsigned int p);
+
+/*
+ * Run the caller at SCHED_FIFO priority @prio, with SCHED_RESET_ON_FORK so
+ * that the children it forks afterwards stay SCHED_OTHER.  Returns false
+ * (after a warning) if the policy cannot be set.
+ */
+bool bench_set_fifo(int prio);
+
+/* ioctl on /dev/bcs or /dev/bcsstat: 0 or -errno. */
+int bench_ioctl(int fd, unsigned long cmd, void *arg);
+int bench_job_create(int fd, uint32_t row, uint32_t *id);
+int bench_job_destroy(int fd, uint32_t id);
+int bench_attach(int fd, uint32_t job, pid_t pid, uint32_t *nr_tasks);
+int bench_config(int fd, uint32_t mode, uint64_t slice_ns, uint32_t watchdog);
+int bench_strobe_now(int fd, uint64_t slice, uint32_t row);
+int bench_get_state(int fd, struct bcs_state *st);
+/* Record of job @id; -ENOENT if it does not exist. */
+int bench_job_info(int fd, uint32_t id, struct bcs_job_info *info);
+
+/* Read-only mapping of the /dev/bcsstat ring. */
+struct bench_ring {
+	int fd;
+	void *map;
+	size_t len;
+	const struct bcs_stat_header *hdr;
+};
+
+int bench_ring_open(struct bench_ring *r);
+void bench_ring_close(struct bench_ring *r);
+/* Sequence number of the next record to be written. */
+uint64_t bench_ring_head(const struct bench_ring *r);
+/*
+ * Copy record @seq to @out.  Returns false if it has been overwritten (or
+ * is being written) meanwhile.
+ */
+bool bench_ring_read(const struct bench_ring *r, uint64_t seq,
+		     struct bcs_slice_record *out);
+
+/* Number of online CPUs (at least 1). */
+unsigned int bench_nr_cpus(void);
+
+#endif /* BCS_BENCH_UTIL_H */

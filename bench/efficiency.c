@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * efficiency - how much CPU time gang switching in standalone mode costs.
+ *
+ * A "job" is one process with K threads (K = online CPUs by default) that
+ * each count loop iterations into their own counter in shared memory.
+ * Iterations are the measure of useful work: whatever the machine spends
+ * on switching, parking and waking shows up as iterations not done.  In
+ * one run, repeated and interleaved so that drifts of the machine spread
+ * over all cases:
+ *   alone     job A alone, no bcs: I_alone, the machine's capacity
+ *   cfs       A and B together under plain CFS
+ *   bcs SLICE A and B as two bcs jobs in rows 0 and 1, standalone mode
+ *             with the given slice (10 ms and 1 ms by default)
+ * Per case: A, B, A+B, (A+B)/I_alone, loss = 100 * (1 - (A+B)/I_alone) and
+ * A's share of A+B.  Counters are sampled over a fixed window of T after a
+ * warm-up, and scaled to exactly T by the measured length of the window.
+ * The ratio of a run is taken against I_alone of its own repetition and
+ * the table gives the median over repetitions, because the capacity of a
+ * shared or emulated machine drifts more between repetitions than within
+ * one.
+ *
+ * A second table explains the loss: CPU time of the window from /proc/stat
+ * (sys includes parking and waking; idle is CPU time nobody used), context
+ * switches and rescheduling and function-call IPIs per second from
+ * /proc/interrupts, and the switches bcs made.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+
+#define MAX_THREADS	256
+#define MAX_SLICES	8
+#define FIFO_PRIO	50
+
+struct slot {
+	uint64_t count;
+	char pad[56];
+};
+
+struct opts {
+	unsigned int threads;		/* K */
+	uint64_t window_ns;		/* T */
+	uint64_t warmup_ns;
+	unsigned int reps;
+	uint64_t slices[MAX_SLICES];
+	unsigned int nr_slices;
+};
+
+static struct opts opt = {
+	.window_ns = 2 * NSEC_PER_SEC,
+	.warmup_ns = 300 * NSEC_PER_MSEC,
+	.reps = 8,
+	.slices = { 10 * NSEC_PER_MSEC, 1 * NSEC_PER_MSEC },
+	.nr_slices = 2,
+};
+
+enum kind { C_ALONE, C_CFS, C_BCS };
+
+struct bench_case {
+	enum kind kind;
+	uint64_t slice_ns;
+	char name[24];
+	/* Sums over the repetitions. */
+	double a, b;
+	uint64_t switches, late, missed;
+	double user, sys, idle;		/* percent of CPU time */
+	double ctxt, res, cal;		/* per second */
+	double secs;			/* measured windows */
+	unsigned int runs;
+	/* (A+B)/I_alone of each run, in millionths. */
+	struct bench_samples ratio;
+};
+
+/* System-wide counters: /proc/stat (CPU time in ticks) and /proc/interrupts. */
+struct sys_counters {
+	unsigned long long user, sys, idle, total;
+	unsigned long long ctxt;
+	unsigned long long res, cal;	/* rescheduling, function-call IPIs */
+};
+
+static int bcs_fd = -1;
+static struct slot *slots;		/* K for job A, then K for job B */
+
+static void spin(struct slot *slot)
+{
+	uint64_t n = 0;
+
+	for (;;)
+		__atomic_store_n(&slot->count, ++n, __ATOMIC_RELAXED);
+}
+
+static void *spin_thread(void *arg)
+{
+	spin(arg);
+	return NULL;
+}
+
+/* A job: one process whose K threads spin on @s[0 .. K - 1]. */
+static pid_t job_start(struct slot *s)
+{
+	pthread_attr_t attr;
+	unsigned int i;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		bench_die("fork");
+	if (pid)
+		return pid;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(0);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (i = 1; i < opt.threads; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, &attr, spin_thread, &s[i]))
+			_exit(1);
+	}
+	spin(&s[0]);
+	return 0;
+}
+
+static void job_stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static uint64_t job_sum(const struct slot *s)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < opt.threads; i++)
+		sum += __atomic_load_n(&s[i].count, __ATOMIC_RELAXED);
+	return sum;
+}
+
+/* Wait (bounded) until every thread of the job has counted. */
+static void job_wait_started(const struct slot *s)
+{
+	uint64_t end = bench_now() + 10 * NSEC_PER_SEC;
+	unsigned int i;
+
+	for (i = 0; i < opt.threads; i++) {
+		while (!__atomic_load_n(&s[i].count, __ATOMIC_RELAXED)) {
+			if (bench_now() > end) {
+				fprintf(stderr, "warning: a thread did not "
+					"start\n");
+				return;
+			}
+			bench_sleep_ns(NSEC_PER_MSEC);
+		}
+	}
+}
+
+/* Sum of the per-CPU counts on an interrupt line of /proc/interrupts. */
+static unsigned long long irq_line_sum(const char *line)
+{
+	unsigned long long sum = 0;
+	const char *p = strchr(line, ':');
+	char *end;
+
+	if (!p)
+		return 0;
+	for (p++;;) {
+		unsigned long long v = strtoull(p, &end, 10);
+
+		if (end == p)
+			break;
+		sum += v;
+		p = end;
+	}
+	return sum;
+}
+
+static void sys_counters(struct sys_counters *sc)
+{
+	unsigned long long v[8] = { 0 };
+	char line[4096], name[16];
+	FILE *f;
+	int i;
+
+	memset(sc, 0, sizeof(*sc));
+	f = fopen("/proc/stat", "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			/* user nice system idle iowait irq softirq steal */
+			if (sscanf(line, "cpu %llu %llu %llu %llu %llu %llu "
+				   "%llu %llu", &v[0], &v[1], &v[2], &v[3],
+				   &v[4], &v[5], &v[6], &v[7]) >= 4) {
+				sc->user = v[0] + v[1];
+				sc->sys = v[2] + v[5] + v[6];
+				sc->idle = v[3] + v[4];
+				for (i = 0; i < 8; i++)
+					sc->total += v[i];
+			}
+			sscanf(line, "ctxt %llu", &sc->ctxt);
+		}
+		fclose(f);
+	}
+	f = fopen("/proc/interrupts", "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, " %15s", name) != 1)
+				continue;
+			if (!strcmp(name, "RES:"))
+				sc->res = irq_line_sum(line);
+			else if (!strcmp(name, "CAL:"))
+				sc->cal = irq_line_sum(line);
+		}
+		fclose(f);
+	}
+}
+
+static void check(int err, const char *what)
+{
+	if (err) {
+		errno = -err;
+		bench_die("%s", what);
+	}
+}
+
+/*
+ * Run one case once, add its counts to @c and, with @print, print them.
+ * @i_alone is the capacity measured in the same repetition, for the spread
+ * of the ratio.  Returns A's iterations.
+ */
+static double run_case(struct bench_case *c, double i_alone, bool print)
+{
+	struct slot *sa = slots, *sb = slots + opt.threads;
+	uint64_t a0, b0, a1, b1, t0, t1;
+	struct bcs_state st0, st1;
+	struct sys_counters sc0, sc1;
+	unsigned long long total;
+	double secs;
+	uint32_t job_a = 0, job_b = 0, nr;
+	pid_t pa, pb = 0;
+	double a, b, scale;
+
+	memset(slots, 0, 2 * opt.threads * sizeof(*slots));
+	pa = job_start(sa);
+	if (c->kind != C_ALONE)
+		pb = job_start(sb);
+	job_wait_started(sa);
+	if (pb)
+		job_wait_started(sb);
+
+	if (c->kind == C_BCS) {
+		check(bench_job_create(bcs_fd, 0, &job_a), "JOB_CREATE");
+		check(bench_job_create(bcs_fd, 1, &job_b), "JOB_CREATE");
+		check(bench_attach(bcs_fd, job_a, pa, &nr), "ATTACH");
+		if (nr != opt.threads)
+			fprintf(stderr, "warning: A has %u tasks\n", nr);
+		check(bench_attach(bcs_fd, job_b, pb, &nr), "ATTACH");
+		if (nr != opt.threads)
+			fprintf(stderr, "warning: B has %u tasks\n", nr);
+		check(bench_config(bcs_fd, BCS_MODE_STANDALONE, c->slice_ns,
+				   0), "CONFIG standalone");
+	}
+
+	bench_sleep_ns(opt.warmup_ns);
+	if (c->kind == C_BCS)
+		check(bench_get_state(bcs_fd, &st0), "GET_STATE");
+	sys_counters(&sc0);
+	t0 = bench_now();
+	a0 = job_sum(sa);
+	b0 = pb ? job_sum(sb) : 0;
+	bench_sleep_ns(opt.window_ns);
+	t1 = bench_now();
+	a1 = job_sum(sa);
+	b1 = pb ? job_sum(sb) : 0;
+	sys_counters(&sc1);
+	if (c->kind == C_BCS) {
+		check(bench_get_state(bcs_fd, &st1), "GET_STATE");
+		check(bench_config(bcs_fd, BCS_MODE_OFF, 0, 0), "CONFIG off");
+		bench_job_destroy(bcs_fd, job_a);
+		bench_job_destroy(bcs_fd, job_b);
+		c->switches += st1.switches - st0.switches;
+		c->late += st1.late - st0.late;
+		c->missed += st1.missed - st0.missed;
+	}
+	job_stop(pa);
+	if (pb)
+		job_stop(pb);
+
+	/* The controller may wake a little late: scale the window to T. */
+	secs = (double)(t1 - t0) / 1e9;
+	scale = (double)opt.window_ns / (double)(t1 - t0);
+	a = (double)(a1 - a0) * scale;
+	b = (double)(b1 - b0) * scale;
+	c->a += a;
+	c->b += b;
+	c->runs++;
+	c->secs += secs;
+	total = sc1.total - sc0.total;
+	if (total) {
+		c->user += 100.0 * (double)(sc1.user - sc0.user) / total;
+		c->sys += 100.0 * (double)(sc1.sys - sc0.sys) / total;
+		c->idle += 100.0 * (double)(sc1.idle - sc0.idle) / total;
+	}
+	c->ctxt += (double)(sc1.ctxt - sc0.ctxt);
+	c->res += (double)(sc1.res - sc0.res);
+	c->cal += (double)(sc1.cal - sc0.cal);
+	if (i_alone > 0)
+		bench_samples_add(&c->ratio,
+				  (uint64_t)((a + b) / i_alone * 1e6 + 0.5));
+	if (print)
+		printf("  %-10s %12.2f %12.2f %12.2f   window %.3f s\n",
+		       c->name, a / 1e6, b / 1e6, (a + b) / 1e6,
+		       (double)(t1 - t0) / 1e9);
+	return a;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-k THREADS] [-t WINDOW_MS] [-r REPS] "
+		"[-s SLICE_US[,SLICE_US...]] [-v]\n"
+		"  -k  threads per job (online CPUs)\n"
+		"  -t  measured window per case in ms (2000)\n"
+		"  -r  repetitions of every case, interleaved (8)\n"
+		"  -s  bcs slices in us (10000,1000)\n"
+		"  -v  print every run\n", prog);
+	exit(2);
+}
+
+static void parse_slices(const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	opt.nr_slices = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint64_t ns = strtoull(tok, NULL, 0) * NSEC_PER_USEC;
+
+		if (ns < BCS_SLICE_NS_MIN || ns > BCS_SLICE_NS_MAX ||
+		    opt.nr_slices == MAX_SLICES) {
+			fprintf(stderr, "bad slice %s us\n", tok);
+			exit(2);
+		}
+		opt.slices[opt.nr_slices++] = ns;
+	}
+	free(copy);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_case cases[2 + MAX_SLICES];
+	unsigned int nr_cases, i, rep;
+	bool verbose = false;
+	double i_alone;
+	int c;
+
+	while ((c = getopt(argc, argv, "k:t:r:s:vh")) != -1) {
+		switch (c) {
+		case 'k':
+			opt.threads = (unsigned int)strtoul(optarg, NULL, 0);
+			if (!opt.threads || opt.threads > MAX_THREADS)
+				usage(argv[0]);
+			break;
+		case 't':
+			opt.window_ns = strtoull(optarg, NULL, 0) *
+					NSEC_PER_MSEC;
+			if (!opt.window_ns)
+				usage(argv[0]);
+			break;
+		case 'r':
+			opt.reps = (unsigned int)strtoul(optarg, NULL, 0);
+			if (!opt.reps)
+				usage(argv[0]);
+			break;
+		case 's':
+			parse_slices(optarg);
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+	if (optind != argc)
+		usage(argv[0]);
+	if (!opt.threads)
+		opt.threads = bench_nr_cpus();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	slots = mmap(NULL, 2 * opt.threads * sizeof(*slots),
+		     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (slots == MAP_FAILED)
+		bench_die("mmap");
+
+	memset(cases, 0, sizeof(cases));
+	for (i = 0; i < 2 + MAX_SLICES; i++)
+		bench_samples_init(&cases[i].ratio, opt.reps);
+	cases[0].kind = C_ALONE;
+	strcpy(cases[0].name, "alone");
+	cases[1].kind = C_CFS;
+	strcpy(cases[1].name, "cfs");
+	nr_cases = 2;
+	bcs_fd = open(BCS_DEV, O_RDWR | O_CLOEXEC);
+	if (bcs_fd < 0) {
+		fprintf(stderr, "%s: %s: bcs cases skipped\n", BCS_DEV,
+			strerror(errno));
+	} else {
+		for (i = 0; i < opt.nr_slices; i++, nr_cases++) {
+			cases[nr_cases].kind = C_BCS;
+			cases[nr_cases].slice_ns = opt.slices[i];
+			snprintf(cases[nr_cases].name,
+				 sizeof(cases[nr_cases].name), "bcs %g ms",
+				 (double)opt.slices[i] / 1e6);
+		}
+	}
+
+	printf("efficiency: %u online CPUs, jobs of %u threads, window "
+	       "%.1f s, warm-up %.1f s, %u repetitions\n", bench_nr_cpus(),
+	       opt.threads, (double)opt.window_ns / 1e9,
+	       (double)opt.warmup_ns / 1e9, opt.reps);
+	printf("controller: %s\n", bench_set_fifo(FIFO_PRIO) ?
+	       "SCHED_FIFO 50" : "SCHED_OTHER (SCHED_FIFO refused)");
+	if (verbose)
+		printf("  %-10s %12s %12s %12s   (millions of iterations)\n",
+		       "case", "A", "B", "A+B");
+
+	/*
+	 * Every repetition starts with the "alone" case; the spread of the
+	 * ratios compares each run with the capacity of its own repetition,
+	 * the table's means with the mean capacity.
+	 */
+	for (rep = 0; rep < opt.reps; rep++) {
+		i_alone = run_case(&cases[0], 0, verbose);
+		for (i = 1; i < nr_cases; i++)
+			run_case(&cases[i], i_alone, verbose);
+	}
+	i_alone = cases[0].a / cases[0].runs;
+
+	printf("\nmeans of %u runs, iterations in millions per %.1f s, "
+	       "I_alone = %.2f;\n(A+B)/alone: median over the runs of "
+	       "(A+B) / I_alone of the same repetition\n", opt.reps,
+	       (double)opt.window_ns / 1e9, i_alone / 1e6);
+	printf("  %-10s %9s %9s %9s %11s %7s %7s %15s\n", "case", "A", "B",
+	       "A+B", "(A+B)/alone", "loss %", "A share", "ratio min..max");
+	for (i = 0; i < nr_cases; i++) {
+		struct bench_case *k = &cases[i];
+		double a = k->a / k->runs, b = k->b / k->runs, ratio = 1.0;
+		double lo = 1.0, hi = 1.0;
+
+		if (k->ratio.n) {
+			ratio = bench_percentile(&k->ratio, 50) / 1e6;
+			lo = bench_percentile(&k->ratio, 0) / 1e6;
+			hi = bench_percentile(&k->ratio, 100) / 1e6;
+		}
+		printf("  %-10s %9.2f %9.2f %9.2f %11.4f %7.2f %7.3f "
+		       "%7.4f..%-6.4f\n", k->name, a / 1e6, b / 1e6,
+		       (a + b) / 1e6, ratio, 100.0 * (1.0 - ratio),
+		       a / (a + b), lo, hi);
+	}
+
+	printf("\nwhere the time went (means; IPIs from /proc/interrupts)\n");
+	printf("  %-10s %6s %6s %6s %9s %9s %9s %10s %8s\n", "case", "user%",
+	       "sys%", "idle%", "ctxt/s", "RES/s", "CAL/s", "switches/s",
+	       "missed");
+	for (i = 0; i < nr_cases; i++) {
+		struct bench_case *k = &cases[i];
+		char sw[16] = "-", missed[16] = "-";
+
+		if (k->kind == C_BCS) {
+			snprintf(sw, sizeof(sw), "%.1f",
+				 k->switches / k->secs);
+			snprintf(missed, sizeof(missed), "%llu",
+				 (unsigned long long)k->missed);
+		}
+		printf("  %-10s %6.1f %6.1f %6.1f %9.0f %9.0f %9.0f %10s %8s\n",
+		       k->name, k->user / k->runs, k->sys / k->runs,
+		       k->idle / k->runs, k->ctxt / k->secs, k->res / k->secs,
+		       k->cal / k->secs, sw, missed);
+	}
+	for (i = 2; i < nr_cases; i++)
+		if (cases[i].late)
+			printf("  %s: %llu late switches\n", cases[i].name,
+			       (unsigned long long)cases[i].late);
+	printf("goal: loss at most 1%% with 10 ms slices (reported, not "
+	       "asserted)\n");
+
+	if (bcs_fd >= 0)
+		close(bcs_fd);
+	munmap(slots, 2 * opt.threads * sizeof(*slots));
+	return 0;
+}

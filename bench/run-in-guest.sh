@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-in-guest.sh [--quick] - run the bcs benchmarks inside a test guest
+# (started by bench/run.sh through selftests/vm/run-vm.sh, which sets
+# BCS_MODULE, BCS_OUT, BCS_KVER and BUILD).  Loads bcs.ko, runs
+# switch_cost and efficiency, unloads the module, and writes everything
+# to $BCS_OUT/bench.txt as well as to the console.
+#
+# Extra arguments for the programs can be given in SWITCH_COST_ARGS and
+# EFFICIENCY_ARGS (set by run.sh).  The benchmarks never fail on timings:
+# the exit status is non-zero only if something could not run.
+
+set -u
+
+bin=${BUILD:-$BCS_SRC/build}/bench
+out=$BCS_OUT/bench.txt
+rcfile=$BCS_OUT/bench.rc
+
+# Sized so that a whole run stays within a few minutes under TCG.
+sc_args="-r 20 -b 45 -n 1,8,64,256 -g both"
+ef_args="-t 2000 -r 8 -v"
+if [ "${1:-}" = --quick ]; then
+	sc_args="-r 5 -b 10 -n 1,8,64 -g procs"
+	ef_args="-t 1000 -r 2 -v"
+fi
+sc_args="$sc_args ${SWITCH_COST_ARGS:-}"
+ef_args="$ef_args ${EFFICIENCY_ARGS:-}"
+
+run()
+{
+	echo
+	echo "\$ $*"
+	start=$(cut -d' ' -f1 /proc/uptime)
+	"$@"
+	rc=$?
+	end=$(cut -d' ' -f1 /proc/uptime)
+	echo "(exit $rc, $(awk -v a="$start" -v b="$end" \
+		'BEGIN { printf "%.1f", b - a }') s)"
+	return $rc
+}
+
+{
+	rc=0
+	echo "bcs benchmarks: kernel $(uname -r), $(nproc) online CPUs," \
+	     "$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+	grep -m1 'model name' /proc/cpuinfo
+	echo "times measured inside the guest: compare ratios of one run only"
+	if ! insmod "$BCS_MODULE"; then
+		echo "insmod $BCS_MODULE failed"
+		echo 1 > "$rcfile"
+		exit 1
+	fi
+	# shellcheck disable=SC2086 # word splitting of the argument lists
+	run "$bin/switch_cost" $sc_args || rc=1
+	# shellcheck disable=SC2086
+	run "$bin/efficiency" $ef_args || rc=1
+	rmmod bcs || rc=1
+	echo "$rc" > "$rcfile"
+} 2>&1 | tee "$out"
+
+exit "$(cat "$rcfile" 2>/dev/null || echo 1)"
