@@ -17,6 +17,8 @@
 
 #include "bench_util.h"
 
+#define JOB_LIST_MAX	64
+
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK	0x40000000
 #endif
@@ -189,8 +191,8 @@ int bench_get_state(int fd, struct bcs_state *st)
 
 int bench_job_info(int fd, uint32_t id, struct bcs_job_info *info)
 {
-	/* Room for every job the benchmarks create, and then some. */
-	struct bcs_job_info jobs[16];
+	/* Room for the jobs of the benchmarks and for some others. */
+	struct bcs_job_info jobs[JOB_LIST_MAX];
 	struct bcs_job_list list = {
 		.size = sizeof(list),
 		.count = sizeof(jobs) / sizeof(jobs[0]),
@@ -202,7 +204,7 @@ int bench_job_info(int fd, uint32_t id, struct bcs_job_info *info)
 	err = bench_ioctl(fd, BCS_IOC_JOB_LIST, &list);
 	if (err)
 		return err;
-	n = list.count < 16 ? list.count : 16;
+	n = list.count < JOB_LIST_MAX ? list.count : JOB_LIST_MAX;
 	for (i = 0; i < n; i++) {
 		if (jobs[i].id == id) {
 			*info = jobs[i];

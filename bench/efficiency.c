@@ -201,8 +201,12 @@ static void sys_counters(struct sys_counters *sc)
 	f = fopen("/proc/stat", "r");
 	if (f) {
 		while (fgets(line, sizeof(line), f)) {
-			/* user nice system idle iowait irq softirq steal */
-			if (sscanf(line, "cpu %llu %llu %llu %llu %llu %llu "
+			/*
+			 * The summary line only ("cpu " but not "cpuN"):
+			 * user nice system idle iowait irq softirq steal.
+			 */
+			if (!strncmp(line, "cpu ", 4) &&
+			    sscanf(line, "cpu %llu %llu %llu %llu %llu %llu "
 				   "%llu %llu", &v[0], &v[1], &v[2], &v[3],
 				   &v[4], &v[5], &v[6], &v[7]) >= 4) {
 				sc->user = v[0] + v[1];

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-in-guest.sh [--quick] - run the bcs benchmarks inside a test guest
+# run-in-guest.sh [--quick] [--only switch_cost|efficiency] - run the bcs
+# benchmarks inside a test guest
 # (started by bench/run.sh through selftests/vm/run-vm.sh, which sets
 # BCS_MODULE, BCS_OUT, BCS_KVER and BUILD).  Loads bcs.ko, runs
 # switch_cost and efficiency, unloads the module, and writes everything
@@ -20,7 +21,16 @@ rcfile=$BCS_OUT/bench.rc
 # Sized so that a whole run stays within a few minutes under TCG.
 sc_args="-r 20 -b 45 -n 1,8,64,256 -g both"
 ef_args="-t 2000 -r 8 -v"
-if [ "${1:-}" = --quick ]; then
+quick=0
+only=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1; shift ;;
+	--only)  only=$2; shift 2 ;;
+	*)       echo "run-in-guest: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+if [ $quick = 1 ]; then
 	sc_args="-r 5 -b 10 -n 1,8,64 -g procs"
 	ef_args="-t 1000 -r 2 -v"
 fi
@@ -52,9 +62,13 @@ run()
 		exit 1
 	fi
 	# shellcheck disable=SC2086 # word splitting of the argument lists
-	run "$bin/switch_cost" $sc_args || rc=1
+	if [ "$only" != efficiency ]; then
+		run "$bin/switch_cost" $sc_args || rc=1
+	fi
 	# shellcheck disable=SC2086
-	run "$bin/efficiency" $ef_args || rc=1
+	if [ "$only" != switch_cost ]; then
+		run "$bin/efficiency" $ef_args || rc=1
+	fi
 	rmmod bcs || rc=1
 	echo "$rc" > "$rcfile"
 } 2>&1 | tee "$out"

@@ -5,7 +5,8 @@
 #
 # Boots each selected kernel with selftests/vm/run-vm.sh, runs
 # bench/run-in-guest.sh there and saves its output to
-# $BUILD/bench/<release>.txt.  Benchmarks report numbers; they do not fail
+# $BUILD/bench/<release>.txt (<release>-quick.txt, <release>-<program>.txt
+# for partial runs).  Benchmarks report numbers; they do not fail
 # on timings.  Times inside a TCG guest are emulated: compare only ratios
 # measured in the same run.
 #
@@ -14,6 +15,7 @@
 #                (default 6.1)
 #   --all        every supported kernel (6.1 and 6.12)
 #   --quick      fewer rounds and shorter windows (a smoke run)
+#   --only P     run only program P (switch_cost or efficiency)
 #   --smp N      virtual CPUs of the guest (default 2)
 #   --timeout S  limit for one guest (default 900)
 #   --rebuild    rebuild bcs.ko even if it exists
@@ -35,6 +37,7 @@ usage()
 cmdline="bench/run.sh $*"
 kernels=()
 quick=""
+only=""
 smp=2
 tmo=900
 rebuild=0
@@ -43,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--kernel)  kernels+=("$2"); shift 2 ;;
 	--all)     kernels=(6.1 6.12); shift ;;
 	--quick)   quick=--quick; shift ;;
+	--only)    only=$2; shift 2 ;;
 	--smp)     smp=$2; shift 2 ;;
 	--timeout) tmo=$2; shift 2 ;;
 	--rebuild) rebuild=1; shift ;;
@@ -59,6 +63,11 @@ make -C "$top/bench" BUILD="$BUILD" >&2
 # line: run-vm.sh gives the command a clean environment.
 gargs=()
 [ -n "$quick" ] && gargs+=("$quick")
+case $only in
+"") ;;
+switch_cost|efficiency) gargs+=(--only "$only") ;;
+*) echo "bench: --only switch_cost or efficiency" >&2; exit 2 ;;
+esac
 
 status=0
 for k in "${kernels[@]}"; do
@@ -72,7 +81,8 @@ for k in "${kernels[@]}"; do
 		BCS_KERNELS=$rel "$top/scripts/build-modules.sh" >&2
 	fi
 	vmout=$BUILD/bench/vm-$rel
-	result=$BUILD/bench/$rel.txt
+	# Partial runs do not overwrite the result of a full one.
+	result=$BUILD/bench/$rel${quick:+-quick}${only:+-$only}.txt
 	echo "bench: $rel -> $result" >&2
 	# Emulated guests share the host: its load explains odd numbers.
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -476,17 +476,15 @@ static void cgroup_init(void)
 		cgroup_root = CGROUP_ROOT "/unified";
 	} else if (!is_fs(CGROUP_ROOT, SYSFS_MAGIC)) {
 		cgroup_why = "no cgroup2 hierarchy found";
-		return;
 	} else if (mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL)) {
 		cgroup_why = "cannot mount cgroup2";
 		fprintf(stderr, "mount cgroup2 on %s: %s\n", CGROUP_ROOT,
 			strerror(errno));
-		return;
 	} else {
 		cgroup_root = CGROUP_ROOT;
 		printf("mounted cgroup2 on %s\n", CGROUP_ROOT);
 	}
-	have_cgroup = true;
+	have_cgroup = cgroup_root != NULL;
 }
 
 static int write_str(const char *path, const char *s)
@@ -1157,6 +1155,11 @@ int main(int argc, char **argv)
 			print_ratios(M_SIG);
 		if (opt.use[M_FRZ])
 			print_ratios(M_FRZ);
+		printf("\nres-done is not like for like: bcs confirms a resume "
+		       "when every task has\nleft its parking, i.e. has run; "
+		       "a continued report and \"frozen 0\" come\nbefore "
+		       "the tasks run.  res-run is the comparable resume "
+		       "time.\n");
 	}
 
 	if (bcs_fd >= 0) {

@@ -117,7 +117,8 @@
  *                    BCS_A_SLICE_NS, BCS_A_FLAGS optional.
  * Attributes are validated strictly, with an extended ack: out-of-range
  * values fail with -ERANGE; unknown attributes, wrong lengths, unknown flag
- * bits and missing attributes with -EINVAL.  Admin commands need CAP_NET_ADMIN in the initial user namespace.
+ * bits and missing attributes with -EINVAL.  Admin commands need
+ * CAP_NET_ADMIN in the initial user namespace.
  *
  * Times are nanoseconds of CLOCK_REALTIME unless named otherwise, so that
  * records of different nodes with synchronised clocks can be compared.
