@@ -14,7 +14,7 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 			/lib/modules/$(shell uname -r)/build)
 
 .PHONY: all module userspace libbcs tools selftests bench daemon \
-	modules-all lint deps check demo clean
+	modules-all lint deps check cluster-check demo clean
 
 all: module userspace
 
@@ -51,6 +51,10 @@ deps:
 
 check:
 	scripts/check.sh
+
+# The three-guest cluster tests alone (bcsd, strobes, failover, loss).
+cluster-check:
+	selftests/cluster/run-cluster.sh
 
 demo:
 	scripts/demo.sh

@@ -178,6 +178,13 @@ static void step_down(struct bcsd *d)
 {
 	d->active = false;
 	d->cnt.stepdowns++;
+	/*
+	 * The senior master owns the matrix from now on: forget ours, so
+	 * that a later take-over starts from the map it announced rather
+	 * than from its own, older matrix (jobs created or destroyed since
+	 * would be lost or come back).
+	 */
+	d->nr_jobs = 0;
 	arm_strobe_timer(d, 0);
 	pr_notice("stepping down: a more senior master is live");
 }

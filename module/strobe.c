@@ -44,6 +44,7 @@ struct bcs_sched {
 	bool pending;
 	struct bcs_strobe next;
 	u64 next_arrival_ns;
+	bool next_late;			/* arrived after its deadline */
 	u32 next_origin;
 	u64 last_switch_ns;		/* CLOCK_REALTIME */
 	u32 missed_unrecorded;
@@ -214,13 +215,17 @@ static void bcs_watchdog_arm(u64 now, u64 deadline)
 		      HRTIMER_MODE_REL);
 }
 
-/* Apply the pending driven strobe.  bcs_lock held. */
-static void bcs_apply_pending(u64 now)
+/*
+ * Apply the pending driven strobe.  It is late if it arrived after its
+ * deadline; the hrtimer firing a little after the deadline is not.
+ * bcs_lock held.
+ */
+static void bcs_apply_pending(void)
 {
 	struct bcs_sched *s = &bcs_sched;
 	u32 flags = BCS_SLICE_DRIVEN | s->next_origin;
 
-	if (!(s->next.flags & BCS_STROBE_NOW) && now > s->next.deadline_ns) {
+	if (s->next_late) {
 		flags |= BCS_SLICE_LATE;
 		s->late++;
 	}
@@ -241,7 +246,7 @@ static enum hrtimer_restart bcs_strobe_fn(struct hrtimer *timer)
 	/* A newer strobe may have replaced the one this expiry was for. */
 	if (bcs_sched.mode == BCS_MODE_DRIVEN && bcs_sched.pending &&
 	    now >= bcs_sched.next.deadline_ns)
-		bcs_apply_pending(now);
+		bcs_apply_pending();
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -327,10 +332,12 @@ int bcs_strobe_submit(const struct bcs_strobe *req, u32 origin)
 			s->next.flags |= BCS_STROBE_NOW;
 		}
 		s->next_arrival_ns = now;
+		s->next_late = !(s->next.flags & BCS_STROBE_NOW) &&
+			       now > req->deadline_ns;
 		s->next_origin = origin;
 		s->pending = true;
 		if ((s->next.flags & BCS_STROBE_NOW) || req->deadline_ns <= now)
-			bcs_apply_pending(now);
+			bcs_apply_pending();
 		else
 			hrtimer_start(&bcs_strobe_timer,
 				      ns_to_ktime(req->deadline_ns),

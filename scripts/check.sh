@@ -11,6 +11,9 @@
 # Environment:
 #   BCS_KERNELS     subset of kernels to test (default: all, see deps.sh)
 #   BCS_VM_TIMEOUT  hard limit per guest run in seconds (default 1500)
+#   BCS_CLUSTER     0: skip the three-guest cluster tests (selftests/cluster)
+#   BCS_CLUSTER_KERNEL   their guest kernel (default 6.1)
+#   BCS_CLUSTER_TIMEOUT  their hard limit in seconds (default 1500)
 
 set -uo pipefail
 
@@ -134,9 +137,10 @@ done
 # Count the KTAP leaf results of a guest run.  Output of programs run by a
 # wrapper may be nested by indentation or by "# " prefixes; a result line
 # that follows deeper results is the summary of those and not counted again.
-ktap_count()
+ktap_count()	# ktap_count LOG [all]: "all" for logs without guest markers
 {
-	awk '
+	awk -v all="${2:-}" '
+	BEGIN { on = all == "all" }
 	function depth(s,   d) {
 		d = 0
 		while (s ~ /^#( |$)/) { s = substr(s, 3); d += 100 }
@@ -218,6 +222,30 @@ else
 			vm_result[$rel]="no console log"
 		fi
 	done
+fi
+
+# --- cluster ------------------------------------------------------------------
+# Three guests on a private bridge with bcsd (selftests/cluster): its own
+# time limit, and its KTAP results count like the guests' above.
+cl_rel=$(bcs_release "${BCS_CLUSTER_KERNEL:-6.1}")
+if [ "${BCS_CLUSTER:-1}" = 0 ]; then
+	record skip "cluster" "BCS_CLUSTER=0"
+elif [ -z "${built[$cl_rel]:-}" ]; then
+	record skip "cluster" "bcs.ko for $cl_rel not built in this run"
+else
+	cl_tmo=${BCS_CLUSTER_TIMEOUT:-1500}
+	step cluster "$logdir/cluster.log" timeout -k 30 "$cl_tmo" \
+		selftests/cluster/run-cluster.sh --kernel "$cl_rel" \
+		--timeout "$((cl_tmo - 60))"
+	res=$(ktap_count "$logdir/cluster.log" all)
+	read -r p f s <<< "$(head -n 1 <<< "$res")"
+	pass=$((pass + p))
+	fail=$((fail + f))
+	skip=$((skip + s))
+	while IFS= read -r t; do
+		[ -n "$t" ] && failed+=("cluster: $t")
+	done < <(tail -n +2 <<< "$res")
+	echo "# cluster: pass:$p fail:$f skip:$s (log in $logdir/cluster.log)"
 fi
 
 summary

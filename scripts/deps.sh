@@ -57,7 +57,8 @@ headers=$(echo "$kernels" | awk '{ print $3 }' | tr '\n' ' ')
 packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
 	libnl-3-dev libnl-genl-3-dev libsodium-dev libjson-c-dev
 	linux-source-6.1 linux-headers-amd64 $headers
-	iproute2 kmod cpio xz-utils gzip procps util-linux perl"
+	iproute2 kmod cpio xz-utils gzip procps util-linux perl
+	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2"
 
 missing=""
 for p in $packages; do
@@ -131,6 +132,31 @@ if [ ! -f "$src/.bcs-unpacked" ] ||
 	cp -a "$tmp/." "$src/"
 	rm -rf "$tmp"
 fi
+
+# chrony for the clocks of the cluster test bed (selftests/cluster), unpacked
+# into $BCS_CACHE/chrony, not installed: the package would replace the
+# host's time service and start chronyd on the host.  The test bed runs it
+# only inside its network namespace, as a server that never adjusts the
+# host's clock, and in the guests.  (The libraries above are its.)
+chrony=$BCS_CACHE/chrony
+chver=$(apt-cache policy chrony | awk '$1 == "Candidate:" { print $2 }')
+if [ ! -f "$chrony/.bcs-unpacked" ] ||
+   [ "$(cat "$chrony/.bcs-unpacked")" != "chrony $chver" ]; then
+	log "downloading and unpacking chrony $chver"
+	(
+		cd "$BCS_CACHE/debs"
+		rm -f chrony_*.deb
+		timeout 600 apt-get download -q -o APT::Sandbox::User=root \
+			"chrony=$chver"
+	)
+	rm -rf "$chrony.tmp" "$chrony"
+	dpkg-deb -x "$(ls "$BCS_CACHE/debs"/chrony_*.deb)" "$chrony.tmp"
+	echo "chrony $chver" > "$chrony.tmp/.bcs-unpacked"
+	mv "$chrony.tmp" "$chrony"
+	rm -f "$BCS_CACHE/debs"/chrony_*.deb
+fi
+"$chrony/usr/sbin/chronyd" -v > /dev/null ||
+	{ echo "deps: $chrony/usr/sbin/chronyd does not run" >&2; exit 1; }
 
 # Describe the kernels for the other scripts.
 env=$BCS_CACHE/kernels.env

@@ -30,6 +30,8 @@
 #   --append STR    extra kernel command line
 #   --qemu-arg ARG  extra qemu argument, may repeat (e.g. -netdev/-device
 #                   pairs when several guests are connected)
+#   --share DIR     also mount DIR read-write at the same path; several
+#                   guests may share one directory (guest init: bcs_share=)
 
 set -euo pipefail
 
@@ -52,6 +54,7 @@ prefix=""
 quiet=0
 append=""
 qemu_extra=()
+share=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel)   kernel=$2; shift 2 ;;
@@ -63,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--quiet)    quiet=1; shift ;;
 	--append)   append=$2; shift 2 ;;
 	--qemu-arg) qemu_extra+=("$2"); shift 2 ;;
+	--share)    share=$2; shift 2 ;;
 	--)         shift; break ;;
 	-h|--help)  usage ;;
 	*)          echo "run-vm: unknown option $1" >&2; usage ;;
@@ -74,7 +78,7 @@ fi
 
 # The guest mounts fresh tmpfs file systems over these: files there are
 # invisible to the command.
-for p in "$BUILD" "${out:-$BUILD}" "$top"; do
+for p in "$BUILD" "${out:-$BUILD}" "$top" ${share:+"$share"}; do
 	case $p/ in
 	/tmp/*|/run/*|/var/tmp/*)
 		echo "run-vm: $p is hidden in the guest (tmpfs there); use another directory" >&2
@@ -95,10 +99,14 @@ fi
 vmdir=$BUILD/vm
 mkdir -p "$vmdir"
 initrd=$vmdir/initramfs-$rel.cpio.gz
+# Guests booted together (selftests/cluster) must not build it twice.
+exec 9> "$vmdir/.initramfs-$rel.lock"
+flock 9
 if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] ||
    [ "$here/mkinitramfs.sh" -nt "$initrd" ] || [ "$vmlinuz" -nt "$initrd" ]; then
 	"$here/mkinitramfs.sh" "$rel" "$moddir" "$initrd" >&2
 fi
+exec 9>&-
 
 out=${out:-$vmdir/out/$rel}
 mkdir -p "$out"
@@ -108,6 +116,14 @@ case $out in
 /) echo "run-vm: refusing / as output directory" >&2; exit 2 ;;
 esac
 find "$out" -mindepth 1 -delete
+if [ -n "$share" ]; then
+	share=$(cd "$share" && pwd -P) || exit 2
+	case $share in
+	*[[:space:]]*|/) echo "run-vm: bad shared directory '$share'" >&2; exit 2 ;;
+	esac
+	qemu_extra+=(-virtfs "local,path=$share,mount_tag=bcsshare,security_model=none,multidevs=remap")
+	append="bcs_share=$share $append"
+fi
 mkdir -p "$out/.bcs-vm"
 
 # Single-quote each word for the guest's /bin/sh.

@@ -1,0 +1,284 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks over the per-node snapshots of the cluster tests (guest-lib.sh
+snapshot: nodeN.slices.json, nodeN.tasks.json, nodeN.jobs.json, ...).
+
+Prints "PASS text", "FAIL text" and "# text" lines, which lib.sh turns
+into TAP; exits 1 if anything failed.
+
+  analyse.py coherence DIR [--from-slice S] [--jobs J,J] [--min N]
+  analyse.py tasks DIR --pids N:J:PID,...
+  analyse.py running DIR1 DIR2 --pids N:J:PID,...
+  analyse.py loss DIR --master N --from-slice S --to-slice E
+"""
+import argparse
+import json
+import os
+import sys
+
+failed = False
+
+
+def check(ok, text):
+    global failed
+    print(("PASS " if ok else "FAIL ") + text)
+    failed |= not ok
+    return ok
+
+
+def diag(text):
+    print("# " + text)
+
+
+def load(d, node, what):
+    with open(os.path.join(d, "node%s.%s.json" % (node, what))) as f:
+        return json.load(f)
+
+
+def nodes_of(d):
+    return sorted(int(f[4:-12]) for f in os.listdir(d)
+                  if f.startswith("node") and f.endswith(".slices.json"))
+
+
+def driven(rec):
+    """Records of gang switches from strobes (not fail-open ones)."""
+    return rec.get("row") is not None and "F" not in rec["flags"]
+
+
+def by_slice(recs, lo=0, hi=None):
+    m = {}
+    for r in recs:
+        if driven(r) and r["slice"] >= lo and (hi is None or r["slice"] <= hi):
+            m[r["slice"]] = r
+    return m
+
+
+def pct(v, p):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(round(p / 100.0 * (len(v) - 1))))]
+
+
+def coherence(a):
+    nodes = nodes_of(a.dir)
+    recs = {n: load(a.dir, n, "slices") for n in nodes}
+    per = {n: by_slice(recs[n], a.from_slice) for n in nodes}
+    common = sorted(set.intersection(*(set(per[n]) for n in nodes)))
+    diag("nodes %s; slices from %d: %s; on all nodes: %d" % (
+        nodes, a.from_slice,
+        ", ".join("node%d %d" % (n, len(per[n])) for n in nodes),
+        len(common)))
+    check(len(common) >= a.min, "at least %d slices recorded on every node"
+          % a.min)
+    bad = [s for s in common if len({per[n][s]["row"] for n in nodes}) > 1]
+    for s in bad[:5]:
+        diag("slice %d: rows %s" % (s, {n: per[n][s]["row"] for n in nodes}))
+    check(common and not bad, "every slice ran the same row on every node"
+          " (%d slices, %d differ)" % (len(common), len(bad)))
+
+    if a.jobs:
+        jobs = [int(j) for j in a.jobs.split(",")]
+        for n in nodes:
+            rows = {j["id"]: j["row"] for j in load(a.dir, n, "jobs")}
+            want = {rows.get(j) for j in jobs}
+            seen = {per[n][s]["row"] for s in per[n]}
+            check(None not in want and want <= seen,
+                  "node%d: the rows of jobs %s (%s) all ran (rows seen %s)"
+                  % (n, a.jobs, sorted(r for r in want if r is not None),
+                     sorted(seen)))
+            # Once every job has its tasks: each record counts the tasks of
+            # the running row, never parks more tasks than the other rows
+            # hold nor wakes more than its row holds, and over the window
+            # tasks were both parked and woken, never more woken than
+            # parked.  (Park requests act when the task next leaves the
+            # kernel, so one switch may find nothing to wake.)
+            jinfo = load(a.dir, n, "jobs")
+            tasks = load(a.dir, n, "tasks")
+            t0 = max([t["attach_ns"] for t in tasks] or [0])
+            recs = [r for s, r in sorted(per[n].items())
+                    if r["switch_start_ns"] > t0]
+            bad = []
+            for r in recs:
+                mine = sum(j["tasks"] for j in jinfo
+                           if j["row"] in (r["row"], None))
+                other = sum(j["tasks"] for j in jinfo) - mine
+                if (r["running"] != mine or r["suspended"] > other or
+                        r["resumed"] > mine):
+                    bad.append(r)
+            for r in bad[:3]:
+                diag("node%d slice %d: row %d running %d suspended %d "
+                     "resumed %d" % (n, r["slice"], r["row"], r["running"],
+                                     r["suspended"], r["resumed"]))
+            check(len(recs) >= 3 and not bad,
+                  "node%d: every switch ran its row's tasks and parked or "
+                  "woke no more than the other rows and its own hold (%d "
+                  "switches)" % (n, len(recs)))
+            susp = sum(r["suspended"] for r in recs)
+            res = sum(r["resumed"] for r in recs)
+            both = sum(1 for r in recs if r["suspended"] and r["resumed"])
+            check(susp > 0 and res > 0 and res <= susp + len(tasks),
+                  "node%d: tasks parked %d times and woken %d times (%d of "
+                  "%d switches did both)" % (n, susp, res, both, len(recs)))
+
+    # Cross-node switch skew: spread of switch_start_ns over the nodes for
+    # the same slice.  Reported, not asserted.
+    skews = [max(per[n][s]["switch_start_ns"] for n in nodes) -
+             min(per[n][s]["switch_start_ns"] for n in nodes) for s in common]
+    if skews:
+        res = {"slices": len(skews),
+               "median_us": pct(skews, 50) / 1e3,
+               "p99_us": pct(skews, 99) / 1e3,
+               "max_us": max(skews) / 1e3}
+        diag("cross-node switch skew over %d slices: median %.1f us, p99 "
+             "%.1f us, max %.1f us" % (res["slices"], res["median_us"],
+                                       res["p99_us"], res["max_us"]))
+        # The same over the slices whose strobe reached every node before
+        # its deadline: what the clocks and timers do, without the
+        # network and scheduling delays of late strobes.
+        timed = [s for s in common
+                 if all(per[n][s]["strobe_ns"] <= per[n][s]["deadline_ns"]
+                        for n in nodes)]
+        tsk = [max(per[n][s]["switch_start_ns"] for n in nodes) -
+               min(per[n][s]["switch_start_ns"] for n in nodes) for s in timed]
+        if tsk:
+            res.update({"timed_slices": len(tsk),
+                        "timed_median_us": pct(tsk, 50) / 1e3,
+                        "timed_p99_us": pct(tsk, 99) / 1e3,
+                        "timed_max_us": max(tsk) / 1e3})
+            diag("  of them %d slices with every strobe on time: median "
+                 "%.1f us, p99 %.1f us, max %.1f us" % (
+                     len(tsk), res["timed_median_us"], res["timed_p99_us"],
+                     res["timed_max_us"]))
+        # Per node: how long after its deadline each switch began, and
+        # how many strobes arrived after their deadline.
+        for n in nodes:
+            lag = [per[n][s]["switch_start_ns"] - per[n][s]["deadline_ns"]
+                   for s in common]
+            after = sum(1 for s in common
+                        if per[n][s]["strobe_ns"] > per[n][s]["deadline_ns"])
+            flagged = sum(1 for s in common if per[n][s]["late"])
+            res["node%d" % n] = {"switch_after_deadline_median_us":
+                                 pct(lag, 50) / 1e3,
+                                 "switch_after_deadline_p99_us":
+                                 pct(lag, 99) / 1e3,
+                                 "strobes_after_deadline": after,
+                                 "late_flag": flagged}
+            diag("node%d: switch began %.1f us (median), %.1f us (p99) "
+                 "after the deadline; %d strobes arrived after it; %d "
+                 "records flagged late" % (n, pct(lag, 50) / 1e3,
+                                           pct(lag, 99) / 1e3, after,
+                                           flagged))
+        if a.skew_out:
+            with open(a.skew_out, "w") as f:
+                json.dump(res, f)
+
+
+def parse_pids(s):
+    out = []
+    for item in s.split(","):
+        n, j, p = item.split(":")
+        out.append((int(n), int(j), int(p)))
+    return out
+
+
+def tasks(a):
+    for n, j, p in parse_pids(a.pids):
+        ts = [t for t in load(a.dir, n, "tasks") if t["tgid"] == p]
+        t = ts[0] if ts else None
+        check(t is not None and t["job"] == j,
+              "node%d: burner %d attached to job %d" % (n, p, j))
+        if t:
+            check(t["run_ns"] > 0 and t["slices"] > 0 and t["parks"] > 0
+                  and t["suspended_ns"] > 0,
+                  "node%d: burner %d ran (%.0f ms in %d slices) and was "
+                  "parked (%d times, %.0f ms)" % (
+                      n, p, t["run_ns"] / 1e6, t["slices"], t["parks"],
+                      t["suspended_ns"] / 1e6))
+
+
+def running(a):
+    for n, j, p in parse_pids(a.pids):
+        t1 = [t for t in load(a.dir1, n, "tasks") if t["tgid"] == p]
+        t2 = [t for t in load(a.dir2, n, "tasks") if t["tgid"] == p]
+        check(t1 and t2 and t2[0]["run_ns"] > t1[0]["run_ns"] and
+              t2[0]["state"] != "parked",
+              "node%d: job %d task %d keeps running (%s)" % (
+                  n, j, p, "%.0f -> %.0f ms" % (t1[0]["run_ns"] / 1e6,
+                                               t2[0]["run_ns"] / 1e6)
+                  if t1 and t2 else "not attached"))
+
+
+def loss(a):
+    nodes = nodes_of(a.dir)
+    master = by_slice(load(a.dir, a.master, "slices"), a.from_slice,
+                      a.to_slice)
+    span = sorted(master)
+    check(len(span) >= 20, "master node%d recorded %d slices in the window"
+          % (a.master, len(span)))
+    for n in nodes:
+        if n == a.master:
+            continue
+        recs = [r for r in load(a.dir, n, "slices") if driven(r)]
+        per = by_slice(recs, a.from_slice, a.to_slice)
+        wrong = [s for s in per if s in master and
+                 per[s]["row"] != master[s]["row"]]
+        check(not wrong, "node%d: every strobe that arrived switched to the"
+              " master's row (%d slices, %d wrong)" % (n, len(per),
+                                                      len(wrong)))
+        # Slices with no record here: the strobe was lost or stale.  The
+        # node kept its previous row; count the slices where that row was
+        # not the master's, and check the module counted each gap.
+        ordered = sorted(per)
+        gaps = uncounted = wrong_slices = longest = 0
+        for prev, cur in zip(ordered, ordered[1:]):
+            gap = cur - prev - 1
+            if gap <= 0:
+                continue
+            gaps += gap
+            if per[cur]["missed"] < gap:
+                uncounted += 1
+            run = 0
+            for s in range(prev + 1, cur):
+                if s in master and master[s]["row"] != per[prev]["row"]:
+                    wrong_slices += 1
+                    run += 1
+            longest = max(longest, run)
+        diag("node%d: %d slices without a strobe in the window, %d of them"
+             " in a wrong row (longest run %d); %d strobes arrived after "
+             "their deadline" % (n, gaps, wrong_slices, longest,
+                                 sum(1 for s in per if per[s]["strobe_ns"] >
+                                     per[s]["deadline_ns"])))
+        check(uncounted == 0, "node%d: every gap in slice numbers was "
+              "counted as missed by bcs.ko" % n)
+        check(wrong_slices <= gaps, "node%d: a wrong row only ever ran in a"
+              " slice whose strobe was lost" % n)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("coherence")
+    c.add_argument("dir")
+    c.add_argument("--from-slice", type=int, default=0)
+    c.add_argument("--jobs", default="")
+    c.add_argument("--min", type=int, default=10)
+    c.add_argument("--skew-out", default="")
+    c = sub.add_parser("tasks")
+    c.add_argument("dir")
+    c.add_argument("--pids", required=True)
+    c = sub.add_parser("running")
+    c.add_argument("dir1")
+    c.add_argument("dir2")
+    c.add_argument("--pids", required=True)
+    c = sub.add_parser("loss")
+    c.add_argument("dir")
+    c.add_argument("--master", type=int, required=True)
+    c.add_argument("--from-slice", type=int, required=True)
+    c.add_argument("--to-slice", type=int, required=True)
+    a = p.parse_args()
+    {"coherence": coherence, "tasks": tasks, "running": running,
+     "loss": loss}[a.cmd](a)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

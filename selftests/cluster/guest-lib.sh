@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for the commands that run-cluster.sh's tests run in the guests;
+# sourced by agent.sh and by every command file.  SHARE, NODE, STATE and
+# the CL_* settings of SHARE/config.sh are set.
+
+# shellcheck source=/dev/null
+. "$SHARE/config.sh"
+PATH=$BCS_SRC/tools:$BCS_SRC/daemon:$PATH
+export PY=/usr/bin/python3
+
+# A FIFO that nobody writes: "read -t" on it sleeps without a fork, and
+# forks are dear under TCG.
+[ -p "$STATE/nap" ] || mkfifo "$STATE/nap"
+exec 8<> "$STATE/nap"
+nap()
+{
+	read -r -t "$1" -u 8 _
+	return 0
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
+wait_for()
+{
+	local end=$((EPOCHSECONDS + $1))
+	shift
+	while ! "$@"; do
+		[ "$EPOCHSECONDS" -lt "$end" ] || return 1
+		nap 0.2
+	done
+}
+
+# Step the clock from the harness's server once, then keep it in step.
+clock_sync()
+{
+	mkdir -m 0750 /run/chrony 2>/dev/null
+	printf 'server %s iburst\npidfile %s/chrony-q.pid\n' "$CL_NTP" \
+		"$STATE" > "$STATE/chrony-q.conf"
+	echo "before: $(date +%s.%N)"
+	timeout 60 "$CL_CHRONYD" -q -u root -f "$STATE/chrony-q.conf" ||
+		echo "chronyd -q failed"
+	cat > "$STATE/chrony.conf" <<-CONF
+	server $CL_NTP iburst minpoll -2 maxpoll 0
+	makestep 0.01 -1
+	pidfile $STATE/chronyd.pid
+	CONF
+	"$CL_CHRONYD" -u root -f "$STATE/chrony.conf" || echo "chronyd failed"
+	if timeout 60 "$CL_CHRONYC" -n waitsync 40 0.002 0 1 > /dev/null; then
+		echo "synchronised"
+	else
+		echo "not synchronised within 40 s"
+	fi
+	"$CL_CHRONYC" -n tracking
+	echo "clock: $("$CL_CHRONYC" -n tracking | sed -n 's/^System time *: //p')"
+}
+
+kstate()	# kstate KEY: a field of /sys/kernel/debug/bcs/state
+{
+	sed -n "s/^$1: //p" /sys/kernel/debug/bcs/state
+}
+
+alive()		# alive PID: running, not a zombie
+{
+	[ -d "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+}
+
+bcsd_pid()
+{
+	local p
+	p=$(cat "$STATE/bcsd.pid" 2>/dev/null) || return 1
+	alive "$p" && echo "$p"
+}
+
+# start_bcsd [--name=value...]: bcsd with the cluster's settings.
+start_bcsd()
+{
+	local p
+	if bcsd_pid > /dev/null; then
+		echo "bcsd already runs"
+		return 1
+	fi
+	: > "$STATE/bcsd.conf"
+	rm -f "$STATE/stats.json" /run/bcs/bcsd.sock
+	echo "=== $(date +%T.%N) bcsd $*" >> "$BCS_OUT/bcsd.log"
+	bcsd -f "$STATE/bcsd.conf" --node_id="$NODE" --cluster="$CL_CLUSTER" \
+		--interface=eth0 --key_file="$STATE/cluster.key" \
+		--slice_us="$CL_SLICE_US" --lead_us="$CL_LEAD_US" \
+		--watchdog_slices="$CL_WATCHDOG" \
+		--failover_slices="$CL_FAILOVER" --report_ms="$CL_REPORT_MS" \
+		--stats_file="$STATE/stats.json" --verbose=1 "$@" \
+		>> "$BCS_OUT/bcsd.log" 2>&1 < /dev/null &
+	p=$!
+	echo "$p" > "$STATE/bcsd.pid"
+	if ! wait_for 15 test -S /run/bcs/bcsd.sock || ! alive "$p"; then
+		echo "bcsd did not start"
+		tail -n 5 "$BCS_OUT/bcsd.log"
+		return 1
+	fi
+	echo "bcsd $p"
+}
+
+# kill_bcsd SIGNAL: and wait until it is gone.
+kill_bcsd()
+{
+	local p
+	p=$(bcsd_pid) || { echo "bcsd not running"; return 1; }
+	kill -"$1" "$p"
+	wait_for 15 eval "! alive $p"
+}
+
+# bcsd's counters (JSON), written on SIGUSR1.
+bcsd_stats()
+{
+	local p
+	p=$(bcsd_pid) || { echo '{}'; return 1; }
+	rm -f "$STATE/stats.json"
+	kill -USR1 "$p"
+	wait_for 10 test -s "$STATE/stats.json" && cat "$STATE/stats.json"
+}
+
+# start_burner JOB: a CPU-bound process in cluster job JOB; prints its pid
+# once it runs in the job (bcsctl run executes it only after attaching).
+start_burner()
+{
+	local p
+	nice -n 10 bcsctl run --job "$1" -- sh -c 'while :; do :; done' \
+		< /dev/null >> "$BCS_OUT/burner.log" 2>&1 &
+	p=$!
+	echo "$1 $p" >> "$STATE/burners"
+	if ! wait_for 30 eval "[ \"\$(cat /proc/$p/comm 2>/dev/null)\" = sh ]"; then
+		echo "burner for job $1 did not start"
+		tail -n 3 "$BCS_OUT/burner.log"
+		return 1
+	fi
+	echo "$p"
+}
+
+# snapshot LABEL [RECORDS]: the node's view into SHARE/data/LABEL/.
+snapshot()
+{
+	local d=$SHARE/data/$1 n=${2:-800} f
+	mkdir -p "$d"
+	f=$d/node$NODE
+	bcsstat slices -n "$n" --json > "$f.slices.json"
+	bcsstat tasks --json > "$f.tasks.json"
+	bcsstat jobs --json > "$f.jobs.json"
+	cat /sys/kernel/debug/bcs/state > "$f.state.txt"
+	if bcsd_pid > /dev/null; then
+		bcsd_stats > "$f.stats.json"
+		bcsctl job list > "$f.joblist.txt" 2>&1
+		bcsctl status > "$f.status.txt" 2>&1
+	fi
+	"$CL_CHRONYC" -n tracking > "$f.tracking.txt" 2>&1
+	date +%s%N > "$f.time"
+}
+
+# Load sch_netem (and what it needs) from the guest kernel's modules.
+load_netem()
+{
+	local m f
+	[ -d /sys/module/sch_netem ] && return 0
+	f=$(find "$CL_MODDIR/kernel/net/sched" -name 'sch_netem.ko*' | head -n 1)
+	[ -n "$f" ] || { echo "sch_netem not found"; return 1; }
+	for m in $(modinfo -F depends "$f" | tr , ' ') sch_netem; do
+		[ -d "/sys/module/$m" ] && continue
+		f=$(find "$CL_MODDIR/kernel" -name "$m.ko*" | head -n 1)
+		case $f in
+		*.xz)  xz -dc "$f" > "$STATE/$m.ko" ;;
+		*.zst) zstd -dcq "$f" > "$STATE/$m.ko" ;;
+		*)     cp "$f" "$STATE/$m.ko" ;;
+		esac
+		insmod "$STATE/$m.ko" || return 1
+	done
+}
+
+stop_all()
+{
+	local p
+	if bcsd_pid > /dev/null; then
+		kill_bcsd TERM
+	fi
+	if [ -f "$STATE/burners" ]; then
+		while read -r _ p; do
+			kill "$p" 2>/dev/null
+		done < "$STATE/burners"
+	fi
+	p=$(cat "$STATE/chronyd.pid" 2>/dev/null) && kill "$p" 2>/dev/null
+	return 0
+}

@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Host-side helpers of the cluster tests; sourced by every test-*.sh, which
+# run-cluster.sh starts with SHARE (the directory all guests share),
+# CL_DIR (this directory) and CL_NODES exported.
+#
+# A test prints TAP: "ok N text" / "not ok N text" lines and "# " notes,
+# then "1..N"; it exits 1 if anything failed.
+
+# shellcheck source=/dev/null
+. "$SHARE/config.sh"
+
+PY=/usr/bin/python3
+tap_n=0
+tap_failed=0
+
+ok()		# ok COND-STATUS TEXT: record a result
+{
+	tap_n=$((tap_n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $tap_n $2"
+	else
+		echo "not ok $tap_n $2"
+		tap_failed=1
+	fi
+}
+
+diag()
+{
+	printf '%s\n' "$@" | sed 's/^/# /'
+}
+
+# Turn analyse.py's PASS/FAIL lines into results, the rest into notes.
+tap_from()
+{
+	local line
+	while IFS= read -r line; do
+		case $line in
+		PASS\ *) ok 0 "${line#PASS }" ;;
+		FAIL\ *) ok 1 "${line#FAIL }" ;;
+		*)       diag "${line#\# }" ;;
+		esac
+	done
+}
+
+tap_end()
+{
+	echo "1..$tap_n"
+	exit $tap_failed
+}
+
+analyse()
+{
+	local f rc
+	f=$(mktemp)
+	"$PY" "$CL_DIR/analyse.py" "$@" > "$f" 2>&1
+	rc=$?
+	tap_from < "$f"
+	rm -f "$f"
+	case $rc in
+	0|1) ;;
+	*) ok 1 "analyse.py $1 ran (exit $rc)" ;;
+	esac
+}
+
+# json FILE EXPR: a value from a JSON file, EXPR in Python over "v".
+json()
+{
+	"$PY" -c 'import json, sys
+try:
+    v = json.load(open(sys.argv[1]))
+    print(eval(sys.argv[2]))
+except Exception as e:
+    print("?")' "$1" "$2"
+}
+
+# on NODE [-t SEC] CMD: run shell CMD in the guest of NODE (guest-lib.sh
+# functions available) and print its output; returns its exit status, or
+# 124 if the guest did not answer in time.
+on()
+{
+	local n=$1 t=120 id d rc end
+	shift
+	if [ "$1" = -t ]; then
+		t=$2
+		shift 2
+	fi
+	d=$SHARE/cmd/node$n
+	id=$(date +%s%N)$RANDOM
+	printf '#timeout %s\n%s\n' "$t" "$*" > "$d/.$id.tmp"
+	mv "$d/.$id.tmp" "$d/$id.sh"
+	end=$((EPOCHSECONDS + t + 60))
+	while [ ! -s "$d/$id.rc" ]; do
+		if [ "$EPOCHSECONDS" -ge "$end" ]; then
+			echo "node$n did not answer: $*" >&2
+			return 124
+		fi
+		sleep 0.2
+	done
+	cat "$d/$id.out"
+	rc=$(cat "$d/$id.rc")
+	return "${rc:-1}"
+}
+
+# on_each DIR CMD: run CMD on every node at once; output in DIR/N, exit
+# status in DIR/N.rc; fails if it failed anywhere.
+on_each()
+{
+	local d=$1 n rc=0
+	shift
+	rm -rf "$d"
+	mkdir -p "$d"
+	for n in $CL_NODES; do
+		( on "$n" "$@" > "$d/$n" 2>&1; echo $? > "$d/$n.rc" ) &
+	done
+	wait
+	for n in $CL_NODES; do
+		[ "$(cat "$d/$n.rc")" = 0 ] || rc=1
+	done
+	return $rc
+}
+
+# on_all CMD: run CMD on every node at once; output prefixed by node.
+on_all()
+{
+	local n rc=0 pids=() f
+	f=$(mktemp -d)
+	for n in $CL_NODES; do
+		on "$n" "$@" > "$f/$n" 2>&1 &
+		pids+=($!)
+	done
+	for n in "${!pids[@]}"; do
+		wait "${pids[$n]}" || rc=1
+	done
+	for n in $CL_NODES; do
+		sed "s/^/node$n: /" "$f/$n"
+	done
+	rm -rf "$f"
+	return $rc
+}
+
+# wait_until SEC CMD...: poll CMD every second until it succeeds.
+wait_until()
+{
+	local end=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 1
+	done
+}
+
+kstate()	# kstate NODE KEY
+{
+	on "$1" "kstate $2"
+}
+
+# A value of bcsd's stats JSON (dotted path) on NODE; 0 if absent.
+stat_of()
+{
+	on "$1" bcsd_stats | "$PY" -c '
+import json, sys
+v = json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    v = v.get(k, 0) if isinstance(v, dict) else 0
+print(v)' "$2"
+}
+
+# Field of "bcsctl status" (e.g. "master", "epoch") on NODE.
+status_of()
+{
+	on "$1" bcsctl status | sed -n "s/^$2: *//p" | head -n 1
+}
+
+snapshot_all()	# snapshot_all LABEL: every node's view into SHARE/data/LABEL
+{
+	rm -rf "${SHARE:?}/data/$1"
+	on_all "snapshot $1" > /dev/null
+}
+
+slice_now()	# the cluster slice as NODE's bcsd knows it
+{
+	status_of "$1" "cluster slice"
+}

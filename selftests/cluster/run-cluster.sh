@@ -1,0 +1,299 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-cluster.sh [options] [TEST...]
+#
+# The three-node cluster test bed.  Makes a network namespace with a
+# bridge, one tap per guest and the host side of the bridge at
+# $CL_NET.254, runs an NTP server there (chronyd -x: it serves this
+# machine's clock and never adjusts it), boots three qemu guests
+# (selftests/vm/run-vm.sh) on the bridge at $CL_NET.1-3, which set their
+# clocks from it, load bcs.ko and run agent.sh, and drives them through a
+# directory they all share.  bcsd runs on every guest: node1 is the master
+# (role both, priority 200), node2 a node, node3 a standby master (role
+# both, priority 100).  Then it runs the tests, selftests/cluster/test-*.sh
+# (default, in this order: coherence auth loss restart failover), and
+# prints TAP, each test's results nested under its line, and
+# "N passed, N failed".  Exits non-zero if anything failed.
+#
+# No traffic leaves the namespace; the namespace and everything started
+# here go away on exit.  Needs root.  Output in $BUILD/cluster/.
+#
+# Options:
+#   --kernel REL    guest kernel (default 6.1, or $BCS_CLUSTER_KERNEL)
+#   --timeout SEC   hard limit for the guests (default 1200)
+
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/selftests/cluster
+. "$top/scripts/lib.sh"
+
+kernel=${BCS_CLUSTER_KERNEL:-6.1}
+tmo=1200
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel)  kernel=$2; shift 2 ;;
+	--timeout) tmo=$2; shift 2 ;;
+	-h|--help) sed -n '4,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-*)        echo "run-cluster: unknown option $1" >&2; exit 2 ;;
+	*)         break ;;
+	esac
+done
+tests=${*:-coherence auth loss restart failover}
+
+say()
+{
+	echo "# run-cluster: $*"
+}
+
+die()
+{
+	echo "run-cluster: $*" >&2
+	exit 2
+}
+
+[ "$(id -u)" = 0 ] || die "must run as root (network namespace, taps)"
+# chrony comes unpacked by scripts/deps.sh, not installed on this machine.
+chronyd=$BCS_CACHE/chrony/usr/sbin/chronyd
+chronyc=$BCS_CACHE/chrony/usr/bin/chronyc
+for c in ip qemu-system-x86_64 tc /usr/bin/python3 "$chronyd" "$chronyc"; do
+	command -v "$c" > /dev/null || die "$c missing: run scripts/deps.sh"
+done
+bcs_load_kernels || exit 2
+rel=$(bcs_release "$kernel")
+[ -n "$(bcs_kvar KDIR "$rel")" ] || die "unknown kernel $kernel"
+
+started=$(date +%s)
+run=$BUILD/cluster
+share=$run/share
+nodes="1 2 3"
+net=10.77.0
+
+# --- build what the guests run --------------------------------------------
+for d in libbcs tools daemon; do
+	make -s -C "$top/$d" > "$run.build.log" 2>&1 ||
+		{ cat "$run.build.log" >&2; die "make -C $d failed"; }
+done
+if [ ! -f "$BUILD/kmod/$rel/bcs.ko" ]; then
+	BCS_KERNELS=$rel "$top/scripts/build-modules.sh" > "$run.build.log" 2>&1 ||
+		{ cat "$run.build.log" >&2; die "bcs.ko for $rel did not build"; }
+fi
+rm -f "$run.build.log"
+
+rm -rf "$run"
+mkdir -p "$share/data"
+for n in $nodes; do
+	mkdir -p "$share/cmd/node$n" "$run/node$n"
+done
+"$top/daemon/bcsd" --genkey "$share/cluster.key" || die "no cluster key"
+cat > "$share/config.sh" <<EOF
+CL_NODES="$nodes"
+CL_NET=$net
+CL_NTP=$net.254
+CL_CLUSTER=7
+CL_GROUP=239.255.66.83
+CL_PORT=5399
+CL_SLICE_US=100000
+CL_LEAD_US=30000
+CL_WATCHDOG=30
+CL_FAILOVER=60
+CL_REPORT_MS=500
+CL_MODDIR=$(bcs_kvar MODDIR "$rel")
+CL_CHRONYD=$chronyd
+CL_CHRONYC=$chronyc
+EOF
+
+# --- network namespace, NTP server, guests ---------------------------------
+ns=bcs-c$$
+tmp=$(mktemp -d /tmp/bcs-cluster.XXXXXX)
+chmod 700 "$tmp"
+chrony_pid=""
+vm_pids=()
+
+cleanup()
+{
+	local p
+	trap - EXIT INT TERM
+	for n in $nodes; do
+		[ -d "$share/cmd/node$n" ] && touch "$share/cmd/node$n/quit"
+	done
+	# run-vm.sh runs in its own session: stop it and its qemu together.
+	for p in "${vm_pids[@]}"; do
+		kill -TERM -- "-$p" 2>/dev/null
+	done
+	[ -n "$chrony_pid" ] && kill "$chrony_pid" 2>/dev/null
+	sleep 1
+	# Anything left in the namespace was started here.
+	for p in $(ip netns pids "$ns" 2>/dev/null); do
+		kill -9 "$p" 2>/dev/null
+	done
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Namespaces of earlier runs that were killed before cleaning up: what
+# still runs in them (qemu, chronyd) was started by those runs.
+for old in $(ip netns list | sed -n 's/^\(bcs-c[0-9][0-9]*\)\( .*\)\{0,1\}$/\1/p'); do
+	kill -0 "${old#bcs-c}" 2>/dev/null && continue
+	say "removing stale namespace $old"
+	for p in $(ip netns pids "$old"); do
+		kill -9 "$p"
+	done
+	ip netns del "$old"
+done
+
+ip netns add "$ns" || die "ip netns add $ns failed"
+nsip()
+{
+	ip -n "$ns" "$@" || die "ip $* failed"
+}
+nsip link set lo up
+nsip link add br0 type bridge mcast_snooping 0
+nsip addr add "$net.254/24" dev br0
+nsip link set br0 up
+for n in $nodes; do
+	ip netns exec "$ns" ip tuntap add dev "tap$n" mode tap ||
+		die "tap$n: cannot create"
+	nsip link set "tap$n" master br0
+	nsip link set "tap$n" up
+done
+
+cat > "$tmp/chronyd.conf" <<EOF
+local stratum 8
+allow $net.0/24
+bindaddress $net.254
+cmdport 0
+bindcmdaddress $tmp/chronyd.sock
+pidfile $tmp/chronyd.pid
+EOF
+# -x: serve this machine's clock, never touch it.
+ip netns exec "$ns" "$chronyd" -d -x -u root -f "$tmp/chronyd.conf" \
+	> "$run/chronyd.log" 2>&1 &
+chrony_pid=$!
+
+echo "TAP version 13"
+echo "1..$((2 + $(echo "$tests" | wc -w) + 3))"
+say "kernel $rel, namespace $ns, output in $run"
+
+num=0
+total_fail=0
+leaf_pass=0
+leaf_fail=0
+result()	# result STATUS TEXT [nested]: a top-level result
+{
+	num=$((num + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $num cluster: $2"
+		[ -n "${3:-}" ] || leaf_pass=$((leaf_pass + 1))
+	else
+		echo "not ok $num cluster: $2"
+		total_fail=$((total_fail + 1))
+		[ -n "${3:-}" ] || leaf_fail=$((leaf_fail + 1))
+	fi
+}
+
+for n in $nodes; do
+	ip netns exec "$ns" setsid "$top/selftests/vm/run-vm.sh" \
+		--kernel "$rel" --timeout "$tmo" --smp 1 --mem 512 \
+		--out "$run/node$n" --share "$share" --prefix "[node$n] " \
+		--append "bcs_ip=$net.$n/24 bcs_hostname=node$n" \
+		--qemu-arg -netdev \
+		--qemu-arg "tap,id=net0,ifname=tap$n,script=no,downscript=no" \
+		--qemu-arg -device \
+		--qemu-arg "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:0$n" \
+		-- bash selftests/cluster/agent.sh "$share" "$n" \
+		> "$run/node$n.log" 2>&1 < /dev/null &
+	vm_pids+=($!)
+done
+
+ready()
+{
+	local n
+	for n in $nodes; do
+		[ -e "$share/ready-node$n" ] || return 1
+	done
+}
+end=$(($(date +%s) + 600))
+while ! ready && [ "$(date +%s)" -lt "$end" ]; do
+	# A guest that died early ends the wait.
+	for p in "${vm_pids[@]}"; do
+		kill -0 "$p" 2>/dev/null || end=0
+	done
+	sleep 1
+done
+rc=0
+for n in $nodes; do
+	st=$(cat "$share/ready-node$n" 2>/dev/null)
+	[ "$st" = ok ] || rc=1
+	say "node$n: ${st:-not ready}; $(grep -h '^clock:\|synchronised' \
+		"$run/node$n/chrony.txt" 2>/dev/null | paste -sd ' ')"
+done
+result $rc "three guests booted, clocks set from $net.254, bcs.ko loaded"
+export SHARE=$share CL_DIR=$here CL_NODES=$nodes
+. "$here/lib.sh"
+
+if [ $rc = 0 ]; then
+	# The master first, so that the standby hears it before its
+	# failover timeout.
+	{
+		on 1 'start_bcsd --role=both --priority=200' &&
+		wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]' &&
+		on 2 'start_bcsd --role=node' &&
+		on 3 'start_bcsd --role=both --priority=100' &&
+		wait_until 30 eval '[ "$(status_of 2 master)" = 1 ] &&
+			[ "$(status_of 3 master)" = 1 ]'
+	} > "$run/setup.log" 2>&1
+	rc=$?
+	[ $rc = 0 ] || sed 's/^/# /' "$run/setup.log"
+fi
+result $rc "bcsd on every node, node1 the master, node3 a standby"
+for t in $tests; do
+	if [ $rc != 0 ]; then
+		result 1 "$t: not run, no cluster"
+		continue
+	fi
+	t0=$(date +%s)
+	bash "$here/test-$t.sh" > "$run/test-$t.tap" 2>&1
+	trc=$?
+	sed 's/^/    /' "$run/test-$t.tap"
+	p=$(grep -c '^ok ' "$run/test-$t.tap")
+	f=$(grep -c '^not ok ' "$run/test-$t.tap")
+	leaf_pass=$((leaf_pass + p))
+	leaf_fail=$((leaf_fail + f))
+	# A test that died without a failed check is a failure too.
+	[ "$trc" = 0 ] || [ "$f" != 0 ] || leaf_fail=$((leaf_fail + 1))
+	result $trc "$t ($(($(date +%s) - t0))s)" nested
+done
+
+# Shut the guests down and check their kernel logs.
+for n in $nodes; do
+	touch "$share/cmd/node$n/quit"
+done
+i=0
+for n in $nodes; do
+	p=${vm_pids[$i]}
+	i=$((i + 1))
+	end=$(($(date +%s) + 120))
+	while kill -0 "$p" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
+		sleep 1
+	done
+	wait "$p"
+	vrc=$?
+	grep -h '^run-vm:' "$run/node$n.log" | sed 's/^/# /'
+	result $vrc "guest node$n shut down cleanly, no kernel problems"
+done
+vm_pids=()
+
+if [ -f "$share/skew.json" ]; then
+	say "cross-node switch skew (coherence test): $(cat "$share/skew.json")"
+fi
+for n in $nodes; do
+	say "node$n chrony at boot: $(sed -n 's/^clock: //p' "$run/node$n/chrony.txt" 2>/dev/null)"
+done
+say "total $(($(date +%s) - started))s"
+echo "# Totals: pass:$leaf_pass fail:$leaf_fail xfail:0 xpass:0 skip:0 error:0"
+echo "$leaf_pass passed, $leaf_fail failed"
+[ "$total_fail" = 0 ] && [ "$leaf_fail" = 0 ]

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Coherence: two cluster jobs, created through the master from two other
+# nodes, each with one CPU-bound task on every node.  Every node must run
+# the same row in every slice, park the other gang at each switch, and
+# see both jobs on three nodes with three tasks.
+
+. "$CL_DIR/lib.sh"
+
+j1=$(on 2 bcsctl job create)
+r1=$?
+j2=$(on 3 bcsctl job create)
+r2=$?
+case $j1$j2 in
+*[!0-9]*|"") r1=1 ;;
+esac
+ok $((r1 | r2)) "job create on node2 and node3 goes through the master (jobs '$j1' '$j2')"
+if [ $((r1 | r2)) != 0 ] || [ "$j1" = "$j2" ]; then
+	tap_end
+fi
+echo "$j1 $j2" > "$SHARE/jobs"
+
+# One command per node, all nodes at once: TCG guests are slow to fork.
+out=$SHARE/out/coherence-burners
+on_each "$out" "start_burner $j1 && start_burner $j2"
+rc=$?
+burners=""
+for n in $CL_NODES; do
+	# shellcheck disable=SC2046 # two pids
+	set -- $(cat "$out/$n")
+	if [ $# = 2 ]; then
+		burners="$burners${burners:+,}$n:$j1:$1,$n:$j2:$2"
+	else
+		diag "node$n: $(cat "$out/$n")"
+		rc=1
+	fi
+done
+echo "$burners" > "$SHARE/pids"
+ok $rc "bcsctl run --job attaches a task of each job on every node ($burners)"
+
+# The master learns the tasks from the nodes' reports.
+listed()
+{
+	local n=$1 out
+	out=$(on "$n" bcsctl job list) || return 1
+	for j in $j1 $j2; do
+		echo "$out" | awk -v j="$j" '$1 == j && $3 == 3 && $4 == 3 { f = 1 }
+			END { exit !f }' || return 1
+	done
+}
+for n in $CL_NODES; do
+	( wait_until 60 listed "$n"; echo $? > "$SHARE/out/listed.$n" ) &
+done
+wait
+for n in $CL_NODES; do
+	rc=$(cat "$SHARE/out/listed.$n")
+	[ "$rc" = 0 ] || on "$n" bcsctl job list | sed 's/^/# /'
+	ok "$rc" "node$n: bcsctl job list shows jobs $j1 and $j2 with nodes=3 tasks=3"
+done
+
+from=$(slice_now 1)
+sleep 6
+snapshot_all coherence
+analyse coherence "$SHARE/data/coherence" --from-slice "${from:-0}" \
+	--jobs "$j1,$j2" --min 20 --skew-out "$SHARE/skew.json"
+analyse tasks "$SHARE/data/coherence" --pids "$burners"
+for n in $CL_NODES; do
+	diag "node$n chrony: $(grep -E '^(System time|Last offset|RMS offset)' \
+		"$SHARE/data/coherence/node$n.tracking.txt" | tr -s ' ' | paste -sd ';')"
+done
+tap_end

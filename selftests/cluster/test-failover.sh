@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Master failover: node1 is the master (priority 200), node3 a standby
+# (priority 100).  SIGKILL node1's bcsd: node1's module fails open at once,
+# the others when their watchdog expires (failover_slices is larger than
+# watchdog_slices); then node3 takes over with a higher epoch and every
+# node follows it with the same jobs and tasks.  node1's bcsd, restarted,
+# follows node3 rather than taking over.  Last, with every master gone,
+# all kernels fail open and every task runs.
+
+. "$CL_DIR/lib.sh"
+
+read -r j1 j2 < "$SHARE/jobs" || { ok 1 "jobs of the coherence test"; tap_end; }
+burners=$(cat "$SHARE/pids")
+ep0=$(status_of 2 epoch)
+declare -A f0
+on_each "$SHARE/out/failover-0" 'kstate failopens'
+for n in $CL_NODES; do
+	f0[$n]=$(cat "$SHARE/out/failover-0/$n")
+done
+
+on 1 'kill_bcsd KILL'
+ok $? "node1: master bcsd killed with SIGKILL"
+st=$(on 1 'kstate mode; kstate failopens')
+[ "$(echo "$st" | head -n 1)" = off ] &&
+	[ "$(echo "$st" | tail -n 1)" -gt "${f0[1]}" ]
+ok $? "node1: bcs.ko failed open at once ($(echo "$st" | paste -sd ' '))"
+
+followed()	# followed NODE MASTER: NODE's bcsd follows MASTER, epoch > ep0
+{
+	local s m e
+	s=$(on "$1" bcsctl status)
+	m=$(echo "$s" | sed -n 's/^master: *\([0-9]*\).*/\1/p')
+	e=$(echo "$s" | sed -n 's/^epoch: *//p')
+	[ "$m" = "$2" ] && [ "${e:-0}" -gt "${ep0:-0}" ]
+}
+wait_until 60 followed 3 3
+ok $? "node3: the standby took over"
+wait_until 30 followed 2 3
+rc=$?
+ok $rc "node2: follows node3 with a higher epoch ($ep0 -> $(status_of 2 epoch))"
+for n in 2 3; do
+	[ "$(kstate $n failopens)" -gt "${f0[$n]}" ]
+	ok $? "node$n: failed open during the gap (watchdog $CL_WATCHDOG < failover $CL_FAILOVER slices)"
+done
+
+on 1 'start_bcsd --role=both --priority=200' > /dev/null
+ok $? "node1: bcsd restarted as a standby"
+wait_until 30 followed 1 3
+ok $? "node1: follows node3, does not take over"
+from=$(slice_now 3)
+sleep 4
+snapshot_all failover
+for n in $CL_NODES; do
+	for j in $j1 $j2; do
+		"$PY" -c 'import json,sys; sys.exit(not any(j["id"] == int(sys.argv[2])
+			for j in json.load(open(sys.argv[1]))))' \
+			"$SHARE/data/failover/node$n.jobs.json" "$j"
+		ok $? "node$n: job $j still exists"
+	done
+done
+analyse tasks "$SHARE/data/failover" --pids "$burners"
+analyse coherence "$SHARE/data/failover" --from-slice "${from:-0}" --min 10
+t=$(stat_of 1 takeovers)
+[ "$t" = 0 ]
+ok $? "node1: restarted bcsd made no takeover ($t)"
+
+# No master at all.
+on 3 'kill_bcsd KILL'
+ok $? "node3: master bcsd killed"
+on 1 'kill_bcsd KILL'
+ok $? "node1: standby bcsd killed"
+open_all()
+{
+	local n s
+	for n in $CL_NODES; do
+		s=$(on "$n" 'cat /sys/kernel/debug/bcs/state')
+		echo "$s" | grep -Eq '^(mode: off|failopen: 1)$' || return 1
+		echo "$s" | grep -q '^parked: 0$' || return 1
+	done
+}
+wait_until 30 open_all
+ok $? "with no master left every module is failed open, nothing parked"
+snapshot_all noMaster1
+sleep 3
+snapshot_all noMaster2
+analyse running "$SHARE/data/noMaster1" "$SHARE/data/noMaster2" \
+	--pids "$burners"
+tap_end

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bcsd killed on a node: bcs.ko there fails open at once (its driver
+# socket closed).  While bcsd is down one of its jobs goes; restarted,
+# bcsd follows the master again, re-creates the job from the map, a new
+# task attaches to it, and the node's rows agree with the others.
+
+. "$CL_DIR/lib.sh"
+
+read -r _ j2 < "$SHARE/jobs" || { ok 1 "jobs of the coherence test"; tap_end; }
+n=2
+f0=$(kstate $n failopens)
+on $n 'kill_bcsd KILL'
+ok $? "node$n: bcsd killed with SIGKILL"
+st=$(on $n 'cat /sys/kernel/debug/bcs/state')
+mode=$(echo "$st" | sed -n 's/^mode: //p')
+f1=$(echo "$st" | sed -n 's/^failopens: //p')
+parked=$(echo "$st" | sed -n 's/^parked: //p')
+[ "$mode" = off ] && [ "$f1" = $((f0 + 1)) ] && [ "$parked" = 0 ]
+ok $? "node$n: bcs.ko failed open at once (mode $mode, failopens $f0 -> $f1, parked $parked)"
+
+# Without bcsd, bcsctl works on the local module: drop job $j2 here.
+old=$(awk -F, -v n=$n -v j="$j2" '{ for (i = 1; i <= NF; i++) {
+	split($i, a, ":"); if (a[1] == n && a[2] == j) print a[3] } }' \
+	"$SHARE/pids")
+on $n "bcsctl job destroy $j2 && kill $old"
+ok $? "node$n: job $j2 destroyed locally, its task ($old) ended"
+
+on $n 'start_bcsd --role=node' > /dev/null
+ok $? "node$n: bcsd restarted"
+back()
+{
+	local s
+	s=$(on $n 'cat /sys/kernel/debug/bcs/state; bcsstat jobs --json')
+	echo "$s" | grep -q '^mode: driven' && echo "$s" | grep -q '^failopen: 0' &&
+		echo "$s" | grep -Eq "\"id\": *$j2,"
+}
+wait_until 30 back
+ok $? "node$n: driven again, job $j2 re-created from the master's map"
+
+p=$(on $n start_burner "$j2")
+rc=$?
+ok $rc "node$n: a new task attaches to job $j2 ($p)"
+[ $rc = 0 ] && sed -i "s/$n:$j2:$old/$n:$j2:$p/" "$SHARE/pids"
+
+from=$(slice_now 1)
+listed()
+{
+	on 1 bcsctl job list | awk -v j="$j2" '$1 == j && $3 == 3 && $4 == 3 { f = 1 }
+		END { exit !f }'
+}
+wait_until 40 listed
+ok $? "node1: bcsctl job list shows job $j2 with nodes=3 tasks=3 again"
+sleep 3
+snapshot_all restart
+analyse coherence "$SHARE/data/restart" --from-slice "${from:-0}" --min 10
+tap_end
