@@ -14,7 +14,7 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 			/lib/modules/$(shell uname -r)/build)
 
 .PHONY: all module userspace libbcs tools selftests bench daemon \
-	modules-all lint deps check cluster-check demo clean
+	modules-all lint deps check cluster-check bench-run demo clean
 
 all: module userspace
 
@@ -55,6 +55,10 @@ check:
 # The three-guest cluster tests alone (bcsd, strobes, failover, loss).
 cluster-check:
 	selftests/cluster/run-cluster.sh
+
+# Benchmarks in a guest (not part of check): make bench-run BENCH_ARGS=--all
+bench-run: bench
+	bench/run.sh $(BENCH_ARGS)
 
 demo:
 	scripts/demo.sh
