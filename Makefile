@@ -14,7 +14,8 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 			/lib/modules/$(shell uname -r)/build)
 
 .PHONY: all module userspace libbcs tools selftests bench daemon \
-	modules-all lint deps check cluster-check bench-run demo clean
+	modules-all lint deps check cluster-check bench-run demo demo-node \
+	gang-benefit clean
 
 all: module userspace
 
@@ -60,8 +61,17 @@ cluster-check:
 bench-run: bench
 	bench/run.sh $(BENCH_ARGS)
 
+# Three guests, two barrier jobs: plain time-sharing against bcs.
 demo:
+	scripts/demo-cluster.sh
+
+# One guest, two jobs gang-scheduled by the module alone.
+demo-node:
 	scripts/demo.sh
+
+# Makespan of two barrier jobs: sequential, plain, bcs at several slices.
+gang-benefit:
+	bench/gang_benefit.sh $(GANG_ARGS)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make demo`: boots the three-guest cluster of selftests/cluster (bcsd on
+# every guest, node1 the master), then runs two barrier jobs (bench/barrier,
+# one rank per node, TCP between the guests) at once, first under plain
+# Linux time-sharing and then as two bcs cluster jobs gang-scheduled by
+# bcsd; prints the per-slice table across the nodes and both jobs'
+# completion times under each regime.
+#
+# scripts/demo-cluster.sh [--bench] [--iters K] [--work W] [--slices "US..."]
+#
+#   --bench     also run the jobs one after the other and under the slice
+#               lengths of --slices (default "10000 1000000" us), and print
+#               the makespan table (bench/gang_benefit.sh)
+#   --iters K   barrier iterations (default: calibrated in the guests so
+#               that one job alone takes about 12 s)
+#   --work W    barrier --work (default 200)
+#
+# The demo's slice is the test bed's, 100 ms: what TCG guests keep up with.
+#
+# Needs root (network namespace).  Log: $BUILD/demo-cluster.log.
+
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+. "$top/scripts/lib.sh"
+
+export DEMO_BENCH=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--bench)  DEMO_BENCH=1; shift ;;
+	--iters)  export DEMO_ITERS=$2; shift 2 ;;
+	--work)   export DEMO_WORK=$2; shift 2 ;;
+	--slices) export DEMO_SLICES=$2; shift 2 ;;
+	-h|--help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) echo "demo-cluster: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+
+mkdir -p "$BUILD"
+log=$BUILD/demo-cluster.log
+scripts/deps.sh > "$log" 2>&1 || { cat "$log" >&2; exit 1; }
+make -s -C bench barrier >> "$log" 2>&1 || { cat "$log" >&2; exit 1; }
+
+echo "== bcs cluster demo: 3 qemu guests, two 3-rank barrier jobs =="
+# The top-level results of the test bed as it goes; the demo's own output
+# is the report below.
+selftests/cluster/run-cluster.sh --timeout 1500 \
+	"$top/selftests/cluster/demo-run.sh" 2>&1 | tee -a "$log" |
+	grep --line-buffered -v '^    '
+rc=${PIPESTATUS[0]}
+echo
+report=$BUILD/cluster/share/demo-report.txt
+if [ -s "$report" ]; then
+	cat "$report"
+else
+	echo "demo-cluster: no report; see $log" >&2
+	rc=1
+fi
+exit "$rc"

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Guest half of the cluster demo (scripts/demo-cluster.sh): sourced by a
+# command of selftests/cluster/demo-run.sh, with guest-lib.sh loaded (NODE,
+# STATE, CL_NET set).  This node runs rank NODE-1 of each barrier job.
+
+# demo_rank K JOB PORT ITERS WORK: rank of job K; JOB 0 runs it outside
+# bcs (plain time-sharing), "-" skips it.  Leaves one line in
+# STATE/demo-K.res: "jobK rc=RC end=REALTIME <rank 0's result line>".
+demo_rank()
+{
+	local k=$1 j=$2 port=$3 iters=$4 work=$5 out rc
+	local -a wrap=()
+
+	rm -f "$STATE/demo-$k.res"
+	[ "$j" = - ] && return 0
+	[ "$j" = 0 ] || wrap=(bcsctl run --job "$j" --)
+	out=$("${wrap[@]}" "$BCS_SRC/bench/barrier" --rank $((NODE - 1)) \
+		--size 3 --root "$CL_NET.1:$port" --iters "$iters" \
+		--work "$work" 2>&1 < /dev/null)
+	rc=$?
+	echo "job$k rc=$rc end=$EPOCHREALTIME ${out##*$'\n'}" > "$STATE/demo-$k.res"
+}
+
+# demo_ranks J1 J2 PORT ITERS WORK [seq]: both jobs' ranks at once (or one
+# after the other with "seq"); prints the start time and each job's line.
+demo_ranks()
+{
+	local j1=$1 j2=$2 port=$3 iters=$4 work=$5 seq=${6:-} t0
+
+	t0=$EPOCHREALTIME
+	if [ "$seq" = seq ]; then
+		demo_rank 1 "$j1" "$port" "$iters" "$work"
+		demo_rank 2 "$j2" $((port + 1)) "$iters" "$work"
+	else
+		demo_rank 1 "$j1" "$port" "$iters" "$work" &
+		demo_rank 2 "$j2" $((port + 1)) "$iters" "$work" &
+		wait
+	fi
+	echo "start=$t0"
+	cat "$STATE"/demo-[12].res 2> /dev/null
+	return 0
+}
