@@ -19,7 +19,8 @@
 #
 # The demo's slice is the test bed's, 100 ms: what TCG guests keep up with.
 #
-# Needs root (network namespace).  Log: $BUILD/demo-cluster.log.
+# Needs root (network namespace).  Log: $BUILD/demo-cluster.log, guests'
+# output in $BUILD/demo-cluster/.
 
 set -uo pipefail
 
@@ -47,12 +48,14 @@ make -s -C bench barrier >> "$log" 2>&1 || { cat "$log" >&2; exit 1; }
 echo "== bcs cluster demo: 3 qemu guests, two 3-rank barrier jobs =="
 # The top-level results of the test bed as it goes; the demo's own output
 # is the report below.
-selftests/cluster/run-cluster.sh --timeout 1500 \
+# Its own output directory: `make check` may run the cluster tests meanwhile.
+out=$BUILD/demo-cluster
+BCS_CLUSTER_OUT=$out selftests/cluster/run-cluster.sh --timeout 1500 \
 	"$top/selftests/cluster/demo-run.sh" 2>&1 | tee -a "$log" |
 	grep --line-buffered -v '^    '
 rc=${PIPESTATUS[0]}
 echo
-report=$BUILD/cluster/share/demo-report.txt
+report=$out/share/demo-report.txt
 if [ -s "$report" ]; then
 	cat "$report"
 else

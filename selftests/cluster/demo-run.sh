@@ -143,7 +143,7 @@ slice_table()
 	late = sum(per[n][s]["late"] for n in (1, 2, 3) for s in inrun)
 	iv = sorted(per[1][s]["interval_ns"] for s in inrun) or [0]
 	print("%s: %d slices during the run (median %.1f ms apart on node1), "
-	      "%d with the same row on all three nodes, %d late strobes" % (
+	      "%d with the same row on all three nodes, %d switches after the deadline" % (
 	          d.rsplit("demo-", 1)[1], len(inrun), iv[len(iv) // 2] / 1e6,
 	          same, late))
 	EOF
@@ -151,11 +151,11 @@ slice_table()
 
 # --- calibrate: one job alone, plain --------------------------------------
 if [ -z "$iters" ]; then
-	iters=40
+	iters=150
 	pair calibrate 0 - || tap_end
 	el=$(awk '$1 == "calibrate" { print $3 }' "$results")
 	iters=$("$PY" -c "print(max(20, int($iters * $solo / max($el, 0.01))))")
-	diag "calibration: 40 iterations alone in ${el}s -> $iters iterations"
+	diag "calibration: 150 iterations alone in ${el}s -> $iters iterations"
 fi
 say "barrier jobs: 3 ranks (one per node), iters $iters, work $work"
 

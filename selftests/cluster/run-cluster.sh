@@ -14,7 +14,8 @@
 # both, priority 100).  Then it runs the tests, selftests/cluster/test-*.sh
 # (default, in this order: coherence auth loss restart failover), and
 # prints TAP, each test's results nested under its line, and
-# "N passed, N failed".  Exits non-zero if anything failed.
+# "N passed, N failed".  Exits non-zero if anything failed.  A TEST with a
+# slash is the path of a script to run as a test.
 #
 # No traffic leaves the namespace; the namespace and everything started
 # here go away on exit.  Needs root.  Output in $BUILD/cluster/.
@@ -65,7 +66,9 @@ rel=$(bcs_release "$kernel")
 [ -n "$(bcs_kvar KDIR "$rel")" ] || die "unknown kernel $kernel"
 
 started=$(date +%s)
-run=$BUILD/cluster
+# BCS_CLUSTER_OUT: another output directory, so that a demo run does not
+# share its guests' command directories with a concurrent test run.
+run=${BCS_CLUSTER_OUT:-$BUILD/cluster}
 share=$run/share
 nodes="1 2 3"
 net=10.77.0
