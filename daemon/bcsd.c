@@ -96,6 +96,33 @@ static int genkey(const char *path)
 	return 0;
 }
 
+static void add_u64(struct json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
+}
+
+/* The daemon's view and counters, for the stats file and bcsctl status. */
+struct json_object *bcsd_counters_json(const struct bcsd *d)
+{
+	struct json_object *o = json_object_new_object();
+
+	add_u64(o, "node_id", d->node_id);
+	json_object_object_add(o, "active_master",
+			       json_object_new_boolean(d->active));
+	add_u64(o, "master_id", d->have_master ? d->master_id : 0);
+	add_u64(o, "epoch", d->master_epoch);
+	add_u64(o, "slice", d->master_slice);
+	add_u64(o, "rx", d->cnt.rx);
+	add_u64(o, "strobes_rx", d->cnt.strobes_rx);
+	add_u64(o, "strobes_forwarded", d->cnt.strobes_forwarded);
+	add_u64(o, "strobes_tx", d->cnt.strobes_tx);
+	add_u64(o, "kernel_errors", d->cnt.kernel_errors);
+	add_u64(o, "takeovers", d->cnt.takeovers);
+	add_u64(o, "stepdowns", d->cnt.stepdowns);
+	add_u64(o, "master_changes", d->cnt.master_changes);
+	return o;
+}
+
 void bcsd_write_stats(struct bcsd *d)
 {
 	const char *path = cfg_str(&d->cfg, "stats_file");
@@ -105,35 +132,10 @@ void bcsd_write_stats(struct bcsd *d)
 
 	if (!*path)
 		return;
-	o = json_object_new_object();
-	json_object_object_add(o, "node_id", json_object_new_int64(d->node_id));
-	json_object_object_add(o, "active_master",
-			       json_object_new_boolean(d->active));
-	json_object_object_add(o, "master_id",
-			       json_object_new_int64(d->have_master ? d->master_id : 0));
-	json_object_object_add(o, "epoch",
-			       json_object_new_int64(d->master_epoch));
-	json_object_object_add(o, "slice",
-			       json_object_new_int64((int64_t)d->master_slice));
-	json_object_object_add(o, "rx", json_object_new_int64((int64_t)d->cnt.rx));
-	json_object_object_add(o, "strobes_rx",
-			       json_object_new_int64((int64_t)d->cnt.strobes_rx));
-	json_object_object_add(o, "strobes_forwarded",
-			       json_object_new_int64((int64_t)d->cnt.strobes_forwarded));
-	json_object_object_add(o, "strobes_tx",
-			       json_object_new_int64((int64_t)d->cnt.strobes_tx));
-	json_object_object_add(o, "kernel_errors",
-			       json_object_new_int64((int64_t)d->cnt.kernel_errors));
-	json_object_object_add(o, "takeovers",
-			       json_object_new_int64((int64_t)d->cnt.takeovers));
-	json_object_object_add(o, "stepdowns",
-			       json_object_new_int64((int64_t)d->cnt.stepdowns));
-	json_object_object_add(o, "master_changes",
-			       json_object_new_int64((int64_t)d->cnt.master_changes));
+	o = bcsd_counters_json(d);
 	rej = json_object_new_object();
 	for (i = 1; i < __BCSP_VERDICT_MAX; i++)
-		json_object_object_add(rej, bcsp_verdict_name(i),
-				       json_object_new_int64((int64_t)d->cnt.rejected[i]));
+		add_u64(rej, bcsp_verdict_name(i), d->cnt.rejected[i]);
 	json_object_object_add(o, "rejected", rej);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY) ||

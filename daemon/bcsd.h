@@ -164,6 +164,8 @@ void ctl_tick(struct bcsd *d);
 void ctl_job_appeared(struct bcsd *d);
 
 /* bcsd.c */
+struct json_object;
+struct json_object *bcsd_counters_json(const struct bcsd *d);
 void bcsd_write_stats(struct bcsd *d);
 
 #endif /* BCSD_H */

@@ -136,30 +136,20 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
 
 static void cmd_status(struct bcsd *d, struct bcsd_client *c)
 {
-	struct json_object *o = ok_object();
+	struct json_object *o = bcsd_counters_json(d);
 	struct bcs_state st;
 	uint64_t rejected = 0;
 	int i;
 
 	for (i = 1; i < __BCSP_VERDICT_MAX; i++)
 		rejected += d->cnt.rejected[i];
+	json_object_object_add(o, "ok", json_object_new_boolean(1));
 	json_object_object_add(o, "role",
 			       json_object_new_string(cfg_str(&d->cfg, "role")));
-	add_u64(o, "node_id", d->node_id);
 	add_u64(o, "cluster", d->cluster);
-	json_object_object_add(o, "active_master",
-			       json_object_new_boolean(d->active));
 	json_object_object_add(o, "have_master",
 			       json_object_new_boolean(d->have_master));
-	add_u64(o, "master_id", d->have_master ? d->master_id : 0);
-	add_u64(o, "epoch", d->master_epoch);
-	add_u64(o, "slice", d->master_slice);
-	add_u64(o, "strobes_rx", d->cnt.strobes_rx);
-	add_u64(o, "strobes_tx", d->cnt.strobes_tx);
-	add_u64(o, "strobes_forwarded", d->cnt.strobes_forwarded);
 	add_u64(o, "rejected", rejected);
-	add_u64(o, "kernel_errors", d->cnt.kernel_errors);
-	add_u64(o, "takeovers", d->cnt.takeovers);
 	if (d->dev && !bcs_get_state(d->dev, &st)) {
 		add_u64(o, "late", st.late);
 		add_u64(o, "missed", st.missed);
