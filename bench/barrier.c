@@ -7,10 +7,16 @@
  * the run time shows how well the ranks are co-scheduled.
  *
  *   barrier --rank R --size N --root HOST[:PORT] [--iters K] [--work N]
+ *           [--spin]
  *
  * Rank 0 listens on PORT (default 5400) at HOST; the others connect to it.
  * The computation is a fixed number of loop iterations (--work, in
- * thousands), not a time, so that a descheduled rank takes longer.  Rank 0
+ * thousands), not a time, so that a descheduled rank takes longer.
+ *
+ * With --spin a rank waiting at the barrier polls its socket instead of
+ * sleeping in recv(), as MPI libraries do by default: under plain
+ * time-sharing a waiting rank then burns the CPU its node could give to
+ * the other job, which is where co-scheduling pays most.  Rank 0
  * prints one line: "barrier: size N iters K work W elapsed_s S".
  */
 #define _GNU_SOURCE
@@ -32,6 +38,7 @@
 #define CONNECT_TRIES	300	/* 100 ms apart: 30 s for the root to come up */
 
 static volatile uint64_t sink;
+static int spin;
 
 static void die(const char *what)
 {
@@ -63,8 +70,9 @@ static void xfer(int fd, int send_it)
 	ssize_t n;
 
 	do {
-		n = send_it ? send(fd, &c, 1, MSG_NOSIGNAL) : recv(fd, &c, 1, 0);
-	} while (n < 0 && errno == EINTR);
+		n = send_it ? send(fd, &c, 1, MSG_NOSIGNAL) :
+			      recv(fd, &c, 1, spin ? MSG_DONTWAIT : 0);
+	} while (n < 0 && (errno == EINTR || (spin && errno == EAGAIN)));
 	if (n != 1) {
 		if (!n)
 			errno = ECONNRESET;
@@ -113,6 +121,7 @@ int main(int argc, char **argv)
 		{ "root", required_argument, NULL, 'R' },
 		{ "iters", required_argument, NULL, 'i' },
 		{ "work", required_argument, NULL, 'w' },
+		{ "spin", no_argument, NULL, 'S' },
 		{ 0 }
 	};
 	unsigned long iters = 1000, work = 100, it;
@@ -138,12 +147,16 @@ int main(int argc, char **argv)
 		case 'w':
 			work = strtoul(optarg, NULL, 10);
 			break;
+		case 'S':
+			spin = 1;
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (!root || size < 1 || size > MAX_RANKS || rank < 0 || rank >= size) {
-		fprintf(stderr, "usage: barrier --rank R --size N --root HOST[:PORT] [--iters K] [--work N]\n");
+		fprintf(stderr, "usage: barrier --rank R --size N --root HOST[:PORT]\n"
+				"               [--iters K] [--work N] [--spin]\n");
 		return 2;
 	}
 	resolve(root, &sa);
@@ -194,7 +207,7 @@ int main(int argc, char **argv)
 			t0 = now_s();
 	}
 	if (rank == 0)
-		printf("barrier: size %d iters %lu work %lu elapsed_s %.3f\n",
-		       size, iters, work, now_s() - t0);
+		printf("barrier: size %d iters %lu work %lu wait %s elapsed_s %.3f\n",
+		       size, iters, work, spin ? "spin" : "block", now_s() - t0);
 	return 0;
 }

@@ -6,7 +6,7 @@
 # The makespan of two barrier jobs (3 ranks, one per node of the
 # three-guest test bed) run one after the other, at once under plain
 # time-sharing, and at once as bcs cluster jobs with 100 ms slices and the
-# slices of --slices (default "10000 1000000" us); prints a table with the
+# slices of --slices (default "1000 10000" us); prints a table with the
 # ratios to the sequential run and plain/bcs.  The cluster demo does the
 # work (scripts/demo-cluster.sh --bench).
 

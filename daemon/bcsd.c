@@ -246,8 +246,12 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		if (d->node_role)
 			node_on_map(d, &m.map);
 		break;
-	case BCSP_REQUEST:
 	case BCSP_REPORT:
+		if (own)
+			return;	/* looped back; send_report() took it */
+		view_on_report(d, m.hdr.sender, &m.report, now_mono_ms());
+		/* fall through */
+	case BCSP_REQUEST:
 		if (d->master_role && d->active)
 			master_on_msg(d, &m, from);
 		break;

@@ -33,6 +33,13 @@ struct bcsd_job {
 	uint32_t nr_nodes;
 };
 
+/* A node's last report, as every bcsd keeps it (view.c). */
+struct bcsd_peer {
+	uint32_t node;
+	uint64_t seen_ms;		/* CLOCK_MONOTONIC */
+	struct bcsp_report report;
+};
+
 /* A bcsctl connection waiting for the master's answer. */
 struct bcsd_client {
 	int fd;
@@ -110,6 +117,10 @@ struct bcsd {
 	uint32_t nr_local_jobs;
 	uint64_t report_ms;
 
+	/* The cluster view: every node's last report. */
+	struct bcsd_peer peers[BCSD_MAX_SENDERS];
+	uint32_t nr_peers;
+
 	struct {
 		uint32_t sender;
 		struct bcsp_window w;
@@ -134,6 +145,13 @@ uint64_t now_mono_ms(void);
 int net_open(struct bcsd *d);
 int net_send(struct bcsd *d, struct bcsp_msg *m,
 	     const struct sockaddr_in *to);
+
+/* view.c */
+struct json_object;
+void view_on_report(struct bcsd *d, uint32_t node,
+		    const struct bcsp_report *r, uint64_t now_ms);
+struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
+				   uint64_t now_ms);
 
 /* master.c */
 int master_init(struct bcsd *d);

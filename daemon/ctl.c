@@ -163,6 +163,7 @@ static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 {
 	struct json_object *o = ok_object(), *arr = json_object_new_array();
 	struct bcs_job_info *local = NULL;
+	uint64_t now = now_mono_ms();
 	size_t nlocal = 0, k;
 	uint32_t i, tasks;
 
@@ -180,6 +181,9 @@ static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 		add_u64(j, "nodes", d->map.jobs[i].nodes);
 		add_u64(j, "tasks", d->map.jobs[i].tasks);
 		add_u64(j, "local_tasks", tasks);
+		json_object_object_add(j, "per_node",
+				       view_job_nodes(d, d->map.jobs[i].job,
+						      now));
 		json_object_array_add(arr, j);
 	}
 	free(local);

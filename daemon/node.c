@@ -169,12 +169,12 @@ static void send_report(struct bcsd *d)
 	}
 	free(jobs);
 	m.hdr.epoch = d->master_epoch;
-	if (d->active) {
-		m.hdr.sender = d->node_id;
+	m.hdr.sender = d->node_id;
+	view_on_report(d, d->node_id, &m.report, now_mono_ms());
+	if (d->active)
 		master_local_report(d, &m);
-	} else {
-		net_send(d, &m, &d->master_addr);
-	}
+	/* To the group: the master and every other node's view. */
+	net_send(d, &m, &d->group);
 }
 
 void node_tick(struct bcsd *d)

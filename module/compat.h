@@ -9,6 +9,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 
 #include "bcs_compat_features.h"
 
@@ -43,6 +44,15 @@ static inline void bcs_hrtimer_setup(struct hrtimer *timer,
 #define BCS_EXIT_PROBE_ARGS	void *data, struct task_struct *p, bool group_dead
 #else
 #define BCS_EXIT_PROBE_ARGS	void *data, struct task_struct *p
+#endif
+
+/*
+ * Sleeps that the freezer (system suspend, cgroup v1 freezer) may freeze in
+ * place; before the freezer rewrite there is no such state bit and a parked
+ * task holds up freezing, as any killable sleep does.
+ */
+#ifndef TASK_FREEZABLE
+#define TASK_FREEZABLE	0
 #endif
 
 #endif /* _BCS_COMPAT_H */

@@ -8,7 +8,7 @@
  * blocked stays blocked (it is not woken, so no system call is interrupted
  * or restarted).  Each of them runs bcs_park_fn() just before returning to
  * user space and sleeps there on its job's wait queue until the job runs
- * again.  The sleep is TASK_KILLABLE | TASK_NOLOAD:
+ * again.  The sleep is TASK_KILLABLE | TASK_NOLOAD | TASK_FREEZABLE:
  *  - killable: SIGKILL, and a signal that kills without a core dump, has
  *    no handler and is neither blocked nor traced (the kernel turns it
  *    into SIGKILL for every thread), wake the task at once and it dies on
@@ -18,6 +18,10 @@
  *    exactly as if it had been preempted;
  *  - TASK_NOLOAD keeps parked tasks out of the load average, and the
  *    hung-task detector skips killable sleeps;
+ *  - TASK_FREEZABLE lets the freezer (system suspend, hibernation) freeze
+ *    a parked task where it sleeps: it holds no lock there.  A thawed task
+ *    is woken and goes round the loop, so a resume that came while it was
+ *    frozen is not lost;
  *  - no signal is ever sent, so job control (SIGSTOP/SIGCONT, wait status,
  *    a shell's job table) sees nothing.
  * Resuming a job is a single wake_up_all() on its wait queue.
@@ -34,6 +38,7 @@
 #include <linux/task_work.h>
 #include <linux/wait_bit.h>
 
+#include "compat.h"
 #include "park.h"
 
 static atomic_t bcs_works_pending = ATOMIC_INIT(0);
@@ -68,7 +73,8 @@ static void bcs_park_wait(struct bcs_task *bt)
 	spin_unlock_irqrestore(&bcs_lock, flags);
 
 	for (;;) {
-		prepare_to_wait(&gang->wq, &wait, TASK_KILLABLE | TASK_NOLOAD);
+		prepare_to_wait(&gang->wq, &wait,
+				TASK_KILLABLE | TASK_NOLOAD | TASK_FREEZABLE);
 		if (!READ_ONCE(gang->suspended) || READ_ONCE(bt->gang) != gang ||
 		    fatal_signal_pending(current))
 			break;

@@ -8,14 +8,20 @@
 # bcsd; prints the per-slice table across the nodes and both jobs'
 # completion times under each regime.
 #
-# scripts/demo-cluster.sh [--bench] [--iters K] [--work W] [--slices "US..."]
+# scripts/demo-cluster.sh [--bench] [--iters K] [--work W] [--wait spin|block]
+#                          [--quantum MS] [--slices "US..."]
 #
 #   --bench     also run the jobs one after the other and under the slice
-#               lengths of --slices (default "10000 1000000" us), and print
+#               lengths of --slices (default "1000 10000" us), and print
 #               the makespan table (bench/gang_benefit.sh)
 #   --iters K   barrier iterations (default: calibrated in the guests so
 #               that one job alone takes about 12 s)
 #   --work W    barrier --work (default 200)
+#   --wait M    how a rank waits at a barrier: spin (poll, as MPI libraries
+#               do; the default) or block (sleep in recv)
+#   --quantum MS  the guests' scheduler time slice for CPU-bound tasks
+#               (default: the kernel's, a few ms); see the note on time
+#               scales in Documentation/testing.rst
 #
 # The demo's slice is the test bed's, 100 ms: what TCG guests keep up with.
 #
@@ -34,7 +40,17 @@ while [ $# -gt 0 ]; do
 	--bench)  DEMO_BENCH=1; shift ;;
 	--iters)  export DEMO_ITERS=$2; shift 2 ;;
 	--work)   export DEMO_WORK=$2; shift 2 ;;
+	--wait)
+		case $2 in
+		spin|block) export DEMO_WAIT=$2; shift 2 ;;
+		*) echo "demo-cluster: --wait spin|block, not '$2'" >&2; exit 2 ;;
+		esac ;;
 	--slices) export DEMO_SLICES=$2; shift 2 ;;
+	--quantum)
+		case $2 in
+		[1-9]|[1-9][0-9]|[1-9][0-9][0-9]) export DEMO_QUANTUM_MS=$2; shift 2 ;;
+		*) echo "demo-cluster: --quantum 1..999 (ms), not '$2'" >&2; exit 2 ;;
+		esac ;;
 	-h|--help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "demo-cluster: unknown option $1" >&2; exit 2 ;;
 	esac

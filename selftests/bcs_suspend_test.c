@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Suspension requirements, one test each: complete, invisible to job
- * control, killable, quiet (no load, no hung-task reports) and cheap to
- * resume.  Switches are driven deterministically: DRIVEN mode from the
+ * control, killable, quiet (no load, no hung-task reports), cheap to
+ * resume, and no obstacle to system suspend.  Switches are driven deterministically: DRIVEN mode from the
  * test's own file, watchdog off, the job in row 0; a strobe to row 1
  * suspends it and a strobe to row 0 resumes it.
  */
@@ -351,6 +351,46 @@ TEST_F_TIMEOUT(suspend, resume_wakes_whole_gang, 90)
 				       > t_susp[i], BT_WAIT_MS))
 			TH_LOG("thread %d: %lld ticks", tid, t);
 	}
+}
+
+/*
+ * System suspend and hibernation freeze every user task first: a parked
+ * task must let itself be frozen where it sleeps, or suspend fails.  The
+ * PM core's "freezer" test mode freezes all tasks, waits, thaws them and
+ * suspends no device.  Afterwards the job is still parked and resumes.
+ */
+TEST_F_TIMEOUT(suspend, freezable_for_system_suspend, 90)
+{
+	static const char *const test_knob = "/sys/power/pm_test";
+	static const char *const timeout_knob = "/sys/power/pm_freeze_timeout";
+	char states[128], saved_timeout[32] = "";
+	uint64_t c[8];
+	int ret;
+
+	if (bt_read_file(test_knob, states, sizeof(states)))
+		SKIP(return, "no %s (CONFIG_PM_DEBUG)", test_knob);
+	if (bt_read_file("/sys/power/state", states, sizeof(states)) ||
+	    !strstr(states, "freeze"))
+		SKIP(return, "no suspend-to-idle in /sys/power/state");
+	ASSERT_EQ(0, start_attached(self, 2, false));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+
+	/* Fail in seconds rather than the default 20 if it cannot freeze. */
+	bt_read_file(timeout_knob, saved_timeout, sizeof(saved_timeout));
+	ASSERT_EQ(0, bt_write_file(timeout_knob, "3000"));
+	bt_write_file("/sys/module/suspend/parameters/pm_test_delay", "1");
+	ASSERT_EQ(0, bt_write_file(test_knob, "freezer"));
+	ret = bt_write_file("/sys/power/state", "freeze");
+	EXPECT_EQ(0, bt_write_file(test_knob, "none"));
+	if (saved_timeout[0])
+		bt_write_file(timeout_knob, saved_timeout);
+	EXPECT_EQ(0, ret) TH_LOG("freezing tasks failed: %s", strerror(-ret));
+
+	EXPECT_TRUE(bt_job_all_parked(self->fd, BT_JOB_A));
+	bt_burner_counters(&self->b, c);
+	ASSERT_EQ(0, bt_resume_row0(self->fd, BT_JOB_A));
+	EXPECT_TRUE(WAIT_UNTIL(bt_burner_all_advanced(&self->b, c),
+			       BT_WAIT_MS));
 }
 
 BT_HARNESS_MAIN

@@ -254,7 +254,28 @@ int bcsctl_run_job_row(const struct bcsctl_req *req)
 	return err ? fail(what, err, BCS_CTX_JOB) : BCSCTL_EXIT_OK;
 }
 
-/* The cluster's view: job, row, nodes with tasks, tasks there and here. */
+/* "NODE:TASKS,..." from a job's per_node array; "-" if none. */
+static void print_per_node(struct json_object *j)
+{
+	struct json_object *arr, *o;
+	size_t i, n = 0;
+
+	if (json_object_object_get_ex(j, "per_node", &arr) &&
+	    json_object_is_type(arr, json_type_array))
+		n = json_object_array_length(arr);
+	for (i = 0; i < n; i++) {
+		o = json_object_array_get_idx(arr, i);
+		printf("%s%lld:%lld", i ? "," : "",
+		       (long long)cluster_int(o, "node", 0),
+		       (long long)cluster_int(o, "tasks", 0));
+	}
+	printf("%s\n", n ? "" : "-");
+}
+
+/*
+ * The cluster's view: job, row, nodes with tasks, tasks there and here,
+ * and the tasks on each node as NODE:TASKS.
+ */
 static int cluster_job_list(int fd)
 {
 	struct json_object *resp, *jobs, *j;
@@ -264,19 +285,20 @@ static int cluster_job_list(int fd)
 	if (cluster(fd, cluster_req("job-list"), &resp, "job list",
 		    CLUSTER_TIMEOUT_MS))
 		return BCSCTL_EXIT_FAIL;
-	printf("%10s %4s %6s %8s %12s\n", "JOB", "ROW", "NODES", "TASKS",
-	       "LOCAL_TASKS");
+	printf("%10s %4s %6s %8s %12s  %s\n", "JOB", "ROW", "NODES", "TASKS",
+	       "LOCAL_TASKS", "PER_NODE");
 	if (json_object_object_get_ex(resp, "jobs", &jobs)) {
 		n = json_object_array_length(jobs);
 		for (i = 0; i < n; i++) {
 			j = json_object_array_get_idx(jobs, i);
-			printf("%10lld %4s %6lld %8lld %12lld\n",
+			printf("%10lld %4s %6lld %8lld %12lld  ",
 			       (long long)cluster_int(j, "job", 0),
 			       fmt_row(b, sizeof(b),
 				       (uint32_t)cluster_int(j, "row", -1)),
 			       (long long)cluster_int(j, "nodes", 0),
 			       (long long)cluster_int(j, "tasks", 0),
 			       (long long)cluster_int(j, "local_tasks", 0));
+			print_per_node(j);
 		}
 	}
 	json_object_put(resp);

@@ -7,6 +7,7 @@ Prints "PASS text", "FAIL text" and "# text" lines, which lib.sh turns
 into TAP; exits 1 if anything failed.
 
   analyse.py coherence DIR [--from-slice S] [--jobs J,J] [--min N]
+                         [--skew-out FILE] [--lead-us US]
   analyse.py tasks DIR --pids N:J:PID,...
   analyse.py running DIR1 DIR2 --pids N:J:PID,...
   analyse.py loss DIR --master N --from-slice S --to-slice E
@@ -167,6 +168,27 @@ def coherence(a):
                  "records flagged late" % (n, pct(lag, 50) / 1e3,
                                            pct(lag, 99) / 1e3, after,
                                            flagged))
+            if a.lead_us:
+                # The strobe path: from the master's scheduled send time
+                # (deadline - lead) to the strobe's arrival in bcs.ko and
+                # to the start of the switch.
+                send = {s: per[n][s]["deadline_ns"] - a.lead_us * 1000
+                        for s in common}
+                path = {"transit": [per[n][s]["strobe_ns"] - send[s]
+                                    for s in common],
+                        "to_switch": [per[n][s]["switch_start_ns"] - send[s]
+                                      for s in common]}
+                for k, v in path.items():
+                    res["node%d" % n][k + "_us"] = {
+                        "p50": pct(v, 50) / 1e3, "p99": pct(v, 99) / 1e3,
+                        "max": max(v) / 1e3}
+                diag("node%d: strobe path from the master's send time: in "
+                     "bcs.ko after p50 %.0f / p99 %.0f / max %.0f us, "
+                     "switch after p50 %.0f / p99 %.0f / max %.0f us "
+                     "(lead %d us)" % ((n,) + tuple(
+                         res["node%d" % n][k + "_us"][q]
+                         for k in ("transit", "to_switch")
+                         for q in ("p50", "p99", "max")) + (a.lead_us,)))
         if a.skew_out:
             with open(a.skew_out, "w") as f:
                 json.dump(res, f)
@@ -262,6 +284,7 @@ def main():
     c.add_argument("--jobs", default="")
     c.add_argument("--min", type=int, default=10)
     c.add_argument("--skew-out", default="")
+    c.add_argument("--lead-us", type=int, default=0)
     c = sub.add_parser("tasks")
     c.add_argument("dir")
     c.add_argument("--pids", required=True)

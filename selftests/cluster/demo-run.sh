@@ -10,17 +10,21 @@
 # Environment: DEMO_WORK (barrier --work, default 200), DEMO_ITERS (default:
 # calibrated so that one job alone takes DEMO_SOLO_S, default 12 s),
 # DEMO_BENCH, DEMO_SLICES (bench slice lengths in us, default
-# "10000 1000000"), DEMO_ROWS (slice table length, default 15).
+# "1000 10000"), DEMO_ROWS (slice table length, default 15), DEMO_WAIT
+# (spin or block), DEMO_QUANTUM_MS (the guests' scheduler slice; default:
+# the kernel's).
 
 . "$CL_DIR/lib.sh"
 
 work=${DEMO_WORK:-200}
+barrier_wait=${DEMO_WAIT:-spin}
 iters=${DEMO_ITERS:-}
 solo=${DEMO_SOLO_S:-12}
 rows=${DEMO_ROWS:-15}
 report=$SHARE/demo-report.txt
 results=$SHARE/demo-results.txt
 port=5400
+cur_lead=$CL_LEAD_US	# bcsd's lead_us now
 : > "$report"
 : > "$results"
 
@@ -38,7 +42,7 @@ pair()
 	shift
 	port=$((port + 2))
 	on_each "$out" ". \$CL_DIR/demo-guest.sh; demo_ranks $1 $2 $port \
-$iters $work ${3:-}" || { ok 1 "$label: ran"; return 1; }
+$iters $work $barrier_wait ${3:-}" || { ok 1 "$label: ran"; return 1; }
 	line=$("$PY" - "$out/1" "$label" <<-'EOF'
 	import re, sys
 	txt = open(sys.argv[1]).read()
@@ -75,6 +79,7 @@ restart_bcsd()	# restart_bcsd SLICE_US
 	# A starting master waits failover_slices of silence before it takes
 	# over: keep that to about 3 s with long slices.
 	local lead=$(($1 * 3 / 10 < CL_LEAD_US ? $1 * 3 / 10 : CL_LEAD_US))
+	cur_lead=$lead
 	local fo=$((3000000 / $1 < CL_FAILOVER ? 3000000 / $1 : CL_FAILOVER))
 	[ "$fo" -ge 2 ] || fo=2
 	on 1 "start_bcsd --role=both --priority=200 --slice_us=$1 \
@@ -100,6 +105,7 @@ gang()
 	pair "$label" "$j1" "$j2" || return 1
 	snapshot_all "demo-$label"
 	echo "$j1 $j2" > "$SHARE/data/demo-$label/jobs"
+	echo "$cur_lead" > "$SHARE/data/demo-$label/lead_us"
 }
 
 # slice_table LABEL [ROWS]: rows run on every node in the middle of the
@@ -146,8 +152,36 @@ slice_table()
 	      "%d with the same row on all three nodes, %d switches after the deadline" % (
 	          d.rsplit("demo-", 1)[1], len(inrun), iv[len(iv) // 2] / 1e6,
 	          same, late))
+	# The strobe path per node, from the master's send time (deadline -
+	# lead) to the strobe's arrival in bcs.ko and to the switch.
+	lead = int(open(d + "/lead_us").read()) * 1000
+	def q(v):
+	    v = sorted(v)
+	    return "%6.0f %6.0f %7.0f" % (v[len(v) // 2] / 1e3,
+	                                  v[min(len(v) - 1, int(len(v) * .99))] / 1e3,
+	                                  v[-1] / 1e3)
+	if inrun:
+	    print("  strobe path, us after the master's send time (deadline - "
+	          "lead, lead %d us):" % (lead // 1000))
+	    print("         in bcs.ko:    p50    p99     max   switch:    p50    p99     max")
+	    for n in (1, 2, 3):
+	        r = [per[n][s] for s in inrun]
+	        print("  node%d %32s %32s" % (
+	            n, q([x["strobe_ns"] - x["deadline_ns"] + lead for x in r]),
+	            q([x["switch_start_ns"] - x["deadline_ns"] + lead for x in r])))
+	    sk = [max(per[n][s]["switch_start_ns"] for n in (1, 2, 3)) -
+	          min(per[n][s]["switch_start_ns"] for n in (1, 2, 3)) for s in inrun]
+	    sk.sort()
+	    print("  cross-node switch skew, us: p50 %.0f, p99 %.0f, max %.0f" % (
+	        sk[len(sk) // 2] / 1e3, sk[min(len(sk) - 1, int(len(sk) * .99))] / 1e3,
+	        sk[-1] / 1e3))
 	EOF
 }
+
+# --- the guests' scheduler quantum -----------------------------------------
+on_each "$SHARE/out/quantum" ". \$CL_DIR/demo-guest.sh; \
+demo_quantum '${DEMO_QUANTUM_MS:-}'"
+ok $? "guests' scheduler slice${DEMO_QUANTUM_MS:+ set to $DEMO_QUANTUM_MS ms}: $(cat "$SHARE/out/quantum/1")"
 
 # --- calibrate: one job alone, plain --------------------------------------
 if [ -z "$iters" ]; then
@@ -157,7 +191,8 @@ if [ -z "$iters" ]; then
 	iters=$("$PY" -c "print(max(20, int($iters * $solo / max($el, 0.01))))")
 	diag "calibration: 150 iterations alone in ${el}s -> $iters iterations"
 fi
-say "barrier jobs: 3 ranks (one per node), iters $iters, work $work"
+say "barrier jobs: 3 ranks (one per node), iters $iters, work $work, barrier wait: $barrier_wait"
+say "guests' scheduler: $(cat "$SHARE/out/quantum/1")${DEMO_QUANTUM_MS:+ (set by --quantum $DEMO_QUANTUM_MS)}"
 
 # --- the demo: plain time-sharing, then bcs -------------------------------
 pair plain 0 0
@@ -166,7 +201,7 @@ gang "bcs-${CL_SLICE_US}us" && slice_table "bcs-${CL_SLICE_US}us"
 # --- the benchmark: one after the other, other slice lengths --------------
 if [ "${DEMO_BENCH:-0}" = 1 ]; then
 	pair sequential 0 0 seq
-	for s in ${DEMO_SLICES:-10000 1000000}; do
+	for s in ${DEMO_SLICES:-1000 10000}; do
 		if restart_bcsd "$s" > "$SHARE/out/restart-$s.log" 2>&1; then
 			gang "bcs-${s}us" && slice_table "bcs-${s}us" 0
 		else

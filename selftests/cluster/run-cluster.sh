@@ -78,10 +78,10 @@ for d in libbcs tools daemon; do
 	make -s -C "$top/$d" > "$run.build.log" 2>&1 ||
 		{ cat "$run.build.log" >&2; die "make -C $d failed"; }
 done
-if [ ! -f "$BUILD/kmod/$rel/bcs.ko" ]; then
-	BCS_KERNELS=$rel "$top/scripts/build-modules.sh" > "$run.build.log" 2>&1 ||
-		{ cat "$run.build.log" >&2; die "bcs.ko for $rel did not build"; }
-fi
+# Always: make rebuilds only what changed, and a stale bcs.ko would test
+# old code.
+BCS_KERNELS=$rel "$top/scripts/build-modules.sh" > "$run.build.log" 2>&1 ||
+	{ cat "$run.build.log" >&2; die "bcs.ko for $rel did not build"; }
 rm -f "$run.build.log"
 
 rm -rf "$run"

@@ -39,14 +39,15 @@ done
 echo "$burners" > "$SHARE/pids"
 ok $rc "bcsctl run --job attaches a task of each job on every node ($burners)"
 
-# The master learns the tasks from the nodes' reports.
+# The master learns the tasks from the nodes' reports, and every node the
+# tasks of every other node (PER_NODE, node:tasks).
 listed()
 {
 	local n=$1 out
 	out=$(on "$n" bcsctl job list) || return 1
 	for j in $j1 $j2; do
-		echo "$out" | awk -v j="$j" '$1 == j && $3 == 3 && $4 == 3 { f = 1 }
-			END { exit !f }' || return 1
+		echo "$out" | awk -v j="$j" '$1 == j && $3 == 3 && $4 == 3 &&
+			$6 == "1:1,2:1,3:1" { f = 1 } END { exit !f }' || return 1
 	done
 }
 for n in $CL_NODES; do
@@ -56,14 +57,15 @@ wait
 for n in $CL_NODES; do
 	rc=$(cat "$SHARE/out/listed.$n")
 	[ "$rc" = 0 ] || on "$n" bcsctl job list | sed 's/^/# /'
-	ok "$rc" "node$n: bcsctl job list shows jobs $j1 and $j2 with nodes=3 tasks=3"
+	ok "$rc" "node$n: bcsctl job list shows jobs $j1 and $j2 with nodes=3 tasks=3, one task on each node"
 done
 
 from=$(slice_now 1)
 sleep 6
 snapshot_all coherence
 analyse coherence "$SHARE/data/coherence" --from-slice "${from:-0}" \
-	--jobs "$j1,$j2" --min 20 --skew-out "$SHARE/skew.json"
+	--jobs "$j1,$j2" --min 20 --skew-out "$SHARE/skew.json" \
+	--lead-us "$CL_LEAD_US"
 analyse tasks "$SHARE/data/coherence" --pids "$burners"
 for n in $CL_NODES; do
 	diag "node$n chrony: $(grep -E '^(System time|Last offset|RMS offset)' \

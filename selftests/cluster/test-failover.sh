@@ -6,8 +6,10 @@
 # the others when their watchdog expires (failover_slices is larger than
 # watchdog_slices); then node3 takes over with a higher epoch and every
 # node follows it with the same jobs and tasks.  node1's bcsd, restarted,
-# follows node3 rather than taking over.  Last, with every master gone,
-# all kernels fail open and every task runs.
+# follows node3 rather than taking over.  Then node3's bcsd is killed in
+# turn and node1 takes over a second time, with an epoch higher than
+# node3's.  Last, with every master gone, all kernels fail open and every
+# task runs.
 
 . "$CL_DIR/lib.sh"
 
@@ -27,13 +29,13 @@ st=$(on 1 'kstate mode; kstate failopens')
 	[ "$(echo "$st" | tail -n 1)" -gt "${f0[1]}" ]
 ok $? "node1: bcs.ko failed open at once ($(echo "$st" | paste -sd ' '))"
 
-followed()	# followed NODE MASTER: NODE's bcsd follows MASTER, epoch > ep0
-{
+followed()	# followed NODE MASTER [EPOCH]: NODE's bcsd follows MASTER with
+{		# an epoch above EPOCH (default ep0)
 	local s m e
 	s=$(on "$1" bcsctl status)
 	m=$(echo "$s" | sed -n 's/^master: *\([0-9]*\).*/\1/p')
 	e=$(echo "$s" | sed -n 's/^epoch: *//p')
-	[ "$m" = "$2" ] && [ "${e:-0}" -gt "${ep0:-0}" ]
+	[ "$m" = "$2" ] && [ "${e:-0}" -gt "${3:-${ep0:-0}}" ]
 }
 wait_until 60 followed 3 3
 ok $? "node3: the standby took over"
@@ -66,11 +68,34 @@ t=$(stat_of 1 takeovers)
 [ "$t" = 0 ]
 ok $? "node1: restarted bcsd made no takeover ($t)"
 
-# No master at all.
+# A second takeover: node3 goes, node1 (the standby now) takes over.
+ep1=$(status_of 2 epoch)
 on 3 'kill_bcsd KILL'
 ok $? "node3: master bcsd killed"
+wait_until 60 followed 1 1 "$ep1"
+ok $? "node1: took over a second time"
+wait_until 30 followed 2 1 "$ep1"
+ok $? "node2: follows node1 with a higher epoch ($ep1 -> $(status_of 2 epoch))"
+from=$(slice_now 2)
+sleep 4
+snapshot_all failover2
+for j in $j1 $j2; do
+	"$PY" -c 'import json,sys; sys.exit(not any(j["id"] == int(sys.argv[2])
+		for j in json.load(open(sys.argv[1]))))' \
+		"$SHARE/data/failover2/node2.jobs.json" "$j"
+	ok $? "node2: job $j still exists under the second master"
+done
+# node3 runs failed open now: coherence over the two nodes that follow.
+mkdir -p "$SHARE/data/failover2-12"
+cp "$SHARE"/data/failover2/node[12].* "$SHARE/data/failover2-12/"
+analyse coherence "$SHARE/data/failover2-12" --from-slice "${from:-0}" --min 10
+t=$(stat_of 1 takeovers)
+[ "$t" = 1 ]
+ok $? "node1: one takeover counted ($t)"
+
+# No master at all.
 on 1 'kill_bcsd KILL'
-ok $? "node1: standby bcsd killed"
+ok $? "node1: master bcsd killed"
 open_all()
 {
 	local n s

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cluster view: what every node last reported of its jobs' tasks.
+ *
+ * Nodes multicast their reports, so every bcsd (not only the master, which
+ * places jobs with them) knows how many tasks of each job run on which
+ * node, and `bcsctl job list` shows the same per-node view on any node.
+ * A node that has not reported for VIEW_STALE_REPORTS report periods has
+ * gone (or lost its bcsd) and drops out of the view.
+ */
+#include <json-c/json.h>
+#include <stdlib.h>
+
+#include "bcsd.h"
+
+#define VIEW_STALE_REPORTS	3
+
+void view_on_report(struct bcsd *d, uint32_t node,
+		    const struct bcsp_report *r, uint64_t now_ms)
+{
+	struct bcsd_peer *p, *oldest = NULL;
+	uint32_t i;
+
+	for (i = 0; i < d->nr_peers; i++) {
+		p = &d->peers[i];
+		if (p->node == node)
+			goto found;
+		if (!oldest || p->seen_ms < oldest->seen_ms)
+			oldest = p;
+	}
+	/* Full: the node heard from longest ago makes room. */
+	p = d->nr_peers < BCSD_MAX_SENDERS ? &d->peers[d->nr_peers++] : oldest;
+	p->node = node;
+found:
+	p->seen_ms = now_ms;
+	p->report = *r;
+}
+
+static bool view_fresh(const struct bcsd *d, const struct bcsd_peer *p,
+		       uint64_t now_ms)
+{
+	return now_ms - p->seen_ms <=
+	       VIEW_STALE_REPORTS * cfg_uint(&d->cfg, "report_ms");
+}
+
+static uint32_t view_peer_tasks(const struct bcsd_peer *p, uint32_t job)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->report.nr_jobs && i < BCSP_MAX_JOBS; i++)
+		if (p->report.jobs[i].job == job)
+			return p->report.jobs[i].tasks;
+	return 0;
+}
+
+static int by_node(const void *a, const void *b)
+{
+	uint32_t x = ((const uint32_t *)a)[0], y = ((const uint32_t *)b)[0];
+
+	return (x > y) - (x < y);
+}
+
+struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
+				   uint64_t now_ms)
+{
+	struct json_object *arr = json_object_new_array(), *o;
+	uint32_t rows[BCSD_MAX_SENDERS][2], n = 0, i, tasks;
+
+	if (!arr)
+		return NULL;
+	for (i = 0; i < d->nr_peers; i++) {
+		if (!view_fresh(d, &d->peers[i], now_ms))
+			continue;
+		tasks = view_peer_tasks(&d->peers[i], job);
+		if (!tasks)
+			continue;
+		rows[n][0] = d->peers[i].node;
+		rows[n][1] = tasks;
+		n++;
+	}
+	qsort(rows, n, sizeof(rows[0]), by_node);
+	for (i = 0; i < n; i++) {
+		o = json_object_new_object();
+		if (!o)
+			break;
+		json_object_object_add(o, "node", json_object_new_int64(rows[i][0]));
+		json_object_object_add(o, "tasks", json_object_new_int64(rows[i][1]));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
