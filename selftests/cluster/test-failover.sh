@@ -47,6 +47,13 @@ for n in 2 3; do
 	ok $? "node$n: failed open during the gap (watchdog $CL_WATCHDOG < failover $CL_FAILOVER slices)"
 done
 
+has_job()	# has_job SNAPSHOT NODE JOB: JOB in NODE's job list of SNAPSHOT
+{
+	"$PY" -c 'import json,sys; sys.exit(not any(j["id"] == int(sys.argv[2])
+		for j in json.load(open(sys.argv[1]))))' \
+		"$SHARE/data/$1/node$2.jobs.json" "$3"
+}
+
 on 1 'start_bcsd --role=both --priority=200' > /dev/null
 ok $? "node1: bcsd restarted as a standby"
 wait_until 30 followed 1 3
@@ -56,9 +63,7 @@ sleep 4
 snapshot_all failover
 for n in $CL_NODES; do
 	for j in $j1 $j2; do
-		"$PY" -c 'import json,sys; sys.exit(not any(j["id"] == int(sys.argv[2])
-			for j in json.load(open(sys.argv[1]))))' \
-			"$SHARE/data/failover/node$n.jobs.json" "$j"
+		has_job failover "$n" "$j"
 		ok $? "node$n: job $j still exists"
 	done
 done
@@ -80,9 +85,7 @@ from=$(slice_now 2)
 sleep 4
 snapshot_all failover2
 for j in $j1 $j2; do
-	"$PY" -c 'import json,sys; sys.exit(not any(j["id"] == int(sys.argv[2])
-		for j in json.load(open(sys.argv[1]))))' \
-		"$SHARE/data/failover2/node2.jobs.json" "$j"
+	has_job failover2 2 "$j"
 	ok $? "node2: job $j still exists under the second master"
 done
 # node3 runs failed open now: coherence over the two nodes that follow.
