@@ -13,8 +13,12 @@
 #include "config.h"
 #include "proto.h"
 
-#define BCSD_MAX_SENDERS	64
-#define BCSD_MAX_NODES		256
+/*
+ * The largest cluster: bcsd keeps a replay window and a report per node,
+ * and the master each job's tasks per node.
+ */
+#define BCSD_MAX_NODES		1024
+#define BCSD_MAX_SENDERS	BCSD_MAX_NODES
 #define BCSD_MAX_CLIENTS	16
 #define BCSD_REQ_TIMEOUT_MS	500
 #define BCSD_REQ_TRIES		6
