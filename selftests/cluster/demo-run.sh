@@ -112,9 +112,12 @@ gang()
 # run, and a summary line.
 slice_table()
 {
-	"$PY" - "$SHARE/data/demo-$1" "$SHARE/out/demo-$1/1" "${2:-$rows}" \
+	"$PY" - "$SHARE/data/demo-$1" "$SHARE/out/demo-$1/1" "${2:-$rows}" "$CL_DIR" \
 		<<-'EOF' >> "$report"
 	import json, re, sys
+	sys.dont_write_bytecode = True
+	sys.path.insert(0, sys.argv[4])
+	from analyse import pct
 	d, outf, want = sys.argv[1], sys.argv[2], int(sys.argv[3])
 	txt = open(outf).read()
 	t0 = float(re.search(r"start=([\d.]+)", txt).group(1)) * 1e9
@@ -156,10 +159,8 @@ slice_table()
 	# lead) to the strobe's arrival in bcs.ko and to the switch.
 	lead = int(open(d + "/lead_us").read()) * 1000
 	def q(v):
-	    v = sorted(v)
-	    return "%6.0f %6.0f %7.0f" % (v[len(v) // 2] / 1e3,
-	                                  v[min(len(v) - 1, int(len(v) * .99))] / 1e3,
-	                                  v[-1] / 1e3)
+	    return "%6.0f %6.0f %7.0f" % (pct(v, 50) / 1e3, pct(v, 99) / 1e3,
+	                                  max(v) / 1e3)
 	if inrun:
 	    print("  strobe path, us after the master's send time (deadline - "
 	          "lead, lead %d us):" % (lead // 1000))
@@ -171,10 +172,8 @@ slice_table()
 	            q([x["switch_start_ns"] - x["deadline_ns"] + lead for x in r])))
 	    sk = [max(per[n][s]["switch_start_ns"] for n in (1, 2, 3)) -
 	          min(per[n][s]["switch_start_ns"] for n in (1, 2, 3)) for s in inrun]
-	    sk.sort()
 	    print("  cross-node switch skew, us: p50 %.0f, p99 %.0f, max %.0f" % (
-	        sk[len(sk) // 2] / 1e3, sk[min(len(sk) - 1, int(len(sk) * .99))] / 1e3,
-	        sk[-1] / 1e3))
+	        pct(sk, 50) / 1e3, pct(sk, 99) / 1e3, max(sk) / 1e3))
 	EOF
 }
 
