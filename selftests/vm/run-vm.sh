@@ -76,15 +76,15 @@ if [ -z "$kernel" ] || [ $# = 0 ]; then
 	usage
 fi
 
-# The guest mounts fresh tmpfs file systems over these: files there are
-# invisible to the command.
-for p in "$BUILD" "${out:-$BUILD}" "$top" ${share:+"$share"}; do
-	case $p/ in
-	/tmp/*|/run/*|/var/tmp/*)
-		echo "run-vm: $p is hidden in the guest (tmpfs there); use another directory" >&2
-		exit 2 ;;
-	esac
-done
+# The guest mounts fresh tmpfs file systems over /tmp, /run and /var/tmp
+# and binds these back in place (guest init: bcs_keep=), so they may live
+# anywhere; the kernel command line cannot carry spaces or commas in them.
+keep="$top,$(mkdir -p "$BUILD" && cd "$BUILD" && pwd -P)"
+case $keep in
+*[[:space:]]*|*,*,*)
+	echo "run-vm: '$top' or '$BUILD': no spaces or commas, please" >&2
+	exit 2 ;;
+esac
 
 bcs_load_kernels
 rel=$(bcs_release "$kernel")
@@ -150,7 +150,8 @@ log=$out/console.log
 # The guest gets a minute less than the hard limit so that it can still
 # save its kernel log when the command hangs.
 gtmo=$((tmo > 120 ? tmo - 60 : tmo * 3 / 4))
-cmdline="console=ttyS0 loglevel=5 panic=-1 bcs_out=$out bcs_timeout=$gtmo $append"
+cmdline="console=ttyS0 loglevel=5 panic=-1 bcs_out=$out bcs_keep=$keep"
+cmdline+=" bcs_timeout=$gtmo $append"
 
 # shellcheck disable=SC2054 # commas are inside qemu option values
 qemu=(qemu-system-x86_64
