@@ -55,7 +55,8 @@ static struct bcs_gang *bcs_gang_find(u32 id)
 	return NULL;
 }
 
-static struct bcs_task *bcs_task_find(struct task_struct *t)
+/* Context: bcs_lock or rcu_read_lock held. */
+struct bcs_task *bcs_task_find(struct task_struct *t)
 {
 	struct bcs_task *bt;
 
@@ -671,12 +672,34 @@ static void bcs_probe_exit(BCS_EXIT_PROBE_ARGS)
 		bcs_task_put(bt);
 }
 
-static void bcs_find_tracepoint(struct tracepoint *tp, void *priv)
+struct bcs_tp_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void bcs_tp_match(struct tracepoint *tp, void *priv)
 {
-	if (!strcmp(tp->name, "sched_process_fork"))
-		bcs_tp_fork = tp;
-	else if (!strcmp(tp->name, "sched_process_exit"))
-		bcs_tp_exit = tp;
+	struct bcs_tp_lookup *l = priv;
+
+	if (!strcmp(tp->name, l->name))
+		l->tp = tp;
+}
+
+/**
+ * bcs_tracepoint - find a kernel tracepoint by name
+ * @name: e.g. "sched_process_fork"
+ *
+ * The tracepoints bcs hooks are not exported to modules, so they are looked
+ * up among the kernel's own.  Return: the tracepoint, or NULL.
+ */
+struct tracepoint *bcs_tracepoint(const char *name)
+{
+	struct bcs_tp_lookup l = { .name = name };
+
+	for_each_kernel_tracepoint(bcs_tp_match, &l);
+	if (!l.tp)
+		pr_err("tracepoint %s not found\n", name);
+	return l.tp;
 }
 
 int bcs_job_init(void)
@@ -687,9 +710,9 @@ int bcs_job_init(void)
 	if (!bcs_task_cache)
 		return -ENOMEM;
 
-	for_each_kernel_tracepoint(bcs_find_tracepoint, NULL);
+	bcs_tp_fork = bcs_tracepoint("sched_process_fork");
+	bcs_tp_exit = bcs_tracepoint("sched_process_exit");
 	if (!bcs_tp_fork || !bcs_tp_exit) {
-		pr_err("sched_process_fork/exit tracepoints not found\n");
 		err = -ENOENT;
 		goto err_cache;
 	}

@@ -48,6 +48,7 @@ struct bcs_gang {
 enum {
 	BCS_TASK_PARK_QUEUED,		/* park_work is on the task's list */
 	BCS_TASK_KICK_QUEUED,		/* kick_work is on the task's list */
+	BCS_TASK_SIGNAL_CHECK,		/* parked: look at pending signals */
 };
 
 struct bcs_task {
@@ -87,7 +88,11 @@ int bcs_job_list(struct bcs_job_info __user *uinfo, u32 *count);
 int bcs_task_list(u32 job, struct bcs_task_stat __user *ustat, u32 *count);
 
 void bcs_gang_put(struct bcs_gang *gang);
+struct bcs_task *bcs_task_find(struct task_struct *t);
 void bcs_task_put(struct bcs_task *bt);
+
+struct tracepoint;
+struct tracepoint *bcs_tracepoint(const char *name);
 
 /* Iteration for strobe.c and debugfs.c, with bcs_lock held. */
 extern struct list_head bcs_gangs;

@@ -14,6 +14,7 @@
 #include "device.h"
 #include "job.h"
 #include "netlink.h"
+#include "park.h"
 #include "stats.h"
 #include "strobe.h"
 
@@ -50,9 +51,12 @@ static int __init bcs_init(void)
 	err = bcs_job_init();
 	if (err)
 		goto err_stats;
-	err = bcs_strobe_init(slice_ns, watchdog_slices);
+	err = bcs_park_init();
 	if (err)
 		goto err_job;
+	err = bcs_strobe_init(slice_ns, watchdog_slices);
+	if (err)
+		goto err_park;
 	err = bcs_device_init();
 	if (err)
 		goto err_strobe;
@@ -68,6 +72,8 @@ err_device:
 	bcs_device_exit();
 err_strobe:
 	bcs_strobe_exit();
+err_park:
+	bcs_park_exit();
 err_job:
 	bcs_job_exit();
 err_stats:
@@ -81,6 +87,7 @@ static void __exit bcs_exit(void)
 	bcs_netlink_exit();
 	bcs_device_exit();
 	bcs_strobe_exit();
+	bcs_park_exit();
 	bcs_job_exit();
 	bcs_stats_exit();
 	pr_info("unloaded\n");

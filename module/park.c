@@ -9,11 +9,15 @@
  * or restarted).  Each of them runs bcs_park_fn() just before returning to
  * user space and sleeps there on its job's wait queue until the job runs
  * again.  The sleep is TASK_KILLABLE | TASK_NOLOAD | TASK_FREEZABLE:
- *  - killable: SIGKILL, and a signal that kills without a core dump, has
- *    no handler and is neither blocked nor traced (the kernel turns it
- *    into SIGKILL for every thread), wake the task at once and it dies on
- *    its way out; signals that would dump core stay pending until the job
- *    resumes, as for any killable sleep in the kernel;
+ *  - killable: SIGKILL wakes the task at once and it dies on its way out.
+ *    So does any other signal that will end the process, one that is
+ *    neither handled nor blocked and whose default action terminates it
+ *    (with or without a core dump), unless the process is traced.  The
+ *    kernel turns only some of those into SIGKILL at once: not one that
+ *    dumps core, and not one that arrives while another signal is already
+ *    pending.  For the rest, bcs_signal_probe() wakes a parked thread of
+ *    the process, which leaves the park and takes the signal (see
+ *    bcs_park_doomed());
  *  - other signals stay pending and are delivered when the task resumes,
  *    exactly as if it had been preempted;
  *  - TASK_NOLOAD keeps parked tasks out of the load average, and the
@@ -35,19 +39,76 @@
 
 #include <linux/atomic.h>
 #include <linux/sched/signal.h>
+#include <linux/signal.h>
 #include <linux/task_work.h>
+#include <linux/tracepoint.h>
 #include <linux/wait_bit.h>
+#include <trace/events/signal.h>
 
 #include "compat.h"
 #include "park.h"
 
 static atomic_t bcs_works_pending = ATOMIC_INIT(0);
+static struct tracepoint *bcs_tp_signal;
 
 static void bcs_work_done(struct bcs_task *bt)
 {
 	bcs_task_put(bt);
 	if (atomic_dec_and_test(&bcs_works_pending))
 		wake_up_var(&bcs_works_pending);
+}
+
+/*
+ * sig_fatal() for a signal handler table the caller has pinned: @sig has
+ * no handler and its default action terminates the process.
+ */
+static bool bcs_sig_kills(const struct sighand_struct *sh, int sig)
+{
+	return !siginmask(sig, SIG_KERNEL_IGNORE_MASK | SIG_KERNEL_STOP_MASK) &&
+	       sh->action[sig - 1].sa.sa_handler == SIG_DFL;
+}
+
+/*
+ * Will a signal pending for current end its process as soon as it is
+ * dequeued?  That is SIGKILL, or a signal that is not blocked, has no
+ * handler and whose default action is to terminate.  A traced task is
+ * left parked: its tracer, not the signal's default, decides.
+ *
+ * Only SIGKILL is visible without the signal lock, and only the tasks
+ * that may have such a signal look under it: those with TIF_SIGPENDING
+ * and those that bcs_signal_probe() woke for the purpose.  A doomed task
+ * gets TIF_SIGPENDING (the signal may be queued for the whole process and
+ * have been announced to another thread) so that it takes the signal
+ * before it could return to user space.
+ */
+static bool bcs_park_doomed(struct bcs_task *bt)
+{
+	struct task_struct *t = current;
+	struct sighand_struct *sh;
+	bool doomed = false;
+	sigset_t pending;
+	int sig;
+
+	if (fatal_signal_pending(t))
+		return true;
+	if (!test_and_clear_bit(BCS_TASK_SIGNAL_CHECK, &bt->flags) &&
+	    !signal_pending(t))
+		return false;
+	if (t->ptrace)
+		return false;
+
+	/* Only an exec replaces a task's handlers, and current is here. */
+	sh = rcu_dereference_protected(t->sighand, true);
+	spin_lock_irq(&sh->siglock);
+	sigorsets(&pending, &t->pending.signal,
+		  &t->signal->shared_pending.signal);
+	for (sig = 1; sig <= _NSIG && !doomed; sig++)
+		doomed = sigismember(&pending, sig) &&
+			 !sigismember(&t->blocked, sig) && bcs_sig_kills(sh, sig);
+	if (doomed)
+		recalc_sigpending();
+	spin_unlock_irq(&sh->siglock);
+	return doomed;
 }
 
 /* Sleep until @bt's job runs again, is destroyed, or @bt is detached. */
@@ -69,14 +130,15 @@ static void bcs_park_wait(struct bcs_task *bt)
 	start = ktime_get_ns();
 	bt->park_start_ns = start;
 	gang->nr_parked++;
-	bcs_nr_parked++;
+	/* Read by bcs_signal_probe(); the barrier is in prepare_to_wait(). */
+	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked + 1);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 
 	for (;;) {
 		prepare_to_wait(&gang->wq, &wait,
 				TASK_KILLABLE | TASK_NOLOAD | TASK_FREEZABLE);
 		if (!READ_ONCE(gang->suspended) || READ_ONCE(bt->gang) != gang ||
-		    fatal_signal_pending(current))
+		    bcs_park_doomed(bt))
 			break;
 		schedule();
 	}
@@ -87,7 +149,7 @@ static void bcs_park_wait(struct bcs_task *bt)
 	bt->suspended_ns += ktime_get_ns() - start;
 	bt->parks++;
 	gang->nr_parked--;
-	bcs_nr_parked--;
+	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked - 1);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	bcs_gang_put(gang);
 }
@@ -175,4 +237,74 @@ void bcs_park_wait_idle(void)
 				       10 * HZ))
 		pr_warn("waiting for %d tasks to leave bcs\n",
 			atomic_read(&bcs_works_pending));
+}
+
+/* Wake @th if it is parked and can take @sig.  bcs_lock held. */
+static bool bcs_signal_wake(struct task_struct *th, int sig)
+{
+	struct bcs_task *bt = bcs_task_find(th);
+
+	if (!bt || !bt->parked || sigismember(&th->blocked, sig))
+		return false;
+	set_bit(BCS_TASK_SIGNAL_CHECK, &bt->flags);
+	wake_up_process(th);
+	return true;
+}
+
+/*
+ * Called for every signal sent in the system, with the target's signal
+ * lock held, after the signal has been queued.  When the signal will end
+ * the target's process (see bcs_park_doomed()) but the kernel has not
+ * turned it into SIGKILL, no parked thread of that process has been woken:
+ * wake one that can take it.  Waking it directly is safe because, under
+ * bcs_lock, a task marked parked sleeps nowhere but in bcs_park_wait().
+ * Lock order: the signal lock, then bcs_lock; bcs never takes a signal
+ * lock while it holds bcs_lock.
+ */
+static void bcs_signal_probe(void *data, int sig, struct kernel_siginfo *info,
+			     struct task_struct *t, int group, int result)
+{
+	/* The caller holds its lock: the table cannot change. */
+	struct sighand_struct *sh = rcu_dereference_protected(t->sighand, true);
+	struct task_struct *th;
+	unsigned long flags;
+
+	if ((result != TRACE_SIGNAL_DELIVERED &&
+	     result != TRACE_SIGNAL_LOSE_INFO) ||
+	    sig == SIGKILL || t->ptrace || !bcs_sig_kills(sh, sig))
+		return;
+	/*
+	 * Pairs with the barrier in prepare_to_wait() after a task counts
+	 * itself parked: either the parking task sees the TIF_SIGPENDING
+	 * that the sender set, or the sender sees the task counted.
+	 */
+	smp_mb();
+	if (!READ_ONCE(bcs_nr_parked))
+		return;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	rcu_read_lock();
+	if (!group) {
+		bcs_signal_wake(t, sig);
+	} else {
+		for_each_thread(t, th)
+			if (bcs_signal_wake(th, sig))
+				break;
+	}
+	rcu_read_unlock();
+	spin_unlock_irqrestore(&bcs_lock, flags);
+}
+
+int bcs_park_init(void)
+{
+	bcs_tp_signal = bcs_tracepoint("signal_generate");
+	if (!bcs_tp_signal)
+		return -ENOENT;
+	return tracepoint_probe_register(bcs_tp_signal, bcs_signal_probe, NULL);
+}
+
+void bcs_park_exit(void)
+{
+	tracepoint_probe_unregister(bcs_tp_signal, bcs_signal_probe, NULL);
+	tracepoint_synchronize_unregister();
 }

@@ -8,6 +8,8 @@
 
 #include "job.h"
 
+int bcs_park_init(void);
+void bcs_park_exit(void);
 void bcs_park_init_task(struct bcs_task *bt);
 bool bcs_park_request(struct bcs_task *bt);
 void bcs_park_kick(struct bcs_task *bt);

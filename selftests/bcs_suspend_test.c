@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Suspension requirements, one test each: complete, invisible to job
- * control, killable, quiet (no load, no hung-task reports), cheap to
- * resume, and no obstacle to system suspend.  Switches are driven deterministically: DRIVEN mode from the
+ * control, killable (whatever else is pending), quiet (no load, no
+ * hung-task reports), cheap to resume, and no obstacle to system suspend.
+ * Switches are driven deterministically: DRIVEN mode from the
  * test's own file, watchdog off, the job in row 0; a strobe to row 1
  * suspends it and a strobe to row 0 resumes it.
  */
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -171,21 +173,40 @@ TEST_F(suspend, invisible_to_job_control)
 	signal(SIGCHLD, SIG_DFL);
 }
 
-/* Kill a suspended burner with @sig: it must die while the job is parked. */
+/*
+ * Kill a suspended burner of @nthreads threads with @sig: it must die of
+ * @sig while the job is parked.  With @behind_pending, every thread first
+ * gets a SIGUSR1 that its handler would take, which stays pending: the
+ * kernel then turns no signal into SIGKILL and wakes no killable sleep,
+ * and the burner must die all the same, without running the handler.
+ */
 static void kill_suspended(struct __test_metadata *_metadata,
-			   FIXTURE_DATA(suspend) *self, int sig)
+			   FIXTURE_DATA(suspend) *self, int nthreads, int sig,
+			   bool behind_pending)
 {
+	const struct rlimit nocore = { 0, 0 };
 	struct bcs_job_info ji;
-	int status = 0;
+	int status = 0, i;
 
-	ASSERT_EQ(0, start_attached(self, 3, false));
+	ASSERT_EQ(0, start_attached(self, nthreads, false));
+	/* Signals that dump core must not depend on a writable directory. */
+	ASSERT_EQ(0, prlimit(self->b.pid, RLIMIT_CORE, &nocore, NULL));
 	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	if (behind_pending) {
+		for (i = 0; i < nthreads; i++)
+			ASSERT_EQ(0, tgkill(self->b.pid, self->b.sh->tid[i],
+					    SIGUSR1));
+		bt_sleep_ms(50);
+		ASSERT_EQ(0, self->b.sh->usr1) TH_LOG("handler ran while suspended");
+	}
 	ASSERT_EQ(0, kill(self->b.pid, sig));
 	ASSERT_EQ(self->b.pid, bt_waitpid_bounded(self->b.pid, &status,
-						  BT_WAIT_MS));
+						  BT_WAIT_MS))
+		TH_LOG("signal %d did not end the suspended process", sig);
 	self->b.pid = 0;
 	EXPECT_TRUE(WIFSIGNALED(status));
 	EXPECT_EQ(sig, WTERMSIG(status));
+	EXPECT_EQ(0, self->b.sh->usr1) TH_LOG("handler ran while suspended");
 	/* No strobe has happened: the job is still suspended. */
 	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
 	EXPECT_EQ(BCS_JOB_SUSPENDED, ji.state);
@@ -195,12 +216,33 @@ static void kill_suspended(struct __test_metadata *_metadata,
 
 TEST_F(suspend, killable_sigkill)
 {
-	kill_suspended(_metadata, self, SIGKILL);
+	kill_suspended(_metadata, self, 3, SIGKILL, false);
 }
 
 TEST_F(suspend, killable_sigterm_default)
 {
-	kill_suspended(_metadata, self, SIGTERM);
+	kill_suspended(_metadata, self, 3, SIGTERM, false);
+}
+
+/* Default action: terminate with a core dump. */
+TEST_F(suspend, killable_sigquit_default)
+{
+	kill_suspended(_metadata, self, 3, SIGQUIT, false);
+}
+
+TEST_F(suspend, killable_sigterm_behind_pending_signal)
+{
+	kill_suspended(_metadata, self, 1, SIGTERM, true);
+}
+
+TEST_F(suspend, killable_threads_behind_pending_signals)
+{
+	kill_suspended(_metadata, self, 3, SIGTERM, true);
+}
+
+TEST_F(suspend, killable_sigkill_behind_pending_signal)
+{
+	kill_suspended(_metadata, self, 1, SIGKILL, true);
 }
 
 TEST_F(suspend, handled_signal_waits_for_resume)
