@@ -115,6 +115,7 @@ static bool bcs_park_doomed(struct bcs_task *bt)
 static void bcs_park_wait(struct bcs_task *bt)
 {
 	struct bcs_gang *gang;
+	bool doomed = false;
 	unsigned long flags;
 	DEFINE_WAIT(wait);
 	u64 start;
@@ -137,8 +138,10 @@ static void bcs_park_wait(struct bcs_task *bt)
 	for (;;) {
 		prepare_to_wait(&gang->wq, &wait,
 				TASK_KILLABLE | TASK_NOLOAD | TASK_FREEZABLE);
-		if (!READ_ONCE(gang->suspended) || READ_ONCE(bt->gang) != gang ||
-		    bcs_park_doomed(bt))
+		if (!READ_ONCE(gang->suspended) || READ_ONCE(bt->gang) != gang)
+			break;
+		doomed = bcs_park_doomed(bt);
+		if (doomed)
 			break;
 		schedule();
 	}
@@ -150,6 +153,15 @@ static void bcs_park_wait(struct bcs_task *bt)
 	bt->parks++;
 	gang->nr_parked--;
 	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked - 1);
+	/*
+	 * A switch that suspended the job again after the check above found
+	 * this task still parked and asked nothing of it: ask now.  The work
+	 * runs next in the task_work_run() that is running this one, so the
+	 * task parks again before it can reach user space.  A doomed task
+	 * goes on to take its signal instead.
+	 */
+	if (!doomed && bt->gang == gang && gang->suspended)
+		bcs_park_request(bt);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	bcs_gang_put(gang);
 }
@@ -202,7 +214,8 @@ static bool bcs_queue(struct bcs_task *bt, struct callback_head *work,
  * @bt: attached task whose job has just been suspended
  *
  * Context: any, with bcs_lock held.  Return: true if a park was requested,
- * false if one was already pending or the task is exiting.
+ * false if the task is parked (it looks at its job again as it leaves,
+ * under bcs_lock), one was already pending, or the task is exiting.
  */
 bool bcs_park_request(struct bcs_task *bt)
 {

@@ -396,6 +396,38 @@ TEST_F_TIMEOUT(suspend, resume_wakes_whole_gang, 90)
 }
 
 /*
+ * Job A resumed and at once suspended again, many times, while job B is
+ * switched the other way: every task of A must end up parked each time.
+ * A task that saw A resumed but had not yet left its parking when the
+ * second strobe came must not be taken for still parked, and so be left
+ * running while A is suspended.  B's tasks leaving their parking keep the
+ * lock busy, which is what holds a task of A in that state.
+ */
+TEST_F_TIMEOUT(suspend, resume_then_suspend_at_once, 300)
+{
+	enum { N = 32, ROUNDS = 200 };
+	struct bt_burner other = { 0 };
+	uint32_t nr = 0;
+	int i;
+
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_B, 1, NULL));
+	ASSERT_EQ(0, start_attached(self, N, false));
+	ASSERT_EQ(0, bt_burner_start(&other, N, false));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_B, other.pid, 0, &nr));
+	ASSERT_EQ(N, nr);
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	for (i = 0; i < ROUNDS; i++) {
+		ASSERT_EQ(0, bt_strobe_now(self->fd, 0));
+		ASSERT_EQ(0, bt_strobe_now(self->fd, 1));
+		if (!WAIT_UNTIL(bt_job_all_parked(self->fd, BT_JOB_A),
+				BT_WAIT_MS))
+			break;
+	}
+	EXPECT_EQ(ROUNDS, i) TH_LOG("round %d: a task of suspended job A runs", i);
+	bt_burner_stop(&other);
+}
+
+/*
  * System suspend and hibernation freeze every user task first: a parked
  * task must let itself be frozen where it sleeps, or suspend fails.  The
  * PM core's "freezer" test mode freezes all tasks, waits, thaws them and
