@@ -15,7 +15,7 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 
 .PHONY: all module userspace libbcs tools selftests bench daemon \
 	modules-all lint deps check cluster-check bench-run demo demo-node \
-	gang-benefit clean
+	gang-benefit master-rt clean
 
 all: module userspace
 
@@ -61,9 +61,12 @@ cluster-check:
 bench-run: bench
 	bench/run.sh $(BENCH_ARGS)
 
-# Three guests, two barrier jobs: plain time-sharing against bcs.
+# Two barrier jobs, plain time-sharing against bcs: on three guests with
+# the test bed's 100 ms slices, then on two guests with 10 ms slices, where
+# each guest has a host core to itself on a two-core machine.
 demo:
 	scripts/demo-cluster.sh
+	scripts/demo-cluster.sh --nodes 2 --slice 10000
 
 # One guest, two jobs gang-scheduled by the module alone.
 demo-node:
@@ -72,6 +75,10 @@ demo-node:
 # Makespan of two barrier jobs: sequential, plain, bcs at several slices.
 gang-benefit:
 	bench/gang_benefit.sh $(GANG_ARGS)
+
+# bcsd's master on busy CPUs, as an ordinary task and at real-time priority.
+master-rt:
+	bench/master_rt.sh $(MASTER_RT_ARGS)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -4,6 +4,7 @@
  *
  *   strobe_path send --key FILE [--group G] [--port P] [--count N] [--interval-us U]
  *   strobe_path recv --key FILE [--group G] [--port P] [--count N] [--netlink]
+ *   strobe_path watch --key FILE [--group G] [--port P] [--count N] --lead-us L
  *
  * The sender multicasts N signed strobes (daemon/proto.c, the same code
  * bcsd uses) carrying their CLOCK_REALTIME send time.  The receiver, in
@@ -13,6 +14,11 @@
  * suspended).  It prints the median, p99 and maximum of each step, in
  * microseconds.  Sender and receiver must share a clock (same host, or
  * synchronised nodes) for the "network" column to mean anything.
+ *
+ * watch listens to a bcsd master instead (cluster 1): for each of N strobes
+ * it takes how long after the master's intended send time (the deadline
+ * less the master's lead_us, L) the strobe arrived, and it counts the
+ * slices the master skipped (gaps in the slice numbers).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -90,6 +96,46 @@ static int open_socket(const char *group, uint16_t port, int recv,
 	return fd;
 }
 
+/* The watch mode: see the comment at the top. */
+static int watch(int fd, const uint8_t *key, unsigned long count,
+		 uint64_t lead_ns)
+{
+	uint64_t *late = calloc(count, sizeof(*late)), t_rx, send;
+	uint64_t prev = 0, skipped = 0, first = 0;
+	uint8_t buf[BCSP_MAX_LEN];
+	struct bcsp_msg m;
+	size_t n = 0;
+
+	if (!late)
+		return 1;
+	while (n < count) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&pfd, 1, RECV_TIMEOUT_MS) <= 0)
+			break;
+		r = recv(fd, buf, sizeof(buf), 0);
+		t_rx = now_ns();
+		if (r < 0 || bcsp_decode(buf, (size_t)r, 1, key, &m) != BCSP_OK ||
+		    m.hdr.type != BCSP_STROBE)
+			continue;
+		send = m.strobe.deadline_ns - lead_ns;
+		late[n++] = t_rx > send ? t_rx - send : 0;
+		if (!first)
+			first = m.strobe.slice;
+		else if (m.strobe.slice > prev + 1)
+			skipped += m.strobe.slice - prev - 1;
+		prev = m.strobe.slice;
+	}
+	printf("strobes: %zu received, slices %llu..%llu, %llu skipped (%.2f%%)\n",
+	       n, (unsigned long long)first, (unsigned long long)prev,
+	       (unsigned long long)skipped,
+	       prev > first ? 100.0 * (double)skipped / (double)(prev - first) : 0.0);
+	report("late after send", late, n);
+	free(late);
+	return n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -99,10 +145,11 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "interval-us", required_argument, NULL, 'i' },
 		{ "netlink", no_argument, NULL, 'N' },
+		{ "lead-us", required_argument, NULL, 'l' },
 		{ 0 }
 	};
 	const char *keyfile = NULL, *group = "239.255.66.84";
-	unsigned long count = 1000, interval_us = 1000, i;
+	unsigned long count = 1000, interval_us = 1000, lead_us = 0, i;
 	uint64_t *net, *mac, *nl, t_rx, t_mac, t_nl;
 	size_t n_net = 0, n_mac = 0, n_nl = 0;
 	uint8_t key[BCSP_KEY_LEN], buf[BCSP_MAX_LEN];
@@ -110,14 +157,16 @@ int main(int argc, char **argv)
 	struct sockaddr_in ga;
 	struct bcsp_msg m;
 	uint16_t port = 5401;
-	int c, fd, len, use_nl = 0, sending, err;
+	int c, fd, len, use_nl = 0, sending, watching, err;
 	char errbuf[256];
 
-	if (argc < 2 || (strcmp(argv[1], "send") && strcmp(argv[1], "recv"))) {
-		fprintf(stderr, "usage: strobe_path send|recv --key FILE [options]\n");
+	if (argc < 2 || (strcmp(argv[1], "send") && strcmp(argv[1], "recv") &&
+			 strcmp(argv[1], "watch"))) {
+		fprintf(stderr, "usage: strobe_path send|recv|watch --key FILE [options]\n");
 		return 2;
 	}
 	sending = !strcmp(argv[1], "send");
+	watching = !strcmp(argv[1], "watch");
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -138,6 +187,9 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			use_nl = 1;
+			break;
+		case 'l':
+			lead_us = strtoul(optarg, NULL, 10);
 			break;
 		default:
 			return 2;
@@ -177,6 +229,9 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+
+	if (watching)
+		return watch(fd, key, count, lead_us * 1000);
 
 	net = calloc(count, sizeof(*net));
 	mac = calloc(count, sizeof(*mac));

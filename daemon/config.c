@@ -46,6 +46,8 @@ const struct cfg_opt cfg_opts[] = {
 	  "node: ignore strobes whose deadline passed this many slices ago" },
 	{ "report_ms", CFG_UINT, "1000", 10, 3600000, NULL,
 	  "node: how often to report local tasks to the master" },
+	{ "rt_priority", CFG_UINT, "40", 0, 99, NULL,
+	  "SCHED_FIFO priority, memory locked (0: run as an ordinary task)" },
 	{ "control_socket", CFG_STR, "/run/bcs/bcsd.sock", 0, 0, NULL,
 	  "Unix socket on which bcsctl talks to bcsd" },
 	{ "log", CFG_STR, "stderr", 0, 0, "stderr|syslog",

@@ -4,7 +4,8 @@
 # bcsd killed on a node: bcs.ko there fails open at once (its driver
 # socket closed).  While bcsd is down one of its jobs goes; restarted,
 # bcsd follows the master again, re-creates the job from the map, a new
-# task attaches to it, and the node's rows agree with the others.
+# task attaches to it, and the node's rows agree with the others.  bcsd
+# runs at real-time priority with its memory locked.
 
 . "$CL_DIR/lib.sh"
 
@@ -29,6 +30,14 @@ ok $? "node$n: job $j2 destroyed locally, its task ($old) ended"
 
 on $n 'start_bcsd --role=node' > /dev/null
 ok $? "node$n: bcsd restarted"
+# rt_priority (default 40): real-time policy, memory locked.
+rt=$(on $n 'p=$(bcsd_pid) && chrt -p "$p" &&
+	sed -n "s/^VmLck:[[:space:]]*\([0-9]*\) kB/locked \1 kB/p" /proc/$p/status' |
+	tr '\n' ' ')
+case $rt in
+*"policy: SCHED_FIFO"*"priority: 40"*"locked "[1-9]*) ok 0 "node$n: bcsd runs at real-time priority ($rt)" ;;
+*) ok 1 "node$n: bcsd runs at real-time priority ($rt)" ;;
+esac
 back()
 {
 	local s
