@@ -1,19 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make demo`: boots the three-guest cluster of selftests/cluster (bcsd on
-# every guest, node1 the master), then runs two barrier jobs (bench/barrier,
-# one rank per node, TCP between the guests) at once, first under plain
-# Linux time-sharing and then as two bcs cluster jobs gang-scheduled by
-# bcsd; prints the per-slice table across the nodes and both jobs'
-# completion times under each regime.
+# The cluster demo (`make demo` runs it twice, see the Makefile): boots the
+# cluster of selftests/cluster (bcsd on every guest, node1 the master),
+# then runs two barrier jobs (bench/barrier, one rank per node, TCP between
+# the guests) at once, first under plain Linux time-sharing and then as two
+# bcs cluster jobs gang-scheduled by bcsd; prints the per-slice table
+# across the nodes and both jobs' completion times under each regime.
 #
-# scripts/demo-cluster.sh [--bench] [--iters K] [--work W] [--wait spin|block]
-#                          [--quantum MS] [--slices "US..."]
+# scripts/demo-cluster.sh [--nodes N] [--slice US] [--bench] [--iters K]
+#                          [--work W] [--wait spin|block] [--quantum MS]
+#                          [--slices "US..."] [--repeat R]
 #
+#   --nodes N   guests, 2..9 (default 3).  Each has one virtual CPU; when
+#               there are more busy guests than host cores, the host's own
+#               scheduling of the virtual CPUs delays every barrier
+#               whatever the guests do (see Documentation/testing.rst)
+#   --slice US  the slice of the demo's gang-scheduled run (default the
+#               test bed's, 100000 us: what three TCG guests keep up with)
 #   --bench     also run the jobs one after the other and under the slice
 #               lengths of --slices (default "1000 10000" us), and print
 #               the makespan table (bench/gang_benefit.sh)
+#   --repeat R  with --bench, R rounds of every regime (default 1); the
+#               table gives medians, and ratios taken within each round
 #   --iters K   barrier iterations (default: calibrated in the guests so
 #               that one job alone takes about 12 s)
 #   --work W    barrier --work (default 200)
@@ -23,10 +32,8 @@
 #               (default: the kernel's, a few ms); see the note on time
 #               scales in Documentation/testing.rst
 #
-# The demo's slice is the test bed's, 100 ms: what TCG guests keep up with.
-#
-# Needs root (network namespace).  Log: $BUILD/demo-cluster.log, guests'
-# output in $BUILD/demo-cluster/.
+# Needs root (network namespace).  Log: $BUILD/demo-cluster-N.log, guests'
+# output in $BUILD/demo-cluster-N/ (N nodes).
 
 set -uo pipefail
 
@@ -35,9 +42,25 @@ cd "$top" || exit 2
 . "$top/scripts/lib.sh"
 
 export DEMO_BENCH=0
+nodes=3
 while [ $# -gt 0 ]; do
 	case $1 in
+	--nodes)
+		case $2 in
+		[2-9]) nodes=$2; shift 2 ;;
+		*) echo "demo-cluster: --nodes 2..9, not '$2'" >&2; exit 2 ;;
+		esac ;;
+	--slice)
+		case $2 in
+		[1-9][0-9][0-9]*) export DEMO_SLICE_US=$2; shift 2 ;;
+		*) echo "demo-cluster: --slice US (at least 100), not '$2'" >&2; exit 2 ;;
+		esac ;;
 	--bench)  DEMO_BENCH=1; shift ;;
+	--repeat)
+		case $2 in
+		[1-9]|[1-9][0-9]) export DEMO_REPEAT=$2; shift 2 ;;
+		*) echo "demo-cluster: --repeat 1..99, not '$2'" >&2; exit 2 ;;
+		esac ;;
 	--iters)  export DEMO_ITERS=$2; shift 2 ;;
 	--work)   export DEMO_WORK=$2; shift 2 ;;
 	--wait)
@@ -57,17 +80,19 @@ while [ $# -gt 0 ]; do
 done
 
 mkdir -p "$BUILD"
-log=$BUILD/demo-cluster.log
+log=$BUILD/demo-cluster-$nodes.log
 scripts/deps.sh > "$log" 2>&1 || { cat "$log" >&2; exit 1; }
 make -s -C bench barrier >> "$log" 2>&1 || { cat "$log" >&2; exit 1; }
 
-echo "== bcs cluster demo: 3 qemu guests, two 3-rank barrier jobs =="
+echo "== bcs cluster demo: $nodes qemu guests on $(nproc) host cores," \
+	"two $nodes-rank barrier jobs =="
 # The top-level results of the test bed as it goes; the demo's own output
 # is the report below.
 # Its own output directory: `make check` may run the cluster tests meanwhile.
-out=$BUILD/demo-cluster
+out=$BUILD/demo-cluster-$nodes
 BCS_CLUSTER_OUT=$out selftests/cluster/run-cluster.sh --timeout 1500 \
-	"$top/selftests/cluster/demo-run.sh" 2>&1 | tee -a "$log" |
+	--nodes "$nodes" "$top/selftests/cluster/demo-run.sh" 2>&1 |
+	tee -a "$log" |
 	grep --line-buffered -v '^    '
 rc=${PIPESTATUS[0]}
 echo

@@ -3,7 +3,8 @@
 #
 # Guest half of the cluster demo (scripts/demo-cluster.sh): sourced by a
 # command of selftests/cluster/demo-run.sh, with guest-lib.sh loaded (NODE,
-# STATE, CL_NET set).  This node runs rank NODE-1 of each barrier job.
+# STATE, CL_NET, CL_NODES set).  This node runs rank NODE-1 of each
+# barrier job, which has one rank per node.
 
 # demo_rank K JOB PORT ITERS WORK WAIT: rank of job K, waiting at the
 # barrier the WAIT way (spin or block); JOB 0 runs it outside
@@ -12,14 +13,14 @@
 demo_rank()
 {
 	local k=$1 j=$2 port=$3 iters=$4 work=$5 out rc
-	local -a wrap=() wait=()
+	local -a wrap=() wait=() nodes=($CL_NODES)
 
 	rm -f "$STATE/demo-$k.res"
 	[ "$j" = - ] && return 0
 	[ "$j" = 0 ] || wrap=(bcsctl run --job "$j" --)
 	[ "$6" = spin ] && wait=(--spin)
 	out=$("${wrap[@]}" "$BCS_SRC/bench/barrier" --rank $((NODE - 1)) \
-		--size 3 --root "$CL_NET.1:$port" --iters "$iters" \
+		--size "${#nodes[@]}" --root "$CL_NET.1:$port" --iters "$iters" \
 		--work "$work" "${wait[@]}" 2>&1 < /dev/null)
 	rc=$?
 	echo "job$k rc=$rc end=$EPOCHREALTIME ${out##*$'\n'}" > "$STATE/demo-$k.res"

@@ -9,8 +9,10 @@
 #
 # Environment: DEMO_WORK (barrier --work, default 200), DEMO_ITERS (default:
 # calibrated so that one job alone takes DEMO_SOLO_S, default 12 s),
-# DEMO_BENCH, DEMO_SLICES (bench slice lengths in us, default
-# "1000 10000"), DEMO_ROWS (slice table length, default 15), DEMO_WAIT
+# DEMO_SLICE_US (the demo's gang slice, default the test bed's
+# CL_SLICE_US), DEMO_BENCH, DEMO_SLICES (bench slice lengths in us, default
+# "1000 10000"), DEMO_REPEAT (bench rounds, default 1: each round runs
+# every regime once, so that drifts of the host spread over all of them), DEMO_ROWS (slice table length, default 15), DEMO_WAIT
 # (spin or block), DEMO_QUANTUM_MS (the guests' scheduler slice; default:
 # the kernel's).
 
@@ -34,16 +36,26 @@ say()
 	diag "$*"
 }
 
-# pair LABEL J1 J2 [seq]: one run of both jobs; appends
-# "LABEL makespan job1 job2" (seconds; jobN: rank 0's elapsed) to $results.
+# The bench round in progress; runs of later rounds get ".rN" labels.
+round=1
+label_of()	# label_of REGIME
+{
+	if [ "$round" = 1 ]; then echo "$1"; else echo "$1.r$round"; fi
+}
+
+# pair REGIME J1 J2 [seq]: one run of both jobs; appends
+# "REGIME ROUND makespan job1 job2" (seconds; jobN: rank 0's elapsed) to
+# $results.
 pair()
 {
-	local label=$1 out=$SHARE/out/demo-$1 line
+	local regime=$1 label out line
+	label=$(label_of "$1")
+	out=$SHARE/out/demo-$label
 	shift
 	port=$((port + 2))
 	on_each "$out" ". \$CL_DIR/demo-guest.sh; demo_ranks $1 $2 $port \
 $iters $work $barrier_wait ${3:-}" || { ok 1 "$label: ran"; return 1; }
-	line=$("$PY" - "$out/1" "$label" <<-'EOF'
+	line=$("$PY" - "$out/1" "$regime $round" <<-'EOF'
 	import re, sys
 	txt = open(sys.argv[1]).read()
 	start = float(re.search(r"start=([\d.]+)", txt).group(1))
@@ -69,12 +81,13 @@ $iters $work $barrier_wait ${3:-}" || { ok 1 "$label: ran"; return 1; }
 }
 
 # Restart bcsd everywhere with another slice length: node1 the master,
-# node2 and node3 nodes only (no standby to take over meanwhile).
+# the others nodes only (no standby to take over meanwhile).
 restart_bcsd()	# restart_bcsd SLICE_US
 {
-	on 3 kill_bcsd TERM
-	on 2 kill_bcsd TERM
-	on 1 kill_bcsd TERM
+	local n
+	for n in $(echo "$CL_NODES" | tr ' ' '\n' | sort -rn); do
+		on "$n" kill_bcsd TERM
+	done
 	# The lead must stay under the slice: 30% of it, at most the bed's.
 	# A starting master waits failover_slices of silence before it takes
 	# over: keep that to about 3 s with long slices.
@@ -84,25 +97,27 @@ restart_bcsd()	# restart_bcsd SLICE_US
 	[ "$fo" -ge 2 ] || fo=2
 	on 1 "start_bcsd --role=both --priority=200 --slice_us=$1 \
 --lead_us=$lead --failover_slices=$fo" &&
-	wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]' &&
-	on 2 start_bcsd --role=node &&
-	on 3 start_bcsd --role=node &&
-	wait_until 30 eval '[ "$(status_of 2 master)" = 1 ] &&
-		[ "$(status_of 3 master)" = 1 ]'
+	wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]' ||
+		return 1
+	for n in $CL_NODES; do
+		[ "$n" = 1 ] || on "$n" start_bcsd --role=node || return 1
+	done
+	wait_until 30 all_follow_master
 }
 
-# gang LABEL: two new cluster jobs, both run gang-scheduled, and the
+# gang REGIME: two new cluster jobs, both run gang-scheduled, and the
 # per-slice records of the run.
 gang()
 {
-	local label=$1 j1 j2
+	local label j1 j2
+	label=$(label_of "$1")
 	j1=$(on 1 bcsctl job create) && j2=$(on 1 bcsctl job create)
 	case $j1$j2 in
 	*[!0-9]*|"")
 		ok 1 "$label: bcsctl job create ('$j1' '$j2')"
 		return 1 ;;
 	esac
-	pair "$label" "$j1" "$j2" || return 1
+	pair "$1" "$j1" "$j2" || return 1
 	snapshot_all "demo-$label"
 	echo "$j1 $j2" > "$SHARE/data/demo-$label/jobs"
 	echo "$cur_lead" > "$SHARE/data/demo-$label/lead_us"
@@ -114,7 +129,7 @@ slice_table()
 {
 	"$PY" - "$SHARE/data/demo-$1" "$SHARE/out/demo-$1/1" "${2:-$rows}" "$CL_DIR" \
 		<<-'EOF' >> "$report"
-	import json, re, sys
+	import json, os, re, sys
 	sys.dont_write_bytecode = True
 	sys.path.insert(0, sys.argv[4])
 	from analyse import pct
@@ -123,12 +138,13 @@ slice_table()
 	t0 = float(re.search(r"start=([\d.]+)", txt).group(1)) * 1e9
 	t1 = max(float(x) for x in re.findall(r"end=([\d.]+)", txt)) * 1e9
 	jobs = open(d + "/jobs").read().split()
+	nodes = [int(n) for n in os.environ["CL_NODES"].split()]
 	per = {}
-	for n in (1, 2, 3):
+	for n in nodes:
 	    recs = json.load(open("%s/node%d.slices.json" % (d, n)))
 	    per[n] = {r["slice"]: r for r in recs
 	              if r.get("row") is not None and "F" not in r["flags"]}
-	common = sorted(set(per[1]) & set(per[2]) & set(per[3]))
+	common = sorted(set.intersection(*(set(per[n]) for n in nodes)))
 	inrun = [s for s in common if t0 <= per[1][s]["switch_start_ns"] <= t1]
 	rowof = {}
 	for j in json.load(open(d + "/node1.jobs.json")):
@@ -137,24 +153,26 @@ slice_table()
 	mid = max(0, len(inrun) // 2 - want // 2)
 	pick = inrun[mid:mid + want]
 	if pick:
-	    print("slice  row: node1 node2 node3   runs  "
-	          "switch - deadline (us): node1  node2  node3   spread (us)")
+	    print("slice  runs   rows: %s   switch - deadline, us: %s   spread, us"
+	          % (" ".join("%5s" % ("node%d" % n) for n in nodes),
+	             " ".join("%7s" % ("node%d" % n) for n in nodes)))
 	for s in pick:
-	    r = [per[n][s] for n in (1, 2, 3)]
-	    lag = [(x["switch_start_ns"] - x["deadline_ns"]) / 1e3 for x in r]
+	    r = [per[n][s] for n in nodes]
 	    st = [x["switch_start_ns"] for x in r]
-	    print("%5d  %5s %5s %5s   %-5s  %29.0f %6.0f %6.0f   %8.0f" % (
-	        s, r[0]["row"], r[1]["row"], r[2]["row"],
-	        rowof.get(r[0]["row"], "-"), lag[0], lag[1], lag[2],
+	    print("%5d  %-5s        %s%s%s   %10.0f" % (
+	        s, rowof.get(r[0]["row"], "-"),
+	        " ".join("%5s" % x["row"] for x in r), " " * 26,
+	        " ".join("%7.0f" % ((x["switch_start_ns"] - x["deadline_ns"]) / 1e3)
+	                 for x in r),
 	        (max(st) - min(st)) / 1e3))
 	same = sum(1 for s in inrun
-	           if len({per[n][s]["row"] for n in (1, 2, 3)}) == 1)
-	late = sum(per[n][s]["late"] for n in (1, 2, 3) for s in inrun)
+	           if len({per[n][s]["row"] for n in nodes}) == 1)
+	late = sum(per[n][s]["late"] for n in nodes for s in inrun)
 	iv = sorted(per[1][s]["interval_ns"] for s in inrun) or [0]
 	print("%s: %d slices during the run (median %.1f ms apart on node1), "
-	      "%d with the same row on all three nodes, %d switches after the deadline" % (
+	      "%d with the same row on all %d nodes, %d switches after the deadline" % (
 	          d.rsplit("demo-", 1)[1], len(inrun), iv[len(iv) // 2] / 1e6,
-	          same, late))
+	          same, len(nodes), late))
 	# The strobe path per node, from the master's send time (deadline -
 	# lead) to the strobe's arrival in bcs.ko and to the switch.
 	lead = int(open(d + "/lead_us").read()) * 1000
@@ -165,13 +183,13 @@ slice_table()
 	    print("  strobe path, us after the master's send time (deadline - "
 	          "lead, lead %d us):" % (lead // 1000))
 	    print("         in bcs.ko:    p50    p99     max   switch:    p50    p99     max")
-	    for n in (1, 2, 3):
+	    for n in nodes:
 	        r = [per[n][s] for s in inrun]
 	        print("  node%d %32s %32s" % (
 	            n, q([x["strobe_ns"] - x["deadline_ns"] + lead for x in r]),
 	            q([x["switch_start_ns"] - x["deadline_ns"] + lead for x in r])))
-	    sk = [max(per[n][s]["switch_start_ns"] for n in (1, 2, 3)) -
-	          min(per[n][s]["switch_start_ns"] for n in (1, 2, 3)) for s in inrun]
+	    sk = [max(per[n][s]["switch_start_ns"] for n in nodes) -
+	          min(per[n][s]["switch_start_ns"] for n in nodes) for s in inrun]
 	    print("  cross-node switch skew, us: p50 %.0f, p99 %.0f, max %.0f" % (
 	        pct(sk, 50) / 1e3, pct(sk, 99) / 1e3, max(sk) / 1e3))
 	EOF
@@ -186,57 +204,89 @@ ok $? "guests' scheduler slice${DEMO_QUANTUM_MS:+ set to $DEMO_QUANTUM_MS ms}: $
 if [ -z "$iters" ]; then
 	iters=150
 	pair calibrate 0 - || tap_end
-	el=$(awk '$1 == "calibrate" { print $3 }' "$results")
+	el=$(awk '$1 == "calibrate" { print $4 }' "$results")
 	iters=$("$PY" -c "print(max(20, int($iters * $solo / max($el, 0.01))))")
 	diag "calibration: 150 iterations alone in ${el}s -> $iters iterations"
 fi
-say "barrier jobs: 3 ranks (one per node), iters $iters, work $work, barrier wait: $barrier_wait"
+say "barrier jobs: $(echo $CL_NODES | wc -w) ranks (one per node), iters $iters, work $work, barrier wait: $barrier_wait"
 say "guests' scheduler: $(cat "$SHARE/out/quantum/1")${DEMO_QUANTUM_MS:+ (set by --quantum $DEMO_QUANTUM_MS)}"
 
 # --- the demo: plain time-sharing, then bcs -------------------------------
+slice=${DEMO_SLICE_US:-$CL_SLICE_US}
 pair plain 0 0
-gang "bcs-${CL_SLICE_US}us" && slice_table "bcs-${CL_SLICE_US}us"
+if [ "$slice" = "$CL_SLICE_US" ] ||
+   restart_bcsd "$slice" > "$SHARE/out/restart-$slice.log" 2>&1; then
+	gang "bcs-${slice}us" && slice_table "bcs-${slice}us"
+else
+	ok 1 "bcsd restarted with $slice us slices"
+	sed 's/^/# /' "$SHARE/out/restart-$slice.log"
+fi
 
 # --- the benchmark: one after the other, other slice lengths --------------
+# bench_gang SLICE_US: bcsd at that slice, then a gang run.
+bench_gang()
+{
+	if restart_bcsd "$1" > "$SHARE/out/restart-$1.log" 2>&1; then
+		gang "bcs-${1}us" && slice_table "$(label_of "bcs-${1}us")" 0
+	else
+		ok 1 "bcsd restarted with $1 us slices"
+		sed 's/^/# /' "$SHARE/out/restart-$1.log"
+	fi
+}
+
 if [ "${DEMO_BENCH:-0}" = 1 ]; then
-	pair sequential 0 0 seq
-	for s in ${DEMO_SLICES:-1000 10000}; do
-		if restart_bcsd "$s" > "$SHARE/out/restart-$s.log" 2>&1; then
-			gang "bcs-${s}us" && slice_table "bcs-${s}us" 0
-		else
-			ok 1 "bcsd restarted with $s us slices"
-			sed 's/^/# /' "$SHARE/out/restart-$s.log"
+	while [ "$round" -le "${DEMO_REPEAT:-1}" ]; do
+		if [ "$round" -gt 1 ]; then
+			pair plain 0 0
+			bench_gang "$slice"
 		fi
+		pair sequential 0 0 seq
+		for s in ${DEMO_SLICES:-1000 10000}; do
+			[ "$s" = "$slice" ] || bench_gang "$s"
+		done
+		round=$((round + 1))
 	done
 fi
 
 # --- summary --------------------------------------------------------------
-"$PY" - "$results" "$CL_SLICE_US" <<-'EOF' >> "$report"
+# Per regime: the median over the rounds of the makespan, and of its
+# ratios to the sequential and plain runs of the same round.
+"$PY" - "$results" "$slice" <<-'EOF' >> "$report"
 import sys
-res = {}
+from statistics import median
+runs = {}		# regime -> {round: (makespan, job1, job2)}
 for line in open(sys.argv[1]):
     f = line.split()
-    res[f[0]] = f[1:4]
+    runs.setdefault(f[0], {})[int(f[1])] = (float(f[2]), f[3], f[4])
+runs.pop("calibrate", None)
+def ratio(regime, ref, inverse=False):
+    r = [(runs[ref][k][0] / v[0]) if inverse else (v[0] / runs[ref][k][0])
+         for k, v in runs[regime].items() if k in runs.get(ref, {})]
+    span = "%.2f..%.2f" % (min(r), max(r)) if len(r) > 1 else ""
+    return ("%.2f" % median(r) if r else "-"), span
+nr = max((len(v) for v in runs.values()), default=0)
 print()
-print("%-18s %10s %10s %10s %8s %8s" % ("regime", "makespan", "job1",
-      "job2", "/seq", "plain/x"))
-seq = float(res["sequential"][0]) if "sequential" in res else None
-plain = float(res["plain"][0]) if "plain" in res else None
-for k, v in res.items():
-    if k == "calibrate":
-        continue
-    m = float(v[0])
-    print("%-18s %9.2fs %9ss %9ss %8s %8s" % (
-        k, m, v[1], v[2], "%.2f" % (m / seq) if seq else "-",
-        "%.2f" % (plain / m) if plain else "-"))
+if nr > 1:
+    print("medians over %d rounds (each round runs every regime once; "
+          "ratios within a round)" % nr)
+print("%-18s %6s %10s %10s %10s %8s %8s  %s" % ("regime", "rounds",
+      "makespan", "job1", "job2", "/seq", "plain/x",
+      "plain/x range" if nr > 1 else ""))
+for k, v in runs.items():
+    first = v[min(v)]
+    q, _ = ratio(k, "sequential")
+    p, span = ratio(k, "plain", inverse=True)
+    print("%-18s %6d %9.2fs %9ss %9ss %8s %8s  %s" % (
+        k, len(v), median(x[0] for x in v.values()), first[1], first[2],
+        q, p, span))
 g = "bcs-%sus" % sys.argv[2]
-if plain and g in res:
+if 1 in runs.get("plain", {}) and 1 in runs.get(g, {}):
+    pl, gs = runs["plain"][1], runs[g][1]
     print()
     print("completion times (rank 0's elapsed_s), plain time-sharing: "
           "job1 %ss job2 %ss; bcs %s ms slices: job1 %ss job2 %ss" % (
-              res["plain"][1], res["plain"][2], int(sys.argv[2]) // 1000,
-              res[g][1], res[g][2]))
-    print("makespan plain / bcs = %.2f" % (plain / float(res[g][0])))
+              pl[1], pl[2], int(sys.argv[2]) // 1000, gs[1], gs[2]))
+    print("makespan plain / bcs = %.2f" % (pl[0] / gs[0]))
 EOF
 sed 's/^/# /' "$report"
 tap_end

@@ -173,6 +173,14 @@ status_of()
 	on "$1" bcsctl status | sed -n "s/^$2: *//p" | head -n 1
 }
 
+all_follow_master()	# every node but node1 names node1 its master
+{
+	local n
+	for n in $CL_NODES; do
+		[ "$n" = 1 ] || [ "$(status_of "$n" master)" = 1 ] || return 1
+	done
+}
+
 snapshot_all()	# snapshot_all LABEL: every node's view into SHARE/data/LABEL
 {
 	rm -rf "${SHARE:?}/data/$1"

@@ -3,7 +3,7 @@
 #
 # run-cluster.sh [options] [TEST...]
 #
-# The three-node cluster test bed.  Makes a network namespace with a
+# The cluster test bed, three nodes unless --nodes says otherwise.  Makes a network namespace with a
 # bridge, one tap per guest and the host side of the bridge at
 # $CL_NET.254, runs an NTP server there (chronyd -x: it serves this
 # machine's clock and never adjusts it), boots three qemu guests
@@ -23,6 +23,8 @@
 # Options:
 #   --kernel REL    guest kernel (default 6.1, or $BCS_CLUSTER_KERNEL)
 #   --timeout SEC   hard limit for the guests (default 1200)
+#   --nodes N       2..9 guests (default 3); the tests need 3 (node3 is the
+#                   standby master), a script TEST (the demo) any number
 
 set -uo pipefail
 
@@ -32,16 +34,30 @@ here=$top/selftests/cluster
 
 kernel=${BCS_CLUSTER_KERNEL:-6.1}
 tmo=1200
+nr_nodes=3
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel)  kernel=$2; shift 2 ;;
 	--timeout) tmo=$2; shift 2 ;;
+	--nodes)   nr_nodes=$2; shift 2 ;;
 	-h|--help) sed -n '4,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*)        echo "run-cluster: unknown option $1" >&2; exit 2 ;;
 	*)         break ;;
 	esac
 done
 tests=${*:-coherence auth loss restart failover}
+case $nr_nodes in
+[2-9]) ;;
+*) echo "run-cluster: --nodes 2..9, not '$nr_nodes'" >&2; exit 2 ;;
+esac
+if [ "$nr_nodes" != 3 ]; then
+	for t in $tests; do
+		case $t in
+		*/*) ;;
+		*) echo "run-cluster: test $t needs 3 nodes" >&2; exit 2 ;;
+		esac
+	done
+fi
 
 say()
 {
@@ -70,7 +86,7 @@ started=$(date +%s)
 # share its guests' command directories with a concurrent test run.
 run=${BCS_CLUSTER_OUT:-$BUILD/cluster}
 share=$run/share
-nodes="1 2 3"
+nodes=$(seq -s " " 1 "$nr_nodes")
 net=10.77.0
 
 # --- build what the guests run --------------------------------------------
@@ -234,7 +250,7 @@ for n in $nodes; do
 	say "node$n: ${st:-not ready}; $(grep -h '^clock:\|synchronised' \
 		"$run/node$n/chrony.txt" 2>/dev/null | paste -sd ' ')"
 done
-result $rc "three guests booted, clocks set from $net.254, bcs.ko loaded"
+result $rc "$nr_nodes guests booted, clocks set from $net.254, bcs.ko loaded"
 export SHARE=$share CL_DIR=$here CL_NODES=$nodes
 . "$here/lib.sh"
 
@@ -244,15 +260,19 @@ if [ $rc = 0 ]; then
 	{
 		on 1 'start_bcsd --role=both --priority=200' &&
 		wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]' &&
-		on 2 'start_bcsd --role=node' &&
-		on 3 'start_bcsd --role=both --priority=100' &&
-		wait_until 30 eval '[ "$(status_of 2 master)" = 1 ] &&
-			[ "$(status_of 3 master)" = 1 ]'
+		for n in $nodes; do
+			case $n in
+			1) ;;
+			3) on 3 'start_bcsd --role=both --priority=100' ;;
+			*) on "$n" 'start_bcsd --role=node' ;;
+			esac || exit 1
+		done &&
+		wait_until 30 all_follow_master
 	} > "$run/setup.log" 2>&1
 	rc=$?
 	[ $rc = 0 ] || sed 's/^/# /' "$run/setup.log"
 fi
-result $rc "bcsd on every node, node1 the master, node3 a standby"
+result $rc "bcsd on every node, node1 the master$([ "$nr_nodes" -lt 3 ] || echo ", node3 a standby")"
 for t in $tests; do
 	if [ $rc != 0 ]; then
 		result 1 "$t: not run, no cluster"
