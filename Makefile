@@ -61,12 +61,12 @@ cluster-check:
 bench-run: bench
 	bench/run.sh $(BENCH_ARGS)
 
-# Two barrier jobs, plain time-sharing against bcs: on three guests with
-# the test bed's 100 ms slices, then on two guests with 10 ms slices, where
-# each guest has a host core to itself on a two-core machine.
+# Two barrier jobs, plain time-sharing against bcs with 100 ms slices: on
+# three guests, then on two, where each guest has a host core to itself on
+# a two-core machine.
 demo:
 	scripts/demo-cluster.sh
-	scripts/demo-cluster.sh --nodes 2 --slice 10000
+	scripts/demo-cluster.sh --nodes 2
 
 # One guest, two jobs gang-scheduled by the module alone.
 demo-node:

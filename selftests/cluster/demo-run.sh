@@ -118,7 +118,8 @@ gang()
 		return 1 ;;
 	esac
 	pair "$1" "$j1" "$j2" || return 1
-	snapshot_all "demo-$label"
+	# The whole ring (bcs.ko's default stat_records): runs are long.
+	snapshot_all "demo-$label" 10000
 	echo "$j1 $j2" > "$SHARE/data/demo-$label/jobs"
 	echo "$cur_lead" > "$SHARE/data/demo-$label/lead_us"
 }
@@ -169,9 +170,13 @@ slice_table()
 	           if len({per[n][s]["row"] for n in nodes}) == 1)
 	late = sum(per[n][s]["late"] for n in nodes for s in inrun)
 	iv = sorted(per[1][s]["interval_ns"] for s in inrun) or [0]
-	print("%s: %d slices during the run (median %.1f ms apart on node1), "
+	part = ""
+	first = min((r["switch_start_ns"] for r in per[1].values()), default=t1)
+	if first > t0:
+	    part = " (of its last %.1f s: the ring holds no more)" % ((t1 - first) / 1e9)
+	print("%s: %d slices during the run%s (median %.1f ms apart on node1), "
 	      "%d with the same row on all %d nodes, %d switches after the deadline" % (
-	          d.rsplit("demo-", 1)[1], len(inrun), iv[len(iv) // 2] / 1e6,
+	          d.rsplit("demo-", 1)[1], len(inrun), part, iv[len(iv) // 2] / 1e6,
 	          same, len(nodes), late))
 	# The strobe path per node, from the master's send time (deadline -
 	# lead) to the strobe's arrival in bcs.ko and to the switch.

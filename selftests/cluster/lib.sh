@@ -181,10 +181,12 @@ all_follow_master()	# every node but node1 names node1 its master
 	done
 }
 
-snapshot_all()	# snapshot_all LABEL: every node's view into SHARE/data/LABEL
+# snapshot_all LABEL [RECORDS]: every node's view into SHARE/data/LABEL,
+# with the last RECORDS slice records (default 800).
+snapshot_all()
 {
 	rm -rf "${SHARE:?}/data/$1"
-	on_all "snapshot $1" > /dev/null
+	on_all "snapshot $1 ${2:-}" > /dev/null
 }
 
 slice_now()	# the cluster slice as NODE's bcsd knows it
