@@ -96,6 +96,22 @@ static int open_socket(const char *group, uint16_t port, int recv,
 	return fd;
 }
 
+/*
+ * The next datagram into @buf and its arrival time; 0 for a failed
+ * receive, -1 after RECV_TIMEOUT_MS without one.
+ */
+static ssize_t recv_timed(int fd, uint8_t *buf, size_t len, uint64_t *t_rx)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t r;
+
+	if (poll(&pfd, 1, RECV_TIMEOUT_MS) <= 0)
+		return -1;
+	r = recv(fd, buf, len, 0);
+	*t_rx = now_ns();
+	return r < 0 ? 0 : r;
+}
+
 /* The watch mode: see the comment at the top. */
 static int watch(int fd, const uint8_t *key, unsigned long count,
 		 uint64_t lead_ns)
@@ -109,14 +125,11 @@ static int watch(int fd, const uint8_t *key, unsigned long count,
 	if (!late)
 		return 1;
 	while (n < count) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t r;
+		ssize_t r = recv_timed(fd, buf, sizeof(buf), &t_rx);
 
-		if (poll(&pfd, 1, RECV_TIMEOUT_MS) <= 0)
+		if (r < 0)
 			break;
-		r = recv(fd, buf, sizeof(buf), 0);
-		t_rx = now_ns();
-		if (r < 0 || bcsp_decode(buf, (size_t)r, 1, key, &m) != BCSP_OK ||
+		if (bcsp_decode(buf, (size_t)r, 1, key, &m) != BCSP_OK ||
 		    m.hdr.type != BCSP_STROBE)
 			continue;
 		send = m.strobe.deadline_ns - lead_ns;
@@ -249,15 +262,10 @@ int main(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < count; i++) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t r;
+		ssize_t r = recv_timed(fd, buf, sizeof(buf), &t_rx);
 
-		if (poll(&pfd, 1, RECV_TIMEOUT_MS) <= 0)
-			break;
-		r = recv(fd, buf, sizeof(buf), 0);
-		t_rx = now_ns();
 		if (r < 0)
-			continue;
+			break;
 		if (bcsp_decode(buf, (size_t)r, 1, key, &m) != BCSP_OK)
 			continue;
 		t_mac = now_ns();
