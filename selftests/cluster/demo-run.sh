@@ -12,8 +12,8 @@
 # DEMO_SLICE_US (the demo's gang slice, default the test bed's
 # CL_SLICE_US), DEMO_BENCH, DEMO_SLICES (bench slice lengths in us, default
 # "1000 10000"), DEMO_REPEAT (bench rounds, default 1: each round runs
-# every regime once, so that drifts of the host spread over all of them), DEMO_ROWS (slice table length, default 15), DEMO_WAIT
-# (spin or block), DEMO_QUANTUM_MS (the guests' scheduler slice; default:
+# every regime once, so that drifts of the host spread over all of them),
+# DEMO_ROWS (slice table length, default 15), DEMO_WAIT (spin or block), DEMO_QUANTUM_MS (the guests' scheduler slice; default:
 # the kernel's).
 
 . "$CL_DIR/lib.sh"
@@ -27,6 +27,7 @@ report=$SHARE/demo-report.txt
 results=$SHARE/demo-results.txt
 port=5400
 cur_lead=$CL_LEAD_US	# bcsd's lead_us now
+cur_slice=$CL_SLICE_US	# and its slice_us
 : > "$report"
 : > "$results"
 
@@ -102,7 +103,7 @@ restart_bcsd()	# restart_bcsd SLICE_US
 	for n in $CL_NODES; do
 		[ "$n" = 1 ] || on "$n" start_bcsd --role=node || return 1
 	done
-	wait_until 30 all_follow_master
+	wait_until 30 all_follow_master && cur_slice=$1
 }
 
 # gang REGIME: two new cluster jobs, both run gang-scheduled, and the
@@ -216,38 +217,34 @@ fi
 say "barrier jobs: $(echo $CL_NODES | wc -w) ranks (one per node), iters $iters, work $work, barrier wait: $barrier_wait"
 say "guests' scheduler: $(cat "$SHARE/out/quantum/1")${DEMO_QUANTUM_MS:+ (set by --quantum $DEMO_QUANTUM_MS)}"
 
+# gang_at SLICE_US [ROWS]: a gang run with bcsd at that slice (restarted if
+# it runs another), and its slice table of ROWS rows (default $rows).
+gang_at()
+{
+	if [ "$1" != "$cur_slice" ] &&
+	   ! restart_bcsd "$1" > "$SHARE/out/restart-$1.log" 2>&1; then
+		ok 1 "bcsd restarted with $1 us slices"
+		sed 's/^/# /' "$SHARE/out/restart-$1.log"
+		return 1
+	fi
+	gang "bcs-${1}us" && slice_table "$(label_of "bcs-${1}us")" "${2:-$rows}"
+}
+
 # --- the demo: plain time-sharing, then bcs -------------------------------
 slice=${DEMO_SLICE_US:-$CL_SLICE_US}
 pair plain 0 0
-if [ "$slice" = "$CL_SLICE_US" ] ||
-   restart_bcsd "$slice" > "$SHARE/out/restart-$slice.log" 2>&1; then
-	gang "bcs-${slice}us" && slice_table "bcs-${slice}us"
-else
-	ok 1 "bcsd restarted with $slice us slices"
-	sed 's/^/# /' "$SHARE/out/restart-$slice.log"
-fi
+gang_at "$slice"
 
 # --- the benchmark: one after the other, other slice lengths --------------
-# bench_gang SLICE_US: bcsd at that slice, then a gang run.
-bench_gang()
-{
-	if restart_bcsd "$1" > "$SHARE/out/restart-$1.log" 2>&1; then
-		gang "bcs-${1}us" && slice_table "$(label_of "bcs-${1}us")" 0
-	else
-		ok 1 "bcsd restarted with $1 us slices"
-		sed 's/^/# /' "$SHARE/out/restart-$1.log"
-	fi
-}
-
 if [ "${DEMO_BENCH:-0}" = 1 ]; then
 	while [ "$round" -le "${DEMO_REPEAT:-1}" ]; do
 		if [ "$round" -gt 1 ]; then
 			pair plain 0 0
-			bench_gang "$slice"
+			gang_at "$slice" 0
 		fi
 		pair sequential 0 0 seq
 		for s in ${DEMO_SLICES:-1000 10000}; do
-			[ "$s" = "$slice" ] || bench_gang "$s"
+			[ "$s" = "$slice" ] || gang_at "$s" 0
 		done
 		round=$((round + 1))
 	done

@@ -3,11 +3,11 @@
 #
 # run-cluster.sh [options] [TEST...]
 #
-# The cluster test bed, three nodes unless --nodes says otherwise.  Makes a network namespace with a
-# bridge, one tap per guest and the host side of the bridge at
-# $CL_NET.254, runs an NTP server there (chronyd -x: it serves this
-# machine's clock and never adjusts it), boots three qemu guests
-# (selftests/vm/run-vm.sh) on the bridge at $CL_NET.1-3, which set their
+# The cluster test bed, three nodes unless --nodes says otherwise.  Makes
+# a network namespace with a bridge, one tap per guest and the host side of
+# the bridge at $CL_NET.254, runs an NTP server there (chronyd -x: it
+# serves this machine's clock and never adjusts it), boots the qemu guests
+# (selftests/vm/run-vm.sh) on the bridge at $CL_NET.1-N, which set their
 # clocks from it, load bcs.ko and run agent.sh, and drives them through a
 # directory they all share.  bcsd runs on every guest: node1 is the master
 # (role both, priority 200), node2 a node, node3 a standby master (role
