@@ -5,7 +5,8 @@
 # Idempotent and quick when all is in place: each step checks first.
 #
 #   - Debian packages (compiler, qemu, busybox, sparse, libraries, the kernel
-#     headers of both guest kernels, linux-source-6.1);
+#     headers of both guest kernels, linux-source-6.1, Open MPI and the SSH
+#     server and client through which mpirun reaches the test guests);
 #   - the two guest kernel image packages, downloaded (not installed: the
 #     host keeps its own kernel) and unpacked into
 #     $BCS_CACHE/kernels/<release>/;
@@ -58,6 +59,7 @@ packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
 	libnl-3-dev libnl-genl-3-dev libsodium-dev libjson-c-dev
 	linux-source-6.1 linux-headers-amd64 $headers
 	iproute2 kmod cpio xz-utils gzip procps util-linux perl
+	openmpi-bin libopenmpi-dev dropbear-bin openssh-client
 	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2"
 
 missing=""

@@ -11,10 +11,12 @@ into TAP; exits 1 if anything failed.
   analyse.py tasks DIR --pids N:J:PID,...
   analyse.py running DIR1 DIR2 --pids N:J:PID,...
   analyse.py loss DIR --master N --from-slice S --to-slice E
+  analyse.py mpi DIR --job J --np N --output FILE
 """
 import argparse
 import json
 import os
+import re
 import sys
 
 failed = False
@@ -275,6 +277,51 @@ def loss(a):
               " slice whose strobe was lost" % n)
 
 
+def mpi(a):
+    """One MPI job launched as "mpirun ... bcsctl run --job J -- mpi_barrier"
+    against the snapshot DIR taken while it ran (with nodeN.threads.json,
+    each attached process's thread count from /proc at that moment)."""
+    with open(a.output) as f:
+        text = f.read()
+    head = re.search(r"^mpi_barrier: size (\d+) iters (\d+) .*check (\w+)",
+                     text, re.M)
+    ranks = [(int(r), h, int(p), int(t)) for r, h, p, t in re.findall(
+        r"^rank (\d+) host (\S+) pid (\d+) threads (-?\d+)$", text, re.M)]
+    check(head is not None and head.group(3) == "ok" and
+          int(head.group(1)) == a.np and len(ranks) == a.np,
+          "job %d: all %d ranks computed the right sums (%s)" % (
+              a.job, a.np, head.group(0) if head else "no result line"))
+    if not head:
+        for line in text.splitlines()[-8:]:
+            diag("  " + line)
+    per_node = {}
+    for r, host, pid, _ in ranks:
+        m = re.fullmatch(r"node(\d+)", host)
+        node = int(m.group(1)) if m else None
+        per_node[node] = per_node.get(node, 0) + 1
+        tasks = [t for t in load(a.dir, node, "tasks")
+                 if t["tgid"] == pid] if node else []
+        threads = load(a.dir, node, "threads").get(str(pid)) if node else 0
+        check(tasks and all(t["job"] == a.job for t in tasks) and
+              len(tasks) == threads,
+              "job %d rank %d (%s pid %d): its %s threads all attached to "
+              "job %d (%d attached)" % (a.job, r, host, pid, threads, a.job,
+                                        len(tasks)))
+        run = sum(t["run_ns"] for t in tasks)
+        parks = sum(t["parks"] for t in tasks)
+        check(run > 0 and parks > 0,
+              "job %d rank %d: ran (%.0f ms) and was parked (%d times) "
+              "between the other gangs' slices" % (a.job, r, run / 1e6,
+                                                   parks))
+    nodes = nodes_of(a.dir)
+    check(sorted(per_node) == nodes and
+          len(set(per_node.values())) == 1,
+          "job %d: mpirun placed the ranks evenly on every node (%s)" % (
+              a.job, ", ".join("node%s: %d" % kv
+                               for kv in sorted(per_node.items(),
+                                                key=lambda kv: str(kv[0])))))
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -297,9 +344,14 @@ def main():
     c.add_argument("--master", type=int, required=True)
     c.add_argument("--from-slice", type=int, required=True)
     c.add_argument("--to-slice", type=int, required=True)
+    c = sub.add_parser("mpi")
+    c.add_argument("dir")
+    c.add_argument("--job", type=int, required=True)
+    c.add_argument("--np", type=int, required=True)
+    c.add_argument("--output", required=True)
     a = p.parse_args()
     {"coherence": coherence, "tasks": tasks, "running": running,
-     "loss": loss}[a.cmd](a)
+     "loss": loss, "mpi": mpi}[a.cmd](a)
     return 1 if failed else 0
 
 

@@ -174,6 +174,101 @@ load_netem()
 	done
 }
 
+# start_sshd: an SSH server on this node's cluster address, through which
+# mpirun on another node starts its remote daemons, as on a real cluster.
+# Root logs in with the harness's key (SHARE/mpi/id) only.  The server
+# looks for authorized_keys in root's home, so this guest (and no one
+# else: the host's root file system is mounted read-only) gets a passwd
+# whose root home is a directory under STATE.
+start_sshd()
+{
+	local home=$STATE/home p
+
+	p=$(cat "$STATE/dropbear.pid" 2>/dev/null) && alive "$p" && return 0
+	install -d -m 0700 "$home" "$home/.ssh"
+	install -m 0600 "$SHARE/mpi/id.pub" "$home/.ssh/authorized_keys"
+	install -m 0600 "$SHARE/mpi/id" "$STATE/ssh_id"
+	cat > "$STATE/ssh_config" <<-EOF
+	Host *
+	    User root
+	    IdentityFile $STATE/ssh_id
+	    IdentitiesOnly yes
+	    BatchMode yes
+	    StrictHostKeyChecking no
+	    UserKnownHostsFile /dev/null
+	    LogLevel ERROR
+	    ConnectTimeout 30
+	EOF
+	if ! grep -q "^root:.*:$home:" /etc/passwd; then
+		sed "s|^\(root:[^:]*:[^:]*:[^:]*:[^:]*:\)[^:]*:|\1$home:|" \
+			/etc/passwd > "$STATE/passwd" &&
+		mount --bind "$STATE/passwd" /etc/passwd || return 1
+	fi
+	[ -s "$STATE/ssh_host_key" ] ||
+		dropbearkey -t ed25519 -f "$STATE/ssh_host_key" > /dev/null ||
+		return 1
+	# -s: keys only; -m: no motd; -F -E: stay here and log to stderr.
+	dropbear -F -E -s -m -p "$CL_NET.$NODE:22" -r "$STATE/ssh_host_key" \
+		-P "$STATE/dropbear.pidfile" >> "$BCS_OUT/dropbear.log" 2>&1 \
+		< /dev/null &
+	echo "$!" > "$STATE/dropbear.pid"
+	if ! wait_for 15 eval "grep -q ':0016 .* 0A ' /proc/net/tcp"; then
+		echo "dropbear does not listen"
+		tail -n 5 "$BCS_OUT/dropbear.log"
+		return 1
+	fi
+}
+
+# mpi_start LABEL NP JOB ARGS...: Open MPI's mpirun, in the background,
+# starts NP ranks over the cluster's nodes, one node after the other
+# (--map-by node), each as "bcsctl run --job JOB -- mpi_barrier ARGS": the
+# way a site wraps its MPI jobs.  Remote nodes are reached over SSH
+# (start_sshd) and MPI talks TCP on the cluster network.  Output in
+# SHARE/out/mpi-LABEL.out, mpirun's exit status in SHARE/out/mpi-LABEL.rc.
+mpi_start()
+{
+	local label=$1 np=$2 job=$3 out=$SHARE/out/mpi-$1 n
+	shift 3
+
+	mkdir -p "$SHARE/out"
+	rm -f "$out.out" "$out.rc"
+	: > "$STATE/hostfile"
+	for n in $CL_NODES; do
+		echo "$CL_NET.$n slots=2" >> "$STATE/hostfile"
+	done
+	(
+		export OMPI_MCA_plm_rsh_agent="ssh -F $STATE/ssh_config"
+		export OMPI_MCA_plm_rsh_no_tree_spawn=1
+		export OMPI_MCA_btl=self,vader,tcp
+		export OMPI_MCA_btl_tcp_if_include=$CL_NET.0/24
+		export OMPI_MCA_oob_tcp_if_include=$CL_NET.0/24
+		# Two ranks share each guest's one CPU.
+		export OMPI_MCA_mpi_yield_when_idle=1
+		export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+		mpirun -np "$np" --hostfile "$STATE/hostfile" --map-by node \
+			"$BCS_SRC/tools/bcsctl" run --job "$job" -- \
+			"$BUILD/bench/mpi_barrier" "$@" > "$out.out" 2>&1 < /dev/null
+		echo $? > "$out.rc"
+	) &
+	echo "$!" > "$STATE/mpirun-$label.pid"
+}
+
+# proc_threads FILE: {"tgid": threads} from /proc for every process that
+# has a task in bcs, as JSON, to compare with what bcs attached.
+proc_threads()
+{
+	bcsstat tasks --json | "$PY" -c '
+import json, os, sys
+out = {}
+for t in json.load(sys.stdin):
+    try:
+        out[t["tgid"]] = len(os.listdir("/proc/%d/task" % t["tgid"]))
+    except OSError:
+        pass
+with open(sys.argv[1], "w") as f:
+    json.dump(out, f)' "$1"
+}
+
 stop_all()
 {
 	local p
@@ -185,6 +280,9 @@ stop_all()
 			kill "$p" 2>/dev/null
 		done < "$STATE/burners"
 	fi
+	for p in "$STATE"/mpirun-*.pid "$STATE/dropbear.pid"; do
+		[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null
+	done
 	p=$(cat "$STATE/chronyd.pid" 2>/dev/null) && kill "$p" 2>/dev/null
 	return 0
 }

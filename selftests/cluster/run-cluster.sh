@@ -12,7 +12,7 @@
 # directory they all share.  bcsd runs on every guest: node1 is the master
 # (role both, priority 200), node2 a node, node3 a standby master (role
 # both, priority 100).  Then it runs the tests, selftests/cluster/test-*.sh
-# (default, in this order: coherence auth loss restart failover), and
+# (default, in this order: coherence mpi auth loss restart failover), and
 # prints TAP, each test's results nested under its line, and
 # "N passed, N failed".  Exits non-zero if anything failed.  A TEST with a
 # slash is the path of a script to run as a test.
@@ -45,7 +45,7 @@ while [ $# -gt 0 ]; do
 	*)         break ;;
 	esac
 done
-tests=${*:-coherence auth loss restart failover}
+tests=${*:-coherence mpi auth loss restart failover}
 case $nr_nodes in
 [2-9]) ;;
 *) echo "run-cluster: --nodes 2..9, not '$nr_nodes'" >&2; exit 2 ;;
@@ -94,6 +94,11 @@ for d in libbcs tools daemon; do
 	make -s -C "$top/$d" > "$run.build.log" 2>&1 ||
 		{ cat "$run.build.log" >&2; die "make -C $d failed"; }
 done
+# The MPI test's program; that test says so if MPI is missing.
+if command -v mpicc > /dev/null; then
+	make -s -C "$top/bench" mpi > "$run.build.log" 2>&1 ||
+		{ cat "$run.build.log" >&2; die "mpi_barrier did not build"; }
+fi
 # Always: make rebuilds only what changed, and a stale bcs.ko would test
 # old code.
 BCS_KERNELS=$rel "$top/scripts/build-modules.sh" > "$run.build.log" 2>&1 ||

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mpi_barrier: a bulk-synchronous MPI program, the kind of job gang
+ * scheduling is for, and the MPI counterpart of barrier.c.  Every rank
+ * repeats: a fixed amount of computation, then an MPI_Allreduce that
+ * doubles as a barrier.  A rank descheduled on its node holds up all the
+ * others, so the run time shows how well the ranks are co-scheduled.
+ *
+ *   mpi_barrier [--iters K] [--seconds S] [--work N] [--tag TEXT]
+ *
+ * --work is in thousands of loop iterations, not a time, so that a
+ * descheduled rank takes longer.  MPI libraries poll while they wait, as a
+ * spinning barrier.c rank does.  The run ends after K iterations (default
+ * 200) or, with --seconds, once rank 0 has run S seconds: its decision
+ * travels in the same Allreduce, so every rank stops after the same
+ * iteration.
+ *
+ * The program checks itself: every Allreduce result is compared with the
+ * value it must have, and any mismatch makes every rank exit 1.  Rank 0
+ * prints "mpi_barrier: started size N" once every rank is through
+ * MPI_Init, and once all ranks are done:
+ *
+ *   mpi_barrier: size N iters K work W elapsed_s S check ok|FAILED [tag T]
+ *   rank R host H pid P threads T        (one line per rank)
+ *
+ * "pid" is the rank's process id on its own host and "threads" the number
+ * of threads it had when it finished, so that a test can match the ranks
+ * against what bcs saw on each node.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <getopt.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HOST_LEN	64
+
+struct rank_info {
+	char host[HOST_LEN];
+	int32_t pid;
+	int32_t threads;
+};
+
+static volatile uint64_t sink;
+
+static void compute(unsigned long thousands)
+{
+	uint64_t x = sink;
+	unsigned long i;
+
+	for (i = 0; i < thousands * 1000; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	sink = x;
+}
+
+/* Threads of this process now: the entries of /proc/self/task. */
+static int count_threads(void)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static unsigned long parse_ulong(const char *s, const char *what)
+{
+	unsigned long v;
+	char *end;
+
+	v = strtoul(s, &end, 10);
+	if (!*s || *end || *s == '-') {
+		fprintf(stderr, "mpi_barrier: bad %s '%s'\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: mpi_barrier [--iters K] [--seconds S] [--work N] [--tag TEXT]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "iters", required_argument, NULL, 'i' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "work", required_argument, NULL, 'w' },
+		{ "tag", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	unsigned long iters = 200, work = 200, seconds = 0, it;
+	struct rank_info me = { 0 }, *all = NULL;
+	const char *tag = NULL;
+	int rank, size, c, bad = 0, any_bad, i, stop = 0;
+	double t0, elapsed;
+
+	/* MPI_Init may take arguments of its own: parse ours after it. */
+	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+		fprintf(stderr, "mpi_barrier: MPI_Init failed\n");
+		return 1;
+	}
+	while ((c = getopt_long(argc, argv, "i:s:w:t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			iters = parse_ulong(optarg, "--iters");
+			break;
+		case 's':
+			seconds = parse_ulong(optarg, "--seconds");
+			iters = ~0UL;
+			break;
+		case 'w':
+			work = parse_ulong(optarg, "--work");
+			break;
+		case 't':
+			tag = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || !iters || (iters == ~0UL && !seconds))
+		usage();
+
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	if (!rank) {
+		printf("mpi_barrier: started size %d\n", size);
+		fflush(stdout);
+	}
+	for (it = 0; it < iters && !stop; it++) {
+		/*
+		 * Each rank adds rank + it + 1, so the sum is known; rank 0
+		 * adds its decision to stop as well.
+		 */
+		long long v[2] = { rank + it + 1, 0 }, sum[2] = { 0, 0 };
+		long long want = (long long)size * (size - 1) / 2 +
+				 (long long)size * (it + 1);
+
+		compute(work);
+		if (!rank && seconds && MPI_Wtime() - t0 >= seconds)
+			v[1] = 1;
+		MPI_Allreduce(v, sum, 2, MPI_LONG_LONG, MPI_SUM,
+			      MPI_COMM_WORLD);
+		if (sum[0] != want && !bad) {
+			fprintf(stderr,
+				"mpi_barrier: rank %d iteration %lu: sum %lld, not %lld\n",
+				rank, it, sum[0], want);
+			bad = 1;
+		}
+		stop = sum[1] != 0;
+	}
+	iters = it;
+	elapsed = MPI_Wtime() - t0;
+
+	MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (gethostname(me.host, sizeof(me.host) - 1))
+		strcpy(me.host, "?");
+	me.pid = getpid();
+	me.threads = count_threads();
+	if (!rank) {
+		all = calloc(size, sizeof(*all));
+		if (!all)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	MPI_Gather(&me, sizeof(me), MPI_BYTE, all, sizeof(me), MPI_BYTE, 0,
+		   MPI_COMM_WORLD);
+	if (!rank) {
+		printf("mpi_barrier: size %d iters %lu work %lu elapsed_s %.3f check %s",
+		       size, iters, work, elapsed, any_bad ? "FAILED" : "ok");
+		if (tag)
+			printf(" tag %s", tag);
+		printf("\n");
+		for (i = 0; i < size; i++)
+			printf("rank %d host %s pid %d threads %d\n", i,
+			       all[i].host, all[i].pid, all[i].threads);
+		fflush(stdout);
+		free(all);
+	}
+	MPI_Finalize();
+	return any_bad ? 1 : 0;
+}

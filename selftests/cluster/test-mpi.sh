@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# MPI: two Open MPI jobs started from node1 the way a site wraps its jobs,
+#
+#     mpirun -np 6 --hostfile H bcsctl run --job J -- mpi_barrier ...
+#
+# with mpirun reaching the other nodes over SSH (dropbear in the guests).
+# Both run at once, each in a row of its own next to the coherence test's
+# two jobs.  Checks: every rank is attached with all its threads to its
+# job on its node; every node runs the same row in every slice while the
+# four gangs take turns; both jobs compute the right results; the ranks
+# leave their jobs as they exit; the jobs are then destroyed.
+
+. "$CL_DIR/lib.sh"
+
+nr_nodes=$(echo "$CL_NODES" | wc -w)
+np=$((2 * nr_nodes))
+app=$BUILD/bench/mpi_barrier
+run_s=40
+out=$SHARE/out
+
+missing=""
+for c in mpirun dropbear dropbearkey ssh ssh-keygen; do
+	command -v "$c" > /dev/null || missing="$missing $c"
+done
+[ -x "$app" ] || missing="$missing $app"
+[ -z "$missing" ]
+ok $? "Open MPI, dropbear, OpenSSH and mpi_barrier are installed${missing:+ (missing:$missing: run scripts/deps.sh)}"
+[ -z "$missing" ] || tap_end
+
+# The key mpirun logs in with; only the guests' SSH servers accept it.
+rm -rf "$SHARE/mpi"
+mkdir -p "$SHARE/mpi"
+ssh-keygen -q -t ed25519 -N '' -C bcs-cluster-test -f "$SHARE/mpi/id"
+on_each "$out/mpi-sshd" start_sshd
+rc=$?
+[ $rc = 0 ] || diag "$(cat "$out/mpi-sshd"/?)"
+ok $rc "an SSH server on every node, root logs in by key only"
+
+# shellcheck disable=SC2016 # expanded in the guest
+hosts=$(on 1 'for n in $CL_NODES; do
+	ssh -F "$STATE/ssh_config" "$CL_NET.$n" hostname || echo "?"
+done' | paste -sd ' ')
+want=$(for n in $CL_NODES; do echo "node$n"; done | paste -sd ' ')
+[ "$hosts" = "$want" ]
+ok $? "node1 runs commands on every node over SSH ($hosts)"
+
+j1=$(on 2 bcsctl job create)
+r1=$?
+j2=$(on 3 bcsctl job create)
+r2=$?
+case $j1$j2 in
+*[!0-9]*|"") r1=1 ;;
+esac
+ok $((r1 | r2)) "two more cluster jobs through the master ('$j1' '$j2')"
+if [ $((r1 | r2)) != 0 ] || [ "$j1" = "$j2" ]; then
+	tap_end
+fi
+
+# Both jobs at once; each ends once its rank 0 has run $run_s seconds
+# after MPI_Init, parked slices included.
+on 1 "mpi_start a $np $j1 --seconds $run_s --work 200 --tag a &&
+      mpi_start b $np $j2 --seconds $run_s --work 200 --tag b"
+ok $? "mpirun -np $np --hostfile H bcsctl run --job J -- mpi_barrier, for jobs $j1 and $j2"
+
+started()
+{
+	grep -q '^mpi_barrier: started' "$out/mpi-a.out" 2>/dev/null &&
+		grep -q '^mpi_barrier: started' "$out/mpi-b.out" 2>/dev/null
+}
+failed_early()
+{
+	[ -s "$out/mpi-a.rc" ] || [ -s "$out/mpi-b.rc" ]
+}
+# Launching 2 x 6 MPI processes on emulated CPUs takes a while.
+wait_until 300 eval 'started || failed_early'
+started
+rc=$?
+if [ $rc != 0 ]; then
+	for f in "$out"/mpi-[ab].out; do
+		diag "$f:" "$(tail -n 15 "$f")"
+	done
+fi
+ok $rc "both jobs through MPI_Init on all $np ranks"
+[ $rc = 0 ] || tap_end
+
+# Steady state: every rank and thread is in; let the gangs take turns.
+from=$(slice_now 1)
+sleep 8
+rm -rf "${SHARE:?}/data/mpi"
+# shellcheck disable=SC2016 # expanded in the guest
+on_all 'snapshot mpi && proc_threads "$SHARE/data/mpi/node$NODE.threads.json"' \
+	> /dev/null
+ok $? "snapshot of every node while both jobs run"
+analyse coherence "$SHARE/data/mpi" --from-slice "${from:-0}" \
+	--jobs "$j1,$j2" --min 20
+
+done_both()
+{
+	[ -s "$out/mpi-a.rc" ] && [ -s "$out/mpi-b.rc" ]
+}
+wait_until $((run_s * 4 + 120)) done_both
+for l in a b; do
+	rc=$(cat "$out/mpi-$l.rc" 2>/dev/null)
+	[ "$rc" = 0 ]
+	ok $? "mpirun of job $l exited with status ${rc:-(still running)}"
+done
+analyse mpi "$SHARE/data/mpi" --job "$j1" --np "$np" --output "$out/mpi-a.out"
+analyse mpi "$SHARE/data/mpi" --job "$j2" --np "$np" --output "$out/mpi-b.out"
+diag "$(grep -h '^mpi_barrier: size' "$out"/mpi-[ab].out)"
+
+# Exited ranks leave their jobs: no task of either job is left anywhere.
+left()
+{
+	on "$1" bcsstat tasks --json | "$PY" -c '
+import json, sys
+jobs = {int(j) for j in sys.argv[1:]}
+sys.exit(any(t["job"] in jobs for t in json.load(sys.stdin)))' "$j1" "$j2"
+}
+for n in $CL_NODES; do
+	wait_until 30 left "$n"
+	ok $? "node$n: no task of job $j1 or $j2 once the ranks have exited"
+done
+
+on 1 "bcsctl job destroy $j1 && bcsctl job destroy $j2"
+rc=$?
+gone()
+{
+	! on "$1" bcsctl job list | awk -v a="$j1" -v b="$j2" \
+		'$1 == a || $1 == b { f = 1 } END { exit !f }'
+}
+for n in $CL_NODES; do
+	[ $rc = 0 ] && wait_until 30 gone "$n"
+	ok $? "node$n: jobs $j1 and $j2 destroyed cluster-wide"
+done
+tap_end
