@@ -253,11 +253,16 @@ int bcs_stat_snapshot(struct bcs_stat *st, uint64_t from_seq,
 		if (h2 > nr && s < h2 - nr) {
 			/* Lapped: everything before the new oldest is gone. */
 			s = h2 - nr;
+		} else if (seen == UINT64_MAX) {
+			/*
+			 * Being written: the oldest slot, recycled for a new
+			 * record, is skipped; any other record is the newest,
+			 * getting its settle times, and is read again.
+			 */
+			if (h2 >= nr && s == h2 - nr)
+				s++;
 		} else if (seen > s && (seen - s) % nr == 0) {
 			/* Already replaced by a later lap. */
-			s++;
-		} else if (h2 >= nr && s == h2 - nr) {
-			/* The oldest slot, being recycled right now. */
 			s++;
 		} else {
 			/* Still being written: stop, the caller comes back. */

@@ -109,6 +109,15 @@ static int bcs_tasks_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(bcs_tasks);
 
+/* " <ns since @start>", or " -" while @at is not known yet. */
+static void bcs_print_after(struct seq_file *m, u64 at, u64 start)
+{
+	if (at)
+		seq_printf(m, " %llu", at > start ? at - start : 0);
+	else
+		seq_puts(m, " -");
+}
+
 static int bcs_slices_show(struct seq_file *m, void *v)
 {
 	struct bcs_slice_record *recs;
@@ -127,7 +136,7 @@ static int bcs_slices_show(struct seq_file *m, void *v)
 			n++;
 	spin_unlock_irqrestore(&bcs_lock, flags);
 
-	seq_puts(m, "seq slice row flags interval_ns switch_ns suspended resumed running blocked late missed\n");
+	seq_puts(m, "seq slice row flags interval_ns switch_ns suspended resumed running blocked late missed parked_after_ns resumed_after_ns\n");
 	for (i = 0; i < n; i++) {
 		struct bcs_slice_record *r = &recs[i];
 
@@ -136,10 +145,13 @@ static int bcs_slices_show(struct seq_file *m, void *v)
 			seq_puts(m, "none");
 		else
 			seq_printf(m, "%u", r->row);
-		seq_printf(m, " %#x %llu %llu %u %u %u %u %u %u\n", r->flags,
+		seq_printf(m, " %#x %llu %llu %u %u %u %u %u %u", r->flags,
 			   r->interval_ns, r->switch_ns, r->nr_suspended,
 			   r->nr_resumed, r->nr_running, r->nr_blocked,
 			   r->late, r->missed);
+		bcs_print_after(m, r->parked_ns, r->switch_start_ns);
+		bcs_print_after(m, r->resumed_ns, r->switch_start_ns);
+		seq_putc(m, '\n');
 	}
 	kfree(recs);
 	return 0;

@@ -24,6 +24,7 @@
 #include "compat.h"
 #include "job.h"
 #include "park.h"
+#include "stats.h"
 
 #define BCS_JOBS_MAX		4096
 #define BCS_ATTACH_TRIES	4
@@ -149,6 +150,9 @@ static void bcs_task_unlink(struct bcs_task *bt)
 	lockdep_assert_held(&bcs_lock);
 	gang->gone_run_ns += bcs_task_run_ns(bt);
 	gang->gone_suspended_ns += bcs_task_suspended_ns(bt, ktime_get_ns());
+	/* A switch waiting for this task waits no longer. */
+	bcs_stats_settle(&bt->park_due, true);
+	bcs_stats_settle(&bt->wake_due, false);
 	hash_del_rcu(&bt->hash);
 	list_del(&bt->gang_node);
 	WRITE_ONCE(bt->gang, NULL);

@@ -73,6 +73,12 @@ struct bcs_task {
 	u64 suspended_ns;
 	u64 slices_run;
 	u64 parks;
+	/*
+	 * bcs_lock: the switch that waits for this task to park, or to leave
+	 * its parking (see bcs_stats_settle()); 0 if none.
+	 */
+	u64 park_due;
+	u64 wake_due;
 };
 
 int bcs_job_init(void);

@@ -47,6 +47,7 @@
 
 #include "compat.h"
 #include "park.h"
+#include "stats.h"
 
 static atomic_t bcs_works_pending = ATOMIC_INIT(0);
 static struct tracepoint *bcs_tp_signal;
@@ -133,6 +134,7 @@ static void bcs_park_wait(struct bcs_task *bt)
 	gang->nr_parked++;
 	/* Read by bcs_signal_probe(); the barrier is in prepare_to_wait(). */
 	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked + 1);
+	bcs_stats_settle(&bt->park_due, true);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 
 	for (;;) {
@@ -153,6 +155,7 @@ static void bcs_park_wait(struct bcs_task *bt)
 	bt->parks++;
 	gang->nr_parked--;
 	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked - 1);
+	bcs_stats_settle(&bt->wake_due, false);
 	/*
 	 * A switch that suspended the job again after the check above found
 	 * this task still parked and asked nothing of it: ask now.  The work

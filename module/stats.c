@@ -10,6 +10,12 @@
  * write barriers between, so that a reader of the mapping can tell a record
  * that was overwritten while it read it.  read(2) copies records under
  * bcs_lock and never sees a torn one.
+ *
+ * A switch has taken effect once the tasks it told to park have parked and
+ * the tasks it woke have left their parking.  That happens after the
+ * record is published, in those tasks, so the newest record is written
+ * again, under the same protocol, when the last of them is done (see
+ * bcs_stats_settle()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,6 +40,17 @@ static struct bcs_stat_header *bcs_stat_hdr;
 static struct bcs_slice_record *bcs_stat_ring;
 static u32 bcs_stat_nr;
 static DECLARE_WAIT_QUEUE_HEAD(bcs_stat_wq);
+
+/*
+ * What the newest switch still waits for, bcs_lock: tasks whose park_due
+ * (wake_due) equals @gen, the record's sequence number + 1, and have not
+ * parked (left their parking) yet.
+ */
+static struct {
+	u64 gen;
+	u32 parks_due;
+	u32 wakes_due;
+} bcs_settle;
 
 u32 bcs_stats_capacity(void)
 {
@@ -78,6 +95,63 @@ void bcs_stats_commit(struct bcs_slice_record *rec)
 	smp_store_release(&bcs_stat_hdr->head, head + 1);
 	if (wq_has_sleeper(&bcs_stat_wq))
 		wake_up_interruptible(&bcs_stat_wq);
+}
+
+/**
+ * bcs_stats_settle_begin - the newest switch waits for tasks to settle
+ * @gen: bcs_stats_head() + 1 as it was before the switch's record was
+ *	 claimed; the tasks it waits for have park_due or wake_due == @gen
+ * @parks: how many tasks it told to park and waits for
+ * @wakes: how many tasks it woke
+ *
+ * Called after bcs_stats_commit(), whose record holds 0 in @parked_ns
+ * (@resumed_ns) if @parks (@wakes) is not 0.  Context: bcs_lock held.
+ */
+void bcs_stats_settle_begin(u64 gen, u32 parks, u32 wakes)
+{
+	lockdep_assert_held(&bcs_lock);
+	bcs_settle.gen = gen;
+	bcs_settle.parks_due = parks;
+	bcs_settle.wakes_due = wakes;
+}
+
+/* Fill in @parked_ns or @resumed_ns of the newest record, seq @gen - 1. */
+static void bcs_stats_amend(u64 gen, bool parked)
+{
+	u64 seq = gen - 1, head = bcs_stat_hdr->head;
+	struct bcs_slice_record *rec;
+
+	if (seq + 1 != head)
+		return;
+	rec = &bcs_stat_ring[seq % bcs_stat_nr];
+	WRITE_ONCE(rec->seq, U64_MAX);
+	/* As in bcs_stats_begin() and bcs_stats_commit(). */
+	smp_wmb();
+	if (parked)
+		rec->parked_ns = ktime_get_real_ns();
+	else
+		rec->resumed_ns = ktime_get_real_ns();
+	/* The field is written before the record is valid again. */
+	smp_wmb();
+	WRITE_ONCE(rec->seq, seq);
+}
+
+/**
+ * bcs_stats_settle - account a task that was due for the newest switch
+ * @due: the task's park_due or wake_due; cleared here
+ * @parked: true for a park (or a task leaving before it parked), false for
+ *	    a task leaving its parking (or leaving its job while parked)
+ *
+ * Context: bcs_lock held.
+ */
+void bcs_stats_settle(u64 *due, bool parked)
+{
+	u32 *left = parked ? &bcs_settle.parks_due : &bcs_settle.wakes_due;
+
+	lockdep_assert_held(&bcs_lock);
+	if (*due && *due == bcs_settle.gen && *left && !--*left)
+		bcs_stats_amend(bcs_settle.gen, parked);
+	*due = 0;
 }
 
 /* Copy record @seq if it is still in the ring.  Context: bcs_lock held. */

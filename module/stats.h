@@ -18,5 +18,7 @@ struct bcs_slice_record *bcs_stats_begin(void);
 void bcs_stats_commit(struct bcs_slice_record *rec);
 u64 bcs_stats_head(void);
 bool bcs_stats_get(u64 seq, struct bcs_slice_record *rec);
+void bcs_stats_settle_begin(u64 gen, u32 parks, u32 wakes);
+void bcs_stats_settle(u64 *due, bool parked);
 
 #endif /* _BCS_STATS_H */

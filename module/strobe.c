@@ -71,11 +71,12 @@ static void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 {
 	struct bcs_sched *s = &bcs_sched;
 	struct bcs_slice_record *rec;
-	u32 suspended = 0, resumed = 0, running = 0, blocked = 0;
+	u32 suspended = 0, resumed = 0, running = 0, blocked = 0, parks = 0;
+	/* This switch's record will have sequence number gen - 1. */
+	u64 start, exec, gen = bcs_stats_head() + 1;
 	struct bcs_gang *gang;
 	struct bcs_task *bt;
-	u64 start, exec;
-	bool run, ran;
+	bool run, ran, wake;
 
 	lockdep_assert_held(&bcs_lock);
 	start = ktime_get_real_ns();
@@ -83,7 +84,8 @@ static void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 		ran = !gang->suspended;
 		run = (flags & BCS_SLICE_FAILOPEN) || gang->row == row ||
 		      gang->row == BCS_ROW_NONE;
-		if (run && gang->suspended) {
+		wake = run && gang->suspended;
+		if (wake) {
 			WRITE_ONCE(gang->suspended, false);
 			resumed += gang->nr_parked;
 			wake_up_all(&gang->wq);
@@ -105,8 +107,19 @@ static void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 			}
 			if (!run) {
 				suspended += bcs_park_request(bt);
+				/*
+				 * Wait for the tasks that can run user code;
+				 * a blocked one parks before it could.
+				 */
+				if (!bt->parked && task_is_running(bt->task)) {
+					bt->park_due = gen;
+					parks++;
+				}
 				continue;
 			}
+			/* The wait queue wakes exactly the parked ones. */
+			if (wake && bt->parked)
+				bt->wake_due = gen;
 			running++;
 			if (!bt->parked && !task_is_running(bt->task))
 				blocked++;
@@ -132,7 +145,10 @@ static void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	rec->missed = s->missed_unrecorded;
 	rec->late_total = s->late;
 	rec->missed_total = s->missed;
+	rec->parked_ns = parks ? 0 : rec->switch_end_ns;
+	rec->resumed_ns = resumed ? 0 : rec->switch_end_ns;
 	bcs_stats_commit(rec);
+	bcs_stats_settle_begin(gen, parks, resumed);
 
 	s->row = row;
 	s->last_switch_ns = start;

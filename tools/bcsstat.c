@@ -226,21 +226,35 @@ static const char *slice_flags(char *buf, uint32_t flags)
 
 static void slice_header(void)
 {
-	printf("%10s %10s %4s %5s %12s %10s %6s %6s %6s %6s %4s %6s\n",
+	printf("%10s %10s %4s %5s %12s %10s %10s %10s %6s %6s %6s %6s %4s %6s\n",
 	       "SEQ", "SLICE", "ROW", "FLAGS", "INTERVAL_US", "SWITCH_US",
-	       "SUSP", "RES", "RUN", "BLK", "LATE", "MISSED");
+	       "PARKED_US", "RESUMED_US", "SUSP", "RES", "RUN", "BLK", "LATE",
+	       "MISSED");
+}
+
+/* Microseconds from @start to @at, or "-" while @at is not known. */
+static const char *fmt_after(char *buf, size_t len, uint64_t at,
+			     uint64_t start)
+{
+	if (!at)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f", at > start ? (at - start) / 1e3 : 0.0);
+	return buf;
 }
 
 static void slice_line(const struct bcs_slice_record *r)
 {
-	char f[8], rb[16];
+	char f[8], rb[16], pb[24], wb[24];
 
-	printf("%10llu %10llu %4s %5s %12.1f %10.1f %6u %6u %6u %6u %4u %6u\n",
+	printf("%10llu %10llu %4s %5s %12.1f %10.1f %10s %10s %6u %6u %6u %6u %4u %6u\n",
 	       (unsigned long long)r->seq, (unsigned long long)r->slice,
 	       fmt_row(rb, sizeof(rb), r->row), slice_flags(f, r->flags),
-	       r->interval_ns / 1e3, r->switch_ns / 1e3, r->nr_suspended,
-	       r->nr_resumed, r->nr_running, r->nr_blocked, r->late,
-	       r->missed);
+	       r->interval_ns / 1e3, r->switch_ns / 1e3,
+	       fmt_after(pb, sizeof(pb), r->parked_ns, r->switch_start_ns),
+	       fmt_after(wb, sizeof(wb), r->resumed_ns, r->switch_start_ns),
+	       r->nr_suspended, r->nr_resumed, r->nr_running, r->nr_blocked,
+	       r->late, r->missed);
 }
 
 static struct json_object *slice_json(const struct bcs_slice_record *r)
@@ -267,6 +281,8 @@ static struct json_object *slice_json(const struct bcs_slice_record *r)
 	json_add_u64(o, "missed", r->missed);
 	json_add_u64(o, "late_total", r->late_total);
 	json_add_u64(o, "missed_total", r->missed_total);
+	json_add_u64(o, "parked_ns", r->parked_ns);
+	json_add_u64(o, "resumed_ns", r->resumed_ns);
 	return o;
 }
 

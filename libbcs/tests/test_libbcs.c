@@ -559,6 +559,17 @@ static void tweak_recycled(unsigned char *ring, uint32_t rsz)
 	set_seq(ring, 5 % 8, 13);
 }
 
+/*
+ * Record 15 (slot 7, the newest) being written again for its settle times.
+ * U64_MAX - 15 is a multiple of 8, so a reader that took U64_MAX for a
+ * later lap would skip the record for good.
+ */
+static void tweak_amending(unsigned char *ring, uint32_t rsz)
+{
+	tweak_rsz = rsz;
+	set_seq(ring, 15 % 8, UINT64_MAX);
+}
+
 static void test_stat_ring(void)
 {
 	struct ring_spec rs = {
@@ -628,6 +639,20 @@ static void test_stat_ring(void)
 		CHECK_EQ(n, 7);
 		CHECK_EQ(recs[0].seq, 6);
 		CHECK_EQ(next, 13);
+		bcs_stat_close(st);
+	}
+	unlink(ring_path);
+
+	/* The newest record being amended: the copy stops before it. */
+	rs.head = 16;
+	write_ring(&rs, tweak_amending);
+	st = open_ring();
+	if (st) {
+		CHECK_EQ(bcs_stat_map(st), 0);
+		CHECK_EQ(bcs_stat_snapshot(st, 0, recs, 16, &n, &next), 0);
+		CHECK_EQ(n, 7);
+		CHECK_EQ(recs[6].seq, 14);
+		CHECK_EQ(next, 15);
 		bcs_stat_close(st);
 	}
 	unlink(ring_path);

@@ -93,7 +93,9 @@
  *    sequence number s lives at index s % nr_records and is valid when its
  *    @seq equals s before and after it is read (check @seq, read, read
  *    barrier, check @seq again).  header.head is the sequence number of the
- *    next record to be written.
+ *    next record to be written.  The newest record is written again when
+ *    its @parked_ns or @resumed_ns is filled in: its @seq reads U64_MAX
+ *    for that moment, and the record is final once a newer one exists.
  *  - read(): each open file has a cursor, starting at the oldest record
  *    still in the ring; read returns whole records in order, blocks (unless
  *    O_NONBLOCK: -EAGAIN) when none is new, and supports poll().  A buffer
@@ -339,7 +341,19 @@ struct bcs_slice_record {
 	__u32 missed;		/* strobes missed since the previous record */
 	__u64 late_total;	/* late switches since load */
 	__u64 missed_total;	/* missed strobes since load */
-	__u64 reserved[2];
+	/*
+	 * When the switch had taken effect: the last task that was runnable
+	 * at the switch and was told to park has parked (@parked_ns), and
+	 * the last task woken has left its parking (@resumed_ns).  Tasks
+	 * blocked at the switch are not waited for: they park before they
+	 * can return to user space.  @switch_end_ns if there was nothing to
+	 * wait for; 0 while something is still awaited.  Both are filled in
+	 * after the record is published, until the next record is: 0 in a
+	 * record that has a successor means the switch never took full
+	 * effect within its slice.
+	 */
+	__u64 parked_ns;
+	__u64 resumed_ns;
 };
 
 /* Generic netlink */
