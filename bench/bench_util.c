@@ -23,12 +23,22 @@
 #define SCHED_RESET_ON_FORK	0x40000000
 #endif
 
-uint64_t bench_now(void)
+static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t bench_now(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t bench_now_real(void)
+{
+	return clock_ns(CLOCK_REALTIME);
 }
 
 void bench_sleep_ns(uint64_t ns)

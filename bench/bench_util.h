@@ -24,6 +24,8 @@
 
 /* Monotonic time in nanoseconds. */
 uint64_t bench_now(void);
+/* CLOCK_REALTIME in ns: the clock of the /dev/bcsstat records. */
+uint64_t bench_now_real(void);
 /* Sleep for @ns nanoseconds (restarted on EINTR). */
 void bench_sleep_ns(uint64_t ns);
 

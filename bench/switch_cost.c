@@ -16,18 +16,25 @@
  * Per switch the benchmark records, from the same starting time:
  *   issue  the system calls that order the switch (strobe ioctl; kill()
  *          of each process; write of cgroup.freeze),
- *   done   until the mechanism confirms the new state (the job's nr_parked
- *          reaches N or 0; waitpid() reports each process stopped or
- *          continued; cgroup.events says "frozen 1" or "frozen 0"),
+ *   done   until the mechanism confirms the new state: for bcs the time
+ *          the kernel stamped into the switch's slice record when the
+ *          last task had parked or left its parking (parked_ns,
+ *          resumed_ns); waitpid() reporting each process stopped or
+ *          continued; cgroup.events saying "frozen 1" or "frozen 0", woken
+ *          by poll(),
  *   run    for resumes only: until every task has been seen running again
  *          (each task bumps its own counter in shared memory).  The three
  *          mechanisms confirm a resume at different points (a continued
  *          report or "frozen 0" may come before any task has run), so "run"
  *          is the like-for-like resume time.
  *
- * The controller runs at SCHED_FIFO so that its polling (short sleeps
- * that grow with the wait) is not starved by the spinners; the spinners
- * run SCHED_OTHER.  A mechanism that does not confirm a switch within the
+ * None of the "done" times comes from polling: a controller that wakes
+ * up every few microseconds to look preempts a spinner each time, and on
+ * an emulated CPU that costs the mechanism it polls as much as the
+ * switch itself.  Only "run" and the bcs fallback without the ring poll
+ * (short sleeps that grow with the wait).  The controller runs at
+ * SCHED_FIFO so that it is not starved by the spinners; the spinners run
+ * SCHED_OTHER.  A mechanism that does not confirm a switch within the
  * timeout is reported as "timeout" and dropped for that gang; nothing here
  * waits without a bound.
  */
@@ -35,6 +42,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -283,6 +291,22 @@ static void poll_sleep(uint64_t waited)
 	__ok;								\
 })
 
+/* Check @cond every millisecond until it holds or the timeout passes. */
+#define POLL_COARSE(cond, t0) ({					\
+	bool __ok = false;						\
+	uint64_t __end = (t0) + gang_timeout_ns;			\
+	for (;;) {							\
+		if (cond) {						\
+			__ok = true;					\
+			break;						\
+		}							\
+		if (bench_now() > __end)				\
+			break;						\
+		bench_sleep_ns(NSEC_PER_MSEC);				\
+	}								\
+	__ok;								\
+})
+
 static bool wait_all_ran(struct gang *g, uint64_t t0, uint64_t *out)
 {
 	return POLL_UNTIL(nr_moved(g) == g->n, t0, out);
@@ -339,10 +363,24 @@ static void bcs_teardown(struct gang *g)
 	g->job = 0;
 }
 
+/*
+ * When the switch in record @seq took effect, from the kernel's stamp:
+ * parked_ns for a suspend, resumed_ns for a resume; 0 while not yet.
+ */
+static uint64_t bcs_settled_at(uint64_t seq, bool suspend)
+{
+	struct bcs_slice_record rec;
+
+	if (!bench_ring_read(&ring, seq, &rec) || rec.slice != bcs_slice)
+		return 0;
+	return suspend ? rec.parked_ns : rec.resumed_ns;
+}
+
 static bool bcs_switch(struct gang *g, uint32_t row, int want,
 		       uint64_t *issue, uint64_t *done)
 {
-	uint64_t t0 = bench_now();
+	uint64_t t0 = bench_now(), t0_real = bench_now_real(), seq, at = 0;
+	bool ok;
 	int err;
 
 	err = bench_strobe_now(bcs_fd, ++bcs_slice, row);
@@ -352,7 +390,22 @@ static bool bcs_switch(struct gang *g, uint32_t row, int want,
 			strerror(-err));
 		return false;
 	}
-	return POLL_UNTIL(bcs_parked(g) == want, t0, done);
+	if (!have_ring)
+		return POLL_UNTIL(bcs_parked(g) == want, t0, done);
+	/*
+	 * The kernel stamps the time; looking for it once a millisecond
+	 * keeps the controller out of the way of the tasks it measures.
+	 */
+	seq = bench_ring_head(&ring) - 1;
+	ok = POLL_COARSE((at = bcs_settled_at(seq, want != 0)) != 0, t0);
+	if (ok && bcs_parked(g) != want) {
+		fprintf(stderr, "bcs: switch took effect with %d tasks "
+			"parked, not %d\n", bcs_parked(g), want);
+		ok = false;
+	}
+	if (ok)
+		*done = at > t0_real ? at - t0_real : 0;
+	return ok;
 }
 
 static bool bcs_suspend(struct gang *g, uint64_t *issue, uint64_t *done)
@@ -576,6 +629,31 @@ static int frz_frozen(struct gang *g)
 	return p ? p[7] == '1' : -1;
 }
 
+/*
+ * Wait for "frozen @want": cgroup.events raises POLLPRI when it changes,
+ * so the controller sleeps until the freezer says it is done.
+ */
+static bool frz_wait(struct gang *g, int want, uint64_t t0, uint64_t *done)
+{
+	struct pollfd pfd = { .fd = g->events_fd, .events = POLLPRI };
+	uint64_t now, end = t0 + gang_timeout_ns;
+
+	for (;;) {
+		if (frz_frozen(g) == want) {
+			*done = bench_now() - t0;
+			return true;
+		}
+		now = bench_now();
+		if (now > end)
+			return false;
+		if (poll(&pfd, 1, (int)((end - now) / NSEC_PER_MSEC) + 1) < 0 &&
+		    errno != EINTR) {
+			perror("poll cgroup.events");
+			return false;
+		}
+	}
+}
+
 static bool frz_switch(struct gang *g, const char *val, int want,
 		       uint64_t *issue, uint64_t *done)
 {
@@ -586,7 +664,7 @@ static bool frz_switch(struct gang *g, const char *val, int want,
 		return false;
 	}
 	*issue = bench_now() - t0;
-	return POLL_UNTIL(frz_frozen(g) == want, t0, done);
+	return frz_wait(g, want, t0, done);
 }
 
 static bool frz_suspend(struct gang *g, uint64_t *issue, uint64_t *done)
