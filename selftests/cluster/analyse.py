@@ -151,6 +151,26 @@ def coherence(a):
                  "%.1f us, p99 %.1f us, max %.1f us" % (
                      len(tsk), res["timed_median_us"], res["timed_p99_us"],
                      res["timed_max_us"]))
+        # When each switch had taken effect on a node (the old gang parked,
+        # the new one out of its parking): the later of the two stamps.
+        # Slices whose switch never took full effect on some node (0) are
+        # left out and counted.
+        def effective(r):
+            return max(r.get("parked_ns", 0), r.get("resumed_ns", 0)) \
+                if r.get("parked_ns") and r.get("resumed_ns") else 0
+        eff = [[effective(per[n][s]) for n in nodes] for s in common]
+        done = [e for e in eff if all(e)]
+        if done:
+            esk = [max(e) - min(e) for e in done]
+            res.update({"effective_slices": len(esk),
+                        "effective_median_us": pct(esk, 50) / 1e3,
+                        "effective_p99_us": pct(esk, 99) / 1e3})
+            diag("cross-node skew of the switch taking effect (old gang "
+                 "parked, new gang out of its parking) over %d slices: "
+                 "median %.1f us, p99 %.1f us; %d slices did not take full "
+                 "effect on every node" % (len(esk), pct(esk, 50) / 1e3,
+                                           pct(esk, 99) / 1e3,
+                                           len(eff) - len(done)))
         # Per node: how long after its deadline each switch began, and
         # how many strobes arrived after their deadline.
         for n in nodes:
