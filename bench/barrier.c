@@ -34,10 +34,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "work.h"
+
 #define MAX_RANKS	256
 #define CONNECT_TRIES	300	/* 100 ms apart: 30 s for the root to come up */
 
-static volatile uint64_t sink;
 static int spin;
 
 static void die(const char *what)
@@ -52,16 +53,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void compute(unsigned long thousands)
-{
-	uint64_t x = sink;
-	unsigned long i;
-
-	for (i = 0; i < thousands * 1000; i++)
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-	sink = x;
 }
 
 static void xfer(int fd, int send_it)
@@ -193,7 +184,7 @@ int main(int argc, char **argv)
 	t0 = now_s();
 	for (it = 0; it <= iters; it++) {
 		if (it)
-			compute(work);
+			bench_work(work);
 		if (rank == 0) {
 			for (r = 1; r < size; r++)
 				xfer(fds[r], 0);

@@ -37,6 +37,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "work.h"
+
 #define HOST_LEN	64
 
 struct rank_info {
@@ -44,18 +46,6 @@ struct rank_info {
 	int32_t pid;
 	int32_t threads;
 };
-
-static volatile uint64_t sink;
-
-static void compute(unsigned long thousands)
-{
-	uint64_t x = sink;
-	unsigned long i;
-
-	for (i = 0; i < thousands * 1000; i++)
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-	sink = x;
-}
 
 /* Threads of this process now: the entries of /proc/self/task. */
 static int count_threads(void)
@@ -153,7 +143,7 @@ int main(int argc, char **argv)
 		long long want = (long long)size * (size - 1) / 2 +
 				 (long long)size * (it + 1);
 
-		compute(work);
+		bench_work(work);
 		if (!rank && seconds && MPI_Wtime() - t0 >= seconds)
 			v[1] = 1;
 		MPI_Allreduce(v, sum, 2, MPI_LONG_LONG, MPI_SUM,

@@ -82,7 +82,7 @@ done
 mkdir -p "$BUILD"
 log=$BUILD/demo-cluster-$nodes.log
 scripts/deps.sh > "$log" 2>&1 || { cat "$log" >&2; exit 1; }
-make -s -C bench barrier >> "$log" 2>&1 || { cat "$log" >&2; exit 1; }
+make -s -C bench "$BUILD/bench/barrier" >> "$log" 2>&1 || { cat "$log" >&2; exit 1; }
 
 echo "== bcs cluster demo: $nodes qemu guests on $(nproc) host cores," \
 	"two $nodes-rank barrier jobs =="

@@ -176,12 +176,8 @@ TEST_F(settle, switch_takes_effect)
 {
 	struct bcs_slice_record r;
 
-	ASSERT_EQ(0, bt_burner_start(&self->a, 2, false));
-	ASSERT_EQ(0, bt_burner_start(&self->b, 2, false));
-	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
-	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_B, 1, NULL));
-	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->a.pid, 0, NULL));
-	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_B, self->b.pid, 0, NULL));
+	ASSERT_EQ(0, bt_gang_start(self->fd, BT_JOB_A, 0, &self->a, 2));
+	ASSERT_EQ(0, bt_gang_start(self->fd, BT_JOB_B, 1, &self->b, 2));
 
 	/* Row 0: B's two spinning threads park; nothing was parked. */
 	ASSERT_EQ(0, bt_strobe_now(self->fd, 0));

@@ -151,12 +151,8 @@ TEST_F_TIMEOUT(standalone, two_gangs_alternate, 90)
 	ASSERT_NE(NULL, h);
 	head0 = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
 
-	ASSERT_EQ(0, bt_burner_start(&self->a, 2, false));
-	ASSERT_EQ(0, bt_burner_start(&self->b, 2, false));
-	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
-	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_B, 1, NULL));
-	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->a.pid, 0, NULL));
-	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_B, self->b.pid, 0, NULL));
+	ASSERT_EQ(0, bt_gang_start(self->fd, BT_JOB_A, 0, &self->a, 2));
+	ASSERT_EQ(0, bt_gang_start(self->fd, BT_JOB_B, 1, &self->b, 2));
 
 	/* Drain older records so that poll() waits for a new one. */
 	ASSERT_LE(0, read_records(self, UINT64_MAX));

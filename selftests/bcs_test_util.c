@@ -451,6 +451,18 @@ int bt_burner_start(struct bt_burner *b, int nthreads, bool sleepy)
 	return 0;
 }
 
+int bt_gang_start(int fd, uint32_t job, uint32_t row, struct bt_burner *b,
+		  int nthreads)
+{
+	int ret = bt_burner_start(b, nthreads, false);
+
+	if (!ret)
+		ret = bt_job_create(fd, job, row, NULL);
+	if (!ret)
+		ret = bt_attach(fd, job, b->pid, 0, NULL);
+	return ret;
+}
+
 void bt_burner_stop(struct bt_burner *b)
 {
 	if (b->pid > 0) {

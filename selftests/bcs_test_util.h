@@ -131,6 +131,12 @@ struct bt_burner {
  * @sleepy, threads sleep in a loop instead of burning CPU.
  */
 int bt_burner_start(struct bt_burner *b, int nthreads, bool sleepy);
+/*
+ * A gang: a burner of @nthreads spinning threads attached to a new job
+ * @job in @row.  Returns 0 or -errno.
+ */
+int bt_gang_start(int fd, uint32_t job, uint32_t row, struct bt_burner *b,
+		  int nthreads);
 /* SIGKILL and reap; safe on a zeroed or already stopped burner. */
 void bt_burner_stop(struct bt_burner *b);
 /* Copy the counters into @out[nthreads]. */

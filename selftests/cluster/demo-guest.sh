@@ -19,7 +19,7 @@ demo_rank()
 	[ "$j" = - ] && return 0
 	[ "$j" = 0 ] || wrap=(bcsctl run --job "$j" --)
 	[ "$6" = spin ] && wait=(--spin)
-	out=$("${wrap[@]}" "$BCS_SRC/bench/barrier" --rank $((NODE - 1)) \
+	out=$("${wrap[@]}" "$BUILD/bench/barrier" --rank $((NODE - 1)) \
 		--size "${#nodes[@]}" --root "$CL_NET.1:$port" --iters "$iters" \
 		--work "$work" "${wait[@]}" 2>&1 < /dev/null)
 	rc=$?

@@ -198,6 +198,28 @@ slice_table()
 	          min(per[n][s]["switch_start_ns"] for n in nodes) for s in inrun]
 	    print("  cross-node switch skew, us: p50 %.0f, p99 %.0f, max %.0f" % (
 	        pct(sk, 50) / 1e3, pct(sk, 99) / 1e3, max(sk) / 1e3))
+	    # When the switch had taken effect on each node: the old gang
+	    # parked and the new one out of its parking (the records' stamps).
+	    def eff(x):
+	        if x.get("parked_ns") and x.get("resumed_ns"):
+	            return max(x["parked_ns"], x["resumed_ns"])
+	        return 0
+	    print("  switch took effect, us after it began:   p50    p99     max"
+	          "   (slices that took full effect)")
+	    for n in nodes:
+	        v = [eff(per[n][s]) - per[n][s]["switch_start_ns"]
+	             for s in inrun if eff(per[n][s])]
+	        if v:
+	            print("  node%d %36s   (%d of %d)" % (n, q(v), len(v),
+	                                                len(inrun)))
+	    done = [s for s in inrun if all(eff(per[n][s]) for n in nodes)]
+	    if done:
+	        ek = [max(eff(per[n][s]) for n in nodes) -
+	              min(eff(per[n][s]) for n in nodes) for s in done]
+	        print("  cross-node skew of the switch taking effect, us: p50 "
+	              "%.0f, p99 %.0f, max %.0f" % (pct(ek, 50) / 1e3,
+	                                             pct(ek, 99) / 1e3,
+	                                             max(ek) / 1e3))
 	EOF
 }
 

@@ -151,6 +151,23 @@ wait_until()
 	done
 }
 
+# two_jobs TEXT: two cluster jobs, created from node2 and node3 through
+# the master, in j1 and j2; records TEXT, and ends the test if that failed.
+two_jobs()
+{
+	local r1 r2
+	j1=$(on 2 bcsctl job create)
+	r1=$?
+	j2=$(on 3 bcsctl job create)
+	r2=$?
+	case $j1$j2 in
+	*[!0-9]*|"") r1=1 ;;
+	esac
+	[ "$j1" != "$j2" ] || r1=1
+	ok $((r1 | r2)) "$1 (jobs '$j1' '$j2')"
+	[ $((r1 | r2)) = 0 ] || tap_end
+}
+
 kstate()	# kstate NODE KEY
 {
 	on "$1" "kstate $2"

@@ -8,17 +8,7 @@
 
 . "$CL_DIR/lib.sh"
 
-j1=$(on 2 bcsctl job create)
-r1=$?
-j2=$(on 3 bcsctl job create)
-r2=$?
-case $j1$j2 in
-*[!0-9]*|"") r1=1 ;;
-esac
-ok $((r1 | r2)) "job create on node2 and node3 goes through the master (jobs '$j1' '$j2')"
-if [ $((r1 | r2)) != 0 ] || [ "$j1" = "$j2" ]; then
-	tap_end
-fi
+two_jobs "job create on node2 and node3 goes through the master"
 echo "$j1 $j2" > "$SHARE/jobs"
 
 # One command per node, all nodes at once: TCG guests are slow to fork.

@@ -46,17 +46,7 @@ want=$(for n in $CL_NODES; do echo "node$n"; done | paste -sd ' ')
 [ "$hosts" = "$want" ]
 ok $? "node1 runs commands on every node over SSH ($hosts)"
 
-j1=$(on 2 bcsctl job create)
-r1=$?
-j2=$(on 3 bcsctl job create)
-r2=$?
-case $j1$j2 in
-*[!0-9]*|"") r1=1 ;;
-esac
-ok $((r1 | r2)) "two more cluster jobs through the master ('$j1' '$j2')"
-if [ $((r1 | r2)) != 0 ] || [ "$j1" = "$j2" ]; then
-	tap_end
-fi
+two_jobs "two more cluster jobs through the master"
 
 # Both jobs at once; each ends once its rank 0 has run $run_s seconds
 # after MPI_Init, parked slices included.
