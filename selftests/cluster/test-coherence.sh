@@ -6,6 +6,7 @@
 # the same row in every slice, park the other gang at each switch, and
 # see both jobs on three nodes with three tasks.
 
+# shellcheck disable=SC2154 # j1 and j2: set by two_jobs (lib.sh)
 . "$CL_DIR/lib.sh"
 
 two_jobs "job create on node2 and node3 goes through the master"

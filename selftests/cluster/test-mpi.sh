@@ -12,6 +12,7 @@
 # four gangs take turns; both jobs compute the right results; the ranks
 # leave their jobs as they exit; the jobs are then destroyed.
 
+# shellcheck disable=SC2154 # j1 and j2: set by two_jobs (lib.sh)
 . "$CL_DIR/lib.sh"
 
 nr_nodes=$(echo "$CL_NODES" | wc -w)
