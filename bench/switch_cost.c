@@ -265,47 +265,37 @@ static unsigned int nr_moved(const struct gang *g)
  * still measured to within about 2%, and the controller does not steal
  * much of the CPU time whose distribution it is measuring.
  */
-static void poll_sleep(uint64_t waited)
+static uint64_t poll_ns_after(uint64_t waited)
 {
-	bench_sleep_ns(waited / 64 > opt.poll_ns ? waited / 64 : opt.poll_ns);
+	return waited / 64 > opt.poll_ns ? waited / 64 : opt.poll_ns;
 }
 
 /*
- * Poll @cond until it holds or the timeout passes; on success store the
- * time since @t0 in @out.
+ * Check @cond until it holds or the timeout passes, sleeping @nap ns
+ * (an expression of __waited, the time since @t0) between checks; on
+ * success store the time since @t0 in @out.
  */
-#define POLL_UNTIL(cond, t0, out) ({					\
+#define POLL_EVERY(cond, t0, out, nap) ({				\
 	bool __ok = false;						\
-	uint64_t __now, __end = bench_now() + gang_timeout_ns;		\
+	uint64_t __waited __attribute__((unused));			\
+	uint64_t __end = bench_now() + gang_timeout_ns;			\
 	for (;;) {							\
 		if (cond) {						\
 			*(out) = bench_now() - (t0);			\
 			__ok = true;					\
 			break;						\
 		}							\
-		__now = bench_now();					\
-		if (__now > __end)					\
+		if (bench_now() > __end)				\
 			break;						\
-		poll_sleep(__now - (t0));				\
+		__waited = bench_now() - (t0);				\
+		bench_sleep_ns(nap);					\
 	}								\
 	__ok;								\
 })
 
-/* Check @cond every millisecond until it holds or the timeout passes. */
-#define POLL_COARSE(cond, t0) ({					\
-	bool __ok = false;						\
-	uint64_t __end = (t0) + gang_timeout_ns;			\
-	for (;;) {							\
-		if (cond) {						\
-			__ok = true;					\
-			break;						\
-		}							\
-		if (bench_now() > __end)				\
-			break;						\
-		bench_sleep_ns(NSEC_PER_MSEC);				\
-	}								\
-	__ok;								\
-})
+/* Fine polling: opt.poll_ns, growing with the wait (poll_ns_after()). */
+#define POLL_UNTIL(cond, t0, out)					\
+	POLL_EVERY(cond, t0, out, poll_ns_after(__waited))
 
 static bool wait_all_ran(struct gang *g, uint64_t t0, uint64_t *out)
 {
@@ -380,6 +370,7 @@ static bool bcs_switch(struct gang *g, uint32_t row, int want,
 		       uint64_t *issue, uint64_t *done)
 {
 	uint64_t t0 = bench_now(), t0_real = bench_now_real(), seq, at = 0;
+	uint64_t waited;
 	bool ok;
 	int err;
 
@@ -397,7 +388,8 @@ static bool bcs_switch(struct gang *g, uint32_t row, int want,
 	 * keeps the controller out of the way of the tasks it measures.
 	 */
 	seq = bench_ring_head(&ring) - 1;
-	ok = POLL_COARSE((at = bcs_settled_at(seq, want != 0)) != 0, t0);
+	ok = POLL_EVERY((at = bcs_settled_at(seq, want != 0)) != 0, t0, &waited,
+			NSEC_PER_MSEC);
 	if (ok && bcs_parked(g) != want) {
 		fprintf(stderr, "bcs: switch took effect with %d tasks "
 			"parked, not %d\n", bcs_parked(g), want);

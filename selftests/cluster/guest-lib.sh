@@ -207,7 +207,8 @@ start_sshd()
 	[ -s "$STATE/ssh_host_key" ] ||
 		dropbearkey -t ed25519 -f "$STATE/ssh_host_key" > /dev/null ||
 		return 1
-	# -s: keys only; -m: no motd; -F -E: stay here and log to stderr.
+	# -s: keys only; -m: no motd; -F -E: stay here and log to stderr;
+	# -P: its pid file under STATE, not in /run.
 	dropbear -F -E -s -m -p "$CL_NET.$NODE:22" -r "$STATE/ssh_host_key" \
 		-P "$STATE/dropbear.pidfile" >> "$BCS_OUT/dropbear.log" 2>&1 \
 		< /dev/null &
