@@ -12,6 +12,9 @@
  *   cfs       A and B together under plain CFS
  *   bcs SLICE A and B as two bcs jobs in rows 0 and 1, standalone mode
  *             with the given slice (10 ms and 1 ms by default)
+ *   ... nodrain  with -D, the same with the module parameter drain_us at 0:
+ *             each switch wakes the new row at once instead of when the
+ *             old row has parked
  * Per case: A, B, A+B, (A+B)/I_alone, loss = 100 * (1 - (A+B)/I_alone) and
  * A's share of A+B.  Counters are sampled over a fixed window of T after a
  * warm-up, and scaled to exactly T by the measured length of the window.
@@ -44,6 +47,7 @@
 #define MAX_THREADS	256
 #define MAX_SLICES	8
 #define FIFO_PRIO	50
+#define DRAIN_PARAM	"/sys/module/bcs/parameters/drain_us"
 
 struct slot {
 	uint64_t count;
@@ -57,6 +61,7 @@ struct opts {
 	unsigned int reps;
 	uint64_t slices[MAX_SLICES];
 	unsigned int nr_slices;
+	bool nodrain;			/* -D */
 };
 
 static struct opts opt = {
@@ -72,10 +77,11 @@ enum kind { C_ALONE, C_CFS, C_BCS };
 struct bench_case {
 	enum kind kind;
 	uint64_t slice_ns;
-	char name[24];
+	const char *drain_us;		/* bcs: the parameter for this case */
+	char name[40];
 	/* Sums over the repetitions. */
 	double a, b;
-	uint64_t switches, late, missed;
+	uint64_t switches, late, missed, cuts;
 	double user, sys, idle;		/* percent of CPU time */
 	double ctxt, res, cal;		/* per second */
 	double secs;			/* measured windows */
@@ -93,6 +99,17 @@ struct sys_counters {
 
 static int bcs_fd = -1;
 static struct slot *slots;		/* K for job A, then K for job B */
+static char drain_loaded[32];		/* drain_us as the module had it */
+
+static void set_drain(const char *value)
+{
+	FILE *f = fopen(DRAIN_PARAM, "w");
+
+	if (!f || fputs(value, f) < 0 || fclose(f)) {
+		fprintf(stderr, "%s: %s\n", DRAIN_PARAM, strerror(errno));
+		exit(1);
+	}
+}
 
 static void spin(struct slot *slot)
 {
@@ -267,6 +284,8 @@ static double run_case(struct bench_case *c, double i_alone, bool print)
 		job_wait_started(sb);
 
 	if (c->kind == C_BCS) {
+		if (c->drain_us)
+			set_drain(c->drain_us);
 		check(bench_job_create(bcs_fd, 0, &job_a), "JOB_CREATE");
 		check(bench_job_create(bcs_fd, 1, &job_b), "JOB_CREATE");
 		check(bench_attach(bcs_fd, job_a, pa, &nr), "ATTACH");
@@ -299,6 +318,7 @@ static double run_case(struct bench_case *c, double i_alone, bool print)
 		c->switches += st1.switches - st0.switches;
 		c->late += st1.late - st0.late;
 		c->missed += st1.missed - st0.missed;
+		c->cuts += st1.drain_cuts - st0.drain_cuts;
 	}
 	job_stop(pa);
 	if (pb)
@@ -326,7 +346,7 @@ static double run_case(struct bench_case *c, double i_alone, bool print)
 		bench_samples_add(&c->ratio,
 				  (uint64_t)((a + b) / i_alone * 1e6 + 0.5));
 	if (print)
-		printf("  %-10s %12.2f %12.2f %12.2f   window %.3f s\n",
+		printf("  %-17s %12.2f %12.2f %12.2f   window %.3f s\n",
 		       c->name, a / 1e6, b / 1e6, (a + b) / 1e6,
 		       (double)(t1 - t0) / 1e9);
 	return a;
@@ -336,11 +356,12 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-k THREADS] [-t WINDOW_MS] [-r REPS] "
-		"[-s SLICE_US[,SLICE_US...]] [-v]\n"
+		"[-s SLICE_US[,SLICE_US...]] [-D] [-v]\n"
 		"  -k  threads per job (online CPUs)\n"
 		"  -t  measured window per case in ms (2000)\n"
 		"  -r  repetitions of every case, interleaved (8)\n"
 		"  -s  bcs slices in us (10000,1000)\n"
+		"  -D  also every slice with drain_us 0 (new row woken at once)\n"
 		"  -v  print every run\n", prog);
 	exit(2);
 }
@@ -366,13 +387,15 @@ static void parse_slices(const char *arg)
 
 int main(int argc, char **argv)
 {
-	struct bench_case cases[2 + MAX_SLICES];
+	struct bench_case cases[2 + 2 * MAX_SLICES];
+	unsigned int d;
+	FILE *f;
 	unsigned int nr_cases, i, rep;
 	bool verbose = false;
 	double i_alone;
 	int c;
 
-	while ((c = getopt(argc, argv, "k:t:r:s:vh")) != -1) {
+	while ((c = getopt(argc, argv, "k:t:r:s:Dvh")) != -1) {
 		switch (c) {
 		case 'k':
 			opt.threads = (unsigned int)strtoul(optarg, NULL, 0);
@@ -393,6 +416,9 @@ int main(int argc, char **argv)
 		case 's':
 			parse_slices(optarg);
 			break;
+		case 'D':
+			opt.nodrain = true;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -412,7 +438,7 @@ int main(int argc, char **argv)
 		bench_die("mmap");
 
 	memset(cases, 0, sizeof(cases));
-	for (i = 0; i < 2 + MAX_SLICES; i++)
+	for (i = 0; i < 2 + 2 * MAX_SLICES; i++)
 		bench_samples_init(&cases[i].ratio, opt.reps);
 	cases[0].kind = C_ALONE;
 	strcpy(cases[0].name, "alone");
@@ -424,12 +450,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s: bcs cases skipped\n", BCS_DEV,
 			strerror(errno));
 	} else {
-		for (i = 0; i < opt.nr_slices; i++, nr_cases++) {
-			cases[nr_cases].kind = C_BCS;
-			cases[nr_cases].slice_ns = opt.slices[i];
-			snprintf(cases[nr_cases].name,
-				 sizeof(cases[nr_cases].name), "bcs %g ms",
-				 (double)opt.slices[i] / 1e6);
+		f = fopen(DRAIN_PARAM, "r");
+		if (f && fgets(drain_loaded, sizeof(drain_loaded), f))
+			drain_loaded[strcspn(drain_loaded, "\n")] = '\0';
+		if (f)
+			fclose(f);
+		if (opt.nodrain && !drain_loaded[0]) {
+			fprintf(stderr, "%s: cannot read it: no -D\n",
+				DRAIN_PARAM);
+			opt.nodrain = false;
+		}
+		for (i = 0; i < opt.nr_slices; i++) {
+			for (d = 0; d <= opt.nodrain; d++, nr_cases++) {
+				struct bench_case *k = &cases[nr_cases];
+
+				k->kind = C_BCS;
+				k->slice_ns = opt.slices[i];
+				if (opt.nodrain)
+					k->drain_us = d ? "0" : drain_loaded;
+				snprintf(k->name, sizeof(k->name), "bcs %g ms%s",
+					 (double)opt.slices[i] / 1e6,
+					 d ? " nodrain" : "");
+			}
 		}
 	}
 
@@ -440,7 +482,7 @@ int main(int argc, char **argv)
 	printf("controller: %s\n", bench_set_fifo(FIFO_PRIO) ?
 	       "SCHED_FIFO 50" : "SCHED_OTHER (SCHED_FIFO refused)");
 	if (verbose)
-		printf("  %-10s %12s %12s %12s   (millions of iterations)\n",
+		printf("  %-17s %12s %12s %12s   (millions of iterations)\n",
 		       "case", "A", "B", "A+B");
 
 	/*
@@ -459,7 +501,7 @@ int main(int argc, char **argv)
 	       "I_alone = %.2f;\n(A+B)/alone: median over the runs of "
 	       "(A+B) / I_alone of the same repetition\n", opt.reps,
 	       (double)opt.window_ns / 1e9, i_alone / 1e6);
-	printf("  %-10s %9s %9s %9s %11s %7s %7s %15s\n", "case", "A", "B",
+	printf("  %-17s %9s %9s %9s %11s %7s %7s %15s\n", "case", "A", "B",
 	       "A+B", "(A+B)/alone", "loss %", "A share", "ratio min..max");
 	for (i = 0; i < nr_cases; i++) {
 		struct bench_case *k = &cases[i];
@@ -471,30 +513,32 @@ int main(int argc, char **argv)
 			lo = bench_percentile(&k->ratio, 0) / 1e6;
 			hi = bench_percentile(&k->ratio, 100) / 1e6;
 		}
-		printf("  %-10s %9.2f %9.2f %9.2f %11.4f %7.2f %7.3f "
+		printf("  %-17s %9.2f %9.2f %9.2f %11.4f %7.2f %7.3f "
 		       "%7.4f..%-6.4f\n", k->name, a / 1e6, b / 1e6,
 		       (a + b) / 1e6, ratio, 100.0 * (1.0 - ratio),
 		       a / (a + b), lo, hi);
 	}
 
 	printf("\nwhere the time went (means; IPIs from /proc/interrupts)\n");
-	printf("  %-10s %6s %6s %6s %9s %9s %9s %10s %8s\n", "case", "user%",
-	       "sys%", "idle%", "ctxt/s", "RES/s", "CAL/s", "switches/s",
-	       "missed");
+	printf("  %-17s %6s %6s %6s %9s %9s %9s %10s %8s %8s\n", "case",
+	       "user%", "sys%", "idle%", "ctxt/s", "RES/s", "CAL/s",
+	       "switches/s", "missed", "cuts");
 	for (i = 0; i < nr_cases; i++) {
 		struct bench_case *k = &cases[i];
-		char sw[16] = "-", missed[16] = "-";
+		char sw[16] = "-", missed[16] = "-", cuts[16] = "-";
 
 		if (k->kind == C_BCS) {
 			snprintf(sw, sizeof(sw), "%.1f",
 				 k->switches / k->secs);
 			snprintf(missed, sizeof(missed), "%llu",
 				 (unsigned long long)k->missed);
+			snprintf(cuts, sizeof(cuts), "%llu",
+				 (unsigned long long)k->cuts);
 		}
-		printf("  %-10s %6.1f %6.1f %6.1f %9.0f %9.0f %9.0f %10s %8s\n",
+		printf("  %-17s %6.1f %6.1f %6.1f %9.0f %9.0f %9.0f %10s %8s %8s\n",
 		       k->name, k->user / k->runs, k->sys / k->runs,
 		       k->idle / k->runs, k->ctxt / k->secs, k->res / k->secs,
-		       k->cal / k->secs, sw, missed);
+		       k->cal / k->secs, sw, missed, cuts);
 	}
 	for (i = 2; i < nr_cases; i++)
 		if (cases[i].late)
@@ -503,6 +547,8 @@ int main(int argc, char **argv)
 	printf("goal: loss at most 1%% with 10 ms slices (reported, not "
 	       "asserted)\n");
 
+	if (opt.nodrain)
+		set_drain(drain_loaded);
 	if (bcs_fd >= 0)
 		close(bcs_fd);
 	munmap(slots, 2 * opt.threads * sizeof(*slots));

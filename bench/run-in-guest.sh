@@ -20,7 +20,7 @@ rcfile=$BCS_OUT/bench.rc
 
 # Sized so that a whole run stays within a few minutes under TCG.
 sc_args="-r 20 -b 45 -n 1,8,64,256 -g both"
-ef_args="-t 2000 -r 8 -v"
+ef_args="-t 2000 -r 8 -v -D"
 quick=0
 only=""
 while [ $# -gt 0 ]; do
@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
 done
 if [ $quick = 1 ]; then
 	sc_args="-r 5 -b 10 -n 1,8,64 -g procs"
-	ef_args="-t 1000 -r 2 -v"
+	ef_args="-t 1000 -r 2 -v -D"
 fi
 sc_args="$sc_args ${SWITCH_COST_ARGS:-}"
 ef_args="$ef_args ${EFFICIENCY_ARGS:-}"

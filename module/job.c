@@ -25,6 +25,7 @@
 #include "job.h"
 #include "park.h"
 #include "stats.h"
+#include "strobe.h"
 
 #define BCS_JOBS_MAX		4096
 #define BCS_ATTACH_TRIES	4
@@ -151,7 +152,7 @@ static void bcs_task_unlink(struct bcs_task *bt)
 	gang->gone_run_ns += bcs_task_run_ns(bt);
 	gang->gone_suspended_ns += bcs_task_suspended_ns(bt, ktime_get_ns());
 	/* A switch waiting for this task waits no longer. */
-	bcs_stats_settle(&bt->park_due, true);
+	bcs_strobe_parked(bt);
 	bcs_stats_settle(&bt->wake_due, false);
 	hash_del_rcu(&bt->hash);
 	list_del(&bt->gang_node);

@@ -33,6 +33,11 @@ struct bcs_gang {
 	 */
 	bool suspended;
 	bool dead;			/* bcs_lock: destroyed */
+	/*
+	 * bcs_lock: the switch that ended this job's suspension waits for
+	 * the old row to drain before it wakes the job (see strobe.c).
+	 */
+	bool fill;
 	struct list_head node;		/* bcs_lock: in bcs_gangs */
 	struct list_head tasks;		/* bcs_lock: struct bcs_task.gang_node */
 	u32 nr_tasks;			/* bcs_lock */

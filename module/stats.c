@@ -115,23 +115,25 @@ void bcs_stats_settle_begin(u64 gen, u32 parks, u32 wakes)
 	bcs_settle.wakes_due = wakes;
 }
 
-/* Fill in @parked_ns or @resumed_ns of the newest record, seq @gen - 1. */
-static void bcs_stats_amend(u64 gen, bool parked)
+/*
+ * Rewrite the newest record, which must be seq @gen - 1: fill in
+ * @parked_ns or @resumed_ns now (@stamp), and or @flags into its flags.
+ */
+static void bcs_stats_amend(u64 gen, u64 *stamp, u32 flags)
 {
 	u64 seq = gen - 1, head = bcs_stat_hdr->head;
 	struct bcs_slice_record *rec;
 
-	if (seq + 1 != head)
+	if (!gen || seq + 1 != head)
 		return;
 	rec = &bcs_stat_ring[seq % bcs_stat_nr];
 	WRITE_ONCE(rec->seq, U64_MAX);
 	/* As in bcs_stats_begin() and bcs_stats_commit(). */
 	smp_wmb();
-	if (parked)
-		rec->parked_ns = ktime_get_real_ns();
-	else
-		rec->resumed_ns = ktime_get_real_ns();
-	/* The field is written before the record is valid again. */
+	if (stamp)
+		*stamp = ktime_get_real_ns();
+	rec->flags |= flags;
+	/* The fields are written before the record is valid again. */
 	smp_wmb();
 	WRITE_ONCE(rec->seq, seq);
 }
@@ -142,16 +144,32 @@ static void bcs_stats_amend(u64 gen, bool parked)
  * @parked: true for a park (or a task leaving before it parked), false for
  *	    a task leaving its parking (or leaving its job while parked)
  *
- * Context: bcs_lock held.
+ * Context: bcs_lock held.  Return: true if that was the last task of its
+ * kind that the newest switch waited for.
  */
-void bcs_stats_settle(u64 *due, bool parked)
+bool bcs_stats_settle(u64 *due, bool parked)
 {
 	u32 *left = parked ? &bcs_settle.parks_due : &bcs_settle.wakes_due;
+	u64 gen = bcs_settle.gen;
+	struct bcs_slice_record *rec;
+	bool last;
 
 	lockdep_assert_held(&bcs_lock);
-	if (*due && *due == bcs_settle.gen && *left && !--*left)
-		bcs_stats_amend(bcs_settle.gen, parked);
+	last = *due && *due == gen && *left && !--*left;
 	*due = 0;
+	if (last) {
+		rec = &bcs_stat_ring[(gen - 1) % bcs_stat_nr];
+		bcs_stats_amend(gen, parked ? &rec->parked_ns :
+					      &rec->resumed_ns, 0);
+	}
+	return last;
+}
+
+/* Or @flags into the newest record's flags.  Context: bcs_lock held. */
+void bcs_stats_flag_newest(u32 flags)
+{
+	lockdep_assert_held(&bcs_lock);
+	bcs_stats_amend(bcs_stat_hdr->head, NULL, flags);
 }
 
 /* Copy record @seq if it is still in the ring.  Context: bcs_lock held. */

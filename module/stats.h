@@ -19,6 +19,7 @@ void bcs_stats_commit(struct bcs_slice_record *rec);
 u64 bcs_stats_head(void);
 bool bcs_stats_get(u64 seq, struct bcs_slice_record *rec);
 void bcs_stats_settle_begin(u64 gen, u32 parks, u32 wakes);
-void bcs_stats_settle(u64 *due, bool parked);
+bool bcs_stats_settle(u64 *due, bool parked);
+void bcs_stats_flag_newest(u32 flags);
 
 #endif /* _BCS_STATS_H */

@@ -9,6 +9,17 @@
  * synchronised clocks switch together, fires at the deadline.  A strobe
  * whose deadline has passed switches at once and is counted late.
  *
+ * A switch drains, then fills.  It tells the tasks of the jobs it suspends
+ * to park and marks the jobs it resumes (struct bcs_gang.fill), but wakes
+ * those only when every task it told to park that was running has parked
+ * (bcs_strobe_parked()).  Waking them at once would let them preempt, on a
+ * shared CPU, an old task on its way to park, which then lingers runnable
+ * until the scheduler gives it the CPU again, for as long as a scheduler
+ * slice; and woken tasks would be placed on CPUs the old row still holds.
+ * bcs_fill_timer bounds the wait by the drain_us parameter (and half a
+ * slice): a task of the old row that gets no CPU (a real-time task holds
+ * it) or stays in a long system call cannot hold the new row back.
+ *
  * bcs_watchdog_timer fails open when a driven node stops hearing strobes;
  * losing the driver (its file or netlink socket closed) and module unload
  * fail open too.  Failing open resumes every job, so no task stays parked.
@@ -22,6 +33,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 
@@ -48,19 +60,85 @@ struct bcs_sched {
 	u32 next_origin;
 	u64 last_switch_ns;		/* CLOCK_REALTIME */
 	u32 missed_unrecorded;
+	bool fill_pending;		/* jobs wait for the old row to drain */
 	/* Counters since load. */
 	u64 strobes;
 	u64 switches;
 	u64 late;
 	u64 missed;
 	u64 failopens;
+	u64 drain_cuts;
 };
 
 static struct bcs_sched bcs_sched;	/* bcs_lock */
+
+#define BCS_DRAIN_US_MAX	1000000
+
+static unsigned int bcs_drain_us = 1000;
+
+static int bcs_drain_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, BCS_DRAIN_US_MAX);
+}
+
+static const struct kernel_param_ops bcs_drain_ops = {
+	.set = bcs_drain_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(drain_us, &bcs_drain_ops, &bcs_drain_us, 0644);
+MODULE_PARM_DESC(drain_us,
+		 "Longest wait, in microseconds, of a switch for the old row to park before it wakes the new one; at most half a slice (0: wake at once, 0..1000000, default 1000)");
 static DEFINE_MUTEX(bcs_config_mutex);
 static struct hrtimer bcs_tick_timer;		/* standalone slices */
 static struct hrtimer bcs_strobe_timer;		/* driven deadlines */
 static struct hrtimer bcs_watchdog_timer;	/* driven, no strobes */
+static struct hrtimer bcs_fill_timer;		/* drain limit */
+
+/*
+ * Wake the jobs that the newest switch resumes; @cut if their wait for the
+ * old row to drain reached its limit.  bcs_lock held.
+ */
+static void bcs_fill(bool cut)
+{
+	struct bcs_gang *gang;
+
+	list_for_each_entry(gang, &bcs_gangs, node) {
+		if (!gang->fill)
+			continue;
+		gang->fill = false;
+		WRITE_ONCE(gang->suspended, false);
+		wake_up_all(&gang->wq);
+	}
+	bcs_sched.fill_pending = false;
+	if (cut) {
+		bcs_sched.drain_cuts++;
+		bcs_stats_flag_newest(BCS_SLICE_DRAIN_CUT);
+	}
+}
+
+/* How long a switch may wait for the old row to drain, in ns. */
+static u64 bcs_drain_limit_ns(void)
+{
+	return min_t(u64, (u64)READ_ONCE(bcs_drain_us) * NSEC_PER_USEC,
+		     bcs_sched.slice_ns / 2);
+}
+
+/**
+ * bcs_strobe_parked - a task that the newest switch may wait for is done
+ * @bt: the task, which has parked or is leaving its job
+ *
+ * The last of them lets the switch wake the jobs it resumes.
+ * Context: bcs_lock held.
+ */
+void bcs_strobe_parked(struct bcs_task *bt)
+{
+	if (bcs_stats_settle(&bt->park_due, true) && bcs_sched.fill_pending) {
+		/* A running expiry finds nothing left to do. */
+		hrtimer_try_to_cancel(&bcs_fill_timer);
+		bcs_fill(false);
+	}
+}
 
 /*
  * Switch to @row: resume the jobs of @row and those with no row, suspend
@@ -72,24 +150,29 @@ static void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	struct bcs_sched *s = &bcs_sched;
 	struct bcs_slice_record *rec;
 	u32 suspended = 0, resumed = 0, running = 0, blocked = 0, parks = 0;
+	u32 fills = 0;
 	/* This switch's record will have sequence number gen - 1. */
-	u64 start, exec, gen = bcs_stats_head() + 1;
+	u64 start, exec, drain_ns = 0, gen = bcs_stats_head() + 1;
 	struct bcs_gang *gang;
 	struct bcs_task *bt;
 	bool run, ran, wake;
 
 	lockdep_assert_held(&bcs_lock);
 	start = ktime_get_real_ns();
+	/* A fill still pending is decided again, job by job, below. */
+	s->fill_pending = false;
 	list_for_each_entry(gang, &bcs_gangs, node) {
 		ran = !gang->suspended;
 		run = (flags & BCS_SLICE_FAILOPEN) || gang->row == row ||
 		      gang->row == BCS_ROW_NONE;
+		/* Still suspended while it waits for the old row to drain. */
 		wake = run && gang->suspended;
 		if (wake) {
-			WRITE_ONCE(gang->suspended, false);
+			gang->fill = true;
+			fills++;
 			resumed += gang->nr_parked;
-			wake_up_all(&gang->wq);
 		} else if (!run) {
+			gang->fill = false;
 			WRITE_ONCE(gang->suspended, true);
 		}
 		if (run)
@@ -126,6 +209,11 @@ static void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 		}
 	}
 
+	if (fills && parks && !(flags & BCS_SLICE_FAILOPEN))
+		drain_ns = bcs_drain_limit_ns();
+	if (fills && !drain_ns)
+		bcs_fill(false);
+
 	rec = bcs_stats_begin();
 	rec->slice = s->slice;
 	rec->strobe_ns = strobe_ns;
@@ -149,6 +237,11 @@ static void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	rec->resumed_ns = resumed ? 0 : rec->switch_end_ns;
 	bcs_stats_commit(rec);
 	bcs_stats_settle_begin(gen, parks, resumed);
+	if (drain_ns) {
+		s->fill_pending = true;
+		hrtimer_start(&bcs_fill_timer, ns_to_ktime(drain_ns),
+			      HRTIMER_MODE_REL);
+	}
 
 	s->row = row;
 	s->last_switch_ns = start;
@@ -267,6 +360,18 @@ static enum hrtimer_restart bcs_strobe_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+static enum hrtimer_restart bcs_fill_fn(struct hrtimer *timer)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	/* Re-armed meanwhile by a newer switch: that one's limit stands. */
+	if (bcs_sched.fill_pending && !hrtimer_is_queued(timer))
+		bcs_fill(true);
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return HRTIMER_NORESTART;
+}
+
 static enum hrtimer_restart bcs_watchdog_fn(struct hrtimer *timer)
 {
 	unsigned long flags;
@@ -375,9 +480,15 @@ static bool bcs_same_driver(const struct bcs_driver *a,
 	return a->portid && a->portid == b->portid && a->net == b->net;
 }
 
-/* Stop the timers that @mode does not use.  bcs_config_mutex held. */
+/*
+ * Stop the timers that @mode does not use.  bcs_config_mutex held.  Any
+ * mode switches, and so may wait for a drain, but a mode that is entered
+ * has resumed every job first (no fill is pending): off needs no timer.
+ */
 static void bcs_stop_timers(u32 mode)
 {
+	if (mode == BCS_MODE_OFF)
+		hrtimer_cancel(&bcs_fill_timer);
 	if (mode != BCS_MODE_STANDALONE)
 		hrtimer_cancel(&bcs_tick_timer);
 	if (mode != BCS_MODE_DRIVEN) {
@@ -520,6 +631,7 @@ void bcs_strobe_get_state(struct bcs_state *st)
 	st->failopens = s->failopens;
 	st->attach_failures = bcs_attach_failures;
 	st->stat_records = bcs_stats_capacity();
+	st->drain_cuts = s->drain_cuts;
 	spin_unlock_irqrestore(&bcs_lock, flags);
 }
 
@@ -535,6 +647,8 @@ int bcs_strobe_init(unsigned long slice_ns, unsigned int watchdog_slices)
 			  HRTIMER_MODE_ABS);
 	bcs_hrtimer_setup(&bcs_watchdog_timer, bcs_watchdog_fn,
 			  CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	bcs_hrtimer_setup(&bcs_fill_timer, bcs_fill_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL);
 	return 0;
 }
 

@@ -28,4 +28,7 @@ int bcs_strobe_release(const struct bcs_driver *drv);
 void bcs_strobe_driver_gone(const struct bcs_driver *drv);
 void bcs_strobe_get_state(struct bcs_state *st);
 
+struct bcs_task;
+void bcs_strobe_parked(struct bcs_task *bt);
+
 #endif /* _BCS_STROBE_H */

@@ -7,6 +7,12 @@
  * for an ordinary switch; blocked tasks are not waited for; a task that
  * gets no CPU keeps the suspension from taking effect until it runs; a task
  * that leaves its job counts as done.
+ *
+ * The order: a switch wakes the next row only once the old row has parked
+ * (drain, then fill), so that a woken task cannot preempt an old one on
+ * its way to park; a starved old task holds the next row back for at most
+ * the drain limit (module parameter drain_us), and drain_us 0 wakes at
+ * once.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +32,10 @@
 #define HOG_CPU		1
 #define HOG_LIMIT_MS	5000
 
+#define DRAIN_PARAM	"/sys/module/bcs/parameters/drain_us"
+/* Switches watched for the order of parking and waking. */
+#define ORDER_SWITCHES	20
+
 struct hog {
 	pid_t pid;
 	volatile int *flags;		/* [0] running, [1] stop */
@@ -38,6 +48,7 @@ FIXTURE(settle) {
 	size_t map_len;
 	struct bt_burner a, b;
 	struct hog hog;
+	char drain_us[32];		/* the parameter, restored at teardown */
 };
 
 FIXTURE_SETUP(settle)
@@ -61,6 +72,8 @@ FIXTURE_SETUP(settle)
 	m = mmap(NULL, self->map_len, PROT_READ, MAP_SHARED, self->sfd, 0);
 	ASSERT_NE(MAP_FAILED, m);
 	self->h = m;
+	ASSERT_EQ(0, bt_read_file(DRAIN_PARAM, self->drain_us,
+				  sizeof(self->drain_us)));
 	ASSERT_EQ(0, bt_drive(self->fd));
 }
 
@@ -85,6 +98,8 @@ static void hog_stop(struct hog *hog)
 FIXTURE_TEARDOWN(settle)
 {
 	hog_stop(&self->hog);
+	if (self->drain_us[0])
+		EXPECT_EQ(0, bt_write_file(DRAIN_PARAM, self->drain_us));
 	if (self->fd >= 0)
 		EXPECT_EQ(0, bt_reset(self->fd));
 	bt_burner_stop(&self->a);
@@ -323,6 +338,145 @@ static void starved(FIXTURE_DATA(settle) *self,
 			       BT_WAIT_MS));
 	EXPECT_EQ(r.seq, r2.seq);
 	EXPECT_LE(r2.switch_end_ns, r2.parked_ns);
+}
+
+/*
+ * A strobe for @row due in @ms milliseconds: its hrtimer fires on the
+ * calling CPU.
+ */
+static int strobe_soon(int fd, uint32_t row, unsigned int ms)
+{
+	struct bcs_strobe s = { .size = sizeof(s), .row = row };
+	struct bcs_state st;
+	int ret = bt_get_state(fd, &st);
+
+	if (ret)
+		return ret;
+	s.slice = st.slice + 1;
+	s.deadline_ns = bt_now_ns(CLOCK_REALTIME) + ms * 1000000ULL;
+	return bt_ioctl(fd, BCS_IOC_STROBE, &s);
+}
+
+/*
+ * Jobs A (row 0) and B (row 1), one spinning thread each, and this process
+ * all on one CPU, where the switch's hrtimer interrupts the thread that
+ * runs.  Were B woken at once, it would preempt that thread of the old
+ * row on its way to park, and the old thread would park only when the
+ * scheduler came back to it.  Draining first, the record of every switch
+ * must show the old row parked before the new row left its parking,
+ * except in a switch cut short at the drain limit (host hiccups under
+ * emulation); most must not be cut.
+ */
+TEST_F(settle, next_row_waits_for_the_old_row)
+{
+	int i, cut = 0, disorder = 0;
+	struct bcs_slice_record r;
+	uint64_t seq;
+
+	/* The limit becomes half a slice. */
+	ASSERT_EQ(0, bt_write_file(DRAIN_PARAM, "1000000"));
+	ASSERT_EQ(0, pin(0, 0));
+	ASSERT_EQ(0, bt_gang_start(self->fd, BT_JOB_A, 0, &self->a, 1));
+	ASSERT_EQ(0, bt_gang_start(self->fd, BT_JOB_B, 1, &self->b, 1));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 0));
+	ASSERT_TRUE(WAIT_UNTIL(bt_job_all_parked(self->fd, BT_JOB_B),
+			       BT_WAIT_MS));
+	ASSERT_TRUE(WAIT_UNTIL(settled(self->h, &r), BT_WAIT_MS));
+	seq = r.seq;
+
+	for (i = 0; i < ORDER_SWITCHES; i++) {
+		ASSERT_EQ(0, strobe_soon(self->fd, (i + 1) % 2, 2));
+		ASSERT_TRUE(WAIT_UNTIL(settled(self->h, &r) && r.seq != seq,
+				       BT_WAIT_MS));
+		seq = r.seq;
+		EXPECT_EQ(1, r.nr_suspended);
+		EXPECT_EQ(1, r.nr_resumed);
+		if (r.flags & BCS_SLICE_DRAIN_CUT) {
+			cut++;
+			continue;
+		}
+		if (r.resumed_ns < r.parked_ns) {
+			disorder++;
+			TH_LOG("switch %d: resumed %llu ns before the old row parked",
+			       i, (unsigned long long)(r.parked_ns - r.resumed_ns));
+		}
+		/* Let the new row run a little before the next switch. */
+		bt_sleep_ms(5);
+	}
+	EXPECT_EQ(0, disorder);
+	EXPECT_LE(cut, ORDER_SWITCHES / 2);
+}
+
+/*
+ * Job A's one spinning thread is starved on HOG_CPU, job B is parked, and
+ * the switch to B's row waits for A.  @drain_us: the limit of that wait.
+ */
+static void held_back(FIXTURE_DATA(settle) *self,
+		      struct __test_metadata *_metadata, const char *drain_us)
+{
+	struct bcs_state st0, st;
+	struct bcs_slice_record r;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) <= HOG_CPU)
+		SKIP(return, "needs CPU %d", HOG_CPU);
+	ASSERT_EQ(0, bt_write_file(DRAIN_PARAM, drain_us));
+	ASSERT_EQ(0, pin(0, 0));
+	ASSERT_EQ(0, bt_gang_start(self->fd, BT_JOB_A, 0, &self->a, 1));
+	ASSERT_EQ(0, pin(self->a.sh->tid[0], HOG_CPU));
+	ASSERT_EQ(0, bt_gang_start(self->fd, BT_JOB_B, 1, &self->b, 1));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 0));
+	ASSERT_TRUE(WAIT_UNTIL(bt_job_all_parked(self->fd, BT_JOB_B),
+			       BT_WAIT_MS));
+	ASSERT_TRUE(WAIT_UNTIL(settled(self->h, &r), BT_WAIT_MS));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+
+	ASSERT_EQ(0, hog_start(&self->hog));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 1));
+	/* B runs while A, without a CPU, has still not parked. */
+	ASSERT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, BT_JOB_B),
+			       HOG_LIMIT_MS / 2));
+	ASSERT_TRUE(WAIT_UNTIL(newest(self->h, &r) && r.resumed_ns,
+			       BT_WAIT_MS));
+	EXPECT_EQ(0, r.parked_ns) TH_LOG("the hog let A park");
+	EXPECT_FALSE(bt_job_all_parked(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	if (strcmp(drain_us, "0")) {
+		EXPECT_TRUE(r.flags & BCS_SLICE_DRAIN_CUT);
+		EXPECT_EQ(st0.drain_cuts + 1, st.drain_cuts);
+		EXPECT_LE(r.switch_end_ns + 1000ULL * atoi(drain_us),
+			  r.resumed_ns);
+	} else {
+		EXPECT_FALSE(r.flags & BCS_SLICE_DRAIN_CUT);
+		EXPECT_EQ(st0.drain_cuts, st.drain_cuts);
+	}
+
+	/* A parks as soon as it gets its CPU back. */
+	hog_stop(&self->hog);
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_all_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+}
+
+TEST_F(settle, drain_limit_wakes_the_next_row)
+{
+	held_back(self, _metadata, "2000");
+}
+
+TEST_F(settle, drain_off_wakes_the_next_row_at_once)
+{
+	held_back(self, _metadata, "0");
+}
+
+TEST_F(settle, drain_limit_is_checked)
+{
+	char buf[32];
+
+	EXPECT_EQ(-EINVAL, bt_write_file(DRAIN_PARAM, "1000001"));
+	EXPECT_EQ(-EINVAL, bt_write_file(DRAIN_PARAM, "-1"));
+	EXPECT_EQ(-EINVAL, bt_write_file(DRAIN_PARAM, "1ms"));
+	ASSERT_EQ(0, bt_read_file(DRAIN_PARAM, buf, sizeof(buf)));
+	EXPECT_STREQ(self->drain_us, buf);
+	ASSERT_EQ(0, bt_write_file(DRAIN_PARAM, "0"));
+	ASSERT_EQ(0, bt_write_file(DRAIN_PARAM, "1000000"));
 }
 
 TEST_F(settle, starved_task_holds_the_switch_open)

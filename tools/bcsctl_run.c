@@ -184,6 +184,8 @@ int bcsctl_run_status(const struct bcsctl_req *req)
 	printf("%-16s %llu\n", "missed:", (unsigned long long)st.missed);
 	printf("%-16s %llu\n", "failopens:",
 	       (unsigned long long)st.failopens);
+	printf("%-16s %llu\n", "drain cuts:",
+	       (unsigned long long)st.drain_cuts);
 	printf("%-16s %llu\n", "attach failures:",
 	       (unsigned long long)st.attach_failures);
 	printf("%-16s %u\n", "stat records:", st.stat_records);

@@ -80,7 +80,8 @@ static void usage(FILE *f, const struct cmd *c)
 		fprintf(f, "  %s %s\n      %s\n", cmds[k].name, cmds[k].args,
 			cmds[k].help);
 	fprintf(f, "\nSlice flags: L late, S standalone, D driven, "
-		"F fail-open, I injected.\n"
+		"F fail-open, I injected,\n"
+		"C next row woken at the drain limit.\n"
 		"Exit status: 0 ok, 1 failure, 2 usage error.\n");
 }
 
@@ -213,6 +214,7 @@ static const char *slice_flags(char *buf, uint32_t flags)
 		{ BCS_SLICE_DRIVEN, 'D' },
 		{ BCS_SLICE_FAILOPEN, 'F' },
 		{ BCS_SLICE_INJECTED, 'I' },
+		{ BCS_SLICE_DRAIN_CUT, 'C' },
 	};
 	size_t i;
 
@@ -226,7 +228,7 @@ static const char *slice_flags(char *buf, uint32_t flags)
 
 static void slice_header(void)
 {
-	printf("%10s %10s %4s %5s %12s %10s %10s %10s %6s %6s %6s %6s %4s %6s\n",
+	printf("%10s %10s %4s %6s %12s %10s %10s %10s %6s %6s %6s %6s %4s %6s\n",
 	       "SEQ", "SLICE", "ROW", "FLAGS", "INTERVAL_US", "SWITCH_US",
 	       "PARKED_US", "RESUMED_US", "SUSP", "RES", "RUN", "BLK", "LATE",
 	       "MISSED");
@@ -247,7 +249,7 @@ static void slice_line(const struct bcs_slice_record *r)
 {
 	char f[8], rb[16], pb[24], wb[24];
 
-	printf("%10llu %10llu %4s %5s %12.1f %10.1f %10s %10s %6u %6u %6u %6u %4u %6u\n",
+	printf("%10llu %10llu %4s %6s %12.1f %10.1f %10s %10s %6u %6u %6u %6u %4u %6u\n",
 	       (unsigned long long)r->seq, (unsigned long long)r->slice,
 	       fmt_row(rb, sizeof(rb), r->row), slice_flags(f, r->flags),
 	       r->interval_ns / 1e3, r->switch_ns / 1e3,

@@ -14,6 +14,11 @@
  * A *strobe* names the row to run in the next slice; at the strobe's
  * deadline every job of that row is resumed and every other job that has a
  * row is suspended.
+ * The switch drains, then fills: it tells the tasks of the jobs it suspends
+ * to park, and wakes the jobs of the new row once every one of those tasks
+ * that was running has parked, so that the two rows never share a CPU.  It
+ * waits at most drain_us (module parameter, default 1000, at most half a
+ * slice; 0 wakes at once) and then wakes them anyway (BCS_SLICE_DRAIN_CUT).
  *
  * Modes (struct bcs_config.mode)
  * ------------------------------
@@ -224,7 +229,10 @@ struct bcs_state {
 	__u64 attach_failures;	/* children not attached (no memory) */
 	__u32 stat_records;	/* capacity of the /dev/bcsstat ring */
 	__u32 reserved0;
-	__u64 reserved[4];
+	__u64 drain_cuts;	/* switches that woke the next row at the
+				 * drain limit (BCS_SLICE_DRAIN_CUT)
+				 */
+	__u64 reserved[3];
 };
 
 #define BCS_VERSION		1
@@ -321,6 +329,12 @@ struct bcs_stat_header {
 #define BCS_SLICE_DRIVEN	(1U << 2)	/* strobe from user space */
 #define BCS_SLICE_FAILOPEN	(1U << 3)	/* fail-open: every job resumed */
 #define BCS_SLICE_INJECTED	(1U << 4)	/* strobe injected by ioctl */
+/*
+ * The jobs of the new row were woken at the drain limit (module parameter
+ * drain_us), before every task of the old row that was running had parked.
+ * Set on the newest record when that happens.
+ */
+#define BCS_SLICE_DRAIN_CUT	(1U << 5)
 
 struct bcs_slice_record {
 	__u64 seq;		/* record sequence number, written last */
