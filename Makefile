@@ -15,7 +15,7 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 
 .PHONY: all module userspace libbcs tools selftests bench daemon \
 	modules-all lint deps check cluster-check bench-run demo demo-node \
-	gang-benefit master-rt clean
+	gang-benefit master-rt drain clean
 
 all: module userspace
 
@@ -79,6 +79,10 @@ gang-benefit:
 # bcsd's master on busy CPUs, as an ordinary task and at real-time priority.
 master-rt:
 	bench/master_rt.sh $(MASTER_RT_ARGS)
+
+# When a switch takes effect, draining the old row first or not.
+drain:
+	bench/drain.sh $(DRAIN_ARGS)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
