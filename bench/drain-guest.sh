@@ -4,13 +4,13 @@
 # The guest half of bench/drain.sh (run by selftests/vm/run-vm.sh): two
 # jobs of one busy loop each, standalone mode, BENCH_ROUNDS rounds of
 # BENCH_SECS seconds with the module's drain_us and with 0; writes
-# $BENCH_OUT/<drain_us>-<round>.json (the slice records of the run) and
+# $BCS_OUT/<drain_us>-<round>.json (the slice records of the run) and
 # .ctxt (context switches and seconds).
 
 set -euo pipefail
 
 src=${BCS_SRC:?}
-out=${BENCH_OUT:?}
+out=${BCS_OUT:?}
 export LD_LIBRARY_PATH=$src/libbcs
 ctl=$src/tools/bcsctl
 stat=$src/tools/bcsstat

@@ -51,13 +51,11 @@ make -s -C "$top/tools" >&2
 [ -f "$BUILD/kmod/$rel/bcs.ko" ] ||
 	BCS_KERNELS=$rel "$top/scripts/build-modules.sh" >&2
 
+# The guest writes its records into run-vm.sh's output directory.
 out=$BUILD/bench/drain-$rel
-mkdir -p "$out"
-rm -f "$out"/*.json "$out"/*.ctxt
 "$top/selftests/vm/run-vm.sh" --kernel "$rel" --smp "$smp" --quiet \
-	--out "$out/vm" -- env BENCH_OUT="$out" BENCH_SLICE="$slice" \
-	BENCH_SECS="$secs" BENCH_ROUNDS="$rounds" \
-	bash bench/drain-guest.sh
+	--out "$out" -- env BENCH_SLICE="$slice" BENCH_SECS="$secs" \
+	BENCH_ROUNDS="$rounds" bash bench/drain-guest.sh
 
 python3 - "$out" "$rel" "$smp" "$slice" <<'EOF'
 import glob, json, os, sys
