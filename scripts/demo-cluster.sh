@@ -10,7 +10,7 @@
 #
 # scripts/demo-cluster.sh [--nodes N] [--slice US] [--bench] [--iters K]
 #                          [--work W] [--wait spin|block] [--quantum MS]
-#                          [--slices "US..."] [--repeat R]
+#                          [--slices "US..."] [--repeat R] [--nodrain]
 #
 #   --nodes N   guests, 2..9 (default 3).  Each has one virtual CPU; when
 #               there are more busy guests than host cores, the host's own
@@ -23,6 +23,9 @@
 #               the makespan table (bench/gang_benefit.sh)
 #   --repeat R  with --bench, R rounds of every regime (default 1); the
 #               table gives medians, and ratios taken within each round
+#   --nodrain   with --bench, every bcs slice length also with bcs.ko's
+#               drain_us at 0 on every node (the new row woken at once
+#               instead of once the old row has parked)
 #   --iters K   barrier iterations (default: calibrated in the guests so
 #               that one job alone takes about 12 s)
 #   --work W    barrier --work (default 200)
@@ -69,6 +72,7 @@ while [ $# -gt 0 ]; do
 		*) echo "demo-cluster: --wait spin|block, not '$2'" >&2; exit 2 ;;
 		esac ;;
 	--slices) export DEMO_SLICES=$2; shift 2 ;;
+	--nodrain) export DEMO_NODRAIN=1; shift ;;
 	--quantum)
 		case $2 in
 		[1-9]|[1-9][0-9]|[1-9][0-9][0-9]) export DEMO_QUANTUM_MS=$2; shift 2 ;;

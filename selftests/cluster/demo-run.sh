@@ -13,8 +13,10 @@
 # CL_SLICE_US), DEMO_BENCH, DEMO_SLICES (bench slice lengths in us, default
 # "1000 10000"), DEMO_REPEAT (bench rounds, default 1: each round runs
 # every regime once, so that drifts of the host spread over all of them),
-# DEMO_ROWS (slice table length, default 15), DEMO_WAIT (spin or block), DEMO_QUANTUM_MS (the guests' scheduler slice; default:
-# the kernel's).
+# DEMO_ROWS (slice table length, default 15), DEMO_WAIT (spin or block),
+# DEMO_QUANTUM_MS (the guests' scheduler slice; default: the kernel's),
+# DEMO_NODRAIN (1: in the benchmark, every bcs slice length also with
+# bcs.ko's drain_us at 0 on every node, the new row woken at once).
 
 . "$CL_DIR/lib.sh"
 
@@ -141,11 +143,15 @@ slice_table()
 	t1 = max(float(x) for x in re.findall(r"end=([\d.]+)", txt)) * 1e9
 	jobs = open(d + "/jobs").read().split()
 	nodes = [int(n) for n in os.environ["CL_NODES"].split()]
+	# Records of this run only (a second of margin): a bcsd restarted
+	# for another slice length numbers its slices afresh, and the whole
+	# ring holds records of earlier runs with the same numbers.
 	per = {}
 	for n in nodes:
 	    recs = json.load(open("%s/node%d.slices.json" % (d, n)))
 	    per[n] = {r["slice"]: r for r in recs
-	              if r.get("row") is not None and "F" not in r["flags"]}
+	              if r.get("row") is not None and "F" not in r["flags"] and
+	              t0 - 1e9 <= r["switch_start_ns"] <= t1 + 1e9}
 	common = sorted(set.intersection(*(set(per[n]) for n in nodes)))
 	inrun = [s for s in common if t0 <= per[1][s]["switch_start_ns"] <= t1]
 	rowof = {}
@@ -239,8 +245,29 @@ fi
 say "barrier jobs: $(echo $CL_NODES | wc -w) ranks (one per node), iters $iters, work $work, barrier wait: $barrier_wait"
 say "guests' scheduler: $(cat "$SHARE/out/quantum/1")${DEMO_QUANTUM_MS:+ (set by --quantum $DEMO_QUANTUM_MS)}"
 
-# gang_at SLICE_US [ROWS]: a gang run with bcsd at that slice (restarted if
-# it runs another), and its slice table of ROWS rows (default $rows).
+# set_drain US: bcs.ko's drain_us on every node.
+set_drain()
+{
+	on_each "$SHARE/out/drain" \
+		"echo $1 > /sys/module/bcs/parameters/drain_us"
+}
+
+# gang_nodrain SLICE_US: gang_at SLICE_US 0 with drain_us 0 everywhere.
+gang_nodrain()
+{
+	local d rc
+
+	d=$(on 1 cat /sys/module/bcs/parameters/drain_us) &&
+	set_drain 0 || { ok 1 "drain_us set to 0 on every node"; return 1; }
+	gang_at "$1" 0 -nodrain
+	rc=$?
+	set_drain "$d" || { ok 1 "drain_us set back to $d"; return 1; }
+	return $rc
+}
+
+# gang_at SLICE_US [ROWS [SUFFIX]]: a gang run with bcsd at that slice
+# (restarted if it runs another), labelled bcs-SLICE_USusSUFFIX, and its
+# slice table of ROWS rows (default $rows).
 gang_at()
 {
 	if [ "$1" != "$cur_slice" ] &&
@@ -249,7 +276,8 @@ gang_at()
 		sed 's/^/# /' "$SHARE/out/restart-$1.log"
 		return 1
 	fi
-	gang "bcs-${1}us" && slice_table "$(label_of "bcs-${1}us")" "${2:-$rows}"
+	gang "bcs-${1}us${3:-}" &&
+		slice_table "$(label_of "bcs-${1}us${3:-}")" "${2:-$rows}"
 }
 
 # --- the demo: plain time-sharing, then bcs -------------------------------
@@ -268,6 +296,11 @@ if [ "${DEMO_BENCH:-0}" = 1 ]; then
 		for s in ${DEMO_SLICES:-1000 10000}; do
 			[ "$s" = "$slice" ] || gang_at "$s" 0
 		done
+		if [ "${DEMO_NODRAIN:-0}" = 1 ]; then
+			for s in $slice ${DEMO_SLICES:-1000 10000}; do
+				gang_nodrain "$s"
+			done
+		fi
 		round=$((round + 1))
 	done
 fi
