@@ -42,7 +42,7 @@ for v in "$smp" "$slice" "$secs" "$rounds"; do
 	esac
 done
 
-scripts/deps.sh > /dev/null
+"$top/scripts/deps.sh" > /dev/null
 bcs_load_kernels
 rel=$(bcs_release "$kernel")
 [ -n "$rel" ] || { echo "drain: unknown kernel $kernel" >&2; exit 2; }

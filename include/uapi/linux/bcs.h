@@ -16,9 +16,10 @@
  * row is suspended.
  * The switch drains, then fills: it tells the tasks of the jobs it suspends
  * to park, and wakes the jobs of the new row once every one of those tasks
- * that was running has parked, so that the two rows never share a CPU.  It
- * waits at most drain_us (module parameter, default 1000, at most half a
- * slice; 0 wakes at once) and then wakes them anyway (BCS_SLICE_DRAIN_CUT).
+ * that was running has parked, so that the new row does not compete for a
+ * CPU with a task of the old row on its way to park.  It waits at most
+ * drain_us (module parameter, default 1000, at most half a slice; 0 wakes
+ * at once) and then wakes them anyway (BCS_SLICE_DRAIN_CUT).
  *
  * Modes (struct bcs_config.mode)
  * ------------------------------
