@@ -57,14 +57,13 @@ out=$BUILD/bench/drain-$rel
 	--out "$out" -- env BENCH_SLICE="$slice" BENCH_SECS="$secs" \
 	BENCH_ROUNDS="$rounds" bash bench/drain-guest.sh
 
-python3 - "$out" "$rel" "$smp" "$slice" <<'EOF'
+python3 - "$out" "$rel" "$smp" "$slice" "$top/selftests/cluster" <<'EOF'
 import glob, json, os, sys
 
 out, rel, smp, slice_us = sys.argv[1:5]
-
-def pct(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(p / 100 * len(xs)))] if xs else float("nan")
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[5])
+from analyse import pct
 
 print(f"drain: {rel}, {smp} CPU(s), two one-thread jobs, {slice_us} us slices")
 print(f"  {'drain_us':>9} {'switches':>8} {'parked p50':>11} {'p99':>9} "

@@ -116,23 +116,26 @@ void bcs_stats_settle_begin(u64 gen, u32 parks, u32 wakes)
 }
 
 /*
- * Rewrite the newest record, which must be seq @gen - 1: fill in
- * @parked_ns or @resumed_ns now (@stamp), and or @flags into its flags.
+ * Start rewriting the newest record if it is record @seq: it reads invalid
+ * until bcs_stats_rewritten(), as in bcs_stats_begin().  Return: the
+ * record, or NULL if there is a newer one (or none).
  */
-static void bcs_stats_amend(u64 gen, u64 *stamp, u32 flags)
+static struct bcs_slice_record *bcs_stats_rewrite(u64 seq)
 {
-	u64 seq = gen - 1, head = bcs_stat_hdr->head;
+	u64 head = bcs_stat_hdr->head;
 	struct bcs_slice_record *rec;
 
-	if (!gen || seq + 1 != head)
-		return;
+	if (!head || seq != head - 1)
+		return NULL;
 	rec = &bcs_stat_ring[seq % bcs_stat_nr];
 	WRITE_ONCE(rec->seq, U64_MAX);
-	/* As in bcs_stats_begin() and bcs_stats_commit(). */
+	/* Readers of the mapping see the record invalid before it changes. */
 	smp_wmb();
-	if (stamp)
-		*stamp = ktime_get_real_ns();
-	rec->flags |= flags;
+	return rec;
+}
+
+static void bcs_stats_rewritten(struct bcs_slice_record *rec, u64 seq)
+{
 	/* The fields are written before the record is valid again. */
 	smp_wmb();
 	WRITE_ONCE(rec->seq, seq);
@@ -144,23 +147,29 @@ static void bcs_stats_amend(u64 gen, u64 *stamp, u32 flags)
  * @parked: true for a park (or a task leaving before it parked), false for
  *	    a task leaving its parking (or leaving its job while parked)
  *
- * Context: bcs_lock held.  Return: true if that was the last task of its
- * kind that the newest switch waited for.
+ * The last of them stamps @parked_ns (@resumed_ns) into the switch's
+ * record.  Context: bcs_lock held.  Return: true if that was the last task
+ * of its kind that the newest switch waited for.
  */
 bool bcs_stats_settle(u64 *due, bool parked)
 {
 	u32 *left = parked ? &bcs_settle.parks_due : &bcs_settle.wakes_due;
-	u64 gen = bcs_settle.gen;
+	u64 seq = bcs_settle.gen - 1;
 	struct bcs_slice_record *rec;
 	bool last;
 
 	lockdep_assert_held(&bcs_lock);
-	last = *due && *due == gen && *left && !--*left;
+	last = *due && *due == bcs_settle.gen && *left && !--*left;
 	*due = 0;
 	if (last) {
-		rec = &bcs_stat_ring[(gen - 1) % bcs_stat_nr];
-		bcs_stats_amend(gen, parked ? &rec->parked_ns :
-					      &rec->resumed_ns, 0);
+		rec = bcs_stats_rewrite(seq);
+		if (rec) {
+			if (parked)
+				rec->parked_ns = ktime_get_real_ns();
+			else
+				rec->resumed_ns = ktime_get_real_ns();
+			bcs_stats_rewritten(rec, seq);
+		}
 	}
 	return last;
 }
@@ -168,8 +177,15 @@ bool bcs_stats_settle(u64 *due, bool parked)
 /* Or @flags into the newest record's flags.  Context: bcs_lock held. */
 void bcs_stats_flag_newest(u32 flags)
 {
+	u64 seq = bcs_stat_hdr->head - 1;
+	struct bcs_slice_record *rec;
+
 	lockdep_assert_held(&bcs_lock);
-	bcs_stats_amend(bcs_stat_hdr->head, NULL, flags);
+	rec = bcs_stats_rewrite(seq);
+	if (rec) {
+		rec->flags |= flags;
+		bcs_stats_rewritten(rec, seq);
+	}
 }
 
 /* Copy record @seq if it is still in the ring.  Context: bcs_lock held. */
