@@ -12,12 +12,23 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench_util.h"
 
 #define JOB_LIST_MAX	64
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC	0x63677270
+#endif
+#ifndef SYSFS_MAGIC
+#define SYSFS_MAGIC		0x62656572
+#endif
 
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK	0x40000000
@@ -49,6 +60,18 @@ void bench_sleep_ns(uint64_t ns)
 	};
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+void bench_sleep_until(uint64_t t)
+{
+	struct timespec ts = {
+		.tv_sec = t / NSEC_PER_SEC,
+		.tv_nsec = t % NSEC_PER_SEC,
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
 		;
 }
 
@@ -295,4 +318,134 @@ unsigned int bench_nr_cpus(void)
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 	return n > 0 ? (unsigned int)n : 1;
+}
+
+/* cgroup v2 freezer */
+
+static bool is_fs(const char *path, long magic)
+{
+	struct statfs sfs;
+
+	return !statfs(path, &sfs) && sfs.f_type == magic;
+}
+
+const char *bench_cgroup_root(const char **why)
+{
+	static const char *root, *err;
+	static bool done;
+
+	if (done) {
+		*why = err;
+		return root;
+	}
+	done = true;
+	if (is_fs(CGROUP_ROOT, CGROUP2_SUPER_MAGIC)) {
+		root = CGROUP_ROOT;
+	} else if (is_fs(CGROUP_ROOT "/unified", CGROUP2_SUPER_MAGIC)) {
+		root = CGROUP_ROOT "/unified";
+	} else if (!is_fs(CGROUP_ROOT, SYSFS_MAGIC)) {
+		err = "no cgroup2 hierarchy found";
+	} else if (mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL)) {
+		err = "cannot mount cgroup2";
+		fprintf(stderr, "mount cgroup2 on %s: %s\n", CGROUP_ROOT,
+			strerror(errno));
+	} else {
+		root = CGROUP_ROOT;
+		printf("mounted cgroup2 on %s\n", CGROUP_ROOT);
+	}
+	*why = err;
+	return root;
+}
+
+static int move_pid(const char *dir, pid_t pid)
+{
+	char path[160], buf[16];
+	int fd, err = 0;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	len = snprintf(buf, sizeof(buf), "%d", pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, len) != len)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+const char *bench_cgroup_create(struct bench_cgroup *cg, const char *name,
+				const pid_t *pids, unsigned int n)
+{
+	const char *root, *why;
+	char path[160];
+	unsigned int i;
+	int err;
+
+	memset(cg, 0, sizeof(*cg));
+	cg->freeze_fd = cg->events_fd = -1;
+	root = bench_cgroup_root(&why);
+	if (!root)
+		return why;
+	snprintf(cg->dir, sizeof(cg->dir), "%s/bcs-bench-%d-%s", root,
+		 getpid(), name);
+	if (mkdir(cg->dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "mkdir %s: %s\n", cg->dir, strerror(errno));
+		cg->dir[0] = 0;
+		return "cannot create a cgroup";
+	}
+	for (i = 0; i < n; i++) {
+		err = move_pid(cg->dir, pids[i]);
+		if (err) {
+			fprintf(stderr, "move %d to %s: %s\n", pids[i],
+				cg->dir, strerror(-err));
+			return "cannot move tasks into the cgroup";
+		}
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.freeze", cg->dir);
+	cg->freeze_fd = open(path, O_WRONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%s/cgroup.events", cg->dir);
+	cg->events_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (cg->freeze_fd < 0 || cg->events_fd < 0)
+		return "no cgroup.freeze (kernel without the v2 freezer?)";
+	return NULL;
+}
+
+int bench_cgroup_freeze(struct bench_cgroup *cg, bool freeze)
+{
+	if (pwrite(cg->freeze_fd, freeze ? "1" : "0", 1, 0) != 1)
+		return -errno;
+	return 0;
+}
+
+int bench_cgroup_frozen(const struct bench_cgroup *cg)
+{
+	char buf[256], *p;
+	ssize_t len;
+
+	len = pread(cg->events_fd, buf, sizeof(buf) - 1, 0);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	p = strstr(buf, "frozen ");
+	return p ? p[7] == '1' : -1;
+}
+
+void bench_cgroup_close(struct bench_cgroup *cg)
+{
+	if (cg->freeze_fd >= 0) {
+		if (bench_cgroup_freeze(cg, false))
+			perror("cgroup.freeze");
+		close(cg->freeze_fd);
+	}
+	if (cg->events_fd >= 0)
+		close(cg->events_fd);
+	cg->freeze_fd = cg->events_fd = -1;
+}
+
+void bench_cgroup_remove(struct bench_cgroup *cg)
+{
+	if (cg->dir[0] && rmdir(cg->dir))
+		fprintf(stderr, "rmdir %s: %s\n", cg->dir, strerror(errno));
+	cg->dir[0] = 0;
 }

@@ -86,6 +86,39 @@ uint64_t bench_ring_head(const struct bench_ring *r);
 bool bench_ring_read(const struct bench_ring *r, uint64_t seq,
 		     struct bcs_slice_record *out);
 
+/*
+ * A child cgroup of the cgroup v2 hierarchy, for its freezer.  The
+ * hierarchy is found at /sys/fs/cgroup (unified layout) or its "unified"
+ * subdirectory (hybrid layout), or mounted on /sys/fs/cgroup when nothing
+ * is mounted there yet (the test guest mounts sysfs and no cgroup).
+ */
+struct bench_cgroup {
+	char dir[128];			/* empty: none */
+	int freeze_fd;			/* cgroup.freeze, or -1 */
+	int events_fd;			/* cgroup.events, or -1 */
+};
+
+/* The hierarchy's directory, or NULL and why there is none. */
+const char *bench_cgroup_root(const char **why);
+/*
+ * Create cgroup bcs-bench-<pid>-@name and move the processes @pids (with
+ * all their threads) into it.  Returns NULL, or why the freezer cannot be
+ * used; @cg is valid for bench_cgroup_close() and _remove() either way.
+ */
+const char *bench_cgroup_create(struct bench_cgroup *cg, const char *name,
+				const pid_t *pids, unsigned int n);
+/* Write cgroup.freeze: 0 or -errno. */
+int bench_cgroup_freeze(struct bench_cgroup *cg, bool freeze);
+/* 1 or 0 from the "frozen" line of cgroup.events, -1 on error. */
+int bench_cgroup_frozen(const struct bench_cgroup *cg);
+/* Thaw the group and close its files. */
+void bench_cgroup_close(struct bench_cgroup *cg);
+/* Remove the group, once its processes are gone. */
+void bench_cgroup_remove(struct bench_cgroup *cg);
+
+/* Sleep until bench_now() reaches @t. */
+void bench_sleep_until(uint64_t t);
+
 /* Number of online CPUs (at least 1). */
 unsigned int bench_nr_cpus(void);
 

@@ -15,6 +15,13 @@
  *   ... nodrain  with -D, the same with the module parameter drain_us at 0:
  *             each switch wakes the new row at once instead of when the
  *             old row has parked
+ *   sigstop SLICE  the peers of bcs's standalone mode: a gang scheduler in
+ *   freezer SLICE  user space, this program's SCHED_FIFO controller, that
+ *             at every slice boundary (an absolute clock_nanosleep) holds
+ *             the running job and releases the other, with SIGSTOP and
+ *             SIGCONT to the job's process, or by writing the
+ *             cgroup.freeze files of the jobs' two cgroups; -P leaves
+ *             them out
  * Per case: A, B, A+B, (A+B)/I_alone, loss = 100 * (1 - (A+B)/I_alone) and
  * A's share of A+B.  Counters are sampled over a fixed window of T after a
  * warm-up, and scaled to exactly T by the measured length of the window.
@@ -62,6 +69,7 @@ struct opts {
 	uint64_t slices[MAX_SLICES];
 	unsigned int nr_slices;
 	bool nodrain;			/* -D */
+	bool peers;			/* not -P */
 };
 
 static struct opts opt = {
@@ -70,14 +78,16 @@ static struct opts opt = {
 	.reps = 8,
 	.slices = { 10 * NSEC_PER_MSEC, 1 * NSEC_PER_MSEC },
 	.nr_slices = 2,
+	.peers = true,
 };
 
-enum kind { C_ALONE, C_CFS, C_BCS };
+enum kind { C_ALONE, C_CFS, C_BCS, C_SIGSTOP, C_FREEZER };
 
 struct bench_case {
 	enum kind kind;
 	uint64_t slice_ns;
 	const char *drain_us;		/* bcs: the parameter for this case */
+	const char *why;		/* why the case is not measured */
 	char name[40];
 	/* Sums over the repetitions. */
 	double a, b;
@@ -109,6 +119,94 @@ static void set_drain(const char *value)
 		fprintf(stderr, "%s: %s\n", DRAIN_PARAM, strerror(errno));
 		exit(1);
 	}
+}
+
+/*
+ * The user-space gang scheduler of the peer cases: job @cur runs, the
+ * other is held; at @next it changes.
+ */
+struct peer {
+	enum kind kind;
+	uint64_t slice_ns;
+	pid_t pid[2];
+	struct bench_cgroup cg[2];	/* freezer */
+	unsigned int cur;
+	uint64_t next;
+	uint64_t switches, missed;
+};
+
+static void peer_hold(struct peer *p, unsigned int job, bool hold)
+{
+	int err;
+
+	if (p->kind == C_SIGSTOP) {
+		if (kill(p->pid[job], hold ? SIGSTOP : SIGCONT))
+			bench_die("kill");
+		return;
+	}
+	err = bench_cgroup_freeze(&p->cg[job], hold);
+	if (err) {
+		errno = -err;
+		bench_die("cgroup.freeze");
+	}
+}
+
+/* Hold job B, and switch at every slice boundary from now on. */
+static const char *peer_start(struct peer *p, pid_t pa, pid_t pb)
+{
+	const char *why;
+	unsigned int i;
+
+	p->pid[0] = pa;
+	p->pid[1] = pb;
+	for (i = 0; i < 2; i++) {
+		p->cg[i].dir[0] = 0;
+		p->cg[i].freeze_fd = p->cg[i].events_fd = -1;
+	}
+	if (p->kind == C_FREEZER) {
+		why = bench_cgroup_create(&p->cg[0], "A", &pa, 1);
+		if (!why)
+			why = bench_cgroup_create(&p->cg[1], "B", &pb, 1);
+		if (why)
+			return why;
+	}
+	p->cur = 0;
+	peer_hold(p, 1, true);
+	p->next = bench_now() + p->slice_ns;
+	return NULL;
+}
+
+/* Sleep until @until, switching jobs at the slice boundaries on the way. */
+static void peer_run_until(struct peer *p, uint64_t until)
+{
+	uint64_t now;
+
+	while (p->next <= until) {
+		bench_sleep_until(p->next);
+		peer_hold(p, p->cur, true);
+		p->cur ^= 1;
+		peer_hold(p, p->cur, false);
+		p->switches++;
+		p->next += p->slice_ns;
+		/* Boundaries that passed while the controller was late. */
+		now = bench_now();
+		if (p->next <= now) {
+			p->missed += (now - p->next) / p->slice_ns + 1;
+			p->next = now + p->slice_ns;
+		}
+	}
+	bench_sleep_until(until);
+}
+
+/* Let both jobs run again, so that they can be killed and reaped. */
+static void peer_stop(struct peer *p)
+{
+	if (p->kind == C_SIGSTOP) {
+		kill(p->pid[0], SIGCONT);
+		kill(p->pid[1], SIGCONT);
+	}
+	bench_cgroup_close(&p->cg[0]);
+	bench_cgroup_close(&p->cg[1]);
 }
 
 static void spin(struct slot *slot)
@@ -266,14 +364,17 @@ static void check(int err, const char *what)
 static double run_case(struct bench_case *c, double i_alone, bool print)
 {
 	struct slot *sa = slots, *sb = slots + opt.threads;
-	uint64_t a0, b0, a1, b1, t0, t1;
+	uint64_t a0 = 0, b0 = 0, a1 = 0, b1 = 0, t0 = 0, t1 = 0;
 	struct bcs_state st0, st1;
 	struct sys_counters sc0, sc1;
 	unsigned long long total;
 	double secs;
 	uint32_t job_a = 0, job_b = 0, nr;
+	struct peer peer = { .kind = c->kind, .slice_ns = c->slice_ns };
+	bool is_peer = c->kind == C_SIGSTOP || c->kind == C_FREEZER;
 	pid_t pa, pb = 0;
 	double a, b, scale;
+	uint64_t end;
 
 	memset(slots, 0, 2 * opt.threads * sizeof(*slots));
 	pa = job_start(sa);
@@ -297,15 +398,33 @@ static double run_case(struct bench_case *c, double i_alone, bool print)
 		check(bench_config(bcs_fd, BCS_MODE_STANDALONE, c->slice_ns,
 				   0), "CONFIG standalone");
 	}
+	if (is_peer) {
+		c->why = peer_start(&peer, pa, pb);
+		if (c->why)
+			goto stop;
+	}
 
-	bench_sleep_ns(opt.warmup_ns);
+	end = bench_now() + opt.warmup_ns;
+	if (is_peer)
+		peer_run_until(&peer, end);
+	else
+		bench_sleep_until(end);
 	if (c->kind == C_BCS)
 		check(bench_get_state(bcs_fd, &st0), "GET_STATE");
 	sys_counters(&sc0);
 	t0 = bench_now();
 	a0 = job_sum(sa);
 	b0 = pb ? job_sum(sb) : 0;
-	bench_sleep_ns(opt.window_ns);
+	if (is_peer) {
+		/* The window's switches only, not the warm-up's. */
+		uint64_t sw0 = peer.switches, missed0 = peer.missed;
+
+		peer_run_until(&peer, t0 + opt.window_ns);
+		c->switches += peer.switches - sw0;
+		c->missed += peer.missed - missed0;
+	} else {
+		bench_sleep_until(t0 + opt.window_ns);
+	}
 	t1 = bench_now();
 	a1 = job_sum(sa);
 	b1 = pb ? job_sum(sb) : 0;
@@ -320,9 +439,20 @@ static double run_case(struct bench_case *c, double i_alone, bool print)
 		c->missed += st1.missed - st0.missed;
 		c->cuts += st1.drain_cuts - st0.drain_cuts;
 	}
+stop:
+	if (is_peer)
+		peer_stop(&peer);
 	job_stop(pa);
 	if (pb)
 		job_stop(pb);
+	if (is_peer) {
+		bench_cgroup_remove(&peer.cg[0]);
+		bench_cgroup_remove(&peer.cg[1]);
+	}
+	if (c->why) {
+		fprintf(stderr, "%s: %s: left out\n", c->name, c->why);
+		return 0;
+	}
 
 	/* The controller may wake a little late: scale the window to T. */
 	secs = (double)(t1 - t0) / 1e9;
@@ -356,12 +486,13 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-k THREADS] [-t WINDOW_MS] [-r REPS] "
-		"[-s SLICE_US[,SLICE_US...]] [-D] [-v]\n"
+		"[-s SLICE_US[,SLICE_US...]] [-D] [-P] [-v]\n"
 		"  -k  threads per job (online CPUs)\n"
 		"  -t  measured window per case in ms (2000)\n"
 		"  -r  repetitions of every case, interleaved (8)\n"
 		"  -s  bcs slices in us (10000,1000)\n"
 		"  -D  also every slice with drain_us 0 (new row woken at once)\n"
+		"  -P  leave out the peers (SIGSTOP and freezer gang schedulers)\n"
 		"  -v  print every run\n", prog);
 	exit(2);
 }
@@ -387,15 +518,16 @@ static void parse_slices(const char *arg)
 
 int main(int argc, char **argv)
 {
-	struct bench_case cases[2 + 2 * MAX_SLICES];
+	struct bench_case cases[2 + 4 * MAX_SLICES];
 	unsigned int d;
 	FILE *f;
 	unsigned int nr_cases, i, rep;
 	bool verbose = false;
+	const char *why;
 	double i_alone;
 	int c;
 
-	while ((c = getopt(argc, argv, "k:t:r:s:Dvh")) != -1) {
+	while ((c = getopt(argc, argv, "k:t:r:s:DPvh")) != -1) {
 		switch (c) {
 		case 'k':
 			opt.threads = (unsigned int)strtoul(optarg, NULL, 0);
@@ -419,6 +551,9 @@ int main(int argc, char **argv)
 		case 'D':
 			opt.nodrain = true;
 			break;
+		case 'P':
+			opt.peers = false;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -438,7 +573,7 @@ int main(int argc, char **argv)
 		bench_die("mmap");
 
 	memset(cases, 0, sizeof(cases));
-	for (i = 0; i < 2 + 2 * MAX_SLICES; i++)
+	for (i = 0; i < 2 + 4 * MAX_SLICES; i++)
 		bench_samples_init(&cases[i].ratio, opt.reps);
 	cases[0].kind = C_ALONE;
 	strcpy(cases[0].name, "alone");
@@ -474,11 +609,24 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	for (i = 0; opt.peers && i < opt.nr_slices; i++) {
+		for (d = C_SIGSTOP; d <= C_FREEZER; d++, nr_cases++) {
+			struct bench_case *k = &cases[nr_cases];
+
+			k->kind = d;
+			k->slice_ns = opt.slices[i];
+			snprintf(k->name, sizeof(k->name), "%s %g ms",
+				 d == C_SIGSTOP ? "sigstop" : "freezer",
+				 (double)opt.slices[i] / 1e6);
+		}
+	}
 
 	printf("efficiency: %u online CPUs, jobs of %u threads, window "
 	       "%.1f s, warm-up %.1f s, %u repetitions\n", bench_nr_cpus(),
 	       opt.threads, (double)opt.window_ns / 1e9,
 	       (double)opt.warmup_ns / 1e9, opt.reps);
+	if (opt.peers)
+		bench_cgroup_root(&why);
 	printf("controller: %s\n", bench_set_fifo(FIFO_PRIO) ?
 	       "SCHED_FIFO 50" : "SCHED_OTHER (SCHED_FIFO refused)");
 	if (verbose)
@@ -493,7 +641,8 @@ int main(int argc, char **argv)
 	for (rep = 0; rep < opt.reps; rep++) {
 		i_alone = run_case(&cases[0], 0, verbose);
 		for (i = 1; i < nr_cases; i++)
-			run_case(&cases[i], i_alone, verbose);
+			if (!cases[i].why)
+				run_case(&cases[i], i_alone, verbose);
 	}
 	i_alone = cases[0].a / cases[0].runs;
 
@@ -508,6 +657,10 @@ int main(int argc, char **argv)
 		double a = k->a / k->runs, b = k->b / k->runs, ratio = 1.0;
 		double lo = 1.0, hi = 1.0;
 
+		if (!k->runs) {
+			printf("  %-17s left out: %s\n", k->name, k->why);
+			continue;
+		}
 		if (k->ratio.n) {
 			ratio = bench_percentile(&k->ratio, 50) / 1e6;
 			lo = bench_percentile(&k->ratio, 0) / 1e6;
@@ -527,14 +680,17 @@ int main(int argc, char **argv)
 		struct bench_case *k = &cases[i];
 		char sw[16] = "-", missed[16] = "-", cuts[16] = "-";
 
-		if (k->kind == C_BCS) {
+		if (!k->runs)
+			continue;
+		if (k->kind != C_ALONE && k->kind != C_CFS) {
 			snprintf(sw, sizeof(sw), "%.1f",
 				 k->switches / k->secs);
 			snprintf(missed, sizeof(missed), "%llu",
 				 (unsigned long long)k->missed);
+		}
+		if (k->kind == C_BCS)
 			snprintf(cuts, sizeof(cuts), "%llu",
 				 (unsigned long long)k->cuts);
-		}
 		printf("  %-17s %6.1f %6.1f %6.1f %9.0f %9.0f %9.0f %10s %8s %8s\n",
 		       k->name, k->user / k->runs, k->sys / k->runs,
 		       k->idle / k->runs, k->ctxt / k->secs, k->res / k->secs,

@@ -17,6 +17,13 @@
 #   --quick      fewer rounds and shorter windows (a smoke run)
 #   --only P     run only program P (switch_cost or efficiency)
 #   --smp N      virtual CPUs of the guest (default 2)
+#   --icount S   an instruction-counted guest with one virtual CPU: its
+#                clocks advance 2^S ns per instruction (S 0..10; 3 is
+#                125 million instructions a second), so the host's load
+#                does not reach the numbers; results go to
+#                $BUILD/bench/<release>-icount*.txt.  Instruction counts
+#                leave out caches and memory: the bed answers what the
+#                code costs, not what a machine does with it
 #   --timeout S  limit for one guest (default 900)
 #   --rebuild    rebuild bcs.ko even if it exists
 #
@@ -39,6 +46,7 @@ kernels=()
 quick=""
 only=""
 smp=2
+icount=""
 tmo=900
 rebuild=0
 while [ $# -gt 0 ]; do
@@ -48,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--quick)   quick=--quick; shift ;;
 	--only)    only=$2; shift 2 ;;
 	--smp)     smp=$2; shift 2 ;;
+	--icount)  icount=$2; shift 2 ;;
 	--timeout) tmo=$2; shift 2 ;;
 	--rebuild) rebuild=1; shift ;;
 	-h|--help) usage ;;
@@ -55,6 +64,15 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ ${#kernels[@]} -gt 0 ] || kernels=(6.1)
+vmargs=(--smp "$smp")
+if [ -n "$icount" ]; then
+	case $icount in
+	[0-9]|10) ;;
+	*) echo "bench: --icount 0..10, not '$icount'" >&2; exit 2 ;;
+	esac
+	smp=1
+	vmargs=(--smp 1 --icount "$icount")
+fi
 
 bcs_load_kernels
 make -C "$top/bench" BUILD="$BUILD" >&2
@@ -82,12 +100,12 @@ for k in "${kernels[@]}"; do
 	fi
 	vmout=$BUILD/bench/vm-$rel
 	# Partial runs do not overwrite the result of a full one.
-	result=$BUILD/bench/$rel${quick:+-quick}${only:+-$only}.txt
+	result=$BUILD/bench/$rel${icount:+-icount}${quick:+-quick}${only:+-$only}.txt
 	echo "bench: $rel -> $result" >&2
 	# Emulated guests share the host: its load explains odd numbers.
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)
 	rc=0
-	"$top/selftests/vm/run-vm.sh" --kernel "$rel" --smp "$smp" \
+	"$top/selftests/vm/run-vm.sh" --kernel "$rel" "${vmargs[@]}" \
 		--timeout "$tmo" --out "$vmout" --prefix "[$k] " -- \
 		env SWITCH_COST_ARGS="${SWITCH_COST_ARGS:-}" \
 		EFFICIENCY_ARGS="${EFFICIENCY_ARGS:-}" \
@@ -97,7 +115,7 @@ for k in "${kernels[@]}"; do
 			echo "# $cmdline"
 			echo "# host: $(nproc) CPUs, load average" \
 			     "$load0 before, $(cut -d' ' -f1-3 /proc/loadavg)" \
-			     "after; guest: --smp $smp"
+			     "after; guest: --smp $smp${icount:+ --icount $icount}"
 			cat "$vmout/bench.txt"
 		} > "$result"
 	else

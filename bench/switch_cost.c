@@ -49,24 +49,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench_util.h"
 
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC	0x63677270
-#endif
-#ifndef SYSFS_MAGIC
-#define SYSFS_MAGIC		0x62656572
-#endif
-
-#define CGROUP_ROOT	"/sys/fs/cgroup"
 #define MAX_TASKS	4096
 #define MAX_SIZES	16
 #define FIFO_PRIO	50
@@ -124,8 +113,7 @@ struct gang {
 	/* bcs */
 	uint32_t job;
 	/* freezer */
-	char cgdir[96];
-	int freeze_fd, events_fd;
+	struct bench_cgroup cg;
 };
 
 /* Results of one mechanism on one gang. */
@@ -161,9 +149,6 @@ static int bcs_fd = -1;
 static uint64_t bcs_slice;		/* slice number of the last strobe */
 static struct bench_ring ring;
 static bool have_ring;
-static bool have_cgroup;
-static const char *cgroup_root;
-static const char *cgroup_why = "";
 
 /* Spinning tasks */
 
@@ -500,125 +485,9 @@ static bool sig_resume(struct gang *g, uint64_t *issue, uint64_t *done)
 
 /* cgroup v2 freezer */
 
-static bool is_fs(const char *path, long magic)
-{
-	struct statfs sfs;
-
-	return !statfs(path, &sfs) && sfs.f_type == magic;
-}
-
-/*
- * Find the cgroup v2 hierarchy: /sys/fs/cgroup (unified layout), its
- * "unified" subdirectory (hybrid layout), or mount it on /sys/fs/cgroup if
- * nothing is mounted there yet (the test guest mounts sysfs but no cgroup
- * file system).  Something else mounted there is left alone.
- */
-static void cgroup_init(void)
-{
-	if (is_fs(CGROUP_ROOT, CGROUP2_SUPER_MAGIC)) {
-		cgroup_root = CGROUP_ROOT;
-	} else if (is_fs(CGROUP_ROOT "/unified", CGROUP2_SUPER_MAGIC)) {
-		cgroup_root = CGROUP_ROOT "/unified";
-	} else if (!is_fs(CGROUP_ROOT, SYSFS_MAGIC)) {
-		cgroup_why = "no cgroup2 hierarchy found";
-	} else if (mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL)) {
-		cgroup_why = "cannot mount cgroup2";
-		fprintf(stderr, "mount cgroup2 on %s: %s\n", CGROUP_ROOT,
-			strerror(errno));
-	} else {
-		cgroup_root = CGROUP_ROOT;
-		printf("mounted cgroup2 on %s\n", CGROUP_ROOT);
-	}
-	have_cgroup = cgroup_root != NULL;
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t len = (ssize_t)strlen(s);
-	int err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, len) != len)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-static int move_pid(const char *dir, pid_t pid)
-{
-	char path[128], buf[16];
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(buf, sizeof(buf), "%d", pid);
-	return write_str(path, buf);
-}
-
 static const char *frz_setup(struct gang *g)
 {
-	char path[160];
-	unsigned int i;
-	int err;
-
-	if (!have_cgroup)
-		return cgroup_why;
-	snprintf(g->cgdir, sizeof(g->cgdir), "%s/bcs-bench-%d", cgroup_root,
-		 getpid());
-	if (mkdir(g->cgdir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "mkdir %s: %s\n", g->cgdir, strerror(errno));
-		g->cgdir[0] = 0;
-		return "cannot create a cgroup";
-	}
-	for (i = 0; i < g->nr_procs; i++) {
-		err = move_pid(g->cgdir, g->pids[i]);
-		if (err) {
-			fprintf(stderr, "move %d to %s: %s\n", g->pids[i],
-				g->cgdir, strerror(-err));
-			return "cannot move tasks into the cgroup";
-		}
-	}
-	snprintf(path, sizeof(path), "%s/cgroup.freeze", g->cgdir);
-	g->freeze_fd = open(path, O_WRONLY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "%s/cgroup.events", g->cgdir);
-	g->events_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (g->freeze_fd < 0 || g->events_fd < 0)
-		return "no cgroup.freeze (kernel without the v2 freezer?)";
-	return NULL;
-}
-
-static void frz_teardown(struct gang *g)
-{
-	if (g->freeze_fd >= 0) {
-		if (write(g->freeze_fd, "0", 1) != 1)
-			perror("cgroup.freeze");
-		close(g->freeze_fd);
-	}
-	if (g->events_fd >= 0)
-		close(g->events_fd);
-	g->freeze_fd = g->events_fd = -1;
-}
-
-/* The group is removed once the gang's processes are gone. */
-static void frz_remove(struct gang *g)
-{
-	if (g->cgdir[0] && rmdir(g->cgdir))
-		fprintf(stderr, "rmdir %s: %s\n", g->cgdir, strerror(errno));
-	g->cgdir[0] = 0;
-}
-
-/* 1 or 0 from the "frozen" line of cgroup.events, -1 on error. */
-static int frz_frozen(struct gang *g)
-{
-	char buf[256], *p;
-	ssize_t len;
-
-	len = pread(g->events_fd, buf, sizeof(buf) - 1, 0);
-	if (len <= 0)
-		return -1;
-	buf[len] = 0;
-	p = strstr(buf, "frozen ");
-	return p ? p[7] == '1' : -1;
+	return bench_cgroup_create(&g->cg, "gang", g->pids, g->nr_procs);
 }
 
 /*
@@ -627,11 +496,11 @@ static int frz_frozen(struct gang *g)
  */
 static bool frz_wait(struct gang *g, int want, uint64_t t0, uint64_t *done)
 {
-	struct pollfd pfd = { .fd = g->events_fd, .events = POLLPRI };
+	struct pollfd pfd = { .fd = g->cg.events_fd, .events = POLLPRI };
 	uint64_t now, end = t0 + gang_timeout_ns;
 
 	for (;;) {
-		if (frz_frozen(g) == want) {
+		if (bench_cgroup_frozen(&g->cg) == want) {
 			*done = bench_now() - t0;
 			return true;
 		}
@@ -646,13 +515,14 @@ static bool frz_wait(struct gang *g, int want, uint64_t t0, uint64_t *done)
 	}
 }
 
-static bool frz_switch(struct gang *g, const char *val, int want,
-		       uint64_t *issue, uint64_t *done)
+static bool frz_switch(struct gang *g, int want, uint64_t *issue,
+		       uint64_t *done)
 {
 	uint64_t t0 = bench_now();
+	int err = bench_cgroup_freeze(&g->cg, want);
 
-	if (pwrite(g->freeze_fd, val, 1, 0) != 1) {
-		perror("cgroup.freeze");
+	if (err) {
+		fprintf(stderr, "cgroup.freeze: %s\n", strerror(-err));
 		return false;
 	}
 	*issue = bench_now() - t0;
@@ -661,12 +531,12 @@ static bool frz_switch(struct gang *g, const char *val, int want,
 
 static bool frz_suspend(struct gang *g, uint64_t *issue, uint64_t *done)
 {
-	return frz_switch(g, "1", 1, issue, done);
+	return frz_switch(g, 1, issue, done);
 }
 
 static bool frz_resume(struct gang *g, uint64_t *issue, uint64_t *done)
 {
-	return frz_switch(g, "0", 0, issue, done);
+	return frz_switch(g, 0, issue, done);
 }
 
 /* Gangs */
@@ -793,7 +663,7 @@ static bool rescue(struct gang *g)
 		while (waitpid(g->pids[i], NULL,
 			       WNOHANG | WUNTRACED | WCONTINUED) > 0)
 			;
-	if (g->freeze_fd >= 0 && pwrite(g->freeze_fd, "0", 1, 0) != 1)
+	if (g->cg.freeze_fd >= 0 && bench_cgroup_freeze(&g->cg, false))
 		perror("cgroup.freeze");
 	snapshot(g);
 	return wait_all_ran(g, bench_now(), &t);
@@ -810,7 +680,7 @@ static void gang_start(struct gang *g, unsigned int n, bool threads)
 	g->threads = threads;
 	g->n = n;
 	g->nr_procs = threads ? 1 : n;
-	g->freeze_fd = g->events_fd = -1;
+	g->cg.freeze_fd = g->cg.events_fd = -1;
 	g->pids = calloc(g->nr_procs, sizeof(*g->pids));
 	g->snap = calloc(n, sizeof(*g->snap));
 	g->slots = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -1032,10 +902,9 @@ static void run_gang(unsigned int n, bool threads)
 
 	if (res[M_BCS].enabled)
 		bcs_teardown(&g);
-	if (res[M_FRZ].enabled || g.freeze_fd >= 0)
-		frz_teardown(&g);
+	bench_cgroup_close(&g.cg);
 	gang_stop(&g);
-	frz_remove(&g);
+	bench_cgroup_remove(&g.cg);
 	for (m = 0; m < NR_MECH; m++)
 		for (k = 0; k < NR_METRIC; k++)
 			bench_samples_free(&res[m].m[k]);
@@ -1210,9 +1079,11 @@ int main(int argc, char **argv)
 				fprintf(stderr, "no /dev/bcsstat mapping\n");
 		}
 	}
-	if (opt.use[M_FRZ])
-		cgroup_init();
+	if (opt.use[M_FRZ]) {
+		const char *why;
 
+		bench_cgroup_root(&why);
+	}
 	for (i = 0; i < opt.nr_sizes; i++) {
 		if (opt.procs)
 			run_gang(opt.sizes[i], false);

@@ -32,6 +32,13 @@
 #                   pairs when several guests are connected)
 #   --share DIR     also mount DIR read-write at the same path; several
 #                   guests may share one directory (guest init: bcs_share=)
+#   --icount SHIFT  instruction-counted guest: one TCG thread for all
+#                   virtual CPUs, and the guest's clocks advance 2^SHIFT ns
+#                   per instruction executed, whatever the host does
+#                   (qemu -icount shift=SHIFT,align=off,sleep=off); for
+#                   benchmarks whose ratios the host's load would blur.
+#                   One virtual CPU only: qemu 7.2 hangs bringing up a
+#                   second x86 CPU in this mode
 
 set -euo pipefail
 
@@ -55,6 +62,8 @@ quiet=0
 append=""
 qemu_extra=()
 share=""
+accel=tcg,thread=multi
+icount=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel)   kernel=$2; shift 2 ;;
@@ -67,6 +76,14 @@ while [ $# -gt 0 ]; do
 	--append)   append=$2; shift 2 ;;
 	--qemu-arg) qemu_extra+=("$2"); shift 2 ;;
 	--share)    share=$2; shift 2 ;;
+	--icount)
+		case $2 in
+		[0-9]|10) ;;
+		*) echo "run-vm: --icount 0..10, not '$2'" >&2; exit 2 ;;
+		esac
+		accel=tcg,thread=single
+		icount=(-icount "shift=$2,align=off,sleep=off")
+		shift 2 ;;
 	--)         shift; break ;;
 	-h|--help)  usage ;;
 	*)          echo "run-vm: unknown option $1" >&2; usage ;;
@@ -74,6 +91,10 @@ while [ $# -gt 0 ]; do
 done
 if [ -z "$kernel" ] || [ $# = 0 ]; then
 	usage
+fi
+if [ ${#icount[@]} -gt 0 ] && [ "$smp" != 1 ]; then
+	echo "run-vm: --icount needs --smp 1" >&2
+	exit 2
 fi
 
 # The guest mounts fresh tmpfs file systems over /tmp, /run and /var/tmp
@@ -155,7 +176,7 @@ cmdline+=" bcs_timeout=$gtmo $append"
 
 # shellcheck disable=SC2054 # commas are inside qemu option values
 qemu=(qemu-system-x86_64
-	-accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem"
+	-accel "$accel" "${icount[@]}" -cpu max -smp "$smp" -m "$mem"
 	-nodefaults -display none -no-reboot
 	-kernel "$vmlinuz" -initrd "$initrd" -append "$cmdline"
 	-chardev "stdio,id=con,signal=off,logfile=$log"
