@@ -33,7 +33,8 @@
  * A second table explains the loss: CPU time of the window from /proc/stat
  * (sys includes parking and waking; idle is CPU time nobody used), context
  * switches and rescheduling and function-call IPIs per second from
- * /proc/interrupts, and the switches bcs made.
+ * /proc/interrupts, the gang switches made, and the loss divided by them:
+ * the machine's time that one gang switch cost (us/switch).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -673,28 +674,34 @@ int main(int argc, char **argv)
 	}
 
 	printf("\nwhere the time went (means; IPIs from /proc/interrupts)\n");
-	printf("  %-17s %6s %6s %6s %9s %9s %9s %10s %8s %8s\n", "case",
-	       "user%", "sys%", "idle%", "ctxt/s", "RES/s", "CAL/s",
-	       "switches/s", "missed", "cuts");
+	printf("  %-17s %6s %6s %6s %9s %9s %9s %10s %9s %8s %8s\n",
+	       "case", "user%", "sys%", "idle%", "ctxt/s", "RES/s", "CAL/s",
+	       "switches/s", "us/switch", "missed", "cuts");
 	for (i = 0; i < nr_cases; i++) {
 		struct bench_case *k = &cases[i];
 		char sw[16] = "-", missed[16] = "-", cuts[16] = "-";
+		char cost[16] = "-";
 
 		if (!k->runs)
 			continue;
 		if (k->kind != C_ALONE && k->kind != C_CFS) {
 			snprintf(sw, sizeof(sw), "%.1f",
 				 k->switches / k->secs);
+			if (k->switches && k->ratio.n)
+				snprintf(cost, sizeof(cost), "%.1f",
+					 (1.0 - bench_percentile(&k->ratio, 50) /
+					  1e6) * k->secs * 1e6 / k->switches);
 			snprintf(missed, sizeof(missed), "%llu",
 				 (unsigned long long)k->missed);
 		}
 		if (k->kind == C_BCS)
 			snprintf(cuts, sizeof(cuts), "%llu",
 				 (unsigned long long)k->cuts);
-		printf("  %-17s %6.1f %6.1f %6.1f %9.0f %9.0f %9.0f %10s %8s %8s\n",
-		       k->name, k->user / k->runs, k->sys / k->runs,
-		       k->idle / k->runs, k->ctxt / k->secs, k->res / k->secs,
-		       k->cal / k->secs, sw, missed, cuts);
+		printf("  %-17s %6.1f %6.1f %6.1f %9.0f %9.0f %9.0f %10s %9s "
+		       "%8s %8s\n", k->name, k->user / k->runs,
+		       k->sys / k->runs, k->idle / k->runs, k->ctxt / k->secs,
+		       k->res / k->secs, k->cal / k->secs, sw, cost, missed,
+		       cuts);
 	}
 	for (i = 2; i < nr_cases; i++)
 		if (cases[i].late)
