@@ -63,10 +63,11 @@ bench-run: bench
 
 # Two barrier jobs, plain time-sharing against bcs with 100 ms slices: on
 # three guests, then on two, where each guest has a host core to itself on
-# a two-core machine.
+# a two-core machine, with finer barriers against a 20 ms guest scheduler
+# slice (Documentation/testing.rst).
 demo:
 	scripts/demo-cluster.sh
-	scripts/demo-cluster.sh --nodes 2
+	scripts/demo-cluster.sh --nodes 2 --quantum 20 --work 50
 
 # One guest, two jobs gang-scheduled by the module alone.
 demo-node:
