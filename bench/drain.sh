@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench/drain.sh [--kernel K] [--smp N] [--slice US] [--seconds S]
-#                [--rounds R]
+# bench/drain.sh [--kernel K] [--smp N | --icount S] [--slice US]
+#                [--seconds S] [--rounds R]
 #
 # When a switch takes effect, with the old row drained before the new row
 # is woken (the module's default drain_us) and with the new row woken at
@@ -15,6 +15,8 @@
 # new row had left its parking (resumed_ns), p50 and p99 over all
 # switches, how many switches hit the drain limit, and the guest's context
 # switches per second.  Emulated time: compare the two settings only.
+# --icount S boots the instruction-counted guest of bench/run.sh (one
+# virtual CPU), whose times the host's load does not reach.
 
 set -euo pipefail
 
@@ -26,6 +28,7 @@ smp=1
 slice=10000
 secs=3
 rounds=3
+icount=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel)  kernel=$2; shift 2 ;;
@@ -33,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--slice)   slice=$2; shift 2 ;;
 	--seconds) secs=$2; shift 2 ;;
 	--rounds)  rounds=$2; shift 2 ;;
+	--icount)  icount=(--icount "$2"); smp=1; shift 2 ;;
 	*) sed -n '4,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
@@ -52,20 +56,22 @@ make -s -C "$top/tools" >&2
 	BCS_KERNELS=$rel "$top/scripts/build-modules.sh" >&2
 
 # The guest writes its records into run-vm.sh's output directory.
-out=$BUILD/bench/drain-$rel
-"$top/selftests/vm/run-vm.sh" --kernel "$rel" --smp "$smp" --quiet \
+out=$BUILD/bench/drain-$rel${icount[1]:+-icount}
+"$top/selftests/vm/run-vm.sh" --kernel "$rel" --smp "$smp" "${icount[@]}" --quiet \
 	--out "$out" -- env BENCH_SLICE="$slice" BENCH_SECS="$secs" \
 	BENCH_ROUNDS="$rounds" bash bench/drain-guest.sh
 
-python3 - "$out" "$rel" "$smp" "$slice" "$top/selftests/cluster" <<'EOF'
+cpus="$smp CPU(s)"
+[ ${#icount[@]} = 0 ] || cpus="1 instruction-counted CPU"
+python3 - "$out" "$rel" "$cpus" "$slice" "$top/selftests/cluster" <<'EOF'
 import glob, json, os, sys
 
-out, rel, smp, slice_us = sys.argv[1:5]
+out, rel, cpus, slice_us = sys.argv[1:5]
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[5])
 from analyse import pct
 
-print(f"drain: {rel}, {smp} CPU(s), two one-thread jobs, {slice_us} us slices")
+print(f"drain: {rel}, {cpus}, two one-thread jobs, {slice_us} us slices")
 print(f"  {'drain_us':>9} {'switches':>8} {'parked p50':>11} {'p99':>9} "
       f"{'resumed p50':>12} {'p99':>9} {'cuts':>5} {'ctxt/s':>8}   (us after the switch began)")
 for name in sorted({os.path.basename(f).split("-")[0]
