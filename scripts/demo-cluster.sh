@@ -11,6 +11,7 @@
 # scripts/demo-cluster.sh [--nodes N] [--slice US] [--bench] [--iters K]
 #                          [--work W] [--wait spin|block] [--quantum MS]
 #                          [--slices "US..."] [--repeat R] [--nodrain]
+#                          [--lead PCT]
 #
 #   --nodes N   guests, 2..9 (default 3).  Each has one virtual CPU; when
 #               there are more busy guests than host cores, the host's own
@@ -31,6 +32,9 @@
 #   --work W    barrier --work (default 200)
 #   --wait M    how a rank waits at a barrier: spin (poll, as MPI libraries
 #               do; the default) or block (sleep in recv)
+#   --lead PCT  bcsd's lead (how long before a slice's deadline the master
+#               sends its strobe) in percent of the slice, 10..90 (default
+#               30; never more than the test bed's 30 ms)
 #   --quantum MS  the guests' scheduler time slice for CPU-bound tasks
 #               (default: the kernel's, a few ms); see the note on time
 #               scales in Documentation/testing.rst
@@ -73,6 +77,11 @@ while [ $# -gt 0 ]; do
 		esac ;;
 	--slices) export DEMO_SLICES=$2; shift 2 ;;
 	--nodrain) export DEMO_NODRAIN=1; shift ;;
+	--lead)
+		case $2 in
+		[1-8][0-9]|90) export DEMO_LEAD_PCT=$2; shift 2 ;;
+		*) echo "demo-cluster: --lead 10..90 (percent), not '$2'" >&2; exit 2 ;;
+		esac ;;
 	--quantum)
 		case $2 in
 		[1-9]|[1-9][0-9]|[1-9][0-9][0-9]) export DEMO_QUANTUM_MS=$2; shift 2 ;;

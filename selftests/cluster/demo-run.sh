@@ -15,6 +15,7 @@
 # every regime once, so that drifts of the host spread over all of them),
 # DEMO_ROWS (slice table length, default 15), DEMO_WAIT (spin or block),
 # DEMO_QUANTUM_MS (the guests' scheduler slice; default: the kernel's),
+# DEMO_LEAD_PCT (bcsd's lead_us in percent of the slice, default 30),
 # DEMO_NODRAIN (1: in the benchmark, every bcs slice length also with
 # bcs.ko's drain_us at 0 on every node, the new row woken at once).
 
@@ -25,6 +26,7 @@ barrier_wait=${DEMO_WAIT:-spin}
 iters=${DEMO_ITERS:-}
 solo=${DEMO_SOLO_S:-12}
 rows=${DEMO_ROWS:-15}
+lead_pct=${DEMO_LEAD_PCT:-30}
 report=$SHARE/demo-report.txt
 results=$SHARE/demo-results.txt
 port=5400
@@ -91,10 +93,12 @@ restart_bcsd()	# restart_bcsd SLICE_US
 	for n in $(echo "$CL_NODES" | tr ' ' '\n' | sort -rn); do
 		on "$n" kill_bcsd TERM
 	done
-	# The lead must stay under the slice: 30% of it, at most the bed's.
-	# A starting master waits failover_slices of silence before it takes
-	# over: keep that to about 3 s with long slices.
-	local lead=$(($1 * 3 / 10 < CL_LEAD_US ? $1 * 3 / 10 : CL_LEAD_US))
+	# The lead must stay under the slice: DEMO_LEAD_PCT of it (default
+	# 30), at most the bed's.  A starting master waits failover_slices of
+	# silence before it takes over: keep that to about 3 s with long
+	# slices.
+	local lead=$(($1 * lead_pct / 100))
+	[ "$lead" -le "$CL_LEAD_US" ] || lead=$CL_LEAD_US
 	cur_lead=$lead
 	local fo=$((3000000 / $1 < CL_FAILOVER ? 3000000 / $1 : CL_FAILOVER))
 	[ "$fo" -ge 2 ] || fo=2
