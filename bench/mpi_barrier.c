@@ -6,7 +6,7 @@
  * doubles as a barrier.  A rank descheduled on its node holds up all the
  * others, so the run time shows how well the ranks are co-scheduled.
  *
- *   mpi_barrier [--iters K] [--seconds S] [--work N] [--tag TEXT]
+ *   mpi_barrier [--iters K] [--seconds S] [--work N] [--tag TEXT] [--go FILE]
  *
  * --work is in thousands of loop iterations, not a time, so that a
  * descheduled rank takes longer.  MPI libraries poll while they wait, as a
@@ -14,6 +14,11 @@
  * 200) or, with --seconds, once rank 0 has run S seconds: its decision
  * travels in the same Allreduce, so every rank stops after the same
  * iteration.
+ *
+ * With --go, rank 0 waits after MPI_Init until FILE exists (at most ten
+ * minutes) before the run and its clock start: a test that launches two
+ * jobs lets both through MPI_Init first, so that they then run side by
+ * side for the same S seconds however long each launch took.
  *
  * The program checks itself: every Allreduce result is compared with the
  * value it must have, and any mismatch makes every rank exit 1.  Rank 0
@@ -75,10 +80,26 @@ static unsigned long parse_ulong(const char *s, const char *what)
 	return v;
 }
 
+#define GO_WAIT_S 600
+
+/* Wait until @path exists, polling, for at most @max_s seconds. */
+static void wait_for_file(const char *path, unsigned int max_s)
+{
+	unsigned int i;
+
+	for (i = 0; i < max_s * 10; i++) {
+		if (!access(path, F_OK))
+			return;
+		usleep(100000);
+	}
+	fprintf(stderr, "mpi_barrier: no %s after %u s, starting anyway\n",
+		path, max_s);
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: mpi_barrier [--iters K] [--seconds S] [--work N] [--tag TEXT]\n");
+		"usage: mpi_barrier [--iters K] [--seconds S] [--work N] [--tag TEXT] [--go FILE]\n");
 	exit(2);
 }
 
@@ -89,12 +110,13 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "work", required_argument, NULL, 'w' },
 		{ "tag", required_argument, NULL, 't' },
+		{ "go", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	unsigned long iters = 200, work = 200, seconds = 0, it;
 	struct rank_info me = { 0 }, *all = NULL;
-	const char *tag = NULL;
+	const char *tag = NULL, *go = NULL;
 	int rank, size, c, bad = 0, any_bad, i, stop = 0;
 	double t0, elapsed;
 
@@ -103,7 +125,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mpi_barrier: MPI_Init failed\n");
 		return 1;
 	}
-	while ((c = getopt_long(argc, argv, "i:s:w:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:s:w:t:g:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			iters = parse_ulong(optarg, "--iters");
@@ -118,6 +140,9 @@ int main(int argc, char **argv)
 		case 't':
 			tag = optarg;
 			break;
+		case 'g':
+			go = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -129,11 +154,15 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 
 	MPI_Barrier(MPI_COMM_WORLD);
-	t0 = MPI_Wtime();
 	if (!rank) {
 		printf("mpi_barrier: started size %d\n", size);
 		fflush(stdout);
+		if (go)
+			wait_for_file(go, GO_WAIT_S);
 	}
+	/* The other ranks wait here for rank 0's go. */
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
 	for (it = 0; it < iters && !stop; it++) {
 		/*
 		 * Each rank adds rank + it + 1, so the sum is known; rank 0
