@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <linux/bcs.h>
 #include <sodium.h>
 
 #include "bcsd.h"
@@ -180,6 +181,27 @@ static bool from_senior_master(const struct bcsd *d, const struct bcsp_msg *m)
 	return h->sender >= d->master_id;
 }
 
+/*
+ * Can strobe @m take effect here?  Its deadline must not lie more than
+ * stale_slices slices in the past, nor more than one slice in the future:
+ * the next strobe replaces a pending one in bcs.ko, so strobes that all
+ * arrive a slice or more ahead of their deadlines (a clock behind the
+ * master's by more than slice - lead) would never switch, and would keep
+ * the kernel's watchdog from failing open.  Rejected, they let it.
+ */
+static enum bcsp_verdict strobe_verdict(const struct bcsd *d,
+					const struct bcsp_strobe *s)
+{
+	uint64_t stale = cfg_uint(&d->cfg, "stale_slices") * s->slice_ns;
+	uint64_t now = now_real_ns();
+
+	if (s->row >= BCS_ROWS_MAX || s->slice_ns < BCS_SLICE_NS_MIN)
+		return BCSP_BAD_BODY;
+	if (s->deadline_ns + stale < now || s->deadline_ns > now + s->slice_ns)
+		return BCSP_STALE;
+	return BCSP_OK;
+}
+
 static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
 			  const struct sockaddr_in *from)
 {
@@ -215,6 +237,8 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		w = window_of(d, m.hdr.sender);
 		v = w ? bcsp_window_check(w, m.hdr.epoch, m.hdr.seq) : BCSP_STALE;
 	}
+	if (v == BCSP_OK && !own && m.hdr.type == BCSP_STROBE)
+		v = strobe_verdict(d, &m.strobe);
 	if (v != BCSP_OK) {
 		d->cnt.rejected[v]++;
 		pr_debug("rejected datagram (%s)", bcsp_verdict_name(v));
@@ -252,6 +276,8 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		if (own)
 			return;	/* looped back; send_report() took it */
 		view_on_report(d, m.hdr.sender, &m.report, now_mono_ms());
+		if (d->master_role)
+			master_report_epoch(d, &m);
 		/* fall through */
 	case BCSP_REQUEST:
 		if (d->master_role && d->active)
@@ -345,11 +371,12 @@ static int run(struct bcsd *d)
 				node_tick(d);
 			ctl_tick(d);
 		}
-		if (pfd[3].revents & POLLIN)
-			ctl_accept(d);
+		/* Before accepting, which may hand a slot to a new client. */
 		for (i = 0; i < nc; i++)
 			if (pfd[4 + i].revents && map[i]->fd >= 0)
 				ctl_on_client(d, map[i]);
+		if (pfd[3].revents & POLLIN)
+			ctl_accept(d);
 signals:
 		if (bcsd_dump) {
 			bcsd_dump = 0;
@@ -405,6 +432,14 @@ static int setup(struct bcsd *d)
 	d->master_role = strcmp(role, "node") != 0;
 	d->node_role = strcmp(role, "master") != 0;
 	d->slice_ns = cfg_uint(&d->cfg, "slice_us") * 1000;
+	/* A node takes no strobe a slice or more ahead of its deadline. */
+	if (d->master_role &&
+	    cfg_uint(&d->cfg, "lead_us") >= cfg_uint(&d->cfg, "slice_us")) {
+		pr_err("lead_us %llu must be less than slice_us %llu",
+		       (unsigned long long)cfg_uint(&d->cfg, "lead_us"),
+		       (unsigned long long)cfg_uint(&d->cfg, "slice_us"));
+		return -1;
+	}
 	d->sock = d->strobe_tfd = d->tick_tfd = d->ctl_fd = -1;
 	for (int i = 0; i < BCSD_MAX_CLIENTS; i++)
 		d->clients[i].fd = -1;

@@ -53,6 +53,7 @@ struct bcsd_client {
 	unsigned int tries;
 	uint32_t wait_job;	/* waiting for this job to exist locally */
 	uint64_t wait_until_ms;
+	uint64_t last_ms;	/* accepted or last asked */
 };
 
 struct bcsd_counters {
@@ -93,9 +94,10 @@ struct bcsd {
 	uint32_t map_version;
 	uint32_t next_job_id;
 	uint64_t map_sent_slice;
+	uint64_t listen_until_ms;	/* no take-over before: reports come */
 	struct {
-		uint32_t sender, id;
-		struct bcsp_request reply;
+		uint32_t sender;
+		struct bcsp_request req, reply;
 	} done[32];			/* answered requests, for retries */
 	unsigned int done_next;
 
@@ -167,6 +169,7 @@ void master_heard_other(struct bcsd *d, const struct bcsp_msg *m);
 void master_request(struct bcsd *d, const struct bcsp_request *req,
 		    struct bcsp_request *reply);
 void master_local_report(struct bcsd *d, const struct bcsp_msg *m);
+void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m);
 
 /* node.c */
 int node_init(struct bcsd *d);

@@ -24,12 +24,14 @@
 
 #include <json-c/json.h>
 #include <linux/bcs.h>
+#include <sodium.h>
 
 #include "../libbcs/bcs.h"
 #include "bcsd.h"
 #include "log.h"
 
 #define CTL_MSG_MAX	65536
+#define CTL_IDLE_MS	10000	/* a connection that asks nothing is closed */
 
 static void ctl_send(struct bcsd_client *c, struct json_object *o)
 {
@@ -57,12 +59,27 @@ static void ctl_drop(struct bcsd_client *c)
 	c->fd = -1;
 }
 
+/* Does a live process listen on @sun?  Then it is another bcsd. */
+static bool ctl_in_use(const struct sockaddr_un *sun)
+{
+	int fd, ret;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return false;
+	ret = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
+	close(fd);
+	return !ret || errno == EAGAIN;
+}
+
 int ctl_open(struct bcsd *d)
 {
 	const char *path = cfg_str(&d->cfg, "control_socket");
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	char dir[sizeof(sun.sun_path)], *slash;
 
+	/* Not 1 after every start: see on_request() in master.c. */
+	d->next_req_id = randombytes_random();
 	if (!*path)
 		return 0;
 	if (strlen(path) >= sizeof(sun.sun_path)) {
@@ -80,6 +97,11 @@ int ctl_open(struct bcsd *d)
 			   0);
 	if (d->ctl_fd < 0) {
 		pr_err("control socket: %s", strerror(errno));
+		return -1;
+	}
+	if (ctl_in_use(&sun)) {
+		pr_err("control socket %s: another bcsd runs on this host",
+		       path);
 		return -1;
 	}
 	unlink(path);
@@ -104,21 +126,41 @@ void ctl_close(struct bcsd *d)
 	}
 }
 
+static bool ctl_waiting(const struct bcsd_client *c)
+{
+	return c->req_id || c->wait_job;
+}
+
 void ctl_accept(struct bcsd *d)
 {
+	struct bcsd_client *c, *idle = NULL;
 	int fd, i;
 
 	fd = accept4(d->ctl_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
 	for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
-		if (d->clients[i].fd < 0) {
-			memset(&d->clients[i], 0, sizeof(d->clients[i]));
-			d->clients[i].fd = fd;
-			return;
-		}
+		c = &d->clients[i];
+		if (c->fd < 0)
+			goto found;
+		if (!ctl_waiting(c) && (!idle || c->last_ms < idle->last_ms))
+			idle = c;
 	}
-	close(fd);	/* too many clients */
+	/*
+	 * Full: a client that only holds its connection open, waiting for
+	 * nothing, makes room, so that idle connections cannot lock bcsctl
+	 * out.  Clients that wait for an answer are never dropped.
+	 */
+	if (!idle) {
+		close(fd);
+		return;
+	}
+	c = idle;
+	ctl_drop(c);
+found:
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	c->last_ms = now_mono_ms();
 }
 
 static struct json_object *ok_object(void)
@@ -240,7 +282,9 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 		ctl_error(c, -EHOSTUNREACH, "no master heard yet");
 		return;
 	}
-	c->req.id = ++d->next_req_id;
+	if (!++d->next_req_id)
+		++d->next_req_id;	/* 0: no request */
+	c->req.id = d->next_req_id;
 	c->req_id = c->req.id;
 	c->tries = 0;
 	send_request(d, c);
@@ -281,6 +325,7 @@ void ctl_on_client(struct bcsd *d, struct bcsd_client *c)
 		ctl_drop(c);
 		return;
 	}
+	c->last_ms = now_mono_ms();
 	buf[n] = '\0';
 	in = json_tokener_parse(buf);
 	if (!in || !json_object_object_get_ex(in, "cmd", &v) ||
@@ -342,6 +387,10 @@ void ctl_tick(struct bcsd *d)
 
 		if (c->fd < 0)
 			continue;
+		if (!ctl_waiting(c) && now - c->last_ms > CTL_IDLE_MS) {
+			ctl_drop(c);
+			continue;
+		}
 		if (c->wait_job && now > c->wait_until_ms) {
 			c->wait_job = 0;
 			ctl_error(c, -ETIMEDOUT, "job did not appear on this node");

@@ -43,8 +43,14 @@ int master_init(struct bcsd *d)
 		return -1;
 	}
 	d->next_job_id = 1;
-	/* Listen for a live master before taking over. */
+	/*
+	 * Listen for a live master before taking over, and for the nodes'
+	 * reports: they tell a restarted master the epoch the nodes follow
+	 * and the jobs they hold, which it would otherwise have forgotten.
+	 */
 	d->master_heard_ms = now_mono_ms();
+	d->listen_until_ms = d->master_heard_ms +
+			     2 * cfg_uint(&d->cfg, "report_ms");
 	return 0;
 }
 
@@ -138,11 +144,75 @@ static void send_map(struct bcsd *d)
 		node_on_map(d, &m.map);
 }
 
+/* Pick a row for a new job: the emptiest allowed row. */
+static uint32_t pick_row(const struct bcsd *d)
+{
+	uint32_t rows = (uint32_t)cfg_uint(&d->cfg, "rows");
+	uint32_t count[BCS_ROWS_MAX] = { 0 }, i, best = 0;
+
+	for (i = 0; i < d->nr_jobs; i++)
+		if (d->jobs[i].row < BCS_ROWS_MAX)
+			count[d->jobs[i].row]++;
+	if (!rows) {
+		/* One job per row, as many rows as jobs. */
+		for (i = 0; i < BCS_ROWS_MAX; i++)
+			if (!count[i])
+				return i;
+		rows = BCS_ROWS_MAX;
+	}
+	for (i = 1; i < rows; i++)
+		if (count[i] < count[best])
+			best = i;
+	return best;
+}
+
+/* Add job @id in row @row to the matrix; false if it is full. */
+static bool add_job(struct bcsd *d, uint32_t id, uint32_t row)
+{
+	struct bcsd_job *j;
+
+	if (d->nr_jobs >= BCSP_MAX_JOBS)
+		return false;
+	j = &d->jobs[d->nr_jobs++];
+	memset(j, 0, sizeof(*j));
+	j->id = id;
+	j->row = row;
+	if (id >= d->next_job_id && id < BCS_JOB_ID_MAX)
+		d->next_job_id = id + 1;
+	return true;
+}
+
+/*
+ * Take into the matrix the jobs of node report @r that it lacks, each in
+ * a row of its own choosing: a master that knows no map (it restarted,
+ * and no other master was left to announce one) learns the cluster's jobs
+ * from the nodes rather than destroying them all with an empty map.
+ */
+static void adopt_reported_jobs(struct bcsd *d, uint32_t node,
+				const struct bcsp_report *r)
+{
+	uint32_t i, id;
+
+	for (i = 0; i < r->nr_jobs && i < BCSP_MAX_JOBS; i++) {
+		id = r->jobs[i].job;
+		if (!id || id > BCS_JOB_ID_MAX || find_job(d, id))
+			continue;
+		if (!add_job(d, id, pick_row(d)))
+			return;
+		pr_notice("job %u adopted from node %u's report, row %u", id,
+			  node, d->jobs[d->nr_jobs - 1].row);
+	}
+}
+
 static void take_over(struct bcsd *d)
 {
 	uint64_t lead = cfg_uint(&d->cfg, "lead_us") * 1000, now;
 	uint32_t i;
 
+	if (!d->have_map && !d->nr_jobs)
+		for (i = 0; i < d->nr_peers; i++)
+			adopt_reported_jobs(d, d->peers[i].node,
+					    &d->peers[i].report);
 	d->epoch = d->max_epoch_seen + 1;
 	d->active = true;
 	d->cnt.takeovers++;
@@ -235,31 +305,35 @@ void master_on_strobe_timer(struct bcsd *d)
 void master_tick(struct bcsd *d)
 {
 	uint64_t silence = slices_ms(d, cfg_uint(&d->cfg, "failover_slices"));
+	uint64_t now = now_mono_ms();
 
-	if (!d->active && now_mono_ms() - d->master_heard_ms > silence)
+	if (!d->active && now - d->master_heard_ms > silence &&
+	    now >= d->listen_until_ms)
 		take_over(d);
 }
 
-/* Pick a row for a new job: the emptiest allowed row. */
-static uint32_t pick_row(const struct bcsd *d)
+/*
+ * An active master got a report from a node that follows a higher epoch:
+ * a master it never heard (it restarted, or took over too soon) left the
+ * nodes with an epoch above its own, so they reject its strobes as stale.
+ * Take a higher epoch still, with the jobs that node holds, and announce
+ * the map.  A live master of that epoch would have made this one step
+ * down with its strobes; if it lives on, one of the two steps down on
+ * hearing the other.
+ */
+void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m)
 {
-	uint32_t rows = (uint32_t)cfg_uint(&d->cfg, "rows");
-	uint32_t count[BCS_ROWS_MAX] = { 0 }, i, best = 0;
-
-	for (i = 0; i < d->nr_jobs; i++)
-		if (d->jobs[i].row < BCS_ROWS_MAX)
-			count[d->jobs[i].row]++;
-	if (!rows) {
-		/* One job per row, as many rows as jobs. */
-		for (i = 0; i < BCS_ROWS_MAX; i++)
-			if (!count[i])
-				return i;
-		rows = BCS_ROWS_MAX;
-	}
-	for (i = 1; i < rows; i++)
-		if (count[i] < count[best])
-			best = i;
-	return best;
+	if (!d->active || m->hdr.epoch <= d->epoch)
+		return;
+	adopt_reported_jobs(d, m->hdr.sender, &m->report);
+	d->epoch = d->max_epoch_seen + 1;
+	d->master_epoch = d->epoch;
+	d->max_epoch_seen = d->epoch;
+	d->cnt.takeovers++;
+	pr_notice("node %u follows epoch %u: taking over again with epoch %u",
+		  m->hdr.sender, m->hdr.epoch, d->epoch);
+	d->map_version++;
+	send_map(d);
 }
 
 /* Carry out request @req from @sender; the answer is in @reply. */
@@ -267,7 +341,7 @@ void master_request(struct bcsd *d, const struct bcsp_request *req,
 		    struct bcsp_request *reply)
 {
 	struct bcsd_job *j;
-	uint32_t id;
+	uint32_t id, row;
 
 	*reply = *req;
 	reply->error = 0;
@@ -288,13 +362,12 @@ void master_request(struct bcsd *d, const struct bcsp_request *req,
 				if (d->next_job_id > BCS_JOB_ID_MAX)
 					d->next_job_id = 1;
 			}
-			j = &d->jobs[d->nr_jobs++];
-			memset(j, 0, sizeof(*j));
-			j->id = id;
-			j->row = req->row == BCS_ROW_NONE ? pick_row(d) : req->row;
-			reply->job = j->id;
-			reply->row = j->row;
-			pr_info("job %u created in row %u", j->id, j->row);
+			/* Placed among the others, before it counts itself. */
+			row = req->row == BCS_ROW_NONE ? pick_row(d) : req->row;
+			add_job(d, id, row);
+			reply->job = id;
+			reply->row = row;
+			pr_info("job %u created in row %u", id, row);
 		}
 		break;
 	case BCSP_OP_DESTROY:
@@ -332,10 +405,14 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m,
 
 	r.hdr.epoch = d->epoch;
 	r.hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
-	/* A retry of a request already carried out gets the same answer. */
+	/*
+	 * A retry of a request already carried out gets the same answer.  A
+	 * retry is the same request, not only the same id: ids start at
+	 * random, but a node that restarted may still meet an old one.
+	 */
 	for (i = 0; i < sizeof(d->done) / sizeof(d->done[0]); i++) {
-		if (d->done[i].sender == m->hdr.sender &&
-		    d->done[i].id == m->req.id && m->req.id) {
+		if (d->done[i].sender == m->hdr.sender && m->req.id &&
+		    !memcmp(&d->done[i].req, &m->req, sizeof(m->req))) {
 			r.req = d->done[i].reply;
 			net_send(d, &r, from);
 			return;
@@ -344,7 +421,7 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m,
 	master_request(d, &m->req, &r.req);
 	i = d->done_next++ % (sizeof(d->done) / sizeof(d->done[0]));
 	d->done[i].sender = m->hdr.sender;
-	d->done[i].id = m->req.id;
+	d->done[i].req = m->req;
 	d->done[i].reply = r.req;
 	net_send(d, &r, from);
 }

@@ -17,6 +17,26 @@
 #include "bcsd.h"
 #include "log.h"
 
+/*
+ * The jobs a stopped bcsd left in bcs.ko are this node's share of cluster
+ * jobs: take them in, so that the first map keeps those the master still
+ * has and destroys those it destroyed meanwhile.
+ */
+static void adopt_jobs(struct bcsd *d)
+{
+	struct bcs_job_info *jobs = NULL;
+	size_t n = 0, i;
+
+	if (bcs_job_list(d->dev, &jobs, &n))
+		return;
+	for (i = 0; i < n && d->nr_local_jobs < BCSP_MAX_JOBS; i++)
+		d->local_jobs[d->nr_local_jobs++] = jobs[i].id;
+	free(jobs);
+	if (n)
+		pr_info("%zu job(s) already in bcs.ko: kept if the map has them",
+			n);
+}
+
 int node_init(struct bcsd *d)
 {
 	int err;
@@ -28,20 +48,22 @@ int node_init(struct bcsd *d)
 		pr_err("%s", bcs_strerror(err, BCS_CTX_OPEN));
 		return -1;
 	}
+	adopt_jobs(d);
 	d->report_ms = now_mono_ms();
 	return 0;
 }
 
 void node_exit(struct bcsd *d)
 {
-	uint32_t i;
-
-	/* Every gang runs again, on purpose: this is not a failure. */
+	/*
+	 * Every gang runs again, on purpose: this is not a failure.  The
+	 * jobs stay, with their tasks attached, so that a restarted bcsd
+	 * adopts them from the master's map (bcs_job_create() -EEXIST) and
+	 * the running ranks rejoin the schedule, as after a crash.
+	 */
 	if (d->driving && d->nl)
 		bcs_nl_release(d->nl);
 	d->driving = false;
-	for (i = 0; i < d->nr_local_jobs && d->dev; i++)
-		bcs_job_destroy(d->dev, d->local_jobs[i]);
 	d->nr_local_jobs = 0;
 	bcs_nl_close(d->nl);
 	bcs_close(d->dev);
@@ -49,21 +71,12 @@ void node_exit(struct bcsd *d)
 	d->dev = NULL;
 }
 
+/* Strobes reach here checked (bcsd.c: strobe_verdict()). */
 void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
 {
-	uint64_t stale = cfg_uint(&d->cfg, "stale_slices") * m->strobe.slice_ns;
 	const struct bcsp_strobe *s = &m->strobe;
-	uint64_t now = now_real_ns();
 	int err;
 
-	if (s->deadline_ns + stale < now) {
-		d->cnt.rejected[BCSP_STALE]++;
-		return;
-	}
-	if (s->row >= 64 || s->slice_ns < 50000) {
-		d->cnt.rejected[BCSP_BAD_BODY]++;
-		return;
-	}
 	if (!d->driving) {
 		err = bcs_nl_drive(d->nl, s->slice_ns,
 				   (uint32_t)cfg_uint(&d->cfg, "watchdog_slices"));

@@ -8,8 +8,9 @@
 # node follows it with the same jobs and tasks.  node1's bcsd, restarted,
 # follows node3 rather than taking over.  Then node3's bcsd is killed in
 # turn and node1 takes over a second time, with an epoch higher than
-# node3's.  Last, with every master gone, all kernels fail open and every
-# task runs.
+# node3's.  With every master gone, all kernels fail open and every task
+# runs.  Last, node1's bcsd comes back as the only master, knowing nothing:
+# it learns the nodes' epoch and jobs from their reports and keeps them.
 
 . "$CL_DIR/lib.sh"
 
@@ -115,4 +116,27 @@ sleep 3
 snapshot_all noMaster2
 analyse running "$SHARE/data/noMaster1" "$SHARE/data/noMaster2" \
 	--pids "$burners"
+
+# The only master comes back, having forgotten everything: from the
+# nodes' reports it learns the epoch they follow, takes a higher one, and
+# keeps the jobs they hold (an empty map would destroy them everywhere).
+ep2=$(status_of 2 epoch)
+on 1 'start_bcsd --role=both --priority=200' > /dev/null
+ok $? "node1: bcsd restarted, with no other master alive"
+wait_until 60 followed 2 1 "$ep2"
+ok $? "node2: follows the restarted node1 with a higher epoch ($ep2 -> $(status_of 2 epoch))"
+from=$(slice_now 2)
+sleep 4
+snapshot_all restarted
+for n in 1 2; do
+	for j in $j1 $j2; do
+		"$PY" -c 'import json,sys; sys.exit(not any(j["id"] == int(sys.argv[2])
+			and j["tasks"] >= 1 for j in json.load(open(sys.argv[1]))))' \
+			"$SHARE/data/restarted/node$n.jobs.json" "$j"
+		ok $? "node$n: job $j kept, with its task, under the restarted master"
+	done
+done
+mkdir -p "$SHARE/data/restarted-12"
+cp "$SHARE"/data/restarted/node[12].* "$SHARE/data/restarted-12/"
+analyse coherence "$SHARE/data/restarted-12" --from-slice "${from:-0}" --min 10
 tap_end

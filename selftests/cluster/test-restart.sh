@@ -5,7 +5,9 @@
 # socket closed).  While bcsd is down one of its jobs goes; restarted,
 # bcsd follows the master again, re-creates the job from the map, a new
 # task attaches to it, and the node's rows agree with the others.  bcsd
-# runs at real-time priority with its memory locked.
+# runs at real-time priority with its memory locked.  Then bcsd is
+# stopped cleanly (SIGTERM): the jobs keep their tasks, and after the
+# restart the same tasks run in the schedule again.
 
 . "$CL_DIR/lib.sh"
 
@@ -64,4 +66,39 @@ ok $? "node1: bcsctl job list shows job $j2 with nodes=3 tasks=3 again"
 sleep 3
 snapshot_all restart
 analyse coherence "$SHARE/data/restart" --from-slice "${from:-0}" --min 10
+
+# A clean stop (SIGTERM, as systemctl restart sends) fails open too, but
+# leaves the jobs and their tasks in bcs.ko: the restarted bcsd adopts
+# them from the map and the same tasks rejoin the schedule.
+tasks_of()	# tasks_of NODE: "JOB:TASKS ..." of both jobs there
+{
+	on "$1" bcsstat jobs --json | "$PY" -c '
+import json, sys
+jobs = {j["id"]: j["tasks"] for j in json.load(sys.stdin)}
+print(" ".join("%s:%s" % (j, jobs.get(int(j), "none")) for j in sys.argv[1:]))' \
+		"$j1" "$j2"
+}
+read -r j1 _ < "$SHARE/jobs"
+t0=$(tasks_of $n)
+on $n 'kill_bcsd TERM'
+ok $? "node$n: bcsd stopped with SIGTERM"
+t1=$(tasks_of $n)
+st=$(on $n 'kstate mode; kstate parked' | paste -sd ' ')
+[ "$st" = "off 0" ] && [ "$t1" = "$t0" ] && [[ $t0 != *none* ]]
+ok $? "node$n: failed open, every job kept with its tasks ($st; $t0 -> $t1)"
+on $n 'start_bcsd --role=node' > /dev/null
+ok $? "node$n: bcsd restarted"
+driven()
+{
+	[ "$(on $n kstate mode)" = driven ]
+}
+wait_until 30 driven
+ok $? "node$n: driven again"
+from=$(slice_now 1)
+sleep 3
+t2=$(tasks_of $n)
+[ "$t2" = "$t0" ]
+ok $? "node$n: the same tasks in both jobs after the restart ($t2)"
+snapshot_all restart-term
+analyse coherence "$SHARE/data/restart-term" --from-slice "${from:-0}" --min 10
 tap_end
