@@ -55,4 +55,9 @@ static inline void bcs_hrtimer_setup(struct hrtimer *timer,
 #define TASK_FREEZABLE	0
 #endif
 
+/* Kernel workers in user processes (vhost) are flagged from 6.4 on. */
+#ifndef PF_USER_WORKER
+#define PF_USER_WORKER	0
+#endif
+
 #endif /* _BCS_COMPAT_H */

@@ -15,6 +15,7 @@
 #include <linux/cred.h>
 #include <linux/hashtable.h>
 #include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -334,6 +335,18 @@ static bool bcs_may_signal(struct task_struct *t)
 	return ok;
 }
 
+/*
+ * Threads that are not user code of the job: kernel threads, and the
+ * kernel workers that live in a user process (io_uring's io-wq and SQPOLL
+ * threads, vhost workers).  They run task works with kernel locks held
+ * (SQPOLL holds its ring's lock), so parking them would stop work outside
+ * the job; they are never attached.
+ */
+static bool bcs_kernel_worker(const struct task_struct *t)
+{
+	return t->flags & (PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER);
+}
+
 static struct task_struct *bcs_get_task(pid_t nr, bool thread_only)
 {
 	struct task_struct *t;
@@ -348,7 +361,7 @@ static struct task_struct *bcs_get_task(pid_t nr, bool thread_only)
 	put_pid(pid);
 	if (!t)
 		return ERR_PTR(-ESRCH);
-	if (t->flags & (PF_KTHREAD | PF_IO_WORKER)) {
+	if (bcs_kernel_worker(t)) {
 		put_task_struct(t);
 		return ERR_PTR(-EINVAL);
 	}
@@ -360,22 +373,19 @@ static struct task_struct *bcs_get_task(pid_t nr, bool thread_only)
 }
 
 /*
- * The tasks that attach or detach of @t concern: one thread, or every
- * thread of its process.  Called with bcs_lock and rcu_read_lock held.
+ * Is @th, a thread of @t's process, one that attach or detach of @t
+ * concerns: @t itself, or with @thread_only false every thread?
+ *
+ * The walk is for_each_thread(t, th), under rcu_read_lock() and after
+ * pid_alive(t): the list hangs off t->signal, which the reference on @t
+ * keeps, so it stays safe to walk even if the process is reaped meanwhile.
+ * Starting from t->group_leader or walking with next_thread() would not
+ * be: once @t is reaped, both may point at freed tasks.
  */
-static struct task_struct *bcs_first_target(struct task_struct *t,
-					    bool thread_only)
+static bool bcs_is_target(const struct task_struct *t,
+			  const struct task_struct *th, bool thread_only)
 {
-	return thread_only ? t : t->group_leader;
-}
-
-static struct task_struct *bcs_next_target(struct task_struct *th,
-					   bool thread_only)
-{
-	if (thread_only)
-		return NULL;
-	th = next_thread(th);
-	return th == th->group_leader ? NULL : th;
+	return th == t || !thread_only;
 }
 
 /*
@@ -429,13 +439,15 @@ int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 		gang = bcs_gang_find(id);
 		err = gang ? 0 : -ENOENT;
 		want = 0;
-		if (!err && (t->flags & PF_EXITING) && thread_only)
+		if (!err && (!pid_alive(t) ||
+			     ((t->flags & PF_EXITING) && thread_only)))
 			err = -ESRCH;
 		/* First pass: check for conflicts and count. */
 		if (!err) {
-			for (th = bcs_first_target(t, thread_only); th;
-			     th = bcs_next_target(th, thread_only)) {
-				if (th->flags & PF_EXITING)
+			for_each_thread(t, th) {
+				if (!bcs_is_target(t, th, thread_only) ||
+				    (th->flags & PF_EXITING) ||
+				    bcs_kernel_worker(th))
 					continue;
 				bt = bcs_task_find(th);
 				if (bt && bt->gang != gang) {
@@ -447,9 +459,10 @@ int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 			}
 		}
 		if (!err && want <= have) {
-			for (th = bcs_first_target(t, thread_only); th;
-			     th = bcs_next_target(th, thread_only)) {
-				if ((th->flags & PF_EXITING) || bcs_task_find(th))
+			for_each_thread(t, th) {
+				if (!bcs_is_target(t, th, thread_only) ||
+				    (th->flags & PF_EXITING) ||
+				    bcs_kernel_worker(th) || bcs_task_find(th))
 					continue;
 				bcs_task_link(pool[used++], gang, th);
 			}
@@ -491,9 +504,12 @@ int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 	gang = bcs_gang_find(id);
 	if (!gang) {
 		err = -ENOENT;
+	} else if (!pid_alive(t)) {
+		err = -ESRCH;
 	} else {
-		for (th = bcs_first_target(t, thread_only); th;
-			     th = bcs_next_target(th, thread_only)) {
+		for_each_thread(t, th) {
+			if (!bcs_is_target(t, th, thread_only))
+				continue;
 			bt = bcs_task_find(th);
 			if (!bt || bt->gang != gang)
 				continue;
@@ -638,7 +654,7 @@ static void bcs_probe_fork(void *data, struct task_struct *parent,
 	smp_mb();
 	if (!READ_ONCE(bcs_nr_jobs))
 		return;
-	if (child->flags & (PF_KTHREAD | PF_IO_WORKER))
+	if (bcs_kernel_worker(child))
 		return;
 
 	spin_lock_irqsave(&bcs_lock, flags);
@@ -771,6 +787,12 @@ void bcs_job_exit(void)
 		bcs_park_kick(bt);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	bcs_park_wait_idle();
+	/*
+	 * The last work has said it is done, but its task may still be in
+	 * this module's text on the way out of bcs_work_done(): tasks RCU
+	 * waits until every task preempted in the kernel has moved on.
+	 */
+	synchronize_rcu_tasks();
 
 	rcu_barrier();
 	WARN_ON(!list_empty(&bcs_all_tasks));

@@ -202,7 +202,14 @@ static bool bcs_queue(struct bcs_task *bt, struct callback_head *work,
 {
 	if (test_and_set_bit(bit, &bt->flags))
 		return false;
-	refcount_inc(&bt->ref);
+	/*
+	 * On unload a detached task's last reference may be its park work,
+	 * finishing in the task right now: then there is nothing to kick.
+	 */
+	if (!refcount_inc_not_zero(&bt->ref)) {
+		clear_bit(bit, &bt->flags);
+		return false;
+	}
 	atomic_inc(&bcs_works_pending);
 	if (task_work_add(bt->task, work, notify)) {
 		/* The task is past exit_task_work(): nothing to suspend. */

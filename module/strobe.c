@@ -20,7 +20,8 @@
  * slice): a task of the old row that gets no CPU (a real-time task holds
  * it) or stays in a long system call cannot hold the new row back.
  *
- * bcs_watchdog_timer fails open when a driven node stops hearing strobes;
+ * bcs_watchdog_timer fails open when a driven node stops switching (no
+ * strobes, or strobes that never reach their deadlines);
  * losing the driver (its file or netlink socket closed) and module unload
  * fail open too.  Failing open resumes every job, so no task stays parked.
  *
@@ -92,7 +93,7 @@ MODULE_PARM_DESC(drain_us,
 static DEFINE_MUTEX(bcs_config_mutex);
 static struct hrtimer bcs_tick_timer;		/* standalone slices */
 static struct hrtimer bcs_strobe_timer;		/* driven deadlines */
-static struct hrtimer bcs_watchdog_timer;	/* driven, no strobes */
+static struct hrtimer bcs_watchdog_timer;	/* driven, no switches */
 static struct hrtimer bcs_fill_timer;		/* drain limit */
 
 /*
@@ -309,18 +310,17 @@ static enum hrtimer_restart bcs_tick_fn(struct hrtimer *timer)
 	return ret;
 }
 
-static void bcs_watchdog_arm(u64 now, u64 deadline)
+/* Fail open @wait_ns + watchdog_slices slices from now.  bcs_lock held. */
+static void bcs_watchdog_arm(u64 wait_ns)
 {
 	struct bcs_sched *s = &bcs_sched;
-	u64 delay;
 
 	if (!s->watchdog_slices) {
 		hrtimer_try_to_cancel(&bcs_watchdog_timer);
 		return;
 	}
-	delay = (deadline > now ? deadline - now : 0) +
-		(u64)s->watchdog_slices * s->slice_ns;
-	hrtimer_start(&bcs_watchdog_timer, ns_to_ktime(delay),
+	hrtimer_start(&bcs_watchdog_timer,
+		      ns_to_ktime(wait_ns + (u64)s->watchdog_slices * s->slice_ns),
 		      HRTIMER_MODE_REL);
 }
 
@@ -343,6 +343,7 @@ static void bcs_apply_pending(void)
 	s->slice = s->next.slice;
 	s->have_slice = true;
 	bcs_switch(s->next.row, s->next_arrival_ns, s->next.deadline_ns, flags);
+	bcs_watchdog_arm(0);
 }
 
 static enum hrtimer_restart bcs_strobe_fn(struct hrtimer *timer)
@@ -379,7 +380,7 @@ static enum hrtimer_restart bcs_watchdog_fn(struct hrtimer *timer)
 	spin_lock_irqsave(&bcs_lock, flags);
 	if (bcs_sched.mode == BCS_MODE_DRIVEN && !bcs_sched.failopen &&
 	    !hrtimer_is_queued(timer)) {
-		pr_warn_ratelimited("no strobe for %u slices: failing open\n",
+		pr_warn_ratelimited("no switch for %u slices: failing open\n",
 				    bcs_sched.watchdog_slices);
 		bcs_resume_all(true);
 	}
@@ -463,7 +464,15 @@ int bcs_strobe_submit(const struct bcs_strobe *req, u32 origin)
 			hrtimer_start(&bcs_strobe_timer,
 				      ns_to_ktime(req->deadline_ns),
 				      HRTIMER_MODE_ABS);
-		bcs_watchdog_arm(now, req->deadline_ns);
+		/*
+		 * Each applied switch re-arms the watchdog; a strobe arms it
+		 * from its deadline only if it is not armed.  Strobes that
+		 * keep replacing each other before their deadlines (a driver
+		 * whose clock runs ahead) must not put it off for ever.
+		 */
+		if (!hrtimer_is_queued(&bcs_watchdog_timer))
+			bcs_watchdog_arm(req->deadline_ns > now ?
+					 req->deadline_ns - now : 0);
 		break;
 	default:
 		err = -ENOTCONN;

@@ -161,6 +161,42 @@ TEST_F(failopen, on_watchdog)
 			       BT_WAIT_MS));
 }
 
+/*
+ * A driver whose clock runs ahead: every strobe's deadline lies a second
+ * ahead, and the next strobe replaces it before it is due, so nothing
+ * ever switches.  The watchdog counts from the last switch, not from the
+ * newest deadline: it still fails open.
+ */
+TEST_F(failopen, on_watchdog_strobes_never_due)
+{
+	struct bcs_strobe s = { .size = sizeof(s), .row = 1 };
+	struct bcs_state st0, st;
+	int i;
+
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_ALL, BCS_MODE_DRIVEN,
+			       10000000, 3, NULL));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	s.slice = st.slice;
+	/* Bounded: a strobe every 5 ms for at most BT_WAIT_MS. */
+	for (i = 0; i < BT_WAIT_MS / 5; i++) {
+		s.slice++;
+		s.deadline_ns = bt_now_ns(CLOCK_REALTIME) + 1000000000ULL;
+		ASSERT_EQ(0, bt_ioctl(self->fd, BCS_IOC_STROBE, &s));
+		ASSERT_EQ(0, bt_get_state(self->fd, &st));
+		if (st.failopen)
+			break;
+		bt_sleep_ms(5);
+	}
+	EXPECT_EQ(1, st.failopen)
+		TH_LOG("%d strobes never due kept it suspended", i);
+	EXPECT_EQ(st0.failopens + 1, st.failopens);
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	EXPECT_TRUE(runs_again(&self->a));
+}
+
 TEST_F(failopen, watchdog_off_keeps_suspended)
 {
 	struct bcs_state st;

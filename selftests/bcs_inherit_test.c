@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/io_uring.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -352,6 +353,46 @@ TEST_F(inherit, process_exit_leaves)
 	EXPECT_EQ(0, st.nr_tasks);
 	/* The job outlives its tasks. */
 	EXPECT_EQ(2, st.nr_jobs);
+}
+
+/*
+ * The kernel's workers inside a user process, here io_uring's SQPOLL
+ * thread, are not attached with the process: they run task works with
+ * kernel locks held (SQPOLL holds its ring's lock), so parking them would
+ * stop work outside the job.
+ */
+TEST(io_uring_sqpoll_thread_stays_out)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_SQPOLL,
+		.sq_thread_idle = 1000,
+	};
+	pid_t tids[8];
+	uint32_t nr = 0;
+	int fd, ring, n;
+
+	fd = bt_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bt_reset(fd));
+	ring = (int)syscall(__NR_io_uring_setup, 4, &p);
+	if (ring < 0) {
+		close(fd);
+		SKIP(return, "io_uring with SQPOLL: %s", strerror(errno));
+	}
+	/* This process: the test's thread and the ring's SQPOLL thread. */
+	n = bt_list_threads(getpid(), tids, 8);
+	ASSERT_EQ(2, n);
+	ASSERT_EQ(0, bt_job_create(fd, BT_JOB_A, 0, NULL));
+	ASSERT_EQ(0, bt_attach(fd, BT_JOB_A, getpid(), 0, &nr));
+	EXPECT_EQ(1, nr);
+	EXPECT_EQ(1, job_tasks(fd, BT_JOB_A));
+	/* Nor can the worker be attached on its own. */
+	EXPECT_EQ(-EINVAL, bt_attach(fd, BT_JOB_A,
+				     tids[0] == getpid() ? tids[1] : tids[0],
+				     BCS_ATTACH_THREAD, NULL));
+	EXPECT_EQ(0, bt_reset(fd));
+	close(ring);
+	close(fd);
 }
 
 BT_HARNESS_MAIN
