@@ -8,6 +8,7 @@
  * deadlines and a housekeeping tick) and the bcsctl control socket.
  * Signals only set flags.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -147,21 +148,67 @@ void bcsd_write_stats(struct bcsd *d)
 	json_object_put(o);
 }
 
-/* The window of @sender, or a free one; NULL if the table is full. */
+/*
+ * The window of @sender, or a free one.  When the table is full, the
+ * window of the sender heard from longest ago makes room if that was more
+ * than WINDOW_EXPIRY_MS ago (nodes come and go over a daemon's life);
+ * NULL if none is that old.
+ */
+#define WINDOW_EXPIRY_MS	60000
+
 static struct bcsp_window *window_of(struct bcsd *d, uint32_t sender)
 {
-	int i, free_slot = -1;
+	uint64_t now = now_mono_ms();
+	int i, free_slot = -1, oldest = -1;
 
 	for (i = 0; i < BCSD_MAX_SENDERS; i++) {
 		if (d->windows[i].w.used && d->windows[i].sender == sender)
-			return &d->windows[i].w;
-		if (!d->windows[i].w.used && free_slot < 0)
-			free_slot = i;
+			goto found;
+		if (!d->windows[i].w.used) {
+			if (free_slot < 0)
+				free_slot = i;
+		} else if (oldest < 0 || d->windows[i].heard_ms <
+					 d->windows[oldest].heard_ms) {
+			oldest = i;
+		}
+	}
+	if (free_slot < 0 && oldest >= 0 &&
+	    now - d->windows[oldest].heard_ms > WINDOW_EXPIRY_MS) {
+		memset(&d->windows[oldest].w, 0, sizeof(d->windows[oldest].w));
+		free_slot = oldest;
 	}
 	if (free_slot < 0)
 		return NULL;
-	d->windows[free_slot].sender = sender;
-	return &d->windows[free_slot].w;
+	i = free_slot;
+	d->windows[i].sender = sender;
+found:
+	d->windows[i].heard_ms = now;
+	return &d->windows[i].w;
+}
+
+/*
+ * A datagram that names this daemon as its sender: its own, looped back,
+ * if it carries a sequence number it has sent.  Any other is a replay of
+ * an earlier run, or comes from another daemon with the same node id,
+ * which would break the cluster in ways hard to see: say so.
+ */
+static enum bcsp_verdict own_verdict(struct bcsd *d, const struct bcsp_msg *m,
+				     const struct sockaddr_in *from)
+{
+	char addr[INET_ADDRSTRLEN] = "?";
+	uint64_t now;
+
+	if (m->hdr.seq >= d->seq_first && m->hdr.seq < d->seq)
+		return BCSP_OK;
+	now = now_mono_ms();
+	if (m->hdr.seq >= d->seq &&
+	    (!d->dup_id_warned_ms || now - d->dup_id_warned_ms > 60000)) {
+		d->dup_id_warned_ms = now;
+		inet_ntop(AF_INET, &from->sin_addr, addr, sizeof(addr));
+		pr_err("another daemon at %s sends with this node id (%u): give every node its own node_id",
+		       addr, d->node_id);
+	}
+	return BCSP_REPLAY;
 }
 
 /*
@@ -233,6 +280,8 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	d->cnt.rx++;
 	v = bcsp_decode(buf, len, d->cluster, d->key, &m);
 	own = v == BCSP_OK && m.hdr.sender == d->node_id;
+	if (own)
+		v = own_verdict(d, &m, from);
 	if (v == BCSP_OK && !own) {
 		w = window_of(d, m.hdr.sender);
 		v = w ? bcsp_window_check(w, m.hdr.epoch, m.hdr.seq) : BCSP_STALE;
@@ -280,11 +329,14 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 			master_report_epoch(d, &m);
 		/* fall through */
 	case BCSP_REQUEST:
+		if (own)
+			return;	/* never sent to ourselves */
 		if (d->master_role && d->active)
 			master_on_msg(d, &m, from);
 		break;
 	case BCSP_REPLY:
-		ctl_on_reply(d, &m);
+		if (!own)
+			ctl_on_reply(d, &m);
 		break;
 	}
 }
@@ -451,6 +503,7 @@ static int setup(struct bcsd *d)
 	}
 	/* Sequence numbers start from the clock so a restart never reuses one. */
 	d->seq = now_real_ns();
+	d->seq_first = d->seq;
 	if (net_open(d) || start_tick(d))
 		return -1;
 	if (d->master_role && master_init(d))

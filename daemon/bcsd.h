@@ -81,6 +81,8 @@ struct bcsd {
 	int sock;			/* UDP: group and unicast */
 	struct sockaddr_in group;
 	uint64_t seq;			/* our next sequence number */
+	uint64_t seq_first;		/* our first one */
+	uint64_t dup_id_warned_ms;
 
 	/* Master. */
 	bool active;			/* sending strobes */
@@ -129,6 +131,7 @@ struct bcsd {
 
 	struct {
 		uint32_t sender;
+		uint64_t heard_ms;	/* CLOCK_MONOTONIC */
 		struct bcsp_window w;
 	} windows[BCSD_MAX_SENDERS];
 

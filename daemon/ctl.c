@@ -294,6 +294,10 @@ void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
 {
 	int i;
 
+	/* Requests go to the master followed; so do their retries. */
+	if (!d->have_master || m->hdr.sender != d->master_id)
+		return;
+
 	for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
 		struct bcsd_client *c = &d->clients[i];
 

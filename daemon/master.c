@@ -403,6 +403,13 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m,
 	struct bcsp_msg r = { .hdr = { .type = BCSP_REPLY } };
 	unsigned int i;
 
+	/*
+	 * Addressed to this master as it is now: a request for an earlier
+	 * epoch (a replay, or one sent before a take-over) is not carried
+	 * out; a node retries with the epoch it follows.
+	 */
+	if (m->hdr.epoch != d->epoch)
+		return;
 	r.hdr.epoch = d->epoch;
 	r.hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
 	/*
