@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,7 +133,7 @@ void bcsd_write_stats(struct bcsd *d)
 	const char *path = cfg_str(&d->cfg, "stats_file");
 	struct json_object *o, *rej;
 	char tmp[CFG_VALUE_MAX + 8];
-	int i;
+	int i, fd;
 
 	if (!*path)
 		return;
@@ -141,10 +142,17 @@ void bcsd_write_stats(struct bcsd *d)
 	for (i = 1; i < __BCSP_VERDICT_MAX; i++)
 		add_u64(rej, bcsp_verdict_name(i), d->cnt.rejected[i]);
 	json_object_object_add(o, "rejected", rej);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY) ||
-	    rename(tmp, path))
+	/* A fresh file of our own (mkstemp): never one a link points to. */
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0 || json_object_to_fd(fd, o, JSON_C_TO_STRING_PRETTY) ||
+	    fchmod(fd, 0644) || rename(tmp, path)) {
 		pr_warn("cannot write %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+	}
+	if (fd >= 0)
+		close(fd);
 	json_object_put(o);
 }
 

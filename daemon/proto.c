@@ -341,6 +341,11 @@ int bcsp_load_key(const char *path, uint8_t key[BCSP_KEY_LEN], char *err,
 		snprintf(err, errlen, "%s: not a regular file", path);
 		goto fail;
 	}
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s: owned by uid %u, not by this user",
+			 path, (unsigned int)st.st_uid);
+		goto fail;
+	}
 	if (st.st_mode & 0077) {
 		snprintf(err, errlen,
 			 "%s: readable by group or others (mode %03o); chmod 600 it",

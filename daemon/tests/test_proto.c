@@ -190,6 +190,12 @@ static void test_key_file(void)
 	CHECK(bcsp_load_key(path, k, err, sizeof(err)) < 0);
 	CHECK(strstr(err, "chmod 600") != NULL);
 	chmod(path, 0600);
+	/* Another user's key is refused (as root: give it away). */
+	if (geteuid() == 0 && !chown(path, 65534, 65534)) {
+		CHECK(bcsp_load_key(path, k, err, sizeof(err)) < 0);
+		CHECK(strstr(err, "owned by uid 65534") != NULL);
+		CHECK(chown(path, 0, 0) == 0);
+	}
 	fd = open(path, O_WRONLY | O_TRUNC);
 	CHECK(write(fd, "short", 5) == 5);
 	close(fd);
