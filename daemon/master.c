@@ -236,7 +236,8 @@ static void take_over(struct bcsd *d)
 	d->master_priority = (uint16_t)cfg_uint(&d->cfg, "priority");
 	d->max_epoch_seen = d->epoch;
 	now = now_real_ns();
-	d->deadline_ns = now + lead;
+	/* The first strobe, sent at once, is for the slice a lead from now. */
+	d->deadline_ns = now + lead - d->slice_ns;
 	d->row = next_row(d, BCS_ROW_NONE);
 	pr_notice("taking over as master: epoch %u, slice %llu", d->epoch,
 		  (unsigned long long)d->slice);
@@ -276,11 +277,15 @@ void master_on_strobe_timer(struct bcsd *d)
 	now = now_real_ns();
 	d->slice++;
 	d->deadline_ns += d->slice_ns;
-	/* Fell behind (stopped, overloaded): skip the slices that are gone. */
+	/*
+	 * Fell behind (stopped, overloaded): skip the slices that are gone,
+	 * and start the next a lead from now.  Not on the old grid: its next
+	 * deadline may lie more than a slice ahead, which nodes reject.
+	 */
 	if (d->deadline_ns < now + lead / 2) {
-		behind = (now + lead - d->deadline_ns) / d->slice_ns + 1;
+		behind = (now + lead - d->deadline_ns) / d->slice_ns;
 		d->slice += behind;
-		d->deadline_ns += behind * d->slice_ns;
+		d->deadline_ns = now + lead;
 	}
 	d->row = next_row(d, d->row);
 	m.hdr.epoch = d->epoch;

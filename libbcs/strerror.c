@@ -43,14 +43,17 @@ static const char *job_msg(int e, int task)
 	case EEXIST:
 		return "job id already in use";
 	case ENOSPC:
-		return "no free job id or out of memory";
+		return "too many jobs (4096)";
+	case EAGAIN:
+		return task ? "the process kept creating threads; try again" :
+			      NULL;
 	case EINVAL:
 		return task ? "invalid argument (bad job id, pid or flags)" :
 			      "invalid argument (job id 1..2147483647, "
 			      "row 0..63 or none)";
 	case EPERM:
-		return task ? "permission denied: needs CAP_SYS_ADMIN "
-			      "(or the right to signal the process)" :
+		return task ? "permission denied: only your own processes "
+			      "(or CAP_KILL)" :
 			      "permission denied: needs CAP_SYS_ADMIN";
 	}
 	return NULL;
@@ -60,6 +63,9 @@ static const char *control_msg(int e, enum bcs_err_ctx ctx)
 {
 	switch (e) {
 	case EPERM:
+		if (ctx == BCS_CTX_NETLINK || ctx == BCS_CTX_STROBE)
+			return "permission denied: needs CAP_NET_ADMIN "
+			       "(netlink) or CAP_SYS_ADMIN (/dev/bcs)";
 		return "permission denied: needs CAP_SYS_ADMIN";
 	case ENOTCONN:
 		return "bcs is off: strobes need standalone or driven mode";

@@ -294,7 +294,10 @@ TEST_F_TIMEOUT(suspend, quiet_no_load, 60)
 		EXPECT_GT(8, run) TH_LOG("%d runnable tasks", run);
 		bt_sleep_ms(100);
 	}
-	EXPECT_GT(8.0, avg) TH_LOG("load average %.2f", avg);
+	/*
+	 * The 1-minute average moves too slowly to test in 3 s; the count
+	 * of runnable tasks above, from which it is made, is the check.
+	 */
 	TH_LOG("load average %.2f -> %.2f while suspended", avg_before, avg);
 	EXPECT_TRUE(bt_job_all_parked(self->fd, BT_JOB_A));
 }

@@ -24,7 +24,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 all_tests="bcs_ioctl_test bcs_inherit_test bcs_suspend_test
 	bcs_standalone_test bcs_failopen_test bcs_perm_test bcs_badinput_test
-	bcs_netlink_test bcs_settle_test"
+	bcs_netlink_test bcs_settle_test bcs_cli_test.sh"
 
 case ${1:-} in
 *.ko) BCS_MODULE=$1; shift ;;
@@ -115,7 +115,10 @@ for t in "$@"; do
 	done
 	case $rc in
 	0)	echo "ok $num selftests: bcs: $t" ;;
-	4)	echo "ok $num selftests: bcs: $t # SKIP" ;;
+	4)	# Every test of the program skipped: in this guest, which
+		# has loaded bcs.ko itself, that hides whatever they test.
+		echo "not ok $num selftests: bcs: $t # every test skipped"
+		failed=1 ;;
 	124|137)
 		echo "not ok $num selftests: bcs: $t # TIMEOUT ${tmo}s"
 		failed=1 ;;

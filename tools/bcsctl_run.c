@@ -383,7 +383,7 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 {
 	char what[64];
 	struct bcs *h;
-	int err, fd;
+	int err, fd, create_err = 0;
 
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
@@ -400,7 +400,12 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 		json_object_put(resp);
 		close(fd);
 		fd = cluster_connect();
-		if (err && err != -EEXIST) {
+		/*
+		 * Not allowed to create (not root): the job may exist all
+		 * the same, made by the batch system; attaching tells.
+		 */
+		create_err = err;
+		if (err && err != -EEXIST && err != -EPERM) {
 			bcs_close(h);
 			if (fd >= 0)
 				close(fd);
@@ -414,7 +419,8 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 		 * job: the first one wins, the others just join it.
 		 */
 		err = bcs_job_create(h, req->job, req->row, NULL);
-		if (err && err != -EEXIST) {
+		create_err = err;
+		if (err && err != -EEXIST && err != -EPERM) {
 			bcs_close(h);
 			snprintf(what, sizeof(what), "run: job create %u",
 				 req->job);
@@ -438,6 +444,10 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 	if (fd >= 0)
 		close(fd);
 	bcs_close(h);
+	if (err == -ENOENT && create_err == -EPERM) {
+		snprintf(what, sizeof(what), "run: job create %u", req->job);
+		return fail(what, create_err, BCS_CTX_JOB);
+	}
 	if (err) {
 		snprintf(what, sizeof(what), "run: job attach %u", req->job);
 		return fail(what, err, BCS_CTX_TASK);

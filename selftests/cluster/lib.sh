@@ -12,6 +12,7 @@
 . "$SHARE/config.sh"
 
 PY=/usr/bin/python3
+nr_nodes=$(echo "$CL_NODES" | wc -w)
 tap_n=0
 tap_failed=0
 
@@ -57,6 +58,12 @@ analyse()
 	"$PY" "$CL_DIR/analyse.py" "$@" > "$f" 2>&1
 	rc=$?
 	tap_from < "$f"
+	# A crash, or an analysis that checked nothing, is a failure.
+	if ! grep -q '^\(PASS\|FAIL\) ' "$f"; then
+		ok 1 "analyse.py $1 checked something (exit $rc)"
+	elif [ $rc = 1 ] && ! grep -q '^FAIL ' "$f"; then
+		ok 1 "analyse.py $1 failed without saying why"
+	fi
 	rm -f "$f"
 	case $rc in
 	0|1) ;;
@@ -173,12 +180,19 @@ kstate()	# kstate NODE KEY
 	on "$1" "kstate $2"
 }
 
-# A value of bcsd's stats JSON (dotted path) on NODE; 0 if absent.
+# A value of bcsd's stats JSON (dotted path) on NODE; 0 if the field is
+# absent, "?" if the stats cannot be read (so that no comparison passes).
 stat_of()
 {
 	on "$1" bcsd_stats | "$PY" -c '
 import json, sys
-v = json.load(sys.stdin)
+try:
+    v = json.load(sys.stdin)
+    if not isinstance(v, dict) or not v:
+        raise ValueError
+except ValueError:
+    print("?")
+    sys.exit(0)
 for k in sys.argv[1].split("."):
     v = v.get(k, 0) if isinstance(v, dict) else 0
 print(v)' "$2"

@@ -54,7 +54,7 @@ done
 from=$(slice_now 1)
 sleep 6
 snapshot_all coherence
-analyse coherence "$SHARE/data/coherence" --from-slice "${from:-0}" \
+analyse coherence --nodes "$nr_nodes" "$SHARE/data/coherence" --from-slice "${from:-0}" \
 	--jobs "$j1,$j2" --min 20 --skew-out "$SHARE/skew.json" \
 	--lead-us "$CL_LEAD_US"
 analyse tasks "$SHARE/data/coherence" --pids "$burners"

@@ -69,7 +69,7 @@ for n in $CL_NODES; do
 	done
 done
 analyse tasks "$SHARE/data/failover" --pids "$burners"
-analyse coherence "$SHARE/data/failover" --from-slice "${from:-0}" --min 10
+analyse coherence --nodes "$nr_nodes" "$SHARE/data/failover" --from-slice "${from:-0}" --min 10
 t=$(stat_of 1 takeovers)
 [ "$t" = 0 ]
 ok $? "node1: restarted bcsd made no takeover ($t)"
@@ -92,7 +92,7 @@ done
 # node3 runs failed open now: coherence over the two nodes that follow.
 mkdir -p "$SHARE/data/failover2-12"
 cp "$SHARE"/data/failover2/node[12].* "$SHARE/data/failover2-12/"
-analyse coherence "$SHARE/data/failover2-12" --from-slice "${from:-0}" --min 10
+analyse coherence --nodes 2 "$SHARE/data/failover2-12" --from-slice "${from:-0}" --min 10
 t=$(stat_of 1 takeovers)
 [ "$t" = 1 ]
 ok $? "node1: one takeover counted ($t)"
@@ -138,5 +138,5 @@ for n in 1 2; do
 done
 mkdir -p "$SHARE/data/restarted-12"
 cp "$SHARE"/data/restarted/node[12].* "$SHARE/data/restarted-12/"
-analyse coherence "$SHARE/data/restarted-12" --from-slice "${from:-0}" --min 10
+analyse coherence --nodes 2 "$SHARE/data/restarted-12" --from-slice "${from:-0}" --min 10
 tap_end

@@ -15,7 +15,6 @@
 # shellcheck disable=SC2154 # j1 and j2: set by two_jobs (lib.sh)
 . "$CL_DIR/lib.sh"
 
-nr_nodes=$(echo "$CL_NODES" | wc -w)
 np=$((2 * nr_nodes))
 app=$BUILD/bench/mpi_barrier
 run_s=40
@@ -89,7 +88,7 @@ rm -rf "${SHARE:?}/data/mpi"
 on_all 'snapshot mpi && proc_threads "$SHARE/data/mpi/node$NODE.threads.json"' \
 	> /dev/null
 ok $? "snapshot of every node while both jobs run"
-analyse coherence "$SHARE/data/mpi" --from-slice "${from:-0}" \
+analyse coherence --nodes "$nr_nodes" "$SHARE/data/mpi" --from-slice "${from:-0}" \
 	--jobs "$j1,$j2" --min 20
 
 done_both()
@@ -121,10 +120,12 @@ done
 
 on 1 "bcsctl job destroy $j1 && bcsctl job destroy $j2"
 rc=$?
-gone()
+gone()		# the list could be read, and neither job is in it
 {
-	! on "$1" bcsctl job list | awk -v a="$j1" -v b="$j2" \
-		'$1 == a || $1 == b { f = 1 } END { exit !f }'
+	local l
+	l=$(on "$1" bcsctl job list) || return 1
+	echo "$l" | awk -v a="$j1" -v b="$j2" \
+		'$1 == a || $1 == b { f = 1 } END { exit f }'
 }
 for n in $CL_NODES; do
 	[ $rc = 0 ] && wait_until 30 gone "$n"
