@@ -76,25 +76,6 @@ static struct bcsd_job *find_job(struct bcsd *d, uint32_t id)
 	return NULL;
 }
 
-/* The next row after @row that holds a job, in order; 0 with no jobs. */
-static uint32_t next_row(const struct bcsd *d, uint32_t row)
-{
-	uint32_t i, best = BCS_ROW_NONE, first = BCS_ROW_NONE, r;
-
-	for (i = 0; i < d->nr_jobs; i++) {
-		r = d->jobs[i].row;
-		if (r == BCS_ROW_NONE)
-			continue;
-		if (first == BCS_ROW_NONE || r < first)
-			first = r;
-		if (r > row && (best == BCS_ROW_NONE || r < best))
-			best = r;
-	}
-	if (best != BCS_ROW_NONE)
-		return best;
-	return first != BCS_ROW_NONE ? first : 0;
-}
-
 static uint32_t nr_rows(const struct bcsd *d)
 {
 	uint32_t i, n = 0;
@@ -238,10 +219,10 @@ static void take_over(struct bcsd *d)
 	now = now_real_ns();
 	/* The first strobe, sent at once, is for the slice a lead from now. */
 	d->deadline_ns = now + lead - d->slice_ns;
-	d->row = next_row(d, BCS_ROW_NONE);
 	pr_notice("taking over as master: epoch %u, slice %llu", d->epoch,
 		  (unsigned long long)d->slice);
 	send_map(d);
+	d->row = bcsp_map_next_row(&d->map, BCS_ROW_NONE);
 	arm_strobe_timer(d, now + 1000);
 }
 
@@ -287,7 +268,11 @@ void master_on_strobe_timer(struct bcsd *d)
 		d->slice += behind;
 		d->deadline_ns = now + lead;
 	}
-	d->row = next_row(d, d->row);
+	/*
+	 * From the map as announced (send_map() follows every change), so
+	 * that nodes that lose this strobe can work out the same row.
+	 */
+	d->row = bcsp_map_next_row(&d->map, d->row);
 	m.hdr.epoch = d->epoch;
 	m.hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
 	m.strobe.slice = d->slice;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/bcs.h>
 #include <sodium.h>
 
 #include "proto.h"
@@ -380,4 +381,22 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	return -1;
+}
+
+uint32_t bcsp_map_next_row(const struct bcsp_map *m, uint32_t row)
+{
+	uint32_t i, r, best = BCS_ROW_NONE, first = BCS_ROW_NONE;
+
+	for (i = 0; i < m->nr_jobs && i < BCSP_MAX_JOBS; i++) {
+		r = m->jobs[i].row;
+		if (r == BCS_ROW_NONE)
+			continue;
+		if (first == BCS_ROW_NONE || r < first)
+			first = r;
+		if (r > row && (best == BCS_ROW_NONE || r < best))
+			best = r;
+	}
+	if (best != BCS_ROW_NONE)
+		return best;
+	return first != BCS_ROW_NONE ? first : 0;
 }

@@ -130,6 +130,13 @@ enum bcsp_verdict {
 const char *bcsp_verdict_name(enum bcsp_verdict v);
 
 /*
+ * The row after @row in the rotation of map @m: the next higher row that
+ * holds a job, else the lowest; 0 if no job has a row.  The master picks
+ * each slice's row with it, and a node that lost a strobe the same way.
+ */
+uint32_t bcsp_map_next_row(const struct bcsp_map *m, uint32_t row);
+
+/*
  * Encode @msg into @buf (at least BCSP_MAX_LEN bytes) and sign it with
  * @key.  Returns the datagram length, or -1 if @msg does not fit.
  */

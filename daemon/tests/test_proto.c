@@ -12,6 +12,8 @@
 
 #include <sodium.h>
 
+#include <linux/bcs.h>
+
 #include "proto.h"
 #include "unit.h"
 
@@ -205,6 +207,22 @@ static void test_key_file(void)
 	rmdir(dir);
 }
 
+static void test_next_row(void)
+{
+	struct bcsp_map m = { .nr_jobs = 4 };
+
+	m.jobs[0].row = 3;
+	m.jobs[1].row = 0;
+	m.jobs[2].row = BCS_ROW_NONE;
+	m.jobs[3].row = 3;
+	CHECK(bcsp_map_next_row(&m, BCS_ROW_NONE) == 0);
+	CHECK(bcsp_map_next_row(&m, 0) == 3);
+	CHECK(bcsp_map_next_row(&m, 1) == 3);
+	CHECK(bcsp_map_next_row(&m, 3) == 0);
+	m.nr_jobs = 0;
+	CHECK(bcsp_map_next_row(&m, 5) == 0);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -215,5 +233,6 @@ int main(void)
 	test_rejects();
 	test_window();
 	test_key_file();
+	test_next_row();
 	return unit_done("test_proto");
 }
