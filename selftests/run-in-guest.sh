@@ -98,14 +98,17 @@ out=$(mktemp)
 for t in "$@"; do
 	num=$((num + 1))
 	echo "# selftests: bcs: $t"
-	if [ ! -x "$dir/$t" ]; then
+	# Programs are built into $dir; scripts stay next to this one.
+	prog=$dir/$t
+	[ -x "$prog" ] || prog=$here/$t
+	if [ ! -x "$prog" ]; then
 		echo "# $t: not built"
 		echo "not ok $num selftests: bcs: $t # missing"
 		failed=1
 		continue
 	fi
 	# timeout signals the whole process group of a test that hangs.
-	KSFT_TAP_LEVEL=1 timeout -k 10 "$tmo" "$dir/$t" > "$out" 2>&1
+	KSFT_TAP_LEVEL=1 timeout -k 10 "$tmo" "$prog" > "$out" 2>&1
 	rc=$?
 	sed 's/^/# /' "$out"
 	totals=$(grep -E '^# Totals: ' "$out" | tail -n 1)
