@@ -3,7 +3,9 @@
  * bcsctl - control bcs, the gang scheduler: jobs, modes, slices, strobes.
  * See bcsctl(8).
  */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <bcs.h>
 
@@ -12,10 +14,18 @@
 int main(int argc, char **argv)
 {
 	struct bcsctl_req req;
+	int rc;
 
 	switch (bcsctl_parse(argc, argv, &req)) {
 	case BCSCTL_PARSE_OK:
-		return req.cmd->run(&req);
+		rc = req.cmd->run(&req);
+		/* Output that could not be written is a failure. */
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "bcsctl: writing the output: %s\n",
+				strerror(errno));
+			return rc ? rc : BCSCTL_EXIT_FAIL;
+		}
+		return rc;
 	case BCSCTL_PARSE_HELP:
 		bcsctl_usage(stdout, req.cmd);
 		return BCSCTL_EXIT_OK;

@@ -543,5 +543,12 @@ int main(int argc, char **argv)
 	r = parse_opts(c, argc - 2, argv + 2, &o);
 	if (r)
 		return r < 0 ? EXIT_SUCCESS : r;
-	return c->run(&o);
+	r = c->run(&o);
+	/* Output that could not be written (a full disk) is a failure. */
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "bcsstat: writing the output: %s\n",
+			strerror(errno));
+		return r ? r : EXIT_FAILURE;
+	}
+	return r;
 }

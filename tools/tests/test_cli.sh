@@ -101,6 +101,10 @@ expect 0 '^ +SEQ +SLICE +ROW +FLAGS' env BCS_STAT_DEVICE="$TMP/ring" \
 	$BCSSTAT slices
 if [ "$(grep -c '^ *1[0-9] ' "$TMP/out")" -eq 8 ]; then ok; else
 	bad "slices: want 8 records: $(cat "$TMP/out")"; fi
+# Output that cannot be written fails.
+env BCS_STAT_DEVICE="$TMP/ring" $BCSSTAT slices > /dev/full 2> "$TMP/err"
+if [ $? = 1 ] && grep -q 'writing the output' "$TMP/err"; then ok; else
+	bad "slices > /dev/full: want exit 1: $(cat "$TMP/err")"; fi
 expect 0 '^ +19 +119 +3 +----I- +10000\.0 +12\.5 ' \
 	env BCS_STAT_DEVICE="$TMP/ring" $BCSSTAT slices -n 3
 if [ "$(wc -l <"$TMP/out")" -eq 4 ]; then ok; else
