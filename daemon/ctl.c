@@ -102,6 +102,9 @@ int ctl_open(struct bcsd *d)
 	if (ctl_in_use(&sun)) {
 		pr_err("control socket %s: another bcsd runs on this host",
 		       path);
+		/* Not ours: ctl_close() must leave the path alone. */
+		close(d->ctl_fd);
+		d->ctl_fd = -1;
 		return -1;
 	}
 	unlink(path);
