@@ -269,8 +269,9 @@ void master_on_strobe_timer(struct bcsd *d)
 		d->deadline_ns = now + lead;
 	}
 	/*
-	 * From the map as announced (send_map() follows every change), so
-	 * that nodes that lose this strobe can work out the same row.
+	 * From the map as announced (send_map() follows every change): the
+	 * rotation wire-protocol.rst specifies, which a node holding the
+	 * map the strobe names can work out for itself.
 	 */
 	d->row = bcsp_map_next_row(&d->map, d->row);
 	m.hdr.epoch = d->epoch;
