@@ -21,6 +21,7 @@
 
 #include <linux/bcs.h>
 
+#include "../libbcs/bcs.h"
 #include "bcsd.h"
 #include "log.h"
 
@@ -188,6 +189,7 @@ static void adopt_reported_jobs(struct bcsd *d, uint32_t node,
 static void take_over(struct bcsd *d)
 {
 	uint64_t lead = cfg_uint(&d->cfg, "lead_us") * 1000, now;
+	struct bcs_state st;
 	uint32_t i;
 
 	if (!d->have_map && !d->nr_jobs)
@@ -199,6 +201,13 @@ static void take_over(struct bcsd *d)
 	d->cnt.takeovers++;
 	/* Carry on with the schedule the old master announced. */
 	d->slice = d->master_slice;
+	/*
+	 * No master heard since this daemon started (it restarted, alone):
+	 * go on from the slice this host's bcs.ko last ran, so that slice
+	 * numbers do not start again from 0 under records that have them.
+	 */
+	if (!d->slice && d->dev && !bcs_get_state(d->dev, &st))
+		d->slice = st.slice;
 	if (d->have_map && !d->nr_jobs) {
 		d->nr_jobs = d->map.nr_jobs;
 		for (i = 0; i < d->map.nr_jobs; i++) {
