@@ -119,8 +119,10 @@ struct json_object *bcsd_counters_json(const struct bcsd *d)
 	add_u64(o, "slice", d->master_slice);
 	add_u64(o, "rx", d->cnt.rx);
 	add_u64(o, "strobes_rx", d->cnt.strobes_rx);
+	add_u64(o, "strobe_copies", d->cnt.strobe_copies);
 	add_u64(o, "strobes_forwarded", d->cnt.strobes_forwarded);
 	add_u64(o, "strobes_tx", d->cnt.strobes_tx);
+	add_u64(o, "strobe_copies_tx", d->cnt.strobe_copies_tx);
 	add_u64(o, "kernel_errors", d->cnt.kernel_errors);
 	add_u64(o, "takeovers", d->cnt.takeovers);
 	add_u64(o, "stepdowns", d->cnt.stepdowns);
@@ -310,6 +312,18 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 			return;	/* our own strobe, looped back */
 		if (!from_senior_master(d, &m)) {
 			d->cnt.rejected[BCSP_STALE]++;
+			return;
+		}
+		/*
+		 * A copy of a strobe already followed (the master sends each
+		 * strobe_copies times), or one overtaken by a later strobe:
+		 * it keeps the master alive and changes nothing else.
+		 */
+		if (d->have_master && d->master_id == m.hdr.sender &&
+		    d->master_epoch == m.hdr.epoch &&
+		    m.strobe.slice <= d->master_slice) {
+			d->master_heard_ms = now_mono_ms();
+			d->cnt.strobe_copies++;
 			return;
 		}
 		follow_master(d, &m, from);

@@ -59,10 +59,12 @@ struct bcsd_client {
 struct bcsd_counters {
 	uint64_t rx;
 	uint64_t rejected[__BCSP_VERDICT_MAX];
-	uint64_t strobes_rx;
+	uint64_t strobes_rx;		/* distinct strobes followed */
+	uint64_t strobe_copies;		/* further copies of one, dropped */
 	uint64_t strobes_forwarded;
 	uint64_t kernel_errors;
 	uint64_t strobes_tx;
+	uint64_t strobe_copies_tx;	/* of them, sent after the first */
 	uint64_t maps_tx;
 	uint64_t maps_applied;
 	uint64_t takeovers;
@@ -91,6 +93,8 @@ struct bcsd {
 	uint64_t deadline_ns;		/* of slice @slice */
 	uint32_t row;
 	int strobe_tfd;			/* timerfd, CLOCK_REALTIME */
+	struct bcsp_msg strobe_msg;	/* the last strobe sent */
+	unsigned int copies_left;	/* of it, still to send */
 	struct bcsd_job jobs[BCSP_MAX_JOBS];
 	uint32_t nr_jobs;
 	uint32_t map_version;

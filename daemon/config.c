@@ -34,6 +34,8 @@ const struct cfg_opt cfg_opts[] = {
 	  "master: length of a time slice in microseconds" },
 	{ "lead_us", CFG_UINT, "3000", 0, 10000000, NULL,
 	  "master: send each strobe this long before its deadline (< slice_us)" },
+	{ "strobe_copies", CFG_UINT, "2", 1, 8, NULL,
+	  "master: send each strobe this many times, within the first half of the lead" },
 	{ "rows", CFG_UINT, "0", 0, 64, NULL,
 	  "master: rows of the matrix (0: one per job, as many as needed)" },
 	{ "priority", CFG_UINT, "100", 1, 65535, NULL,

@@ -232,6 +232,7 @@ static void take_over(struct bcsd *d)
 		  (unsigned long long)d->slice);
 	send_map(d);
 	d->row = bcsp_map_next_row(&d->map, BCS_ROW_NONE);
+	d->copies_left = 0;
 	arm_strobe_timer(d, now + 1000);
 }
 
@@ -246,6 +247,7 @@ static void step_down(struct bcsd *d)
 	 * would be lost or come back).
 	 */
 	d->nr_jobs = 0;
+	d->copies_left = 0;
 	arm_strobe_timer(d, 0);
 	pr_notice("stepping down: a more senior master is live");
 }
@@ -257,14 +259,42 @@ void master_heard_other(struct bcsd *d, const struct bcsp_msg *m)
 		step_down(d);
 }
 
+/*
+ * Arm the timer for the next copy of the strobe just sent, or for the
+ * next strobe.  Copies let a node that loses a datagram still switch on
+ * time; a slice is lost only when every copy is.  They go out a little
+ * apart (losses come in bursts), spread over the first half of the lead
+ * so that even the last arrives well before the deadline.  A master
+ * running late still sends them, but none within a gap of the deadline.
+ */
+static void next_copy(struct bcsd *d, uint64_t lead, uint64_t now)
+{
+	unsigned int copies = (unsigned int)cfg_uint(&d->cfg, "strobe_copies");
+	uint64_t gap = lead / 2 / copies;
+
+	if (d->copies_left && now + 2 * gap < d->deadline_ns) {
+		arm_strobe_timer(d, now + gap + 1);
+		return;
+	}
+	d->copies_left = 0;
+	arm_strobe_timer(d, d->deadline_ns + d->slice_ns - lead);
+}
+
 void master_on_strobe_timer(struct bcsd *d)
 {
 	uint64_t lead = cfg_uint(&d->cfg, "lead_us") * 1000, now, behind;
-	struct bcsp_msg m = { .hdr = { .type = BCSP_STROBE } };
+	struct bcsp_msg *m = &d->strobe_msg;
 
 	if (!d->active)
 		return;
 	now = now_real_ns();
+	if (d->copies_left) {
+		d->copies_left--;
+		if (!net_send(d, m, NULL))
+			d->cnt.strobe_copies_tx++;
+		next_copy(d, lead, now);
+		return;
+	}
 	d->slice++;
 	d->deadline_ns += d->slice_ns;
 	/*
@@ -283,23 +313,26 @@ void master_on_strobe_timer(struct bcsd *d)
 	 * map the strobe names can work out for itself.
 	 */
 	d->row = bcsp_map_next_row(&d->map, d->row);
-	m.hdr.epoch = d->epoch;
-	m.hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
-	m.strobe.slice = d->slice;
-	m.strobe.deadline_ns = d->deadline_ns;
-	m.strobe.slice_ns = d->slice_ns;
-	m.strobe.row = d->row;
-	m.strobe.map_version = d->map_version;
-	m.strobe.nr_rows = nr_rows(d);
-	if (!net_send(d, &m, NULL))
+	memset(m, 0, sizeof(*m));
+	m->hdr.type = BCSP_STROBE;
+	m->hdr.epoch = d->epoch;
+	m->hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
+	m->strobe.slice = d->slice;
+	m->strobe.deadline_ns = d->deadline_ns;
+	m->strobe.slice_ns = d->slice_ns;
+	m->strobe.row = d->row;
+	m->strobe.map_version = d->map_version;
+	m->strobe.nr_rows = nr_rows(d);
+	if (!net_send(d, m, NULL))
 		d->cnt.strobes_tx++;
 	d->master_slice = d->slice;
 	d->master_heard_ms = now_mono_ms();
 	if (d->node_role)
-		node_on_strobe(d, &m);
+		node_on_strobe(d, m);
 	if (d->slice - d->map_sent_slice >= MAP_RESEND_SLICES)
 		send_map(d);
-	arm_strobe_timer(d, d->deadline_ns + d->slice_ns - lead);
+	d->copies_left = (unsigned int)cfg_uint(&d->cfg, "strobe_copies") - 1;
+	next_copy(d, lead, now);
 }
 
 void master_tick(struct bcsd *d)

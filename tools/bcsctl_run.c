@@ -95,6 +95,8 @@ static void cluster_status(int fd)
 	       (long long)cluster_int(resp, "slice", 0));
 	printf("%-16s %lld\n", "strobes rx:",
 	       (long long)cluster_int(resp, "strobes_rx", 0));
+	printf("%-16s %lld\n", "strobe copies:",
+	       (long long)cluster_int(resp, "strobe_copies", 0));
 	printf("%-16s %lld\n", "strobes tx:",
 	       (long long)cluster_int(resp, "strobes_tx", 0));
 	printf("%-16s %lld\n", "rejected:",

@@ -283,6 +283,9 @@ def loss(a):
     span = sorted(master)
     check(len(span) >= 20, "master node%d recorded %d slices in the window"
           % (a.master, len(span)))
+    rows = set(master[s]["row"] for s in span)
+    check(len(rows) >= 2, "the master ran %d rows in the window (a slice "
+          "missed can be in a wrong row)" % len(rows))
     for n in nodes:
         if n == a.master:
             continue
@@ -317,12 +320,18 @@ def loss(a):
                                  sum(1 for s in per if per[s]["strobe_ns"] >
                                      per[s]["deadline_ns"])))
         # The checks above mean something only if the node followed the
-        # master through the window and lost some of its strobes.
-        check(len(per) >= 0.8 * len(span) and gaps > 0,
+        # master through the window (and, where asked, lost some slices).
+        check(len(per) >= 0.8 * len(span) and gaps >= a.min_gaps,
               "node%d: switched in %d of the master's %d slices and missed "
-              "%d" % (n, len(per), len(span), gaps))
-        check(uncounted == 0, "node%d: every gap in slice numbers was "
-              "counted as missed by bcs.ko" % n)
+              "%d (at least %d)" % (n, len(per), len(span), gaps,
+                                    a.min_gaps))
+        if gaps:
+            check(uncounted == 0, "node%d: every gap in slice numbers was "
+                  "counted as missed by bcs.ko" % n)
+        if a.max_run is not None:
+            check(longest <= a.max_run, "node%d: never in a wrong row for "
+                  "more than %d slice(s) in a row (longest %d)"
+                  % (n, a.max_run, longest))
 
 
 def mpi(a):
@@ -393,6 +402,8 @@ def main():
     c.add_argument("--master", type=int, required=True)
     c.add_argument("--from-slice", type=int, required=True)
     c.add_argument("--to-slice", type=int, required=True)
+    c.add_argument("--min-gaps", type=int, default=1)
+    c.add_argument("--max-run", type=int, default=None)
     c = sub.add_parser("mpi")
     c.add_argument("dir")
     c.add_argument("--job", type=int, required=True)

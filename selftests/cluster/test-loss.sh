@@ -1,46 +1,84 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Packet loss: netem drops 5% of what the master (node1) sends.  Lost
-# strobes must be counted (missed slices in bcs.ko, fewer strobes received
-# than sent), and a node must never run a wrong row except in a slice
-# whose strobe it did not get: every strobe that arrives puts it back on
-# the master's row.
+# Packet loss: netem drops what the master (node1) sends.  The master sends
+# every strobe twice (strobe_copies, default 2), so:
+#  - at 5% loss a node loses a slice only when both copies are lost, and
+#    must never run a wrong row for more than one slice in a row;
+#  - at 30% loss slices are lost for sure: each must be counted (missed
+#    slices in bcs.ko, fewer strobes followed than slices), and a node must
+#    never run a wrong row except in a slice whose strobe it did not get:
+#    every strobe that arrives puts it back on the master's row.
+# Two jobs of the test's own make rows alternate, so that a slice run in
+# the previous slice's row is a wrong one.
 
+# shellcheck disable=SC2154 # j1 and j2: set by two_jobs (lib.sh)
 . "$CL_DIR/lib.sh"
 
 secs=${CL_LOSS_SECONDS:-20}
-out=$(on 1 'load_netem && tc qdisc add dev eth0 root netem loss 5% &&
-	tc qdisc show dev eth0')
-rc=$?
-diag "$out"
-ok $rc "node1: netem 5% loss on eth0"
-[ $rc = 0 ] || tap_end
-
 q='bcsd_stats > $SHARE/out/loss-$L.$NODE.json; kstate missed'
+
+# netem PCT: drop PCT% of what node1 sends (0: none).
+netem()
+{
+	local out rc
+	if [ "$1" = 0 ]; then
+		on 1 'tc qdisc del dev eth0 root'
+		ok $? "node1: netem removed"
+		return
+	fi
+	out=$(on 1 "load_netem && tc qdisc replace dev eth0 root netem loss $1% &&
+		tc qdisc show dev eth0")
+	rc=$?
+	diag "$out"
+	ok $rc "node1: netem $1% loss on eth0"
+	[ $rc = 0 ] || tap_end
+}
+
+# delta N KEY A B: how much counter KEY of node N grew from phase A to B.
+delta()
+{
+	echo $(($(json "$SHARE/out/loss-$4.$1.json" "v[\"$2\"]") -
+		$(json "$SHARE/out/loss-$3.$1.json" "v[\"$2\"]")))
+}
+
+two_jobs "two jobs for rows to alternate"
+
+netem 5
 on_each "$SHARE/out/loss-0" "L=0; $q"
-from=$(slice_now 1)
+from5=$(slice_now 1)
 sleep "$secs"
-to=$(slice_now 1)
-on 1 'tc qdisc del dev eth0 root'
-ok $? "node1: netem removed"
+to5=$(slice_now 1)
 on_each "$SHARE/out/loss-1" "L=1; $q"
+
+netem 30
+from30=$(slice_now 1)
+sleep $((secs / 2))
+to30=$(slice_now 1)
+netem 0
+on_each "$SHARE/out/loss-2" "L=2; $q"
 snapshot_all loss
 
-# Each node against itself (the guests answer at different moments): the
-# slices the master's strobes advanced by, against the strobes received.
 for n in $CL_NODES; do
 	[ "$n" = 1 ] && continue
-	s0=$(json "$SHARE/out/loss-0.$n.json" 'v["slice"]')
-	s1=$(json "$SHARE/out/loss-1.$n.json" 'v["slice"]')
-	rx0=$(json "$SHARE/out/loss-0.$n.json" 'v["strobes_rx"]')
-	rx1=$(json "$SHARE/out/loss-1.$n.json" 'v["strobes_rx"]')
-	m0=$(cat "$SHARE/out/loss-0/$n")
+	copies=$(delta "$n" strobe_copies 0 1)
+	rx=$(delta "$n" strobes_rx 0 1)
+	diag "node$n at 5%: $rx strobes followed, $copies further copies dropped"
+	[ "$copies" -gt 0 ]
+	ok $? "node$n: second copies of strobes arrive and are dropped"
+
+	slices=$(delta "$n" slice 1 2)
+	rx=$(delta "$n" strobes_rx 1 2)
 	m1=$(cat "$SHARE/out/loss-1/$n")
-	diag "node$n: slices $s0 -> $s1, strobes received $((rx1 - rx0)); bcs.ko missed $((m1 - m0))"
-	[ $((rx1 - rx0)) -lt $((s1 - s0)) ] && [ "$m1" -gt "$m0" ]
+	m2=$(cat "$SHARE/out/loss-2/$n")
+	diag "node$n at 30%: slices advanced $slices, strobes followed $rx; bcs.ko missed $((m2 - m1))"
+	[ "$rx" -lt "$slices" ] && [ "$m2" -gt "$m1" ]
 	ok $? "node$n: lost strobes show (fewer strobes than slices, missed slices counted)"
 done
-analyse loss "$SHARE/data/loss" --master 1 --from-slice "$from" \
-	--to-slice "$to"
+analyse loss "$SHARE/data/loss" --master 1 --from-slice "$from5" \
+	--to-slice "$to5" --min-gaps 0 --max-run 1
+analyse loss "$SHARE/data/loss" --master 1 --from-slice "$from30" \
+	--to-slice "$to30"
+on 2 "bcsctl job destroy $j1 && bcsctl job destroy $j2"
+ok $? "jobs $j1 and $j2 destroyed"
 tap_end

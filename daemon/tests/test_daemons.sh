@@ -1,0 +1,230 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bcsd daemons on the host, in the master role (no bcs.ko needed): an
+# active master and standbys, each in a network namespace of its own,
+# joined by a bridge in another, all created and removed by the test.
+# Covers what the unit tests cannot: strobe copies dropped by the
+# follower, forged datagrams counted, a second daemon refused its control
+# socket, job requests through the control socket, and a standby's
+# take-over.
+#
+# Needs root (ip netns); skips otherwise.  Every wait is bounded.
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+top=$(pwd)/..
+BCSD=$(pwd)/bcsd
+BCSCTL=$top/tools/bcsctl
+NS=bcs-test-$$
+TMP=$(mktemp -d) || exit 1
+pids=()
+nss=()
+
+passed=0
+failed=0
+
+cleanup()
+{
+	local p
+
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	for p in "${nss[@]}"; do
+		ip netns del "$p" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+check()		# check STATUS TEXT
+{
+	if [ "$1" = 0 ]; then
+		passed=$((passed + 1))
+		echo "ok: $2"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $2" >&2
+	fi
+}
+
+# Namespace $NS-br holds the bridge; node N lives in $NS-N, address
+# 10.77.0.N, its veth's other end on the bridge.
+if [ "$(id -u)" != 0 ] || ! ip netns add "$NS-br" 2>/dev/null; then
+	echo "test_daemons: SKIP: needs root and ip netns"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+nss=("$NS-br")
+ip -n "$NS-br" link add br0 type bridge &&
+	ip -n "$NS-br" link set br0 up || exit 1
+for n in 1 2 3 9; do
+	ip netns add "$NS-$n" || exit 1
+	nss+=("$NS-$n")
+	ip -n "$NS-br" link add p$n type veth peer name eth0 netns "$NS-$n" &&
+		ip -n "$NS-br" link set p$n master br0 up &&
+		ip -n "$NS-$n" addr add 10.77.0.$n/24 dev eth0 &&
+		ip -n "$NS-$n" link set eth0 up &&
+		ip -n "$NS-$n" link set lo up || exit 1
+done
+
+"$BCSD" --genkey "$TMP/key" > /dev/null || exit 1
+"$BCSD" --genkey "$TMP/other.key" > /dev/null || exit 1
+
+# start N [OPTION...]: bcsd with node id N in the namespace; its pid is
+# saved in $TMP/pidN, messages in $TMP/logN, counters in $TMP/statsN.json.
+start()
+{
+	local n=$1 i
+
+	shift
+	ip netns exec "$NS-$n" "$BCSD" --role=master --node_id="$n" \
+		--key_file="$TMP/key" --interface=eth0 --rt_priority=0 \
+		--slice_us=10000 --lead_us=3000 --report_ms=100 \
+		--failover_slices=20 --control_socket="$TMP/ctl$n" \
+		--stats_file="$TMP/stats$n.json" --verbose=1 "$@" \
+		> "$TMP/log$n" 2>&1 &
+	echo $! > "$TMP/pid$n"
+	pids+=($!)
+	# Signals before its handlers are in would kill it.
+	for i in $(seq 50); do
+		grep -q "started:" "$TMP/log$n" && return 0
+		sleep 0.1
+	done
+	echo "# node$n did not start: $(cat "$TMP/log$n")"
+}
+
+# snap N: have daemon N write its counters (SIGUSR1) to $TMP/statsN.json.
+snap()
+{
+	local f=$TMP/stats$1.json i
+
+	rm -f "$f"
+	kill -USR1 "$(cat "$TMP/pid$1")" 2>/dev/null || return 1
+	for i in $(seq 50); do
+		[ -s "$f" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# val N KEY: counter KEY (a.b for nested ones) of the last snap of N.
+val()
+{
+	python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v[k]
+print(int(v))' "$TMP/stats$1.json" "$2" 2>/dev/null || echo -1
+}
+
+# stat N KEY: counter KEY of daemon N, now.
+stat()
+{
+	snap "$1"
+	val "$1" "$2"
+}
+
+# until_stat N KEY OP VALUE SECONDS: wait for the counter to compare so.
+until_stat()
+{
+	local end=$((SECONDS + $5))
+
+	while [ "$SECONDS" -lt "$end" ]; do
+		[ "$(stat "$1" "$2")" "$3" "$4" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# --- an active master and a standby that follows it ---
+start 1 --priority=200
+until_stat 1 active_master -eq 1 10
+check $? "node1 takes over as master"
+start 2 --priority=100
+until_stat 2 strobes_rx -ge 100 20
+check $? "standby node2 follows node1's strobes"
+[ "$(stat 2 master_id)" = 1 ] && [ "$(stat 2 active_master)" = 0 ]
+check $? "node2 stays a standby of master 1"
+
+# Each strobe goes out twice (strobe_copies 2): the standby follows the
+# first copy only, so it counts at most one strobe per slice.
+snap 2
+rx=$(val 2 strobes_rx)
+copies=$(val 2 strobe_copies)
+slice=$(val 2 slice)
+first=$(sed -n 's/.*following master 1 epoch 1.*/x/p' "$TMP/log2" | wc -l)
+echo "# node2: $rx strobes followed up to slice $slice, $copies copies dropped"
+[ "$copies" -gt 0 ] && [ "$rx" -le "$slice" ] && [ "$copies" -le "$rx" ]
+check $? "node2 drops the second copy of each strobe"
+[ "$first" = 1 ]
+check $? "node2 logs following master 1 once"
+for n in 1 2; do
+	r=0
+	snap $n
+	for v in truncated bad-magic bad-version bad-type bad-mac \
+		 other-cluster bad-body replay stale; do
+		r=$((r + $(val $n "rejected.$v")))
+	done
+	[ "$r" = 0 ]
+	check $? "node$n rejected nothing from honest peers ($r)"
+done
+
+# --- a daemon with another key: its datagrams fail the MAC ---
+start 3 --key_file="$TMP/other.key" --control_socket= --priority=300
+until_stat 1 rejected.bad-mac -gt 10 10
+check $? "node1 counts node3's datagrams as bad MAC"
+kill -TERM "$(cat "$TMP/pid3")"
+[ "$(stat 1 active_master)" = 1 ] && [ "$(stat 2 master_id)" = 1 ]
+check $? "forged strobes take nothing over: node1 still the master"
+
+# --- a second daemon on node1's control socket ---
+ip netns exec "$NS-9" "$BCSD" --role=master --node_id=9 --key_file="$TMP/key" \
+	--interface=eth0 --rt_priority=0 --control_socket="$TMP/ctl1" \
+	> "$TMP/log9" 2>&1
+rc=$?
+[ "$rc" != 0 ] && grep -q "another bcsd runs" "$TMP/log9"
+check $? "a second bcsd refuses node1's control socket (exit $rc)"
+[ -S "$TMP/ctl1" ]
+check $? "node1's control socket is still in place"
+
+# --- job requests through the control socket, answered by the master ---
+out=$(BCS_CONTROL_SOCKET=$TMP/ctl2 timeout 20 "$BCSCTL" job create 2>&1)
+rc=$?
+echo "# bcsctl job create via node2: $out"
+job=$(echo "$out" | grep -Eo '[0-9]+' | head -1)
+[ "$rc" = 0 ] && [ -n "$job" ] || job=none
+check $? "bcsctl job create through the standby gets a job from the master"
+out=$(BCS_CONTROL_SOCKET=$TMP/ctl1 timeout 20 "$BCSCTL" job list 2>&1)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -Eq "^ *$job "
+check $? "the master lists job $job"
+out=$(BCS_CONTROL_SOCKET=$TMP/ctl2 timeout 20 "$BCSCTL" job destroy 777 2>&1)
+rc=$?
+echo "# destroy of no job: $out"
+[ "$rc" != 0 ] && echo "$out" | grep -qi "no such job"
+check $? "the master refuses to destroy a job it does not have"
+
+# --- the master dies: the standby takes over with a higher epoch ---
+kill -KILL "$(cat "$TMP/pid1")"
+wait "$(cat "$TMP/pid1")" 2>/dev/null
+until_stat 2 active_master -eq 1 20
+check $? "node2 takes over when node1 dies"
+[ "$(stat 2 epoch)" -gt 1 ] && [ "$(stat 2 takeovers)" = 1 ]
+check $? "node2's epoch is above node1's"
+out=$(BCS_CONTROL_SOCKET=$TMP/ctl2 timeout 20 "$BCSCTL" job list 2>&1)
+echo "$out" | grep -Eq "^ *$job "
+check $? "job $job survives the take-over"
+
+# --- SIGTERM: a clean exit that writes the counters ---
+rm -f "$TMP/stats2.json"
+kill -TERM "$(cat "$TMP/pid2")"
+wait "$(cat "$TMP/pid2")"
+rc=$?
+[ "$rc" = 0 ] && [ -s "$TMP/stats2.json" ] && [ ! -e "$TMP/ctl2" ]
+check $? "SIGTERM: exit 0, counters written, control socket removed (rc $rc)"
+
+echo "test_daemons: $passed passed, $failed failed"
+[ "$failed" = 0 ]
