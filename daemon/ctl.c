@@ -11,10 +11,12 @@
  *   {"cmd": "job-wait", "job": J, "timeout_ms": T}
  *
  * Every answer has "ok" (bool) and, when false, "error" (a negative errno)
- * and "message".  Job requests go to the master, over UDP, retried until
+ * and "message".  Requests are at most CTL_MSG_MAX bytes; answers have no
+ * bound (a job list grows with the nodes), so clients peek at their size.  Job requests go to the master, over UDP, retried until
  * it answers or BCSD_REQ_TRIES attempts have timed out.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -33,12 +35,41 @@
 #define CTL_MSG_MAX	65536
 #define CTL_IDLE_MS	10000	/* a connection that asks nothing is closed */
 
+static void ctl_error(struct bcsd_client *c, int err, const char *msg);
+
+/*
+ * Send @o as one message.  A SOCK_SEQPACKET message must fit the socket's
+ * send buffer, and a job list grows with the nodes (per_node): make room
+ * for a large one, and if that fails tell the client so rather than
+ * leave it waiting.
+ */
 static void ctl_send(struct bcsd_client *c, struct json_object *o)
 {
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	size_t len = strlen(s);
+	int room = 0, want;
+	socklen_t sl = sizeof(room);
 
-	if (send(c->fd, s, strlen(s), MSG_NOSIGNAL) < 0)
-		pr_debug("control: send: %s", strerror(errno));
+	if (len > CTL_MSG_MAX / 2 && len < INT_MAX / 2 &&
+	    !getsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &room, &sl) &&
+	    (size_t)room < len + 4096) {
+		want = (int)len + 4096;
+		if (setsockopt(c->fd, SOL_SOCKET, SO_SNDBUFFORCE, &want,
+			       sizeof(want)))
+			setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &want,
+				   sizeof(want));
+	}
+	if (send(c->fd, s, len, MSG_NOSIGNAL) < 0) {
+		int err = errno;
+
+		pr_warn("control: reply of %zu bytes: %s", len, strerror(err));
+		if (err == EMSGSIZE || err == ENOBUFS) {
+			json_object_put(o);
+			ctl_error(c, -EMSGSIZE,
+				  "reply too large for the control socket");
+			return;
+		}
+	}
 	json_object_put(o);
 }
 

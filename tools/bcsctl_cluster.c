@@ -52,7 +52,7 @@ int cluster_call(int fd, struct json_object *req, struct json_object **resp,
 	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct json_object *o, *v;
-	char buf[65536];
+	char peek, *buf;
 	ssize_t n;
 	int err;
 
@@ -65,11 +65,22 @@ int cluster_call(int fd, struct json_object *req, struct json_object **resp,
 	n = poll(&pfd, 1, timeout_ms);
 	if (n <= 0)
 		return n ? -errno : -ETIMEDOUT;
-	n = recv(fd, buf, sizeof(buf) - 1, 0);
+	/* A reply has no size limit (job lists grow with the nodes): peek. */
+	n = recv(fd, &peek, 1, MSG_PEEK | MSG_TRUNC);
 	if (n <= 0)
 		return n ? -errno : -ECONNRESET;
+	buf = malloc((size_t)n + 1);
+	if (!buf)
+		return -ENOMEM;
+	n = recv(fd, buf, (size_t)n, 0);
+	if (n <= 0) {
+		err = n ? -errno : -ECONNRESET;
+		free(buf);
+		return err;
+	}
 	buf[n] = '\0';
 	o = json_tokener_parse(buf);
+	free(buf);
 	if (!o)
 		return -EPROTO;
 	if (json_object_object_get_ex(o, "ok", &v) && json_object_get_boolean(v)) {

@@ -130,5 +130,35 @@ expect 0 '"seq":4' env BCS_STAT_DEVICE="$TMP/stream" $BCSSTAT slices -f --json
 if [ "$(wc -l <"$TMP/out")" -eq 5 ]; then ok; else
 	bad "slices -f --json: want 5 lines: $(cat "$TMP/out")"; fi
 
+# --- bcsctl job list from a stand-in bcsd: a reply far above 64 KiB ---
+# (16 jobs on 1024 nodes each, as a large cluster's job list is.)
+if command -v python3 >/dev/null; then
+	python3 - "$TMP/ctl" <<'PY' &
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(sys.argv[1])
+s.listen(1)
+s.settimeout(20)
+c, _ = s.accept()
+c.settimeout(20)
+c.recv(65536)
+jobs = [{"job": j, "row": j % 4, "nodes": 1024, "tasks": 2048,
+         "local_tasks": 2,
+         "per_node": [{"node": n, "tasks": 2} for n in range(1, 1025)]}
+        for j in range(1, 17)]
+msg = json.dumps({"ok": True, "jobs": jobs, "map_version": 7}).encode()
+c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 2 * len(msg))
+c.send(msg)
+c.close()
+PY
+	srv=$!
+	for i in $(seq 50); do [ -S "$TMP/ctl" ] && break; sleep 0.1; done
+	expect 0 '^ +16 +0 +1024 +2048 +2 +1:2,2:2,.*,1024:2$' \
+		env BCS_CONTROL_SOCKET="$TMP/ctl" $BCSCTL job list
+	if [ "$(grep -c ',1024:2$' "$TMP/out")" -eq 16 ]; then ok; else
+		bad "job list of 16 jobs: $(head -c 300 "$TMP/out")"; fi
+	wait $srv
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
