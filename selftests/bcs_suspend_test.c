@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -261,6 +263,226 @@ TEST_F(suspend, handled_signal_waits_for_resume)
 	ASSERT_EQ(0, bt_resume_row0(self->fd, BT_JOB_A));
 	EXPECT_TRUE(WAIT_UNTIL(self->b.sh->usr1 == 1, BT_WAIT_MS));
 	EXPECT_EQ(0, waitpid(self->b.pid, NULL, WNOHANG));
+}
+
+/* Wait (bounded) for a wait status of @pid matching @flags; 0 if none. */
+static int wait_status(pid_t pid, int flags)
+{
+	int status = 0;
+
+	if (!WAIT_UNTIL(waitpid(pid, &status, flags | WNOHANG) == pid,
+			BT_WAIT_MS))
+		return 0;
+	return status;
+}
+
+static uint32_t job_state(int fd, uint32_t id)
+{
+	struct bcs_job_info ji;
+
+	return bt_job_info(fd, id, &ji) ? ~0U : ji.state;
+}
+
+/*
+ * Job control by the process's own user and bcs are independent.  A
+ * process stopped with SIGSTOP stays stopped through a suspend and resume
+ * of its gang, and its parent hears nothing more; continued while its
+ * gang is suspended, it parks rather than runs.
+ */
+TEST_F(suspend, user_stop_outlives_gang_switches)
+{
+	long long t0, t1;
+	int status;
+
+	ASSERT_EQ(0, start_attached(self, 1, false));
+	ASSERT_EQ(0, kill(self->b.pid, SIGSTOP));
+	status = wait_status(self->b.pid, WUNTRACED);
+	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP);
+
+	/* Its gang is suspended and resumed: it stays stopped. */
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 1));
+	ASSERT_TRUE(WAIT_UNTIL(job_state(self->fd, BT_JOB_A) ==
+			       BCS_JOB_SUSPENDED, BT_WAIT_MS));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 0));
+	ASSERT_TRUE(WAIT_UNTIL(job_state(self->fd, BT_JOB_A) ==
+			       BCS_JOB_RUNNING, BT_WAIT_MS));
+	bt_sleep_ms(200);
+	EXPECT_EQ('T', bt_thread_state(self->b.pid, self->b.pid));
+	EXPECT_EQ(0, waitpid(self->b.pid, &status,
+			     WUNTRACED | WCONTINUED | WNOHANG));
+
+	/* Continued by its user while its gang is suspended: it parks. */
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 1));
+	ASSERT_TRUE(WAIT_UNTIL(job_state(self->fd, BT_JOB_A) ==
+			       BCS_JOB_SUSPENDED, BT_WAIT_MS));
+	ASSERT_EQ(0, kill(self->b.pid, SIGCONT));
+	status = wait_status(self->b.pid, WCONTINUED);
+	EXPECT_TRUE(WIFCONTINUED(status));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_all_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	t0 = bt_proc_ticks(self->b.pid);
+	bt_sleep_ms(300);
+	t1 = bt_proc_ticks(self->b.pid);
+	EXPECT_LE(0, t0);
+	EXPECT_EQ(t0, t1) TH_LOG("ran while its gang was suspended");
+
+	ASSERT_EQ(0, bt_resume_row0(self->fd, BT_JOB_A));
+	EXPECT_TRUE(WAIT_UNTIL(bt_proc_ticks(self->b.pid) > t1, BT_WAIT_MS));
+	EXPECT_EQ(0, self->b.sh->corrupt);
+}
+
+/*
+ * SIGSTOP sent to a parked process takes effect when its gang resumes,
+ * like any other signal: then it stops, its parent sees the stop, and
+ * SIGCONT lets it run.
+ */
+TEST_F(suspend, sigstop_while_parked_stops_at_resume)
+{
+	long long t0;
+	int status = 0;
+
+	ASSERT_EQ(0, start_attached(self, 2, false));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, kill(self->b.pid, SIGSTOP));
+	bt_sleep_ms(100);
+	EXPECT_TRUE(bt_job_all_parked(self->fd, BT_JOB_A));
+	EXPECT_EQ(0, waitpid(self->b.pid, &status, WUNTRACED | WNOHANG))
+		TH_LOG("stop reported while parked: 0x%x", status);
+
+	ASSERT_EQ(0, bt_resume_row0(self->fd, BT_JOB_A));
+	status = wait_status(self->b.pid, WUNTRACED);
+	EXPECT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP)
+		TH_LOG("wait status 0x%x after resume", status);
+	EXPECT_TRUE(WAIT_UNTIL(bt_thread_state(self->b.pid,
+					       self->b.sh->tid[1]) == 'T',
+			       BT_WAIT_MS));
+
+	t0 = bt_proc_ticks(self->b.pid);
+	ASSERT_EQ(0, kill(self->b.pid, SIGCONT));
+	EXPECT_TRUE(WAIT_UNTIL(bt_proc_ticks(self->b.pid) > t0, BT_WAIT_MS));
+	EXPECT_EQ(0, self->b.sh->corrupt);
+}
+
+struct fork_sh {
+	volatile uint64_t count;	/* the child's */
+	volatile pid_t child;
+	volatile int go;
+};
+
+/*
+ * A child forked by a member after it was attached joins the gang (the
+ * inherit tests show the membership) and is suspended and resumed with
+ * it: it uses no CPU while its gang is out.
+ */
+TEST_F(suspend, forked_child_parks_with_its_gang)
+{
+	struct fork_sh *sh;
+	struct bcs_job_info ji;
+	long long t0, t1;
+	uint64_t c0;
+	uint32_t nr = 0;
+	pid_t p, c;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	memset((void *)sh, 0, sizeof(*sh));
+	p = fork();
+	ASSERT_LE(0, p);
+	if (p == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		while (!sh->go)
+			;
+		c = fork();
+		if (c == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				sh->count++;
+		}
+		sh->child = c;
+		for (;;)
+			;
+	}
+	self->b.pid = p;	/* the teardown kills and reaps it */
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, p, 0, &nr));
+	ASSERT_EQ(1, nr);
+	sh->go = 1;
+	ASSERT_TRUE(WAIT_UNTIL(sh->child != 0, BT_WAIT_MS));
+	ASSERT_LT(0, sh->child);
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(2, ji.nr_tasks);
+
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(2, ji.nr_parked);
+	c0 = sh->count;
+	t0 = bt_proc_ticks(sh->child);
+	bt_sleep_ms(300);
+	t1 = bt_proc_ticks(sh->child);
+	EXPECT_LE(0, t0);
+	EXPECT_EQ(t0, t1) TH_LOG("the child ran while its gang was out");
+	EXPECT_EQ(c0, sh->count);
+
+	ASSERT_EQ(0, bt_resume_row0(self->fd, BT_JOB_A));
+	EXPECT_TRUE(WAIT_UNTIL(sh->count > c0, BT_WAIT_MS));
+	kill(sh->child, SIGKILL);
+	munmap((void *)sh, sizeof(*sh));
+}
+
+/* Destroying a suspended job lets its parked tasks run at once. */
+TEST_F(suspend, destroy_of_suspended_job_resumes_it)
+{
+	struct bcs_state st;
+	uint64_t c[4];
+
+	ASSERT_EQ(0, start_attached(self, 4, false));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	bt_burner_counters(&self->b, c);
+	ASSERT_EQ(0, bt_job_destroy(self->fd, BT_JOB_A));
+	EXPECT_TRUE(WAIT_UNTIL(bt_burner_all_advanced(&self->b, c),
+			       BT_WAIT_MS));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(0, st.nr_tasks);
+	EXPECT_EQ(0, self->b.sh->corrupt);
+}
+
+/*
+ * A suspended job moved to another row stays suspended until a switch
+ * runs that row; moved to no row, it runs from the next switch on and is
+ * never suspended again.
+ */
+TEST_F(suspend, row_change_of_suspended_job_takes_effect_at_a_switch)
+{
+	uint64_t c[2];
+
+	ASSERT_EQ(0, start_attached(self, 2, false));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));	/* row 1 runs */
+	ASSERT_EQ(0, bt_job_set_row(self->fd, BT_JOB_A, 2));
+	bt_sleep_ms(200);
+	EXPECT_TRUE(bt_job_all_parked(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 1));
+	bt_sleep_ms(200);
+	EXPECT_TRUE(bt_job_all_parked(self->fd, BT_JOB_A));
+
+	/* A switch to its new row runs it. */
+	bt_burner_counters(&self->b, c);
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 2));
+	EXPECT_TRUE(WAIT_UNTIL(bt_burner_all_advanced(&self->b, c),
+			       BT_WAIT_MS));
+
+	/* Suspended again, then moved to no row: the next switch frees it. */
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 1));
+	ASSERT_TRUE(WAIT_UNTIL(bt_job_all_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	ASSERT_EQ(0, bt_job_set_row(self->fd, BT_JOB_A, BCS_ROW_NONE));
+	bt_burner_counters(&self->b, c);
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 3));
+	EXPECT_TRUE(WAIT_UNTIL(bt_burner_all_advanced(&self->b, c),
+			       BT_WAIT_MS));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 1));
+	bt_sleep_ms(200);
+	EXPECT_TRUE(bt_job_none_parked(self->fd, BT_JOB_A));
+	EXPECT_EQ(0, self->b.sh->corrupt);
 }
 
 /* Field 4 of /proc/loadavg: runnable/total. */
