@@ -15,7 +15,7 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 
 .PHONY: all module userspace libbcs tools selftests bench daemon \
 	modules-all lint deps check cluster-check bench-run demo demo-node \
-	gang-benefit master-rt drain clean
+	gang-benefit master-rt drain clean install
 
 all: module userspace
 
@@ -38,6 +38,15 @@ selftests: libbcs
 
 bench: libbcs
 	$(MAKE) -C bench
+
+# User space under PREFIX (default /usr/local; DESTDIR for staging): libbcs
+# with its headers and pkg-config file, bcsctl, bcsstat, bcsd with its
+# systemd unit and example configuration, the manual pages.  The module is
+# installed with DKMS or by hand (Documentation/admin-guide.rst).
+install: libbcs tools daemon
+	$(MAKE) -C libbcs install
+	$(MAKE) -C tools install
+	$(MAKE) -C daemon install
 
 # Build bcs.ko for every supported kernel into $(BUILD)/kmod/<release>/.
 modules-all:

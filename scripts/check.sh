@@ -132,6 +132,7 @@ for d in libbcs tools daemon; do
 		step "unit $d" "$logdir/unit-$d.log" make -C "$d" test
 	fi
 done
+step install "$logdir/install.log" scripts/test-install.sh
 
 # --- guests -------------------------------------------------------------------
 # Count the KTAP leaf results of a guest run.  Output of programs run by a

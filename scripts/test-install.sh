@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make install` into a staging directory: every file in its place, the
+# systemd unit pointing at the installed bcsd, an existing bcsd.conf kept,
+# and a program built against the installed headers and library through
+# pkg-config (linux/bcs.h included by bcs.h must be there too).
+# Prints "N passed, N failed"; exits non-zero on a failure.
+
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+dest=$(mktemp -d) || exit 1
+trap 'rm -rf "$dest"' EXIT
+prefix=/opt/bcs
+passed=0
+failed=0
+
+check()		# check STATUS TEXT
+{
+	if [ "$1" = 0 ]; then
+		passed=$((passed + 1))
+		echo "ok: $2"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $2"
+	fi
+}
+
+mkdir -p "$dest/etc/bcs"
+echo "# the site's own" > "$dest/etc/bcs/bcsd.conf"
+make -s -C "$top" install DESTDIR="$dest" PREFIX="$prefix" > "$dest.log" 2>&1
+rc=$?
+[ $rc = 0 ] || cat "$dest.log"
+rm -f "$dest.log"
+check $rc "make install DESTDIR=... PREFIX=$prefix"
+
+missing=
+for f in sbin/bcsctl sbin/bcsd bin/bcsstat include/bcs.h include/linux/bcs.h \
+	 lib/libbcs.a lib/libbcs.so lib/libbcs.so.1 lib/pkgconfig/libbcs.pc \
+	 lib/systemd/system/bcsd.service share/man/man1/bcsstat.1 \
+	 share/man/man8/bcsctl.8 share/man/man8/bcsd.8; do
+	[ -e "$dest$prefix/$f" ] || missing="$missing $f"
+done
+[ -z "$missing" ]
+check $? "every file installed under $prefix${missing:+ (missing:$missing)}"
+
+grep -q "^ExecStart=$prefix/sbin/bcsd " \
+	"$dest$prefix/lib/systemd/system/bcsd.service"
+check $? "bcsd.service starts $prefix/sbin/bcsd"
+grep -qx "# the site's own" "$dest/etc/bcs/bcsd.conf" &&
+	[ -s "$dest/etc/bcs/bcsd.conf.example" ]
+check $? "an existing bcsd.conf is kept, the example installed beside it"
+
+cat > "$dest/prog.c" <<'C'
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bcs.h>
+
+int main(void)
+{
+	const char *m = bcs_strerror(-ENOENT, BCS_CTX_JOB);
+
+	printf("%u %s\n", (unsigned int)BCS_ROWS_MAX, m);
+	return !m || !*m;
+}
+C
+pc="$dest$prefix/lib/pkgconfig"
+flags=$(PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$dest \
+	pkg-config --cflags --libs --static libbcs 2>&1)
+rc=$?
+check $rc "pkg-config libbcs: $flags"
+# Static, so that the staged library is the one linked and nothing needs
+# to be found at run time.
+out=$(cc -std=c11 -Wall -Wextra -Werror -o "$dest/prog" "$dest/prog.c" \
+	-static $flags 2>&1 && "$dest/prog" 2>&1)
+rc=$?
+echo "# $out"
+[ $rc = 0 ] && [ "${out%% *}" = 64 ]
+check $? "a program builds against the installed bcs.h and libbcs and runs"
+
+echo "test-install: $passed passed, $failed failed"
+[ "$failed" = 0 ]
