@@ -341,7 +341,7 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		d->map = m.map;
 		d->have_map = true;
 		if (d->node_role)
-			node_on_map(d, &m.map);
+			node_on_map(d, m.hdr.epoch, &m.map);
 		break;
 	case BCSP_REPORT:
 		if (own)

@@ -123,7 +123,8 @@ struct bcsd {
 	struct bcs_nl *nl;
 	struct bcs *dev;
 	bool driving;
-	uint32_t applied_map;
+	uint32_t applied_map;		/* version and epoch of the map */
+	uint32_t applied_map_epoch;	/* last applied to bcs.ko */
 	bool map_applied;
 	uint32_t local_jobs[BCSP_MAX_JOBS];	/* kernel jobs bcsd made */
 	uint32_t nr_local_jobs;
@@ -182,7 +183,7 @@ void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m);
 int node_init(struct bcsd *d);
 void node_exit(struct bcsd *d);
 void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m);
-void node_on_map(struct bcsd *d, const struct bcsp_map *map);
+void node_on_map(struct bcsd *d, uint32_t epoch, const struct bcsp_map *map);
 void node_tick(struct bcsd *d);
 bool node_has_job(struct bcsd *d, uint32_t job);
 

@@ -123,7 +123,7 @@ static void send_map(struct bcsd *d)
 	d->map = m.map;
 	d->have_map = true;
 	if (d->node_role)
-		node_on_map(d, &m.map);
+		node_on_map(d, d->epoch, &m.map);
 }
 
 /* Pick a row for a new job: the emptiest allowed row. */

@@ -122,13 +122,19 @@ bool node_has_job(struct bcsd *d, uint32_t job)
 	return local_job(d, job, NULL);
 }
 
-void node_on_map(struct bcsd *d, const struct bcsp_map *map)
+void node_on_map(struct bcsd *d, uint32_t epoch, const struct bcsp_map *map)
 {
 	uint32_t i, k, idx;
 	bool keep;
 	int err;
 
-	if (d->map_applied && d->applied_map == map->version)
+	/*
+	 * Versions count per master: two masters of a partitioned cluster
+	 * each step theirs on from the same one, so only the pair says that
+	 * this map is the one applied.
+	 */
+	if (d->map_applied && d->applied_map == map->version &&
+	    d->applied_map_epoch == epoch)
 		return;
 	for (i = 0; i < map->nr_jobs; i++) {
 		const struct bcsp_job_row *j = &map->jobs[i];
@@ -160,6 +166,7 @@ void node_on_map(struct bcsd *d, const struct bcsp_map *map)
 			d->local_jobs[idx] = d->local_jobs[--d->nr_local_jobs];
 	}
 	d->applied_map = map->version;
+	d->applied_map_epoch = epoch;
 	d->map_applied = true;
 	d->cnt.maps_applied++;
 	ctl_job_appeared(d);

@@ -6,8 +6,8 @@
 # joined by a bridge in another, all created and removed by the test.
 # Covers what the unit tests cannot: strobe copies dropped by the
 # follower, forged datagrams counted, a second daemon refused its control
-# socket, job requests through the control socket, and a standby's
-# take-over.
+# socket, job requests through the control socket, a partition and its
+# heal (one master left), and a standby's take-over.
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
 
@@ -207,23 +207,42 @@ echo "# destroy of no job: $out"
 [ "$rc" != 0 ] && echo "$out" | grep -qi "no such job"
 check $? "the master refuses to destroy a job it does not have"
 
-# --- the master dies: the standby takes over with a higher epoch ---
-kill -KILL "$(cat "$TMP/pid1")"
-wait "$(cat "$TMP/pid1")" 2>/dev/null
+# --- a partition: the standby, cut off, takes over; healed, one is left ---
+ip -n "$NS-br" link set p2 down
 until_stat 2 active_master -eq 1 20
-check $? "node2 takes over when node1 dies"
-[ "$(stat 2 epoch)" -gt 1 ] && [ "$(stat 2 takeovers)" = 1 ]
-check $? "node2's epoch is above node1's"
-out=$(BCS_CONTROL_SOCKET=$TMP/ctl2 timeout 20 "$BCSCTL" job list 2>&1)
+check $? "node2, cut off from node1, takes over"
+snap 2
+e2=$(val 2 epoch)
+[ "$e2" -gt 1 ] && [ "$(stat 1 active_master)" = 1 ]
+check $? "node1 strobes on at epoch 1, node2 at epoch $e2"
+ip -n "$NS-br" link set p2 up
+until_stat 1 active_master -eq 0 20
+check $? "healed: node1 steps down for node2's higher epoch"
+snap 1
+[ "$(val 1 master_id)" = 2 ] && [ "$(val 1 epoch)" = "$e2" ] &&
+	[ "$(val 1 stepdowns)" = 1 ] && [ "$(stat 2 active_master)" = 1 ]
+check $? "node1 follows node2, and node2 stays the master"
+out=$(BCS_CONTROL_SOCKET=$TMP/ctl1 timeout 20 "$BCSCTL" job list 2>&1)
+echo "$out" | grep -Eq "^ *$job "
+check $? "job $job, made before the partition, is in node2's map"
+
+# --- the master dies: the standby takes over with a higher epoch ---
+kill -KILL "$(cat "$TMP/pid2")"
+wait "$(cat "$TMP/pid2")" 2>/dev/null
+until_stat 1 active_master -eq 1 20
+check $? "node1 takes over when node2 dies"
+[ "$(stat 1 epoch)" -gt "$e2" ] && [ "$(stat 1 takeovers)" = 2 ]
+check $? "node1's epoch is above node2's"
+out=$(BCS_CONTROL_SOCKET=$TMP/ctl1 timeout 20 "$BCSCTL" job list 2>&1)
 echo "$out" | grep -Eq "^ *$job "
 check $? "job $job survives the take-over"
 
 # --- SIGTERM: a clean exit that writes the counters ---
-rm -f "$TMP/stats2.json"
-kill -TERM "$(cat "$TMP/pid2")"
-wait "$(cat "$TMP/pid2")"
+rm -f "$TMP/stats1.json"
+kill -TERM "$(cat "$TMP/pid1")"
+wait "$(cat "$TMP/pid1")"
 rc=$?
-[ "$rc" = 0 ] && [ -s "$TMP/stats2.json" ] && [ ! -e "$TMP/ctl2" ]
+[ "$rc" = 0 ] && [ -s "$TMP/stats1.json" ] && [ ! -e "$TMP/ctl1" ]
 check $? "SIGTERM: exit 0, counters written, control socket removed (rc $rc)"
 
 echo "test_daemons: $passed passed, $failed failed"

@@ -220,6 +220,15 @@ snapshot_all()
 	on_all "snapshot $1 ${2:-}" > /dev/null
 }
 
+followed()	# followed NODE MASTER [EPOCH]: NODE's bcsd follows MASTER with
+{		# an epoch above EPOCH (default $ep0, else 0)
+	local s m e
+	s=$(on "$1" bcsctl status)
+	m=$(echo "$s" | sed -n 's/^master: *\([0-9]*\).*/\1/p')
+	e=$(echo "$s" | sed -n 's/^epoch: *//p')
+	[ "$m" = "$2" ] && [ "${e:-0}" -gt "${3:-${ep0:-0}}" ]
+}
+
 slice_now()	# the cluster slice as NODE's bcsd knows it
 {
 	status_of "$1" "cluster slice"

@@ -30,14 +30,6 @@ st=$(on 1 'kstate mode; kstate failopens')
 	[ "$(echo "$st" | tail -n 1)" -gt "${f0[1]}" ]
 ok $? "node1: bcs.ko failed open at once ($(echo "$st" | paste -sd ' '))"
 
-followed()	# followed NODE MASTER [EPOCH]: NODE's bcsd follows MASTER with
-{		# an epoch above EPOCH (default ep0)
-	local s m e
-	s=$(on "$1" bcsctl status)
-	m=$(echo "$s" | sed -n 's/^master: *\([0-9]*\).*/\1/p')
-	e=$(echo "$s" | sed -n 's/^epoch: *//p')
-	[ "$m" = "$2" ] && [ "${e:-0}" -gt "${3:-${ep0:-0}}" ]
-}
 wait_until 60 followed 3 3
 ok $? "node3: the standby took over"
 wait_until 30 followed 2 3
