@@ -458,6 +458,30 @@ TEST_F(bad, short_list_buffers)
 	EXPECT_EQ(-EFAULT, bt_ioctl(self->c.fd, BCS_IOC_TASK_STATS, &tl));
 }
 
+/*
+ * A count far beyond the records that exist: the kernel sizes its work by
+ * the records there are, writes only those (a buffer that ends at a guard
+ * page right after them is enough) and reports their number.
+ */
+TEST_F(bad, huge_list_counts)
+{
+	struct bcs_job_list jl = { .size = sizeof(jl), .count = UINT32_MAX };
+	struct bcs_task_list tl = { .size = sizeof(tl), .count = UINT32_MAX,
+				    .job = BT_JOB_A };
+	char *end = (char *)self->buf + BUF_SIZE;
+
+	jl.jobs = (uintptr_t)(end - sizeof(struct bcs_job_info));
+	EXPECT_EQ(0, bt_ioctl(self->c.fd, BCS_IOC_JOB_LIST, &jl));
+	EXPECT_EQ(1, jl.count);
+	tl.tasks = (uintptr_t)(end - 2 * sizeof(struct bcs_task_stat));
+	EXPECT_EQ(0, bt_ioctl(self->c.fd, BCS_IOC_TASK_STATS, &tl));
+	EXPECT_EQ(2, tl.count);
+	tl.job = 0;
+	tl.count = UINT32_MAX;
+	EXPECT_EQ(0, bt_ioctl(self->c.fd, BCS_IOC_TASK_STATS, &tl));
+	EXPECT_EQ(2, tl.count);
+}
+
 TEST_F(bad, stat_read_small_buffer)
 {
 	char small[sizeof(struct bcs_slice_record)];

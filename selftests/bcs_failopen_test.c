@@ -81,6 +81,36 @@ static void driver_child(int up, int down)
 	_exit(0);
 }
 
+/*
+ * Only the release of the driving file fails open: closing another file
+ * on /dev/bcs does not, nor does the exit of a child that inherited the
+ * driving file (the file lives on in the driver).
+ */
+TEST_F(failopen, not_on_other_close)
+{
+	struct bcs_state st;
+	int other, status;
+	pid_t child;
+
+	ASSERT_EQ(0, bt_drive(self->fd));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+
+	other = bt_open();
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, close(other));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0)
+		_exit(0);	/* closes its copy of the driving file */
+	ASSERT_EQ(child, bt_waitpid_bounded(child, &status, BT_WAIT_MS));
+
+	bt_sleep_ms(200);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(BCS_MODE_DRIVEN, st.mode);
+	EXPECT_EQ(getpid(), st.driver_pid);
+	EXPECT_TRUE(bt_job_all_parked(self->fd, BT_JOB_A));
+}
+
 TEST_F(failopen, on_driver_close)
 {
 	struct bcs_state st0, st;
