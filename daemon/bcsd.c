@@ -275,6 +275,7 @@ static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
 	d->master_priority = m->hdr.priority;
 	d->master_addr = *from;
 	d->master_heard_ms = now_mono_ms();
+	d->no_quorum_said = false;
 	if (m->hdr.epoch > d->max_epoch_seen)
 		d->max_epoch_seen = m->hdr.epoch;
 }

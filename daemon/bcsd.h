@@ -101,6 +101,7 @@ struct bcsd {
 	uint32_t next_job_id;
 	uint64_t map_sent_slice;
 	uint64_t listen_until_ms;	/* no take-over before: reports come */
+	bool no_quorum_said;		/* logged once until a master is heard */
 	struct {
 		uint32_t sender;
 		struct bcsp_request req, reply;
@@ -164,6 +165,8 @@ int net_send(struct bcsd *d, struct bcsp_msg *m,
 struct json_object;
 void view_on_report(struct bcsd *d, uint32_t node,
 		    const struct bcsp_report *r, uint64_t now_ms);
+bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
+		 uint32_t *need);
 struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 				   uint64_t now_ms);
 

@@ -42,6 +42,8 @@ const struct cfg_opt cfg_opts[] = {
 	  "master: of two live masters with the same epoch, the higher priority strobes" },
 	{ "failover_slices", CFG_UINT, "20", 2, 100000, NULL,
 	  "standby master: take over after this many slices of silence" },
+	{ "quorum", CFG_UINT, "0", 0, 1024, NULL,
+	  "standby master: take over only while this many nodes report (0: more than half of those heard)" },
 	{ "watchdog_slices", CFG_UINT, "10", 1, 100000, NULL,
 	  "node: bcs.ko fails open after this many slices without strobe" },
 	{ "stale_slices", CFG_UINT, "4", 1, 100000, NULL,

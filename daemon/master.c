@@ -339,10 +339,29 @@ void master_tick(struct bcsd *d)
 {
 	uint64_t silence = slices_ms(d, cfg_uint(&d->cfg, "failover_slices"));
 	uint64_t now = now_mono_ms();
+	uint32_t fresh, need;
 
-	if (!d->active && now - d->master_heard_ms > silence &&
-	    now >= d->listen_until_ms)
-		take_over(d);
+	if (d->active || now - d->master_heard_ms <= silence ||
+	    now < d->listen_until_ms)
+		return;
+	/*
+	 * Cut off from most of the cluster, this daemon would take over
+	 * only its own side, with an epoch that makes it the senior master
+	 * when the cut heals: the jobs made on the other side meanwhile
+	 * would be lost.  The silence counts again from here, so that when
+	 * the cut heals (the nodes' reports may come before a strobe) the
+	 * master has a whole failover period to be heard.
+	 */
+	if (!view_quorum(d, now, &fresh, &need)) {
+		if (!d->no_quorum_said)
+			pr_notice("no master heard, but only %u of %u nodes report (quorum %u): not taking over",
+				  fresh, d->nr_peers, need);
+		d->no_quorum_said = true;
+		d->master_heard_ms = now;
+		return;
+	}
+	d->no_quorum_said = false;
+	take_over(d);
 }
 
 /*

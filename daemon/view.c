@@ -43,6 +43,27 @@ static bool view_fresh(const struct bcsd *d, const struct bcsd_peer *p,
 	       VIEW_STALE_REPORTS * cfg_uint(&d->cfg, "report_ms");
 }
 
+/*
+ * Does this daemon hear enough of the cluster to take over as master?
+ * Enough is the quorum option, or more than half of the nodes heard since
+ * the daemon started (it never forgets one, so a standby cut off the
+ * network for however long still knows it is in the minority).  A
+ * standby that has heard no report at all has nothing to count, and may.
+ */
+bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
+		 uint32_t *need)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->nr_peers; i++)
+		n += view_fresh(d, &d->peers[i], now_ms);
+	*fresh = n;
+	*need = (uint32_t)cfg_uint(&d->cfg, "quorum");
+	if (!*need)
+		*need = d->nr_peers / 2 + 1;
+	return !d->nr_peers || n >= *need;
+}
+
 static uint32_t view_peer_tasks(const struct bcsd_peer *p, uint32_t job)
 {
 	uint32_t i;

@@ -7,7 +7,9 @@
 # Covers what the unit tests cannot: strobe copies dropped by the
 # follower, forged datagrams counted, a second daemon refused its control
 # socket, job requests through the control socket, a partition and its
-# heal (one master left), and a standby's take-over.
+# heal (one master left), and a standby's take-over.  Daemons in the
+# master role alone send no reports, so no quorum applies here: the
+# cluster test test-partition.sh covers that.
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
 

@@ -1,81 +1,130 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A network partition and its heal.  node3's bcsd comes back as a standby
-# (after the failover test node1 is the master), then node3 is cut off
-# the network: it hears no strobe and takes over for itself with a higher
-# epoch, while node1 goes on being the master of node2, and a job is
-# created on that side.  When the cut heals there are two masters; the
-# junior (node1, lower epoch) steps down on hearing the senior, and every
-# node must end up following node3 and hold exactly the jobs of node3's
-# map, with the same row running everywhere in every slice.  (Each
+# A network partition and its heal.  After the failover test node1 is the
+# master; node3's bcsd comes back as a standby, then node3 is cut off the
+# network while a job is created on node1's side.
+#
+# With the default quorum, node3 hears one node of the three it knows and
+# does not take over: its module fails open, and when the cut heals it
+# follows node1 again and gets the new job.
+#
+# With --quorum=1 node3 does take over for itself, with a higher epoch;
+# when the cut heals node1 (the junior master) steps down and every node
+# must follow node3 and hold exactly the jobs of node3's map.  (Each
 # master numbers its own map versions from the one they last shared, so
 # a node must not take the senior's map for one it already applied.)
+#
+# Either way every node must then run the same row in every slice.
 
 . "$CL_DIR/lib.sh"
 
 read -r j1 j2 < "$SHARE/jobs" || { ok 1 "jobs of the coherence test"; tap_end; }
 burners=$(cat "$SHARE/pids")
 
-on 3 'start_bcsd --role=both --priority=100' > /dev/null
-ok $? "node3: bcsd started as a standby"
-wait_until 30 followed 3 1 0
-ok $? "node3: follows node1"
-ep=$(status_of 3 epoch)
-
-on 3 'ip link set eth0 down'
-ok $? "node3: cut off the network"
-wait_until 60 followed 3 3 "$ep"
-ok $? "node3: took over for itself ($ep -> $(status_of 3 epoch))"
-followed 2 1 $((ep - 1)) && [ "$(status_of 2 epoch)" = "$ep" ]
-ok $? "node2: still follows node1 at epoch $ep"
-j3=$(on 2 bcsctl job create)
-rc=$?
-case $j3 in *[!0-9]*|"") rc=1 ;; esac
-ok $rc "node2: job $j3 created through node1 during the cut"
-
-on 3 'ip link set eth0 up'
-ok $? "node3: back on the network"
-ep3=$(status_of 3 epoch)
-for n in 1 2; do
-	wait_until 60 followed "$n" 3 "$ep"
-	ok $? "node$n: follows node3 (epoch $ep3) once the cut heals"
-done
-[ "$(stat_of 1 active_master)" = False ] || [ "$(stat_of 1 active_master)" = 0 ]
-ok $? "node1: stepped down"
-
-# Every node holds in bcs.ko exactly the jobs of the master's map.
 ids()	# ids: the first column of a table, header dropped, sorted
 {
 	awk 'NR > 1 { print $1 }' | sort -n | paste -sd ' '
 }
-agree()
+
+agree()	# agree MASTER: every bcs.ko holds exactly the jobs of MASTER's map
 {
 	local n want got
-	want=$(on 3 bcsctl job list | ids)
+	want=$(on "$1" bcsctl job list | ids)
 	[ -n "$want" ] || return 1
 	for n in $CL_NODES; do
 		got=$(on "$n" 'BCS_CONTROL_SOCKET= bcsctl job list' | ids)
 		[ "$got" = "$want" ] || return 1
 	done
 }
-wait_until 30 agree
-rc=$?
-diag "node3's map: $(on 3 bcsctl job list | ids)"
-for n in $CL_NODES; do
-	diag "node$n's bcs.ko: $(on "$n" 'BCS_CONTROL_SOCKET= bcsctl job list' | ids)"
-done
-ok $rc "every node holds the jobs of node3's map, no more, no fewer"
-diag "job $j3, made on node1's side during the cut, is not in node3's map (cluster-guide.rst: network partition)"
-for j in $j1 $j2; do
-	on 3 bcsctl job list | awk -v j="$j" '$1 == j { f = 1 } END { exit !f }'
-	ok $? "job $j, made before the cut, is in node3's map"
-done
 
-from=$(slice_now 3)
-sleep 4
-snapshot_all partition
-analyse coherence --nodes "$nr_nodes" "$SHARE/data/partition" \
-	--from-slice "${from:-0}" --min 10
-analyse tasks "$SHARE/data/partition" --pids "$burners"
+show_jobs()	# show_jobs MASTER
+{
+	local n
+	diag "node$1's map: $(on "$1" bcsctl job list | ids)"
+	for n in $CL_NODES; do
+		diag "node$n's bcs.ko: $(on "$n" 'BCS_CONTROL_SOCKET= bcsctl job list' | ids)"
+	done
+}
+
+failed_open()	# failed_open NODE: its module runs every task
+{
+	on "$1" 'cat /sys/kernel/debug/bcs/state' |
+		grep -Eq '^(mode: off|failopen: 1)$'
+}
+
+coherent()	# coherent NAME
+{
+	local from
+	from=$(slice_now 1)
+	sleep 4
+	snapshot_all "$1"
+	analyse coherence --nodes "$nr_nodes" "$SHARE/data/$1" \
+		--from-slice "${from:-0}" --min 10
+}
+
+# cut_during NAME: cut node3 off, create a job on node1's side, heal.
+cut_during()
+{
+	on 3 'ip link set eth0 down'
+	ok $? "$1: node3 cut off the network"
+	wait_until 30 failed_open 3
+	ok $? "$1: node3's module failed open without strobes"
+	# Past the failover period, so that node3 has decided.
+	sleep $((CL_FAILOVER * CL_SLICE_US / 500000 + 2))
+	cut_job=$(on 2 bcsctl job create)
+	rc=$?
+	case $cut_job in *[!0-9]*|"") rc=1 ;; esac
+	ok $rc "$1: job $cut_job created through node1 during the cut"
+	node3_epoch=$(status_of 3 epoch)
+	on 3 'ip link set eth0 up'
+	ok $? "$1: node3 back on the network"
+}
+
+# --- default quorum: the cut-off standby waits ---
+on 3 'start_bcsd --role=both --priority=100' > /dev/null
+ok $? "node3: bcsd started as a standby"
+wait_until 30 followed 3 1 0
+ok $? "node3: follows node1"
+ep=$(status_of 1 epoch)
+cut_during quorum
+[ "$node3_epoch" = "$ep" ] && [ "$(stat_of 3 takeovers)" = 0 ] &&
+	on 3 'grep -q "not taking over" "$BCS_OUT/bcsd.log"'
+ok $? "quorum: node3, hearing 1 of 3 nodes, did not take over (epoch $node3_epoch)"
+wait_until 60 followed 3 1 $((ep - 1))
+ok $? "quorum: node3 follows node1 again once the cut heals"
+wait_until 30 agree 1
+rc=$?
+show_jobs 1
+ok $rc "quorum: every node holds the jobs of node1's map"
+on 3 'BCS_CONTROL_SOCKET= bcsctl job list' | ids | grep -qw "$cut_job"
+ok $? "quorum: job $cut_job, made during the cut, reached node3"
+coherent partition1
+
+# --- quorum 1: the cut-off standby takes over; the senior map wins ---
+on 3 'kill_bcsd TERM && start_bcsd --role=both --priority=100 --quorum=1' \
+	> /dev/null
+ok $? "node3: bcsd restarted with quorum 1"
+wait_until 30 followed 3 1 $((ep - 1))
+ok $? "node3: follows node1"
+cut_during takeover
+[ "$node3_epoch" -gt "$ep" ]
+ok $? "takeover: node3 took over for itself ($ep -> $node3_epoch)"
+for n in 1 2; do
+	wait_until 60 followed "$n" 3 "$ep"
+	ok $? "takeover: node$n follows node3 once the cut heals"
+done
+case $(stat_of 1 active_master) in False|0) rc=0 ;; *) rc=1 ;; esac
+ok $rc "takeover: node1 stepped down"
+wait_until 30 agree 3
+rc=$?
+show_jobs 3
+diag "job $cut_job, made on node1's side during the cut, is not in node3's map (cluster-guide.rst: network partition)"
+ok $rc "takeover: every node holds the jobs of node3's map, no more, no fewer"
+for j in $j1 $j2; do
+	on 3 bcsctl job list | ids | grep -qw "$j"
+	ok $? "takeover: job $j, made before the cut, is in node3's map"
+done
+coherent partition2
+analyse tasks "$SHARE/data/partition2" --pids "$burners"
 tap_end
