@@ -69,7 +69,8 @@ pc="$dest$prefix/lib/pkgconfig"
 flags=$(PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$dest \
 	pkg-config --cflags --libs --static libbcs 2>&1)
 rc=$?
-check $rc "pkg-config libbcs: $flags"
+echo "# pkg-config --cflags --libs --static libbcs: $flags"
+check $rc "pkg-config finds the installed libbcs.pc"
 # Static, so that the staged library is the one linked and nothing needs
 # to be found at run time.
 out=$(cc -std=c11 -Wall -Wextra -Werror -o "$dest/prog" "$dest/prog.c" \
