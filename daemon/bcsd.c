@@ -110,6 +110,7 @@ static void add_u64(struct json_object *o, const char *key, uint64_t v)
 struct json_object *bcsd_counters_json(const struct bcsd *d)
 {
 	struct json_object *o = json_object_new_object();
+	uint32_t fresh, need;
 
 	add_u64(o, "node_id", d->node_id);
 	json_object_object_add(o, "active_master",
@@ -127,6 +128,10 @@ struct json_object *bcsd_counters_json(const struct bcsd *d)
 	add_u64(o, "takeovers", d->cnt.takeovers);
 	add_u64(o, "stepdowns", d->cnt.stepdowns);
 	add_u64(o, "master_changes", d->cnt.master_changes);
+	view_quorum(d, now_mono_ms(), &fresh, &need);
+	add_u64(o, "nodes_reporting", fresh);
+	add_u64(o, "nodes_heard", d->nr_peers);
+	add_u64(o, "quorum", need);
 	return o;
 }
 

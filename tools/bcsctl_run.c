@@ -101,6 +101,10 @@ static void cluster_status(int fd)
 	       (long long)cluster_int(resp, "strobes_tx", 0));
 	printf("%-16s %lld\n", "rejected:",
 	       (long long)cluster_int(resp, "rejected", 0));
+	printf("%-16s %lld reporting of %lld heard (quorum %lld)\n", "nodes:",
+	       (long long)cluster_int(resp, "nodes_reporting", 0),
+	       (long long)cluster_int(resp, "nodes_heard", 0),
+	       (long long)cluster_int(resp, "quorum", 0));
 	json_object_put(resp);
 }
 

@@ -72,6 +72,11 @@ cut_during()
 	ok $? "$1: node3's module failed open without strobes"
 	# Past the failover period, so that node3 has decided.
 	sleep $((CL_FAILOVER * CL_SLICE_US / 500000 + 2))
+	if [ "$1" = quorum ]; then
+		s=$(status_of 3 nodes)
+		[ "$s" = "1 reporting of 3 heard (quorum 2)" ]
+		ok $? "$1: node3's bcsctl status says why it waits: $s"
+	fi
 	cut_job=$(on 2 bcsctl job create)
 	rc=$?
 	case $cut_job in *[!0-9]*|"") rc=1 ;; esac
