@@ -12,19 +12,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 dest=$(mktemp -d) || exit 1
 trap 'rm -rf "$dest"' EXIT
 prefix=/opt/bcs
-passed=0
-failed=0
-
-check()		# check STATUS TEXT
-{
-	if [ "$1" = 0 ]; then
-		passed=$((passed + 1))
-		echo "ok: $2"
-	else
-		failed=$((failed + 1))
-		echo "FAIL: $2"
-	fi
-}
+. "$top/scripts/check-lib.sh"
 
 mkdir -p "$dest/etc/bcs"
 echo "# the site's own" > "$dest/etc/bcs/bcsd.conf"
@@ -80,5 +68,4 @@ echo "# $out"
 [ $rc = 0 ] && [ "${out%% *}" = 64 ]
 check $? "a program builds against the installed bcs.h and libbcs and runs"
 
-echo "test-install: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+checks_done test-install

@@ -23,8 +23,7 @@ TMP=$(mktemp -d) || exit 1
 pids=()
 nss=()
 
-passed=0
-failed=0
+. "$top/scripts/check-lib.sh"
 
 cleanup()
 {
@@ -40,17 +39,6 @@ cleanup()
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-
-check()		# check STATUS TEXT
-{
-	if [ "$1" = 0 ]; then
-		passed=$((passed + 1))
-		echo "ok: $2"
-	else
-		failed=$((failed + 1))
-		echo "FAIL: $2" >&2
-	fi
-}
 
 # Namespace $NS-br holds the bridge; node N lives in $NS-N, address
 # 10.77.0.N, its veth's other end on the bridge.
@@ -247,5 +235,4 @@ rc=$?
 [ "$rc" = 0 ] && [ -s "$TMP/stats1.json" ] && [ ! -e "$TMP/ctl1" ]
 check $? "SIGTERM: exit 0, counters written, control socket removed (rc $rc)"
 
-echo "test_daemons: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+checks_done test_daemons
