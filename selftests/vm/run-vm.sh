@@ -195,19 +195,34 @@ stream()
 	fi
 }
 
-echo "run-vm: booting $rel (smp $smp, ${mem}M, timeout ${tmo}s)" >&2
-start=$(date +%s.%N)
-set +e
-timeout -k 10 "$tmo" "${qemu[@]}" < /dev/null 2>"$out/qemu.err" | stream
-qrc=${PIPESTATUS[0]}
-set -e
-wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-[ -s "$out/qemu.err" ] && sed 's/^/run-vm: qemu: /' "$out/qemu.err" >&2
+# A kernel that dies while it boots, before the command (and so bcs.ko)
+# ever ran, is booted once more: under TCG a boot can crash on its own
+# (6.12 has oopsed in early text patching).  The first console log is
+# kept as console-boot1.log.
+for attempt in 1 2; do
+	echo "run-vm: booting $rel (smp $smp, ${mem}M, timeout ${tmo}s)" >&2
+	start=$(date +%s.%N)
+	set +e
+	timeout -k 10 "$tmo" "${qemu[@]}" < /dev/null 2>"$out/qemu.err" |
+		stream
+	qrc=${PIPESTATUS[0]}
+	set -e
+	wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+	[ -s "$out/qemu.err" ] && sed 's/^/run-vm: qemu: /' "$out/qemu.err" >&2
 
-tr -d '\r' < "$log" > "$log.tmp" && mv "$log.tmp" "$log"
+	tr -d '\r' < "$log" > "$log.tmp" && mv "$log.tmp" "$log"
 
-rc=$(sed -n 's/^bcs-vm: rc=\([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
-boot=$(sed -n 's/^bcs-vm: boot done uptime=\([0-9.]*\)$/\1/p' "$log" | tail -n 1)
+	rc=$(sed -n 's/^bcs-vm: rc=\([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
+	boot=$(sed -n 's/^bcs-vm: boot done uptime=\([0-9.]*\)$/\1/p' "$log" |
+		tail -n 1)
+	if [ -n "$boot" ] || [ "$qrc" = 124 ] || [ "$qrc" = 137 ] ||
+	   [ "$attempt" = 2 ] || [ -f "$out/dmesg.txt" ]; then
+		break
+	fi
+	echo "run-vm: $rel: the kernel died while booting, before the command ran; booting once more" >&2
+	grep -E 'Oops|BUG:|Kernel panic' "$log" | head -n 3 | sed 's/^/run-vm:   /' >&2
+	mv "$log" "$out/console-boot1.log"
+done
 cmd_end=$(sed -n 's/^bcs-vm: command done uptime=\([0-9.]*\)$/\1/p' "$log" | tail -n 1)
 
 status=0
