@@ -113,6 +113,9 @@ int bcs_stat_head(struct bcs_stat *st, uint64_t *head);
  * read(2) path: copy up to @max whole records, in order, from the file's
  * cursor.  Blocks until at least one record is available unless @nonblock,
  * in which case -EAGAIN means "nothing new".  *@n receives the count.
+ * Records of a module that made them larger than this header's keep the
+ * fields this header knows; -EPROTO if the module's header is not one
+ * this library understands.
  */
 int bcs_stat_read(struct bcs_stat *st, struct bcs_slice_record *buf,
 		  size_t max, size_t *n, int nonblock);

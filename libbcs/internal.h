@@ -23,7 +23,9 @@ struct bcs_stat {
 	const struct bcs_stat_header *hdr;
 	const unsigned char *ring;
 	uint32_t nr_records;
-	uint32_t record_size;
+	uint32_t record_size;	/* the module's, from its header; 0: unknown */
+	void *bounce;		/* read() buffer when record_size is larger */
+	size_t bounce_len;
 };
 
 /* Path of a device: the environment override if set, else @def. */

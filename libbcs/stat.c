@@ -19,6 +19,9 @@
 
 #include "internal.h"
 
+/* Bytes per read() when the module's records are larger than ours. */
+#define BCS_STAT_BOUNCE_BYTES	(256 * 1024)
+
 int bcs_stat_open(struct bcs_stat **out)
 {
 	const char *path;
@@ -48,6 +51,7 @@ void bcs_stat_close(struct bcs_stat *st)
 		return;
 	if (st->map)
 		munmap(st->map, st->map_len);
+	free(st->bounce);
 	close(st->fd);
 	free(st);
 }
@@ -78,27 +82,41 @@ static int header_ok(const struct bcs_stat_header *h, size_t *len)
 	return 1;
 }
 
+/* Read the header through a one-page mapping and check it; 0 or -errno. */
+static int read_header(struct bcs_stat *st, struct bcs_stat_header *h,
+		       size_t *len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (page <= 0 || (size_t)page < sizeof(*h))
+		page = 4096;
+	p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, st->fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	memcpy(h, p, sizeof(*h));
+	munmap(p, (size_t)page);
+	if (!header_ok(h, len))
+		return -EPROTO;
+	st->record_size = h->record_size;
+	return 0;
+}
+
 int bcs_stat_map(struct bcs_stat *st)
 {
 	struct bcs_stat_header h;
-	long page = sysconf(_SC_PAGESIZE);
 	size_t len;
 	void *p;
+	int err;
 
 	if (!st)
 		return -EBADF;
 	if (st->map)
 		return 0;
-	if (page <= 0 || (size_t)page < sizeof(h))
-		page = 4096;
-	/* Map the first page to learn the sizes, then the whole ring. */
-	p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, st->fd, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	memcpy(&h, p, sizeof(h));
-	munmap(p, (size_t)page);
-	if (!header_ok(&h, &len))
-		return -EPROTO;
+	/* Learn the sizes from the header, then map the whole ring. */
+	err = read_header(st, &h, &len);
+	if (err)
+		return err;
 	p = mmap(NULL, len, PROT_READ, MAP_SHARED, st->fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
@@ -107,7 +125,6 @@ int bcs_stat_map(struct bcs_stat *st)
 	st->hdr = p;
 	st->ring = (const unsigned char *)p + h.records_offset;
 	st->nr_records = h.nr_records;
-	st->record_size = h.record_size;
 	return 0;
 }
 
@@ -158,34 +175,83 @@ static int set_nonblock(struct bcs_stat *st, int nonblock)
 	return 0;
 }
 
+/* read(2) restarted on EINTR (a bounded number of times); bytes or -errno. */
+static ssize_t read_restart(int fd, void *buf, size_t len)
+{
+	ssize_t ret;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		ret = read(fd, buf, len);
+		if (ret >= 0 || errno != EINTR)
+			break;
+	}
+	return ret < 0 ? -errno : ret;
+}
+
 int bcs_stat_read(struct bcs_stat *st, struct bcs_slice_record *buf,
 		  size_t max, size_t *n, int nonblock)
 {
 	const size_t rs = sizeof(*buf);
+	unsigned char *src;
+	size_t mrs, i;
 	ssize_t ret;
-	int err, i;
+	int err;
 
 	if (!st)
 		return -EBADF;
 	if (!buf || !n || max == 0)
 		return -EINVAL;
 	*n = 0;
-	if (max > SSIZE_MAX / rs)
-		max = SSIZE_MAX / rs;
+	/*
+	 * read() hands out whole records of the module's size, which a newer
+	 * module may have made larger than ours (fields appended): learn it
+	 * once from the header.
+	 */
+	if (!st->record_size) {
+		struct bcs_stat_header h;
+		size_t len;
+
+		err = read_header(st, &h, &len);
+		if (err)
+			return err;
+	}
+	mrs = st->record_size;
 	err = set_nonblock(st, nonblock);
 	if (err)
 		return err;
-	for (i = 0; i < 100; i++) {
-		ret = read(st->fd, buf, max * rs);
-		if (ret >= 0 || errno != EINTR)
-			break;
+	if (mrs == rs) {
+		if (max > SSIZE_MAX / rs)
+			max = SSIZE_MAX / rs;
+		ret = read_restart(st->fd, buf, max * rs);
+		if (ret < 0)
+			return (int)ret;
+		/* The module hands out whole records only. */
+		if ((size_t)ret % rs)
+			return -EPROTO;
+		*n = (size_t)ret / rs;
+		return 0;
 	}
+	/* Larger records: through a buffer, keeping the prefix we know. */
+	if (max > BCS_STAT_BOUNCE_BYTES / mrs)
+		max = BCS_STAT_BOUNCE_BYTES / mrs ? BCS_STAT_BOUNCE_BYTES / mrs : 1;
+	if (st->bounce_len < max * mrs) {
+		void *b = realloc(st->bounce, max * mrs);
+
+		if (!b)
+			return -ENOMEM;
+		st->bounce = b;
+		st->bounce_len = max * mrs;
+	}
+	ret = read_restart(st->fd, st->bounce, max * mrs);
 	if (ret < 0)
-		return -errno;
-	/* The module hands out whole records only. */
-	if ((size_t)ret % rs)
+		return (int)ret;
+	if ((size_t)ret % mrs)
 		return -EPROTO;
-	*n = (size_t)ret / rs;
+	src = st->bounce;
+	for (i = 0; i < (size_t)ret / mrs; i++)
+		memcpy(&buf[i], src + i * mrs, rs);
+	*n = i;
 	return 0;
 }
 
