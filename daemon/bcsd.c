@@ -245,11 +245,12 @@ static bool from_senior_master(const struct bcsd *d, const struct bcsp_msg *m)
 
 /*
  * Can strobe @m take effect here?  Its deadline must not lie more than
- * stale_slices slices in the past, nor more than one slice in the future:
- * the next strobe replaces a pending one in bcs.ko, so strobes that all
- * arrive a slice or more ahead of their deadlines (a clock behind the
- * master's by more than slice - lead) would never switch, and would keep
- * the kernel's watchdog from failing open.  Rejected, they let it.
+ * stale_slices slices in the past, nor more than BCSD_AHEAD_SLICES slices
+ * in the future: bcs.ko holds only BCS_STROBE_QUEUE strobes until their
+ * deadlines and gives up the earliest for a new one, so strobes that all
+ * arrive that far ahead (a clock behind the master's by more than that
+ * less the lead) would never switch, and would keep the kernel's watchdog
+ * from failing open.  Rejected, they let it.
  */
 static enum bcsp_verdict strobe_verdict(const struct bcsd *d,
 					const struct bcsp_strobe *s)
@@ -259,7 +260,8 @@ static enum bcsp_verdict strobe_verdict(const struct bcsd *d,
 
 	if (s->row >= BCS_ROWS_MAX || s->slice_ns < BCS_SLICE_NS_MIN)
 		return BCSP_BAD_BODY;
-	if (s->deadline_ns + stale < now || s->deadline_ns > now + s->slice_ns)
+	if (s->deadline_ns + stale < now ||
+	    s->deadline_ns > now + BCSD_AHEAD_SLICES * s->slice_ns)
 		return BCSP_STALE;
 	return BCSP_OK;
 }
@@ -512,12 +514,13 @@ static int setup(struct bcsd *d)
 	d->master_role = strcmp(role, "node") != 0;
 	d->node_role = strcmp(role, "master") != 0;
 	d->slice_ns = cfg_uint(&d->cfg, "slice_us") * 1000;
-	/* A node takes no strobe a slice or more ahead of its deadline. */
-	if (d->master_role &&
-	    cfg_uint(&d->cfg, "lead_us") >= cfg_uint(&d->cfg, "slice_us")) {
-		pr_err("lead_us %llu must be less than slice_us %llu",
+	/* Nodes hold only a few strobes ahead of their deadlines. */
+	if (d->master_role && cfg_uint(&d->cfg, "lead_us") >=
+			      BCSD_LEAD_SLICES_MAX * cfg_uint(&d->cfg, "slice_us")) {
+		pr_err("lead_us %llu must be less than %d slices (%llu us)",
 		       (unsigned long long)cfg_uint(&d->cfg, "lead_us"),
-		       (unsigned long long)cfg_uint(&d->cfg, "slice_us"));
+		       BCSD_LEAD_SLICES_MAX, (unsigned long long)
+		       (BCSD_LEAD_SLICES_MAX * cfg_uint(&d->cfg, "slice_us")));
 		return -1;
 	}
 	d->sock = d->strobe_tfd = d->tick_tfd = d->ctl_fd = -1;

@@ -33,7 +33,7 @@ const struct cfg_opt cfg_opts[] = {
 	{ "slice_us", CFG_UINT, "10000", 50, 10000000, NULL,
 	  "master: length of a time slice in microseconds" },
 	{ "lead_us", CFG_UINT, "3000", 0, 10000000, NULL,
-	  "master: send each strobe this long before its deadline (< slice_us)" },
+	  "master: send each strobe this long before its deadline (< 4 slices)" },
 	{ "strobe_copies", CFG_UINT, "2", 1, 8, NULL,
 	  "master: send each strobe this many times, within the first half of the lead" },
 	{ "rows", CFG_UINT, "0", 0, 64, NULL,

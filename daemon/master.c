@@ -299,8 +299,8 @@ void master_on_strobe_timer(struct bcsd *d)
 	d->deadline_ns += d->slice_ns;
 	/*
 	 * Fell behind (stopped, overloaded): skip the slices that are gone,
-	 * and start the next a lead from now.  Not on the old grid: its next
-	 * deadline may lie more than a slice ahead, which nodes reject.
+	 * and start the next a lead from now, off the old grid, whose next
+	 * deadline may lie up to a slice further.
 	 */
 	if (d->deadline_ns < now + lead / 2) {
 		behind = (now + lead - d->deadline_ns) / d->slice_ns;

@@ -7,7 +7,10 @@
  * slice.  In driven mode they come from user space (ioctl or netlink) ahead
  * of their deadline; bcs_strobe_timer, on CLOCK_REALTIME so that nodes with
  * synchronised clocks switch together, fires at the deadline.  A strobe
- * whose deadline has passed switches at once and is counted late.
+ * whose deadline has passed switches at once and is counted late.  Up to
+ * BCS_STROBE_QUEUE strobes wait for their deadlines, so that a driver may
+ * send them more than a slice ahead: slices shorter than the network's
+ * latency still switch on time.
  *
  * A switch drains, then fills.  It tells the tasks of the jobs it suspends
  * to park and marks the jobs it resumes (struct bcs_gang.fill), but wakes
@@ -44,6 +47,15 @@
 #include "stats.h"
 #include "strobe.h"
 
+/* A driven strobe waiting for its deadline. */
+struct bcs_queued {
+	struct bcs_strobe strobe;
+	u64 arrival_ns;
+	u64 skipped;			/* slice numbers skipped before it */
+	u32 origin;			/* BCS_SLICE_INJECTED or 0 */
+	bool late;			/* arrived after its deadline */
+};
+
 struct bcs_sched {
 	u32 mode;			/* enum bcs_mode */
 	u32 row;			/* running row, BCS_ROW_NONE if none */
@@ -53,12 +65,9 @@ struct bcs_sched {
 	u32 watchdog_slices;
 	bool failopen;
 	struct bcs_driver driver;	/* valid in BCS_MODE_DRIVEN */
-	/* The next driven strobe, waiting for its deadline. */
-	bool pending;
-	struct bcs_strobe next;
-	u64 next_arrival_ns;
-	bool next_late;			/* arrived after its deadline */
-	u32 next_origin;
+	/* Driven strobes waiting for their deadlines, earliest first. */
+	struct bcs_queued queue[BCS_STROBE_QUEUE];
+	u32 queued;
 	u64 last_switch_ns;		/* CLOCK_REALTIME */
 	u32 missed_unrecorded;
 	bool fill_pending;		/* jobs wait for the old row to drain */
@@ -259,7 +268,7 @@ static void bcs_resume_all(bool failure)
 		bcs_sched.failopens++;
 		bcs_sched.failopen = true;
 	}
-	bcs_sched.pending = false;
+	bcs_sched.queued = 0;
 	bcs_switch(BCS_ROW_NONE, now, now, BCS_SLICE_FAILOPEN);
 }
 
@@ -324,41 +333,115 @@ static void bcs_watchdog_arm(u64 wait_ns)
 		      HRTIMER_MODE_REL);
 }
 
-/*
- * Apply the pending driven strobe.  It is late if it arrived after its
- * deadline; the hrtimer firing a little after the deadline is not.
- * bcs_lock held.
- */
-static void bcs_apply_pending(void)
+/* @n strobes that will never switch.  bcs_lock held. */
+static void bcs_count_missed(u64 n)
+{
+	bcs_sched.missed += n;
+	bcs_sched.missed_unrecorded += n;
+}
+
+/* Remove the @n earliest queued strobes.  bcs_lock held. */
+static void bcs_queue_pop(u32 n)
 {
 	struct bcs_sched *s = &bcs_sched;
-	u32 flags = BCS_SLICE_DRIVEN | s->next_origin;
 
-	if (s->next_late) {
+	s->queued -= n;
+	memmove(&s->queue[0], &s->queue[n], s->queued * sizeof(s->queue[0]));
+}
+
+/*
+ * Queue a driven strobe.  Queued strobes due no earlier than it (a driver
+ * that started again, another master) and, when it switches at once, all
+ * of them are superseded and count as missed now; so does the earliest
+ * when the queue is full.  The slice numbers it skips after the strobe
+ * before it count as missed when it switches.  bcs_lock held.
+ */
+static void bcs_queue_add(const struct bcs_strobe *req, u64 now, u32 origin)
+{
+	struct bcs_sched *s = &bcs_sched;
+	bool at_once = req->flags & (BCS_STROBE_NOW | BCS_STROBE_NEXT);
+	struct bcs_queued *q;
+	u32 keep = 0;
+	u64 last;
+
+	while (!at_once && keep < s->queued &&
+	       s->queue[keep].strobe.deadline_ns < req->deadline_ns)
+		keep++;
+	bcs_count_missed(s->queued - keep);
+	s->queued = keep;
+	if (s->queued == BCS_STROBE_QUEUE) {
+		bcs_count_missed(1);
+		bcs_queue_pop(1);
+	}
+	last = s->queued ? s->queue[s->queued - 1].strobe.slice : s->slice;
+
+	q = &s->queue[s->queued++];
+	q->skipped = 0;
+	if ((s->queued > 1 || s->have_slice) && req->slice > last + 1)
+		q->skipped = req->slice - last - 1;
+	q->strobe = *req;
+	if (req->flags & BCS_STROBE_NEXT) {
+		q->strobe.row = bcs_next_row();
+		q->strobe.flags |= BCS_STROBE_NOW;
+	}
+	q->arrival_ns = now;
+	q->late = !at_once && now > req->deadline_ns;
+	q->origin = origin;
+}
+
+/*
+ * Apply the newest queued strobe that is due at @now.  Earlier ones also
+ * due were overtaken (this expiry came late) and count as missed.  A
+ * strobe is late if it arrived after its deadline; the hrtimer firing a
+ * little after the deadline is not.  bcs_lock held.
+ */
+static void bcs_queue_run(u64 now)
+{
+	struct bcs_sched *s = &bcs_sched;
+	struct bcs_queued q;
+	u32 due = 0, flags;
+
+	while (due < s->queued &&
+	       ((s->queue[due].strobe.flags & BCS_STROBE_NOW) ||
+		s->queue[due].strobe.deadline_ns <= now))
+		due++;
+	if (!due)
+		return;
+	bcs_count_missed(due - 1);
+	q = s->queue[due - 1];
+	bcs_queue_pop(due);
+	bcs_count_missed(q.skipped);
+
+	flags = BCS_SLICE_DRIVEN | q.origin;
+	if (q.late) {
 		flags |= BCS_SLICE_LATE;
 		s->late++;
 	}
-	s->pending = false;
 	s->failopen = false;
-	s->slice = s->next.slice;
+	s->slice = q.strobe.slice;
 	s->have_slice = true;
-	bcs_switch(s->next.row, s->next_arrival_ns, s->next.deadline_ns, flags);
+	bcs_switch(q.strobe.row, q.arrival_ns, q.strobe.deadline_ns, flags);
 	bcs_watchdog_arm(0);
 }
 
 static enum hrtimer_restart bcs_strobe_fn(struct hrtimer *timer)
 {
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	struct bcs_sched *s = &bcs_sched;
 	unsigned long flags;
-	u64 now;
 
 	spin_lock_irqsave(&bcs_lock, flags);
-	now = ktime_get_real_ns();
-	/* A newer strobe may have replaced the one this expiry was for. */
-	if (bcs_sched.mode == BCS_MODE_DRIVEN && bcs_sched.pending &&
-	    now >= bcs_sched.next.deadline_ns)
-		bcs_apply_pending();
+	/* Re-armed meanwhile by a new strobe: that one has run what was due. */
+	if (s->mode == BCS_MODE_DRIVEN && !hrtimer_is_queued(timer)) {
+		bcs_queue_run(ktime_get_real_ns());
+		if (s->queued) {
+			hrtimer_set_expires(timer,
+					    ns_to_ktime(s->queue[0].strobe.deadline_ns));
+			ret = HRTIMER_RESTART;
+		}
+	}
 	spin_unlock_irqrestore(&bcs_lock, flags);
-	return HRTIMER_NORESTART;
+	return ret;
 }
 
 static enum hrtimer_restart bcs_fill_fn(struct hrtimer *timer)
@@ -439,36 +522,17 @@ int bcs_strobe_submit(const struct bcs_strobe *req, u32 origin)
 		break;
 	case BCS_MODE_DRIVEN:
 		s->strobes++;
-		if (s->have_slice && req->slice > s->slice + 1) {
-			s->missed += req->slice - s->slice - 1;
-			s->missed_unrecorded += req->slice - s->slice - 1;
-		}
-		if (s->pending) {
-			/* Superseded before its deadline. */
-			s->missed++;
-			s->missed_unrecorded++;
-		}
-		s->next = *req;
-		if (req->flags & BCS_STROBE_NEXT) {
-			s->next.row = bcs_next_row();
-			s->next.flags |= BCS_STROBE_NOW;
-		}
-		s->next_arrival_ns = now;
-		s->next_late = !(s->next.flags & BCS_STROBE_NOW) &&
-			       now > req->deadline_ns;
-		s->next_origin = origin;
-		s->pending = true;
-		if ((s->next.flags & BCS_STROBE_NOW) || req->deadline_ns <= now)
-			bcs_apply_pending();
-		else
+		bcs_queue_add(req, now, origin);
+		bcs_queue_run(now);
+		if (s->queued)
 			hrtimer_start(&bcs_strobe_timer,
-				      ns_to_ktime(req->deadline_ns),
+				      ns_to_ktime(s->queue[0].strobe.deadline_ns),
 				      HRTIMER_MODE_ABS);
 		/*
 		 * Each applied switch re-arms the watchdog; a strobe arms it
 		 * from its deadline only if it is not armed.  Strobes that
-		 * keep replacing each other before their deadlines (a driver
-		 * whose clock runs ahead) must not put it off for ever.
+		 * keep superseding each other before their deadlines (a
+		 * driver whose clock runs ahead) must not put it off for ever.
 		 */
 		if (!hrtimer_is_queued(&bcs_watchdog_timer))
 			bcs_watchdog_arm(req->deadline_ns > now ?
@@ -614,6 +678,18 @@ int bcs_strobe_release(const struct bcs_driver *drv)
 void bcs_strobe_driver_gone(const struct bcs_driver *drv)
 {
 	bcs_drop_driver(drv, true);
+}
+
+/* Driven strobes waiting for their deadlines now. */
+u32 bcs_strobe_queued(void)
+{
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	n = bcs_sched.queued;
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return n;
 }
 
 void bcs_strobe_get_state(struct bcs_state *st)

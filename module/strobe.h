@@ -27,6 +27,7 @@ int bcs_strobe_config(struct bcs_config *cfg, const struct bcs_driver *drv);
 int bcs_strobe_release(const struct bcs_driver *drv);
 void bcs_strobe_driver_gone(const struct bcs_driver *drv);
 void bcs_strobe_get_state(struct bcs_state *st);
+u32 bcs_strobe_queued(void);
 
 struct bcs_task;
 void bcs_strobe_parked(struct bcs_task *bt);

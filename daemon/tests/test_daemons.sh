@@ -7,7 +7,8 @@
 # Covers what the unit tests cannot: strobe copies dropped by the
 # follower, forged datagrams counted, a second daemon refused its control
 # socket, job requests through the control socket, a partition and its
-# heal (one master left), and a standby's take-over.  Daemons in the
+# heal (one master left), a standby's take-over, and strobes sent more than
+# a slice ahead (a lead longer than the slice).  Daemons in the
 # master role alone send no reports, so no quorum applies here: the
 # cluster test test-partition.sh covers that.
 #
@@ -234,5 +235,23 @@ wait "$(cat "$TMP/pid1")"
 rc=$?
 [ "$rc" = 0 ] && [ -s "$TMP/stats1.json" ] && [ ! -e "$TMP/ctl1" ]
 check $? "SIGTERM: exit 0, counters written, control socket removed (rc $rc)"
+
+# --- a lead longer than the slice: strobes wait in bcs.ko, not stale ---
+start 3 --priority=200 --slice_us=2000 --lead_us=5000
+until_stat 3 active_master -eq 1 10
+check $? "node3 takes over as master with a lead of 2.5 slices"
+start 9 --priority=100 --slice_us=2000 --lead_us=5000
+until_stat 9 strobes_rx -ge 200 20
+check $? "standby node9 follows strobes sent 2.5 slices ahead"
+snap 9
+[ "$(val 9 rejected.stale)" = 0 ] && [ "$(val 9 master_id)" = 3 ]
+check $? "node9 takes none of them as stale ($(val 9 rejected.stale))"
+out=$(ip netns exec "$NS-1" timeout 10 "$BCSD" --role=master --node_id=1 \
+	--key_file="$TMP/key" --interface=eth0 --rt_priority=0 \
+	--control_socket= --slice_us=2000 --lead_us=8000 2>&1)
+rc=$?
+echo "# lead of 4 slices: $out"
+[ "$rc" != 0 ] && echo "$out" | grep -q "lead_us 8000 must be less than 4 slices"
+check $? "a master refuses a lead of 4 slices (exit $rc)"
 
 checks_done test_daemons

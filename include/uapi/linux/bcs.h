@@ -80,6 +80,9 @@
  *                      (BCS_CONFIG_*), then return the whole configuration.
  *                      @set == 0 only reads it.
  * BCS_IOC_STROBE       struct bcs_strobe: switch to @row at @deadline_ns.
+ *                      In driven mode up to BCS_STROBE_QUEUE strobes wait
+ *                      for their deadlines; one due no later than a waiting
+ *                      one supersedes it (counted missed).
  * BCS_IOC_GET_STATE    struct bcs_state: global state and counters.
  * BCS_IOC_JOB_LIST     struct bcs_job_list: copy up to @count job records
  *                      (struct bcs_job_info) to @jobs; @count returns the
@@ -146,6 +149,7 @@
 #define BCS_SLICE_NS_MIN	50000ULL	/* 50 us */
 #define BCS_SLICE_NS_MAX	10000000000ULL	/* 10 s */
 #define BCS_WATCHDOG_MAX	100000U
+#define BCS_STROBE_QUEUE	8		/* driven strobes held */
 
 enum bcs_mode {
 	BCS_MODE_OFF		= 0,

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Driven strobes waiting for their deadlines.  A driver may send strobes
+ * more than a slice ahead (a lead longer than the slice): up to
+ * BCS_STROBE_QUEUE of them wait, and each switches at its own deadline,
+ * in order.  A strobe due no later than a waiting one supersedes it, a
+ * strobe that switches at once supersedes them all, a full queue gives up
+ * its earliest, and leaving driven mode forgets them; every strobe given
+ * up counts as missed and never switches.
+ *
+ * The records of /dev/bcsstat (read(), from the end of the ring at set-up)
+ * say which strobes switched.  Deadlines lie a second or more ahead, so
+ * that all strobes of a test are sent before the first is due; a test
+ * slowed down by its host still sees every switch, only late.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bcs_test_util.h"
+#include "bcs_harness.h"
+
+#define AHEAD_NS	1000000000ULL	/* the first deadline from now */
+#define APART_NS	50000000ULL	/* between deadlines */
+
+FIXTURE(driven) {
+	int fd;
+	int sfd;
+	uint64_t slice;		/* the slice number at set-up */
+	uint64_t missed;	/* and the missed counter */
+};
+
+FIXTURE_SETUP(driven)
+{
+	struct bcs_slice_record r;
+	struct bcs_state st;
+	int i;
+
+	self->sfd = -1;
+	self->fd = bt_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, bt_reset(self->fd));
+	ASSERT_EQ(0, bt_drive(self->fd));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	self->slice = st.slice;
+	self->missed = st.missed;
+	self->sfd = open("/dev/bcsstat", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, self->sfd);
+	/* Skip the records already in the ring (bounded by its size). */
+	for (i = 0; i < 1000000; i++)
+		if (read(self->sfd, &r, sizeof(r)) != sizeof(r))
+			break;
+	ASSERT_EQ(EAGAIN, errno);
+}
+
+FIXTURE_TEARDOWN(driven)
+{
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, bt_reset(self->fd));
+		close(self->fd);
+	}
+	if (self->sfd >= 0)
+		close(self->sfd);
+}
+
+/* The next record, waiting at most @ms; 0, or -ETIMEDOUT or -errno. */
+static int next_record(int sfd, struct bcs_slice_record *r, int ms)
+{
+	struct pollfd p = { .fd = sfd, .events = POLLIN };
+	ssize_t n;
+
+	n = poll(&p, 1, ms);
+	if (n < 0)
+		return -errno;
+	if (!n)
+		return -ETIMEDOUT;
+	n = read(sfd, r, sizeof(*r));
+	if (n < 0)
+		return -errno;
+	return n == sizeof(*r) ? 0 : -EIO;
+}
+
+/* Strobe for @slice and @row, due @ahead_ns from now. */
+static int strobe_at(int fd, uint64_t slice, uint32_t row, uint64_t ahead_ns)
+{
+	struct bcs_strobe s = {
+		.size = sizeof(s),
+		.slice = slice,
+		.row = row,
+		.deadline_ns = bt_now_ns(CLOCK_REALTIME) + ahead_ns,
+	};
+
+	return bt_ioctl(fd, BCS_IOC_STROBE, &s);
+}
+
+static uint64_t missed_since(int fd, uint64_t missed0)
+{
+	struct bcs_state st;
+
+	if (bt_get_state(fd, &st))
+		return UINT64_MAX;
+	return st.missed - missed0;
+}
+
+/*
+ * Check that the next record is the switch of @slice to @row, at its
+ * deadline and not before, late only if its strobe came late, with
+ * @missed strobes missed since the record before.
+ */
+static void expect_switch(struct __test_metadata *_metadata, int sfd,
+			  uint64_t slice, uint32_t row, uint32_t missed)
+{
+	struct bcs_slice_record r;
+
+	ASSERT_EQ(0, next_record(sfd, &r, BT_WAIT_MS));
+	EXPECT_EQ(slice, r.slice);
+	EXPECT_EQ(row, r.row);
+	EXPECT_TRUE(r.flags & BCS_SLICE_DRIVEN);
+	EXPECT_LE(r.deadline_ns, r.switch_start_ns);
+	EXPECT_EQ(r.strobe_ns > r.deadline_ns, !!(r.flags & BCS_SLICE_LATE));
+	EXPECT_EQ(missed, r.missed);
+}
+
+/* Nothing switched within @ms (the deadlines of superseded strobes). */
+static void expect_no_switch(struct __test_metadata *_metadata, int sfd,
+			     int ms)
+{
+	struct bcs_slice_record r;
+	int ret = next_record(sfd, &r, ms);
+
+	EXPECT_EQ(-ETIMEDOUT, ret)
+		TH_LOG("a switch to row %u (slice %llu)", r.row,
+		       (unsigned long long)r.slice);
+}
+
+TEST_F(driven, strobes_wait_for_their_deadlines)
+{
+	const uint32_t rows[] = { 1, 2, 3, 0 };
+	uint64_t i;
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, strobe_at(self->fd, self->slice + 1 + i, rows[i],
+				       AHEAD_NS + i * APART_NS));
+	for (i = 0; i < 4; i++)
+		expect_switch(_metadata, self->sfd, self->slice + 1 + i,
+			      rows[i], 0);
+	EXPECT_EQ(0, missed_since(self->fd, self->missed));
+}
+
+TEST_F(driven, skipped_slices_count_as_missed)
+{
+	/* Slices +2 and +3 are never sent: two missed, once. */
+	ASSERT_EQ(0, strobe_at(self->fd, self->slice + 1, 1, AHEAD_NS));
+	ASSERT_EQ(0, strobe_at(self->fd, self->slice + 4, 2,
+			       AHEAD_NS + APART_NS));
+	expect_switch(_metadata, self->sfd, self->slice + 1, 1, 0);
+	expect_switch(_metadata, self->sfd, self->slice + 4, 2, 2);
+	EXPECT_EQ(2, missed_since(self->fd, self->missed));
+}
+
+TEST_F(driven, earlier_deadline_supersedes_later_ones)
+{
+	ASSERT_EQ(0, strobe_at(self->fd, self->slice + 1, 1, AHEAD_NS));
+	ASSERT_EQ(0, strobe_at(self->fd, self->slice + 2, 2,
+			       AHEAD_NS + APART_NS));
+	/* A driver started again: its strobe is due before both. */
+	ASSERT_EQ(0, strobe_at(self->fd, self->slice + 1, 3,
+			       AHEAD_NS - APART_NS));
+	expect_switch(_metadata, self->sfd, self->slice + 1, 3, 2);
+	expect_no_switch(_metadata, self->sfd,
+			 (int)(3 * APART_NS / 1000000));
+	EXPECT_EQ(2, missed_since(self->fd, self->missed));
+}
+
+TEST_F(driven, full_queue_gives_up_the_earliest)
+{
+	uint64_t i;
+
+	for (i = 0; i <= BCS_STROBE_QUEUE; i++)
+		ASSERT_EQ(0, strobe_at(self->fd, self->slice + 1 + i,
+				       (uint32_t)i % 4, AHEAD_NS + i * APART_NS));
+	for (i = 1; i <= BCS_STROBE_QUEUE; i++)
+		expect_switch(_metadata, self->sfd, self->slice + 1 + i,
+			      (uint32_t)i % 4, i == 1);
+	EXPECT_EQ(1, missed_since(self->fd, self->missed));
+}
+
+TEST_F(driven, strobe_now_supersedes_all)
+{
+	struct bcs_slice_record r;
+	uint64_t i;
+
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, strobe_at(self->fd, self->slice + 1 + i, 1,
+				       AHEAD_NS + i * APART_NS));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 2));
+	/* At once, and never late: its deadline is ignored. */
+	ASSERT_EQ(0, next_record(self->sfd, &r, BT_WAIT_MS));
+	EXPECT_EQ(self->slice + 1, r.slice);
+	EXPECT_EQ(2, r.row);
+	EXPECT_EQ(BCS_SLICE_DRIVEN | BCS_SLICE_INJECTED, r.flags);
+	EXPECT_EQ(3, r.missed);
+	expect_no_switch(_metadata, self->sfd,
+			 (int)((AHEAD_NS + 3 * APART_NS) / 1000000));
+	EXPECT_EQ(3, missed_since(self->fd, self->missed));
+}
+
+TEST_F(driven, leaving_driven_mode_forgets_them)
+{
+	struct bcs_slice_record r;
+	uint64_t i;
+
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, strobe_at(self->fd, self->slice + 1 + i, 1,
+				       AHEAD_NS + i * APART_NS));
+	ASSERT_EQ(0, bt_set_mode(self->fd, BCS_MODE_OFF));
+	/* The fail-open switch of the mode change, nothing after it. */
+	ASSERT_EQ(0, next_record(self->sfd, &r, BT_WAIT_MS));
+	EXPECT_TRUE(r.flags & BCS_SLICE_FAILOPEN);
+	ASSERT_EQ(0, bt_drive(self->fd));
+	ASSERT_EQ(0, next_record(self->sfd, &r, BT_WAIT_MS));
+	EXPECT_TRUE(r.flags & BCS_SLICE_FAILOPEN);
+	expect_no_switch(_metadata, self->sfd,
+			 (int)((AHEAD_NS + 3 * APART_NS) / 1000000));
+}
+
+TEST_HARNESS_MAIN
