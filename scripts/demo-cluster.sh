@@ -11,7 +11,7 @@
 # scripts/demo-cluster.sh [--nodes N] [--slice US] [--bench] [--iters K]
 #                          [--work W] [--wait spin|block] [--quantum MS]
 #                          [--slices "US..."] [--repeat R] [--nodrain]
-#                          [--lead PCT]
+#                          [--lead PCT] [--variant "BCSD-OPTIONS"]
 #
 #   --nodes N   guests, 2..9 (default 3).  Each has one virtual CPU; when
 #               there are more busy guests than host cores, the host's own
@@ -33,8 +33,13 @@
 #   --wait M    how a rank waits at a barrier: spin (poll, as MPI libraries
 #               do; the default) or block (sleep in recv)
 #   --lead PCT  bcsd's lead (how long before a slice's deadline the master
-#               sends its strobe) in percent of the slice, 10..90 (default
-#               30; never more than the test bed's 30 ms)
+#               sends its strobe) in percent of the slice, 10..399 (default
+#               30; never more than the test bed's 30 ms).  Over 100 the
+#               strobes of short slices wait in bcs.ko behind the slices
+#               before them, which the guests' slow strobe path needs
+#   --variant O with --bench, every bcs slice length also with the master
+#               bcsd given the options O (e.g. "--strobe_copies=1"),
+#               labelled "-var": an A/B comparison within one run
 #   --quantum MS  the guests' scheduler time slice for CPU-bound tasks
 #               (default: the kernel's, a few ms); see the note on time
 #               scales in Documentation/testing.rst
@@ -77,10 +82,17 @@ while [ $# -gt 0 ]; do
 		esac ;;
 	--slices) export DEMO_SLICES=$2; shift 2 ;;
 	--nodrain) export DEMO_NODRAIN=1; shift ;;
+	--variant)
+		# Options only: the string is run by a shell in the guest.
+		if [[ $2 != --[a-z]* || $2 == *[!-a-z0-9_=.\ ]* ]]; then
+			echo "demo-cluster: --variant \"--option=value ...\", not '$2'" >&2
+			exit 2
+		fi
+		export DEMO_VARIANT=$2; shift 2 ;;
 	--lead)
 		case $2 in
-		[1-8][0-9]|90) export DEMO_LEAD_PCT=$2; shift 2 ;;
-		*) echo "demo-cluster: --lead 10..90 (percent), not '$2'" >&2; exit 2 ;;
+		[1-9][0-9]|[1-3][0-9][0-9]) export DEMO_LEAD_PCT=$2; shift 2 ;;
+		*) echo "demo-cluster: --lead 10..399 (percent), not '$2'" >&2; exit 2 ;;
 		esac ;;
 	--quantum)
 		case $2 in

@@ -17,7 +17,10 @@
 # DEMO_QUANTUM_MS (the guests' scheduler slice; default: the kernel's),
 # DEMO_LEAD_PCT (bcsd's lead_us in percent of the slice, default 30),
 # DEMO_NODRAIN (1: in the benchmark, every bcs slice length also with
-# bcs.ko's drain_us at 0 on every node, the new row woken at once).
+# bcs.ko's drain_us at 0 on every node, the new row woken at once),
+# DEMO_VARIANT (bcsd options: in the benchmark, every bcs slice length also
+# with the master started with them, labelled "-var"; an A/B comparison
+# within one run, e.g. "--strobe_copies=1").
 
 . "$CL_DIR/lib.sh"
 
@@ -32,6 +35,7 @@ results=$SHARE/demo-results.txt
 port=5400
 cur_lead=$CL_LEAD_US	# bcsd's lead_us now
 cur_slice=$CL_SLICE_US	# and its slice_us
+cur_args=		# and the master's extra options
 : > "$report"
 : > "$results"
 
@@ -85,16 +89,17 @@ $iters $work $barrier_wait ${3:-}" || { ok 1 "$label: ran"; return 1; }
 	ok 0 "$label: both jobs completed ($line)"
 }
 
-# Restart bcsd everywhere with another slice length: node1 the master,
-# the others nodes only (no standby to take over meanwhile).
-restart_bcsd()	# restart_bcsd SLICE_US
+# Restart bcsd everywhere with another slice length, and the master with
+# the options ARGS: node1 the master, the others nodes only (no standby to
+# take over meanwhile).
+restart_bcsd()	# restart_bcsd SLICE_US [ARGS]
 {
 	local n
 	for n in $(echo "$CL_NODES" | tr ' ' '\n' | sort -rn); do
 		on "$n" kill_bcsd TERM
 	done
-	# The lead must stay under the slice: DEMO_LEAD_PCT of it (default
-	# 30), at most the bed's.  A starting master waits failover_slices of
+	# The lead: DEMO_LEAD_PCT of the slice (default 30; bcsd takes
+	# less than 4 slices), at most the bed's.  A starting master waits failover_slices of
 	# silence before it takes over: keep that to about 3 s with long
 	# slices.
 	local lead=$(($1 * lead_pct / 100))
@@ -103,13 +108,13 @@ restart_bcsd()	# restart_bcsd SLICE_US
 	local fo=$((3000000 / $1 < CL_FAILOVER ? 3000000 / $1 : CL_FAILOVER))
 	[ "$fo" -ge 2 ] || fo=2
 	on 1 "start_bcsd --role=both --priority=200 --slice_us=$1 \
---lead_us=$lead --failover_slices=$fo" &&
+--lead_us=$lead --failover_slices=$fo ${2:-}" &&
 	wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]' ||
 		return 1
 	for n in $CL_NODES; do
 		[ "$n" = 1 ] || on "$n" start_bcsd --role=node || return 1
 	done
-	wait_until 30 all_follow_master && cur_slice=$1
+	wait_until 30 all_follow_master && cur_slice=$1 && cur_args=${2:-}
 }
 
 # gang REGIME: two new cluster jobs, both run gang-scheduled, and the
@@ -269,13 +274,21 @@ gang_nodrain()
 	return $rc
 }
 
-# gang_at SLICE_US [ROWS [SUFFIX]]: a gang run with bcsd at that slice
-# (restarted if it runs another), labelled bcs-SLICE_USusSUFFIX, and its
-# slice table of ROWS rows (default $rows).
+# gang_variant SLICE_US: gang_at SLICE_US with the master given
+# DEMO_VARIANT, labelled -var.
+gang_variant()
+{
+	gang_at "$1" 0 -var "$DEMO_VARIANT"
+}
+
+# gang_at SLICE_US [ROWS [SUFFIX [ARGS]]]: a gang run with bcsd at that
+# slice and the master's options ARGS (restarted if it runs others),
+# labelled bcs-SLICE_USusSUFFIX, and its slice table of ROWS rows (default
+# $rows).
 gang_at()
 {
-	if [ "$1" != "$cur_slice" ] &&
-	   ! restart_bcsd "$1" > "$SHARE/out/restart-$1.log" 2>&1; then
+	if { [ "$1" != "$cur_slice" ] || [ "${4:-}" != "$cur_args" ]; } &&
+	   ! restart_bcsd "$1" "${4:-}" > "$SHARE/out/restart-$1.log" 2>&1; then
 		ok 1 "bcsd restarted with $1 us slices"
 		sed 's/^/# /' "$SHARE/out/restart-$1.log"
 		return 1
@@ -291,20 +304,29 @@ gang_at "$slice"
 
 # --- the benchmark: one after the other, other slice lengths --------------
 if [ "${DEMO_BENCH:-0}" = 1 ]; then
-	while [ "$round" -le "${DEMO_REPEAT:-1}" ]; do
-		if [ "$round" -gt 1 ]; then
-			pair plain 0 0
-			gang_at "$slice" 0
-		fi
-		pair sequential 0 0 seq
-		for s in ${DEMO_SLICES:-1000 10000}; do
-			[ "$s" = "$slice" ] || gang_at "$s" 0
+	# Every regime once per round, in an order that rotates from round
+	# to round, so that a drift of the host does not always favour the
+	# same regimes.  Round 1 began with the demo's two runs.
+	regimes=("pair plain 0 0" "gang_at $slice 0" "pair sequential 0 0 seq")
+	for s in ${DEMO_SLICES:-1000 10000}; do
+		[ "$s" = "$slice" ] || regimes+=("gang_at $s 0")
+	done
+	if [ "${DEMO_NODRAIN:-0}" = 1 ]; then
+		for s in $slice ${DEMO_SLICES:-1000 10000}; do
+			regimes+=("gang_nodrain $s")
 		done
-		if [ "${DEMO_NODRAIN:-0}" = 1 ]; then
-			for s in $slice ${DEMO_SLICES:-1000 10000}; do
-				gang_nodrain "$s"
-			done
-		fi
+	fi
+	if [ -n "${DEMO_VARIANT:-}" ]; then
+		for s in $slice ${DEMO_SLICES:-1000 10000}; do
+			regimes+=("gang_variant $s")
+		done
+	fi
+	n=${#regimes[@]}
+	while [ "$round" -le "${DEMO_REPEAT:-1}" ]; do
+		for i in $(seq 0 $((n - 1))); do
+			[ "$round" = 1 ] && [ "$i" -lt 2 ] && continue
+			${regimes[$(((i + round - 1) % n))]}
+		done
 		round=$((round + 1))
 	done
 fi
