@@ -243,29 +243,6 @@ static bool from_senior_master(const struct bcsd *d, const struct bcsp_msg *m)
 	return h->sender >= d->master_id;
 }
 
-/*
- * Can strobe @m take effect here?  Its deadline must not lie more than
- * stale_slices slices in the past, nor more than BCSD_AHEAD_SLICES slices
- * in the future: bcs.ko holds only BCS_STROBE_QUEUE strobes until their
- * deadlines and gives up the earliest for a new one, so strobes that all
- * arrive that far ahead (a clock behind the master's by more than that
- * less the lead) would never switch, and would keep the kernel's watchdog
- * from failing open.  Rejected, they let it.
- */
-static enum bcsp_verdict strobe_verdict(const struct bcsd *d,
-					const struct bcsp_strobe *s)
-{
-	uint64_t stale = cfg_uint(&d->cfg, "stale_slices") * s->slice_ns;
-	uint64_t now = now_real_ns();
-
-	if (s->row >= BCS_ROWS_MAX || s->slice_ns < BCS_SLICE_NS_MIN)
-		return BCSP_BAD_BODY;
-	if (s->deadline_ns + stale < now ||
-	    s->deadline_ns > now + BCSD_AHEAD_SLICES * s->slice_ns)
-		return BCSP_STALE;
-	return BCSP_OK;
-}
-
 static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
 			  const struct sockaddr_in *from)
 {
@@ -305,7 +282,8 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		v = w ? bcsp_window_check(w, m.hdr.epoch, m.hdr.seq) : BCSP_STALE;
 	}
 	if (v == BCSP_OK && !own && m.hdr.type == BCSP_STROBE)
-		v = strobe_verdict(d, &m.strobe);
+		v = bcsp_strobe_verdict(&m.strobe, now_real_ns(),
+					cfg_uint(&d->cfg, "stale_slices"));
 	if (v != BCSP_OK) {
 		d->cnt.rejected[v]++;
 		pr_debug("rejected datagram (%s)", bcsp_verdict_name(v));

@@ -24,11 +24,10 @@
 #define BCSD_REQ_TRIES		6
 /*
  * The longest lead, in slices: bcs.ko holds BCS_STROBE_QUEUE strobes until
- * their deadlines, and a node takes none due more than BCSD_AHEAD_SLICES
+ * their deadlines, and a node takes none due more than BCSP_AHEAD_SLICES
  * ahead.  The rest is margin for the nodes' clock offsets.
  */
 #define BCSD_LEAD_SLICES_MAX	(BCS_STROBE_QUEUE / 2)
-#define BCSD_AHEAD_SLICES	(BCS_STROBE_QUEUE - 1)
 
 struct bcs;
 struct bcs_nl;

@@ -286,6 +286,18 @@ enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 	return BCSP_OK;
 }
 
+enum bcsp_verdict bcsp_strobe_verdict(const struct bcsp_strobe *s,
+				      uint64_t now_ns, uint64_t stale_slices)
+{
+	if (s->row >= BCS_ROWS_MAX || s->slice_ns < BCS_SLICE_NS_MIN ||
+	    s->slice_ns > BCS_SLICE_NS_MAX)
+		return BCSP_BAD_BODY;
+	if (s->deadline_ns + stale_slices * s->slice_ns < now_ns ||
+	    s->deadline_ns > now_ns + BCSP_AHEAD_SLICES * s->slice_ns)
+		return BCSP_STALE;
+	return BCSP_OK;
+}
+
 enum bcsp_verdict bcsp_window_check(struct bcsp_window *w, uint32_t epoch,
 				    uint64_t seq)
 {

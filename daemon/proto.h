@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/bcs.h>
+
 #define BCSP_MAGIC		0x42435350u	/* "BCSP" */
 #define BCSP_VERSION		1
 #define BCSP_HDR_LEN		32
@@ -170,6 +172,20 @@ struct bcsp_window {
  */
 enum bcsp_verdict bcsp_window_check(struct bcsp_window *w, uint32_t epoch,
 				    uint64_t seq);
+
+/*
+ * Can strobe @s take effect at CLOCK_REALTIME @now_ns?  BCSP_BAD_BODY for
+ * a row or slice length bcs.ko would refuse; BCSP_STALE for a deadline
+ * more than @stale_slices slices in the past or more than
+ * BCSP_AHEAD_SLICES in the future.  bcs.ko holds only BCS_STROBE_QUEUE
+ * strobes until their deadlines and gives up the earliest for a new one,
+ * so strobes that all arrived that far ahead (a clock behind the master's
+ * by that much less the lead) would never switch, and would keep the
+ * kernel's watchdog from failing open.  Rejected, they let it.
+ */
+#define BCSP_AHEAD_SLICES	(BCS_STROBE_QUEUE - 1)
+enum bcsp_verdict bcsp_strobe_verdict(const struct bcsp_strobe *s,
+				      uint64_t now_ns, uint64_t stale_slices);
 
 /* Read a key file: 32 raw bytes or 64 hex digits; refuses group/other access. */
 int bcsp_load_key(const char *path, uint8_t key[BCSP_KEY_LEN], char *err,

@@ -174,6 +174,37 @@ static void test_window(void)
 	CHECK(ok == 0);
 }
 
+static void test_strobe_verdict(void)
+{
+	const uint64_t now = 1700000000000000000ULL, slice = 1000000;
+	struct bcsp_strobe s = { .slice_ns = slice, .row = 3 };
+
+	/* Due now, a slice ago, or up to 7 slices ahead: a lead < 4 slices. */
+	s.deadline_ns = now;
+	CHECK(bcsp_strobe_verdict(&s, now, 4) == BCSP_OK);
+	s.deadline_ns = now + BCSP_AHEAD_SLICES * slice;
+	CHECK(bcsp_strobe_verdict(&s, now, 4) == BCSP_OK);
+	s.deadline_ns = now + 5 * slice / 2;
+	CHECK(bcsp_strobe_verdict(&s, now, 4) == BCSP_OK);
+	s.deadline_ns = now - 4 * slice;
+	CHECK(bcsp_strobe_verdict(&s, now, 4) == BCSP_OK);
+	/* Further ahead or older: stale. */
+	s.deadline_ns = now + BCSP_AHEAD_SLICES * slice + 1;
+	CHECK(bcsp_strobe_verdict(&s, now, 4) == BCSP_STALE);
+	s.deadline_ns = now - 4 * slice - 1;
+	CHECK(bcsp_strobe_verdict(&s, now, 4) == BCSP_STALE);
+	CHECK(bcsp_strobe_verdict(&s, now, 5) == BCSP_OK);
+	/* What bcs.ko would refuse. */
+	s.deadline_ns = now;
+	s.row = BCS_ROWS_MAX;
+	CHECK(bcsp_strobe_verdict(&s, now, 4) == BCSP_BAD_BODY);
+	s.row = 0;
+	s.slice_ns = BCS_SLICE_NS_MIN - 1;
+	CHECK(bcsp_strobe_verdict(&s, now, 4) == BCSP_BAD_BODY);
+	s.slice_ns = BCS_SLICE_NS_MAX + 1;
+	CHECK(bcsp_strobe_verdict(&s, now, 4) == BCSP_BAD_BODY);
+}
+
 static void test_key_file(void)
 {
 	char dir[] = "/tmp/bcsd-test-XXXXXX", path[64], err[256];
@@ -232,6 +263,7 @@ int main(void)
 	test_roundtrip();
 	test_rejects();
 	test_window();
+	test_strobe_verdict();
 	test_key_file();
 	test_next_row();
 	return unit_done("test_proto");

@@ -270,17 +270,25 @@ with open(sys.argv[1], "w") as f:
     json.dump(out, f)' "$1"
 }
 
+# stop_burners: end the burners start_burner started.
+stop_burners()
+{
+	local p
+	if [ -f "$STATE/burners" ]; then
+		while read -r _ p; do
+			kill "$p" 2>/dev/null
+		done < "$STATE/burners"
+		rm -f "$STATE/burners"
+	fi
+}
+
 stop_all()
 {
 	local p
 	if bcsd_pid > /dev/null; then
 		kill_bcsd TERM
 	fi
-	if [ -f "$STATE/burners" ]; then
-		while read -r _ p; do
-			kill "$p" 2>/dev/null
-		done < "$STATE/burners"
-	fi
+	stop_burners
 	for p in "$STATE"/mpirun-*.pid "$STATE/dropbear.pid"; do
 		[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null
 	done

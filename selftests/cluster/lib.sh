@@ -175,6 +175,30 @@ two_jobs()
 	[ $((r1 | r2)) = 0 ] || tap_end
 }
 
+# start_burners LABEL J1 J2: a CPU-bound task of each job on every node,
+# started by bcsctl run; records the result and sets burners to
+# "node:job:pid,..." (saved in SHARE/pids for the analyses).
+start_burners()
+{
+	local out=$SHARE/out/$1-burners rc n p1 p2 more
+	# One command per node, all nodes at once: TCG guests are slow to fork.
+	on_each "$out" "start_burner $2 && start_burner $3"
+	rc=$?
+	burners=""
+	for n in $CL_NODES; do
+		read -r p1 p2 more < "$out/$n"
+		case $p1:$p2:$more in
+		[0-9]*:[0-9]*:)
+			burners="$burners${burners:+,}$n:$2:$p1,$n:$3:$p2" ;;
+		*)
+			diag "node$n: $(cat "$out/$n")"
+			rc=1 ;;
+		esac
+	done
+	echo "$burners" > "$SHARE/pids"
+	ok $rc "bcsctl run --job attaches a task of each job on every node ($burners)"
+}
+
 kstate()	# kstate NODE KEY
 {
 	on "$1" "kstate $2"

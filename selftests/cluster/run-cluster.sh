@@ -13,7 +13,7 @@
 # (role both, priority 200), node2 a node, node3 a standby master (role
 # both, priority 100).  Then it runs the tests, selftests/cluster/test-*.sh
 # (default, in this order: coherence mpi auth loss restart failover
-# partition), and prints TAP, each test's results nested under its line,
+# partition lead), and prints TAP, each test's results nested under its line,
 # and "N passed, N failed".  Exits non-zero if anything failed.  A TEST with a
 # slash is the path of a script to run as a test.
 #
@@ -45,7 +45,7 @@ while [ $# -gt 0 ]; do
 	*)         break ;;
 	esac
 done
-tests=${*:-coherence mpi auth loss restart failover partition}
+tests=${*:-coherence mpi auth loss restart failover partition lead}
 case $nr_nodes in
 [2-9]) ;;
 *) echo "run-cluster: --nodes 2..9, not '$nr_nodes'" >&2; exit 2 ;;
@@ -86,6 +86,14 @@ started=$(date +%s)
 # share its guests' command directories with a concurrent test run.
 run=${BCS_CLUSTER_OUT:-$BUILD/cluster}
 share=$run/share
+# One run per output directory: a second would mix its commands with the
+# first's in the guests' command directories.
+mkdir -p "$(dirname "$run")" || die "cannot create $(dirname "$run")"
+if other=$(cat "$run.pid" 2>/dev/null) && [ "$other" != $$ ] &&
+   grep -qs run-cluster "/proc/$other/cmdline"; then
+	die "run $other uses $run; stop it first"
+fi
+echo $$ > "$run.pid"
 nodes=$(seq -s " " 1 "$nr_nodes")
 net=10.77.0
 
@@ -154,6 +162,7 @@ cleanup()
 	done
 	ip netns del "$ns" 2>/dev/null
 	rm -rf "$tmp"
+	rm -f "$run.pid"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

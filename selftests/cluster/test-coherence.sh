@@ -6,29 +6,13 @@
 # the same row in every slice, park the other gang at each switch, and
 # see both jobs on three nodes with three tasks.
 
-# shellcheck disable=SC2154 # j1 and j2: set by two_jobs (lib.sh)
+# shellcheck disable=SC2154 # j1, j2, burners: set by two_jobs, start_burners
 . "$CL_DIR/lib.sh"
 
 two_jobs "job create on node2 and node3 goes through the master"
 echo "$j1 $j2" > "$SHARE/jobs"
 
-# One command per node, all nodes at once: TCG guests are slow to fork.
-out=$SHARE/out/coherence-burners
-on_each "$out" "start_burner $j1 && start_burner $j2"
-rc=$?
-burners=""
-for n in $CL_NODES; do
-	# shellcheck disable=SC2046 # two pids
-	set -- $(cat "$out/$n")
-	if [ $# = 2 ]; then
-		burners="$burners${burners:+,}$n:$j1:$1,$n:$j2:$2"
-	else
-		diag "node$n: $(cat "$out/$n")"
-		rc=1
-	fi
-done
-echo "$burners" > "$SHARE/pids"
-ok $rc "bcsctl run --job attaches a task of each job on every node ($burners)"
+start_burners coherence "$j1" "$j2"
 
 # The master learns the tasks from the nodes' reports, and every node the
 # tasks of every other node (PER_NODE, node:tasks).

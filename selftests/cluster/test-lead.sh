@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A lead longer than the slice: the master sends each strobe 2.5 slices
+# before its deadline, so bcs.ko on every node holds the strobes of the
+# coming slices until their deadlines.  Every bcsd is started afresh
+# (node1 the master), with two new jobs and a task of each on every node:
+# strobes must wait in every kernel, none be taken as stale, and every
+# node run the same row in every slice.
+
+# shellcheck disable=SC2154 # j1, j2, burners: set by two_jobs, start_burners
+. "$CL_DIR/lib.sh"
+
+lead=$((CL_SLICE_US * 5 / 2))
+for n in $(echo "$CL_NODES" | tr ' ' '\n' | sort -rn); do
+	on "$n" 'kill_bcsd TERM; stop_burners' > /dev/null
+done
+on 1 "start_bcsd --role=both --priority=200 --lead_us=$lead" > /dev/null &&
+	wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]'
+ok $? "node1: bcsd restarted as the master with a lead of $lead us (2.5 slices)"
+rc=0
+for n in $CL_NODES; do
+	[ "$n" = 1 ] || on "$n" start_bcsd --role=node > /dev/null || rc=1
+done
+[ $rc = 0 ] && wait_until 30 all_follow_master
+ok $? "every node follows node1"
+
+two_jobs "two new jobs"
+start_burners lead "$j1" "$j2"
+
+# Strobes wait in bcs.ko: two or three at any time.
+waiting()
+{
+	local q
+	q=$(kstate "$1" queued)
+	[ "${q:-0}" -ge 2 ]
+}
+for n in $CL_NODES; do
+	wait_until 20 waiting "$n"
+	ok $? "node$n: strobes wait in bcs.ko for their deadlines (queued: $(kstate "$n" queued))"
+done
+
+from=$(slice_now 1)
+sleep 6
+snapshot_all lead
+for n in $CL_NODES; do
+	s=$(stat_of "$n" rejected.stale)
+	[ "$s" = 0 ]
+	ok $? "node$n: no strobe taken as stale ($s)"
+done
+analyse coherence --nodes "$nr_nodes" "$SHARE/data/lead" \
+	--from-slice "${from:-0}" --jobs "$j1,$j2" --min 20 --lead-us "$lead"
+analyse tasks "$SHARE/data/lead" --pids "$burners"
+tap_end
