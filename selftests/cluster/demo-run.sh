@@ -102,9 +102,13 @@ restart_bcsd()	# restart_bcsd SLICE_US [ARGS]
 	# less than 4 slices), at most the bed's.  A starting master waits failover_slices of
 	# silence before it takes over: keep that to about 3 s with long
 	# slices.
-	local lead=$(($1 * lead_pct / 100))
+	local lead=$(($1 * lead_pct / 100)) a
 	[ "$lead" -le "$CL_LEAD_US" ] || lead=$CL_LEAD_US
 	cur_lead=$lead
+	# ARGS may set the lead: the slice tables' strobe path counts from it.
+	for a in ${2:-}; do
+		case $a in --lead_us=[0-9]*) cur_lead=${a#--lead_us=} ;; esac
+	done
 	local fo=$((3000000 / $1 < CL_FAILOVER ? 3000000 / $1 : CL_FAILOVER))
 	[ "$fo" -ge 2 ] || fo=2
 	on 1 "start_bcsd --role=both --priority=200 --slice_us=$1 \
