@@ -115,7 +115,8 @@ int bcs_stat_head(struct bcs_stat *st, uint64_t *head);
  * in which case -EAGAIN means "nothing new".  *@n receives the count.
  * Records of a module that made them larger than this header's keep the
  * fields this header knows; -EPROTO if the module's header is not one
- * this library understands.
+ * this library understands.  A file with no header at all (a stand-in
+ * for tests) is read as records of this header's size.
  */
 int bcs_stat_read(struct bcs_stat *st, struct bcs_slice_record *buf,
 		  size_t max, size_t *n, int nonblock);

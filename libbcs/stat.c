@@ -66,7 +66,7 @@ static int header_ok(const struct bcs_stat_header *h, size_t *len)
 {
 	uint64_t total;
 
-	if (h->magic != BCS_STAT_MAGIC || h->version != BCS_STAT_VERSION)
+	if (h->version != BCS_STAT_VERSION)
 		return 0;
 	/* Newer modules may append fields; we only read our prefix. */
 	if (h->header_size < sizeof(*h) ||
@@ -82,7 +82,12 @@ static int header_ok(const struct bcs_stat_header *h, size_t *len)
 	return 1;
 }
 
-/* Read the header through a one-page mapping and check it; 0 or -errno. */
+/*
+ * Read the header through a one-page mapping and check it: 0, -ENOMSG if
+ * there is no bcsstat header (a stand-in that cannot be mapped, or whose
+ * first bytes are not the magic), -EPROTO if it is not one this library
+ * understands, or another -errno.
+ */
 static int read_header(struct bcs_stat *st, struct bcs_stat_header *h,
 		       size_t *len)
 {
@@ -93,9 +98,11 @@ static int read_header(struct bcs_stat *st, struct bcs_stat_header *h,
 		page = 4096;
 	p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, st->fd, 0);
 	if (p == MAP_FAILED)
-		return -errno;
+		return errno == ENODEV ? -ENOMSG : -errno;
 	memcpy(h, p, sizeof(*h));
 	munmap(p, (size_t)page);
+	if (h->magic != BCS_STAT_MAGIC)
+		return -ENOMSG;
 	if (!header_ok(h, len))
 		return -EPROTO;
 	st->record_size = h->record_size;
@@ -116,7 +123,7 @@ int bcs_stat_map(struct bcs_stat *st)
 	/* Learn the sizes from the header, then map the whole ring. */
 	err = read_header(st, &h, &len);
 	if (err)
-		return err;
+		return err == -ENOMSG ? -EPROTO : err;
 	p = mmap(NULL, len, PROT_READ, MAP_SHARED, st->fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
@@ -206,14 +213,17 @@ int bcs_stat_read(struct bcs_stat *st, struct bcs_slice_record *buf,
 	/*
 	 * read() hands out whole records of the module's size, which a newer
 	 * module may have made larger than ours (fields appended): learn it
-	 * once from the header.
+	 * once from the header.  A stand-in with no header at all (a stream
+	 * of records, as tests use) has records of our size.
 	 */
 	if (!st->record_size) {
 		struct bcs_stat_header h;
 		size_t len;
 
 		err = read_header(st, &h, &len);
-		if (err)
+		if (err == -ENOMSG)
+			st->record_size = sizeof(*buf);
+		else if (err)
 			return err;
 	}
 	mrs = st->record_size;

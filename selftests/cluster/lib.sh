@@ -186,7 +186,8 @@ start_burners()
 	rc=$?
 	burners=""
 	for n in $CL_NODES; do
-		read -r p1 p2 more < "$out/$n"
+		# Each start_burner prints its pid on a line of its own.
+		read -r -d '' p1 p2 more < "$out/$n"
 		case $p1:$p2:$more in
 		[0-9]*:[0-9]*:)
 			burners="$burners${burners:+,}$n:$2:$p1,$n:$3:$p2" ;;

@@ -5,8 +5,8 @@
 # before its deadline, so bcs.ko on every node holds the strobes of the
 # coming slices until their deadlines.  Every bcsd is started afresh
 # (node1 the master), with two new jobs and a task of each on every node:
-# strobes must wait in every kernel, none be taken as stale, and every
-# node run the same row in every slice.
+# strobes must wait in every kernel, the other nodes follow them rather
+# than take them as stale, and every node run the same row in every slice.
 
 # shellcheck disable=SC2154 # j1, j2, burners: set by two_jobs, start_burners
 . "$CL_DIR/lib.sh"
@@ -43,10 +43,15 @@ done
 from=$(slice_now 1)
 sleep 6
 snapshot_all lead
+# A node that took strobes due more than a slice ahead as stale would
+# reject them all; one delayed past stale_slices on a busy host may be.
 for n in $CL_NODES; do
+	[ "$n" = 1 ] && continue	# the master: its own strobes
 	s=$(stat_of "$n" rejected.stale)
-	[ "$s" = 0 ]
-	ok $? "node$n: no strobe taken as stale ($s)"
+	r=$(stat_of "$n" strobes_rx)
+	[ "$r" -gt 0 ] 2>/dev/null && [ "$s" -ge 0 ] 2>/dev/null &&
+		[ $((10 * s)) -lt "$r" ]
+	ok $? "node$n: strobes followed, hardly any taken as stale ($r followed, $s stale)"
 done
 analyse coherence --nodes "$nr_nodes" "$SHARE/data/lead" \
 	--from-slice "${from:-0}" --jobs "$j1,$j2" --min 20 --lead-us "$lead"
