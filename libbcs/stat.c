@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -92,8 +93,14 @@ static int read_header(struct bcs_stat *st, struct bcs_stat_header *h,
 		       size_t *len)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	struct stat sb;
 	void *p;
 
+	/* A regular file (a stand-in) shorter than a header has none. */
+	if (fstat(st->fd, &sb))
+		return -errno;
+	if (S_ISREG(sb.st_mode) && sb.st_size < (off_t)sizeof(*h))
+		return -ENOMSG;
 	if (page <= 0 || (size_t)page < sizeof(*h))
 		page = 4096;
 	p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, st->fd, 0);
@@ -103,7 +110,9 @@ static int read_header(struct bcs_stat *st, struct bcs_stat_header *h,
 	munmap(p, (size_t)page);
 	if (h->magic != BCS_STAT_MAGIC)
 		return -ENOMSG;
-	if (!header_ok(h, len))
+	/* Touching a mapping beyond the end of a regular file faults. */
+	if (!header_ok(h, len) ||
+	    (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size < *len))
 		return -EPROTO;
 	st->record_size = h->record_size;
 	return 0;

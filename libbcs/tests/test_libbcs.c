@@ -797,6 +797,32 @@ static void test_stat_read(void)
 	}
 	unlink(ring_path);
 
+	/* An empty stand-in: nothing to read, and no fault. */
+	fd = open(ring_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		abort();
+	close(fd);
+	setenv(BCS_ENV_STAT_DEVICE, ring_path, 1);
+	st = open_ring();
+	if (st) {
+		CHECK_EQ(bcs_stat_read(st, big, 16, &n, 0), 0);
+		CHECK_EQ(n, 0);
+		CHECK_EQ(bcs_stat_map(st), -EPROTO);
+		bcs_stat_close(st);
+	}
+	unlink(ring_path);
+
+	/* A ring file cut short: refused, not mapped to fault later. */
+	write_ring(&rs, NULL);
+	if (truncate(ring_path, 200))
+		abort();
+	st = open_ring();
+	if (st) {
+		CHECK_EQ(bcs_stat_map(st), -EPROTO);
+		bcs_stat_close(st);
+	}
+	unlink(ring_path);
+
 	/* A header this library does not understand: no guess at the size. */
 	rs.record_size = rsz - 8;
 	rs.head = 0;		/* no record: ours would not fit */
