@@ -108,6 +108,8 @@ struct bcsd {
 	uint64_t map_sent_slice;
 	uint64_t listen_until_ms;	/* no take-over before: reports come */
 	bool no_quorum_said;		/* logged once until a master is heard */
+	uint64_t higher_epoch_ms;	/* reports first named a higher epoch */
+	uint64_t higher_epoch_last_ms;	/* and last did */
 	struct {
 		uint32_t sender;
 		struct bcsp_request req, reply;

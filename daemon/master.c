@@ -26,6 +26,7 @@
 #include "log.h"
 
 #define MAP_RESEND_SLICES	10
+#define REPORT_EPOCH_SLICES	3
 #define REPORT_EXPIRY_MS(d)	(5 * cfg_uint(&(d)->cfg, "report_ms"))
 
 static uint64_t slices_ms(const struct bcsd *d, uint64_t slices)
@@ -248,6 +249,7 @@ static void step_down(struct bcsd *d)
 	 */
 	d->nr_jobs = 0;
 	d->copies_left = 0;
+	d->higher_epoch_ms = 0;
 	arm_strobe_timer(d, 0);
 	pr_notice("stepping down: a more senior master is live");
 }
@@ -369,14 +371,28 @@ void master_tick(struct bcsd *d)
  * a master it never heard (it restarted, or took over too soon) left the
  * nodes with an epoch above its own, so they reject its strobes as stale.
  * Take a higher epoch still, with the jobs that node holds, and announce
- * the map.  A live master of that epoch would have made this one step
- * down with its strobes; if it lives on, one of the two steps down on
- * hearing the other.
+ * the map.  Not at the first such report: when a partition heals, a
+ * node's report can come before the strobes of the live master of that
+ * epoch, which make this one step down.  Only reports that keep naming
+ * the higher epoch for REPORT_EPOCH_SLICES slices (and two report
+ * periods) show that its master is gone.  If it lives on all the same,
+ * one of the two steps down on hearing the other.
  */
 void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m)
 {
+	uint64_t now = now_mono_ms(), wait = slices_ms(d, REPORT_EPOCH_SLICES);
+
 	if (!d->active || m->hdr.epoch <= d->epoch)
 		return;
+	if (wait < 2 * cfg_uint(&d->cfg, "report_ms"))
+		wait = 2 * cfg_uint(&d->cfg, "report_ms");
+	/* A new episode if the last such report is long gone. */
+	if (!d->higher_epoch_ms || now - d->higher_epoch_last_ms > wait)
+		d->higher_epoch_ms = now;
+	d->higher_epoch_last_ms = now;
+	if (now - d->higher_epoch_ms < wait)
+		return;
+	d->higher_epoch_ms = 0;
 	adopt_reported_jobs(d, m->hdr.sender, &m->report);
 	d->epoch = d->max_epoch_seen + 1;
 	d->master_epoch = d->epoch;
