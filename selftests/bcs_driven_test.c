@@ -96,6 +96,16 @@ static int strobe_at(int fd, uint64_t slice, uint32_t row, uint64_t ahead_ns)
 	return bt_ioctl(fd, BCS_IOC_STROBE, &s);
 }
 
+/* Three strobes for row 1 after slice @slice, due from AHEAD_NS on. */
+static int three_ahead(int fd, uint64_t slice)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < 3 && !ret; i++)
+		ret = strobe_at(fd, slice + 1 + i, 1, AHEAD_NS + i * APART_NS);
+	return ret;
+}
+
 static uint64_t missed_since(int fd, uint64_t missed0)
 {
 	struct bcs_state st;
@@ -191,11 +201,8 @@ TEST_F(driven, full_queue_gives_up_the_earliest)
 TEST_F(driven, strobe_now_supersedes_all)
 {
 	struct bcs_slice_record r;
-	uint64_t i;
 
-	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, strobe_at(self->fd, self->slice + 1 + i, 1,
-				       AHEAD_NS + i * APART_NS));
+	ASSERT_EQ(0, three_ahead(self->fd, self->slice));
 	ASSERT_EQ(0, bt_strobe_now(self->fd, 2));
 	/* At once, and never late: its deadline is ignored. */
 	ASSERT_EQ(0, next_record(self->sfd, &r, BT_WAIT_MS));
@@ -211,11 +218,8 @@ TEST_F(driven, strobe_now_supersedes_all)
 TEST_F(driven, leaving_driven_mode_forgets_them)
 {
 	struct bcs_slice_record r;
-	uint64_t i;
 
-	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, strobe_at(self->fd, self->slice + 1 + i, 1,
-				       AHEAD_NS + i * APART_NS));
+	ASSERT_EQ(0, three_ahead(self->fd, self->slice));
 	ASSERT_EQ(0, bt_set_mode(self->fd, BCS_MODE_OFF));
 	/* The fail-open switch of the mode change, nothing after it. */
 	ASSERT_EQ(0, next_record(self->sfd, &r, BT_WAIT_MS));
