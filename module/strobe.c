@@ -413,6 +413,8 @@ static void bcs_queue_run(u64 now)
 	bcs_count_missed(q.skipped);
 
 	flags = BCS_SLICE_DRIVEN | q.origin;
+	if (due > 1)
+		flags |= BCS_SLICE_OVERTAKEN;
 	if (q.late) {
 		flags |= BCS_SLICE_LATE;
 		s->late++;

@@ -6,7 +6,9 @@
  * in order.  A strobe due no later than a waiting one supersedes it, a
  * strobe that switches at once supersedes them all, a full queue gives up
  * its earliest, and leaving driven mode forgets them; every strobe given
- * up counts as missed and never switches.
+ * up counts as missed and never switches.  A timer expiry that finds
+ * several deadlines passed switches to the newest only, and marks its
+ * record as having overtaken the others.
  *
  * The records of /dev/bcsstat (read(), from the end of the ring at set-up)
  * say which strobes switched.  Deadlines lie a second or more ahead, so
@@ -17,7 +19,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bcs_test_util.h"
@@ -116,22 +120,32 @@ static uint64_t missed_since(int fd, uint64_t missed0)
 }
 
 /*
- * Check that the next record is the switch of @slice to @row, at its
- * deadline and not before, late only if its strobe came late, with
- * @missed strobes missed since the record before.
+ * Check that @r is the switch of @slice to @row, at its deadline and not
+ * before, late only if its strobe came late, with @missed strobes missed
+ * since the record before, and overtaking waiting strobes if @overtaken.
  */
+static void check_switch(struct __test_metadata *_metadata,
+			 const struct bcs_slice_record *r, uint64_t slice,
+			 uint32_t row, uint32_t missed, bool overtaken)
+{
+	EXPECT_EQ(slice, r->slice);
+	EXPECT_EQ(row, r->row);
+	EXPECT_TRUE(r->flags & BCS_SLICE_DRIVEN);
+	EXPECT_LE(r->deadline_ns, r->switch_start_ns);
+	EXPECT_EQ(r->strobe_ns > r->deadline_ns,
+		  !!(r->flags & BCS_SLICE_LATE));
+	EXPECT_EQ(missed, r->missed);
+	EXPECT_EQ(overtaken, !!(r->flags & BCS_SLICE_OVERTAKEN));
+}
+
+/* The same for the next record, with nothing overtaken. */
 static void expect_switch(struct __test_metadata *_metadata, int sfd,
 			  uint64_t slice, uint32_t row, uint32_t missed)
 {
 	struct bcs_slice_record r;
 
 	ASSERT_EQ(0, next_record(sfd, &r, BT_WAIT_MS));
-	EXPECT_EQ(slice, r.slice);
-	EXPECT_EQ(row, r.row);
-	EXPECT_TRUE(r.flags & BCS_SLICE_DRIVEN);
-	EXPECT_LE(r.deadline_ns, r.switch_start_ns);
-	EXPECT_EQ(r.strobe_ns > r.deadline_ns, !!(r.flags & BCS_SLICE_LATE));
-	EXPECT_EQ(missed, r.missed);
+	check_switch(_metadata, &r, slice, row, missed, false);
 }
 
 /* Nothing switched within @ms (the deadlines of superseded strobes). */
@@ -229,6 +243,46 @@ TEST_F(driven, leaving_driven_mode_forgets_them)
 	EXPECT_TRUE(r.flags & BCS_SLICE_FAILOPEN);
 	expect_no_switch(_metadata, self->sfd,
 			 (int)((AHEAD_NS + 3 * APART_NS) / 1000000));
+}
+
+/* Step CLOCK_REALTIME by @ns (negative: back); 0 or -errno. */
+static int step_clock(int64_t ns)
+{
+	struct timespec ts;
+	int64_t t;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts))
+		return -errno;
+	t = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec + ns;
+	ts.tv_sec = t / 1000000000LL;
+	ts.tv_nsec = t % 1000000000LL;
+	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
+}
+
+TEST_F(driven, clock_step_overtakes_waiting_strobes)
+{
+	const int64_t step = 2 * AHEAD_NS;
+	struct bcs_slice_record r;
+	int ret, back;
+
+	/*
+	 * All three deadlines pass at once: the timer's expiry finds them
+	 * all due, as after a stall of the CPU, and switches to the newest
+	 * only.  The clock goes back before anything is checked.
+	 */
+	ASSERT_EQ(0, three_ahead(self->fd, self->slice));
+	ret = step_clock(step);
+	if (ret == -EPERM)
+		SKIP(return, "stepping the clock needs CAP_SYS_TIME");
+	ASSERT_EQ(0, ret);
+	ret = next_record(self->sfd, &r, BT_WAIT_MS);
+	back = step_clock(-step);
+	ASSERT_EQ(0, back);
+	ASSERT_EQ(0, ret);
+	check_switch(_metadata, &r, self->slice + 3, 1, 2, true);
+	expect_no_switch(_metadata, self->sfd,
+			 (int)((AHEAD_NS + 3 * APART_NS) / 1000000));
+	EXPECT_EQ(2, missed_since(self->fd, self->missed));
 }
 
 TEST_HARNESS_MAIN

@@ -81,7 +81,7 @@ static void usage(FILE *f, const struct cmd *c)
 			cmds[k].help);
 	fprintf(f, "\nSlice flags: L late, S standalone, D driven, "
 		"F fail-open, I injected,\n"
-		"C next row woken at the drain limit.\n"
+		"C next row woken at the drain limit, O earlier strobes overtaken.\n"
 		"Exit status: 0 ok, 1 failure, 2 usage error.\n");
 }
 
@@ -206,7 +206,10 @@ static const char *fmt_row(char *buf, size_t len, uint32_t row)
 	return buf;
 }
 
-static const char *slice_flags(char *buf, uint32_t flags)
+/* One letter per BCS_SLICE_* flag, and the NUL. */
+#define SLICE_FLAGS_LEN	16
+
+static const char *slice_flags(char buf[SLICE_FLAGS_LEN], uint32_t flags)
 {
 	static const struct { uint32_t bit; char c; } names[] = {
 		{ BCS_SLICE_LATE, 'L' },
@@ -215,9 +218,12 @@ static const char *slice_flags(char *buf, uint32_t flags)
 		{ BCS_SLICE_FAILOPEN, 'F' },
 		{ BCS_SLICE_INJECTED, 'I' },
 		{ BCS_SLICE_DRAIN_CUT, 'C' },
+		{ BCS_SLICE_OVERTAKEN, 'O' },
 	};
 	size_t i;
 
+	_Static_assert(sizeof(names) / sizeof(names[0]) < SLICE_FLAGS_LEN,
+		       "a letter for every flag, and the NUL");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		buf[i] = flags & names[i].bit ? names[i].c : '-';
 	buf[i] = '\0';
@@ -228,7 +234,7 @@ static const char *slice_flags(char *buf, uint32_t flags)
 
 static void slice_header(void)
 {
-	printf("%10s %10s %4s %6s %12s %10s %10s %10s %6s %6s %6s %6s %4s %6s\n",
+	printf("%10s %10s %4s %7s %12s %10s %10s %10s %6s %6s %6s %6s %4s %6s\n",
 	       "SEQ", "SLICE", "ROW", "FLAGS", "INTERVAL_US", "SWITCH_US",
 	       "PARKED_US", "RESUMED_US", "SUSP", "RES", "RUN", "BLK", "LATE",
 	       "MISSED");
@@ -247,9 +253,9 @@ static const char *fmt_after(char *buf, size_t len, uint64_t at,
 
 static void slice_line(const struct bcs_slice_record *r)
 {
-	char f[8], rb[16], pb[24], wb[24];
+	char f[SLICE_FLAGS_LEN], rb[16], pb[24], wb[24];
 
-	printf("%10llu %10llu %4s %6s %12.1f %10.1f %10s %10s %6u %6u %6u %6u %4u %6u\n",
+	printf("%10llu %10llu %4s %7s %12.1f %10.1f %10s %10s %6u %6u %6u %6u %4u %6u\n",
 	       (unsigned long long)r->seq, (unsigned long long)r->slice,
 	       fmt_row(rb, sizeof(rb), r->row), slice_flags(f, r->flags),
 	       r->interval_ns / 1e3, r->switch_ns / 1e3,
@@ -262,7 +268,7 @@ static void slice_line(const struct bcs_slice_record *r)
 static struct json_object *slice_json(const struct bcs_slice_record *r)
 {
 	struct json_object *o = json_object_new_object();
-	char f[8];
+	char f[SLICE_FLAGS_LEN];
 
 	json_add_u64(o, "seq", r->seq);
 	json_add_u64(o, "slice", r->slice);

@@ -121,11 +121,27 @@ restart_bcsd()	# restart_bcsd SLICE_US [ARGS]
 	wait_until 30 all_follow_master && cur_slice=$1 && cur_args=${2:-}
 }
 
+# bcsd_share LABEL: the share of each guest's CPU that bcsd used since
+# cpu0 was taken (the master sends a strobe every slice, every node hands
+# each to bcs.ko): what the daemon costs at that slice length.
+declare -A cpu0
+bcsd_share()
+{
+	local n shares=""
+	for n in $CL_NODES; do
+		shares+=$(echo "${cpu0[$n]:-} $(on "$n" bcsd_cpu)" | awk -v n="$n" '
+			NF == 4 && $4 > $2 {
+				printf " node%d %.1f%%", n, 100 * ($3 - $1) / ($4 - $2)
+			}')
+	done
+	say "$1: bcsd's share of its guest's CPU during the run:${shares:- not known}"
+}
+
 # gang REGIME: two new cluster jobs, both run gang-scheduled, and the
 # per-slice records of the run.
 gang()
 {
-	local label j1 j2
+	local label j1 j2 n
 	label=$(label_of "$1")
 	j1=$(on 1 bcsctl job create) && j2=$(on 1 bcsctl job create)
 	case $j1$j2 in
@@ -133,7 +149,11 @@ gang()
 		ok 1 "$label: bcsctl job create ('$j1' '$j2')"
 		return 1 ;;
 	esac
+	for n in $CL_NODES; do
+		cpu0[$n]=$(on "$n" bcsd_cpu)
+	done
 	pair "$1" "$j1" "$j2" || return 1
+	bcsd_share "$label"
 	# The whole ring (bcs.ko's default stat_records): runs are long.
 	snapshot_all "demo-$label" 10000
 	echo "$j1 $j2" > "$SHARE/data/demo-$label/jobs"

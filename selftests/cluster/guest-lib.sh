@@ -109,6 +109,16 @@ kill_bcsd()
 	wait_for 15 eval "! alive $p"
 }
 
+# bcsd_cpu: the CPU time bcsd has used and the guest's uptime, seconds.
+bcsd_cpu()
+{
+	local p
+	p=$(bcsd_pid) || return 1
+	# Fields 14 and 15 of /proc/PID/stat: utime and stime, in clock ticks.
+	awk -v hz="$(getconf CLK_TCK)" -v up="$(cut -d' ' -f1 /proc/uptime)" \
+		'{ printf "%.2f %s\n", ($14 + $15) / hz, up }' "/proc/$p/stat"
+}
+
 # bcsd's counters (JSON), written on SIGUSR1.
 bcsd_stats()
 {

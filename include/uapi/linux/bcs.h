@@ -340,6 +340,13 @@ struct bcs_stat_header {
  * Set on the newest record when that happens.
  */
 #define BCS_SLICE_DRAIN_CUT	(1U << 5)
+/*
+ * Driven strobes that had reached bcs.ko in time were overtaken by this
+ * one: when the switch ran, their deadlines and its own had all passed (the
+ * CPU was held up, or the clock stepped forward), and only the newest
+ * switched.  They count in @missed with any slices skipped.
+ */
+#define BCS_SLICE_OVERTAKEN	(1U << 6)
 
 struct bcs_slice_record {
 	__u64 seq;		/* record sequence number, written last */
