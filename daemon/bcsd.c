@@ -31,7 +31,9 @@
 #include "log.h"
 
 #define BCSD_CONF_DEFAULT	"/etc/bcs/bcsd.conf"
-#define BCSD_TICK_MS		10
+/* Bounds of the housekeeping tick's period (tick_period_ms()). */
+#define BCSD_TICK_MS_MIN	10
+#define BCSD_TICK_MS_MAX	100
 
 volatile sig_atomic_t bcsd_stop;
 volatile sig_atomic_t bcsd_dump;
@@ -376,11 +378,33 @@ static void drain_timerfd(int fd)
 		pr_warn("timerfd: %s", strerror(errno));
 }
 
+/*
+ * The tick watches for a silent master and times out requests and
+ * reports; a quarter of the failover silence is fine enough for that.
+ * Every tick wakes bcsd, which preempts the jobs it runs beside: on a
+ * busy node each wake-up costs the job a context switch, so the tick is
+ * no more frequent than it must be.
+ */
+static long tick_period_ms(const struct bcsd *d)
+{
+	uint64_t ms = cfg_uint(&d->cfg, "failover_slices") * d->slice_ns /
+		      1000000 / 4;
+
+	if (ms > cfg_uint(&d->cfg, "report_ms"))
+		ms = cfg_uint(&d->cfg, "report_ms");
+	if (ms < BCSD_TICK_MS_MIN)
+		ms = BCSD_TICK_MS_MIN;
+	if (ms > BCSD_TICK_MS_MAX)
+		ms = BCSD_TICK_MS_MAX;
+	return (long)ms;
+}
+
 static int start_tick(struct bcsd *d)
 {
+	long ms = tick_period_ms(d);
 	struct itimerspec its = {
-		.it_value = { 0, BCSD_TICK_MS * 1000000L },
-		.it_interval = { 0, BCSD_TICK_MS * 1000000L },
+		.it_value = { ms / 1000, ms % 1000 * 1000000L },
+		.it_interval = { ms / 1000, ms % 1000 * 1000000L },
 	};
 
 	d->tick_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);

@@ -32,6 +32,8 @@
 #define BCS_NL_TIMEOUT_S	10
 /* Messages read for one request before giving up (reply + ack). */
 #define BCS_NL_MAX_READS	64
+/* Receive buffer: more than any reply (the family's, or bcs.ko's state). */
+#define BCS_NL_BUF_SIZE		32768
 
 struct bcs_nl {
 	struct nl_sock *sk;
@@ -116,6 +118,18 @@ int bcs__nl_open_family(struct bcs_nl **out, const char *family)
 		err = bcs__nlerr_to_errno(err);
 		goto fail;
 	}
+	/*
+	 * Replies and acks are small: read each with one recvmsg() into a
+	 * buffer big enough for any of them, rather than peek at its size
+	 * first.  A daemon hands bcs.ko a strobe every slice, on a CPU its
+	 * jobs keep busy; every system call there counts.
+	 */
+	err = nl_socket_set_msg_buf_size(nl->sk, BCS_NL_BUF_SIZE);
+	if (err < 0) {
+		err = bcs__nlerr_to_errno(err);
+		goto fail;
+	}
+	nl_socket_disable_msg_peek(nl->sk);
 	fd = nl_socket_get_fd(nl->sk);
 	/*
 	 * Extended acks carry the kernel's explanation of a rejection;
