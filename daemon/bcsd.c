@@ -342,11 +342,18 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		if (own)
 			return;	/* never sent to ourselves */
 		if (d->master_role && d->active)
-			master_on_msg(d, &m, from);
+			master_on_msg(d, &m);
 		break;
 	case BCSP_REPLY:
-		if (!own)
-			ctl_on_reply(d, &m);
+		/*
+		 * To the group: the node that asked takes it, and standbys
+		 * keep it for retries after a take-over.
+		 */
+		if (own || !d->have_master || m.hdr.sender != d->master_id)
+			return;
+		ctl_on_reply(d, &m);
+		if (d->master_role)
+			master_heard_reply(d, &m);
 		break;
 	}
 }

@@ -29,6 +29,8 @@
  */
 #define BCSD_LEAD_SLICES_MAX	(BCS_STROBE_QUEUE / 2)
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
 struct bcs;
 struct bcs_nl;
 
@@ -110,10 +112,11 @@ struct bcsd {
 	bool no_quorum_said;		/* logged once until a master is heard */
 	uint64_t higher_epoch_ms;	/* reports first named a higher epoch */
 	uint64_t higher_epoch_last_ms;	/* and last did */
-	struct {
-		uint32_t sender;
-		struct bcsp_request req, reply;
-	} done[32];			/* answered requests, for retries */
+	/*
+	 * Replies to requests, the active master's own and, on a standby,
+	 * those of the master it follows: for retries (master_done()).
+	 */
+	struct bcsp_request done[32];
 	unsigned int done_next;
 
 	/* What every role knows of the live master. */
@@ -182,9 +185,9 @@ struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 int master_init(struct bcsd *d);
 void master_on_strobe_timer(struct bcsd *d);
 void master_tick(struct bcsd *d);
-void master_on_msg(struct bcsd *d, const struct bcsp_msg *m,
-		   const struct sockaddr_in *from);
+void master_on_msg(struct bcsd *d, const struct bcsp_msg *m);
 void master_heard_other(struct bcsd *d, const struct bcsp_msg *m);
+void master_heard_reply(struct bcsd *d, const struct bcsp_msg *m);
 void master_request(struct bcsd *d, const struct bcsp_request *req,
 		    struct bcsp_request *reply);
 void master_local_report(struct bcsd *d, const struct bcsp_msg *m);

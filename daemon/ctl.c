@@ -301,6 +301,7 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 	int64_t row = -1;
 
 	memset(&c->req, 0, sizeof(c->req));
+	c->req.node = d->node_id;
 	c->req.op = op;
 	if (json_object_object_get_ex(in, "job", &v))
 		c->req.job = (uint32_t)json_object_get_int64(v);
@@ -329,7 +330,8 @@ void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
 	int i;
 
 	/* Requests go to the master followed; so do their retries. */
-	if (!d->have_master || m->hdr.sender != d->master_id)
+	if (!d->have_master || m->hdr.sender != d->master_id ||
+	    m->req.node != d->node_id)
 		return;
 
 	for (i = 0; i < BCSD_MAX_CLIENTS; i++) {

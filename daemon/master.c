@@ -465,11 +465,53 @@ void master_request(struct bcsd *d, const struct bcsp_request *req,
 	}
 }
 
-static void on_request(struct bcsd *d, const struct bcsp_msg *m,
-		       const struct sockaddr_in *from)
+/*
+ * The reply given to an earlier copy of request @req, if any.  A retry is
+ * the same node, id and operation, on the same job if the request names
+ * one (a create may leave it to the master): ids start at random, but a
+ * node that restarted may still meet an old one.
+ */
+static struct bcsp_request *done_find(struct bcsd *d,
+				      const struct bcsp_request *req)
+{
+	struct bcsp_request *r;
+	unsigned int i;
+
+	if (!req->id)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(d->done); i++) {
+		r = &d->done[i];
+		if (r->id == req->id && r->node == req->node &&
+		    r->op == req->op && (!req->job || r->job == req->job))
+			return r;
+	}
+	return NULL;
+}
+
+static void done_add(struct bcsd *d, const struct bcsp_request *reply)
+{
+	if (done_find(d, reply))
+		return;
+	d->done[d->done_next++ % ARRAY_SIZE(d->done)] = *reply;
+}
+
+/*
+ * A standby heard the reply of the master it follows.  Replies go to the
+ * group so that standbys keep them as the master does: if the requester
+ * loses a reply and the master fails before the retry, the standby that
+ * takes over answers the retry instead of carrying the request out again
+ * (a second job, or a destroy that finds no job).
+ */
+void master_heard_reply(struct bcsd *d, const struct bcsp_msg *m)
+{
+	if (!d->active)
+		done_add(d, &m->req);
+}
+
+static void on_request(struct bcsd *d, const struct bcsp_msg *m)
 {
 	struct bcsp_msg r = { .hdr = { .type = BCSP_REPLY } };
-	unsigned int i;
+	struct bcsp_request *done;
 
 	/*
 	 * Addressed to this master as it is now: a request for an earlier
@@ -481,24 +523,22 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m,
 	r.hdr.epoch = d->epoch;
 	r.hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
 	/*
-	 * A retry of a request already carried out gets the same answer.  A
-	 * retry is the same request, not only the same id: ids start at
-	 * random, but a node that restarted may still meet an old one.
+	 * A retry of a request already carried out gets the same answer;
+	 * unless it made a job that is gone since, as when the old master
+	 * failed before its map reached this one: that is made again.
 	 */
-	for (i = 0; i < sizeof(d->done) / sizeof(d->done[0]); i++) {
-		if (d->done[i].sender == m->hdr.sender && m->req.id &&
-		    !memcmp(&d->done[i].req, &m->req, sizeof(m->req))) {
-			r.req = d->done[i].reply;
-			net_send(d, &r, from);
-			return;
-		}
+	done = done_find(d, &m->req);
+	if (done && (done->op != BCSP_OP_CREATE || done->error ||
+		     find_job(d, done->job))) {
+		r.req = *done;
+	} else {
+		master_request(d, &m->req, &r.req);
+		if (done)
+			*done = r.req;
+		else
+			done_add(d, &r.req);
 	}
-	master_request(d, &m->req, &r.req);
-	i = d->done_next++ % (sizeof(d->done) / sizeof(d->done[0]));
-	d->done[i].sender = m->hdr.sender;
-	d->done[i].req = m->req;
-	d->done[i].reply = r.req;
-	net_send(d, &r, from);
+	net_send(d, &r, NULL);
 }
 
 static void on_report(struct bcsd *d, const struct bcsp_msg *m)
@@ -531,11 +571,10 @@ static void on_report(struct bcsd *d, const struct bcsp_msg *m)
 	}
 }
 
-void master_on_msg(struct bcsd *d, const struct bcsp_msg *m,
-		   const struct sockaddr_in *from)
+void master_on_msg(struct bcsd *d, const struct bcsp_msg *m)
 {
 	if (m->hdr.type == BCSP_REQUEST)
-		on_request(d, m, from);
+		on_request(d, m);
 	else if (m->hdr.type == BCSP_REPORT)
 		on_report(d, m);
 }

@@ -155,6 +155,7 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		put32(c, m->req.job);
 		put32(c, m->req.row);
 		put32(c, (uint32_t)m->req.error);
+		put32(c, m->req.node);
 		break;
 	case BCSP_REPORT:
 		if (m->report.nr_jobs > BCSP_MAX_JOBS) {
@@ -234,7 +235,10 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		m->req.job = get32(c);
 		m->req.row = get32(c);
 		m->req.error = (int32_t)get32(c);
-		return c->ok;
+		m->req.node = get32(c);
+		/* A node asks for itself only. */
+		return c->ok && (m->hdr.type == BCSP_REPLY ||
+				 m->req.node == m->hdr.sender);
 	case BCSP_REPORT:
 		m->report.nr_jobs = get32(c);
 		if (m->report.nr_jobs > BCSP_MAX_JOBS)

@@ -41,7 +41,7 @@ enum bcsp_type {
 	BCSP_STROBE	= 1,	/* master -> group: run @row at @deadline */
 	BCSP_MAP	= 2,	/* master -> group: job -> row map */
 	BCSP_REQUEST	= 3,	/* node -> master: job create/destroy/row */
-	BCSP_REPLY	= 4,	/* master -> node: answer to a request */
+	BCSP_REPLY	= 4,	/* master -> group: answer to a request */
 	BCSP_REPORT	= 5,	/* node -> master: local tasks per job */
 	__BCSP_TYPE_MAX,
 };
@@ -86,13 +86,14 @@ enum bcsp_op {
 	BCSP_OP_SET_ROW	= 3,
 };
 
-/* BCSP_REQUEST and BCSP_REPLY body: 20 bytes. */
+/* BCSP_REQUEST and BCSP_REPLY body: 24 bytes. */
 struct bcsp_request {
 	uint32_t id;		/* chosen by the node, echoed in the reply */
 	uint32_t op;		/* enum bcsp_op */
 	uint32_t job;		/* 0 on create: the master picks */
 	uint32_t row;		/* BCS_ROW_NONE on create: the master picks */
 	int32_t error;		/* reply: 0 or a negative errno */
+	uint32_t node;		/* the requesting node (its header's sender) */
 };
 
 /* BCSP_REPORT body: 4 bytes + 8 per job. */

@@ -79,9 +79,22 @@ static void test_roundtrip(void)
 	m.req.job = 12;
 	m.req.row = 2;
 	m.req.error = -17;
+	m.req.node = 31;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 24 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.req.id == 77 && out.req.error == -17 && out.req.job == 12 &&
+	      out.req.node == 31);
+
+	/* A request names its sender as the requesting node, or is bad. */
+	m.hdr.type = BCSP_REQUEST;
+	m.hdr.sender = 31;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
-	CHECK(out.req.id == 77 && out.req.error == -17 && out.req.job == 12);
+	CHECK(out.req.node == 31 && out.hdr.sender == 31);
+	m.hdr.sender = 32;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_REPORT;
