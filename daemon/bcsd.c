@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -34,6 +35,8 @@
 /* Bounds of the housekeeping tick's period (tick_period_ms()). */
 #define BCSD_TICK_MS_MIN	10
 #define BCSD_TICK_MS_MAX	100
+/* Datagrams taken per recvmmsg() call, up to four calls per wake-up. */
+#define BCSD_RX_BATCH		16
 
 volatile sig_atomic_t bcsd_stop;
 volatile sig_atomic_t bcsd_dump;
@@ -358,22 +361,35 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	}
 }
 
+/*
+ * Datagrams come in bursts (copies of a strobe, a map after it): take
+ * what is queued with one recvmmsg(), and stop when a call returns less
+ * than a full batch, which saves a last call that finds nothing.
+ */
 static void on_socket(struct bcsd *d)
 {
-	uint8_t buf[BCSP_MAX_LEN + 1];
-	struct sockaddr_in from;
-	socklen_t fromlen;
-	ssize_t n;
-	int i;
+	static uint8_t buf[BCSD_RX_BATCH][BCSP_MAX_LEN + 1];
+	struct sockaddr_in from[BCSD_RX_BATCH];
+	struct mmsghdr msg[BCSD_RX_BATCH];
+	struct iovec iov[BCSD_RX_BATCH];
+	int round, n, i;
 
 	/* Bounded: a flood cannot starve the timers. */
-	for (i = 0; i < 64; i++) {
-		fromlen = sizeof(from);
-		n = recvfrom(d->sock, buf, sizeof(buf), MSG_DONTWAIT,
-			     (struct sockaddr *)&from, &fromlen);
-		if (n < 0)
+	for (round = 0; round < 4; round++) {
+		for (i = 0; i < BCSD_RX_BATCH; i++) {
+			iov[i] = (struct iovec){ buf[i], sizeof(buf[i]) };
+			msg[i] = (struct mmsghdr){ .msg_hdr = {
+				.msg_name = &from[i],
+				.msg_namelen = sizeof(from[i]),
+				.msg_iov = &iov[i], .msg_iovlen = 1 } };
+		}
+		n = recvmmsg(d->sock, msg, BCSD_RX_BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
 			return;
-		on_datagram(d, buf, (size_t)n, &from);
+		for (i = 0; i < n; i++)
+			on_datagram(d, buf[i], msg[i].msg_len, &from[i]);
+		if (n < BCSD_RX_BATCH)
+			return;
 	}
 }
 
