@@ -130,6 +130,7 @@ struct json_object *bcsd_counters_json(const struct bcsd *d)
 	add_u64(o, "strobes_tx", d->cnt.strobes_tx);
 	add_u64(o, "strobe_copies_tx", d->cnt.strobe_copies_tx);
 	add_u64(o, "kernel_errors", d->cnt.kernel_errors);
+	add_u64(o, "jobs_superseded", d->cnt.jobs_superseded);
 	add_u64(o, "takeovers", d->cnt.takeovers);
 	add_u64(o, "stepdowns", d->cnt.stepdowns);
 	add_u64(o, "master_changes", d->cnt.master_changes);

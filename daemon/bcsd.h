@@ -38,6 +38,7 @@ struct bcs_nl;
 struct bcsd_job {
 	uint32_t id;
 	uint32_t row;
+	uint32_t birth;			/* struct bcsp_job_row */
 	/* Tasks per node, from the nodes' reports. */
 	uint32_t tasks[BCSD_MAX_NODES];
 	uint32_t node_ids[BCSD_MAX_NODES];
@@ -75,6 +76,7 @@ struct bcsd_counters {
 	uint64_t strobe_copies_tx;	/* of them, sent after the first */
 	uint64_t maps_tx;
 	uint64_t maps_applied;
+	uint64_t jobs_superseded;	/* local jobs of another master's */
 	uint64_t takeovers;
 	uint64_t stepdowns;
 	uint64_t master_changes;
@@ -139,6 +141,7 @@ struct bcsd {
 	uint32_t applied_map_epoch;	/* last applied to bcs.ko */
 	bool map_applied;
 	uint32_t local_jobs[BCSP_MAX_JOBS];	/* kernel jobs bcsd made */
+	uint32_t local_births[BCSP_MAX_JOBS];	/* theirs, 0: not known */
 	uint32_t nr_local_jobs;
 	uint64_t report_ms;
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <linux/bcs.h>
+#include <sodium.h>
 
 #include "../libbcs/bcs.h"
 #include "bcsd.h"
@@ -101,6 +102,7 @@ static void fill_map(struct bcsd *d, struct bcsp_map *map)
 		j = &d->jobs[i];
 		map->jobs[i].job = j->id;
 		map->jobs[i].row = j->row;
+		map->jobs[i].birth = j->birth;
 		for (k = 0; k < j->nr_nodes; k++) {
 			if (now - j->seen_ms[k] > expiry || !j->tasks[k])
 				continue;
@@ -149,8 +151,12 @@ static uint32_t pick_row(const struct bcsd *d)
 	return best;
 }
 
-/* Add job @id in row @row to the matrix; false if it is full. */
-static bool add_job(struct bcsd *d, uint32_t id, uint32_t row)
+/*
+ * Add job @id in row @row, born @birth (struct bcsp_job_row), to the
+ * matrix; false if it is full.
+ */
+static bool add_job(struct bcsd *d, uint32_t id, uint32_t row,
+		    uint32_t birth)
 {
 	struct bcsd_job *j;
 
@@ -160,6 +166,7 @@ static bool add_job(struct bcsd *d, uint32_t id, uint32_t row)
 	memset(j, 0, sizeof(*j));
 	j->id = id;
 	j->row = row;
+	j->birth = birth;
 	if (id >= d->next_job_id && id < BCS_JOB_ID_MAX)
 		d->next_job_id = id + 1;
 	return true;
@@ -180,7 +187,7 @@ static void adopt_reported_jobs(struct bcsd *d, uint32_t node,
 		id = r->jobs[i].job;
 		if (!id || id > BCS_JOB_ID_MAX || find_job(d, id))
 			continue;
-		if (!add_job(d, id, pick_row(d)))
+		if (!add_job(d, id, pick_row(d), r->jobs[i].birth))
 			return;
 		pr_notice("job %u adopted from node %u's report, row %u", id,
 			  node, d->jobs[d->nr_jobs - 1].row);
@@ -215,6 +222,7 @@ static void take_over(struct bcsd *d)
 			memset(&d->jobs[i], 0, sizeof(d->jobs[i]));
 			d->jobs[i].id = d->map.jobs[i].job;
 			d->jobs[i].row = d->map.jobs[i].row;
+			d->jobs[i].birth = d->map.jobs[i].birth;
 			if (d->jobs[i].id >= d->next_job_id)
 				d->next_job_id = d->jobs[i].id + 1;
 		}
@@ -432,7 +440,8 @@ void master_request(struct bcsd *d, const struct bcsp_request *req,
 			}
 			/* Placed among the others, before it counts itself. */
 			row = req->row == BCS_ROW_NONE ? pick_row(d) : req->row;
-			add_job(d, id, row);
+			/* Any number but 0 (not known). */
+			add_job(d, id, row, randombytes_random() | 1);
 			reply->job = id;
 			reply->row = row;
 			pr_info("job %u created in row %u", id, row);
@@ -544,6 +553,7 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m)
 static void on_report(struct bcsd *d, const struct bcsp_msg *m)
 {
 	uint64_t now = now_mono_ms();
+	bool learnt = false;
 	struct bcsd_job *j;
 	uint32_t i, k;
 
@@ -568,6 +578,15 @@ static void on_report(struct bcsd *d, const struct bcsp_msg *m)
 		for (k = 0; k < j->nr_nodes; k++)
 			if (j->node_ids[k] == m->hdr.sender)
 				j->tasks[k] = m->report.jobs[i].tasks;
+		/* Adopted from reports that did not know its birth. */
+		if (!j->birth && m->report.jobs[i].birth) {
+			j->birth = m->report.jobs[i].birth;
+			learnt = true;
+		}
+	}
+	if (learnt) {
+		d->map_version++;
+		send_map(d);
 	}
 }
 

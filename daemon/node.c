@@ -29,8 +29,11 @@ static void adopt_jobs(struct bcsd *d)
 
 	if (bcs_job_list(d->dev, &jobs, &n))
 		return;
-	for (i = 0; i < n && d->nr_local_jobs < BCSP_MAX_JOBS; i++)
+	/* Births not known: the first map tells them. */
+	for (i = 0; i < n && d->nr_local_jobs < BCSP_MAX_JOBS; i++) {
+		d->local_births[d->nr_local_jobs] = 0;
 		d->local_jobs[d->nr_local_jobs++] = jobs[i].id;
+	}
 	free(jobs);
 	if (n)
 		pr_info("%zu job(s) already in bcs.ko: kept if the map has them",
@@ -122,6 +125,34 @@ bool node_has_job(struct bcsd *d, uint32_t job)
 	return local_job(d, job, NULL);
 }
 
+static void forget_local_job(struct bcsd *d, uint32_t idx)
+{
+	d->nr_local_jobs--;
+	d->local_jobs[idx] = d->local_jobs[d->nr_local_jobs];
+	d->local_births[idx] = d->local_births[d->nr_local_jobs];
+}
+
+/*
+ * Local job @j->job, born otherwise than the map's job of that id, is
+ * another job: two masters of a partitioned cluster each made one with
+ * that id, and the one whose map this node now follows won.  Destroy the
+ * local one, as a job missing from the map would be (its tasks run on,
+ * detached), rather than schedule its tasks as part of the winner's job.
+ */
+static void supersede_local_job(struct bcsd *d, const struct bcsp_job_row *j)
+{
+	uint32_t idx;
+
+	if (!j->birth || !local_job(d, j->job, &idx) ||
+	    !d->local_births[idx] || d->local_births[idx] == j->birth)
+		return;
+	pr_warn("job %u here was made by another master (a healed partition): destroyed, its tasks run unscheduled",
+		j->job);
+	bcs_job_destroy(d->dev, j->job);
+	forget_local_job(d, idx);
+	d->cnt.jobs_superseded++;
+}
+
 void node_on_map(struct bcsd *d, uint32_t epoch, const struct bcsp_map *map)
 {
 	uint32_t i, k, idx;
@@ -139,6 +170,7 @@ void node_on_map(struct bcsd *d, uint32_t epoch, const struct bcsp_map *map)
 	for (i = 0; i < map->nr_jobs; i++) {
 		const struct bcsp_job_row *j = &map->jobs[i];
 
+		supersede_local_job(d, j);
 		err = bcs_job_create(d->dev, j->job, j->row, NULL);
 		if (err == -EEXIST)
 			err = bcs_job_set_row(d->dev, j->job, j->row);
@@ -148,9 +180,15 @@ void node_on_map(struct bcsd *d, uint32_t epoch, const struct bcsp_map *map)
 				bcs_strerror(err, BCS_CTX_JOB));
 			continue;
 		}
-		if (!local_job(d, j->job, NULL) &&
-		    d->nr_local_jobs < BCSP_MAX_JOBS)
-			d->local_jobs[d->nr_local_jobs++] = j->job;
+		if (!local_job(d, j->job, &idx)) {
+			if (d->nr_local_jobs >= BCSP_MAX_JOBS)
+				continue;
+			idx = d->nr_local_jobs++;
+			d->local_jobs[idx] = j->job;
+			d->local_births[idx] = 0;
+		}
+		if (j->birth)
+			d->local_births[idx] = j->birth;
 	}
 	/* Jobs the master no longer has. */
 	for (i = 0; i < d->nr_local_jobs;) {
@@ -162,8 +200,7 @@ void node_on_map(struct bcsd *d, uint32_t epoch, const struct bcsp_map *map)
 			continue;
 		}
 		bcs_job_destroy(d->dev, d->local_jobs[i]);
-		if (local_job(d, d->local_jobs[i], &idx))
-			d->local_jobs[idx] = d->local_jobs[--d->nr_local_jobs];
+		forget_local_job(d, i);
 	}
 	d->applied_map = map->version;
 	d->applied_map_epoch = epoch;
@@ -177,14 +214,16 @@ static void send_report(struct bcsd *d)
 	struct bcsp_msg m = { .hdr = { .type = BCSP_REPORT } };
 	struct bcs_job_info *jobs = NULL;
 	size_t n = 0, i;
+	uint32_t idx;
 
 	if (bcs_job_list(d->dev, &jobs, &n))
 		return;
 	for (i = 0; i < n && m.report.nr_jobs < BCSP_MAX_JOBS; i++) {
-		if (!local_job(d, jobs[i].id, NULL))
+		if (!local_job(d, jobs[i].id, &idx))
 			continue;
 		m.report.jobs[m.report.nr_jobs].job = jobs[i].id;
 		m.report.jobs[m.report.nr_jobs].tasks = jobs[i].nr_tasks;
+		m.report.jobs[m.report.nr_jobs].birth = d->local_births[idx];
 		m.report.nr_jobs++;
 	}
 	free(jobs);

@@ -146,6 +146,7 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 			put32(c, m->map.jobs[i].row);
 			put32(c, m->map.jobs[i].nodes);
 			put32(c, m->map.jobs[i].tasks);
+			put32(c, m->map.jobs[i].birth);
 		}
 		break;
 	case BCSP_REQUEST:
@@ -166,6 +167,7 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		for (i = 0; i < m->report.nr_jobs; i++) {
 			put32(c, m->report.jobs[i].job);
 			put32(c, m->report.jobs[i].tasks);
+			put32(c, m->report.jobs[i].birth);
 		}
 		break;
 	default:
@@ -226,6 +228,7 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			m->map.jobs[i].row = get32(c);
 			m->map.jobs[i].nodes = get32(c);
 			m->map.jobs[i].tasks = get32(c);
+			m->map.jobs[i].birth = get32(c);
 		}
 		return c->ok;
 	case BCSP_REQUEST:
@@ -246,6 +249,7 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		for (i = 0; i < m->report.nr_jobs; i++) {
 			m->report.jobs[i].job = get32(c);
 			m->report.jobs[i].tasks = get32(c);
+			m->report.jobs[i].birth = get32(c);
 		}
 		return c->ok;
 	}

@@ -66,14 +66,22 @@ struct bcsp_strobe {
 	uint32_t reserved;
 };
 
+/*
+ * A job's birth is a random number, not 0, that the master which made the
+ * job chose, and that maps and reports carry for the job's life: two
+ * masters of a partitioned cluster may each make a job with the same id,
+ * and the births tell them apart when the cut heals.  0: not known (a
+ * master that learnt the job from reports that did not know it either).
+ */
 struct bcsp_job_row {
 	uint32_t job;
 	uint32_t row;
 	uint32_t nodes;		/* nodes that reported tasks of the job */
 	uint32_t tasks;		/* tasks reported, summed over nodes */
+	uint32_t birth;
 };
 
-/* BCSP_MAP body: 8 bytes + 16 per job. */
+/* BCSP_MAP body: 8 bytes + 20 per job. */
 struct bcsp_map {
 	uint32_t version;
 	uint32_t nr_jobs;
@@ -96,12 +104,13 @@ struct bcsp_request {
 	uint32_t node;		/* the requesting node (its header's sender) */
 };
 
-/* BCSP_REPORT body: 4 bytes + 8 per job. */
+/* BCSP_REPORT body: 4 bytes + 12 per job. */
 struct bcsp_report {
 	uint32_t nr_jobs;
 	struct {
 		uint32_t job;
 		uint32_t tasks;
+		uint32_t birth;	/* as the node learnt it from a map, or 0 */
 	} jobs[BCSP_MAX_JOBS];
 };
 

@@ -62,12 +62,15 @@ static void test_roundtrip(void)
 		m.map.jobs[i].row = (uint32_t)i % 3;
 		m.map.jobs[i].nodes = 3;
 		m.map.jobs[i].tasks = (uint32_t)i * 2;
+		m.map.jobs[i].birth = 0x80000001u + (uint32_t)i;
 	}
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(len > 0 && len <= BCSP_MAX_LEN);
+	CHECK(len == BCSP_HDR_LEN + 8 + 20 * BCSP_MAX_JOBS + BCSP_TAG_LEN);
+	CHECK(len <= BCSP_MAX_LEN);
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
 	CHECK(out.map.nr_jobs == BCSP_MAX_JOBS && out.map.jobs[63].job == 64 &&
-	      out.map.jobs[63].tasks == 126 && out.map.version == 4);
+	      out.map.jobs[63].tasks == 126 && out.map.version == 4 &&
+	      out.map.jobs[63].birth == 0x80000001u + 63);
 	m.map.nr_jobs = BCSP_MAX_JOBS + 1;
 	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
 
@@ -102,9 +105,13 @@ static void test_roundtrip(void)
 	m.report.nr_jobs = 2;
 	m.report.jobs[1].job = 5;
 	m.report.jobs[1].tasks = 3;
+	m.report.jobs[1].birth = 0xfeedbeefu;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 4 + 12 * 2 + BCSP_TAG_LEN);
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
-	CHECK(out.report.nr_jobs == 2 && out.report.jobs[1].tasks == 3);
+	CHECK(out.report.nr_jobs == 2 && out.report.jobs[1].tasks == 3 &&
+	      out.report.jobs[1].birth == 0xfeedbeefu &&
+	      out.report.jobs[0].birth == 0);
 
 	m.hdr.type = 99;
 	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);

@@ -14,6 +14,10 @@
 # must follow node3 and hold exactly the jobs of node3's map.  (Each
 # master numbers its own map versions from the one they last shared, so
 # a node must not take the senior's map for one it already applied.)
+# During that cut each side makes a job with the same id, and node2 runs
+# a task in its side's: after the heal that job must be gone from node2
+# (its task running on, detached), not merged into node3's job of that
+# id; the job's birth in the maps tells the two apart.
 #
 # Either way every node must then run the same row in every slice.
 
@@ -36,6 +40,12 @@ agree()	# agree MASTER: every bcs.ko holds exactly the jobs of MASTER's map
 		got=$(on "$n" 'BCS_CONTROL_SOCKET= bcsctl job list' | ids)
 		[ "$got" = "$want" ] || return 1
 	done
+}
+
+kernel_tasks()	# kernel_tasks NODE JOB: tasks of JOB in NODE's bcs.ko
+{
+	on "$1" 'BCS_CONTROL_SOCKET= bcsctl job list' |
+		awk -v j="$2" '$1 == j { print $4 }'
 }
 
 show_jobs()	# show_jobs MASTER
@@ -88,6 +98,16 @@ cut_during()
 	rc=$?
 	case $cut_job in *[!0-9]*|"") rc=1 ;; esac
 	ok $rc "$1: job $cut_job created through node1 during the cut"
+	if [ "$1" = takeover ]; then
+		wait_until 30 eval '[ "$(status_of 3 master)" = "3 (this node)" ]'
+		ok $? "$1: node3 masters its side of the cut"
+		on 3 bcsctl job create --id "$cut_job" > /dev/null
+		ok $? "$1: node3 makes a job $cut_job of its own"
+		sleeper=$(on 2 "bcsctl run --job $cut_job -- sleep 600 \
+			< /dev/null > /dev/null 2>&1 & echo \$!")
+		wait_until 20 eval '[ "$(kernel_tasks 2 "$cut_job")" = 1 ]'
+		ok $? "$1: a task of node2 ($sleeper) runs in node1's job $cut_job"
+	fi
 	node3_epoch=$(status_of 3 epoch)
 	on 3 'ip link set eth0 up'
 	ok $? "$1: node3 back on the network"
@@ -131,8 +151,12 @@ ok $rc "takeover: node1 stepped down"
 wait_until 30 agree 3
 rc=$?
 show_jobs 3
-diag "job $cut_job, made on node1's side during the cut, is not in node3's map (cluster-guide.rst: network partition)"
 ok $rc "takeover: every node holds the jobs of node3's map, no more, no fewer"
+diag "job $cut_job is node3's: node1's of that id is gone (cluster-guide.rst: network partition)"
+[ "$(kernel_tasks 2 "$cut_job")" = 0 ] && [ "$(stat_of 2 jobs_superseded)" = 1 ] &&
+	on 2 "alive $sleeper"
+ok $? "takeover: node2 destroyed node1's job $cut_job for node3's (superseded $(stat_of 2 jobs_superseded)); its task runs on, detached"
+on 2 "kill $sleeper" > /dev/null
 for j in $j1 $j2; do
 	on 3 bcsctl job list | ids | grep -qw "$j"
 	ok $? "takeover: job $j, made before the cut, is in node3's map"
