@@ -329,9 +329,8 @@ void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
 {
 	int i;
 
-	/* Requests go to the master followed; so do their retries. */
-	if (!d->have_master || m->hdr.sender != d->master_id ||
-	    m->req.node != d->node_id)
+	/* From the master followed (on_datagram() checked): is it ours? */
+	if (m->req.node != d->node_id)
 		return;
 
 	for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
