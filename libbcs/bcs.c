@@ -300,6 +300,12 @@ int bcs_strobe(struct bcs *h, const struct bcs_strobe *s)
 	c.deadline_ns = s->deadline_ns;
 	c.slice_ns = s->slice_ns;
 	c.row = s->row;
+	/*
+	 * Only with its flag: callers built before next_row existed left
+	 * that word (then reserved) as it was, and the library zeroed it.
+	 */
+	if (c.flags & BCS_STROBE_PREDICT)
+		c.next_row = s->next_row;
 	return bcs__ioctl(h->fd, BCS_IOC_STROBE, &c);
 }
 

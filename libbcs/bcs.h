@@ -167,9 +167,15 @@ int bcs_nl_release(struct bcs_nl *nl);
 int bcs_nl_strobe(struct bcs_nl *nl, uint64_t slice, uint32_t row,
 		  uint64_t deadline_ns, uint64_t slice_ns, uint32_t flags);
 /*
+ * The same from a struct bcs_strobe (@size and the reserved fields are not
+ * looked at), with its prediction: BCS_STROBE_PREDICT in @s->flags sends
+ * @s->next_row as BCS_A_NEXT_ROW.  Since LIBBCS_1.1.
+ */
+int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s);
+/*
  * Fill the fields of @st carried by BCS_CMD_GET_STATE (mode, row, slice,
  * slice_ns, watchdog_slices, failopen, nr_jobs, nr_tasks, strobes, late,
- * missed, failopens); every other field is zeroed.
+ * missed, failopens, predicted); every other field is zeroed.
  */
 int bcs_nl_get_state(struct bcs_nl *nl, struct bcs_state *st);
 /*

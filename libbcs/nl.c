@@ -245,6 +245,7 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		[BCS_A_LATE]		= { .type = NLA_U64 },
 		[BCS_A_MISSED]		= { .type = NLA_U64 },
 		[BCS_A_FAILOPENS]	= { .type = NLA_U64 },
+		[BCS_A_PREDICTED]	= { .type = NLA_U64 },
 	};
 	struct nlattr *tb[BCS_A_MAX + 1];
 	struct nl_req *r = arg;
@@ -282,6 +283,8 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		st->missed = nla_get_u64(tb[BCS_A_MISSED]);
 	if (tb[BCS_A_FAILOPENS])
 		st->failopens = nla_get_u64(tb[BCS_A_FAILOPENS]);
+	if (tb[BCS_A_PREDICTED])
+		st->predicted = nla_get_u64(tb[BCS_A_PREDICTED]);
 	r->got_reply = 1;
 	return NL_OK;
 }
@@ -378,25 +381,42 @@ int bcs_nl_release(struct bcs_nl *nl)
 	return transact(nl, msg, NULL);
 }
 
-int bcs_nl_strobe(struct bcs_nl *nl, uint64_t slice, uint32_t row,
-		  uint64_t deadline_ns, uint64_t slice_ns, uint32_t flags)
+int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s)
 {
+	/* The prediction travels as BCS_A_NEXT_ROW, which implies the flag. */
+	uint32_t flags = s ? s->flags & ~BCS_STROBE_PREDICT : 0;
 	struct nl_msg *msg;
 
 	if (!nl)
 		return -EBADF;
+	if (!s)
+		return -EINVAL;
 	msg = new_msg(nl, BCS_CMD_STROBE);
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u64(msg, BCS_A_SLICE, slice) < 0 ||
-	    nla_put_u32(msg, BCS_A_ROW, row) < 0 ||
-	    nla_put_u64(msg, BCS_A_DEADLINE_NS, deadline_ns) < 0 ||
-	    (slice_ns && nla_put_u64(msg, BCS_A_SLICE_NS, slice_ns) < 0) ||
-	    (flags && nla_put_u32(msg, BCS_A_FLAGS, flags) < 0)) {
+	if (nla_put_u64(msg, BCS_A_SLICE, s->slice) < 0 ||
+	    nla_put_u32(msg, BCS_A_ROW, s->row) < 0 ||
+	    nla_put_u64(msg, BCS_A_DEADLINE_NS, s->deadline_ns) < 0 ||
+	    (s->slice_ns &&
+	     nla_put_u64(msg, BCS_A_SLICE_NS, s->slice_ns) < 0) ||
+	    (flags && nla_put_u32(msg, BCS_A_FLAGS, flags) < 0) ||
+	    ((s->flags & BCS_STROBE_PREDICT) &&
+	     nla_put_u32(msg, BCS_A_NEXT_ROW, s->next_row) < 0)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
 	return transact(nl, msg, NULL);
+}
+
+int bcs_nl_strobe(struct bcs_nl *nl, uint64_t slice, uint32_t row,
+		  uint64_t deadline_ns, uint64_t slice_ns, uint32_t flags)
+{
+	struct bcs_strobe s = {
+		.flags = flags, .slice = slice, .deadline_ns = deadline_ns,
+		.slice_ns = slice_ns, .row = row,
+	};
+
+	return bcs_nl_strobe_send(nl, &s);
 }
 
 int bcs_nl_get_state(struct bcs_nl *nl, struct bcs_state *st)

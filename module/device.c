@@ -112,7 +112,7 @@ static long bcs_ioc_strobe(unsigned long arg)
 	err = bcs_copy_arg(&req, sizeof(req), arg);
 	if (err)
 		return err;
-	if (req.reserved0 || !bcs_zero(req.reserved))
+	if (!bcs_zero(req.reserved))
 		return -EINVAL;
 	return bcs_strobe_submit(&req, BCS_SLICE_INJECTED);
 }

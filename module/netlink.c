@@ -40,6 +40,7 @@ static const struct nla_policy bcs_nl_policy[BCS_A_MAX + 1] = {
 	[BCS_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, BCS_STROBE_FLAGS),
 	[BCS_A_WATCHDOG_SLICES]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&bcs_watchdog_range),
+	[BCS_A_NEXT_ROW]	= NLA_POLICY_MAX(NLA_U32, BCS_ROWS_MAX - 1),
 };
 
 static struct genl_family bcs_nl_family;
@@ -77,7 +78,8 @@ static int bcs_nl_get_state(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u64_64bit(msg, BCS_A_STROBES, st.strobes, BCS_A_PAD) ||
 	    nla_put_u64_64bit(msg, BCS_A_LATE, st.late, BCS_A_PAD) ||
 	    nla_put_u64_64bit(msg, BCS_A_MISSED, st.missed, BCS_A_PAD) ||
-	    nla_put_u64_64bit(msg, BCS_A_FAILOPENS, st.failopens, BCS_A_PAD))
+	    nla_put_u64_64bit(msg, BCS_A_FAILOPENS, st.failopens, BCS_A_PAD) ||
+	    nla_put_u64_64bit(msg, BCS_A_PREDICTED, st.predicted, BCS_A_PAD))
 		goto nospace;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -130,6 +132,15 @@ static int bcs_nl_strobe(struct sk_buff *skb, struct genl_info *info)
 		req.slice_ns = nla_get_u64(info->attrs[BCS_A_SLICE_NS]);
 	if (info->attrs[BCS_A_FLAGS])
 		req.flags = nla_get_u32(info->attrs[BCS_A_FLAGS]);
+	/* The prediction is the attribute; the flag alone names no row. */
+	if (info->attrs[BCS_A_NEXT_ROW]) {
+		req.flags |= BCS_STROBE_PREDICT;
+		req.next_row = nla_get_u32(info->attrs[BCS_A_NEXT_ROW]);
+	} else if (req.flags & BCS_STROBE_PREDICT) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[BCS_A_FLAGS],
+				    "BCS_STROBE_PREDICT needs BCS_A_NEXT_ROW");
+		return -EINVAL;
+	}
 	return bcs_strobe_submit(&req, 0);
 }
 

@@ -10,7 +10,12 @@
  * whose deadline has passed switches at once and is counted late.  Up to
  * BCS_STROBE_QUEUE strobes wait for their deadlines, so that a driver may
  * send them more than a slice ahead: slices shorter than the network's
- * latency still switch on time.
+ * latency still switch on time.  A strobe may carry a prediction, the row
+ * of the slice after it (BCS_STROBE_PREDICT): queued behind it, it switches
+ * at the next deadline only if no strobe from the driver replaced it, so a
+ * node whose strobe was lost switches to the row the master would have
+ * sent.  A prediction is only ever for the slice after a strobe, so it
+ * never runs more than one slice past the driver's last strobe.
  *
  * A switch drains, then fills.  It tells the tasks of the jobs it suspends
  * to park and marks the jobs it resumes (struct bcs_gang.fill), but wakes
@@ -54,6 +59,7 @@ struct bcs_queued {
 	u64 skipped;			/* slice numbers skipped before it */
 	u32 origin;			/* BCS_SLICE_INJECTED or 0 */
 	bool late;			/* arrived after its deadline */
+	bool predicted;			/* a prediction, not a strobe */
 };
 
 struct bcs_sched {
@@ -69,6 +75,7 @@ struct bcs_sched {
 	struct bcs_queued queue[BCS_STROBE_QUEUE];
 	u32 queued;
 	u64 last_switch_ns;		/* CLOCK_REALTIME */
+	bool slice_predicted;		/* @slice began with a prediction */
 	u32 missed_unrecorded;
 	bool fill_pending;		/* jobs wait for the old row to drain */
 	/* Counters since load. */
@@ -78,6 +85,7 @@ struct bcs_sched {
 	u64 missed;
 	u64 failopens;
 	u64 drain_cuts;
+	u64 predicted;
 };
 
 static struct bcs_sched bcs_sched;	/* bcs_lock */
@@ -269,6 +277,7 @@ static void bcs_resume_all(bool failure)
 		bcs_sched.failopen = true;
 	}
 	bcs_sched.queued = 0;
+	bcs_sched.slice_predicted = false;
 	bcs_switch(BCS_ROW_NONE, now, now, BCS_SLICE_FAILOPEN);
 }
 
@@ -350,11 +359,69 @@ static void bcs_queue_pop(u32 n)
 }
 
 /*
- * Queue a driven strobe.  Queued strobes due no earlier than it (a driver
- * that started again, another master) and, when it switches at once, all
- * of them are superseded and count as missed now; so does the earliest
- * when the queue is full.  The slice numbers it skips after the strobe
- * before it count as missed when it switches.  bcs_lock held.
+ * Queue the prediction that @req carries, the row of the slice after it,
+ * due a slice after it, behind everything queued.  Not if that deadline has
+ * passed, if a strobe for a later slice is queued already, or if the queue
+ * is full: a prediction never displaces a strobe.  bcs_lock held.
+ */
+static void bcs_queue_predict(const struct bcs_strobe *req, u64 now, u32 origin)
+{
+	struct bcs_sched *s = &bcs_sched;
+	u64 slice_ns = req->slice_ns ? req->slice_ns : s->slice_ns;
+	u64 deadline = req->deadline_ns + slice_ns;
+	struct bcs_queued *q;
+
+	if (deadline <= now || s->queued == BCS_STROBE_QUEUE ||
+	    (s->queued &&
+	     s->queue[s->queued - 1].strobe.deadline_ns >= deadline))
+		return;
+	q = &s->queue[s->queued++];
+	memset(q, 0, sizeof(*q));
+	q->strobe.slice = req->slice + 1;
+	q->strobe.deadline_ns = deadline;
+	q->strobe.row = req->next_row;
+	q->arrival_ns = now;
+	q->origin = origin;
+	q->predicted = true;
+}
+
+/*
+ * Forget the waiting predictions for @slice and later ones: a strobe from
+ * the driver for @slice has come.  Not counted: they were only guesses.
+ * One for an earlier slice stays; a strobe sent more than a slice ahead
+ * can overtake the one before it that was lost.  bcs_lock held.
+ */
+static void bcs_queue_unpredict(u64 slice)
+{
+	struct bcs_sched *s = &bcs_sched;
+	u32 i, n = 0;
+
+	for (i = 0; i < s->queued; i++)
+		if (!s->queue[i].predicted || s->queue[i].strobe.slice < slice)
+			s->queue[n++] = s->queue[i];
+	s->queued = n;
+}
+
+/*
+ * A strobe that comes after a prediction for its slice has switched, and
+ * names the same row, has nothing left to do.  bcs_lock held.
+ */
+static bool bcs_strobe_confirms(const struct bcs_strobe *req)
+{
+	struct bcs_sched *s = &bcs_sched;
+
+	return s->slice_predicted && req->slice == s->slice &&
+	       req->row == s->row && !(req->flags & BCS_STROBE_NEXT);
+}
+
+/*
+ * Queue a driven strobe.  It replaces the waiting predictions for its slice
+ * and later ones first.  Queued strobes due no earlier than it
+ * (a driver that started again, another master) and, when it switches at
+ * once, all of them are superseded and count as missed now; so does the
+ * earliest when the queue is full.  The slice numbers it skips after the
+ * strobe before it count as missed when it switches.  A prediction it
+ * carries goes behind it.  bcs_lock held.
  */
 static void bcs_queue_add(const struct bcs_strobe *req, u64 now, u32 origin)
 {
@@ -363,6 +430,14 @@ static void bcs_queue_add(const struct bcs_strobe *req, u64 now, u32 origin)
 	struct bcs_queued *q;
 	u32 keep = 0;
 	u64 last;
+
+	bcs_queue_unpredict(req->slice);
+	if (bcs_strobe_confirms(req)) {
+		/* Its slice is this one: it feeds the watchdog as a switch. */
+		s->slice_predicted = false;
+		bcs_watchdog_arm(0);
+		goto predict;
+	}
 
 	while (!at_once && keep < s->queued &&
 	       s->queue[keep].strobe.deadline_ns < req->deadline_ns)
@@ -387,6 +462,10 @@ static void bcs_queue_add(const struct bcs_strobe *req, u64 now, u32 origin)
 	q->arrival_ns = now;
 	q->late = !at_once && now > req->deadline_ns;
 	q->origin = origin;
+	q->predicted = false;
+predict:
+	if (req->flags & BCS_STROBE_PREDICT)
+		bcs_queue_predict(req, now, origin);
 }
 
 /*
@@ -419,11 +498,18 @@ static void bcs_queue_run(u64 now)
 		flags |= BCS_SLICE_LATE;
 		s->late++;
 	}
+	if (q.predicted) {
+		flags |= BCS_SLICE_PREDICTED;
+		s->predicted++;
+	}
 	s->failopen = false;
 	s->slice = q.strobe.slice;
 	s->have_slice = true;
+	s->slice_predicted = q.predicted;
 	bcs_switch(q.strobe.row, q.arrival_ns, q.strobe.deadline_ns, flags);
-	bcs_watchdog_arm(0);
+	/* The watchdog counts from the driver's last strobe, not a guess. */
+	if (!q.predicted)
+		bcs_watchdog_arm(0);
 }
 
 static enum hrtimer_restart bcs_strobe_fn(struct hrtimer *timer)
@@ -479,6 +565,13 @@ static int bcs_check_strobe(const struct bcs_strobe *req)
 		return -EINVAL;
 	if (req->row >= BCS_ROWS_MAX && !(req->flags & BCS_STROBE_NEXT))
 		return -EINVAL;
+	if (req->flags & BCS_STROBE_PREDICT) {
+		if (req->next_row >= BCS_ROWS_MAX ||
+		    (req->flags & (BCS_STROBE_NOW | BCS_STROBE_NEXT)))
+			return -EINVAL;
+	} else if (req->next_row) {
+		return -EINVAL;
+	}
 	if (req->slice_ns && (req->slice_ns < BCS_SLICE_NS_MIN ||
 			      req->slice_ns > BCS_SLICE_NS_MAX))
 		return -EINVAL;
@@ -719,6 +812,7 @@ void bcs_strobe_get_state(struct bcs_state *st)
 	st->attach_failures = bcs_attach_failures;
 	st->stat_records = bcs_stats_capacity();
 	st->drain_cuts = s->drain_cuts;
+	st->predicted = s->predicted;
 	spin_unlock_irqrestore(&bcs_lock, flags);
 }
 

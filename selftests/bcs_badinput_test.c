@@ -72,8 +72,9 @@ static const struct ioc_desc iocs[] = {
 	  { RSV64(struct bcs_config, reserved, 0),
 	    RSV64(struct bcs_config, reserved, 1) }, { 8, 8 }, 2,
 	  offsetof(struct bcs_config, set), ~BCS_CONFIG_ALL },
+	/* A next_row without BCS_STROBE_PREDICT is refused like a reserved word. */
 	{ "STROBE", BCS_IOC_STROBE, sizeof(struct bcs_strobe),
-	  { offsetof(struct bcs_strobe, reserved0),
+	  { offsetof(struct bcs_strobe, next_row),
 	    RSV64(struct bcs_strobe, reserved, 0),
 	    RSV64(struct bcs_strobe, reserved, 1) }, { 4, 8, 8 }, 3,
 	  offsetof(struct bcs_strobe, flags), ~BCS_STROBE_FLAGS },
@@ -422,6 +423,16 @@ TEST_F(bad, unknown_ids_and_values)
 	s.slice_ns = BCS_SLICE_NS_MIN - 1;
 	EXPECT_EQ(-EINVAL, bt_ioctl(self->c.fd, BCS_IOC_STROBE, &s));
 	s.slice_ns = BCS_SLICE_NS_MAX + 1;
+	EXPECT_EQ(-EINVAL, bt_ioctl(self->c.fd, BCS_IOC_STROBE, &s));
+	/* A prediction: a row in range, and a deadline to predict from. */
+	s.slice_ns = 0;
+	s.flags = BCS_STROBE_PREDICT;
+	s.next_row = BCS_ROWS_MAX;
+	EXPECT_EQ(-EINVAL, bt_ioctl(self->c.fd, BCS_IOC_STROBE, &s));
+	s.next_row = 1;
+	s.flags = BCS_STROBE_PREDICT | BCS_STROBE_NOW;
+	EXPECT_EQ(-EINVAL, bt_ioctl(self->c.fd, BCS_IOC_STROBE, &s));
+	s.flags = BCS_STROBE_PREDICT | BCS_STROBE_NEXT;
 	EXPECT_EQ(-EINVAL, bt_ioctl(self->c.fd, BCS_IOC_STROBE, &s));
 	EXPECT_EQ(-EINVAL, bt_config(self->c.fd, BCS_CONFIG_MODE, 7, 0, 0,
 				     NULL));

@@ -10,6 +10,11 @@
  * several deadlines passed switches to the newest only, and marks its
  * record as having overtaken the others.
  *
+ * A strobe may carry a prediction, the row of the slice after it: that
+ * switches a slice after the strobe, flagged, unless a strobe for its
+ * slice (or a later one) replaces it first; a strobe that comes after its
+ * prediction switched confirms it, or corrects it at once.
+ *
  * The records of /dev/bcsstat (read(), from the end of the ring at set-up)
  * say which strobes switched.  Deadlines lie a second or more ahead, so
  * that all strobes of a test are sent before the first is due; a test
@@ -35,6 +40,7 @@ FIXTURE(driven) {
 	int sfd;
 	uint64_t slice;		/* the slice number at set-up */
 	uint64_t missed;	/* and the missed counter */
+	uint64_t predicted;	/* and the predicted one */
 };
 
 FIXTURE_SETUP(driven)
@@ -51,6 +57,7 @@ FIXTURE_SETUP(driven)
 	ASSERT_EQ(0, bt_get_state(self->fd, &st));
 	self->slice = st.slice;
 	self->missed = st.missed;
+	self->predicted = st.predicted;
 	self->sfd = open("/dev/bcsstat", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	ASSERT_LE(0, self->sfd);
 	/* Skip the records already in the ring (bounded by its size). */
@@ -110,6 +117,34 @@ static int three_ahead(int fd, uint64_t slice)
 	return ret;
 }
 
+/*
+ * Strobe for @slice and @row due at @deadline_ns, in slices of APART_NS,
+ * with the prediction @next_row for the slice after it if @predict.
+ */
+static int send_strobe(int fd, uint64_t slice, uint32_t row,
+		       uint64_t deadline_ns, bool predict, uint32_t next_row)
+{
+	struct bcs_strobe s = {
+		.size = sizeof(s),
+		.flags = predict ? BCS_STROBE_PREDICT : 0,
+		.slice = slice,
+		.row = row,
+		.next_row = predict ? next_row : 0,
+		.deadline_ns = deadline_ns,
+		.slice_ns = APART_NS,
+	};
+
+	return bt_ioctl(fd, BCS_IOC_STROBE, &s);
+}
+
+/* The same due @ahead_ns from now, always with a prediction. */
+static int strobe_predicting(int fd, uint64_t slice, uint32_t row,
+			     uint32_t next_row, uint64_t ahead_ns)
+{
+	return send_strobe(fd, slice, row, bt_now_ns(CLOCK_REALTIME) + ahead_ns,
+			   true, next_row);
+}
+
 static uint64_t missed_since(int fd, uint64_t missed0)
 {
 	struct bcs_state st;
@@ -119,14 +154,26 @@ static uint64_t missed_since(int fd, uint64_t missed0)
 	return st.missed - missed0;
 }
 
+static uint64_t predicted_since(int fd, uint64_t predicted0)
+{
+	struct bcs_state st;
+
+	if (bt_get_state(fd, &st))
+		return UINT64_MAX;
+	return st.predicted - predicted0;
+}
+
+#define WHY_FLAGS	(BCS_SLICE_OVERTAKEN | BCS_SLICE_PREDICTED)
+
 /*
  * Check that @r is the switch of @slice to @row, at its deadline and not
  * before, late only if its strobe came late, with @missed strobes missed
- * since the record before, and overtaking waiting strobes if @overtaken.
+ * since the record before, and of the flags that say why it switched,
+ * exactly @why (BCS_SLICE_OVERTAKEN, BCS_SLICE_PREDICTED).
  */
 static void check_switch(struct __test_metadata *_metadata,
 			 const struct bcs_slice_record *r, uint64_t slice,
-			 uint32_t row, uint32_t missed, bool overtaken)
+			 uint32_t row, uint32_t missed, uint32_t why)
 {
 	EXPECT_EQ(slice, r->slice);
 	EXPECT_EQ(row, r->row);
@@ -135,17 +182,27 @@ static void check_switch(struct __test_metadata *_metadata,
 	EXPECT_EQ(r->strobe_ns > r->deadline_ns,
 		  !!(r->flags & BCS_SLICE_LATE));
 	EXPECT_EQ(missed, r->missed);
-	EXPECT_EQ(overtaken, !!(r->flags & BCS_SLICE_OVERTAKEN));
+	EXPECT_EQ(why, r->flags & WHY_FLAGS);
 }
 
-/* The same for the next record, with nothing overtaken. */
+/* The same for the next record, a strobe's switch, in @r if not NULL. */
+static void expect_switch_rec(struct __test_metadata *_metadata, int sfd,
+			      uint64_t slice, uint32_t row, uint32_t missed,
+			      uint32_t why, struct bcs_slice_record *r)
+{
+	struct bcs_slice_record rec;
+
+	if (!r)
+		r = &rec;
+	ASSERT_EQ(0, next_record(sfd, r, BT_WAIT_MS));
+	check_switch(_metadata, r, slice, row, missed, why);
+}
+
+/* The next record is a strobe's switch, neither overtaking nor predicted. */
 static void expect_switch(struct __test_metadata *_metadata, int sfd,
 			  uint64_t slice, uint32_t row, uint32_t missed)
 {
-	struct bcs_slice_record r;
-
-	ASSERT_EQ(0, next_record(sfd, &r, BT_WAIT_MS));
-	check_switch(_metadata, &r, slice, row, missed, false);
+	expect_switch_rec(_metadata, sfd, slice, row, missed, 0, NULL);
 }
 
 /* Nothing switched within @ms (the deadlines of superseded strobes). */
@@ -279,10 +336,125 @@ TEST_F(driven, clock_step_overtakes_waiting_strobes)
 	back = step_clock(-step);
 	ASSERT_EQ(0, back);
 	ASSERT_EQ(0, ret);
-	check_switch(_metadata, &r, self->slice + 3, 1, 2, true);
+	check_switch(_metadata, &r, self->slice + 3, 1, 2, BCS_SLICE_OVERTAKEN);
 	expect_no_switch(_metadata, self->sfd,
 			 (int)((AHEAD_NS + 3 * APART_NS) / 1000000));
 	EXPECT_EQ(2, missed_since(self->fd, self->missed));
+}
+
+TEST_F(driven, prediction_switches_when_no_strobe_comes)
+{
+	struct bcs_slice_record first, r;
+
+	ASSERT_EQ(0, strobe_predicting(self->fd, self->slice + 1, 1, 2,
+				       AHEAD_NS));
+	expect_switch_rec(_metadata, self->sfd, self->slice + 1, 1, 0, 0,
+			  &first);
+	expect_switch_rec(_metadata, self->sfd, self->slice + 2, 2, 0,
+			  BCS_SLICE_PREDICTED, &r);
+	EXPECT_EQ(first.deadline_ns + APART_NS, r.deadline_ns);
+	EXPECT_EQ(first.strobe_ns, r.strobe_ns);
+	/* One slice past the driver's last strobe, and no more. */
+	expect_no_switch(_metadata, self->sfd,
+			 (int)(3 * APART_NS / 1000000));
+	EXPECT_EQ(0, missed_since(self->fd, self->missed));
+	EXPECT_EQ(1, predicted_since(self->fd, self->predicted));
+}
+
+TEST_F(driven, strobe_replaces_its_prediction)
+{
+	ASSERT_EQ(0, strobe_predicting(self->fd, self->slice + 1, 1, 2,
+				       AHEAD_NS));
+	/* The strobe for slice +2 names another row than predicted. */
+	ASSERT_EQ(0, strobe_predicting(self->fd, self->slice + 2, 3, 0,
+				       AHEAD_NS + APART_NS));
+	expect_switch(_metadata, self->sfd, self->slice + 1, 1, 0);
+	expect_switch(_metadata, self->sfd, self->slice + 2, 3, 0);
+	expect_switch_rec(_metadata, self->sfd, self->slice + 3, 0, 0,
+			  BCS_SLICE_PREDICTED, NULL);
+	expect_no_switch(_metadata, self->sfd,
+			 (int)(3 * APART_NS / 1000000));
+	EXPECT_EQ(0, missed_since(self->fd, self->missed));
+	EXPECT_EQ(1, predicted_since(self->fd, self->predicted));
+}
+
+TEST_F(driven, lost_strobe_between_strobes_sent_ahead)
+{
+	/*
+	 * Strobes sent more than a slice ahead, and the one for slice +2
+	 * lost: the strobe for +3, which came before +2 was due, leaves the
+	 * prediction for +2 in place.
+	 */
+	ASSERT_EQ(0, strobe_predicting(self->fd, self->slice + 1, 1, 2,
+				       AHEAD_NS));
+	ASSERT_EQ(0, strobe_predicting(self->fd, self->slice + 3, 3, 0,
+				       AHEAD_NS + 2 * APART_NS));
+	expect_switch(_metadata, self->sfd, self->slice + 1, 1, 0);
+	expect_switch_rec(_metadata, self->sfd, self->slice + 2, 2, 0,
+			  BCS_SLICE_PREDICTED, NULL);
+	expect_switch(_metadata, self->sfd, self->slice + 3, 3, 0);
+	expect_switch_rec(_metadata, self->sfd, self->slice + 4, 0, 0,
+			  BCS_SLICE_PREDICTED, NULL);
+	expect_no_switch(_metadata, self->sfd,
+			 (int)(3 * APART_NS / 1000000));
+	EXPECT_EQ(0, missed_since(self->fd, self->missed));
+	EXPECT_EQ(2, predicted_since(self->fd, self->predicted));
+}
+
+TEST_F(driven, late_strobe_confirms_its_prediction)
+{
+	struct bcs_slice_record r;
+	struct bcs_state st0, st;
+
+	ASSERT_EQ(0, strobe_predicting(self->fd, self->slice + 1, 1, 2,
+				       AHEAD_NS));
+	expect_switch(_metadata, self->sfd, self->slice + 1, 1, 0);
+	expect_switch_rec(_metadata, self->sfd, self->slice + 2, 2, 0,
+			  BCS_SLICE_PREDICTED, &r);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	/* The strobe for slice +2 comes after its deadline, as predicted. */
+	ASSERT_EQ(0, send_strobe(self->fd, self->slice + 2, 2, r.deadline_ns,
+				 false, 0));
+	expect_no_switch(_metadata, self->sfd,
+			 (int)(3 * APART_NS / 1000000));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(st0.strobes + 1, st.strobes);
+	EXPECT_EQ(st0.switches, st.switches);
+	EXPECT_EQ(st0.late, st.late);
+	EXPECT_EQ(st0.missed, st.missed);
+	EXPECT_EQ(self->slice + 2, st.slice);
+	EXPECT_EQ(2, st.row);
+}
+
+TEST_F(driven, late_strobe_corrects_a_wrong_prediction)
+{
+	struct bcs_slice_record r;
+
+	ASSERT_EQ(0, strobe_predicting(self->fd, self->slice + 1, 1, 2,
+				       AHEAD_NS));
+	expect_switch(_metadata, self->sfd, self->slice + 1, 1, 0);
+	expect_switch_rec(_metadata, self->sfd, self->slice + 2, 2, 0,
+			  BCS_SLICE_PREDICTED, &r);
+	/* Late, and for another row: it switches at once. */
+	ASSERT_EQ(0, send_strobe(self->fd, self->slice + 2, 3, r.deadline_ns,
+				 false, 0));
+	expect_switch_rec(_metadata, self->sfd, self->slice + 2, 3, 0, 0, &r);
+	EXPECT_TRUE(r.flags & BCS_SLICE_LATE);
+	EXPECT_EQ(0, missed_since(self->fd, self->missed));
+	EXPECT_EQ(1, predicted_since(self->fd, self->predicted));
+}
+
+TEST_F(driven, prediction_already_due_is_dropped)
+{
+	uint64_t now = bt_now_ns(CLOCK_REALTIME);
+
+	/* Two slices late: the prediction's deadline has passed too. */
+	ASSERT_EQ(0, send_strobe(self->fd, self->slice + 1, 1,
+				 now - 2 * APART_NS, true, 2));
+	expect_switch(_metadata, self->sfd, self->slice + 1, 1, 0);
+	expect_no_switch(_metadata, self->sfd,
+			 (int)(3 * APART_NS / 1000000));
+	EXPECT_EQ(0, predicted_since(self->fd, self->predicted));
 }
 
 TEST_HARNESS_MAIN

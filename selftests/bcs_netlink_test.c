@@ -230,7 +230,7 @@ TEST_F(nl, get_state)
 		BCS_A_MODE, BCS_A_ROW, BCS_A_SLICE, BCS_A_SLICE_NS,
 		BCS_A_WATCHDOG_SLICES, BCS_A_FAILOPEN, BCS_A_NR_JOBS,
 		BCS_A_NR_TASKS, BCS_A_STROBES, BCS_A_LATE, BCS_A_MISSED,
-		BCS_A_FAILOPENS,
+		BCS_A_FAILOPENS, BCS_A_PREDICTED,
 	};
 	struct bcs_state st;
 	struct nlreply r;
@@ -357,6 +357,34 @@ TEST_F(nl, bad_attributes)
 	nla_put_u32(m, BCS_A_FLAGS, 1U << 7);
 	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
 
+	/* BCS_A_NEXT_ROW out of range. */
+	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
+	nla_put_u32(m, BCS_A_ROW, 0);
+	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
+	nla_put_u32(m, BCS_A_NEXT_ROW, BCS_ROWS_MAX);
+	EXPECT_EQ(-ERANGE, bnl_xfer(&self->c, m, &r));
+
+	/* BCS_STROBE_PREDICT without the row it predicts. */
+	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
+	nla_put_u32(m, BCS_A_ROW, 0);
+	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
+	nla_put_u32(m, BCS_A_FLAGS, BCS_STROBE_PREDICT);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+
+	/* A prediction with a strobe for now, which has no deadline. */
+	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
+	nla_put_u32(m, BCS_A_ROW, 0);
+	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
+	nla_put_u32(m, BCS_A_FLAGS, BCS_STROBE_NOW);
+	nla_put_u32(m, BCS_A_NEXT_ROW, 1);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+
 	/* Out of range, on DRIVE and on STROBE: -ERANGE, as for any netlink
 	 * range policy.
 	 */
@@ -378,6 +406,33 @@ TEST_F(nl, bad_attributes)
 	ASSERT_EQ(0, bt_get_state(self->fd, &st));
 	EXPECT_EQ(BCS_MODE_DRIVEN, st.mode);
 	EXPECT_EQ(0, bnl_strobe(&self->c, 0));
+}
+
+TEST_F(nl, strobe_with_prediction)
+{
+	struct bcs_state st0, st;
+	struct nl_msg *m;
+	struct nlreply r;
+
+	ASSERT_EQ(0, bnl_drive(&self->c, 50000000, 0));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_SLICE, st0.slice + 1);
+	nla_put_u32(m, BCS_A_ROW, 1);
+	nla_put_u64(m, BCS_A_DEADLINE_NS,
+		    bt_now_ns(CLOCK_REALTIME) + 200000000ULL);
+	nla_put_u32(m, BCS_A_NEXT_ROW, 2);
+	ASSERT_EQ(0, bnl_xfer(&self->c, m, &r));
+	/* The strobe's slice, then the predicted one, and no more. */
+	EXPECT_TRUE(WAIT_UNTIL(!bt_get_state(self->fd, &st) &&
+			       st.predicted == st0.predicted + 1,
+			       BT_WAIT_MS));
+	EXPECT_EQ(st0.slice + 2, st.slice);
+	EXPECT_EQ(2, st.row);
+	EXPECT_EQ(st0.switches + 2, st.switches);
+	ASSERT_EQ(0, bnl_simple(&self->c, BCS_CMD_GET_STATE, &r));
+	EXPECT_EQ(st.predicted, r.val[BCS_A_PREDICTED]);
 }
 
 TEST_F(nl, unprivileged)

@@ -188,6 +188,8 @@ int bcsctl_run_status(const struct bcsctl_req *req)
 	printf("%-16s %llu\n", "switches:", (unsigned long long)st.switches);
 	printf("%-16s %llu\n", "late:", (unsigned long long)st.late);
 	printf("%-16s %llu\n", "missed:", (unsigned long long)st.missed);
+	printf("%-16s %llu\n", "predicted:",
+	       (unsigned long long)st.predicted);
 	printf("%-16s %llu\n", "failopens:",
 	       (unsigned long long)st.failopens);
 	printf("%-16s %llu\n", "drain cuts:",

@@ -81,7 +81,8 @@ static void usage(FILE *f, const struct cmd *c)
 			cmds[k].help);
 	fprintf(f, "\nSlice flags: L late, S standalone, D driven, "
 		"F fail-open, I injected,\n"
-		"C next row woken at the drain limit, O earlier strobes overtaken.\n"
+		"C next row woken at the drain limit, O earlier strobes overtaken,\n"
+		"P predicted (no strobe for the slice by its deadline).\n"
 		"Exit status: 0 ok, 1 failure, 2 usage error.\n");
 }
 
@@ -219,6 +220,7 @@ static const char *slice_flags(char buf[SLICE_FLAGS_LEN], uint32_t flags)
 		{ BCS_SLICE_INJECTED, 'I' },
 		{ BCS_SLICE_DRAIN_CUT, 'C' },
 		{ BCS_SLICE_OVERTAKEN, 'O' },
+		{ BCS_SLICE_PREDICTED, 'P' },
 	};
 	size_t i;
 
@@ -234,7 +236,7 @@ static const char *slice_flags(char buf[SLICE_FLAGS_LEN], uint32_t flags)
 
 static void slice_header(void)
 {
-	printf("%10s %10s %4s %7s %12s %10s %10s %10s %6s %6s %6s %6s %4s %6s\n",
+	printf("%10s %10s %4s %8s %12s %10s %10s %10s %6s %6s %6s %6s %4s %6s\n",
 	       "SEQ", "SLICE", "ROW", "FLAGS", "INTERVAL_US", "SWITCH_US",
 	       "PARKED_US", "RESUMED_US", "SUSP", "RES", "RUN", "BLK", "LATE",
 	       "MISSED");
@@ -255,7 +257,7 @@ static void slice_line(const struct bcs_slice_record *r)
 {
 	char f[SLICE_FLAGS_LEN], rb[16], pb[24], wb[24];
 
-	printf("%10llu %10llu %4s %7s %12.1f %10.1f %10s %10s %6u %6u %6u %6u %4u %6u\n",
+	printf("%10llu %10llu %4s %8s %12.1f %10.1f %10s %10s %6u %6u %6u %6u %4u %6u\n",
 	       (unsigned long long)r->seq, (unsigned long long)r->slice,
 	       fmt_row(rb, sizeof(rb), r->row), slice_flags(f, r->flags),
 	       r->interval_ns / 1e3, r->switch_ns / 1e3,

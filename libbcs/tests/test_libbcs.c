@@ -246,7 +246,8 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	case BCS_IOC_STROBE: {
 		struct bcs_strobe *s = arg;
 
-		if (s->size != sizeof(*s) || s->reserved0 ||
+		if (s->size != sizeof(*s) ||
+		    (s->next_row && !(s->flags & BCS_STROBE_PREDICT)) ||
 		    !zero(s->reserved, sizeof(s->reserved)))
 			return fake_err(EINVAL);
 		if (fake.cfg.mode == BCS_MODE_OFF)
@@ -468,6 +469,13 @@ static void test_control(struct bcs *h)
 	CHECK_EQ(fake.last_strobe.row, 3);
 	CHECK_EQ(fake.last_strobe.deadline_ns, 123);
 	CHECK_EQ(fake.last_strobe.flags, BCS_STROBE_NOW);
+	CHECK_EQ(fake.last_strobe.next_row, 0);
+	/* The prediction goes with its flag only. */
+	s.flags = BCS_STROBE_PREDICT;
+	s.next_row = 5;
+	CHECK_EQ(bcs_strobe(h, &s), 0);
+	CHECK_EQ(fake.last_strobe.flags, BCS_STROBE_PREDICT);
+	CHECK_EQ(fake.last_strobe.next_row, 5);
 
 	fake.cfg.mode = BCS_MODE_OFF;
 	CHECK_EQ(bcs_strobe(h, &s), -ENOTCONN);
@@ -901,6 +909,11 @@ static void test_netlink(void)
 	CHECK_EQ(bcs_nl_get_state(nl, &s), -EOPNOTSUPP);
 	CHECK_EQ(bcs_nl_release(nl), -EINVAL);
 	CHECK_EQ(bcs_nl_strobe(nl, 1, 0, 0, 0, 0), -EOPNOTSUPP);
+	CHECK_EQ(bcs_nl_strobe_send(nl, &(struct bcs_strobe){
+			.flags = BCS_STROBE_PREDICT, .next_row = 1 }),
+		 -EOPNOTSUPP);
+	CHECK_EQ(bcs_nl_strobe_send(nl, NULL), -EINVAL);
+	CHECK_EQ(bcs_nl_strobe_send(NULL, NULL), -EBADF);
 	CHECK(bcs_nl_error_msg(nl) != NULL);
 	bcs_nl_close(nl);
 	bcs_nl_close(NULL);

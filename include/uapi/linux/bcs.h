@@ -42,6 +42,30 @@
  * Fail-open: unload, driver loss and the watchdog resume every job; no task
  * is ever left suspended by bcs.
  *
+ * Predictions (BCS_STROBE_PREDICT, driven mode)
+ * ---------------------------------------------
+ * A driver that knows the rotation (bcsd holds the master's map) sends with
+ * each strobe for slice n the row of slice n + 1.  bcs.ko queues it behind
+ * the strobe as a *prediction*, due at the strobe's deadline plus one slice,
+ * so that a node whose strobe for n + 1 was lost or comes late still
+ * switches at the right time, to the row the master would have sent:
+ *  - a strobe from the driver replaces a queued prediction for its slice or
+ *    a later one, which is not counted missed: it was only a guess;
+ *  - a prediction that switches flags its record BCS_SLICE_PREDICTED and
+ *    counts in @predicted of struct bcs_state; it is neither late nor
+ *    missed, and it does not feed the watchdog, which counts from the last
+ *    switch to a strobe of the driver: a silent driver still fails open
+ *    after watchdog_slices;
+ *  - a strobe that comes after its prediction has switched, for the same
+ *    slice and row, only confirms it (no second switch); for another row it
+ *    switches at once, late;
+ *  - a prediction whose deadline has passed when its strobe arrives, or
+ *    that finds the queue full, is dropped; BCS_STROBE_PREDICT cannot be
+ *    combined with BCS_STROBE_NOW or BCS_STROBE_NEXT (-EINVAL).
+ * A prediction is for the slice after a strobe only: it never runs more
+ * than one slice past the driver's last strobe.  In standalone mode
+ * predictions are ignored: an injected strobe switches at once.
+ *
  * Permissions
  * -----------
  * (Netlink admin commands need CAP_NET_ADMIN, see below.)
@@ -82,7 +106,12 @@
  * BCS_IOC_STROBE       struct bcs_strobe: switch to @row at @deadline_ns.
  *                      In driven mode up to BCS_STROBE_QUEUE strobes wait
  *                      for their deadlines; one due no later than a waiting
- *                      one supersedes it (counted missed).
+ *                      one supersedes it (counted missed).  With
+ *                      BCS_STROBE_PREDICT it also names @next_row, the row
+ *                      of the slice after it: a prediction, which switches
+ *                      at the next deadline (@deadline_ns + the slice) only
+ *                      if no strobe from the driver has come by then (see
+ *                      below).
  * BCS_IOC_GET_STATE    struct bcs_state: global state and counters.
  * BCS_IOC_JOB_LIST     struct bcs_job_list: copy up to @count job records
  *                      (struct bcs_job_info) to @jobs; @count returns the
@@ -118,14 +147,18 @@
  * BCS_CMD_GET_STATE  reply: BCS_A_MODE, BCS_A_ROW, BCS_A_SLICE,
  *                    BCS_A_SLICE_NS, BCS_A_WATCHDOG_SLICES, BCS_A_FAILOPEN,
  *                    BCS_A_NR_JOBS, BCS_A_NR_TASKS, BCS_A_STROBES,
- *                    BCS_A_LATE, BCS_A_MISSED, BCS_A_FAILOPENS.
+ *                    BCS_A_LATE, BCS_A_MISSED, BCS_A_FAILOPENS,
+ *                    BCS_A_PREDICTED.
  * BCS_CMD_DRIVE      (admin) make the sending socket the driver and enter
  *                    driven mode; optional BCS_A_SLICE_NS and
  *                    BCS_A_WATCHDOG_SLICES.  Closing the socket fails open.
  * BCS_CMD_RELEASE    (admin) the driver gives up: fail open, mode off.
  * BCS_CMD_STROBE     (admin) BCS_A_SLICE, BCS_A_ROW (< BCS_ROWS_MAX even
  *                    with BCS_STROBE_NEXT), BCS_A_DEADLINE_NS required;
- *                    BCS_A_SLICE_NS, BCS_A_FLAGS optional.
+ *                    BCS_A_SLICE_NS, BCS_A_FLAGS optional; BCS_A_NEXT_ROW
+ *                    optional, the prediction of BCS_STROBE_PREDICT (the
+ *                    attribute sets the flag; the flag without it is
+ *                    -EINVAL).
  * Attributes are validated strictly, with an extended ack: out-of-range
  * values fail with -ERANGE; unknown attributes, wrong lengths, unknown flag
  * bits and missing attributes with -EINVAL.  Admin commands need
@@ -198,7 +231,9 @@ struct bcs_config {
 
 #define BCS_STROBE_NOW		(1U << 0)	/* ignore @deadline_ns */
 #define BCS_STROBE_NEXT		(1U << 1)	/* standalone: next row */
-#define BCS_STROBE_FLAGS	(BCS_STROBE_NOW | BCS_STROBE_NEXT)
+#define BCS_STROBE_PREDICT	(1U << 2)	/* @next_row is a prediction */
+#define BCS_STROBE_FLAGS	(BCS_STROBE_NOW | BCS_STROBE_NEXT | \
+				 BCS_STROBE_PREDICT)
 
 /* BCS_IOC_STROBE */
 struct bcs_strobe {
@@ -208,7 +243,9 @@ struct bcs_strobe {
 	__u64 deadline_ns;	/* switch time; in the past: switch now, late */
 	__u64 slice_ns;		/* 0, or the new local slice length */
 	__u32 row;		/* row to run, < BCS_ROWS_MAX */
-	__u32 reserved0;	/* must be 0 */
+	__u32 next_row;		/* with BCS_STROBE_PREDICT: the row of slice
+				 * @slice + 1, < BCS_ROWS_MAX; else 0
+				 */
 	__u64 reserved[2];	/* must be 0 */
 };
 
@@ -229,7 +266,10 @@ struct bcs_state {
 	__u64 strobes;		/* strobes accepted */
 	__u64 switches;		/* slices started */
 	__u64 late;		/* switches after their deadline */
-	__u64 missed;		/* strobes lost or superseded */
+	__u64 missed;		/* strobes lost or superseded (a lost
+				 * one whose prediction switched counts
+				 * in @predicted instead)
+				 */
 	__u64 failopens;	/* fail-open events */
 	__u64 attach_failures;	/* children not attached (no memory) */
 	__u32 stat_records;	/* capacity of the /dev/bcsstat ring */
@@ -237,7 +277,10 @@ struct bcs_state {
 	__u64 drain_cuts;	/* switches that woke the next row at the
 				 * drain limit (BCS_SLICE_DRAIN_CUT)
 				 */
-	__u64 reserved[3];
+	__u64 predicted;	/* switches to a prediction
+				 * (BCS_SLICE_PREDICTED)
+				 */
+	__u64 reserved[2];
 };
 
 #define BCS_VERSION		1
@@ -347,6 +390,12 @@ struct bcs_stat_header {
  * switched.  They count in @missed with any slices skipped.
  */
 #define BCS_SLICE_OVERTAKEN	(1U << 6)
+/*
+ * The switch ran a prediction (BCS_STROBE_PREDICT): no strobe from the
+ * driver for this slice had come by its deadline.  @strobe_ns is the
+ * arrival of the strobe that carried the prediction, a slice earlier.
+ */
+#define BCS_SLICE_PREDICTED	(1U << 7)
 
 struct bcs_slice_record {
 	__u64 seq;		/* record sequence number, written last */
@@ -414,6 +463,8 @@ enum bcs_attr {
 	BCS_A_LATE,		/* u64 */
 	BCS_A_MISSED,		/* u64 */
 	BCS_A_FAILOPENS,	/* u64 */
+	BCS_A_NEXT_ROW,		/* u32, a prediction: BCS_STROBE_PREDICT */
+	BCS_A_PREDICTED,	/* u64 */
 	__BCS_A_MAX,
 };
 
