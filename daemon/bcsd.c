@@ -331,6 +331,7 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		    m.hdr.epoch != d->master_epoch)
 			return;
 		d->map = m.map;
+		d->map_epoch = m.hdr.epoch;
 		d->have_map = true;
 		if (d->node_role)
 			node_on_map(d, m.hdr.epoch, &m.map);

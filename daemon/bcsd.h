@@ -131,6 +131,7 @@ struct bcsd {
 	uint64_t master_slice;
 	uint32_t max_epoch_seen;
 	struct bcsp_map map;		/* the last map received */
+	uint32_t map_epoch;		/* of the master that sent it */
 	bool have_map;
 
 	/* Node. */

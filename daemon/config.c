@@ -46,6 +46,8 @@ const struct cfg_opt cfg_opts[] = {
 	  "standby master: take over only while this many nodes report (0: more than half of those heard)" },
 	{ "watchdog_slices", CFG_UINT, "10", 1, 100000, NULL,
 	  "node: bcs.ko fails open after this many slices without strobe" },
+	{ "predict", CFG_UINT, "1", 0, 1, NULL,
+	  "node: give bcs.ko the row of the slice after each strobe, which runs if that slice's strobe is lost (0: off)" },
 	{ "stale_slices", CFG_UINT, "4", 1, 100000, NULL,
 	  "node: ignore strobes whose deadline passed this many slices ago" },
 	{ "report_ms", CFG_UINT, "1000", 10, 3600000, NULL,

@@ -124,6 +124,7 @@ static void send_map(struct bcsd *d)
 	d->map_sent_slice = d->slice;
 	/* The master's own view, for bcsctl job list on this host. */
 	d->map = m.map;
+	d->map_epoch = d->epoch;
 	d->have_map = true;
 	if (d->node_role)
 		node_on_map(d, d->epoch, &m.map);

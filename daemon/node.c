@@ -74,10 +74,31 @@ void node_exit(struct bcsd *d)
 	d->dev = NULL;
 }
 
+/*
+ * The row the master will send for the slice after @m: the rotation of
+ * wire-protocol.rst over the map @m names, if this node holds that map.
+ * bcs.ko switches to it should that strobe be lost.  A map that changes
+ * in between may make it wrong, for that one slice only.
+ */
+static bool predict_row(const struct bcsd *d, const struct bcsp_msg *m,
+			uint32_t *row)
+{
+	if (!cfg_uint(&d->cfg, "predict") || !d->have_map ||
+	    d->map_epoch != m->hdr.epoch ||
+	    d->map.version != m->strobe.map_version)
+		return false;
+	*row = bcsp_map_next_row(&d->map, m->strobe.row);
+	return true;
+}
+
 /* Strobes reach here checked (bcsd.c: strobe_verdict()). */
 void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
 {
 	const struct bcsp_strobe *s = &m->strobe;
+	struct bcs_strobe req = {
+		.slice = s->slice, .deadline_ns = s->deadline_ns,
+		.slice_ns = s->slice_ns, .row = s->row,
+	};
 	int err;
 
 	if (!d->driving) {
@@ -93,8 +114,9 @@ void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
 		pr_notice("driving bcs.ko: slice %llu us",
 			  (unsigned long long)(s->slice_ns / 1000));
 	}
-	err = bcs_nl_strobe(d->nl, s->slice, s->row, s->deadline_ns,
-			    s->slice_ns, 0);
+	if (predict_row(d, m, &req.next_row))
+		req.flags |= BCS_STROBE_PREDICT;
+	err = bcs_nl_strobe_send(d->nl, &req);
 	if (err) {
 		d->cnt.kernel_errors++;
 		/* Someone else took driven mode away: ask again next time. */
