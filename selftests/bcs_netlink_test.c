@@ -183,6 +183,24 @@ static int bnl_strobe(struct nlconn *c, uint32_t row)
 	return bnl_xfer(c, msg, &r);
 }
 
+/*
+ * A BCS_CMD_STROBE for @slice and @row due at @deadline_ns, to which the
+ * caller may add attributes; NULL if it cannot be built.
+ */
+static struct nl_msg *bnl_strobe_msg(struct nlconn *c, uint64_t slice,
+				     uint32_t row, uint64_t deadline_ns)
+{
+	struct nl_msg *msg = bnl_new(c, BCS_CMD_STROBE);
+
+	if (msg && (nla_put_u64(msg, BCS_A_SLICE, slice) ||
+		    nla_put_u32(msg, BCS_A_ROW, row) ||
+		    nla_put_u64(msg, BCS_A_DEADLINE_NS, deadline_ns))) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return msg;
+}
+
 FIXTURE(nl) {
 	int fd;
 	struct nlconn c;
@@ -316,11 +334,8 @@ TEST_F(nl, bad_attributes)
 	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
 
 	/* BCS_A_ROW out of range. */
-	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	m = bnl_strobe_msg(&self->c, st.slice + 1, BCS_ROWS_MAX, 0);
 	ASSERT_NE(NULL, m);
-	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
-	nla_put_u32(m, BCS_A_ROW, BCS_ROWS_MAX);
-	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
 	EXPECT_EQ(-ERANGE, bnl_xfer(&self->c, m, &r));
 
 	/* BCS_A_ROW too long. */
@@ -340,47 +355,32 @@ TEST_F(nl, bad_attributes)
 	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
 
 	/* Unknown attribute. */
-	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
 	ASSERT_NE(NULL, m);
-	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
-	nla_put_u32(m, BCS_A_ROW, 0);
-	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
 	nla_put_u32(m, BCS_A_MAX + 1, 0);
 	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
 
 	/* Unknown strobe flags. */
-	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
 	ASSERT_NE(NULL, m);
-	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
-	nla_put_u32(m, BCS_A_ROW, 0);
-	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
 	nla_put_u32(m, BCS_A_FLAGS, 1U << 7);
 	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
 
 	/* BCS_A_NEXT_ROW out of range. */
-	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
 	ASSERT_NE(NULL, m);
-	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
-	nla_put_u32(m, BCS_A_ROW, 0);
-	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
 	nla_put_u32(m, BCS_A_NEXT_ROW, BCS_ROWS_MAX);
 	EXPECT_EQ(-ERANGE, bnl_xfer(&self->c, m, &r));
 
 	/* BCS_STROBE_PREDICT without the row it predicts. */
-	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
 	ASSERT_NE(NULL, m);
-	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
-	nla_put_u32(m, BCS_A_ROW, 0);
-	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
 	nla_put_u32(m, BCS_A_FLAGS, BCS_STROBE_PREDICT);
 	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
 
 	/* A prediction with a strobe for now, which has no deadline. */
-	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
 	ASSERT_NE(NULL, m);
-	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
-	nla_put_u32(m, BCS_A_ROW, 0);
-	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
 	nla_put_u32(m, BCS_A_FLAGS, BCS_STROBE_NOW);
 	nla_put_u32(m, BCS_A_NEXT_ROW, 1);
 	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
@@ -391,11 +391,8 @@ TEST_F(nl, bad_attributes)
 	EXPECT_EQ(-ERANGE, bnl_drive(&self->c, BCS_SLICE_NS_MIN - 1, -1));
 	EXPECT_EQ(-ERANGE, bnl_drive(&self->c, BCS_SLICE_NS_MAX + 1, -1));
 	EXPECT_EQ(-ERANGE, bnl_drive(&self->c, 0, BCS_WATCHDOG_MAX + 1));
-	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
 	ASSERT_NE(NULL, m);
-	nla_put_u64(m, BCS_A_SLICE, st.slice + 1);
-	nla_put_u32(m, BCS_A_ROW, 0);
-	nla_put_u64(m, BCS_A_DEADLINE_NS, 0);
 	nla_put_u64(m, BCS_A_SLICE_NS, BCS_SLICE_NS_MAX + 1);
 	EXPECT_EQ(-ERANGE, bnl_xfer(&self->c, m, &r));
 
@@ -416,12 +413,9 @@ TEST_F(nl, strobe_with_prediction)
 
 	ASSERT_EQ(0, bnl_drive(&self->c, 50000000, 0));
 	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
-	m = bnl_new(&self->c, BCS_CMD_STROBE);
+	m = bnl_strobe_msg(&self->c, st0.slice + 1, 1,
+			   bt_now_ns(CLOCK_REALTIME) + 200000000ULL);
 	ASSERT_NE(NULL, m);
-	nla_put_u64(m, BCS_A_SLICE, st0.slice + 1);
-	nla_put_u32(m, BCS_A_ROW, 1);
-	nla_put_u64(m, BCS_A_DEADLINE_NS,
-		    bt_now_ns(CLOCK_REALTIME) + 200000000ULL);
 	nla_put_u32(m, BCS_A_NEXT_ROW, 2);
 	ASSERT_EQ(0, bnl_xfer(&self->c, m, &r));
 	/* The strobe's slice, then the predicted one, and no more. */
