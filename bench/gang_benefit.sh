@@ -10,7 +10,7 @@
 # 100 ms slices and the slices of --slices (default "1000 10000" us);
 # prints a table with the ratios to the sequential run and plain/bcs.
 # --nodrain adds every bcs slice length with bcs.ko's drain_us at 0, and
-# --variant every bcs slice length with the master bcsd given OPTS.  The
+# --variant every bcs slice length with every bcsd given OPTS.  The
 # cluster demo does the work (scripts/demo-cluster.sh --bench), and takes
 # its other options.
 

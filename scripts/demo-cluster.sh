@@ -37,7 +37,7 @@
 #               30; never more than the test bed's 30 ms).  Over 100 the
 #               strobes of short slices wait in bcs.ko behind the slices
 #               before them, which the guests' slow strobe path needs
-#   --variant O with --bench, every bcs slice length also with the master
+#   --variant O with --bench, every bcs slice length also with every
 #               bcsd given the options O (e.g. "--strobe_copies=1"),
 #               labelled "-var": an A/B comparison within one run
 #   --quantum MS  the guests' scheduler time slice for CPU-bound tasks

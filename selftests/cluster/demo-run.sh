@@ -19,8 +19,8 @@
 # DEMO_NODRAIN (1: in the benchmark, every bcs slice length also with
 # bcs.ko's drain_us at 0 on every node, the new row woken at once),
 # DEMO_VARIANT (bcsd options: in the benchmark, every bcs slice length also
-# with the master started with them, labelled "-var"; an A/B comparison
-# within one run, e.g. "--strobe_copies=1").
+# with every bcsd started with them, labelled "-var"; an A/B comparison
+# within one run, e.g. "--strobe_copies=1" or "--predict=0").
 
 . "$CL_DIR/lib.sh"
 
@@ -89,9 +89,10 @@ $iters $work $barrier_wait ${3:-}" || { ok 1 "$label: ran"; return 1; }
 	ok 0 "$label: both jobs completed ($line)"
 }
 
-# Restart bcsd everywhere with another slice length, and the master with
-# the options ARGS: node1 the master, the others nodes only (no standby to
-# take over meanwhile).
+# Restart bcsd everywhere with another slice length, and every daemon with
+# the options ARGS (options of the master's alone change nothing on a
+# node): node1 the master, the others nodes only (no standby to take over
+# meanwhile).
 restart_bcsd()	# restart_bcsd SLICE_US [ARGS]
 {
 	local n
@@ -116,7 +117,8 @@ restart_bcsd()	# restart_bcsd SLICE_US [ARGS]
 	wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]' ||
 		return 1
 	for n in $CL_NODES; do
-		[ "$n" = 1 ] || on "$n" start_bcsd --role=node || return 1
+		[ "$n" = 1 ] || on "$n" "start_bcsd --role=node ${2:-}" ||
+			return 1
 	done
 	wait_until 30 all_follow_master && cur_slice=$1 && cur_args=${2:-}
 }
@@ -298,7 +300,7 @@ gang_nodrain()
 	return $rc
 }
 
-# gang_variant SLICE_US: gang_at SLICE_US with the master given
+# gang_variant SLICE_US: gang_at SLICE_US with every bcsd given
 # DEMO_VARIANT, labelled -var.
 gang_variant()
 {
@@ -306,7 +308,7 @@ gang_variant()
 }
 
 # gang_at SLICE_US [ROWS [SUFFIX [ARGS]]]: a gang run with bcsd at that
-# slice and the master's options ARGS (restarted if it runs others),
+# slice and the daemons' options ARGS (restarted if they run others),
 # labelled bcs-SLICE_USusSUFFIX, and its slice table of ROWS rows (default
 # $rows).
 gang_at()
