@@ -42,8 +42,11 @@ static inline void bcs_hrtimer_setup(struct hrtimer *timer,
 /* The sched_process_exit tracepoint grew a group_dead argument. */
 #ifdef BCS_HAVE_EXIT_TP_GROUP_DEAD
 #define BCS_EXIT_PROBE_ARGS	void *data, struct task_struct *p, bool group_dead
+#define bcs_exit_group_dead(p)	(group_dead)
 #else
 #define BCS_EXIT_PROBE_ARGS	void *data, struct task_struct *p
+/* do_exit() has counted the task out of signal->live before the probe. */
+#define bcs_exit_group_dead(p)	(!atomic_read(&(p)->signal->live))
 #endif
 
 /*

@@ -102,8 +102,9 @@ static long bcs_ioc_config(struct file *file, unsigned long arg)
 	return err;
 }
 
-static long bcs_ioc_strobe(unsigned long arg)
+static long bcs_ioc_strobe(struct file *file, unsigned long arg)
 {
+	struct bcs_driver drv = { .file = file };
 	struct bcs_strobe req;
 	int err;
 
@@ -114,7 +115,7 @@ static long bcs_ioc_strobe(unsigned long arg)
 		return err;
 	if (!bcs_zero(req.reserved))
 		return -EINVAL;
-	return bcs_strobe_submit(&req, BCS_SLICE_INJECTED);
+	return bcs_strobe_submit(&req, BCS_SLICE_INJECTED, &drv);
 }
 
 static long bcs_ioc_state(unsigned long arg)
@@ -193,13 +194,25 @@ static long bcs_dev_ioctl(struct file *file, unsigned int cmd,
 	case BCS_IOC_CONFIG:
 		return bcs_ioc_config(file, arg);
 	case BCS_IOC_STROBE:
-		return bcs_ioc_strobe(arg);
+		return bcs_ioc_strobe(file, arg);
 	default:
 		return bcs_dev_query_ioctl(file, cmd, arg);
 	}
 }
 
-/* Closing the file that drives strobes fails open. */
+/*
+ * The driving process closing the file it drives with (close(2), exit,
+ * exec with O_CLOEXEC) fails open, whoever else still holds the file.
+ */
+static int bcs_dev_flush(struct file *file, fl_owner_t id)
+{
+	struct bcs_driver drv = { .file = file, .tgid = task_tgid_nr(current) };
+
+	bcs_strobe_driver_gone(&drv);
+	return 0;
+}
+
+/* So does the last close of that file, by anyone. */
 static int bcs_dev_release(struct inode *inode, struct file *file)
 {
 	struct bcs_driver drv = { .file = file };
@@ -210,6 +223,7 @@ static int bcs_dev_release(struct inode *inode, struct file *file)
 
 static const struct file_operations bcs_dev_fops = {
 	.owner		= THIS_MODULE,
+	.flush		= bcs_dev_flush,
 	.release	= bcs_dev_release,
 	.unlocked_ioctl	= bcs_dev_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,

@@ -677,6 +677,7 @@ static void bcs_probe_exit(BCS_EXIT_PROBE_ARGS)
 	struct bcs_task *bt;
 	unsigned long flags;
 
+	bcs_strobe_task_exit(p, bcs_exit_group_dead(p));
 	/* Pairs with smp_mb__after_spinlock() in bcs_job_attach(). */
 	smp_mb();
 	if (!READ_ONCE(bcs_nr_jobs))

@@ -6,8 +6,11 @@
  * are at or after resv_start_op, 0, so the reserved header fields are
  * checked too), so unknown attributes, wrong lengths and out-of-range
  * values never reach the handlers.  Commands that change the schedule need
- * CAP_NET_ADMIN in the initial user namespace (GENL_ADMIN_PERM).  A socket
- * that entered driven mode is the driver: the NETLINK_URELEASE
+ * what the ioctls need, CAP_SYS_ADMIN in the initial user namespace, of
+ * the sender and of the socket's opener (netlink_capable()).  The family
+ * exists in the initial network namespace only: bcs.ko schedules the whole
+ * machine, which a container's network namespace is not (design.rst).  A
+ * socket that entered driven mode is the driver: the NETLINK_URELEASE
  * notification for it fails open.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -31,10 +34,16 @@ static struct netlink_range_validation bcs_watchdog_range = {
 	.max = BCS_WATCHDOG_MAX,
 };
 
+static struct netlink_range_validation bcs_deadline_range = {
+	.min = 0,
+	.max = BCS_DEADLINE_NS_MAX,
+};
+
 static const struct nla_policy bcs_nl_policy[BCS_A_MAX + 1] = {
 	[BCS_A_SLICE]		= { .type = NLA_U64 },
 	[BCS_A_ROW]		= NLA_POLICY_MAX(NLA_U32, BCS_ROWS_MAX - 1),
-	[BCS_A_DEADLINE_NS]	= { .type = NLA_U64 },
+	[BCS_A_DEADLINE_NS]	= NLA_POLICY_FULL_RANGE(NLA_U64,
+							&bcs_deadline_range),
 	[BCS_A_SLICE_NS]	= NLA_POLICY_FULL_RANGE(NLA_U64,
 							&bcs_slice_ns_range),
 	[BCS_A_FLAGS]		= NLA_POLICY_MASK(NLA_U32, BCS_STROBE_FLAGS),
@@ -51,6 +60,15 @@ static void bcs_nl_driver(struct genl_info *info, struct bcs_driver *drv)
 	drv->net = genl_info_net(info);
 	drv->portid = info->snd_portid;
 	drv->tgid = task_tgid_nr(current);
+}
+
+/* The permission of the ioctls that change the schedule. */
+static int bcs_nl_admin(struct sk_buff *skb, struct genl_info *info)
+{
+	if (netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(info->extack, "bcs: needs CAP_SYS_ADMIN");
+	return -EPERM;
 }
 
 static int bcs_nl_get_state(struct sk_buff *skb, struct genl_info *info)
@@ -93,7 +111,11 @@ static int bcs_nl_drive(struct sk_buff *skb, struct genl_info *info)
 {
 	struct bcs_config cfg = { .size = sizeof(cfg) };
 	struct bcs_driver drv;
+	int err;
 
+	err = bcs_nl_admin(skb, info);
+	if (err)
+		return err;
 	bcs_nl_driver(info, &drv);
 	cfg.set = BCS_CONFIG_MODE;
 	cfg.mode = BCS_MODE_DRIVEN;
@@ -112,7 +134,11 @@ static int bcs_nl_drive(struct sk_buff *skb, struct genl_info *info)
 static int bcs_nl_release(struct sk_buff *skb, struct genl_info *info)
 {
 	struct bcs_driver drv;
+	int err;
 
+	err = bcs_nl_admin(skb, info);
+	if (err)
+		return err;
 	bcs_nl_driver(info, &drv);
 	return bcs_strobe_release(&drv);
 }
@@ -120,7 +146,12 @@ static int bcs_nl_release(struct sk_buff *skb, struct genl_info *info)
 static int bcs_nl_strobe(struct sk_buff *skb, struct genl_info *info)
 {
 	struct bcs_strobe req = { .size = sizeof(req) };
+	struct bcs_driver drv;
+	int err;
 
+	err = bcs_nl_admin(skb, info);
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, BCS_A_SLICE) ||
 	    GENL_REQ_ATTR_CHECK(info, BCS_A_ROW) ||
 	    GENL_REQ_ATTR_CHECK(info, BCS_A_DEADLINE_NS))
@@ -141,7 +172,15 @@ static int bcs_nl_strobe(struct sk_buff *skb, struct genl_info *info)
 				    "BCS_STROBE_PREDICT needs BCS_A_NEXT_ROW");
 		return -EINVAL;
 	}
-	return bcs_strobe_submit(&req, 0);
+	bcs_nl_driver(info, &drv);
+	err = bcs_strobe_submit(&req, 0, &drv);
+	if (err == -ERANGE)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[BCS_A_DEADLINE_NS],
+				    "deadline further ahead than the strobe queue holds");
+	else if (err == -EBUSY)
+		NL_SET_ERR_MSG(info->extack,
+			       "another file or socket drives bcs");
+	return err;
 }
 
 static const struct genl_small_ops bcs_nl_ops[] = {
@@ -152,17 +191,14 @@ static const struct genl_small_ops bcs_nl_ops[] = {
 	{
 		.cmd	= BCS_CMD_DRIVE,
 		.doit	= bcs_nl_drive,
-		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= BCS_CMD_RELEASE,
 		.doit	= bcs_nl_release,
-		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= BCS_CMD_STROBE,
 		.doit	= bcs_nl_strobe,
-		.flags	= GENL_ADMIN_PERM,
 	},
 };
 
@@ -171,7 +207,7 @@ static struct genl_family bcs_nl_family __ro_after_init = {
 	.version	= BCS_GENL_VERSION,
 	.maxattr	= BCS_A_MAX,
 	.policy		= bcs_nl_policy,
-	.netnsok	= true,
+	.netnsok	= false,
 	.module		= THIS_MODULE,
 	.small_ops	= bcs_nl_ops,
 	.n_small_ops	= ARRAY_SIZE(bcs_nl_ops),

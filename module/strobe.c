@@ -45,6 +45,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/workqueue.h>
 
 #include "compat.h"
 #include "job.h"
@@ -86,9 +87,20 @@ struct bcs_sched {
 	u64 failopens;
 	u64 drain_cuts;
 	u64 predicted;
+	pid_t driver_exited;		/* for bcs_driver_exit_work */
 };
 
 static struct bcs_sched bcs_sched;	/* bcs_lock */
+
+/*
+ * The driver's process id while in driven mode, else 0: written under
+ * bcs_lock with bcs_sched.driver, read without it by the exit probe
+ * (bcs_strobe_task_exit()).  bcs_driver_exit_work fails open in process
+ * context for the probe, which may not sleep.
+ */
+static pid_t bcs_driver_tgid;
+static void bcs_driver_exit_fn(struct work_struct *work);
+static DECLARE_WORK(bcs_driver_exit_work, bcs_driver_exit_fn);
 
 #define BCS_DRAIN_US_MAX	1000000
 
@@ -559,10 +571,21 @@ static enum hrtimer_restart bcs_watchdog_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+static bool bcs_same_driver(const struct bcs_driver *a,
+			    const struct bcs_driver *b)
+{
+	if (a->file || b->file)
+		return a->file == b->file;
+	return a->portid && a->portid == b->portid && a->net == b->net;
+}
+
 static int bcs_check_strobe(const struct bcs_strobe *req)
 {
 	if (req->flags & ~BCS_STROBE_FLAGS)
 		return -EINVAL;
+	/* A deadline becomes a ktime: it must fit one (see also below). */
+	if (req->deadline_ns > BCS_DEADLINE_NS_MAX)
+		return -ERANGE;
 	if (req->row >= BCS_ROWS_MAX && !(req->flags & BCS_STROBE_NEXT))
 		return -EINVAL;
 	if (req->flags & BCS_STROBE_PREDICT) {
@@ -578,14 +601,42 @@ static int bcs_check_strobe(const struct bcs_strobe *req)
 	return 0;
 }
 
+/*
+ * May @drv strobe now?  In driven mode only the driver may: any other file
+ * or socket would otherwise steer (or, with strobes far ahead, stall) the
+ * node behind its driver's back.  Every driven strobe is due at most
+ * BCS_STROBE_AHEAD_MAX_NS from now, with BCS_STROBE_NOW too, because its
+ * deadline also arms the watchdog: further than the queue could ever hold
+ * is a mistake or an attack, and would put off switching and failing open
+ * alike.  bcs_lock held.
+ */
+static int bcs_strobe_allowed(const struct bcs_strobe *req,
+			      const struct bcs_driver *drv, u64 now)
+{
+	const struct bcs_sched *s = &bcs_sched;
+
+	if (s->mode != BCS_MODE_DRIVEN)
+		return 0;
+	if (!bcs_same_driver(&s->driver, drv))
+		return -EBUSY;
+	if (req->deadline_ns > now &&
+	    req->deadline_ns - now > BCS_STROBE_AHEAD_MAX_NS)
+		return -ERANGE;
+	return 0;
+}
+
 /**
  * bcs_strobe_submit - accept a strobe from user space
  * @req: the strobe, fields checked here
  * @origin: BCS_SLICE_INJECTED for the ioctl, 0 for netlink
+ * @drv: the sender, a file or a netlink socket
  *
- * Return: 0, -EINVAL for a bad strobe, -ENOTCONN when bcs is off.
+ * Return: 0, -EINVAL for a bad strobe, -ERANGE for a deadline out of range,
+ * -EBUSY from anyone but the driver in driven mode, -ENOTCONN when bcs is
+ * off.
  */
-int bcs_strobe_submit(const struct bcs_strobe *req, u32 origin)
+int bcs_strobe_submit(const struct bcs_strobe *req, u32 origin,
+		      const struct bcs_driver *drv)
 {
 	struct bcs_sched *s = &bcs_sched;
 	unsigned long flags;
@@ -598,6 +649,9 @@ int bcs_strobe_submit(const struct bcs_strobe *req, u32 origin)
 
 	spin_lock_irqsave(&bcs_lock, flags);
 	now = ktime_get_real_ns();
+	err = bcs_strobe_allowed(req, drv, now);
+	if (err)
+		goto unlock;
 	if (req->slice_ns && s->mode != BCS_MODE_OFF)
 		s->slice_ns = req->slice_ns;
 	switch (s->mode) {
@@ -636,16 +690,9 @@ int bcs_strobe_submit(const struct bcs_strobe *req, u32 origin)
 	default:
 		err = -ENOTCONN;
 	}
+unlock:
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	return err;
-}
-
-static bool bcs_same_driver(const struct bcs_driver *a,
-			    const struct bcs_driver *b)
-{
-	if (a->file || b->file)
-		return a->file == b->file;
-	return a->portid && a->portid == b->portid && a->net == b->net;
 }
 
 /*
@@ -712,6 +759,7 @@ int bcs_strobe_config(struct bcs_config *cfg, const struct bcs_driver *drv)
 		} else {
 			memset(&s->driver, 0, sizeof(s->driver));
 		}
+		WRITE_ONCE(bcs_driver_tgid, s->driver.tgid);
 		/*
 		 * A new mode starts from every job running: the next strobe
 		 * (or, in standalone mode, the first tick) suspends what it
@@ -737,7 +785,24 @@ unlock:
 	return err;
 }
 
-/* Fail open and leave driven mode if @drv is the driver. */
+/*
+ * Does @drv name the driver?  Each of its fields that is set must match:
+ * the handle (a file, or a netlink socket) and the process.  bcs_lock held.
+ */
+static bool bcs_driver_match(const struct bcs_driver *drv)
+{
+	const struct bcs_sched *s = &bcs_sched;
+
+	if (s->mode != BCS_MODE_DRIVEN)
+		return false;
+	if ((drv->file || drv->portid) && !bcs_same_driver(&s->driver, drv))
+		return false;
+	if (drv->tgid && drv->tgid != s->driver.tgid)
+		return false;
+	return drv->file || drv->portid || drv->tgid;
+}
+
+/* Fail open and leave driven mode if @drv matches the driver. */
 static int bcs_drop_driver(const struct bcs_driver *drv, bool failure)
 {
 	struct bcs_sched *s = &bcs_sched;
@@ -746,12 +811,13 @@ static int bcs_drop_driver(const struct bcs_driver *drv, bool failure)
 
 	mutex_lock(&bcs_config_mutex);
 	spin_lock_irqsave(&bcs_lock, flags);
-	if (s->mode == BCS_MODE_DRIVEN && bcs_same_driver(&s->driver, drv)) {
+	if (bcs_driver_match(drv)) {
 		if (failure)
 			pr_warn("driver (pid %d) gone: failing open\n",
 				s->driver.tgid);
 		s->mode = BCS_MODE_OFF;
 		memset(&s->driver, 0, sizeof(s->driver));
+		WRITE_ONCE(bcs_driver_tgid, 0);
 		bcs_resume_all(failure);
 		s->failopen = false;
 		err = 0;
@@ -763,16 +829,66 @@ static int bcs_drop_driver(const struct bcs_driver *drv, bool failure)
 	return err;
 }
 
-/* The driver leaves driven mode on purpose. */
+/* The driver's file or socket leaves driven mode on purpose. */
 int bcs_strobe_release(const struct bcs_driver *drv)
 {
-	return bcs_drop_driver(drv, false);
+	struct bcs_driver handle = *drv;
+
+	handle.tgid = 0;
+	return bcs_drop_driver(&handle, false);
 }
 
-/* A file or netlink socket was closed; fail open if it was the driver. */
+/**
+ * bcs_strobe_driver_gone - the driver may have gone: fail open if it has
+ * @drv: what is gone: a file or netlink socket released (@drv->tgid 0), a
+ *	file closed by process @drv->tgid, or process @drv->tgid exited
+ *	(@drv->file and @drv->portid 0)
+ *
+ * The driving process closing the file it drives with, or exiting, fails
+ * open even if another process (a child that inherited the file) still
+ * holds it: that one neither strobes nor can, and a task of a suspended
+ * job may be among them.
+ */
 void bcs_strobe_driver_gone(const struct bcs_driver *drv)
 {
 	bcs_drop_driver(drv, true);
+}
+
+static void bcs_driver_exit_fn(struct work_struct *work)
+{
+	struct bcs_driver drv = {};
+	unsigned long flags;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	/* bcs_drop_driver() checks that it still drives. */
+	drv.tgid = bcs_sched.driver_exited;
+	bcs_sched.driver_exited = 0;
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	if (drv.tgid)
+		bcs_strobe_driver_gone(&drv);
+}
+
+/**
+ * bcs_strobe_task_exit - a task exits: fail open if it ends the driver
+ * @p: the exiting task
+ * @group_dead: @p is the last thread of its process
+ *
+ * Context: the sched_process_exit probe, which may not sleep: the fail-open
+ * is left to a work item.
+ */
+void bcs_strobe_task_exit(struct task_struct *p, bool group_dead)
+{
+	pid_t tgid = READ_ONCE(bcs_driver_tgid);
+	unsigned long flags;
+
+	if (likely(!tgid || !group_dead || task_tgid_nr(p) != tgid))
+		return;
+	spin_lock_irqsave(&bcs_lock, flags);
+	if (bcs_sched.mode == BCS_MODE_DRIVEN && bcs_sched.driver.tgid == tgid) {
+		bcs_sched.driver_exited = tgid;
+		schedule_work(&bcs_driver_exit_work);
+	}
+	spin_unlock_irqrestore(&bcs_lock, flags);
 }
 
 /* Driven strobes waiting for their deadlines now. */
@@ -841,8 +957,17 @@ void bcs_strobe_exit(void)
 	mutex_lock(&bcs_config_mutex);
 	spin_lock_irqsave(&bcs_lock, flags);
 	bcs_sched.mode = BCS_MODE_OFF;
+	memset(&bcs_sched.driver, 0, sizeof(bcs_sched.driver));
+	WRITE_ONCE(bcs_driver_tgid, 0);
 	bcs_resume_all(false);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	bcs_stop_timers(BCS_MODE_OFF);
 	mutex_unlock(&bcs_config_mutex);
+	/*
+	 * An exit probe that saw the driver's tgid before it was cleared has
+	 * returned after a grace period (probes run with preemption off);
+	 * the work it may have queued finds driven mode over.
+	 */
+	synchronize_rcu();
+	cancel_work_sync(&bcs_driver_exit_work);
 }

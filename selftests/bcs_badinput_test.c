@@ -564,7 +564,7 @@ static bool fuzz_errno_known(int e)
 	switch (e) {
 	case EINVAL: case EFAULT: case ENOTTY: case ENOENT: case ESRCH:
 	case EPERM: case EBUSY: case EEXIST: case ENOSPC: case ENOTCONN:
-	case EAGAIN: case ENOMEM: case EMSGSIZE: case EBADF:
+	case EAGAIN: case ENOMEM: case EMSGSIZE: case EBADF: case ERANGE:
 		return true;
 	}
 	return false;

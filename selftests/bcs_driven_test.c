@@ -457,4 +457,64 @@ TEST_F(driven, prediction_already_due_is_dropped)
 	EXPECT_EQ(0, predicted_since(self->fd, self->predicted));
 }
 
+/*
+ * Deadlines that do not fit a ktime, or lie further ahead than the queue
+ * could ever hold, are refused (-ERANGE), with BCS_STROBE_NOW too; one
+ * just inside the bound waits in the queue.  A deadline of 2^63 or more
+ * once re-armed the strobe timer at a negative expiry for ever, in hard
+ * interrupt context: this test then never returned.
+ */
+TEST_F(driven, deadline_out_of_range)
+{
+	uint64_t now = bt_now_ns(CLOCK_REALTIME), slice = self->slice;
+	const uint64_t huge[] = { 1ULL << 63, UINT64_MAX,
+				  now + BCS_STROBE_AHEAD_MAX_NS + AHEAD_NS };
+	struct bcs_strobe s = { .size = sizeof(s), .row = 1 };
+	struct bcs_state st;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(huge); i++) {
+		s.slice = ++slice;
+		s.deadline_ns = huge[i];
+		s.flags = 0;
+		EXPECT_EQ(-ERANGE, bt_ioctl(self->fd, BCS_IOC_STROBE, &s))
+			TH_LOG("deadline %llu", (unsigned long long)huge[i]);
+		s.flags = BCS_STROBE_NOW;
+		EXPECT_EQ(-ERANGE, bt_ioctl(self->fd, BCS_IOC_STROBE, &s));
+	}
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(self->slice, st.slice);
+	expect_no_switch(_metadata, self->sfd, 200);
+
+	s.flags = 0;
+	s.deadline_ns = bt_now_ns(CLOCK_REALTIME) + BCS_STROBE_AHEAD_MAX_NS -
+			AHEAD_NS;
+	EXPECT_EQ(0, bt_ioctl(self->fd, BCS_IOC_STROBE, &s));
+	expect_no_switch(_metadata, self->sfd, 200);
+}
+
+/*
+ * In driven mode only the driver's file strobes; another file, even root's,
+ * gets -EBUSY and changes nothing.  In standalone mode any file may.
+ */
+TEST_F(driven, only_the_driver_strobes)
+{
+	struct bcs_state st;
+	int other;
+
+	other = bt_open();
+	ASSERT_LE(0, other);
+	EXPECT_EQ(-EBUSY, strobe_at(other, self->slice + 1, 1, 0));
+	EXPECT_EQ(-EBUSY, bt_strobe_now(other, 1));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(self->slice, st.slice);
+	expect_no_switch(_metadata, self->sfd, 200);
+	EXPECT_EQ(0, strobe_at(self->fd, self->slice + 1, 1, 0));
+	expect_switch(_metadata, self->sfd, self->slice + 1, 1, 0);
+
+	ASSERT_EQ(0, bt_set_mode(self->fd, BCS_MODE_STANDALONE));
+	EXPECT_EQ(0, bt_strobe_now(other, 1));
+	close(other);
+}
+
 TEST_HARNESS_MAIN

@@ -21,6 +21,7 @@ FIXTURE(failopen) {
 	struct bcs_config saved;
 	struct bt_burner a, b;
 	pid_t driver;
+	pid_t holder;		/* the driver's child holding its file */
 };
 
 FIXTURE_SETUP(failopen)
@@ -40,6 +41,9 @@ FIXTURE_TEARDOWN(failopen)
 		kill(self->driver, SIGKILL);
 		bt_waitpid_bounded(self->driver, NULL, BT_WAIT_MS);
 	}
+	/* Not our child: reaped by init. */
+	if (self->holder > 0)
+		kill(self->holder, SIGKILL);
 	if (self->fd < 0)
 		self->fd = bt_open();
 	if (self->fd >= 0) {
@@ -150,6 +154,97 @@ TEST_F(failopen, on_driver_close)
 	EXPECT_LT(st0.failopens, st.failopens);
 	close(up[0]);
 	close(down[1]);
+}
+
+/*
+ * Driver child that leaves a child of its own holding the driving file:
+ * take over, suspend job A, fork the holder, report its pid through @up;
+ * then on 'c' from @down close the file and report 'c', on 'x' exit.
+ */
+static void driver_with_holder(int up, int down)
+{
+	int fd = bt_open();
+	pid_t holder;
+	char c;
+
+	if (fd < 0 || bt_drive(fd) || bt_suspend_row0(fd, BT_JOB_A))
+		_exit(2);
+	holder = fork();
+	if (holder < 0)
+		_exit(2);
+	if (holder == 0) {
+		for (;;)
+			pause();
+	}
+	if (write(up, &holder, sizeof(holder)) != sizeof(holder))
+		_exit(2);
+	while (read(down, &c, 1) == 1) {
+		if (c == 'x')
+			_exit(0);
+		close(fd);
+		if (write(up, &c, 1) != 1)
+			_exit(2);
+	}
+	_exit(3);
+}
+
+/*
+ * The driving process closing its file, or exiting, fails open even
+ * though its child still holds the file (and would for ever, were it a
+ * task of a suspended job).
+ */
+static void gone_with_holder(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(failopen) *self, char how)
+{
+	struct bcs_state st0, st;
+	int up[2], down[2], status;
+	char c = 0;
+
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	ASSERT_EQ(0, pipe2(up, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(down, O_CLOEXEC));
+	fflush(stdout);
+	fflush(stderr);
+	self->driver = fork();
+	ASSERT_LE(0, self->driver);
+	if (self->driver == 0)
+		driver_with_holder(up[1], down[0]);
+	close(up[1]);
+	close(down[0]);
+	ASSERT_EQ((ssize_t)sizeof(self->holder),
+		  read(up[0], &self->holder, sizeof(self->holder)))
+		TH_LOG("driver could not suspend the job");
+	ASSERT_TRUE(bt_job_all_parked(self->fd, BT_JOB_A));
+	ASSERT_EQ(1, write(down[1], &how, 1));
+	if (how == 'x') {
+		ASSERT_EQ(self->driver,
+			  bt_waitpid_bounded(self->driver, &status,
+					     BT_WAIT_MS));
+		self->driver = 0;
+	} else {
+		ASSERT_EQ(1, read(up[0], &c, 1));
+	}
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	EXPECT_TRUE(runs_again(&self->a));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(BCS_MODE_OFF, st.mode);
+	EXPECT_EQ(0, st.driver_pid);
+	EXPECT_LT(st0.failopens, st.failopens);
+	/* The holder lives on with the file. */
+	EXPECT_EQ(0, kill(self->holder, 0));
+	close(up[0]);
+	close(down[1]);
+}
+
+TEST_F(failopen, on_driver_close_while_a_child_holds_it)
+{
+	gone_with_holder(_metadata, self, 'c');
+}
+
+TEST_F(failopen, on_driver_exit_while_a_child_holds_it)
+{
+	gone_with_holder(_metadata, self, 'x');
 }
 
 TEST_F(failopen, on_watchdog)

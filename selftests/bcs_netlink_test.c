@@ -8,14 +8,19 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
@@ -487,6 +492,196 @@ TEST_F(nl, close_fails_open)
 			       st.mode == BCS_MODE_OFF, BT_WAIT_MS));
 	EXPECT_EQ(0, st.driver_pid);
 	EXPECT_LT(st0.failopens, st.failopens);
+}
+
+/* A strobe for the next slice of @row due at @deadline_ns: 0 or -errno. */
+static int bnl_strobe_at(struct nlconn *c, uint32_t row, uint64_t deadline_ns)
+{
+	struct bcs_state st;
+	struct nl_msg *msg;
+	struct nlreply r;
+	int fd = bt_open();
+
+	if (fd < 0)
+		return -errno;
+	bt_get_state(fd, &st);
+	close(fd);
+	msg = bnl_strobe_msg(c, st.slice + 1, row, deadline_ns);
+	return msg ? bnl_xfer(c, msg, &r) : -ENOMEM;
+}
+
+/*
+ * Deadlines past a ktime fail the policy, those further ahead than the
+ * queue holds the handler: -ERANGE both, and nothing switches.
+ */
+TEST_F(nl, deadline_out_of_range)
+{
+	struct bcs_state st0, st;
+
+	ASSERT_EQ(0, bnl_drive(&self->c, 0, 0));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	EXPECT_EQ(-ERANGE, bnl_strobe_at(&self->c, 1, 1ULL << 63));
+	EXPECT_EQ(-ERANGE, bnl_strobe_at(&self->c, 1, UINT64_MAX));
+	EXPECT_EQ(-ERANGE, bnl_strobe_at(&self->c, 1,
+					 bt_now_ns(CLOCK_REALTIME) +
+					 BCS_STROBE_AHEAD_MAX_NS +
+					 1000000000ULL));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(st0.strobes, st.strobes);
+	EXPECT_EQ(st0.switches, st.switches);
+	EXPECT_EQ(0, bnl_strobe_at(&self->c, 1, bt_now_ns(CLOCK_REALTIME)));
+}
+
+/* The driver's socket strobes; another socket or a file gets -EBUSY. */
+TEST_F(nl, only_the_driver_strobes)
+{
+	struct nlconn other = { 0 };
+	struct nlreply r;
+
+	ASSERT_EQ(0, bnl_open(&other));
+	ASSERT_EQ(0, bnl_drive(&self->c, 0, 0));
+	EXPECT_EQ(-EBUSY, bnl_strobe(&other, 1));
+	EXPECT_EQ(-EBUSY, bt_strobe_now(self->fd, 1));
+	EXPECT_EQ(0, bnl_strobe(&self->c, 1));
+	/* And the other way round: a file drives, sockets are refused. */
+	ASSERT_EQ(0, bnl_simple(&self->c, BCS_CMD_RELEASE, &r));
+	ASSERT_EQ(0, bt_drive(self->fd));
+	EXPECT_EQ(-EBUSY, bnl_strobe(&other, 1));
+	EXPECT_EQ(0, bt_strobe_now(self->fd, 1));
+	bnl_close(&other);
+}
+
+/* Keep only capability @cap (uid stays 0): 0 or -errno. */
+static int keep_only_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	data[cap / 32].effective = 1U << (cap % 32);
+	data[cap / 32].permitted = 1U << (cap % 32);
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+/*
+ * CAP_NET_ADMIN is not enough to change the schedule: it takes what the
+ * ioctls take, CAP_SYS_ADMIN.  (A container with NET_ADMIN could otherwise
+ * drive strobes and keep every gang suspended.)
+ */
+TEST_F(nl, net_admin_is_not_enough)
+{
+	volatile int *res;
+	int status = 0;
+
+	res = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, res);
+	res[0] = res[1] = res[2] = res[3] = 12345;
+	fflush(stdout);
+	fflush(stderr);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		struct nlconn c = { 0 };
+		struct nlreply r;
+
+		res[0] = keep_only_cap(CAP_NET_ADMIN);
+		if (res[0] || bnl_open(&c))
+			_exit(1);
+		res[1] = bnl_drive(&c, 0, 0);
+		res[2] = bnl_simple(&c, BCS_CMD_RELEASE, &r);
+		res[3] = bnl_simple(&c, BCS_CMD_GET_STATE, &r);
+		bnl_close(&c);
+		_exit(0);
+	}
+	ASSERT_EQ(self->child, bt_waitpid_bounded(self->child, &status,
+						  BT_WAIT_MS));
+	self->child = 0;
+	EXPECT_EQ(0, res[0]);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(-EPERM, res[1]);
+	EXPECT_EQ(-EPERM, res[2]);
+	EXPECT_EQ(0, res[3]);
+	munmap((void *)res, 4096);
+}
+
+/* The family exists in the initial network namespace only. */
+TEST_F(nl, not_in_other_network_namespaces)
+{
+	volatile int *res;
+	int status = 0;
+
+	res = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, res);
+	res[0] = res[1] = 12345;
+	fflush(stdout);
+	fflush(stderr);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		struct nlconn c = { 0 };
+
+		res[0] = unshare(CLONE_NEWNET) ? -errno : 0;
+		res[1] = bnl_open(&c);
+		bnl_close(&c);
+		_exit(0);
+	}
+	ASSERT_EQ(self->child, bt_waitpid_bounded(self->child, &status,
+						  BT_WAIT_MS));
+	self->child = 0;
+	ASSERT_EQ(0, res[0]);
+	EXPECT_EQ(-ENOENT, res[1]);
+	munmap((void *)res, 4096);
+}
+
+/*
+ * The driving process exiting fails open, even though its child still
+ * holds the driving socket.
+ */
+TEST_F(nl, exit_fails_open_while_a_child_holds_the_socket)
+{
+	struct bcs_state st0, st;
+	int up[2], status;
+	pid_t holder = 0;
+
+	ASSERT_EQ(0, start_job(self));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	ASSERT_EQ(0, pipe2(up, O_CLOEXEC));
+	fflush(stdout);
+	fflush(stderr);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		struct nlconn c = { 0 };
+		pid_t h;
+
+		if (bnl_open(&c) || bnl_drive(&c, 0, 0) || bnl_strobe(&c, 1))
+			_exit(2);
+		h = fork();
+		if (h == 0) {
+			for (;;)
+				pause();
+		}
+		if (write(up[1], &h, sizeof(h)) != sizeof(h))
+			_exit(2);
+		_exit(0);
+	}
+	close(up[1]);
+	ASSERT_EQ((ssize_t)sizeof(holder), read(up[0], &holder, sizeof(holder)));
+	close(up[0]);
+	ASSERT_EQ(self->child, bt_waitpid_bounded(self->child, &status,
+						  BT_WAIT_MS));
+	self->child = 0;
+	EXPECT_TRUE(WAIT_UNTIL(!bt_get_state(self->fd, &st) &&
+			       st.mode == BCS_MODE_OFF, BT_WAIT_MS));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, BT_JOB_A),
+			       BT_WAIT_MS));
+	EXPECT_LT(st0.failopens, st.failopens);
+	EXPECT_EQ(0, kill(holder, 0));
+	kill(holder, SIGKILL);
 }
 
 BT_HARNESS_MAIN

@@ -32,9 +32,14 @@
  *                      injected strobe switches at once and restarts the
  *                      slice timer.
  * BCS_MODE_DRIVEN      strobes come from user space (BCS_IOC_STROBE or
- *                      BCS_CMD_STROBE).  The file or netlink socket that
- *                      entered driven mode is the *driver*; when it is
- *                      closed bcs fails open and returns to BCS_MODE_OFF.
+ *                      BCS_CMD_STROBE), from the *driver* only: the file
+ *                      or netlink socket that entered driven mode.  A
+ *                      strobe through any other file or socket fails with
+ *                      -EBUSY.  bcs fails open and returns to
+ *                      BCS_MODE_OFF when the driver is closed, and also
+ *                      when the process that entered driven mode (the
+ *                      driving process) closes the driver file or exits,
+ *                      even if another process (a child) still holds it.
  *                      If no strobe arrives for watchdog_slices slices
  *                      (0 disables the watchdog) bcs fails open and stays
  *                      driven: the next strobe resumes gang scheduling.
@@ -68,12 +73,15 @@
  *
  * Permissions
  * -----------
- * (Netlink admin commands need CAP_NET_ADMIN, see below.)
  * /dev/bcs is world-accessible.  Creating, destroying and placing jobs,
- * changing the configuration and sending strobes need CAP_SYS_ADMIN.
- * Attaching and detaching a process need the right to send it a signal
- * (same uid, or CAP_KILL), so ordinary users can attach their own processes
- * to an existing job.  Queries are open to everyone.
+ * changing the configuration and sending strobes need CAP_SYS_ADMIN in the
+ * initial user namespace, on both paths (ioctl and netlink).  Attaching and
+ * detaching a process need the right to send it a signal, as kill(2)
+ * decides it for signal 0 (same uid, or CAP_KILL, and what the LSMs
+ * allow), so ordinary users can attach their own processes to an existing
+ * job.  Queries are open to everyone, but BCS_IOC_TASK_STATS shows a
+ * caller without CAP_SYS_ADMIN or CAP_SYS_PTRACE only the tasks it could
+ * attach.
  *
  * Every ioctl argument starts with a __u32 size that must equal the size of
  * the struct, has no implicit padding, and has reserved fields and unused
@@ -104,6 +112,11 @@
  *                      (BCS_CONFIG_*), then return the whole configuration.
  *                      @set == 0 only reads it.
  * BCS_IOC_STROBE       struct bcs_strobe: switch to @row at @deadline_ns.
+ *                      -ERANGE if @deadline_ns exceeds BCS_DEADLINE_NS_MAX
+ *                      or, in driven mode, lies more than
+ *                      BCS_STROBE_AHEAD_MAX_NS ahead (checked with
+ *                      BCS_STROBE_NOW too); -EBUSY in driven mode through
+ *                      any file but the driver's.
  *                      In driven mode up to BCS_STROBE_QUEUE strobes wait
  *                      for their deadlines; one due no later than a waiting
  *                      one supersedes it (counted missed).  With
@@ -153,7 +166,8 @@
  *                    driven mode; optional BCS_A_SLICE_NS and
  *                    BCS_A_WATCHDOG_SLICES.  Closing the socket fails open.
  * BCS_CMD_RELEASE    (admin) the driver gives up: fail open, mode off.
- * BCS_CMD_STROBE     (admin) BCS_A_SLICE, BCS_A_ROW (< BCS_ROWS_MAX even
+ * BCS_CMD_STROBE     (admin, the driver only: -EBUSY from another
+ *                    socket) BCS_A_SLICE, BCS_A_ROW (< BCS_ROWS_MAX even
  *                    with BCS_STROBE_NEXT), BCS_A_DEADLINE_NS required;
  *                    BCS_A_SLICE_NS, BCS_A_FLAGS optional; BCS_A_NEXT_ROW
  *                    optional, the prediction of BCS_STROBE_PREDICT (the
@@ -161,8 +175,11 @@
  *                    -EINVAL).
  * Attributes are validated strictly, with an extended ack: out-of-range
  * values fail with -ERANGE; unknown attributes, wrong lengths, unknown flag
- * bits and missing attributes with -EINVAL.  Admin commands need
- * CAP_NET_ADMIN in the initial user namespace.
+ * bits and missing attributes with -EINVAL; BCS_A_DEADLINE_NS over
+ * BCS_DEADLINE_NS_MAX, or too far ahead as for BCS_IOC_STROBE, with
+ * -ERANGE.  Admin commands need CAP_SYS_ADMIN in the initial user
+ * namespace (-EPERM).  The family exists in the initial network namespace
+ * only.
  *
  * Times are nanoseconds of CLOCK_REALTIME unless named otherwise, so that
  * records of different nodes with synchronised clocks can be compared.
@@ -183,6 +200,13 @@
 #define BCS_SLICE_NS_MAX	10000000000ULL	/* 10 s */
 #define BCS_WATCHDOG_MAX	100000U
 #define BCS_STROBE_QUEUE	8		/* driven strobes held */
+/* The latest deadline_ns of any strobe: it must fit a (signed) ktime. */
+#define BCS_DEADLINE_NS_MAX	0x7fffffffffffffffULL
+/*
+ * How far ahead of now a driven strobe may be due: as far as the queue
+ * could ever hold strobes, BCS_STROBE_QUEUE slices of the longest length.
+ */
+#define BCS_STROBE_AHEAD_MAX_NS	(BCS_STROBE_QUEUE * BCS_SLICE_NS_MAX)
 
 enum bcs_mode {
 	BCS_MODE_OFF		= 0,
