@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/hashtable.h>
 #include <linux/pid.h>
@@ -29,7 +30,6 @@
 #include "strobe.h"
 
 #define BCS_JOBS_MAX		4096
-#define BCS_ATTACH_TRIES	4
 
 DEFINE_SPINLOCK(bcs_lock);
 LIST_HEAD(bcs_gangs);
@@ -71,7 +71,8 @@ struct bcs_task *bcs_task_find(struct task_struct *t)
 
 static void bcs_gang_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct bcs_gang, ref));
+	/* RCU readers of bcs_gangs may still look at it. */
+	kfree_rcu(container_of(ref, struct bcs_gang, ref), rcu);
 }
 
 void bcs_gang_put(struct bcs_gang *gang)
@@ -132,7 +133,7 @@ static void bcs_task_link(struct bcs_task *bt, struct bcs_gang *gang,
 	bt->exec_at_switch = bt->exec_at_attach;
 	bt->delay_at_attach = bcs_task_delay(t);
 	hash_add_rcu(bcs_task_hash, &bt->hash, (unsigned long)t);
-	list_add_tail(&bt->gang_node, &gang->tasks);
+	list_add_tail_rcu(&bt->gang_node, &gang->tasks);
 	list_add_tail(&bt->all_node, &bcs_all_tasks);
 	gang->nr_tasks++;
 	bcs_nr_tasks++;
@@ -156,7 +157,7 @@ static void bcs_task_unlink(struct bcs_task *bt)
 	bcs_strobe_parked(bt);
 	bcs_stats_settle(&bt->wake_due, false);
 	hash_del_rcu(&bt->hash);
-	list_del(&bt->gang_node);
+	list_del_rcu(&bt->gang_node);
 	WRITE_ONCE(bt->gang, NULL);
 	gang->nr_tasks--;
 	bcs_nr_tasks--;
@@ -178,20 +179,21 @@ u64 bcs_task_suspended_ns(const struct bcs_task *bt, u64 now)
 	return ns;
 }
 
-/* Context: bcs_lock held. */
+/* Context: bcs_lock or rcu_read_lock() held (a snapshot, as for jobs). */
 void bcs_task_fill_stat(const struct bcs_task *bt, struct bcs_task_stat *st,
 			u64 now)
 {
 	struct task_struct *t = bt->task;
 	u64 elapsed = now - bt->attach_ns, busy;
 	u64 delay = bcs_task_delay(t) - bt->delay_at_attach;
+	struct bcs_gang *gang = READ_ONCE(bt->gang);
 
 	memset(st, 0, sizeof(*st));
 	/* As the caller sees them: 0 if outside its pid namespace. */
 	st->pid = task_pid_vnr(t);
 	st->tgid = task_tgid_vnr(t);
-	st->job = bt->gang ? bt->gang->id : 0;
-	if (bt->parked)
+	st->job = gang ? gang->id : 0;
+	if (READ_ONCE(bt->parked))
 		st->state = BCS_TASK_PARKED;
 	else if (task_is_running(t))
 		st->state = BCS_TASK_RUNNABLE;
@@ -240,7 +242,7 @@ int bcs_job_create(u32 id, u32 row, u32 *id_out)
 	}
 	if (!err) {
 		gang->id = id;
-		list_add_tail(&gang->node, &bcs_gangs);
+		list_add_tail_rcu(&gang->node, &bcs_gangs);
 		/* Pairs with smp_mb() in the fork and exit probes. */
 		WRITE_ONCE(bcs_nr_jobs, bcs_nr_jobs + 1);
 	}
@@ -258,8 +260,8 @@ static void bcs_put_list(struct list_head *list)
 {
 	struct bcs_task *bt, *tmp;
 
-	list_for_each_entry_safe(bt, tmp, list, gang_node) {
-		list_del(&bt->gang_node);
+	list_for_each_entry_safe(bt, tmp, list, put_node) {
+		list_del(&bt->put_node);
 		bcs_task_put(bt);
 	}
 }
@@ -271,7 +273,7 @@ static void bcs_gang_empty(struct bcs_gang *gang, struct list_head *gone)
 
 	list_for_each_entry_safe(bt, tmp, &gang->tasks, gang_node) {
 		bcs_task_unlink(bt);
-		list_add_tail(&bt->gang_node, gone);
+		list_add_tail(&bt->put_node, gone);
 	}
 	WRITE_ONCE(gang->suspended, false);
 	wake_up_all(&gang->wq);
@@ -289,7 +291,7 @@ int bcs_job_destroy(u32 id)
 		spin_unlock_irqrestore(&bcs_lock, flags);
 		return -ENOENT;
 	}
-	list_del(&gang->node);
+	list_del_rcu(&gang->node);
 	gang->dead = true;
 	bcs_gang_empty(gang, &gone);
 	WRITE_ONCE(bcs_nr_jobs, bcs_nr_jobs - 1);
@@ -318,23 +320,6 @@ int bcs_job_set_row(u32 id, u32 row)
 	return err;
 }
 
-/* May the caller signal @t?  The rule of kill(2). */
-static bool bcs_may_signal(struct task_struct *t)
-{
-	const struct cred *cred = current_cred(), *tcred;
-	bool ok;
-
-	rcu_read_lock();
-	tcred = __task_cred(t);
-	ok = uid_eq(cred->euid, tcred->suid) ||
-	     uid_eq(cred->euid, tcred->uid) ||
-	     uid_eq(cred->uid, tcred->suid) ||
-	     uid_eq(cred->uid, tcred->uid) ||
-	     ns_capable(tcred->user_ns, CAP_KILL);
-	rcu_read_unlock();
-	return ok;
-}
-
 /*
  * Threads that are not user code of the job: kernel threads, and the
  * kernel workers that live in a user process (io_uring's io-wq and SQPOLL
@@ -347,10 +332,17 @@ static bool bcs_kernel_worker(const struct task_struct *t)
 	return t->flags & (PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER);
 }
 
-static struct task_struct *bcs_get_task(pid_t nr, bool thread_only)
+/*
+ * The task of pid @nr (in the caller's pid namespace), if the caller may
+ * signal it.  kill(2)'s own check for signal 0, which sends nothing, decides
+ * that: credentials, CAP_KILL and the LSMs (security_task_kill()), none of
+ * which a module can call directly.
+ */
+static struct task_struct *bcs_get_task(pid_t nr)
 {
 	struct task_struct *t;
 	struct pid *pid;
+	int err;
 
 	if (nr <= 0)
 		return ERR_PTR(-ESRCH);
@@ -358,23 +350,32 @@ static struct task_struct *bcs_get_task(pid_t nr, bool thread_only)
 	if (!pid)
 		return ERR_PTR(-ESRCH);
 	t = get_pid_task(pid, PIDTYPE_PID);
-	put_pid(pid);
-	if (!t)
+	if (!t) {
+		put_pid(pid);
 		return ERR_PTR(-ESRCH);
-	if (bcs_kernel_worker(t)) {
-		put_task_struct(t);
-		return ERR_PTR(-EINVAL);
 	}
-	if (!bcs_may_signal(t)) {
+	err = bcs_kernel_worker(t) ? -EINVAL : kill_pid(pid, 0, 0);
+	put_pid(pid);
+	if (err) {
 		put_task_struct(t);
-		return ERR_PTR(-EPERM);
+		return ERR_PTR(err);
 	}
 	return t;
 }
 
 /*
+ * May the caller see @bt in BCS_IOC_TASK_STATS?  Only a task it could
+ * attach, unless it may look at every task anyway.  RCU read lock held.
+ */
+static bool bcs_may_see(const struct bcs_task *bt, bool all)
+{
+	return all || !kill_pid(task_pid(bt->task), 0, 0);
+}
+
+/*
  * Is @th, a thread of @t's process, one that attach or detach of @t
- * concerns: @t itself, or with @thread_only false every thread?
+ * concerns: @t itself, or with @thread_only false every thread that runs
+ * user code of the job (not a kernel worker, not on its way out)?
  *
  * The walk is for_each_thread(t, th), under rcu_read_lock() and after
  * pid_alive(t): the list hangs off t->signal, which the reference on @t
@@ -385,153 +386,245 @@ static struct task_struct *bcs_get_task(pid_t nr, bool thread_only)
 static bool bcs_is_target(const struct task_struct *t,
 			  const struct task_struct *th, bool thread_only)
 {
-	return th == t || !thread_only;
+	if (thread_only && th != t)
+		return false;
+	return !(th->flags & PF_EXITING) && !bcs_kernel_worker(th);
+}
+
+/*
+ * Attach and detach walk a process's threads with interrupts on and take
+ * bcs_lock for one thread at a time, so that no caller (they need no
+ * privilege) holds interrupts off for as long as its process has threads.
+ * The mutex keeps two of them from racing for the same threads.
+ */
+static DEFINE_MUTEX(bcs_attach_mutex);
+
+/* The job @id with a reference, or NULL.  Takes bcs_lock. */
+static struct bcs_gang *bcs_gang_get(u32 id)
+{
+	struct bcs_gang *gang;
+	unsigned long flags;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	gang = bcs_gang_find(id);
+	if (gang)
+		kref_get(&gang->ref);
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return gang;
+}
+
+/*
+ * Link thread @th to @gang with @bt unless it is a member already.
+ * Return: 1 if @bt was used, 0 if not, -EBUSY if @th is in another job,
+ * -ENOENT if @gang was destroyed.
+ */
+static int bcs_attach_one(struct bcs_gang *gang, struct task_struct *th,
+			  struct bcs_task *bt)
+{
+	struct bcs_task *old;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	/* Pairs with smp_mb() in the fork and exit probes. */
+	smp_mb__after_spinlock();
+	old = bcs_task_find(th);
+	if (gang->dead)
+		ret = -ENOENT;
+	else if (old)
+		ret = old->gang == gang ? 0 : -EBUSY;
+	else if (!(th->flags & PF_EXITING))
+		ret = 1;
+	if (ret == 1)
+		bcs_task_link(bt, gang, th);
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return ret;
 }
 
 /*
  * Attach @t (one thread, or its whole process) to job @id.
  *
- * Ordering against fork and exit: the tasks are looked at and linked in one
- * bcs_lock section, and the fork and exit probes take bcs_lock whenever a
- * job exists.  A thread created before that section is on the thread list
- * and gets linked here; one created after it is created by a linked parent
- * and gets linked by the fork probe.  A task that has set PF_EXITING is
- * skipped; one that sets it later finds itself in the hash in the exit probe.
+ * A first walk counts the threads to link and finds conflicts (a thread in
+ * another job); a second links them, each in a bcs_lock section of its own.
+ *
+ * Ordering against fork and exit: the fork and exit probes take bcs_lock
+ * whenever a job exists.  A thread that clone() adds during the walks is
+ * added at the tail of the thread list, behind the thread that created it,
+ * and its fork probe runs before it can run itself: if the probe finds its
+ * creator linked, the probe links it; if not, the second walk has still to
+ * link the creator and then reaches the new thread.  Either way it joins.
+ * The second walk stops using the pool at its end, and allocates for such
+ * late threads without sleeping (counted in bcs_attach_failures if that
+ * fails, as for the fork probe).  A task that has set PF_EXITING is skipped;
+ * one that sets it later finds itself in the hash in the exit probe.
  * smp_mb__after_spinlock() orders the creation of the job (bcs_nr_jobs)
  * against the probes' lock-free check of bcs_nr_jobs.
  */
 int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 {
 	struct bcs_task **pool = NULL, *bt;
+	unsigned int want = 0, have = 0, used = 0, i;
 	struct task_struct *t, *th;
-	unsigned int want = 0, have = 0, used = 0, i, tries;
 	struct bcs_gang *gang;
-	unsigned long flags;
-	int err;
+	int err = 0, ret;
 
-	t = bcs_get_task(pid, thread_only);
+	t = bcs_get_task(pid);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-
-	for (tries = 0; tries < BCS_ATTACH_TRIES; tries++) {
-		want = thread_only ? 1 : get_nr_threads(t) + 4;
-		if (want > have) {
-			struct bcs_task **np;
-
-			np = krealloc(pool, want * sizeof(*pool), GFP_KERNEL);
-			if (!np) {
-				err = -ENOMEM;
-				goto out;
-			}
-			pool = np;
-			for (; have < want; have++) {
-				pool[have] = bcs_task_alloc(GFP_KERNEL);
-				if (!pool[have]) {
-					err = -ENOMEM;
-					goto out;
-				}
-			}
-		}
-
-		spin_lock_irqsave(&bcs_lock, flags);
-		smp_mb__after_spinlock();
-		rcu_read_lock();
-		gang = bcs_gang_find(id);
-		err = gang ? 0 : -ENOENT;
-		want = 0;
-		if (!err && (!pid_alive(t) ||
-			     ((t->flags & PF_EXITING) && thread_only)))
-			err = -ESRCH;
-		/* First pass: check for conflicts and count. */
-		if (!err) {
-			for_each_thread(t, th) {
-				if (!bcs_is_target(t, th, thread_only) ||
-				    (th->flags & PF_EXITING) ||
-				    bcs_kernel_worker(th))
-					continue;
-				bt = bcs_task_find(th);
-				if (bt && bt->gang != gang) {
-					err = -EBUSY;
-					break;
-				}
-				if (!bt)
-					want++;
-			}
-		}
-		if (!err && want <= have) {
-			for_each_thread(t, th) {
-				if (!bcs_is_target(t, th, thread_only) ||
-				    (th->flags & PF_EXITING) ||
-				    bcs_kernel_worker(th) || bcs_task_find(th))
-					continue;
-				bcs_task_link(pool[used++], gang, th);
-			}
-		}
-		rcu_read_unlock();
-		spin_unlock_irqrestore(&bcs_lock, flags);
-		if (err || want <= have)
-			break;
-		/* Threads appeared meanwhile: allocate more and retry. */
+	gang = bcs_gang_get(id);
+	if (!gang) {
+		err = -ENOENT;
+		goto out_task;
 	}
-	if (!err && tries == BCS_ATTACH_TRIES)
-		err = -EAGAIN;
+	if (mutex_lock_killable(&bcs_attach_mutex)) {
+		err = -EINTR;
+		goto out_gang;
+	}
+
+	/* First walk: conflicts, and how many threads need a struct. */
+	rcu_read_lock();
+	if (!pid_alive(t) || ((t->flags & PF_EXITING) && thread_only))
+		err = -ESRCH;
+	else
+		for_each_thread(t, th) {
+			if (!bcs_is_target(t, th, thread_only))
+				continue;
+			bt = bcs_task_find(th);
+			if (!bt) {
+				want++;
+			} else if (READ_ONCE(bt->gang) != gang) {
+				err = -EBUSY;
+				break;
+			}
+		}
+	rcu_read_unlock();
+	if (err)
+		goto out_unlock;
+
+	/* A few more for threads created meanwhile. */
+	want += 4;
+	pool = kcalloc(want, sizeof(*pool), GFP_KERNEL);
+	if (!pool) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+	for (; have < want; have++) {
+		pool[have] = bcs_task_alloc(GFP_KERNEL);
+		if (!pool[have]) {
+			err = -ENOMEM;
+			goto out_unlock;
+		}
+	}
+
+	/* Second walk: link, one thread per bcs_lock section. */
+	rcu_read_lock();
+	if (!pid_alive(t))
+		err = -ESRCH;
+	else
+		for_each_thread(t, th) {
+			if (!bcs_is_target(t, th, thread_only))
+				continue;
+			bt = used < have ? pool[used] :
+			     bcs_task_alloc(GFP_ATOMIC | __GFP_NOWARN);
+			if (!bt) {
+				spin_lock_irq(&bcs_lock);
+				bcs_attach_failures++;
+				spin_unlock_irq(&bcs_lock);
+				continue;
+			}
+			ret = bcs_attach_one(gang, th, bt);
+			if (used >= have && ret != 1)
+				kmem_cache_free(bcs_task_cache, bt);
+			else if (ret == 1)
+				used++;
+			if (ret < 0) {
+				/* A racing destroy; attach and detach are serialised. */
+				err = ret;
+				break;
+			}
+		}
+	rcu_read_unlock();
 	if (!err)
 		*nr = used;
-out:
+out_unlock:
+	mutex_unlock(&bcs_attach_mutex);
 	for (i = used; i < have; i++)
 		kmem_cache_free(bcs_task_cache, pool[i]);
 	kfree(pool);
+out_gang:
+	bcs_gang_put(gang);
+out_task:
 	put_task_struct(t);
 	return err;
+}
+
+/* Detach thread @th from @gang if it is a member; true if it was. */
+static bool bcs_detach_one(struct bcs_gang *gang, struct task_struct *th)
+{
+	struct bcs_task *bt;
+	unsigned long flags;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	bt = bcs_task_find(th);
+	if (bt && bt->gang == gang)
+		bcs_task_unlink(bt);
+	else
+		bt = NULL;
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	if (!bt)
+		return false;
+	/* A parked one leaves its parking by itself. */
+	wake_up_all(&gang->wq);
+	bcs_task_put(bt);
+	return true;
 }
 
 int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 {
 	struct task_struct *t, *th;
 	struct bcs_gang *gang;
-	struct bcs_task *bt;
-	unsigned long flags;
-	LIST_HEAD(gone);
 	u32 count = 0;
 	int err = 0;
 
-	t = bcs_get_task(pid, thread_only);
+	t = bcs_get_task(pid);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-
-	spin_lock_irqsave(&bcs_lock, flags);
-	rcu_read_lock();
-	gang = bcs_gang_find(id);
+	gang = bcs_gang_get(id);
 	if (!gang) {
 		err = -ENOENT;
-	} else if (!pid_alive(t)) {
+		goto out_task;
+	}
+	if (mutex_lock_killable(&bcs_attach_mutex)) {
+		err = -EINTR;
+		goto out_gang;
+	}
+	rcu_read_lock();
+	if (!pid_alive(t)) {
 		err = -ESRCH;
 	} else {
-		for_each_thread(t, th) {
-			if (!bcs_is_target(t, th, thread_only))
-				continue;
-			bt = bcs_task_find(th);
-			if (!bt || bt->gang != gang)
-				continue;
-			bcs_task_unlink(bt);
-			list_add_tail(&bt->gang_node, &gone);
-			count++;
-		}
+		for_each_thread(t, th)
+			if ((!thread_only || th == t) &&
+			    bcs_detach_one(gang, th))
+				count++;
 		if (!count)
 			err = -ESRCH;
-		else
-			wake_up_all(&gang->wq);
 	}
 	rcu_read_unlock();
-	spin_unlock_irqrestore(&bcs_lock, flags);
-
-	bcs_put_list(&gone);
-	put_task_struct(t);
+	mutex_unlock(&bcs_attach_mutex);
 	if (!err)
 		*nr = count;
+out_gang:
+	bcs_gang_put(gang);
+out_task:
+	put_task_struct(t);
 	return err;
 }
 
+/*
+ * A job's record.  Under rcu_read_lock() only: the fields are read while
+ * switches and probes may change them, so a record is a snapshot of
+ * statistics, exact for each field, not across fields.
+ */
 static void bcs_fill_job_info(const struct bcs_gang *gang,
 			      struct bcs_job_info *info, u64 now)
 {
@@ -539,25 +632,28 @@ static void bcs_fill_job_info(const struct bcs_gang *gang,
 
 	memset(info, 0, sizeof(*info));
 	info->id = gang->id;
-	info->row = gang->row;
-	info->state = gang->suspended ? BCS_JOB_SUSPENDED : BCS_JOB_RUNNING;
-	info->nr_tasks = gang->nr_tasks;
-	info->nr_parked = gang->nr_parked;
-	info->run_ns = gang->gone_run_ns;
-	info->suspended_ns = gang->gone_suspended_ns;
-	list_for_each_entry(bt, &gang->tasks, gang_node) {
+	info->row = READ_ONCE(gang->row);
+	info->state = READ_ONCE(gang->suspended) ? BCS_JOB_SUSPENDED :
+						   BCS_JOB_RUNNING;
+	info->nr_tasks = READ_ONCE(gang->nr_tasks);
+	info->nr_parked = READ_ONCE(gang->nr_parked);
+	info->run_ns = READ_ONCE(gang->gone_run_ns);
+	info->suspended_ns = READ_ONCE(gang->gone_suspended_ns);
+	list_for_each_entry_rcu(bt, &gang->tasks, gang_node) {
 		info->run_ns += bcs_task_run_ns(bt);
 		info->suspended_ns += bcs_task_suspended_ns(bt, now);
 	}
-	info->slices_run = gang->slices_run;
+	info->slices_run = READ_ONCE(gang->slices_run);
 }
 
 /*
  * Copy records to user space: size the buffer from a snapshot of the
- * count, fill it under bcs_lock, copy it out after.  If objects appeared
- * in between and the buffer came out short of what the caller has room
- * for, size it again (objects appearing faster than that is -EAGAIN).
- * @count returns how many objects exist; min(room, that) were copied.
+ * count, fill it walking the lists under rcu_read_lock() (interrupts on,
+ * bcs_lock not taken: the time is proportional to the number of tasks and
+ * anyone may ask), copy it out after.  If objects appeared in between and
+ * the buffer came out short of what the caller has room for, size it
+ * again (objects appearing faster than that is -EAGAIN).  @count returns
+ * how many objects exist; min(room, that) were copied.
  */
 #define BCS_LIST_TRIES	4
 
@@ -566,21 +662,20 @@ int bcs_job_list(struct bcs_job_info __user *uinfo, u32 *count)
 	struct bcs_job_info *buf = NULL;
 	u32 room = 0, n, total, tries;
 	struct bcs_gang *gang;
-	unsigned long flags;
 	int err = 0;
 	u64 now;
 
 	for (tries = 0; tries < BCS_LIST_TRIES; tries++) {
 		n = 0;
-		spin_lock_irqsave(&bcs_lock, flags);
+		total = 0;
+		rcu_read_lock();
 		now = ktime_get_ns();
-		total = bcs_nr_jobs;
-		list_for_each_entry(gang, &bcs_gangs, node) {
-			if (n == room)
-				break;
-			bcs_fill_job_info(gang, &buf[n++], now);
+		list_for_each_entry_rcu(gang, &bcs_gangs, node) {
+			total++;
+			if (n < room)
+				bcs_fill_job_info(gang, &buf[n++], now);
 		}
-		spin_unlock_irqrestore(&bcs_lock, flags);
+		rcu_read_unlock();
 		if (n >= min(*count, total))
 			break;
 		kvfree(buf);
@@ -598,13 +693,18 @@ int bcs_job_list(struct bcs_job_info __user *uinfo, u32 *count)
 	return err;
 }
 
+/*
+ * Task records of job @job (0: all), of the tasks the caller may see
+ * (bcs_may_see()); @count returns how many of those exist.
+ */
 int bcs_task_list(u32 job, struct bcs_task_stat __user *ustat, u32 *count)
 {
+	bool all = ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN) ||
+		   ns_capable_noaudit(&init_user_ns, CAP_SYS_PTRACE);
 	struct bcs_task_stat *buf = NULL;
 	u32 room = 0, n, total, tries;
 	struct bcs_gang *gang;
 	struct bcs_task *bt;
-	unsigned long flags;
 	bool found;
 	int err = 0;
 	u64 now;
@@ -613,18 +713,21 @@ int bcs_task_list(u32 job, struct bcs_task_stat __user *ustat, u32 *count)
 		n = 0;
 		total = 0;
 		found = !job;
-		spin_lock_irqsave(&bcs_lock, flags);
+		rcu_read_lock();
 		now = ktime_get_ns();
-		list_for_each_entry(gang, &bcs_gangs, node) {
+		list_for_each_entry_rcu(gang, &bcs_gangs, node) {
 			if (job && gang->id != job)
 				continue;
 			found = true;
-			total += gang->nr_tasks;
-			list_for_each_entry(bt, &gang->tasks, gang_node)
+			list_for_each_entry_rcu(bt, &gang->tasks, gang_node) {
+				if (!bcs_may_see(bt, all))
+					continue;
+				total++;
 				if (n < room)
 					bcs_task_fill_stat(bt, &buf[n++], now);
+			}
 		}
-		spin_unlock_irqrestore(&bcs_lock, flags);
+		rcu_read_unlock();
 		if (!found || n >= min(*count, total))
 			break;
 		kvfree(buf);

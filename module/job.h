@@ -38,8 +38,12 @@ struct bcs_gang {
 	 * the old row to drain before it wakes the job (see strobe.c).
 	 */
 	bool fill;
-	struct list_head node;		/* bcs_lock: in bcs_gangs */
-	struct list_head tasks;		/* bcs_lock: struct bcs_task.gang_node */
+	/*
+	 * Both lists are written under bcs_lock and may be read under
+	 * rcu_read_lock() alone: the queries walk them with interrupts on.
+	 */
+	struct list_head node;		/* in bcs_gangs */
+	struct list_head tasks;		/* struct bcs_task.gang_node */
 	u32 nr_tasks;			/* bcs_lock */
 	u32 nr_parked;			/* bcs_lock */
 	u64 slices_run;			/* bcs_lock */
@@ -48,6 +52,7 @@ struct bcs_gang {
 	u64 gone_suspended_ns;
 	wait_queue_head_t wq;		/* parked tasks sleep here */
 	struct kref ref;		/* list membership + each parked task */
+	struct rcu_head rcu;		/* freed after a grace period */
 };
 
 enum {
@@ -60,7 +65,8 @@ struct bcs_task {
 	struct task_struct *task;	/* holds a task_struct reference */
 	struct bcs_gang *gang;		/* bcs_lock; NULL once detached */
 	struct hlist_node hash;		/* bcs_lock, RCU readers: by task */
-	struct list_head gang_node;	/* bcs_lock: in gang->tasks */
+	struct list_head gang_node;	/* bcs_lock, RCU readers: in gang->tasks */
+	struct list_head put_node;	/* detached, waiting for bcs_task_put() */
 	struct list_head all_node;	/* bcs_lock: in bcs_all_tasks */
 	struct callback_head park_work;
 	struct callback_head kick_work;

@@ -395,4 +395,139 @@ TEST(io_uring_sqpoll_thread_stays_out)
 	close(fd);
 }
 
+/*
+ * Attach while clone() adds threads as fast as it can: attach walks the
+ * thread list twice, and threads added between the walks must neither
+ * overrun what the first walk sized (once an unprivileged heap overwrite)
+ * nor be left out.  After every attach, once the cloning has stopped,
+ * every live thread of the process is in the job.
+ */
+#define STORM_BASE	300	/* threads before the first attach */
+#define STORM_MAX	2000	/* threads the cloners create at most */
+#define STORM_CLONERS	3
+#define STORM_ROUNDS	4
+
+struct storm_sh {
+	volatile int created;
+	volatile int go;	/* cloners clone while set */
+	volatile int idle;	/* cloners not cloning */
+	volatile int err;
+};
+
+static struct storm_sh *ssh;
+
+static void *storm_sleeper(void *p)
+{
+	(void)p;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int storm_spawn(void)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	int ret;
+
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 64 * 1024);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	ret = pthread_create(&t, &a, storm_sleeper, NULL);
+	pthread_attr_destroy(&a);
+	if (!ret)
+		__atomic_add_fetch(&ssh->created, 1, __ATOMIC_SEQ_CST);
+	else
+		ssh->err = ret;
+	return ret;
+}
+
+static void *storm_cloner(void *p)
+{
+	(void)p;
+	for (;;) {
+		if (!ssh->go) {
+			__atomic_add_fetch(&ssh->idle, 1, __ATOMIC_SEQ_CST);
+			while (!ssh->go)
+				usleep(1000);
+			__atomic_sub_fetch(&ssh->idle, 1, __ATOMIC_SEQ_CST);
+		}
+		if (ssh->created >= STORM_MAX || storm_spawn())
+			break;
+	}
+	__atomic_add_fetch(&ssh->idle, 1, __ATOMIC_SEQ_CST);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void storm_child(void)
+{
+	pthread_t t;
+	int i;
+
+	for (i = 0; i < STORM_BASE; i++)
+		if (storm_spawn())
+			_exit(1);
+	for (i = 0; i < STORM_CLONERS; i++)
+		if (pthread_create(&t, NULL, storm_cloner, NULL))
+			_exit(1);
+	for (;;)
+		pause();
+}
+
+/* Threads of @pid now, from /proc (bounded by @max). */
+static int storm_threads(pid_t pid, pid_t *tids, int max)
+{
+	return bt_list_threads(pid, tids, max);
+}
+
+TEST(attach_while_cloning)
+{
+	const int max = STORM_MAX + STORM_BASE + STORM_CLONERS + 16;
+	int fd, round, n, live, status;
+	uint32_t nr = 0;
+	pid_t child, *tids;
+
+	tids = calloc(max, sizeof(*tids));
+	ASSERT_NE(NULL, tids);
+	ssh = mmap(NULL, sizeof(*ssh), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ssh);
+	fd = bt_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bt_reset(fd));
+	ASSERT_EQ(0, bt_job_create(fd, BT_JOB_A, BCS_ROW_NONE, NULL));
+	fflush(stdout);
+	fflush(stderr);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0)
+		storm_child();
+	ASSERT_TRUE(WAIT_UNTIL(ssh->created >= STORM_BASE &&
+			       ssh->idle == STORM_CLONERS, BT_WAIT_MS));
+
+	for (round = 0; round < STORM_ROUNDS; round++) {
+		ssh->go = 1;
+		/* Attach and detach while the cloners run. */
+		EXPECT_EQ(0, bt_attach(fd, BT_JOB_A, child, 0, &nr));
+		EXPECT_LE(STORM_BASE, nr);
+		ssh->go = 0;
+		ASSERT_TRUE(WAIT_UNTIL(ssh->idle == STORM_CLONERS, BT_WAIT_MS));
+		live = storm_threads(child, tids, max);
+		n = job_tasks(fd, BT_JOB_A);
+		EXPECT_EQ(live, n) TH_LOG("round %d: %d threads, %d in the job",
+					   round, live, n);
+		EXPECT_EQ(0, bt_detach(fd, BT_JOB_A, child, 0, &nr));
+		EXPECT_EQ(0, job_tasks(fd, BT_JOB_A));
+	}
+	EXPECT_EQ(0, ssh->err);
+	kill(child, SIGKILL);
+	EXPECT_EQ(child, bt_waitpid_bounded(child, &status, BT_WAIT_MS));
+	EXPECT_EQ(0, bt_reset(fd));
+	close(fd);
+	munmap((void *)ssh, sizeof(*ssh));
+	free(tids);
+}
+
 BT_HARNESS_MAIN

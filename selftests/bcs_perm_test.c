@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -212,6 +213,152 @@ TEST_F(perm, unprivileged_user)
 	EXPECT_EQ(0, ji.row);
 	EXPECT_EQ(0, ji.nr_tasks);
 	EXPECT_EQ(BCS_JOB_RUNNING, ji.state);
+}
+
+/*
+ * BCS_IOC_TASK_STATS shows an unprivileged user only the tasks it could
+ * attach: its own, not root's in the same job (pids, CPU and blocked
+ * times of other users' work would pass by hidepid).  Root sees all.
+ */
+TEST_F(perm, task_stats_show_only_own_tasks)
+{
+	struct bcs_task_stat *st = NULL;
+	volatile int *res;
+	int status = 0, n, i;
+	bool root_seen = false;
+
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->root_proc.pid, 0,
+			       NULL));
+	res = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, res);
+	res[0] = res[1] = res[2] = res[3] = res[4] = -12345;
+	fflush(stdout);
+	fflush(stderr);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		struct bcs_task_stat ts[8];
+		struct bcs_task_list tl = {
+			.size = sizeof(tl), .count = 8,
+			.tasks = (uintptr_t)ts,
+		};
+		pid_t own;
+		int fd;
+
+		res[0] = bt_drop_privs();
+		fd = bt_open();
+		if (res[0] || fd < 0)
+			_exit(1);
+		own = fork();
+		if (own == 0) {
+			for (;;)
+				pause();
+		}
+		res[1] = bt_attach(fd, BT_JOB_A, own, 0, NULL);
+		res[2] = bt_ioctl(fd, BCS_IOC_TASK_STATS, &tl);
+		res[3] = (int)tl.count;
+		res[4] = tl.count >= 1 && ts[0].tgid == own;
+		kill(own, SIGKILL);
+		waitpid(own, NULL, 0);
+		_exit(0);
+	}
+	ASSERT_EQ(self->child, bt_waitpid_bounded(self->child, &status,
+						  BT_WAIT_MS));
+	self->child = 0;
+	EXPECT_EQ(0, res[0]);
+	EXPECT_EQ(0, res[1]);
+	EXPECT_EQ(0, res[2]);
+	EXPECT_EQ(1, res[3]) TH_LOG("sees tasks that are not its own");
+	EXPECT_EQ(1, res[4]) TH_LOG("does not see its own task");
+	munmap((void *)res, 4096);
+
+	/* Root sees root's task. */
+	n = bt_task_stats(self->fd, BT_JOB_A, &st);
+	ASSERT_LE(1, n);
+	for (i = 0; i < n; i++)
+		root_seen |= st[i].tgid == self->root_proc.pid;
+	free(st);
+	EXPECT_TRUE(root_seen);
+}
+
+/*
+ * Attach asks kill(2)'s own permission check, LSMs included: a process
+ * that Landlock keeps from signalling outside its domain (6.12's
+ * LANDLOCK_SCOPE_SIGNAL) cannot attach even a process of its own uid.
+ */
+#ifndef LANDLOCK_CREATE_RULESET_VERSION
+#define LANDLOCK_CREATE_RULESET_VERSION	(1U << 0)
+#endif
+#define BT_LANDLOCK_SCOPE_SIGNAL	(1ULL << 1)
+
+struct bt_landlock_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+TEST_F(perm, lsm_denial_applies_to_attach)
+{
+	struct bt_landlock_ruleset_attr attr = {
+		.scoped = BT_LANDLOCK_SCOPE_SIGNAL,
+	};
+	volatile int *res;
+	int status = 0;
+	long abi;
+
+	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+		      LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 6)
+		SKIP(return, "Landlock signal scoping (ABI 6, Linux 6.12) not available: ABI %ld",
+		     abi);
+	res = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, res);
+	res[0] = res[1] = res[2] = res[3] = -12345;
+	fflush(stdout);
+	fflush(stderr);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		int fd, rs, p[2];
+		pid_t own;
+		char c;
+
+		res[0] = bt_drop_privs();
+		fd = bt_open();
+		if (res[0] || fd < 0 || pipe(p))
+			_exit(1);
+		/*
+		 * Once sandboxed, this child may not signal it either: it
+		 * ends when the child exits and closes the pipe.
+		 */
+		own = fork();
+		if (own == 0) {
+			close(fd);
+			close(p[1]);
+			if (read(p[0], &c, 1) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		close(p[0]);
+		rs = syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr),
+			     0);
+		res[1] = rs < 0 ? -errno :
+			 syscall(SYS_landlock_restrict_self, rs, 0) ? -errno : 0;
+		res[2] = kill(own, 0) ? -errno : 0;
+		res[3] = bt_attach(fd, BT_JOB_A, own, 0, NULL);
+		_exit(0);
+	}
+	ASSERT_EQ(self->child, bt_waitpid_bounded(self->child, &status,
+						  BT_WAIT_MS));
+	self->child = 0;
+	ASSERT_EQ(0, res[0]);
+	ASSERT_EQ(0, res[1]);
+	/* kill(2) itself is denied, and so is attach. */
+	EXPECT_EQ(-EPERM, res[2]);
+	EXPECT_EQ(-EPERM, res[3]);
+	munmap((void *)res, 4096);
 }
 
 TEST_F(perm, device_modes)
