@@ -59,7 +59,7 @@ packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
 	libnl-3-dev libnl-genl-3-dev libsodium-dev libjson-c-dev
 	linux-source-6.1 linux-headers-amd64 $headers
 	iproute2 nftables kmod cpio xz-utils gzip procps util-linux perl
-	openmpi-bin libopenmpi-dev dropbear-bin openssh-client
+	openmpi-bin libopenmpi-dev dropbear-bin openssh-client rt-tests
 	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2"
 
 missing=""
