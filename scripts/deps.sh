@@ -60,6 +60,7 @@ packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
 	linux-source-6.1 linux-headers-amd64 $headers
 	iproute2 nftables kmod cpio xz-utils gzip procps util-linux perl
 	openmpi-bin libopenmpi-dev dropbear-bin openssh-client rt-tests
+	gcc-multilib
 	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2"
 
 missing=""

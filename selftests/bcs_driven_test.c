@@ -24,6 +24,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
@@ -515,6 +518,69 @@ TEST_F(driven, only_the_driver_strobes)
 	ASSERT_EQ(0, bt_set_mode(self->fd, BCS_MODE_STANDALONE));
 	EXPECT_EQ(0, bt_strobe_now(other, 1));
 	close(other);
+}
+
+/*
+ * The fields of the records that no other test reads: nr_running and
+ * nr_blocked (a task asleep in pause() and a spinning one, in the row that
+ * runs), switch_ns and interval_ns (exact sums of the record's own
+ * times), and the tasks' blocked_ns (the sleeper's grows, the spinner's
+ * stays below its CPU time).
+ */
+TEST_F(driven, record_fields)
+{
+	struct bcs_slice_record r[3];
+	struct bt_burner spin = { 0 };
+	struct bcs_task_stat *ts = NULL;
+	uint64_t slice = self->slice;
+	int n, i, found = 0;
+	pid_t sleeper;
+
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	ASSERT_EQ(0, bt_burner_start(&spin, 1, false));
+	sleeper = fork();
+	ASSERT_LE(0, sleeper);
+	if (sleeper == 0) {
+		for (;;)
+			pause();
+	}
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, spin.pid, 0, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, sleeper, 0, NULL));
+	/* Wait until the sleeper sleeps. */
+	ASSERT_TRUE(WAIT_UNTIL(bt_thread_state(sleeper, sleeper) == 'S',
+			       BT_WAIT_MS));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, strobe_at(self->fd, ++slice, i % 2, 0));
+		ASSERT_EQ(0, next_record(self->sfd, &r[i], BT_WAIT_MS));
+		EXPECT_EQ(r[i].switch_end_ns - r[i].switch_start_ns,
+			  r[i].switch_ns);
+		if (i)
+			EXPECT_EQ(r[i].switch_start_ns - r[i - 1].switch_start_ns,
+				  r[i].interval_ns);
+		bt_sleep_ms(100);
+	}
+	EXPECT_EQ(2, r[0].nr_running);
+	EXPECT_EQ(1, r[0].nr_blocked);
+	EXPECT_EQ(2, r[1].nr_suspended);
+	EXPECT_EQ(0, r[1].nr_running);
+
+	n = bt_task_stats(self->fd, BT_JOB_A, &ts);
+	ASSERT_EQ(2, n);
+	for (i = 0; i < n; i++) {
+		if (ts[i].tgid == sleeper) {
+			EXPECT_LT(0, ts[i].blocked_ns);
+			EXPECT_LT(ts[i].run_ns, ts[i].blocked_ns);
+			found++;
+		} else {
+			EXPECT_LT(ts[i].blocked_ns, ts[i].run_ns);
+			found++;
+		}
+	}
+	EXPECT_EQ(2, found);
+	free(ts);
+	kill(sleeper, SIGKILL);
+	waitpid(sleeper, NULL, 0);
+	bt_burner_stop(&spin);
 }
 
 TEST_HARNESS_MAIN

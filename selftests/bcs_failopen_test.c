@@ -247,6 +247,71 @@ TEST_F(failopen, on_driver_exit_while_a_child_holds_it)
 	gone_with_holder(_metadata, self, 'x');
 }
 
+/*
+ * "Fail open within watchdog_slices slices", counted in slices from the
+ * records: after the driver's last strobe (which carries a prediction),
+ * the node switches the prediction one slice later, then nothing, until
+ * the fail-open record, which begins no earlier than watchdog_slices
+ * slices after the last strobe's deadline, and not much later.
+ */
+#define WD_SLICES	4
+#define WD_SLICE_NS	50000000ULL
+
+TEST_F(failopen, within_watchdog_slices_counted_in_records)
+{
+	struct bcs_slice_record rec, last = { 0 }, fo = { 0 };
+	struct bcs_state st0, st;
+	struct bcs_strobe s = {
+		.size = sizeof(s),
+		.flags = BCS_STROBE_PREDICT,
+		.row = 1,
+		.next_row = 1,
+	};
+	int sfd, i, after = 0, predicted = 0;
+	uint64_t slices;
+
+	sfd = open(BCS_STAT_DEV, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, sfd);
+	for (i = 0; i < 200000 && read(sfd, &rec, sizeof(rec)) > 0; i++)
+		;
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_ALL, BCS_MODE_DRIVEN,
+			       WD_SLICE_NS, WD_SLICES, NULL));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	s.slice = st0.slice + 1;
+	s.deadline_ns = bt_now_ns(CLOCK_REALTIME) + WD_SLICE_NS;
+	ASSERT_EQ(0, bt_ioctl(self->fd, BCS_IOC_STROBE, &s));
+	EXPECT_TRUE(WAIT_UNTIL(!bt_get_state(self->fd, &st) &&
+			       st.failopens > st0.failopens, BT_WAIT_MS));
+	/* Entering driven mode wrote a record (every job resumed) first. */
+	for (i = 0; i < 200000 && read(sfd, &rec, sizeof(rec)) > 0; i++) {
+		if (!last.slice) {
+			if (rec.slice == s.slice &&
+			    !(rec.flags & (BCS_SLICE_PREDICTED |
+					   BCS_SLICE_FAILOPEN)))
+				last = rec;
+			continue;
+		}
+		if (rec.flags & BCS_SLICE_FAILOPEN) {
+			fo = rec;
+			break;
+		}
+		if (rec.flags & BCS_SLICE_PREDICTED)
+			predicted++;
+		else
+			after++;
+	}
+	close(sfd);
+	ASSERT_EQ(s.slice, last.slice) TH_LOG("no record of the strobe");
+	ASSERT_TRUE(fo.flags & BCS_SLICE_FAILOPEN);
+	/* Between them only the prediction, once. */
+	EXPECT_EQ(1, predicted);
+	EXPECT_EQ(0, after);
+	slices = (fo.switch_start_ns - last.deadline_ns) / WD_SLICE_NS;
+	EXPECT_LE(WD_SLICES, slices);
+	/* Generous: the timer of an emulated guest may run late. */
+	EXPECT_GE(2 * WD_SLICES + 2, slices);
+}
+
 TEST_F(failopen, on_watchdog)
 {
 	struct bcs_state st0, st;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -41,6 +42,66 @@ FIXTURE_TEARDOWN(ioctl)
 			  NULL);
 		close(self->fd);
 	}
+}
+
+/* Does @file under debugfs bcs/ hold a line starting with @prefix? */
+static bool debugfs_has(const char *file, const char *prefix)
+{
+	char path[128], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/bcs/%s", file);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, prefix, strlen(prefix));
+	fclose(f);
+	return found;
+}
+
+/*
+ * debugfs bcs/ says what the ioctls say: state, jobs, tasks and the newest
+ * slices, here for a suspended job of two tasks in row 0 while row 1 runs.
+ */
+TEST_F(ioctl, debugfs_matches_the_module)
+{
+	char want[128];
+	struct bcs_state st;
+	int i;
+
+	if (!bt_exists("/sys/kernel/debug/bcs") &&
+	    system("mount -t debugfs none /sys/kernel/debug 2>/dev/null"))
+		SKIP(return, "debugfs not mounted and cannot be");
+	ASSERT_TRUE(bt_exists("/sys/kernel/debug/bcs/state"));
+	ASSERT_EQ(0, bt_gang_start(self->fd, BT_JOB_A, 0, &self->b1, 2));
+	ASSERT_EQ(0, bt_drive(self->fd));
+	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+
+	EXPECT_TRUE(debugfs_has("state", "mode: driven"));
+	EXPECT_TRUE(debugfs_has("state", "row: 1"));
+	EXPECT_TRUE(debugfs_has("state", "jobs: 1"));
+	EXPECT_TRUE(debugfs_has("state", "tasks: 2"));
+	EXPECT_TRUE(debugfs_has("state", "parked: 2"));
+	snprintf(want, sizeof(want), "driver_pid: %d", getpid());
+	EXPECT_TRUE(debugfs_has("state", want));
+	snprintf(want, sizeof(want), "slice: %llu",
+		 (unsigned long long)st.slice);
+	EXPECT_TRUE(debugfs_has("state", want));
+	snprintf(want, sizeof(want), "%u 0 suspended 2 2 ", BT_JOB_A);
+	EXPECT_TRUE(debugfs_has("jobs", want)) TH_LOG("no line '%s'", want);
+	for (i = 0; i < self->b1.nthreads; i++) {
+		snprintf(want, sizeof(want), "%d %d %u parked ",
+			 self->b1.sh->tid[i], self->b1.pid, BT_JOB_A);
+		EXPECT_TRUE(debugfs_has("tasks", want))
+			TH_LOG("no line '%s'", want);
+	}
+	EXPECT_TRUE(debugfs_has("slices", "seq slice row flags"));
+	/* "<seq> <slice> <row> ": the newest switch, to row 1. */
+	EXPECT_TRUE(system("awk 'END { exit !($3 == 1) }' "
+			   "/sys/kernel/debug/bcs/slices") == 0);
 }
 
 TEST_F(ioctl, get_state)
