@@ -14,7 +14,7 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 			/lib/modules/$(shell uname -r)/build)
 
 .PHONY: all module userspace libbcs tools selftests bench daemon \
-	modules-all lint deps check cluster-check bench-run demo demo-node \
+	modules-all lint deps check fuzz cluster-check bench-run demo demo-node \
 	gang-benefit master-rt drain clean install
 
 all: module userspace
@@ -61,6 +61,10 @@ deps:
 
 check:
 	scripts/check.sh
+
+# bcsd's parsers under libFuzzer, FUZZ_SECONDS (default 60) per target.
+fuzz:
+	scripts/fuzz.sh
 
 # The three-guest cluster tests alone (bcsd, strobes, failover, loss).
 cluster-check:

@@ -155,24 +155,17 @@ static char *trim(char *s)
 	return s;
 }
 
-int cfg_read_file(struct cfg *cfg, const char *path, bool must_exist,
-		  char *err, size_t errlen)
+int cfg_read_stream(struct cfg *cfg, FILE *f, const char *path, char *err,
+		    size_t errlen)
 {
 	char line[512], msg[256], *name, *value, *hash;
 	unsigned int lineno = 0;
-	FILE *f = fopen(path, "re");
 
-	if (!f) {
-		if (errno == ENOENT && !must_exist)
-			return 0;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f)) {
 			snprintf(err, errlen, "%s:%u: line too long", path, lineno);
-			goto fail;
+			return -1;
 		}
 		hash = strchr(line, '#');
 		if (hash)
@@ -189,14 +182,31 @@ int cfg_read_file(struct cfg *cfg, const char *path, bool must_exist,
 		}
 		if (cfg_set(cfg, name, value, false, msg, sizeof(msg))) {
 			snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
-			goto fail;
+			return -1;
 		}
 	}
-	fclose(f);
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
 	return 0;
-fail:
+}
+
+int cfg_read_file(struct cfg *cfg, const char *path, bool must_exist,
+		  char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	int ret;
+
+	if (!f) {
+		if (errno == ENOENT && !must_exist)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = cfg_read_stream(cfg, f, path, err, errlen);
 	fclose(f);
-	return -1;
+	return ret;
 }
 
 uint64_t cfg_uint(const struct cfg *cfg, const char *name)
@@ -233,6 +243,10 @@ void cfg_dump(const struct cfg *cfg, FILE *f)
 {
 	unsigned int i;
 
+	/*
+	 * "name = value": a value that begins with '=' ("interface ==x" is
+	 * "=x") would lose it as "name =x" (found by fuzz_config).
+	 */
 	for (i = 0; i < cfg_nr_opts; i++)
-		fprintf(f, "%s %s\n", cfg_opts[i].name, cfg->values[i]);
+		fprintf(f, "%s = %s\n", cfg_opts[i].name, cfg->values[i]);
 }

@@ -42,6 +42,9 @@ int cfg_set(struct cfg *cfg, const char *name, const char *value,
 /* Read "name value" lines; command-line values win.  0 or -1 with @err. */
 int cfg_read_file(struct cfg *cfg, const char *path, bool must_exist,
 		  char *err, size_t errlen);
+/* The same from stream @f, named @path in messages. */
+int cfg_read_stream(struct cfg *cfg, FILE *f, const char *path, char *err,
+		    size_t errlen);
 uint64_t cfg_uint(const struct cfg *cfg, const char *name);
 const char *cfg_str(const struct cfg *cfg, const char *name);
 void cfg_print_help(FILE *f);

@@ -30,9 +30,9 @@
 
 #include "../libbcs/bcs.h"
 #include "bcsd.h"
+#include "ctl_req.h"
 #include "log.h"
 
-#define CTL_MSG_MAX	65536
 #define CTL_IDLE_MS	10000	/* a connection that asks nothing is closed */
 
 static void ctl_error(struct bcsd_client *c, int err, const char *msg);
@@ -294,20 +294,15 @@ static void send_request(struct bcsd *d, struct bcsd_client *c)
 }
 
 static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
-			    uint32_t op, struct json_object *in)
+			    uint32_t op, const struct ctl_req *in)
 {
-	struct json_object *v;
 	struct bcsp_request reply;
-	int64_t row = -1;
 
 	memset(&c->req, 0, sizeof(c->req));
 	c->req.node = d->node_id;
 	c->req.op = op;
-	if (json_object_object_get_ex(in, "job", &v))
-		c->req.job = (uint32_t)json_object_get_int64(v);
-	if (json_object_object_get_ex(in, "row", &v))
-		row = json_object_get_int64(v);
-	c->req.row = row < 0 ? BCS_ROW_NONE : (uint32_t)row;
+	c->req.job = in->job;
+	c->req.row = in->row;
 	if (d->active) {
 		master_request(d, &c->req, &reply);
 		reply_request(c, &reply);
@@ -354,49 +349,49 @@ static bool peer_is_root(struct bcsd_client *c)
 
 void ctl_on_client(struct bcsd *d, struct bcsd_client *c)
 {
-	struct json_object *in, *v;
-	char buf[CTL_MSG_MAX];
-	const char *cmd;
+	static char buf[CTL_MSG_MAX + 1];
+	struct ctl_req req;
+	char err[128];
 	ssize_t n;
+	int ret;
 
-	n = recv(c->fd, buf, sizeof(buf) - 1, 0);
+	/* One more byte than a request may have: a longer one is refused. */
+	n = recv(c->fd, buf, sizeof(buf), 0);
 	if (n <= 0) {
 		ctl_drop(c);
 		return;
 	}
 	c->last_ms = now_mono_ms();
-	buf[n] = '\0';
-	in = json_tokener_parse(buf);
-	if (!in || !json_object_object_get_ex(in, "cmd", &v) ||
-	    !json_object_is_type(v, json_type_string)) {
-		ctl_error(c, -EINVAL, "malformed request");
-		json_object_put(in);
+	ret = ctl_parse(buf, (size_t)n, &req, err, sizeof(err));
+	if (ret) {
+		ctl_error(c, ret, err);
 		return;
 	}
-	cmd = json_object_get_string(v);
-	if (!strcmp(cmd, "status")) {
+	switch (req.cmd) {
+	case CTL_STATUS:
 		cmd_status(d, c);
-	} else if (!strcmp(cmd, "job-list")) {
+		break;
+	case CTL_JOB_LIST:
 		cmd_job_list(d, c);
-	} else if (!strcmp(cmd, "job-wait")) {
-		c->wait_job = json_object_object_get_ex(in, "job", &v) ?
-			      (uint32_t)json_object_get_int64(v) : 0;
-		c->wait_until_ms = now_mono_ms() +
-			(json_object_object_get_ex(in, "timeout_ms", &v) ?
-			 (uint64_t)json_object_get_int64(v) : 5000);
+		break;
+	case CTL_JOB_WAIT:
+		c->wait_job = req.job;
+		c->wait_until_ms = now_mono_ms() + req.timeout_ms;
 		ctl_job_appeared(d);
-	} else if (!strcmp(cmd, "job-create") || !strcmp(cmd, "job-destroy") ||
-		   !strcmp(cmd, "job-row")) {
+		break;
+	case CTL_JOB_CREATE:
+	case CTL_JOB_DESTROY:
+	case CTL_JOB_ROW:
 		if (!peer_is_root(c))
 			ctl_error(c, -EPERM, "permission denied: job changes need root");
 		else
-			cmd_job_request(d, c, !strcmp(cmd, "job-create") ?
-					BCSP_OP_CREATE : !strcmp(cmd, "job-destroy") ?
-					BCSP_OP_DESTROY : BCSP_OP_SET_ROW, in);
-	} else {
-		ctl_error(c, -EINVAL, "unknown command");
+			cmd_job_request(d, c, req.cmd == CTL_JOB_CREATE ?
+					BCSP_OP_CREATE :
+					req.cmd == CTL_JOB_DESTROY ?
+					BCSP_OP_DESTROY : BCSP_OP_SET_ROW,
+					&req);
+		break;
 	}
-	json_object_put(in);
 }
 
 /* Answer the clients waiting for a job that now exists on this node. */

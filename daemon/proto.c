@@ -300,8 +300,16 @@ enum bcsp_verdict bcsp_strobe_verdict(const struct bcsp_strobe *s,
 	if (s->row >= BCS_ROWS_MAX || s->slice_ns < BCS_SLICE_NS_MIN ||
 	    s->slice_ns > BCS_SLICE_NS_MAX)
 		return BCSP_BAD_BODY;
-	if (s->deadline_ns + stale_slices * s->slice_ns < now_ns ||
-	    s->deadline_ns > now_ns + BCSP_AHEAD_SLICES * s->slice_ns)
+	/*
+	 * Differences, not sums: deadlines and clocks take any 64-bit
+	 * value, and deadline + slices would wrap (found by fuzz_body).
+	 */
+	if (s->deadline_ns < now_ns &&
+	    stale_slices <= UINT64_MAX / s->slice_ns &&
+	    now_ns - s->deadline_ns > stale_slices * s->slice_ns)
+		return BCSP_STALE;
+	if (s->deadline_ns > now_ns &&
+	    s->deadline_ns - now_ns > BCSP_AHEAD_SLICES * s->slice_ns)
 		return BCSP_STALE;
 	return BCSP_OK;
 }

@@ -14,6 +14,7 @@
 #   BCS_CLUSTER     0: skip the three-guest cluster tests (selftests/cluster)
 #   BCS_CLUSTER_KERNEL   their guest kernel (default 6.1)
 #   BCS_CLUSTER_TIMEOUT  their hard limit in seconds (default 1500)
+#   BCS_FUZZ_SECONDS     budget per fuzz target (default 10; make fuzz: 60)
 
 set -uo pipefail
 
@@ -132,6 +133,9 @@ for d in libbcs tools daemon; do
 		step "unit $d" "$logdir/unit-$d.log" make -C "$d" test
 	fi
 done
+# A short run of each libFuzzer target of bcsd's parsers (make fuzz).
+step fuzz "$logdir/fuzz.log" env FUZZ_SECONDS="${BCS_FUZZ_SECONDS:-10}" \
+	scripts/fuzz.sh
 step install "$logdir/install.log" scripts/test-install.sh
 
 # --- guests -------------------------------------------------------------------

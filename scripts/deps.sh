@@ -61,7 +61,8 @@ packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
 	iproute2 nftables kmod cpio xz-utils gzip procps util-linux perl
 	openmpi-bin libopenmpi-dev dropbear-bin openssh-client rt-tests
 	gcc-multilib
-	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2"
+	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2
+	clang libclang-rt-dev"
 
 missing=""
 for p in $packages; do

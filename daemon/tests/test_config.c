@@ -23,7 +23,9 @@ static int write_file(const char *path, const char *text)
 int main(void)
 {
 	char err[256], path[] = "/tmp/bcsd-conf-XXXXXX";
+	char stream[] = "role master\nport 0\n";
 	struct cfg cfg;
+	FILE *f;
 	int fd;
 
 	cfg_init(&cfg);
@@ -64,6 +66,36 @@ int main(void)
 	CHECK(strstr(err, ":1:") != NULL);
 	CHECK(write_file(path, "bogus 1\n") == 0);
 	CHECK(cfg_read_file(&cfg, path, true, err, sizeof(err)) < 0);
+
+	/*
+	 * What --print-config writes reads back the same, also a value
+	 * that begins with '=' (fuzz_config, corpus/config/regress-*).
+	 */
+	cfg_init(&cfg);
+	CHECK(write_file(path, "interface ==53\nstats_file = \n") == 0);
+	CHECK(cfg_read_file(&cfg, path, true, err, sizeof(err)) == 0);
+	CHECK(!strcmp(cfg_str(&cfg, "interface"), "=53"));
+	CHECK(!strcmp(cfg_str(&cfg, "stats_file"), ""));
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		cfg_dump(&cfg, f);
+		fclose(f);
+	}
+	cfg_init(&cfg);
+	CHECK(cfg_read_file(&cfg, path, true, err, sizeof(err)) == 0);
+	CHECK(!strcmp(cfg_str(&cfg, "interface"), "=53"));
+	CHECK(cfg_uint(&cfg, "port") == 5399);
+
+	/* A stream, as the fuzzer reads it: errors name the stream. */
+	f = fmemopen(stream, strlen(stream), "r");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK(cfg_read_stream(&cfg, f, "mem", err, sizeof(err)) < 0);
+		CHECK(!strncmp(err, "mem:2: ", 7));
+		fclose(f);
+	}
+
 	unlink(path);
 	CHECK(cfg_read_file(&cfg, path, false, err, sizeof(err)) == 0);
 	CHECK(cfg_read_file(&cfg, path, true, err, sizeof(err)) < 0);

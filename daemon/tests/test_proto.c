@@ -225,6 +225,32 @@ static void test_strobe_verdict(void)
 	CHECK(bcsp_strobe_verdict(&s, now, 4) == BCSP_BAD_BODY);
 }
 
+/*
+ * Deadlines and clocks anywhere in 64 bits: deadline + slices used to
+ * wrap and call a due strobe stale (fuzz_body, corpus/body/regress-*).
+ */
+static void test_strobe_verdict_wrap(void)
+{
+	const uint64_t slice = 10000000, top = UINT64_MAX - 1000;
+	struct bcsp_strobe s = { .slice_ns = slice, .row = 2 };
+
+	s.deadline_ns = top;
+	CHECK(bcsp_strobe_verdict(&s, top, 4) == BCSP_OK);
+	CHECK(bcsp_strobe_verdict(&s, top, 100000) == BCSP_OK);
+	CHECK(bcsp_strobe_verdict(&s, UINT64_MAX, 1) == BCSP_OK);
+	CHECK(bcsp_strobe_verdict(&s, top - slice, 4) == BCSP_OK);
+	CHECK(bcsp_strobe_verdict(&s, 1700000000000000000ULL, 4) ==
+	      BCSP_STALE);
+	/* A window of slices longer than 64 bits of nanoseconds. */
+	s.deadline_ns = 0;
+	CHECK(bcsp_strobe_verdict(&s, UINT64_MAX, UINT64_MAX) == BCSP_OK);
+	CHECK(bcsp_strobe_verdict(&s, UINT64_MAX, 4) == BCSP_STALE);
+	/* A clock near the top: now + 7 slices must not wrap either. */
+	s.deadline_ns = UINT64_MAX;
+	CHECK(bcsp_strobe_verdict(&s, UINT64_MAX - slice, 4) == BCSP_OK);
+	CHECK(bcsp_strobe_verdict(&s, 0, 4) == BCSP_STALE);
+}
+
 static void test_key_file(void)
 {
 	char dir[] = "/tmp/bcsd-test-XXXXXX", path[64], err[256];
@@ -284,6 +310,7 @@ int main(void)
 	test_rejects();
 	test_window();
 	test_strobe_verdict();
+	test_strobe_verdict_wrap();
 	test_key_file();
 	test_next_row();
 	return unit_done("test_proto");

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parsing of control-socket requests.  Anyone may write to the socket,
+ * so nothing is taken on trust: the message must be exactly one JSON
+ * object, and every number must be an integer in the range of the field
+ * it fills (json_object_get_int64() would read "5", 1.9 and true as
+ * numbers, and a cast to 32 bits would turn job 2^32 + 1 into job 1).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <linux/bcs.h>
+
+#include "ctl_req.h"
+
+static const struct {
+	const char *name;
+	enum ctl_cmd cmd;
+} ctl_cmds[] = {
+	{ "status",	 CTL_STATUS },
+	{ "job-list",	 CTL_JOB_LIST },
+	{ "job-create",	 CTL_JOB_CREATE },
+	{ "job-destroy", CTL_JOB_DESTROY },
+	{ "job-row",	 CTL_JOB_ROW },
+	{ "job-wait",	 CTL_JOB_WAIT },
+};
+
+/*
+ * Integer member @key of @in in [@min, @max] into @out, left alone if
+ * absent.  0, or -EINVAL with a message in @err.
+ */
+static int get_int(struct json_object *in, const char *key, int64_t min,
+		   int64_t max, int64_t *out, char *err, size_t errlen)
+{
+	struct json_object *v;
+	int64_t x;
+
+	if (!json_object_object_get_ex(in, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_int))
+		goto bad;
+	errno = 0;
+	x = json_object_get_int64(v);
+	/* json-c clamps integers beyond int64_t and says so in errno. */
+	if (errno || x < min || x > max)
+		goto bad;
+	*out = x;
+	return 0;
+bad:
+	snprintf(err, errlen, "\"%s\" must be an integer in %" PRId64 "..%"
+		 PRId64, key, min, max);
+	return -EINVAL;
+}
+
+int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
+	      size_t errlen)
+{
+	struct json_tokener *tok;
+	struct json_object *in = NULL, *v;
+	int64_t job = 0, row = -1, timeout = CTL_WAIT_DEFAULT_MS;
+	const char *cmd;
+	size_t i, end;
+	int ret = -EINVAL;
+
+	memset(req, 0, sizeof(*req));
+	snprintf(err, errlen, "malformed request");
+	if (len > CTL_MSG_MAX || memchr(buf, '\0', len))
+		return -EINVAL;
+	tok = json_tokener_new();
+	if (!tok) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	in = json_tokener_parse_ex(tok, buf, (int)len);
+	end = in ? json_tokener_get_parse_end(tok) : 0;
+	while (end < len && strchr(" \t\r\n", buf[end]))
+		end++;
+	/* One complete object and nothing but white space after it. */
+	if (!in || json_tokener_get_error(tok) != json_tokener_success ||
+	    end != len ||
+	    !json_object_is_type(in, json_type_object) ||
+	    !json_object_object_get_ex(in, "cmd", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		goto out;
+	cmd = json_object_get_string(v);
+	for (i = 0; i < sizeof(ctl_cmds) / sizeof(ctl_cmds[0]); i++)
+		if (!strcmp(cmd, ctl_cmds[i].name))
+			break;
+	if (i == sizeof(ctl_cmds) / sizeof(ctl_cmds[0])) {
+		snprintf(err, errlen, "unknown command");
+		goto out;
+	}
+	req->cmd = ctl_cmds[i].cmd;
+	if (get_int(in, "job", 0, UINT32_MAX, &job, err, errlen) ||
+	    get_int(in, "row", -1, (int64_t)BCS_ROW_NONE - 1, &row, err,
+		    errlen) ||
+	    get_int(in, "timeout_ms", 0, INT64_MAX, &timeout, err, errlen))
+		goto out;
+	/* Nothing would ever answer a wait for job 0. */
+	if (req->cmd == CTL_JOB_WAIT && !job) {
+		snprintf(err, errlen, "job-wait needs a job");
+		goto out;
+	}
+	req->job = (uint32_t)job;
+	req->row = row < 0 ? BCS_ROW_NONE : (uint32_t)row;
+	req->timeout_ms = (uint64_t)timeout;
+	ret = 0;
+out:
+	json_object_put(in);
+	json_tokener_free(tok);
+	if (ret)
+		memset(req, 0, sizeof(*req));
+	else if (errlen)
+		err[0] = '\0';
+	return ret;
+}

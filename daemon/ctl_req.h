@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Requests on bcsd's control socket (see ctl.c): parsed by a pure
+ * function, so that the host unit tests and the fuzzer (daemon/fuzz/)
+ * reach every path of it without a daemon.
+ */
+#ifndef BCSD_CTL_REQ_H
+#define BCSD_CTL_REQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTL_MSG_MAX		65536	/* longest request */
+#define CTL_WAIT_DEFAULT_MS	5000	/* job-wait without timeout_ms */
+
+enum ctl_cmd {
+	CTL_STATUS = 1,
+	CTL_JOB_LIST,
+	CTL_JOB_CREATE,		/* root only, as the next two */
+	CTL_JOB_DESTROY,
+	CTL_JOB_ROW,
+	CTL_JOB_WAIT,
+};
+
+struct ctl_req {
+	enum ctl_cmd cmd;
+	uint32_t job;		/* 0 if not given (create: the master picks) */
+	uint32_t row;		/* BCS_ROW_NONE if not given or -1 */
+	uint64_t timeout_ms;	/* job-wait */
+};
+
+/*
+ * Parse request @buf of @len bytes: one JSON object with a string "cmd"
+ * and, as the command takes them, integers "job" (0 .. 2^32 - 1; at
+ * least 1 for job-wait), "row" (-1 .. 2^32 - 2) and "timeout_ms" (>= 0).
+ * Returns 0, or -EINVAL with a message for the client in @err.
+ */
+int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
+	      size_t errlen);
+
+#endif /* BCSD_CTL_REQ_H */

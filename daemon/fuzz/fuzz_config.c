@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the configuration parser.  The input is a
+ * configuration file, read by cfg_read_stream() as bcsd reads
+ * /etc/bcs/bcsd.conf.  A file that is accepted must leave every option
+ * valid (cfg_set() takes each value again), and what cfg_dump() writes
+ * of it (bcsd --print-config) must read back to the same options.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FUZZ_ASSERT(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: FUZZ_ASSERT(%s) failed\n",	\
+			__FILE__, __LINE__, #cond);			\
+		abort();						\
+	}								\
+} while (0)
+
+static int read_buf(struct cfg *cfg, const void *buf, size_t len, char *err,
+		    size_t errlen)
+{
+	FILE *f = fmemopen((void *)buf, len, "r");
+	int ret;
+
+	FUZZ_ASSERT(f);
+	ret = cfg_read_stream(cfg, f, "fuzz.conf", err, errlen);
+	fclose(f);
+	return ret;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct cfg cfg, again, check;
+	char err[256], *dump = NULL;
+	size_t dump_len = 0;
+	unsigned int i;
+	FILE *f;
+
+	if (size > 64 * 1024)
+		return -1;
+	cfg_init(&cfg);
+	err[0] = '\0';
+	if (read_buf(&cfg, data, size, err, sizeof(err))) {
+		/* Refused with a message that names the file. */
+		FUZZ_ASSERT(!strncmp(err, "fuzz.conf:", 10));
+		return 0;
+	}
+	for (i = 0; i < cfg_nr_opts; i++) {
+		cfg_init(&check);
+		FUZZ_ASSERT(!cfg_set(&check, cfg_opts[i].name, cfg.values[i],
+				     true, err, sizeof(err)));
+		if (cfg_opts[i].type == CFG_UINT) {
+			FUZZ_ASSERT(cfg_uint(&cfg, cfg_opts[i].name) >=
+				    cfg_opts[i].min);
+			FUZZ_ASSERT(cfg_uint(&cfg, cfg_opts[i].name) <=
+				    cfg_opts[i].max);
+		}
+	}
+	f = open_memstream(&dump, &dump_len);
+	FUZZ_ASSERT(f);
+	cfg_dump(&cfg, f);
+	FUZZ_ASSERT(!fclose(f));
+	cfg_init(&again);
+	if (read_buf(&again, dump, dump_len, err, sizeof(err))) {
+		fprintf(stderr, "--print-config output refused: %s\n%s", err,
+			dump);
+		abort();
+	}
+	for (i = 0; i < cfg_nr_opts; i++)
+		FUZZ_ASSERT(!strcmp(cfg.values[i], again.values[i]));
+	free(dump);
+	return 0;
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: requests on bcsd's control socket, which any local
+ * user may send, into ctl_parse().  An accepted request names a command
+ * and carries fields in their ranges; a refused one has a message.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <linux/bcs.h>
+
+#include "ctl_req.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FUZZ_ASSERT(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: FUZZ_ASSERT(%s) failed\n",	\
+			__FILE__, __LINE__, #cond);			\
+		abort();						\
+	}								\
+} while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ctl_req req;
+	char err[128];
+	int ret;
+
+	ret = ctl_parse((const char *)data, size, &req, err, sizeof(err));
+	if (ret) {
+		FUZZ_ASSERT(ret == -EINVAL || ret == -ENOMEM);
+		FUZZ_ASSERT(err[0]);
+		return 0;
+	}
+	FUZZ_ASSERT(req.cmd >= CTL_STATUS && req.cmd <= CTL_JOB_WAIT);
+	FUZZ_ASSERT(req.row == BCS_ROW_NONE || req.row < BCS_ROW_NONE);
+	FUZZ_ASSERT(req.cmd != CTL_JOB_WAIT || req.job);
+	FUZZ_ASSERT(req.timeout_ms <= INT64_MAX);
+	return 0;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writes the seed corpus of the fuzz targets into DIR/<target>/: one
+ * valid datagram of each type signed with the test key of fuzz.h (and
+ * the same without its tag for fuzz_body), configuration files and
+ * control requests.  Run by hand after a change of the wire format:
+ *   make -C daemon fuzz-seeds
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fuzz.h"
+
+static const char *dir;
+
+static void put(const char *target, const char *name, const void *buf,
+		size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, target);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, target, name);
+	f = fopen(path, "w");
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+static void datagram(const char *name, struct bcsp_msg *m)
+{
+	uint8_t key[BCSP_KEY_LEN], buf[BCSP_MAX_LEN];
+	int len;
+
+	fuzz_key(key);
+	m->hdr.cluster = FUZZ_CLUSTER;
+	m->hdr.epoch = 3;
+	m->hdr.priority = 100;
+	m->hdr.seq = 1000;
+	len = bcsp_encode(m, key, buf, sizeof(buf));
+	if (len < 0) {
+		fprintf(stderr, "%s: does not encode\n", name);
+		exit(1);
+	}
+	put("datagram", name, buf, (size_t)len);
+	put("body", name, buf, (size_t)len - BCSP_TAG_LEN);
+}
+
+int main(int argc, char **argv)
+{
+	struct bcsp_msg m;
+	int i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: mkseeds DIR\n");
+		return 2;
+	}
+	dir = argv[1];
+	mkdir(dir, 0755);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_STROBE;
+	m.hdr.sender = 1;
+	m.strobe.slice = 123456;
+	m.strobe.deadline_ns = 1700000000123456789ULL;
+	m.strobe.slice_ns = 10000000;
+	m.strobe.row = 2;
+	m.strobe.map_version = 9;
+	m.strobe.nr_rows = 3;
+	datagram("strobe", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_MAP;
+	m.hdr.sender = 1;
+	m.map.version = 9;
+	m.map.nr_jobs = 3;
+	for (i = 0; i < 3; i++) {
+		m.map.jobs[i].job = 100 + (uint32_t)i;
+		m.map.jobs[i].row = i == 2 ? BCS_ROW_NONE : (uint32_t)i;
+		m.map.jobs[i].nodes = 2;
+		m.map.jobs[i].tasks = 8;
+		m.map.jobs[i].birth = 0x12345678u + (uint32_t)i;
+	}
+	datagram("map", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_REQUEST;
+	m.hdr.sender = 5;
+	m.req.id = 77;
+	m.req.op = BCSP_OP_CREATE;
+	m.req.row = BCS_ROW_NONE;
+	m.req.node = 5;
+	datagram("request", &m);
+
+	m.hdr.type = BCSP_REPLY;
+	m.hdr.sender = 1;
+	m.req.job = 100;
+	m.req.error = -17;
+	datagram("reply", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_REPORT;
+	m.hdr.sender = 5;
+	m.report.nr_jobs = 2;
+	m.report.jobs[0].job = 100;
+	m.report.jobs[0].tasks = 4;
+	m.report.jobs[0].birth = 0x12345678u;
+	m.report.jobs[1].job = 101;
+	m.report.jobs[1].tasks = 1;
+	datagram("report", &m);
+
+	static const char conf_node[] =
+		"# a node\nrole node\ncluster 7\ngroup 239.255.66.83\n"
+		"port = 5399\ninterface eth0\nkey_file /etc/bcs/cluster.key\n"
+		"watchdog_slices 10\npredict 1\nstale_slices 4\n"
+		"report_ms 1000\nrt_priority 40\nlog syslog\nverbose 1\n";
+	static const char conf_master[] =
+		"role\tmaster\nslice_us=10000\nlead_us 3000\n"
+		"strobe_copies 2   # twice\nrows 0\npriority 200\n"
+		"failover_slices 20\nquorum 0\n"
+		"control_socket /run/bcs/bcsd.sock\nstats_file /tmp/s.json\n";
+	static const char conf_both[] =
+		"role both\r\nnode_id 3\r\nttl 1\r\n\r\n";
+	put("config", "node", conf_node, sizeof(conf_node) - 1);
+	put("config", "master", conf_master, sizeof(conf_master) - 1);
+	put("config", "both", conf_both, sizeof(conf_both) - 1);
+
+	static const char *const reqs[] = {
+		"{\"cmd\":\"status\"}",
+		"{\"cmd\":\"job-list\"}",
+		"{\"cmd\":\"job-create\",\"job\":0,\"row\":-1}",
+		"{\"cmd\":\"job-destroy\",\"job\":12}",
+		"{\"cmd\":\"job-row\",\"job\":12,\"row\":3}",
+		"{\"cmd\":\"job-wait\",\"job\":12,\"timeout_ms\":5000}",
+	};
+	for (i = 0; i < (int)(sizeof(reqs) / sizeof(reqs[0])); i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "req%d", i);
+		put("ctl", name, reqs[i], strlen(reqs[i]));
+	}
+	return 0;
+}

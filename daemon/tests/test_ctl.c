@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of the control-socket request parser: every command,
+ * fields in and out of their ranges, numbers of the wrong JSON type,
+ * and messages that are not exactly one JSON object.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <linux/bcs.h>
+
+#include "ctl_req.h"
+#include "unit.h"
+
+static char err[128];
+
+static int parse(const char *s, struct ctl_req *r)
+{
+	return ctl_parse(s, strlen(s), r, err, sizeof(err));
+}
+
+/* Refused with -EINVAL and a message containing @what. */
+static int refused(const char *s, const char *what)
+{
+	struct ctl_req r;
+
+	return parse(s, &r) == -EINVAL && strstr(err, what) != NULL &&
+	       r.cmd == 0;
+}
+
+int main(void)
+{
+	struct ctl_req r;
+	static char big[CTL_MSG_MAX + 2];
+
+	CHECK(parse("{\"cmd\":\"status\"}", &r) == 0 && r.cmd == CTL_STATUS &&
+	      r.row == BCS_ROW_NONE && !err[0]);
+	CHECK(parse("{\"cmd\":\"job-list\"}\n", &r) == 0 &&
+	      r.cmd == CTL_JOB_LIST);
+	CHECK(parse("{\"cmd\":\"job-create\",\"job\":0,\"row\":-1}", &r) == 0 &&
+	      r.cmd == CTL_JOB_CREATE && r.job == 0 && r.row == BCS_ROW_NONE);
+	CHECK(parse("{\"cmd\":\"job-row\",\"job\":4294967295,\"row\":3}",
+		    &r) == 0 && r.cmd == CTL_JOB_ROW && r.job == 4294967295u &&
+	      r.row == 3);
+	CHECK(parse("{\"cmd\":\"job-destroy\",\"job\":12}", &r) == 0 &&
+	      r.cmd == CTL_JOB_DESTROY && r.job == 12);
+	CHECK(parse("{\"cmd\":\"job-wait\",\"job\":12}", &r) == 0 &&
+	      r.cmd == CTL_JOB_WAIT && r.timeout_ms == CTL_WAIT_DEFAULT_MS);
+	CHECK(parse("{\"cmd\":\"job-wait\",\"job\":1,\"timeout_ms\":0}",
+		    &r) == 0 && r.timeout_ms == 0);
+
+	/* Was job 1: a cast to 32 bits. */
+	CHECK(refused("{\"cmd\":\"job-destroy\",\"job\":4294967297}",
+		      "\"job\" must be an integer in 0..4294967295"));
+	CHECK(refused("{\"cmd\":\"job-destroy\",\"job\":-1}", "\"job\""));
+	CHECK(refused("{\"cmd\":\"job-destroy\",\"job\":99999999999999999999}",
+		      "\"job\""));
+	/* Were 5, 1 and 1: json_object_get_int64() converts. */
+	CHECK(refused("{\"cmd\":\"job-destroy\",\"job\":\"5\"}", "\"job\""));
+	CHECK(refused("{\"cmd\":\"job-destroy\",\"job\":1.9}", "\"job\""));
+	CHECK(refused("{\"cmd\":\"job-destroy\",\"job\":true}", "\"job\""));
+	/* Was row 3: 2^32 + 3 cast to 32 bits; -2 was "no row". */
+	CHECK(refused("{\"cmd\":\"job-row\",\"job\":1,\"row\":4294967299}",
+		      "\"row\" must be an integer in -1..4294967294"));
+	CHECK(refused("{\"cmd\":\"job-row\",\"job\":1,\"row\":4294967295}",
+		      "\"row\""));
+	CHECK(refused("{\"cmd\":\"job-row\",\"job\":1,\"row\":-2}", "\"row\""));
+	/* Was a wait that ends at once (now - 1) or is never answered. */
+	CHECK(refused("{\"cmd\":\"job-wait\",\"job\":1,\"timeout_ms\":-1}",
+		      "\"timeout_ms\""));
+	CHECK(refused("{\"cmd\":\"job-wait\"}", "job-wait needs a job"));
+	CHECK(refused("{\"cmd\":\"job-wait\",\"job\":0}", "needs a job"));
+
+	/* Not one JSON object with a string "cmd". */
+	CHECK(refused("", "malformed"));
+	CHECK(refused("{\"cmd\":\"status\"", "malformed"));
+	CHECK(refused("{\"cmd\":\"status\"} {}", "malformed"));
+	CHECK(refused("{\"cmd\":\"status\"}x", "malformed"));
+	CHECK(refused("[\"status\"]", "malformed"));
+	CHECK(refused("\"status\"", "malformed"));
+	CHECK(refused("{\"cmd\":7}", "malformed"));
+	CHECK(refused("{\"command\":\"status\"}", "malformed"));
+	CHECK(refused("{\"cmd\":\"reboot\"}", "unknown command"));
+	CHECK(ctl_parse("{\"cmd\":\"status\"}\0x", 18, &r, err,
+			sizeof(err)) == -EINVAL);
+	memset(big, ' ', sizeof(big));
+	memcpy(big, "{\"cmd\":\"status\"}", 16);
+	CHECK(ctl_parse(big, CTL_MSG_MAX, &r, err, sizeof(err)) == 0);
+	CHECK(ctl_parse(big, CTL_MSG_MAX + 1, &r, err, sizeof(err)) ==
+	      -EINVAL);
+	return unit_done("test_ctl");
+}
