@@ -17,7 +17,9 @@
 #   BCS_TEST_DIR       directory of the test programs (default: next to
 #                      this script if they are there, else $BUILD/selftests)
 #   BCS_TEST_TIMEOUT   per-program limit in seconds (default 600)
-#   BCS_FUZZ_SEED, BCS_FUZZ_ITERS   passed on to bcs_badinput_test
+#   BCS_FUZZ_SEED, BCS_FUZZ_ITERS, BCS_FUZZ_HUGE   read by bcs_badinput_test
+#                      (give them with env: run-vm.sh ... -- env
+#                      BCS_FUZZ_ITERS=50000 bash selftests/run-in-guest.sh)
 
 set -u
 
