@@ -11,9 +11,11 @@
  *   {"cmd": "job-wait", "job": J, "timeout_ms": T}
  *
  * Every answer has "ok" (bool) and, when false, "error" (a negative errno)
- * and "message".  Requests are at most CTL_MSG_MAX bytes; answers have no
- * bound (a job list grows with the nodes), so clients peek at their size.  Job requests go to the master, over UDP, retried until
- * it answers or BCSD_REQ_TRIES attempts have timed out.
+ * and "message".  Requests are at most CTL_MSG_MAX bytes, exactly one JSON
+ * object, with integer fields in their ranges (ctl_parse() in ctl_req.c);
+ * answers have no bound (a job list grows with the nodes), so clients
+ * peek at their size.  Job requests go to the master, over UDP, retried
+ * until it answers or BCSD_REQ_TRIES attempts have timed out.
  */
 #include <errno.h>
 #include <limits.h>
