@@ -42,14 +42,14 @@ for t in $targets; do
 	seeds=$top/daemon/fuzz/corpus/$t
 	work=$out/corpus/$t
 	log=$out/$t.log
-	dict=
-	[ -f "$top/daemon/fuzz/$t.dict" ] && dict=-dict=$top/daemon/fuzz/$t.dict
+	dict=()
+	[ -f "$top/daemon/fuzz/$t.dict" ] && dict=(-dict="$top/daemon/fuzz/$t.dict")
 	mkdir -p "$work"
 	echo "# fuzz $t: ${secs}s, seeds $seeds"
 	# -timeout: one input taking a second is a hang here.
 	timeout -k 10 $((secs + 120)) "$bin" -max_total_time="$secs" \
 		-timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$out/crash-$t-" $dict \
+		-artifact_prefix="$out/crash-$t-" "${dict[@]}" \
 		"$work" "$seeds" > "$log" 2>&1
 	rc=$?
 	grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | sed 's/^/#   /'
