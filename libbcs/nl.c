@@ -246,6 +246,7 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		[BCS_A_MISSED]		= { .type = NLA_U64 },
 		[BCS_A_FAILOPENS]	= { .type = NLA_U64 },
 		[BCS_A_PREDICTED]	= { .type = NLA_U64 },
+		[BCS_A_EXPIRED]		= { .type = NLA_U64 },
 	};
 	struct nlattr *tb[BCS_A_MAX + 1];
 	struct nl_req *r = arg;
@@ -285,6 +286,8 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		st->failopens = nla_get_u64(tb[BCS_A_FAILOPENS]);
 	if (tb[BCS_A_PREDICTED])
 		st->predicted = nla_get_u64(tb[BCS_A_PREDICTED]);
+	if (tb[BCS_A_EXPIRED])
+		st->expired = nla_get_u64(tb[BCS_A_EXPIRED]);
 	r->got_reply = 1;
 	return NL_OK;
 }

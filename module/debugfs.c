@@ -54,6 +54,7 @@ static int bcs_state_show(struct seq_file *m, void *v)
 	seq_printf(m, "stat_records: %u\n", st.stat_records);
 	seq_printf(m, "drain_cuts: %llu\n", st.drain_cuts);
 	seq_printf(m, "predicted: %llu\n", st.predicted);
+	seq_printf(m, "expired: %llu\n", st.expired);
 	seq_printf(m, "queued: %u\n", bcs_strobe_queued());
 	return 0;
 }

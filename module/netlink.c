@@ -97,7 +97,8 @@ static int bcs_nl_get_state(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u64_64bit(msg, BCS_A_LATE, st.late, BCS_A_PAD) ||
 	    nla_put_u64_64bit(msg, BCS_A_MISSED, st.missed, BCS_A_PAD) ||
 	    nla_put_u64_64bit(msg, BCS_A_FAILOPENS, st.failopens, BCS_A_PAD) ||
-	    nla_put_u64_64bit(msg, BCS_A_PREDICTED, st.predicted, BCS_A_PAD))
+	    nla_put_u64_64bit(msg, BCS_A_PREDICTED, st.predicted, BCS_A_PAD) ||
+	    nla_put_u64_64bit(msg, BCS_A_EXPIRED, st.expired, BCS_A_PAD))
 		goto nospace;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);

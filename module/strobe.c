@@ -61,6 +61,7 @@ struct bcs_queued {
 	u32 origin;			/* BCS_SLICE_INJECTED or 0 */
 	bool late;			/* arrived after its deadline */
 	bool predicted;			/* a prediction, not a strobe */
+	bool expiry;			/* and of no row: a strobe's row ended */
 };
 
 struct bcs_sched {
@@ -87,6 +88,7 @@ struct bcs_sched {
 	u64 failopens;
 	u64 drain_cuts;
 	u64 predicted;
+	u64 expired;
 	pid_t driver_exited;		/* for bcs_driver_exit_work */
 };
 
@@ -376,25 +378,47 @@ static void bcs_queue_pop(u32 n)
  * passed, if a strobe for a later slice is queued already, or if the queue
  * is full: a prediction never displaces a strobe.  bcs_lock held.
  */
-static void bcs_queue_predict(const struct bcs_strobe *req, u64 now, u32 origin)
+static bool bcs_queue_guess(const struct bcs_strobe *req, u64 now, u32 origin,
+			    u32 ahead, u32 row, bool expiry)
 {
 	struct bcs_sched *s = &bcs_sched;
 	u64 slice_ns = req->slice_ns ? req->slice_ns : s->slice_ns;
-	u64 deadline = req->deadline_ns + slice_ns;
+	u64 deadline = req->deadline_ns + ahead * slice_ns;
 	struct bcs_queued *q;
 
 	if (deadline <= now || s->queued == BCS_STROBE_QUEUE ||
 	    (s->queued &&
 	     s->queue[s->queued - 1].strobe.deadline_ns >= deadline))
-		return;
+		return false;
 	q = &s->queue[s->queued++];
 	memset(q, 0, sizeof(*q));
-	q->strobe.slice = req->slice + 1;
+	q->strobe.slice = req->slice + ahead;
 	q->strobe.deadline_ns = deadline;
-	q->strobe.row = req->next_row;
+	q->strobe.row = row;
 	q->arrival_ns = now;
 	q->origin = origin;
 	q->predicted = true;
+	q->expiry = expiry;
+	return true;
+}
+
+/*
+ * The guesses @req carries, behind everything queued: its prediction, the
+ * row of the slice after it, due a slice after it; and with
+ * BCS_STROBE_EXPIRE the end of its rows, no row, due the slice after the
+ * last one they cover.  Each is dropped if its deadline has passed, if a
+ * strobe for a later slice is queued already, or if the queue is full: a
+ * guess never displaces a strobe.  bcs_lock held.
+ */
+static void bcs_queue_predict(const struct bcs_strobe *req, u64 now, u32 origin)
+{
+	u32 ahead = 1;
+
+	if ((req->flags & BCS_STROBE_PREDICT) &&
+	    bcs_queue_guess(req, now, origin, 1, req->next_row, false))
+		ahead = 2;
+	if (req->flags & BCS_STROBE_EXPIRE)
+		bcs_queue_guess(req, now, origin, ahead, BCS_ROW_NONE, true);
 }
 
 /*
@@ -475,9 +499,9 @@ static void bcs_queue_add(const struct bcs_strobe *req, u64 now, u32 origin)
 	q->late = !at_once && now > req->deadline_ns;
 	q->origin = origin;
 	q->predicted = false;
+	q->expiry = false;
 predict:
-	if (req->flags & BCS_STROBE_PREDICT)
-		bcs_queue_predict(req, now, origin);
+	bcs_queue_predict(req, now, origin);
 }
 
 /*
@@ -490,7 +514,7 @@ static void bcs_queue_run(u64 now)
 {
 	struct bcs_sched *s = &bcs_sched;
 	struct bcs_queued q;
-	u32 due = 0, flags;
+	u32 due = 0, flags, i;
 
 	while (due < s->queued &&
 	       ((s->queue[due].strobe.flags & BCS_STROBE_NOW) ||
@@ -498,7 +522,9 @@ static void bcs_queue_run(u64 now)
 		due++;
 	if (!due)
 		return;
-	bcs_count_missed(due - 1);
+	/* An expiry overtaken is no strobe lost. */
+	for (i = 0; i + 1 < due; i++)
+		bcs_count_missed(!s->queue[i].expiry);
 	q = s->queue[due - 1];
 	bcs_queue_pop(due);
 	bcs_count_missed(q.skipped);
@@ -510,7 +536,10 @@ static void bcs_queue_run(u64 now)
 		flags |= BCS_SLICE_LATE;
 		s->late++;
 	}
-	if (q.predicted) {
+	if (q.expiry) {
+		flags |= BCS_SLICE_EXPIRED;
+		s->expired++;
+	} else if (q.predicted) {
 		flags |= BCS_SLICE_PREDICTED;
 		s->predicted++;
 	}
@@ -595,6 +624,8 @@ static int bcs_check_strobe(const struct bcs_strobe *req)
 	} else if (req->next_row) {
 		return -EINVAL;
 	}
+	if ((req->flags & BCS_STROBE_EXPIRE) && (req->flags & BCS_STROBE_NEXT))
+		return -EINVAL;
 	if (req->slice_ns && (req->slice_ns < BCS_SLICE_NS_MIN ||
 			      req->slice_ns > BCS_SLICE_NS_MAX))
 		return -EINVAL;
@@ -929,6 +960,7 @@ void bcs_strobe_get_state(struct bcs_state *st)
 	st->stat_records = bcs_stats_capacity();
 	st->drain_cuts = s->drain_cuts;
 	st->predicted = s->predicted;
+	st->expired = s->expired;
 	spin_unlock_irqrestore(&bcs_lock, flags);
 }
 

@@ -166,7 +166,8 @@ static uint64_t predicted_since(int fd, uint64_t predicted0)
 	return st.predicted - predicted0;
 }
 
-#define WHY_FLAGS	(BCS_SLICE_OVERTAKEN | BCS_SLICE_PREDICTED)
+#define WHY_FLAGS	(BCS_SLICE_OVERTAKEN | BCS_SLICE_PREDICTED | \
+			 BCS_SLICE_EXPIRED)
 
 /*
  * Check that @r is the switch of @slice to @row, at its deadline and not
@@ -518,6 +519,76 @@ TEST_F(driven, only_the_driver_strobes)
 	ASSERT_EQ(0, bt_set_mode(self->fd, BCS_MODE_STANDALONE));
 	EXPECT_EQ(0, bt_strobe_now(other, 1));
 	close(other);
+}
+
+/* A strobe with BCS_STROBE_EXPIRE (and @predict, next row 0). */
+static int strobe_expiring(int fd, uint64_t slice, uint32_t row,
+			   uint64_t deadline_ns, bool predict)
+{
+	struct bcs_strobe s = {
+		.size = sizeof(s),
+		.flags = BCS_STROBE_EXPIRE | (predict ? BCS_STROBE_PREDICT : 0),
+		.slice = slice,
+		.row = row,
+		.deadline_ns = deadline_ns,
+		.slice_ns = APART_NS,
+	};
+
+	return bt_ioctl(fd, BCS_IOC_STROBE, &s);
+}
+
+/*
+ * With BCS_STROBE_EXPIRE a strobe's row ends with its slice: when no
+ * strobe follows, the next slice runs no gang (row none, flagged expired,
+ * counted), once; the watchdog is not fed by it.
+ */
+TEST_F(driven, expired_row_runs_no_gang)
+{
+	uint64_t t = bt_now_ns(CLOCK_REALTIME) + AHEAD_NS;
+	struct bcs_slice_record r;
+	struct bcs_state st0, st;
+
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	ASSERT_EQ(0, strobe_expiring(self->fd, self->slice + 1, 1, t, false));
+	expect_switch(_metadata, self->sfd, self->slice + 1, 1, 0);
+	expect_switch_rec(_metadata, self->sfd, self->slice + 2, BCS_ROW_NONE,
+			  0, BCS_SLICE_EXPIRED, &r);
+	EXPECT_EQ(t + APART_NS, r.deadline_ns);
+	expect_no_switch(_metadata, self->sfd, 300);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(st0.expired + 1, st.expired);
+	EXPECT_EQ(st0.missed, st.missed);
+	EXPECT_EQ(st0.predicted, st.predicted);
+	EXPECT_EQ(BCS_ROW_NONE, st.row);
+}
+
+/* With a prediction too, the rows end after the predicted slice. */
+TEST_F(driven, expiry_after_the_prediction)
+{
+	uint64_t t = bt_now_ns(CLOCK_REALTIME) + AHEAD_NS;
+
+	ASSERT_EQ(0, strobe_expiring(self->fd, self->slice + 1, 1, t, true));
+	expect_switch(_metadata, self->sfd, self->slice + 1, 1, 0);
+	expect_switch_rec(_metadata, self->sfd, self->slice + 2, 0, 0,
+			  BCS_SLICE_PREDICTED, NULL);
+	expect_switch_rec(_metadata, self->sfd, self->slice + 3, BCS_ROW_NONE,
+			  0, BCS_SLICE_EXPIRED, NULL);
+	expect_no_switch(_metadata, self->sfd, 300);
+}
+
+/* The next strobe replaces the expiry: only the last one's row ends. */
+TEST_F(driven, next_strobe_replaces_the_expiry)
+{
+	uint64_t t = bt_now_ns(CLOCK_REALTIME) + AHEAD_NS;
+
+	ASSERT_EQ(0, strobe_expiring(self->fd, self->slice + 1, 1, t, false));
+	ASSERT_EQ(0, strobe_expiring(self->fd, self->slice + 2, 2,
+				     t + APART_NS, false));
+	expect_switch(_metadata, self->sfd, self->slice + 1, 1, 0);
+	expect_switch(_metadata, self->sfd, self->slice + 2, 2, 0);
+	expect_switch_rec(_metadata, self->sfd, self->slice + 3, BCS_ROW_NONE,
+			  0, BCS_SLICE_EXPIRED, NULL);
+	expect_no_switch(_metadata, self->sfd, 300);
 }
 
 /*

@@ -190,6 +190,8 @@ int bcsctl_run_status(const struct bcsctl_req *req)
 	printf("%-16s %llu\n", "missed:", (unsigned long long)st.missed);
 	printf("%-16s %llu\n", "predicted:",
 	       (unsigned long long)st.predicted);
+	printf("%-16s %llu\n", "expired:",
+	       (unsigned long long)st.expired);
 	printf("%-16s %llu\n", "failopens:",
 	       (unsigned long long)st.failopens);
 	printf("%-16s %llu\n", "drain cuts:",

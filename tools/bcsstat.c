@@ -82,7 +82,8 @@ static void usage(FILE *f, const struct cmd *c)
 	fprintf(f, "\nSlice flags: L late, S standalone, D driven, "
 		"F fail-open, I injected,\n"
 		"C next row woken at the drain limit, O earlier strobes overtaken,\n"
-		"P predicted (no strobe for the slice by its deadline).\n"
+		"P predicted (no strobe for the slice by its deadline),\n"
+		"E expired (no gang: the last strobe's row ended).\n"
 		"Exit status: 0 ok, 1 failure, 2 usage error.\n");
 }
 
@@ -221,6 +222,7 @@ static const char *slice_flags(char buf[SLICE_FLAGS_LEN], uint32_t flags)
 		{ BCS_SLICE_DRAIN_CUT, 'C' },
 		{ BCS_SLICE_OVERTAKEN, 'O' },
 		{ BCS_SLICE_PREDICTED, 'P' },
+		{ BCS_SLICE_EXPIRED, 'E' },
 	};
 	size_t i;
 

@@ -71,6 +71,19 @@
  * than one slice past the driver's last strobe.  In standalone mode
  * predictions are ignored: an injected strobe switches at once.
  *
+ * Expiry (BCS_STROBE_EXPIRE, driven mode)
+ * ---------------------------------------
+ * Without it a node whose strobes stop coming keeps the last row running
+ * until the watchdog fails open.  With it, the strobe's row ends with its
+ * slice, or with the slice of the prediction it carries: if no strobe from
+ * the driver has come for the slice after that by its deadline, the node
+ * switches to no row (every gang suspended, BCS_SLICE_EXPIRED, counted in
+ * @expired), so that it never runs a gang for more than one slice that the
+ * driver may not have meant.  Like a prediction, the expiry is queued
+ * behind the strobe, replaced by any strobe for its slice or a later one,
+ * never displaces a strobe, and does not feed the watchdog.  Not with
+ * BCS_STROBE_NEXT (-EINVAL); ignored in standalone mode.
+ *
  * Permissions
  * -----------
  * /dev/bcs is world-accessible.  Creating, destroying and placing jobs,
@@ -161,7 +174,7 @@
  *                    BCS_A_SLICE_NS, BCS_A_WATCHDOG_SLICES, BCS_A_FAILOPEN,
  *                    BCS_A_NR_JOBS, BCS_A_NR_TASKS, BCS_A_STROBES,
  *                    BCS_A_LATE, BCS_A_MISSED, BCS_A_FAILOPENS,
- *                    BCS_A_PREDICTED.
+ *                    BCS_A_PREDICTED, BCS_A_EXPIRED.
  * BCS_CMD_DRIVE      (admin) make the sending socket the driver and enter
  *                    driven mode; optional BCS_A_SLICE_NS and
  *                    BCS_A_WATCHDOG_SLICES.  Closing the socket fails open.
@@ -256,8 +269,9 @@ struct bcs_config {
 #define BCS_STROBE_NOW		(1U << 0)	/* ignore @deadline_ns */
 #define BCS_STROBE_NEXT		(1U << 1)	/* standalone: next row */
 #define BCS_STROBE_PREDICT	(1U << 2)	/* @next_row is a prediction */
+#define BCS_STROBE_EXPIRE	(1U << 3)	/* its rows end with their slices */
 #define BCS_STROBE_FLAGS	(BCS_STROBE_NOW | BCS_STROBE_NEXT | \
-				 BCS_STROBE_PREDICT)
+				 BCS_STROBE_PREDICT | BCS_STROBE_EXPIRE)
 
 /* BCS_IOC_STROBE */
 struct bcs_strobe {
@@ -304,7 +318,11 @@ struct bcs_state {
 	__u64 predicted;	/* switches to a prediction
 				 * (BCS_SLICE_PREDICTED)
 				 */
-	__u64 reserved[2];
+	__u64 expired;		/* slices that ran no gang because the
+				 * row of a strobe with BCS_STROBE_EXPIRE
+				 * ended (BCS_SLICE_EXPIRED)
+				 */
+	__u64 reserved[1];
 };
 
 #define BCS_VERSION		1
@@ -420,6 +438,12 @@ struct bcs_stat_header {
  * arrival of the strobe that carried the prediction, a slice earlier.
  */
 #define BCS_SLICE_PREDICTED	(1U << 7)
+/*
+ * No gang runs: the row of a strobe with BCS_STROBE_EXPIRE (and of the
+ * prediction it carried) has ended, and no strobe from the driver covers
+ * this slice.  @row is BCS_ROW_NONE: only jobs without a row run.
+ */
+#define BCS_SLICE_EXPIRED	(1U << 8)
 
 struct bcs_slice_record {
 	__u64 seq;		/* record sequence number, written last */
@@ -489,6 +513,7 @@ enum bcs_attr {
 	BCS_A_FAILOPENS,	/* u64 */
 	BCS_A_NEXT_ROW,		/* u32, a prediction: BCS_STROBE_PREDICT */
 	BCS_A_PREDICTED,	/* u64 */
+	BCS_A_EXPIRED,		/* u64 */
 	__BCS_A_MAX,
 };
 
