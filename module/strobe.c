@@ -467,6 +467,17 @@ static void bcs_queue_add(const struct bcs_strobe *req, u64 now, u32 origin)
 	u32 keep = 0;
 	u64 last;
 
+	/*
+	 * A strobe for a slice before the current one, come after its
+	 * deadline: the node switched past it (to a guess, or overtaking it
+	 * after a stall), and running its row now would run it in another
+	 * slice.  It counts as missed and changes nothing.
+	 */
+	if (!at_once && s->have_slice && req->slice < s->slice &&
+	    req->deadline_ns <= now) {
+		bcs_count_missed(1);
+		return;
+	}
 	bcs_queue_unpredict(req->slice);
 	if (bcs_strobe_confirms(req)) {
 		/* Its slice is this one: it feeds the watchdog as a switch. */

@@ -592,6 +592,28 @@ TEST_F(driven, next_strobe_replaces_the_expiry)
 }
 
 /*
+ * A strobe for a slice before the current one that comes after its
+ * deadline (the node switched past it, to a guess or after a stall) is
+ * over: it counts as missed and does not switch.
+ */
+TEST_F(driven, late_strobe_for_a_slice_passed_is_dropped)
+{
+	uint64_t now = bt_now_ns(CLOCK_REALTIME);
+	struct bcs_state st0, st;
+
+	ASSERT_EQ(0, strobe_at(self->fd, self->slice + 3, 1, 0));
+	expect_switch(_metadata, self->sfd, self->slice + 3, 1, 0);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	ASSERT_EQ(0, send_strobe(self->fd, self->slice + 2, 2,
+				 now - APART_NS, false, 0));
+	expect_no_switch(_metadata, self->sfd, 300);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(st0.missed + 1, st.missed);
+	EXPECT_EQ(1, st.row);
+	EXPECT_EQ(self->slice + 3, st.slice);
+}
+
+/*
  * The fields of the records that no other test reads: nr_running and
  * nr_blocked (a task asleep in pause() and a spinning one, in the row that
  * runs), switch_ns and interval_ns (exact sums of the record's own

@@ -278,7 +278,10 @@ struct bcs_strobe {
 	__u32 size;		/* sizeof(struct bcs_strobe) */
 	__u32 flags;		/* BCS_STROBE_* */
 	__u64 slice;		/* global slice number */
-	__u64 deadline_ns;	/* switch time; in the past: switch now, late */
+	__u64 deadline_ns;	/* switch time; in the past: switch now, late
+				 * (driven: dropped, missed, if @slice is
+				 * before the current slice)
+				 */
 	__u64 slice_ns;		/* 0, or the new local slice length */
 	__u32 row;		/* row to run, < BCS_ROWS_MAX */
 	__u32 next_row;		/* with BCS_STROBE_PREDICT: the row of slice
