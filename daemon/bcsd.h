@@ -112,6 +112,7 @@ struct bcsd {
 	uint64_t map_sent_slice;
 	uint64_t listen_until_ms;	/* no take-over before: reports come */
 	bool no_quorum_said;		/* logged once until a master is heard */
+	bool no_epoch_said;		/* the last epoch seen: logged once */
 	uint64_t higher_epoch_ms;	/* reports first named a higher epoch */
 	uint64_t higher_epoch_last_ms;	/* and last did */
 	/*

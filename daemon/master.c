@@ -195,7 +195,24 @@ static void adopt_reported_jobs(struct bcsd *d, uint32_t node,
 	}
 }
 
-static void take_over(struct bcsd *d)
+/*
+ * The epoch for a take-over, above every one seen; false, said once, if
+ * none is left: the epoch counter does not wrap to 0 (proto.h).
+ */
+static bool next_epoch(struct bcsd *d, uint32_t *epoch)
+{
+	if (bcsp_epoch_next(d->max_epoch_seen, epoch)) {
+		d->no_epoch_said = false;
+		return true;
+	}
+	if (!d->no_epoch_said)
+		pr_err("epoch %u is the last (%u): not taking over; restart every bcsd of the cluster to start again from epoch 1",
+		       d->max_epoch_seen, BCSP_EPOCH_MAX);
+	d->no_epoch_said = true;
+	return false;
+}
+
+static void take_over(struct bcsd *d, uint32_t epoch)
 {
 	uint64_t lead = cfg_uint(&d->cfg, "lead_us") * 1000, now;
 	struct bcs_state st;
@@ -205,7 +222,7 @@ static void take_over(struct bcsd *d)
 		for (i = 0; i < d->nr_peers; i++)
 			adopt_reported_jobs(d, d->peers[i].node,
 					    &d->peers[i].report);
-	d->epoch = d->max_epoch_seen + 1;
+	d->epoch = epoch;
 	d->active = true;
 	d->cnt.takeovers++;
 	/* Carry on with the schedule the old master announced. */
@@ -350,7 +367,7 @@ void master_tick(struct bcsd *d)
 {
 	uint64_t silence = slices_ms(d, cfg_uint(&d->cfg, "failover_slices"));
 	uint64_t now = now_mono_ms();
-	uint32_t fresh, need;
+	uint32_t fresh, need, epoch;
 
 	if (d->active || now - d->master_heard_ms <= silence ||
 	    now < d->listen_until_ms)
@@ -372,7 +389,11 @@ void master_tick(struct bcsd *d)
 		return;
 	}
 	d->no_quorum_said = false;
-	take_over(d);
+	if (!next_epoch(d, &epoch)) {
+		d->master_heard_ms = now;
+		return;
+	}
+	take_over(d, epoch);
 }
 
 /*
@@ -390,6 +411,7 @@ void master_tick(struct bcsd *d)
 void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m)
 {
 	uint64_t now = now_mono_ms(), wait = slices_ms(d, REPORT_EPOCH_SLICES);
+	uint32_t epoch;
 
 	if (!d->active || m->hdr.epoch <= d->epoch)
 		return;
@@ -399,11 +421,11 @@ void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m)
 	if (!d->higher_epoch_ms || now - d->higher_epoch_last_ms > wait)
 		d->higher_epoch_ms = now;
 	d->higher_epoch_last_ms = now;
-	if (now - d->higher_epoch_ms < wait)
+	if (now - d->higher_epoch_ms < wait || !next_epoch(d, &epoch))
 		return;
 	d->higher_epoch_ms = 0;
 	adopt_reported_jobs(d, m->hdr.sender, &m->report);
-	d->epoch = d->max_epoch_seen + 1;
+	d->epoch = epoch;
 	d->master_epoch = d->epoch;
 	d->max_epoch_seen = d->epoch;
 	d->cnt.takeovers++;

@@ -182,6 +182,8 @@ int bcsp_encode(const struct bcsp_msg *msg, const uint8_t *key,
 	const struct bcsp_hdr *h = &msg->hdr;
 	uint16_t len;
 
+	if (h->epoch > BCSP_EPOCH_MAX)
+		return -1;
 	if (size > BCSP_MAX_LEN)
 		c.len = BCSP_MAX_LEN;
 	put32(&c, BCSP_MAGIC);
@@ -289,9 +291,18 @@ enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 	msg->hdr.priority = get16(&c);
 	reserved = get16(&c);
 	msg->hdr.seq = get64(&c);
-	if (reserved || !decode_body(&c, msg) || c.off != body_end)
+	if (reserved || msg->hdr.epoch > BCSP_EPOCH_MAX ||
+	    !decode_body(&c, msg) || c.off != body_end)
 		return BCSP_BAD_BODY;
 	return BCSP_OK;
+}
+
+bool bcsp_epoch_next(uint32_t seen, uint32_t *next)
+{
+	if (seen >= BCSP_EPOCH_MAX)
+		return false;
+	*next = seen + 1;
+	return true;
 }
 
 enum bcsp_verdict bcsp_strobe_verdict(const struct bcsp_strobe *s,

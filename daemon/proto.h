@@ -142,6 +142,25 @@ enum bcsp_verdict {
 const char *bcsp_verdict_name(enum bcsp_verdict v);
 
 /*
+ * The highest epoch.  A master that takes over takes one more than the
+ * highest it has seen, and a 32-bit sum would wrap to 0 above 0xffffffff:
+ * an epoch older than every other, whose strobes every node rejects as
+ * stale, so that one datagram with epoch 0xffffffff would stop every
+ * later take-over.  Epochs rise by one per take-over, and no cluster
+ * comes near 2^31 of them; a datagram with a higher epoch (a negative
+ * number, a corrupt or hostile value) is bad-body, and the upper half
+ * stays free.  A master whose epoch would pass BCSP_EPOCH_MAX does not
+ * take over (wire-protocol.rst, Epochs).
+ */
+#define BCSP_EPOCH_MAX		0x7fffffffu
+
+/*
+ * The epoch of a take-over by a master that has seen epochs up to @seen:
+ * false if none is left (@seen is BCSP_EPOCH_MAX or above).
+ */
+bool bcsp_epoch_next(uint32_t seen, uint32_t *next);
+
+/*
  * The row after @row in the rotation of map @m: the next higher row that
  * holds a job, else the lowest; 0 if no job has a row.  The master picks
  * each slice's row with it, and a node that lost a strobe the same way.
@@ -150,14 +169,16 @@ uint32_t bcsp_map_next_row(const struct bcsp_map *m, uint32_t row);
 
 /*
  * Encode @msg into @buf (at least BCSP_MAX_LEN bytes) and sign it with
- * @key.  Returns the datagram length, or -1 if @msg does not fit.
+ * @key.  Returns the datagram length, or -1 if @msg does not fit or its
+ * epoch is above BCSP_EPOCH_MAX.
  */
 int bcsp_encode(const struct bcsp_msg *msg, const uint8_t *key,
 		uint8_t *buf, size_t size);
 
 /*
  * Check and decode datagram @buf of @len bytes: magic, version, length,
- * type, cluster (@cluster), tag (@key) and body.  Replay and staleness are
+ * type, cluster (@cluster), tag (@key), epoch (not above BCSP_EPOCH_MAX,
+ * else BCSP_BAD_BODY) and body.  Replay and staleness are
  * the caller's, see struct bcsp_window.
  */
 enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,

@@ -8,8 +8,9 @@
 # follower, forged datagrams counted, a second daemon refused its control
 # socket, job requests through the control socket, a partition and its
 # heal (one master left), a standby's take-over, strobes sent more than
-# a slice ahead (a lead longer than the slice), and a standby answering
-# the retry of a request whose reply was lost.  Daemons in the
+# a slice ahead (a lead longer than the slice), a standby answering
+# the retry of a request whose reply was lost, and epochs that do not
+# wrap.  Daemons in the
 # master role alone send no reports, so no quorum applies here: the
 # cluster test test-partition.sh covers that.
 #
@@ -113,6 +114,28 @@ v = json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."):
     v = v[k]
 print(int(v))' "$TMP/stats$1.json" "$2" 2>/dev/null || echo -1
+}
+
+# stop_all: kill every daemon started so far, for a section of its own.
+stop_all()
+{
+	local p
+
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	pids=()
+}
+
+# inject N ARGS...: bcsp-inject.py in the namespace of node N.
+inject()
+{
+	local n=$1
+
+	shift
+	ip netns exec "$NS-$n" python3 "$top/selftests/cluster/bcsp-inject.py" \
+		--ifaddr "10.77.0.$n" "$@"
 }
 
 # stat N KEY: counter KEY of daemon N, now.
@@ -307,5 +330,39 @@ rc=$?
 echo "# lead of 4 slices: $out"
 [ "$rc" != 0 ] && echo "$out" | grep -q "lead_us 8000 must be less than 4 slices"
 check $? "a master refuses a lead of 4 slices (exit $rc)"
+
+# --- epochs do not wrap ---
+# A key holder that checks nothing (a bug) sends a report and a strobe
+# with epoch 0xffffffff.  Taken in, the strobe would make node8 the
+# master, and the next take-over would use epoch 0, which every daemon
+# that had seen epoch 1 takes as stale.  Both are bad-body: node1 stays
+# the master, and when it dies node2 takes over with epoch 2, which node3
+# follows.
+stop_all
+start 1 --priority=200
+until_stat 1 active_master -eq 1 10
+check $? "epochs: node1 takes over as master"
+start 2 --priority=100
+start 3 --priority=50 --failover_slices=1000	# node2 takes over first
+until_stat 2 strobes_rx -ge 20 20 && until_stat 3 strobes_rx -ge 20 20
+check $? "epochs: node2 and node3 follow node1"
+e1=$(stat 1 epoch)
+inject 9 sign "$TMP/key" --type 5 --epoch 0xffffffff --sender 7
+inject 9 sign "$TMP/key" --type 1 --epoch 0xffffffff --sender 8 \
+	--priority 999
+until_stat 2 rejected.bad-body -ge 2 10 && until_stat 3 rejected.bad-body -ge 2 10
+check $? "epochs: node2 and node3 reject epoch 0xffffffff as bad-body"
+[ "$(stat 1 active_master)" = 1 ] && [ "$(stat 2 master_id)" = 1 ] &&
+	[ "$(stat 3 master_id)" = 1 ]
+check $? "epochs: node1 is still the master, followed by node2 and node3"
+kill -KILL "$(cat "$TMP/pid1")"
+until_stat 2 active_master -eq 1 20
+check $? "epochs: node2 takes over when node1 dies"
+e2=$(stat 2 epoch)
+until_stat 3 master_id -eq 2 10 && [ "$(stat 3 epoch)" = "$e2" ] &&
+	[ "$(stat 3 takeovers)" = 0 ]
+check $? "epochs: node3 follows node2"
+[ "$e2" = $((e1 + 1)) ]
+check $? "epochs: node2's epoch is node1's plus one ($e1 -> $e2)"
 
 checks_done test_daemons

@@ -2,8 +2,9 @@
 /*
  * Host unit tests of the wire protocol: round trips of every message
  * type, rejection of forged, truncated, altered and wrong-version
- * datagrams, the replay window, and key files.
+ * datagrams, the replay window, key files, and epochs that cannot wrap.
  */
+#include <endian.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 
 #include "proto.h"
 #include "unit.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static uint8_t key[BCSP_KEY_LEN], other_key[BCSP_KEY_LEN];
 
@@ -300,6 +303,46 @@ static void test_next_row(void)
 	CHECK(bcsp_map_next_row(&m, 5) == 0);
 }
 
+/*
+ * Epochs do not wrap: a datagram whose epoch is above BCSP_EPOCH_MAX is
+ * bad (signed with the cluster key all the same: a key holder's bug), and
+ * a master that has seen the last epoch has none to take over with.
+ */
+static void test_epochs(void)
+{
+	static const uint32_t bad[] = { BCSP_EPOCH_MAX + 1, 0xfffffffeu,
+					0xffffffffu };
+	struct bcsp_msg m = strobe_msg(), out;
+	uint8_t buf[BCSP_MAX_LEN];
+	uint32_t next = 0, be;
+	size_t i;
+	int len;
+
+	m.hdr.epoch = BCSP_EPOCH_MAX;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len > 0);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.hdr.epoch == BCSP_EPOCH_MAX);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		/* As a sender that does not check would sign it. */
+		be = htobe32(bad[i]);
+		memcpy(buf + 12, &be, 4);
+		crypto_auth_hmacsha256(buf + len - BCSP_TAG_LEN, buf,
+				       (size_t)len - BCSP_TAG_LEN, key);
+		CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) ==
+		      BCSP_BAD_BODY);
+		m.hdr.epoch = bad[i];
+		CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	}
+	CHECK(bcsp_epoch_next(0, &next) && next == 1);
+	CHECK(bcsp_epoch_next(41, &next) && next == 42);
+	CHECK(bcsp_epoch_next(BCSP_EPOCH_MAX - 1, &next) &&
+	      next == BCSP_EPOCH_MAX);
+	next = 7;
+	CHECK(!bcsp_epoch_next(BCSP_EPOCH_MAX, &next) && next == 7);
+	CHECK(!bcsp_epoch_next(0xffffffffu, &next) && next == 7);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -313,5 +356,6 @@ int main(void)
 	test_strobe_verdict_wrap();
 	test_key_file();
 	test_next_row();
+	test_epochs();
 	return unit_done("test_proto");
 }

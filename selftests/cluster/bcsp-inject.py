@@ -4,11 +4,18 @@
 
   bcsp-inject.py capture FILE [--type T] [--sender S]   save one datagram
   bcsp-inject.py send KIND FILE COUNT                    send COUNT bad ones
+  bcsp-inject.py sign KEYFILE --type T --epoch E --sender S
+                                  send one datagram signed with the key
 
 KIND: forged (a strobe tagged with a random key), replay (FILE as it is),
 truncated (FILE cut short: alternately one byte less and 40 bytes),
 version (FILE with version 2).  Options --group, --port, --ifaddr name the
 cluster's group and this node's address on the cluster network.
+
+sign makes a datagram of the fields given, authenticated with the cluster
+key in KEYFILE (as bcsd --genkey writes it), as a key holder that does not
+check what it sends would: a report of no job (type 5) or a strobe of row
+0 due a few milliseconds from now (type 1).
 """
 import argparse
 import hashlib
@@ -94,6 +101,28 @@ def send(args):
     return 0
 
 
+def sign(args):
+    with open(args.keyfile) as f:
+        key = bytes.fromhex(f.read().strip())
+    if args.type == 1:
+        body = struct.pack(">QQQIIII", 1, time.time_ns() + 3000000,
+                           10000000, 0, 1, 1, 0)
+    elif args.type == 5:
+        body = struct.pack(">I", 0)
+    else:
+        print("sign: type %d not supported" % args.type)
+        return 2
+    hdr = HDR.pack(MAGIC, 1, args.type, HDR.size + len(body) + 32,
+                   args.cluster, args.epoch, args.sender, args.priority, 0,
+                   time.time_ns())
+    d = hdr + body + hmac.new(key, hdr + body, hashlib.sha256).digest()
+    s = group_socket(args, False)
+    s.sendto(d, (args.group, args.port))
+    print("sent type %d epoch %#x from %d" % (args.type, args.epoch,
+                                              args.sender))
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--group", default="239.255.66.83")
@@ -109,8 +138,15 @@ def main():
     c.add_argument("kind")
     c.add_argument("file")
     c.add_argument("count", type=int)
+    c = sub.add_parser("sign")
+    c.add_argument("keyfile")
+    c.add_argument("--type", type=int, default=5)
+    c.add_argument("--epoch", type=lambda v: int(v, 0), required=True)
+    c.add_argument("--sender", type=int, required=True)
+    c.add_argument("--priority", type=int, default=0)
+    c.add_argument("--cluster", type=int, default=1)
     args = p.parse_args()
-    return capture(args) if args.cmd == "capture" else send(args)
+    return {"capture": capture, "send": send, "sign": sign}[args.cmd](args)
 
 
 if __name__ == "__main__":
