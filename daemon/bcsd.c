@@ -332,9 +332,10 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 			return;
 		d->map = m.map;
 		d->map_epoch = m.hdr.epoch;
+		d->map_master = m.hdr.sender;
 		d->have_map = true;
 		if (d->node_role)
-			node_on_map(d, m.hdr.epoch, &m.map);
+			node_on_map(d, m.hdr.epoch, m.hdr.sender, &m.map);
 		break;
 	case BCSP_REPORT:
 		if (own)

@@ -131,16 +131,23 @@ struct bcsd {
 	uint64_t master_heard_ms;	/* CLOCK_MONOTONIC */
 	uint64_t master_slice;
 	uint32_t max_epoch_seen;
-	struct bcsp_map map;		/* the last map received */
+	/*
+	 * The last map received.  A map is named by (epoch, master,
+	 * version): two standbys that take over in one tick take the same
+	 * epoch and step the same version on, with maps of their own.
+	 */
+	struct bcsp_map map;
 	uint32_t map_epoch;		/* of the master that sent it */
+	uint32_t map_master;		/* that master's node id */
 	bool have_map;
 
 	/* Node. */
 	struct bcs_nl *nl;
 	struct bcs *dev;
 	bool driving;
-	uint32_t applied_map;		/* version and epoch of the map */
-	uint32_t applied_map_epoch;	/* last applied to bcs.ko */
+	uint32_t applied_map;		/* version, epoch and master of */
+	uint32_t applied_map_epoch;	/* the map last applied to bcs.ko */
+	uint32_t applied_map_master;
 	bool map_applied;
 	uint32_t local_jobs[BCSP_MAX_JOBS];	/* kernel jobs bcsd made */
 	uint32_t local_births[BCSP_MAX_JOBS];	/* theirs, 0: not known */
@@ -202,7 +209,8 @@ void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m);
 int node_init(struct bcsd *d);
 void node_exit(struct bcsd *d);
 void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m);
-void node_on_map(struct bcsd *d, uint32_t epoch, const struct bcsp_map *map);
+void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
+		 const struct bcsp_map *map);
 void node_tick(struct bcsd *d);
 bool node_has_job(struct bcsd *d, uint32_t job);
 

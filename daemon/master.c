@@ -125,9 +125,10 @@ static void send_map(struct bcsd *d)
 	/* The master's own view, for bcsctl job list on this host. */
 	d->map = m.map;
 	d->map_epoch = d->epoch;
+	d->map_master = d->node_id;
 	d->have_map = true;
 	if (d->node_role)
-		node_on_map(d, d->epoch, &m.map);
+		node_on_map(d, d->epoch, d->node_id, &m.map);
 }
 
 /* Pick a row for a new job: the emptiest allowed row. */

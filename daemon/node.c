@@ -76,15 +76,18 @@ void node_exit(struct bcsd *d)
 
 /*
  * The row the master will send for the slice after @m: the rotation of
- * wire-protocol.rst over the map @m names, if this node holds that map.
- * bcs.ko switches to it should that strobe be lost.  A map that changes
- * in between may make it wrong, for that one slice only.
+ * wire-protocol.rst over the map @m names, if this node holds that map:
+ * the same version from the same master and epoch (another master of that
+ * epoch may have sent a map of that version too).  bcs.ko switches to it
+ * should that strobe be lost.  A map that changes in between may make it
+ * wrong, for that one slice only.
  */
 static bool predict_row(const struct bcsd *d, const struct bcsp_msg *m,
 			uint32_t *row)
 {
 	if (!cfg_uint(&d->cfg, "predict") || !d->have_map ||
 	    d->map_epoch != m->hdr.epoch ||
+	    d->map_master != m->hdr.sender ||
 	    d->map.version != m->strobe.map_version)
 		return false;
 	*row = bcsp_map_next_row(&d->map, m->strobe.row);
@@ -175,7 +178,8 @@ static void supersede_local_job(struct bcsd *d, const struct bcsp_job_row *j)
 	d->cnt.jobs_superseded++;
 }
 
-void node_on_map(struct bcsd *d, uint32_t epoch, const struct bcsp_map *map)
+void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
+		 const struct bcsp_map *map)
 {
 	uint32_t i, k, idx;
 	bool keep;
@@ -183,11 +187,12 @@ void node_on_map(struct bcsd *d, uint32_t epoch, const struct bcsp_map *map)
 
 	/*
 	 * Versions count per master: two masters of a partitioned cluster
-	 * each step theirs on from the same one, so only the pair says that
-	 * this map is the one applied.
+	 * each step theirs on from the same one, and two standbys that took
+	 * over in the same tick take the same epoch too, so only (epoch,
+	 * master, version) says that this map is the one applied.
 	 */
 	if (d->map_applied && d->applied_map == map->version &&
-	    d->applied_map_epoch == epoch)
+	    d->applied_map_epoch == epoch && d->applied_map_master == master)
 		return;
 	for (i = 0; i < map->nr_jobs; i++) {
 		const struct bcsp_job_row *j = &map->jobs[i];
@@ -226,6 +231,7 @@ void node_on_map(struct bcsd *d, uint32_t epoch, const struct bcsp_map *map)
 	}
 	d->applied_map = map->version;
 	d->applied_map_epoch = epoch;
+	d->applied_map_master = master;
 	d->map_applied = true;
 	d->cnt.maps_applied++;
 	ctl_job_appeared(d);

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of the node part of bcsd (node.c) against a stand-in
+ * for libbcs: the jobs it makes in "bcs.ko" from the master's maps, and
+ * the row it predicts with each strobe.
+ *
+ * Maps are named by (epoch, master, version): two standbys that take
+ * over in the same tick take the same epoch and the same next version,
+ * each with a map of its own, and a node that applied one must still
+ * apply the other when it comes to follow its master.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../libbcs/bcs.h"
+#include "bcsd.h"
+#include "unit.h"
+
+/* The stand-in bcs.ko: job id -> row, BCS_ROW_NONE + 1 if no job. */
+#define NO_JOB		(BCS_ROW_NONE + 1)
+#define MAX_ID		64
+static uint32_t kjobs[MAX_ID];
+static struct bcs_strobe last_strobe;
+static unsigned int nr_strobes;
+
+int bcs_open(struct bcs **out)
+{
+	*out = NULL;
+	return 0;
+}
+
+void bcs_close(struct bcs *h)
+{
+	(void)h;
+}
+
+int bcs_nl_open(struct bcs_nl **out)
+{
+	*out = NULL;
+	return 0;
+}
+
+void bcs_nl_close(struct bcs_nl *nl)
+{
+	(void)nl;
+}
+
+int bcs_nl_drive(struct bcs_nl *nl, uint64_t slice_ns,
+		 uint32_t watchdog_slices)
+{
+	(void)nl;
+	(void)slice_ns;
+	(void)watchdog_slices;
+	return 0;
+}
+
+int bcs_nl_release(struct bcs_nl *nl)
+{
+	(void)nl;
+	return 0;
+}
+
+int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s)
+{
+	(void)nl;
+	last_strobe = *s;
+	nr_strobes++;
+	return 0;
+}
+
+int bcs_job_create(struct bcs *h, uint32_t id, uint32_t row,
+		   uint32_t *id_out)
+{
+	(void)h;
+	(void)id_out;
+	if (!id || id >= MAX_ID)
+		return -EINVAL;
+	if (kjobs[id] != NO_JOB)
+		return -EEXIST;
+	kjobs[id] = row;
+	return 0;
+}
+
+int bcs_job_destroy(struct bcs *h, uint32_t id)
+{
+	(void)h;
+	if (!id || id >= MAX_ID || kjobs[id] == NO_JOB)
+		return -ENOENT;
+	kjobs[id] = NO_JOB;
+	return 0;
+}
+
+int bcs_job_set_row(struct bcs *h, uint32_t id, uint32_t row)
+{
+	(void)h;
+	if (!id || id >= MAX_ID || kjobs[id] == NO_JOB)
+		return -ENOENT;
+	kjobs[id] = row;
+	return 0;
+}
+
+int bcs_job_list(struct bcs *h, struct bcs_job_info **out, size_t *n)
+{
+	(void)h;
+	*out = NULL;
+	*n = 0;
+	return 0;
+}
+
+const char *bcs_strerror(int err, enum bcs_err_ctx ctx)
+{
+	(void)ctx;
+	return strerror(-err);
+}
+
+/* The rest of bcsd that node.c calls. */
+void ctl_job_appeared(struct bcsd *d)
+{
+	(void)d;
+}
+
+void view_on_report(struct bcsd *d, uint32_t node,
+		    const struct bcsp_report *r, uint64_t now_ms)
+{
+	(void)d;
+	(void)node;
+	(void)r;
+	(void)now_ms;
+}
+
+void master_local_report(struct bcsd *d, const struct bcsp_msg *m)
+{
+	(void)d;
+	(void)m;
+}
+
+int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
+{
+	(void)d;
+	(void)m;
+	(void)to;
+	return 0;
+}
+
+uint64_t now_mono_ms(void)
+{
+	return 1000;
+}
+
+void log_msg(int level, const char *fmt, ...)
+{
+	(void)level;
+	(void)fmt;
+}
+
+static struct bcsd d;
+
+static void reset(void)
+{
+	uint32_t i;
+
+	memset(&d, 0, sizeof(d));
+	cfg_init(&d.cfg);
+	d.node_role = true;
+	d.node_id = 9;
+	for (i = 0; i < MAX_ID; i++)
+		kjobs[i] = NO_JOB;
+	nr_strobes = 0;
+}
+
+static void add(struct bcsp_map *m, uint32_t job, uint32_t row,
+		uint32_t birth)
+{
+	m->jobs[m->nr_jobs].job = job;
+	m->jobs[m->nr_jobs].row = row;
+	m->jobs[m->nr_jobs].birth = birth;
+	m->nr_jobs++;
+}
+
+/*
+ * Standbys 1 and 2 both took over from a master of epoch 4 with epoch 5,
+ * and both stepped its map version 2 on to 3, placing the jobs they
+ * learnt each in its own way.  The node followed 1 first, then 2 (more
+ * senior): 2's map must replace 1's in bcs.ko.
+ */
+static void test_same_epoch_and_version(void)
+{
+	struct bcsp_map a = { .version = 3 }, b = { .version = 3 };
+
+	reset();
+	add(&a, 10, 0, 0x1001);
+	add(&a, 11, 1, 0x1101);
+	add(&b, 10, 1, 0x1001);
+	add(&b, 12, 0, 0x1201);
+
+	node_on_map(&d, 5, 1, &a);
+	CHECK(kjobs[10] == 0 && kjobs[11] == 1 && kjobs[12] == NO_JOB);
+	CHECK(d.cnt.maps_applied == 1);
+	/* The same map again, as resent: nothing to do. */
+	node_on_map(&d, 5, 1, &a);
+	CHECK(d.cnt.maps_applied == 1);
+
+	node_on_map(&d, 5, 2, &b);
+	CHECK(d.cnt.maps_applied == 2);
+	CHECK(kjobs[10] == 1);
+	CHECK(kjobs[11] == NO_JOB);
+	CHECK(kjobs[12] == 0);
+	CHECK(d.nr_local_jobs == 2);
+	node_on_map(&d, 5, 2, &b);
+	CHECK(d.cnt.maps_applied == 2);
+
+	/* Back to 1 (say 2 stepped down for it): 1's map again. */
+	node_on_map(&d, 5, 1, &a);
+	CHECK(d.cnt.maps_applied == 3);
+	CHECK(kjobs[10] == 0 && kjobs[11] == 1 && kjobs[12] == NO_JOB);
+}
+
+static struct bcsp_msg strobe(uint32_t master, uint32_t epoch,
+			      uint32_t version, uint32_t row)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_STROBE } };
+
+	m.hdr.sender = master;
+	m.hdr.epoch = epoch;
+	m.strobe.slice = 100;
+	m.strobe.deadline_ns = 1000000000;
+	m.strobe.slice_ns = 10000000;
+	m.strobe.row = row;
+	m.strobe.map_version = version;
+	return m;
+}
+
+/*
+ * The row predicted with a strobe comes from the map the strobe names:
+ * not from another master's map of the same epoch and version.
+ */
+static void test_predict_names_the_master(void)
+{
+	struct bcsp_map a = { .version = 3 };
+	struct bcsp_msg m;
+
+	reset();
+	add(&a, 10, 0, 0x1001);
+	add(&a, 11, 2, 0x1101);
+	d.map = a;
+	d.map_epoch = 5;
+	d.map_master = 1;
+	d.have_map = true;
+
+	m = strobe(1, 5, 3, 0);
+	node_on_strobe(&d, &m);
+	CHECK(nr_strobes == 1);
+	CHECK(last_strobe.flags & BCS_STROBE_PREDICT);
+	CHECK(last_strobe.next_row == 2);
+
+	/* Master 2's strobe, same epoch and version: its map is not here. */
+	m = strobe(2, 5, 3, 0);
+	node_on_strobe(&d, &m);
+	CHECK(nr_strobes == 2);
+	CHECK(!(last_strobe.flags & BCS_STROBE_PREDICT));
+
+	/* Another version or epoch of master 1: not this map either. */
+	m = strobe(1, 5, 4, 0);
+	node_on_strobe(&d, &m);
+	CHECK(!(last_strobe.flags & BCS_STROBE_PREDICT));
+	m = strobe(1, 6, 3, 0);
+	node_on_strobe(&d, &m);
+	CHECK(!(last_strobe.flags & BCS_STROBE_PREDICT));
+}
+
+int main(void)
+{
+	test_same_epoch_and_version();
+	test_predict_names_the_master();
+	return unit_done("test_node");
+}
