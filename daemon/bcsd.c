@@ -443,10 +443,16 @@ static int start_tick(struct bcsd *d)
 
 static int run(struct bcsd *d)
 {
-	struct pollfd pfd[4 + BCSD_MAX_CLIENTS];
-	struct bcsd_client *map[BCSD_MAX_CLIENTS];
-	int n, i, nc;
+	struct pollfd *pfd = calloc(4 + d->nr_clients, sizeof(*pfd));
+	struct bcsd_client **map = calloc(d->nr_clients + 1, sizeof(*map));
+	unsigned int i;
+	int n, nc, ret = 0;
 
+	if (!pfd || !map) {
+		pr_err("out of memory");
+		ret = -1;
+		bcsd_stop = 1;
+	}
 	while (!bcsd_stop) {
 		n = 0;
 		pfd[n++] = (struct pollfd){ .fd = d->sock, .events = POLLIN };
@@ -454,7 +460,7 @@ static int run(struct bcsd *d)
 		pfd[n++] = (struct pollfd){ .fd = d->strobe_tfd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = d->ctl_fd, .events = POLLIN };
 		nc = 0;
-		for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
+		for (i = 0; i < d->nr_clients; i++) {
 			if (d->clients[i].fd < 0)
 				continue;
 			map[nc++] = &d->clients[i];
@@ -465,7 +471,8 @@ static int run(struct bcsd *d)
 			if (errno == EINTR)
 				goto signals;
 			pr_err("poll: %s", strerror(errno));
-			return -1;
+			ret = -1;
+			break;
 		}
 		if (pfd[2].revents & POLLIN) {
 			drain_timerfd(d->strobe_tfd);
@@ -482,7 +489,7 @@ static int run(struct bcsd *d)
 			ctl_tick(d);
 		}
 		/* Before accepting, which may hand a slot to a new client. */
-		for (i = 0; i < nc; i++)
+		for (i = 0; i < (unsigned int)nc; i++)
 			if (pfd[4 + i].revents && map[i]->fd >= 0)
 				ctl_on_client(d, map[i]);
 		if (pfd[3].revents & POLLIN)
@@ -493,7 +500,9 @@ signals:
 			bcsd_write_stats(d);
 		}
 	}
-	return 0;
+	free(pfd);
+	free(map);
+	return ret;
 }
 
 static uint32_t default_node_id(void)
@@ -552,8 +561,6 @@ static int setup(struct bcsd *d)
 		return -1;
 	}
 	d->sock = d->strobe_tfd = d->tick_tfd = d->ctl_fd = -1;
-	for (int i = 0; i < BCSD_MAX_CLIENTS; i++)
-		d->clients[i].fd = -1;
 
 	if (bcsp_load_key(cfg_str(&d->cfg, "key_file"), d->key, err,
 			  sizeof(err))) {

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "config.h"
 #include "proto.h"
@@ -19,7 +20,6 @@
  */
 #define BCSD_MAX_NODES		1024
 #define BCSD_MAX_SENDERS	BCSD_MAX_NODES
-#define BCSD_MAX_CLIENTS	16
 #define BCSD_REQ_TIMEOUT_MS	500
 #define BCSD_REQ_TRIES		6
 /*
@@ -53,9 +53,10 @@ struct bcsd_peer {
 	struct bcsp_report report;
 };
 
-/* A bcsctl connection waiting for the master's answer. */
+/* A bcsctl connection, maybe waiting for the master's answer. */
 struct bcsd_client {
 	int fd;
+	uid_t uid;		/* the peer's, when it connected */
 	uint32_t req_id;	/* 0 if not waiting */
 	struct bcsp_request req;
 	uint64_t sent_ms;
@@ -164,9 +165,13 @@ struct bcsd {
 		struct bcsp_window w;
 	} windows[BCSD_MAX_SENDERS];
 
-	/* Control socket. */
+	/*
+	 * Control socket: control_clients connections, so many per user
+	 * (ctl_accept()).
+	 */
 	int ctl_fd;
-	struct bcsd_client clients[BCSD_MAX_CLIENTS];
+	struct bcsd_client *clients;
+	unsigned int nr_clients;
 	uint32_t next_req_id;
 
 	int tick_tfd;			/* timerfd, housekeeping */

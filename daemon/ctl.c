@@ -8,7 +8,7 @@
  *   {"cmd": "job-create", "job": 0, "row": -1}      (root only)
  *   {"cmd": "job-destroy", "job": J}                (root only)
  *   {"cmd": "job-row", "job": J, "row": R}          (root only)
- *   {"cmd": "job-wait", "job": J, "timeout_ms": T}
+ *   {"cmd": "job-wait", "job": J, "timeout_ms": T}  (T <= control_wait_ms)
  *
  * Every answer has "ok" (bool) and, when false, "error" (a negative errno)
  * and "message".  Requests are at most CTL_MSG_MAX bytes, exactly one JSON
@@ -16,6 +16,14 @@
  * answers have no bound (a job list grows with the nodes), so clients
  * peek at their size.  Job requests go to the master, over UDP, retried
  * until it answers or BCSD_REQ_TRIES attempts have timed out.
+ *
+ * The socket is open to every user (mode 0666: bcsctl run waits for jobs
+ * as the user it runs for), so no user may hold it hostage: a user other
+ * than root has at most control_clients_per_user connections, all of
+ * them together leave one of the control_clients slots to root, a wait
+ * lasts at most control_wait_ms, a connection that asks nothing is
+ * closed after CTL_IDLE_MS, and when the table is full an idle one makes
+ * room, or for root the non-root client that has waited longest.
  */
 #include <errno.h>
 #include <limits.h>
@@ -85,11 +93,39 @@ static void ctl_error(struct bcsd_client *c, int err, const char *msg)
 	ctl_send(c, o);
 }
 
+/*
+ * Close a connection so that the client still reads what was sent to it:
+ * a Unix socket closed with messages unread makes the peer's next call
+ * fail with ECONNRESET, its queue of messages to read lost.  So stop the
+ * client's sends first (they fail with EPIPE from here on) and drop what
+ * it sent before.
+ */
+static void ctl_close_fd(int fd)
+{
+	char buf[64];
+	int i;
+
+	shutdown(fd, SHUT_RD);
+	for (i = 0; i < 64; i++)
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC) < 0)
+			break;
+	close(fd);
+}
+
 static void ctl_drop(struct bcsd_client *c)
 {
-	close(c->fd);
+	ctl_close_fd(c->fd);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+}
+
+/* Tell a connection that gets no slot why, and close it. */
+static void ctl_refuse(int fd, int err, const char *msg)
+{
+	struct bcsd_client c = { .fd = fd };
+
+	ctl_error(&c, err, msg);
+	ctl_close_fd(fd);
 }
 
 /* Does a live process listen on @sun?  Then it is another bcsd. */
@@ -115,6 +151,15 @@ int ctl_open(struct bcsd *d)
 	d->next_req_id = randombytes_random();
 	if (!*path)
 		return 0;
+	d->nr_clients = (unsigned int)cfg_uint(&d->cfg, "control_clients");
+	d->clients = calloc(d->nr_clients, sizeof(*d->clients));
+	if (!d->clients) {
+		pr_err("control socket: out of memory");
+		d->nr_clients = 0;
+		return -1;
+	}
+	for (unsigned int i = 0; i < d->nr_clients; i++)
+		d->clients[i].fd = -1;
 	if (strlen(path) >= sizeof(sun.sun_path)) {
 		pr_err("control_socket: path too long");
 		return -1;
@@ -151,11 +196,14 @@ int ctl_open(struct bcsd *d)
 
 void ctl_close(struct bcsd *d)
 {
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < BCSD_MAX_CLIENTS; i++)
+	for (i = 0; i < d->nr_clients; i++)
 		if (d->clients[i].fd >= 0)
 			ctl_drop(&d->clients[i]);
+	free(d->clients);
+	d->clients = NULL;
+	d->nr_clients = 0;
 	if (d->ctl_fd >= 0) {
 		close(d->ctl_fd);
 		unlink(cfg_str(&d->cfg, "control_socket"));
@@ -167,35 +215,93 @@ static bool ctl_waiting(const struct bcsd_client *c)
 	return c->req_id || c->wait_job;
 }
 
+/*
+ * A new connection from @uid: a slot for it, or NULL and a message why
+ * not in @why.  Users other than root have at most control_clients_per_user
+ * connections each and leave one slot free between them, which is root's.
+ * When there is no room, the client that has asked nothing for longest
+ * makes room (for a user other than root, such a client of a user other
+ * than root: the room must come out of their share); for root, if every
+ * client waits, so does the non-root client that has waited longest.
+ */
+static struct bcsd_client *ctl_slot(struct bcsd *d, uid_t uid, char *why,
+				    size_t whylen)
+{
+	unsigned int per_user, nonroot = 0, mine = 0, i;
+	struct bcsd_client *c, *free_c = NULL, *idle = NULL, *waiting = NULL;
+
+	per_user = (unsigned int)cfg_uint(&d->cfg, "control_clients_per_user");
+	for (i = 0; i < d->nr_clients; i++) {
+		c = &d->clients[i];
+		if (c->fd < 0) {
+			if (!free_c)
+				free_c = c;
+			continue;
+		}
+		if (c->uid) {
+			nonroot++;
+			mine += c->uid == uid;
+		}
+		/* A non-root newcomer's room must come from a non-root. */
+		if (!ctl_waiting(c) && (!uid || c->uid) &&
+		    (!idle || c->last_ms < idle->last_ms))
+			idle = c;
+		if (ctl_waiting(c) && c->uid &&
+		    (!waiting || c->last_ms < waiting->last_ms))
+			waiting = c;
+	}
+	if (uid && mine >= per_user) {
+		snprintf(why, whylen,
+			 "too many connections to bcsd from uid %u (control_clients_per_user %u)",
+			 (unsigned int)uid, per_user);
+		return NULL;
+	}
+	if (free_c && (!uid || nonroot + 1 < d->nr_clients))
+		return free_c;
+	if (idle) {
+		ctl_drop(idle);
+		return idle;
+	}
+	if (!uid && waiting) {
+		pr_notice("control: uid %u's wait ended early: root needs its slot",
+			  (unsigned int)waiting->uid);
+		ctl_error(waiting, -EBUSY,
+			  "bcsd needs this connection for root: try again");
+		ctl_drop(waiting);
+		return waiting;
+	}
+	snprintf(why, whylen,
+		 "bcsd's control socket is full (control_clients %u, one kept for root)",
+		 d->nr_clients);
+	return NULL;
+}
+
 void ctl_accept(struct bcsd *d)
 {
-	struct bcsd_client *c, *idle = NULL;
-	int fd, i;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct bcsd_client *c;
+	char why[128];
+	int fd;
 
 	fd = accept4(d->ctl_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
-	for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
-		c = &d->clients[i];
-		if (c->fd < 0)
-			goto found;
-		if (!ctl_waiting(c) && (!idle || c->last_ms < idle->last_ms))
-			idle = c;
-	}
-	/*
-	 * Full: a client that only holds its connection open, waiting for
-	 * nothing, makes room, so that idle connections cannot lock bcsctl
-	 * out.  Clients that wait for an answer are never dropped.
-	 */
-	if (!idle) {
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		pr_warn("control: SO_PEERCRED: %s", strerror(errno));
 		close(fd);
 		return;
 	}
-	c = idle;
-	ctl_drop(c);
-found:
+	c = ctl_slot(d, cred.uid, why, sizeof(why));
+	if (!c) {
+		pr_debug("control: uid %u refused: %s",
+			 (unsigned int)cred.uid, why);
+		ctl_refuse(fd, -EUSERS, why);
+		return;
+	}
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
+	c->uid = cred.uid;
 	c->last_ms = now_mono_ms();
 }
 
@@ -324,13 +430,13 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 
 void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
 {
-	int i;
+	unsigned int i;
 
 	/* From the master followed (on_datagram() checked): is it ours? */
 	if (m->req.node != d->node_id)
 		return;
 
-	for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
+	for (i = 0; i < d->nr_clients; i++) {
 		struct bcsd_client *c = &d->clients[i];
 
 		if (c->fd >= 0 && c->req_id && c->req_id == m->req.id) {
@@ -340,13 +446,27 @@ void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
 	}
 }
 
-static bool peer_is_root(struct bcsd_client *c)
+/*
+ * Wait for job @req->job to exist on this node, @req->timeout_ms at most
+ * (5 s if not given): bounded by control_wait_ms, so that no client holds
+ * a slot for longer.
+ */
+static void cmd_job_wait(struct bcsd *d, struct bcsd_client *c,
+			 const struct ctl_req *req)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+	uint64_t max = cfg_uint(&d->cfg, "control_wait_ms");
+	char msg[96];
 
-	return !getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) &&
-	       cred.uid == 0;
+	if (req->timeout_ms > max) {
+		snprintf(msg, sizeof(msg),
+			 "job-wait: timeout_ms must be 0 to %llu (control_wait_ms)",
+			 (unsigned long long)max);
+		ctl_error(c, -EINVAL, msg);
+		return;
+	}
+	c->wait_job = req->job;
+	c->wait_until_ms = now_mono_ms() + req->timeout_ms;
+	ctl_job_appeared(d);
 }
 
 void ctl_on_client(struct bcsd *d, struct bcsd_client *c)
@@ -377,14 +497,12 @@ void ctl_on_client(struct bcsd *d, struct bcsd_client *c)
 		cmd_job_list(d, c);
 		break;
 	case CTL_JOB_WAIT:
-		c->wait_job = req.job;
-		c->wait_until_ms = now_mono_ms() + req.timeout_ms;
-		ctl_job_appeared(d);
+		cmd_job_wait(d, c, &req);
 		break;
 	case CTL_JOB_CREATE:
 	case CTL_JOB_DESTROY:
 	case CTL_JOB_ROW:
-		if (!peer_is_root(c))
+		if (c->uid)
 			ctl_error(c, -EPERM, "permission denied: job changes need root");
 		else
 			cmd_job_request(d, c, req.cmd == CTL_JOB_CREATE ?
@@ -400,9 +518,9 @@ void ctl_on_client(struct bcsd *d, struct bcsd_client *c)
 void ctl_job_appeared(struct bcsd *d)
 {
 	struct json_object *o;
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
+	for (i = 0; i < d->nr_clients; i++) {
 		struct bcsd_client *c = &d->clients[i];
 
 		if (c->fd < 0 || !c->wait_job || !node_has_job(d, c->wait_job))
@@ -416,9 +534,9 @@ void ctl_job_appeared(struct bcsd *d)
 void ctl_tick(struct bcsd *d)
 {
 	uint64_t now = now_mono_ms();
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < BCSD_MAX_CLIENTS; i++) {
+	for (i = 0; i < d->nr_clients; i++) {
 		struct bcsd_client *c = &d->clients[i];
 
 		if (c->fd < 0)

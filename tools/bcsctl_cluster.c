@@ -53,22 +53,31 @@ int cluster_call(int fd, struct json_object *req, struct json_object **resp,
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct json_object *o, *v;
 	char peek, *buf;
+	int err, send_err = 0;
 	ssize_t n;
-	int err;
 
 	*resp = NULL;
 	snprintf(msg, msglen, "no answer from bcsd");
 	n = send(fd, s, strlen(s), MSG_NOSIGNAL);
 	json_object_put(req);
-	if (n < 0)
-		return -errno;
+	/*
+	 * bcsd refuses a connection it has no room for (too many of this
+	 * user's) with a message saying so, and reads nothing from it: the
+	 * send fails, and that message, if any, tells why.
+	 */
+	if (n < 0) {
+		send_err = -errno;
+		if (send_err != -EPIPE)
+			return send_err;
+		timeout_ms = 0;
+	}
 	n = poll(&pfd, 1, timeout_ms);
 	if (n <= 0)
-		return n ? -errno : -ETIMEDOUT;
+		return send_err ? send_err : n ? -errno : -ETIMEDOUT;
 	/* A reply has no size limit (job lists grow with the nodes): peek. */
 	n = recv(fd, &peek, 1, MSG_PEEK | MSG_TRUNC);
 	if (n <= 0)
-		return n ? -errno : -ECONNRESET;
+		return send_err ? send_err : n ? -errno : -ECONNRESET;
 	buf = malloc((size_t)n + 1);
 	if (!buf)
 		return -ENOMEM;

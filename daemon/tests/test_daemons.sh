@@ -9,8 +9,8 @@
 # socket, job requests through the control socket, a partition and its
 # heal (one master left), a standby's take-over, strobes sent more than
 # a slice ahead (a lead longer than the slice), a standby answering
-# the retry of a request whose reply was lost, and epochs that do not
-# wrap.  Daemons in the
+# the retry of a request whose reply was lost, epochs that do not
+# wrap, and a control socket that users cannot hold hostage.  Daemons in the
 # master role alone send no reports, so no quorum applies here: the
 # cluster test test-partition.sh covers that.
 #
@@ -121,10 +121,12 @@ stop_all()
 {
 	local p
 
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	{
+		for p in "${pids[@]}"; do
+			kill -KILL "$p"
+			wait "$p"
+		done
+	} 2>/dev/null
 	pids=()
 }
 
@@ -356,6 +358,7 @@ check $? "epochs: node2 and node3 reject epoch 0xffffffff as bad-body"
 	[ "$(stat 3 master_id)" = 1 ]
 check $? "epochs: node1 is still the master, followed by node2 and node3"
 kill -KILL "$(cat "$TMP/pid1")"
+wait "$(cat "$TMP/pid1")" 2>/dev/null
 until_stat 2 active_master -eq 1 20
 check $? "epochs: node2 takes over when node1 dies"
 e2=$(stat 2 epoch)
@@ -364,5 +367,75 @@ until_stat 3 master_id -eq 2 10 && [ "$(stat 3 epoch)" = "$e2" ] &&
 check $? "epochs: node3 follows node2"
 [ "$e2" = $((e1 + 1)) ]
 check $? "epochs: node2's epoch is node1's plus one ($e1 -> $e2)"
+
+# --- the control socket cannot be held hostage ---
+# Users other than root hold at most control_clients_per_user (32)
+# connections each, together all of control_clients (128) but one, and
+# wait control_wait_ms (60 s) at most: uid 65534 asking more than all the
+# slots for a job that never comes leaves root's bcsctl working.  So do
+# five users together; and root, finding every slot taken by a waiting
+# client, ends the wait of the non-root one that has waited longest.
+stop_all
+chmod 711 "$TMP"		# the users reach the socket, not the key
+mkdir -m 1777 "$TMP/hold"
+start 1 --priority=200
+until_stat 1 active_master -eq 1 10
+check $? "control: node1 is the master"
+# hold UID COUNT NAME: ctl_hold.py as UID in the background.
+hold()
+{
+	local i
+
+	setpriv --reuid "$1" --regid "$1" --clear-groups /usr/bin/python3 \
+		"$(pwd)/tests/ctl_hold.py" "$TMP/ctl1" "$2" 60000 "$TMP/hold/$3" \
+		> /dev/null 2> "$TMP/hold/$3.err" &
+	pids+=($!)
+	for i in $(seq 100); do
+		[ -s "$TMP/hold/$3" ] && break
+		sleep 0.2
+	done
+	sed 's/^/# '"$3"': /' "$TMP/hold/$3" "$TMP/hold/$3.err"
+}
+hold 65534 150 hold1
+grep -q "^held 32 answered 118$" "$TMP/hold/hold1" &&
+	grep -q "118 x too many connections to bcsd from uid 65534" "$TMP/hold/hold1"
+check $? "control: uid 65534 gets 32 of its 150 connections, told why not the rest"
+out=$(BCS_CONTROL_SOCKET=$TMP/ctl1 timeout 20 "$BCSCTL" job create 2>&1)
+check $? "control: root's job create works meanwhile ($out)"
+for u in 65533 65532 65531 65530; do
+	hold $u 40 hold$u
+done
+grep -q "^held 32 " "$TMP/hold/hold65533" && grep -q "^held 32 " "$TMP/hold/hold65532" &&
+	grep -q "^held 31 " "$TMP/hold/hold65531" &&
+	grep -q "^held 0 answered 40$" "$TMP/hold/hold65530" &&
+	grep -q "40 x bcsd's control socket is full" "$TMP/hold/hold65530"
+check $? "control: five users hold 127 connections, one slot is left"
+out=$(BCS_CONTROL_SOCKET=$TMP/ctl1 timeout 20 "$BCSCTL" job create 2>&1)
+check $? "control: root's job create takes the slot kept for it ($out)"
+hold 0 1 hold0
+grep -q "^held 1 answered 0$" "$TMP/hold/hold0"
+check $? "control: root waits in that slot"
+out=$(BCS_CONTROL_SOCKET=$TMP/ctl1 timeout 20 "$BCSCTL" job create 2>&1)
+check $? "control: with every slot waiting, root's job create still works ($out)"
+grep -q "root needs its slot" "$TMP/log1"
+check $? "control: it ended a user's wait to do so"
+# Waits are bounded, and a wait names a job.
+out=$(python3 - "$TMP/ctl1" <<'PY'
+import json, socket, sys
+for req in ({"cmd": "job-wait", "job": 5, "timeout_ms": 60001},
+            {"cmd": "job-wait", "job": 5, "timeout_ms": -1},
+            {"cmd": "job-wait", "timeout_ms": 10}):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(5)
+    s.connect(sys.argv[1])
+    s.send(json.dumps(req).encode())
+    print(json.loads(s.recv(65536)).get("message"))
+PY
+)
+echo "$out" | sed 's/^/# job-wait: /'
+echo "$out" | grep -q "timeout_ms must be 0 to 60000 (control_wait_ms)" &&
+	echo "$out" | grep -q '"timeout_ms" must be an integer in 0\.\.' &&
+	echo "$out" | grep -q "job-wait needs a job"
+check $? "control: job-wait refuses a timeout beyond control_wait_ms, and no job"
 
 checks_done test_daemons
