@@ -291,8 +291,9 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		v = bcsp_strobe_verdict(&m.strobe, now_real_ns(),
 					cfg_uint(&d->cfg, "stale_slices"));
 	if (v != BCSP_OK) {
+		/* Said by say_rejected(): a flood costs no log line each. */
 		d->cnt.rejected[v]++;
-		pr_debug("rejected datagram (%s)", bcsp_verdict_name(v));
+		d->rejected_from = from->sin_addr;
 		return;
 	}
 	if (m.hdr.epoch > d->max_epoch_seen)
@@ -396,6 +397,44 @@ static void on_socket(struct bcsd *d)
 	}
 }
 
+/*
+ * Say what was rejected since it was last said, at most every
+ * BCSD_REJECT_LOG_MS: a sender of forged datagrams shows in the log, and
+ * a flood of them costs one line, not one each.
+ */
+#define BCSD_REJECT_LOG_MS	10000
+
+static void say_rejected(struct bcsd *d)
+{
+	char what[256], addr[INET_ADDRSTRLEN] = "?";
+	uint64_t now = now_mono_ms(), n, total = 0;
+	size_t off = 0;
+	int i;
+
+	if (d->rejected_said_ms &&
+	    now - d->rejected_said_ms < BCSD_REJECT_LOG_MS)
+		return;
+	what[0] = '\0';
+	for (i = 1; i < __BCSP_VERDICT_MAX; i++) {
+		n = d->cnt.rejected[i] - d->rejected_said[i];
+		d->rejected_said[i] = d->cnt.rejected[i];
+		if (!n)
+			continue;
+		total += n;
+		if (off < sizeof(what))
+			off += (size_t)snprintf(what + off, sizeof(what) - off,
+						"%s%s %llu", off ? ", " : "",
+						bcsp_verdict_name(i),
+						(unsigned long long)n);
+	}
+	if (!total)
+		return;
+	inet_ntop(AF_INET, &d->rejected_from, addr, sizeof(addr));
+	pr_notice("rejected %llu datagram(s) (%s), the last from %s",
+		  (unsigned long long)total, what, addr);
+	d->rejected_said_ms = now;
+}
+
 static void drain_timerfd(int fd)
 {
 	uint64_t expirations;
@@ -487,6 +526,7 @@ static int run(struct bcsd *d)
 			if (d->node_role)
 				node_tick(d);
 			ctl_tick(d);
+			say_rejected(d);
 		}
 		/* Before accepting, which may hand a slot to a new client. */
 		for (i = 0; i < (unsigned int)nc; i++)

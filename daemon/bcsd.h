@@ -176,6 +176,10 @@ struct bcsd {
 
 	int tick_tfd;			/* timerfd, housekeeping */
 	struct bcsd_counters cnt;
+	/* Rejections, said at most every BCSD_REJECT_LOG_MS (bcsd.c). */
+	uint64_t rejected_said[__BCSP_VERDICT_MAX];
+	uint64_t rejected_said_ms;
+	struct in_addr rejected_from;	/* the last rejected datagram's */
 };
 
 extern volatile sig_atomic_t bcsd_stop;

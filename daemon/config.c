@@ -28,6 +28,8 @@ const struct cfg_opt cfg_opts[] = {
 	  "network interface for multicast (empty: the kernel chooses)" },
 	{ "ttl", CFG_UINT, "1", 1, 255, NULL,
 	  "multicast TTL (1: do not leave the link)" },
+	{ "rcvbuf_kb", CFG_UINT, "1024", 64, 65536, NULL,
+	  "UDP receive buffer in KiB (SO_RCVBUF; the kernel reports twice that)" },
 	{ "key_file", CFG_STR, "/etc/bcs/cluster.key", 0, 0, NULL,
 	  "shared cluster key, 32 bytes or 64 hex digits, mode 0600" },
 	{ "slice_us", CFG_UINT, "10000", 50, 10000000, NULL,

@@ -13,6 +13,30 @@
 #include "bcsd.h"
 #include "log.h"
 
+/*
+ * Room for bursts: a report from every node at once, and datagrams that
+ * queue while bcsd waits for a CPU.  The default (net.core.rmem_default,
+ * 208 KiB) holds a few hundred.  A flood fills any buffer; what keeps it
+ * from starving strobes is that a forged datagram costs bcsd one HMAC at
+ * most (bcsp_decode()) beside the kernel's work of receiving it, about
+ * what it costs its sender.  root may pass net.core.rmem_max
+ * (SO_RCVBUFFORCE); otherwise say so.
+ */
+static void set_rcvbuf(struct bcsd *d)
+{
+	int want = (int)cfg_uint(&d->cfg, "rcvbuf_kb") * 1024, got = 0;
+	socklen_t len = sizeof(got);
+
+	if (setsockopt(d->sock, SOL_SOCKET, SO_RCVBUFFORCE, &want,
+		       sizeof(want)))
+		setsockopt(d->sock, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+	/* The kernel doubles it, for its bookkeeping. */
+	if (!getsockopt(d->sock, SOL_SOCKET, SO_RCVBUF, &got, &len) &&
+	    got / 2 < want)
+		pr_warn("receive buffer %d KiB, not the %d of rcvbuf_kb: raise net.core.rmem_max",
+			got / 2 / 1024, want / 1024);
+}
+
 int net_open(struct bcsd *d)
 {
 	const char *group = cfg_str(&d->cfg, "group");
@@ -45,6 +69,7 @@ int net_open(struct bcsd *d)
 		pr_err("socket: %s", strerror(errno));
 		return -1;
 	}
+	set_rcvbuf(d);
 	any.sin_port = htons(port);
 	any.sin_addr.s_addr = htonl(INADDR_ANY);
 	/* A restarted bcsd must rebind at once. */

@@ -258,6 +258,28 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 	return false;
 }
 
+/*
+ * Can a body of type @type be @n bytes long?  Checked before the tag, so
+ * that a datagram that cannot be right costs no HMAC.
+ */
+static bool body_len_ok(uint8_t type, size_t n)
+{
+	switch (type) {
+	case BCSP_STROBE:
+		return n == 40;
+	case BCSP_MAP:
+		return n >= 8 && (n - 8) % 20 == 0 &&
+		       (n - 8) / 20 <= BCSP_MAX_JOBS;
+	case BCSP_REQUEST:
+	case BCSP_REPLY:
+		return n == 24;
+	case BCSP_REPORT:
+		return n >= 4 && (n - 4) % 12 == 0 &&
+		       (n - 4) / 12 <= BCSP_MAX_JOBS;
+	}
+	return false;
+}
+
 enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 			      uint32_t cluster, const uint8_t *key,
 			      struct bcsp_msg *msg)
@@ -265,24 +287,32 @@ enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 	struct cur c = { .p = (uint8_t *)buf, .ok = true };
 	uint16_t wire_len, reserved;
 	size_t body_end;
+	uint8_t type;
 
+	/*
+	 * Everything before the tag costs the same whatever the datagram
+	 * holds, and little: a forged one costs at most one HMAC.
+	 */
 	if (len < BCSP_HDR_LEN + BCSP_TAG_LEN || len > BCSP_MAX_LEN)
 		return BCSP_SHORT;
 	c.len = len - BCSP_TAG_LEN;
-	memset(msg, 0, sizeof(*msg));
 	if (get32(&c) != BCSP_MAGIC)
 		return BCSP_BAD_MAGIC;
 	if (get8(&c) != BCSP_VERSION)
 		return BCSP_BAD_VERSION;
-	msg->hdr.type = get8(&c);
+	type = get8(&c);
 	wire_len = get16(&c);
 	if (wire_len != len)
 		return BCSP_SHORT;
-	if (!msg->hdr.type || msg->hdr.type >= __BCSP_TYPE_MAX)
+	if (!type || type >= __BCSP_TYPE_MAX)
 		return BCSP_BAD_TYPE;
 	body_end = len - BCSP_TAG_LEN;
+	if (!body_len_ok(type, body_end - BCSP_HDR_LEN))
+		return BCSP_SHORT;
 	if (crypto_auth_hmacsha256_verify(buf + body_end, buf, body_end, key))
 		return BCSP_BAD_MAC;
+	memset(msg, 0, sizeof(*msg));
+	msg->hdr.type = type;
 	msg->hdr.cluster = get32(&c);
 	if (msg->hdr.cluster != cluster)
 		return BCSP_OTHER_CLUSTER;

@@ -176,9 +176,11 @@ int bcsp_encode(const struct bcsp_msg *msg, const uint8_t *key,
 		uint8_t *buf, size_t size);
 
 /*
- * Check and decode datagram @buf of @len bytes: magic, version, length,
- * type, cluster (@cluster), tag (@key), epoch (not above BCSP_EPOCH_MAX,
- * else BCSP_BAD_BODY) and body.  Replay and staleness are
+ * Check and decode datagram @buf of @len bytes: magic, version, length
+ * (also against the lengths its type can have: BCSP_SHORT), type, tag
+ * (@key), cluster (@cluster), epoch (not above BCSP_EPOCH_MAX, else
+ * BCSP_BAD_BODY) and body.  Nothing costs more than one HMAC before the
+ * tag is good, and @msg is written only then.  Replay and staleness are
  * the caller's, see struct bcsp_window.
  */
 enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,

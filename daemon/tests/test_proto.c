@@ -343,6 +343,71 @@ static void test_epochs(void)
 	CHECK(!bcsp_epoch_next(0xffffffffu, &next) && next == 7);
 }
 
+/*
+ * What a forged datagram costs: nothing but the checks of its length,
+ * before the tag, and one HMAC; nothing is written before the tag is
+ * good.  A length its type cannot have costs no HMAC at all.
+ */
+static bool can_be(unsigned int type, size_t body)
+{
+	switch (type) {
+	case BCSP_STROBE:
+		return body == 40;
+	case BCSP_MAP:
+		return body >= 8 && (body - 8) % 20 == 0 &&
+		       body <= 8 + 20 * BCSP_MAX_JOBS;
+	case BCSP_REPORT:
+		return body >= 4 && (body - 4) % 12 == 0 &&
+		       body <= 4 + 12 * BCSP_MAX_JOBS;
+	}
+	return body == 24;
+}
+
+static void test_before_tag(void)
+{
+	struct bcsp_msg m = strobe_msg(), out;
+	uint8_t buf[BCSP_MAX_LEN], blank[sizeof(out)];
+	unsigned int bad = 0;
+	uint16_t be16;
+	size_t i;
+	int len;
+
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	memset(&out, 0x5a, sizeof(out));
+	memset(blank, 0x5a, sizeof(blank));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, other_key, &out) ==
+	      BCSP_BAD_MAC);
+	CHECK(!memcmp(&out, blank, sizeof(out)));
+
+	/* A strobe 4 bytes longer, signed with the key: truncated. */
+	memset(buf + len - BCSP_TAG_LEN, 0, 4);
+	len += 4;
+	be16 = htobe16((uint16_t)len);
+	memcpy(buf + 6, &be16, 2);
+	crypto_auth_hmacsha256(buf + len - BCSP_TAG_LEN, buf,
+			       (size_t)len - BCSP_TAG_LEN, key);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_SHORT);
+	CHECK(!memcmp(&out, blank, sizeof(out)));
+
+	/* Every length of every type: only those it can have get a tag. */
+	for (i = BCSP_HDR_LEN + BCSP_TAG_LEN; i <= BCSP_MAX_LEN; i++) {
+		unsigned int t;
+
+		for (t = BCSP_STROBE; t < __BCSP_TYPE_MAX; t++) {
+			memset(buf, 0, i);
+			memcpy(buf, "BCSP", 4);
+			buf[4] = BCSP_VERSION;
+			buf[5] = (uint8_t)t;
+			be16 = htobe16((uint16_t)i);
+			memcpy(buf + 6, &be16, 2);
+			bad += bcsp_decode(buf, i, 7, key, &out) !=
+			       (can_be(t, i - BCSP_HDR_LEN - BCSP_TAG_LEN) ?
+				BCSP_BAD_MAC : BCSP_SHORT);
+		}
+	}
+	CHECK(bad == 0);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -357,5 +422,6 @@ int main(void)
 	test_key_file();
 	test_next_row();
 	test_epochs();
+	test_before_tag();
 	return unit_done("test_proto");
 }

@@ -9,7 +9,8 @@
 
 KIND: forged (a strobe tagged with a random key), replay (FILE as it is),
 truncated (FILE cut short: alternately one byte less and 40 bytes),
-version (FILE with version 2).  Options --group, --port, --ifaddr name the
+version (FILE with version 2), flood (forged strobes as fast as this
+process can send them, for COUNT seconds).  Options --group, --port, --ifaddr name the
 cluster's group and this node's address on the cluster network.
 
 sign makes a datagram of the fields given, authenticated with the cluster
@@ -79,10 +80,30 @@ def forged(real):
     return hdr + body + hmac.new(key, hdr + body, hashlib.sha256).digest()
 
 
+def flood(args, real, s):
+    """Forged strobes, as fast as they go, for args.count seconds."""
+    pool = [forged(real) for _ in range(256)]
+    to = (args.group, args.port)
+    sent = dropped = 0
+    end = time.monotonic() + args.count
+    while time.monotonic() < end:
+        for d in pool:
+            try:
+                s.sendto(d, to)
+                sent += 1
+            except OSError:
+                dropped += 1    # ENOBUFS: the sender's queue is full
+    print("sent %d flood datagrams in %d s (%d not queued)"
+          % (sent, args.count, dropped))
+    return 0
+
+
 def send(args):
     with open(args.file, "rb") as f:
         real = f.read()
     s = group_socket(args, False)
+    if args.kind == "flood":
+        return flood(args, real, s)
     for i in range(args.count):
         if args.kind == "forged":
             d = forged(real)
