@@ -12,6 +12,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,10 +395,20 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 	char what[64];
 	struct bcs *h;
 	int err, fd, create_err = 0;
+	bool cluster;
 
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
+	/*
+	 * bcsd runs here.  Its connections are counted per user (every rank
+	 * of a launch runs this at once): hold one only while asking.
+	 */
 	fd = cluster_connect();
+	cluster = fd >= 0;
+	if (!req->create && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
 	if (req->create && fd >= 0) {
 		/* Cluster job: the first rank creates it, the others join. */
 		struct json_object *r = cluster_req("job-create"), *resp;
@@ -409,7 +420,7 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 				   sizeof(msg));
 		json_object_put(resp);
 		close(fd);
-		fd = cluster_connect();
+		fd = -1;
 		/*
 		 * Not allowed to create (not root): the job may exist all
 		 * the same, made by the batch system; attaching tells.
@@ -417,8 +428,6 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 		create_err = err;
 		if (err && err != -EEXIST && err != -EPERM) {
 			bcs_close(h);
-			if (fd >= 0)
-				close(fd);
 			fprintf(stderr, "bcsctl: run: job create %u: %s\n",
 				req->job, msg);
 			return BCSCTL_EXIT_FAIL;
@@ -439,20 +448,25 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 	}
 	/* Our own pid: after execvp() the command is the attached task. */
 	err = bcs_attach(h, req->job, getpid(), 0, NULL);
-	if (err == -ENOENT && fd >= 0) {
+	if (err == -ENOENT && cluster && (fd = cluster_connect()) >= 0) {
 		/* A cluster job this node has not heard of yet: wait for it. */
 		struct json_object *r = cluster_req("job-wait"), *resp;
 		char msg[256];
+		int werr;
 
 		cluster_add(r, "job", req->job);
 		cluster_add(r, "timeout_ms", CLUSTER_WAIT_MS);
-		if (!cluster_call(fd, r, &resp, CLUSTER_WAIT_MS + 1000, msg,
-				  sizeof(msg)))
+		werr = cluster_call(fd, r, &resp, CLUSTER_WAIT_MS + 1000, msg,
+				    sizeof(msg));
+		if (!werr)
 			err = bcs_attach(h, req->job, getpid(), 0, NULL);
+		else if (werr != -ETIMEDOUT)
+			/* Refused (too many connections): say why. */
+			fprintf(stderr, "bcsctl: run: waiting for job %u: %s\n",
+				req->job, msg);
 		json_object_put(resp);
-	}
-	if (fd >= 0)
 		close(fd);
+	}
 	bcs_close(h);
 	if (err == -ENOENT && create_err == -EPERM) {
 		snprintf(what, sizeof(what), "run: job create %u", req->job);
