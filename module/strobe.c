@@ -386,7 +386,12 @@ static bool bcs_queue_guess(const struct bcs_strobe *req, u64 now, u32 origin,
 	u64 deadline = req->deadline_ns + ahead * slice_ns;
 	struct bcs_queued *q;
 
-	if (deadline <= now || s->queued == BCS_STROBE_QUEUE ||
+	/* The rows of a strobe that comes after them have ended already. */
+	if (expiry && deadline <= now)
+		deadline = now;
+	else if (deadline <= now)
+		return false;
+	if (s->queued == BCS_STROBE_QUEUE ||
 	    (s->queued &&
 	     s->queue[s->queued - 1].strobe.deadline_ns >= deadline))
 		return false;
@@ -406,9 +411,11 @@ static bool bcs_queue_guess(const struct bcs_strobe *req, u64 now, u32 origin,
  * The guesses @req carries, behind everything queued: its prediction, the
  * row of the slice after it, due a slice after it; and with
  * BCS_STROBE_EXPIRE the end of its rows, no row, due the slice after the
- * last one they cover.  Each is dropped if its deadline has passed, if a
- * strobe for a later slice is queued already, or if the queue is full: a
- * guess never displaces a strobe.  bcs_lock held.
+ * last one they cover.  Each is dropped if a strobe for a later slice is
+ * queued already, or if the queue is full: a guess never displaces a
+ * strobe; a prediction also if its deadline has passed, while an expiry
+ * then is due at once (the strobe came after its rows had ended: it is
+ * overtaken, and nothing runs).  bcs_lock held.
  */
 static void bcs_queue_predict(const struct bcs_strobe *req, u64 now, u32 origin)
 {

@@ -576,6 +576,21 @@ TEST_F(driven, expiry_after_the_prediction)
 	expect_no_switch(_metadata, self->sfd, 300);
 }
 
+/*
+ * An expiring strobe that comes after its slice has ended does not run
+ * its row now, in another slice: its expiry is due at once and overtakes
+ * it (the strobe counts as missed), and no gang runs.
+ */
+TEST_F(driven, expiring_strobe_after_its_slice_runs_no_gang)
+{
+	uint64_t t = bt_now_ns(CLOCK_REALTIME) - 3 * APART_NS;
+
+	ASSERT_EQ(0, strobe_expiring(self->fd, self->slice + 1, 1, t, false));
+	expect_switch_rec(_metadata, self->sfd, self->slice + 2, BCS_ROW_NONE,
+			  1, BCS_SLICE_EXPIRED | BCS_SLICE_OVERTAKEN, NULL);
+	expect_no_switch(_metadata, self->sfd, 300);
+}
+
 /* The next strobe replaces the expiry: only the last one's row ends. */
 TEST_F(driven, next_strobe_replaces_the_expiry)
 {
