@@ -62,7 +62,7 @@ packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
 	openmpi-bin libopenmpi-dev dropbear-bin openssh-client rt-tests
 	gcc-multilib
 	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2
-	clang libclang-rt-dev"
+	clang libclang-rt-dev python3"
 
 missing=""
 for p in $packages; do
