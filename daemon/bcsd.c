@@ -276,7 +276,7 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	struct bcsp_window *w;
 	enum bcsp_verdict v;
 	struct bcsp_msg m;
-	bool own;
+	bool own, outranks;
 
 	d->cnt.rx++;
 	v = bcsp_decode(buf, len, d->cluster, d->key, &m);
@@ -319,11 +319,13 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 			d->cnt.strobe_copies++;
 			return;
 		}
+		/* Before following it: the master it replaces counts. */
+		outranks = d->master_role && master_outranks(d, &m);
 		follow_master(d, &m, from);
 		d->master_slice = m.strobe.slice;
 		d->cnt.strobes_rx++;
 		if (d->master_role)
-			master_heard_other(d, &m);
+			master_heard_other(d, &m, outranks);
 		if (d->node_role)
 			node_on_strobe(d, &m);
 		break;

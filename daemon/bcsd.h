@@ -207,7 +207,9 @@ int master_init(struct bcsd *d);
 void master_on_strobe_timer(struct bcsd *d);
 void master_tick(struct bcsd *d);
 void master_on_msg(struct bcsd *d, const struct bcsp_msg *m);
-void master_heard_other(struct bcsd *d, const struct bcsp_msg *m);
+bool master_outranks(const struct bcsd *d, const struct bcsp_msg *m);
+void master_heard_other(struct bcsd *d, const struct bcsp_msg *m,
+			bool outranks);
 void master_heard_reply(struct bcsd *d, const struct bcsp_msg *m);
 void master_request(struct bcsd *d, const struct bcsp_request *req,
 		    struct bcsp_request *reply);

@@ -12,7 +12,9 @@
  * no strobe for failover_slices slices takes over with an epoch higher than
  * any it has seen.  A master that hears a more senior one (higher epoch,
  * then higher priority, then higher node id) steps down, so two masters
- * that took over together settle on one.
+ * that took over together settle on one.  A standby that sees one of lower
+ * priority take over takes over in its turn (master_outranks()), so that
+ * of the standbys the highest priority ends up the master.
  */
 #include <errno.h>
 #include <string.h>
@@ -281,11 +283,50 @@ static void step_down(struct bcsd *d)
 	pr_notice("stepping down: a more senior master is live");
 }
 
-void master_heard_other(struct bcsd *d, const struct bcsp_msg *m)
+/*
+ * Does this standby outrank the master of strobe @m, which has just taken
+ * over from the one it followed?  Standbys notice a master's silence each
+ * on its own tick (and failover_slices may differ), so the first to take
+ * over is any of them; the others follow its higher epoch.  The rule is
+ * that the highest priority wins, so a standby of higher priority than
+ * the new master takes over in its turn, with a higher epoch still, if
+ * it too has heard nothing from the old master for half its failover
+ * silence (which tells a master's death from a partition that healed,
+ * where the old master was heard until just now), and if it could take
+ * over on its own (listened long enough, quorum).  Called before the
+ * strobe is followed.
+ */
+bool master_outranks(const struct bcsd *d, const struct bcsp_msg *m)
 {
-	(void)m;
-	if (d->active)
+	uint64_t silence = slices_ms(d, cfg_uint(&d->cfg, "failover_slices"));
+	uint64_t now = now_mono_ms();
+	uint32_t fresh, need;
+
+	return !d->active && d->have_master &&
+	       d->master_id != m->hdr.sender &&
+	       m->hdr.epoch > d->master_epoch &&
+	       m->hdr.priority < cfg_uint(&d->cfg, "priority") &&
+	       now - d->master_heard_ms >= silence / 2 &&
+	       now >= d->listen_until_ms &&
+	       view_quorum(d, now, &fresh, &need);
+}
+
+/*
+ * A strobe from another master, now followed: an active master steps
+ * down (the strobe passed as more senior); a standby that @outranks it
+ * (master_outranks()) takes over.
+ */
+void master_heard_other(struct bcsd *d, const struct bcsp_msg *m,
+			bool outranks)
+{
+	if (d->active) {
 		step_down(d);
+	} else if (outranks) {
+		pr_notice("master %u took over with priority %u, below this standby's %llu: taking over",
+			  m->hdr.sender, m->hdr.priority,
+			  (unsigned long long)cfg_uint(&d->cfg, "priority"));
+		take_over(d);
+	}
 }
 
 /*

@@ -477,4 +477,48 @@ grep "rejected [0-9]* datagram(s)" "$TMP/log2" | sed 's/^/# /'
 [ "$n" -ge 1 ] && [ "$n" -le 2 ]
 check $? "flood: node2 said so in $n log line(s), at most one per 10 s"
 
+# --- two standbys: the higher priority ends up the master ---
+# Nodes 21 (the master), 22 (standby, priority 200) and 23 (standby,
+# priority 100) in namespaces of their own, on another port and cluster
+# than the daemons above.  node23 has the shorter failover_slices, so it
+# notices the master's death first and takes over first; node22, the
+# higher priority, must end up the master all the same, and node23 follow
+# it.
+for n in 21 22 23; do
+	ip netns add "$NS-$n" || exit 1
+	nss+=("$NS-$n")
+	ip -n "$NS-br" link add p$n type veth peer name eth0 netns "$NS-$n" &&
+		ip -n "$NS-br" link set p$n master br0 up &&
+		ip -n "$NS-$n" addr add 10.77.0.$n/24 dev eth0 &&
+		ip -n "$NS-$n" link set eth0 up &&
+		ip -n "$NS-$n" link set lo up || exit 1
+done
+prio_opts=(--cluster=21 --port=5421)
+start 21 "${prio_opts[@]}" --priority=300
+until_stat 21 active_master -eq 1 10
+check $? "priority: node21 takes over as master"
+start 22 "${prio_opts[@]}" --priority=200 --failover_slices=20
+start 23 "${prio_opts[@]}" --priority=100 --failover_slices=12
+until_stat 22 strobes_rx -ge 50 20 && until_stat 23 strobes_rx -ge 50 20
+check $? "priority: standbys node22 and node23 follow node21"
+kill -KILL "$(cat "$TMP/pid21")"
+wait "$(cat "$TMP/pid21")" 2>/dev/null
+until_stat 22 active_master -eq 1 20
+check $? "priority: node22 (priority 200) takes over when node21 dies"
+until_stat 23 master_id -eq 22 10
+snap 23
+[ "$(val 23 active_master)" = 0 ] && [ "$(val 23 master_id)" = 22 ]
+check $? "priority: node23 (priority 100) follows node22"
+# And it stays so: a hundred strobes later, the same.
+snap 22
+tx=$(val 22 strobes_tx)
+until_stat 22 strobes_tx -ge $((tx + 100)) 20
+snap 23
+[ "$(stat 22 active_master)" = 1 ] && [ "$(val 23 active_master)" = 0 ] &&
+	[ "$(val 23 master_id)" = 22 ] &&
+	[ "$(val 23 epoch)" = "$(val 22 epoch)" ]
+check $? "priority: 100 strobes later node22 is still the master, node23 its standby"
+grep "taking over\|stepping down\|following" "$TMP/log22" "$TMP/log23" |
+	sed 's/^/# /'
+
 checks_done test_daemons
