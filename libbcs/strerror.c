@@ -63,14 +63,21 @@ static const char *control_msg(int e, enum bcs_err_ctx ctx)
 {
 	switch (e) {
 	case EPERM:
-		if (ctx == BCS_CTX_NETLINK || ctx == BCS_CTX_STROBE)
-			return "permission denied: needs CAP_NET_ADMIN "
-			       "(netlink) or CAP_SYS_ADMIN (/dev/bcs)";
+		/* Netlink too: it asks what the ioctls ask. */
 		return "permission denied: needs CAP_SYS_ADMIN";
 	case ENOTCONN:
 		return "bcs is off: strobes need standalone or driven mode";
 	case EBUSY:
+		if (ctx == BCS_CTX_STROBE)
+			return "bcs is in driven mode: only its driver "
+			       "(the process that entered it, e.g. bcsd) "
+			       "may strobe";
 		return "bcs is driven by another process";
+	case ERANGE:
+		if (ctx == BCS_CTX_STROBE)
+			return "deadline out of range (beyond a ktime, or "
+			       "further ahead than the strobe queue holds)";
+		break;
 	case EINVAL:
 		if (ctx == BCS_CTX_STROBE)
 			return "invalid strobe (row 0..63, known flags only)";

@@ -4,8 +4,11 @@
 # bcsctl against the loaded module, as root and as an ordinary user
 # (nobody, through setpriv): exit statuses and messages for permission
 # denied, no such job, no such process, and "run --create" by a user who
-# may not create jobs.  Run by run-in-guest.sh as root, module loaded.
-# Prints KTAP; exits 1 if anything failed.
+# may not create jobs; then the other commands against states the test
+# sets up: status, job list, slice set and get, strobe (bcs off,
+# standalone, and driven by another process) and job detach.  Run by
+# run-in-guest.sh as root, module loaded.  Prints KTAP; exits 1 if
+# anything failed.
 
 set -u
 
@@ -13,14 +16,31 @@ here=$(cd "$(dirname "$0")" && pwd)
 bcsctl=${BCSCTL:-$here/../tools/bcsctl}
 job=$((0x5a0000c1))
 nojob=$((0x5a0000c2))
+plan=80
 tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"; "$bcsctl" job destroy $job > /dev/null 2>&1' EXIT
+busy=""
+driver=""
+
+cleanup()
+{
+	local p
+
+	for p in $busy $driver; do
+		kill -KILL "$p" 2> /dev/null
+	done
+	wait 2> /dev/null
+	"$bcsctl" job destroy $job > /dev/null 2>&1
+	"$bcsctl" mode off > /dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 n=0
 pass=0
 fail=0
+skip=0
 echo "TAP version 13"
-echo "1..9"
+echo "1..$plan"
 
 # expect STATUS PATTERN TEXT CMD...: CMD exits STATUS and its output
 # matches PATTERN (grep -E; empty: any output).
@@ -43,9 +63,103 @@ expect()
 	fi
 }
 
+# check TEXT CMD...: CMD succeeds (typically a test of values gathered
+# just before).
+check()
+{
+	local text=$1
+
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n $text"
+		pass=$((pass + 1))
+	else
+		echo "# failed: $*"
+		echo "not ok $n $text"
+		fail=$((fail + 1))
+	fi
+}
+
 user()
 {
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+}
+
+# field NAME: the value of "NAME:" in the output of bcsctl status.
+field()
+{
+	"$bcsctl" status 2> /dev/null | sed -n "s/^$1: *//p"
+}
+
+# until_true CMD...: wait until CMD succeeds, 10 s at most.
+until_true()
+{
+	for _ in $(seq 100); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+
+# job_line: job $job's line of bcsctl job list, one space between fields.
+job_line()
+{
+	"$bcsctl" job list 2> /dev/null |
+		awk -v j=$job '$1 == j { $1 = $1; print }'
+}
+
+# job_is ROW STATE TASKS PARKED: job $job's line says so.
+job_is()
+{
+	job_line | grep -Eq "^$job $1 $2 $3 $4 "
+}
+
+# check_job TEXT ROW STATE TASKS PARKED: job $job's line says so within
+# 10 s (a task parks at its next return to user space).
+check_job()
+{
+	local text=$1 rc
+
+	shift
+	until_true job_is "$@"
+	rc=$?
+	[ $rc = 0 ] || echo "# job list: $(job_line)"
+	check "$text" [ $rc = 0 ]
+}
+
+parked_is()
+{
+	[ "$(field parked)" = "$1" ]
+}
+
+# utime PID: the user CPU time of PID so far, in clock ticks.
+utime()
+{
+	sed 's/^.*) //' "/proc/$1/stat" 2> /dev/null | awk '{ print $12 }'
+}
+
+# is_busy PID UID: PID is the busy loop (sh), as UID: the fork that
+# became it has set its uid and exec'd.  (Attached before, it could park
+# as root, still in the forked shell, for as long as its job waits.)
+is_busy()
+{
+	[ "$(cat "/proc/$1/comm" 2> /dev/null)" = sh ] &&
+		grep -Eq "^Uid:\s+$2\s" "/proc/$1/status"
+}
+
+# runs PID: PID gets CPU time (within 10 s).
+runs()
+{
+	local u0
+
+	u0=$(utime "$1")
+	[ -n "$u0" ] || return 1
+	for _ in $(seq 100); do
+		[ "$(utime "$1")" -gt "$u0" ] && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 if ! [ -x "$bcsctl" ] || ! command -v setpriv > /dev/null; then
@@ -77,5 +191,207 @@ expect 2 'usage|bad|invalid' "bad arguments are refused" \
 expect 0 '' "root destroys job $job" \
 	"$bcsctl" job destroy $job
 
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+# --- status, slice set and get, strobe with bcs off ---
+expect 0 '' "mode off" "$bcsctl" mode off
+expect 0 '^mode: +off$' "status says mode off" "$bcsctl" status
+expect 0 '^driver: +none$' "status says no driver" "$bcsctl" status
+expect 2 "unexpected argument 'now'" "status takes no argument" \
+	"$bcsctl" status now
+expect 0 '^mode: +off$' "a user may query the status" \
+	user "$bcsctl" status
+expect 1 'strobe: bcs is off: strobes need standalone or driven mode' \
+	"a strobe with bcs off is refused, saying why" "$bcsctl" strobe --now
+expect 0 '' "slice set 20000" "$bcsctl" slice set 20000
+expect 0 '^20000$' "slice get gives 20000" "$bcsctl" slice get
+expect 0 '^slice length: +20000 us$' "status gives the slice length" \
+	"$bcsctl" status
+expect 2 "bad slice length '49' \(50\.\.10000000 us\)" \
+	"slice set below 50 us is refused" "$bcsctl" slice set 49
+expect 2 "bad slice length '10000001' \(50\.\.10000000 us\)" \
+	"slice set above 10 s is refused" "$bcsctl" slice set 10000001
+expect 2 "bad slice length '2ms'" "slice set of a non-number is refused" \
+	"$bcsctl" slice set 2ms
+expect 2 'missing USEC' "slice set without a length is refused" \
+	"$bcsctl" slice set
+expect 1 'slice set: permission denied: needs CAP_SYS_ADMIN' \
+	"a user may not set the slice" user "$bcsctl" slice set 30000
+expect 0 '^20000$' "refused slice sets changed nothing; a user may read it" \
+	user "$bcsctl" slice get
+expect 0 '' "slice set 50, the shortest" "$bcsctl" slice set 50
+expect 0 '^50$' "slice get gives 50" "$bcsctl" slice get
+
+# --- job list and status with a job in row 3 and a busy process ---
+"$bcsctl" job destroy $job > /dev/null 2>&1
+expect 0 "^$job$" "job create --id $job --row 3" \
+	"$bcsctl" job create --id $job --row 3
+sh -c 'while :; do :; done' &
+busy=$!
+until_true is_busy $busy 0
+expect 0 '' "attach a busy process" "$bcsctl" job attach $job $busy
+expect 0 '^ +JOB +ROW +STATE +TASKS +PARKED +RUN_S +SUSPENDED_S$' \
+	"job list has its header" "$bcsctl" job list
+check "job list: job $job in row 3, running, 1 task, none parked" \
+	job_is 3 running 1 0
+expect 0 "^ *$job +3 +running " "a user may list the jobs" \
+	user "$bcsctl" job list
+expect 2 "unexpected argument '$job'" "job list takes no argument" \
+	"$bcsctl" job list $job
+check "status counts 1 job and 1 task" \
+	[ "$(field jobs)/$(field tasks)" = 1/1 ]
+
+# --- standalone: bcsctl's strobes switch the row at once ---
+# Slices of 10 s: the module's own timer does not switch between a strobe
+# and the checks of its effect right after it.
+expect 0 '' "slice set 10000000" "$bcsctl" slice set 10000000
+expect 0 '' "mode standalone" "$bcsctl" mode standalone
+expect 0 '^mode: +standalone$' "status says mode standalone" \
+	"$bcsctl" status
+strobes=$(field strobes)
+expect 0 '' "strobe --row 5 --slice 1000 --now" \
+	"$bcsctl" strobe --row 5 --slice 1000 --now
+check "status: row 5, slice 1000 after the strobe" \
+	[ "$(field row)/$(field slice)" = 5/1000 ]
+check "status counts the strobe" [ "$(field strobes)" = $((strobes + 1)) ]
+check_job "job list: job $job suspended, its task parked" 3 suspended 1 1
+check "status counts 1 parked task" parked_is 1
+expect 0 '' "strobe --row 3 --now" "$bcsctl" strobe --row 3 --now
+check "status: row 3, the next slice (1001)" \
+	[ "$(field row)/$(field slice)" = 3/1001 ]
+check_job "job list: job $job runs again, nothing parked" 3 running 1 0
+check "status counts no parked task" parked_is 0
+expect 0 '' "strobe, for the next row" "$bcsctl" strobe
+check "status: the next non-empty row (3), slice 1002" \
+	[ "$(field row)/$(field slice)" = 3/1002 ]
+check "the busy process gets CPU time" runs $busy
+expect 2 "bad row '64' \(0\.\.63\)" "strobe --row 64 is refused" \
+	"$bcsctl" strobe --row 64
+expect 2 "bad slice number 'x'" "strobe --slice x is refused" \
+	"$bcsctl" strobe --slice x
+expect 2 '--in and --now exclude each other' \
+	"strobe --in with --now is refused" "$bcsctl" strobe --in 5 --now
+expect 1 'strobe: permission denied: needs CAP_SYS_ADMIN$' \
+	"a user may not strobe, and is told what it takes" \
+	user "$bcsctl" strobe --now
+
+# --- driven by another process ---
+# A driver (python3) holds /dev/bcs in driven mode with the watchdog off
+# and strobes, for now, the row of each line it reads: switches happen
+# when the test asks, and only then.  bcsctl may not strobe, and says who
+# may.
+cat > "$tmp/drive.py" << 'PY'
+import fcntl, os, struct, sys
+CONFIG = (3 << 30) | (40 << 16) | (0xbc << 8) | 6   # BCS_IOC_CONFIG
+STROBE = (1 << 30) | (56 << 16) | (0xbc << 8) | 7   # BCS_IOC_STROBE
+fd = os.open("/dev/bcs", os.O_RDWR)
+# struct bcs_config: set MODE | WATCHDOG, mode DRIVEN, watchdog 0.
+fcntl.ioctl(fd, CONFIG, bytearray(struct.pack("=IIQIIQQ",
+                                              40, 1 | 4, 0, 2, 0, 0, 0)))
+print("driving", flush=True)
+n = 0
+for line in sys.stdin:
+    n += 1
+    # struct bcs_strobe: BCS_STROBE_NOW, slice n, the row read.
+    fcntl.ioctl(fd, STROBE, struct.pack("=IIQQQIIQQ",
+                                        56, 1, n, 0, 0, int(line), 0, 0, 0))
+    print("strobe", n, flush=True)
+PY
+nstrobe=0
+# drive ROW: the driver strobes ROW; wait until it has.
+drive()
+{
+	nstrobe=$((nstrobe + 1))
+	echo "$1" >&7
+	until_true grep -q "^strobe $nstrobe$" "$tmp/drive.out"
+}
+
+if ! command -v python3 > /dev/null; then
+	echo "# python3 missing: driven mode and job detach not tested"
+	while [ $n -lt $((plan - 2)) ]; do
+		n=$((n + 1))
+		skip=$((skip + 1))
+		echo "ok $n driven mode, job detach # SKIP no python3"
+	done
+else
+	mkfifo "$tmp/cmd"
+	python3 "$tmp/drive.py" < "$tmp/cmd" > "$tmp/drive.out" 2>&1 &
+	driver=$!
+	exec 7> "$tmp/cmd"
+	until_true grep -q driving "$tmp/drive.out"
+	rc=$?
+	check "a driver ($driver) enters driven mode" [ $rc = 0 ]
+	expect 0 '^mode: +driven$' "status says mode driven" "$bcsctl" status
+	expect 0 "^driver: +pid $driver$" "status names the driver" \
+		"$bcsctl" status
+	strobes=$(field strobes)
+	expect 1 "strobe: bcs is driven by pid $driver, the only process" \
+		"a strobe in driven mode fails, naming the driver" \
+		"$bcsctl" strobe --now
+	check "the refused strobe is not counted" \
+		[ "$(field strobes)" = "$strobes" ]
+
+	# --- job detach: a parked process leaves its job and runs ---
+	drive 5
+	check_job "the driver's strobe to row 5 suspends job $job" \
+		3 suspended 1 1
+	expect 0 '' "detach the parked process" \
+		"$bcsctl" job detach $job $busy
+	check_job "job list: job $job has no task left" 3 suspended 0 0
+	check "status counts no task and none parked" \
+		[ "$(field tasks)/$(field parked)" = 0/0 ]
+	check "the detached process runs, its job still suspended" \
+		runs $busy
+	expect 1 "job detach $job $busy: process $busy is not in job $job" \
+		"detach of a process not in the job says so" \
+		"$bcsctl" job detach $job $busy
+	expect 1 'no such job' "detach from a missing job" \
+		"$bcsctl" job detach $nojob $busy
+	expect 1 'no such process' "detach of a pid that does not exist" \
+		"$bcsctl" job detach $job \
+		"$(($(cat /proc/sys/kernel/pid_max) + 1))"
+	expect 2 'missing PID' "detach without a pid is refused" \
+		"$bcsctl" job detach $job
+	expect 0 '' "attach the busy process again" \
+		"$bcsctl" job attach $job $busy
+	check_job "it parks at once" 3 suspended 1 1
+	expect 1 'permission denied' "a user may not detach root's process" \
+		user "$bcsctl" job detach $job $busy
+	check_job "root's process stays in the job, parked" 3 suspended 1 1
+	kill -KILL $busy
+	wait $busy 2> /dev/null
+	# A user's own process, attached by root: the user may detach it.
+	# (Not through user(): its subshell, root's, would be the process.)
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		sh -c 'while :; do :; done' &
+	busy=$!
+	until_true is_busy $busy 65534
+	rc=$?
+	check "a busy process runs as the user" [ $rc = 0 ]
+	expect 0 '' "attach a user's busy process" \
+		"$bcsctl" job attach $job $busy
+	check_job "the user's process is parked" 3 suspended 1 1
+	expect 0 '' "the user detaches their own process" \
+		user "$bcsctl" job detach $job $busy
+	check_job "job $job has no task left" 3 suspended 0 0
+	check "the user's process runs again" runs $busy
+	kill -KILL $busy
+	wait $busy 2> /dev/null
+	busy=""
+	drive 3
+	check "row 3, slice 2 from the driver's strobes" \
+		[ "$(field row)/$(field slice)" = 3/2 ]
+	exec 7>&-
+	wait $driver
+	rc=$?
+	[ $rc = 0 ] || sed 's/^/# driver: /' "$tmp/drive.out"
+	check "the driver ends at the end of its input (exit $rc)" [ $rc = 0 ]
+	driver=""
+fi
+expect 0 '' "mode off" "$bcsctl" mode off
+expect 0 '' "root destroys job $job" "$bcsctl" job destroy $job
+
+if [ $n != $plan ]; then
+	echo "# $n tests ran, $plan planned"
+	fail=$((fail + 1))
+fi
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
 [ $fail = 0 ]

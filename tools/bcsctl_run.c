@@ -12,6 +12,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -370,11 +371,22 @@ static int attach_detach(const struct bcsctl_req *req, int attach)
 			err = bcs_attach(h, req->job, pid, flags, NULL);
 		else
 			err = bcs_detach(h, req->job, pid, flags, NULL);
-		if (err) {
-			snprintf(what, sizeof(what), "job %s %u %d",
-				 attach ? "attach" : "detach", req->job, pid);
-			status = fail(what, err, BCS_CTX_TASK);
+		if (!err)
+			continue;
+		snprintf(what, sizeof(what), "job %s %u %d",
+			 attach ? "attach" : "detach", req->job, pid);
+		/*
+		 * Detach says ESRCH also for a process that lives but has
+		 * no thread in the job: say which it is.
+		 */
+		if (!attach && err == -ESRCH &&
+		    (!kill(pid, 0) || errno == EPERM)) {
+			fprintf(stderr, "bcsctl: %s: process %d is not in "
+				"job %u\n", what, pid, req->job);
+			status = BCSCTL_EXIT_FAIL;
+			continue;
 		}
+		status = fail(what, err, BCS_CTX_TASK);
 	}
 	bcs_close(h);
 	return status;
@@ -568,6 +580,15 @@ int bcsctl_run_strobe(const struct bcsctl_req *req)
 				(uint64_t)ts.tv_nsec + req->lead_us * 1000;
 	}
 	err = bcs_strobe(h, &s);
+	/* Driven by another process: name it. */
+	if (err == -EBUSY && !bcs_get_state(h, &st) &&
+	    st.mode == BCS_MODE_DRIVEN && st.driver_pid) {
+		bcs_close(h);
+		fprintf(stderr, "bcsctl: strobe: bcs is driven by pid %d, "
+			"the only process that may strobe in driven mode; "
+			"bcsctl strobes in standalone mode\n", st.driver_pid);
+		return BCSCTL_EXIT_FAIL;
+	}
 	bcs_close(h);
 	return err ? fail("strobe", err, BCS_CTX_STROBE) : BCSCTL_EXIT_OK;
 }

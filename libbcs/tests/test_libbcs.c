@@ -344,6 +344,16 @@ static void test_strerror(void)
 		      "to signal the process)"));
 	CHECK(strstr(bcs_strerror(-EPERM, BCS_CTX_JOB), "CAP_SYS_ADMIN"));
 	CHECK(strstr(bcs_strerror(-ENOTCONN, BCS_CTX_STROBE), "off"));
+	/* Netlink asks for what the ioctls ask, not CAP_NET_ADMIN. */
+	CHECK(!strcmp(bcs_strerror(-EPERM, BCS_CTX_STROBE),
+		      "permission denied: needs CAP_SYS_ADMIN"));
+	CHECK(!strcmp(bcs_strerror(-EPERM, BCS_CTX_NETLINK),
+		      "permission denied: needs CAP_SYS_ADMIN"));
+	/* In driven mode only the driver strobes. */
+	CHECK(strstr(bcs_strerror(-EBUSY, BCS_CTX_STROBE), "only its driver"));
+	CHECK(strstr(bcs_strerror(-EBUSY, BCS_CTX_CONFIG), "another process"));
+	CHECK(strstr(bcs_strerror(-ERANGE, BCS_CTX_STROBE),
+		     "deadline out of range"));
 	CHECK(strstr(bcs_strerror(-ENOENT, BCS_CTX_NETLINK),
 		     "module not loaded"));
 	/* Unknown errors fall back to strerror(), positive or negative. */
