@@ -41,7 +41,7 @@ const struct cfg_opt cfg_opts[] = {
 	{ "rows", CFG_UINT, "0", 0, 64, NULL,
 	  "master: rows of the matrix (0: one per job, as many as needed)" },
 	{ "priority", CFG_UINT, "100", 1, 65535, NULL,
-	  "master: the highest priority of the standbys ends up the master; of two live masters with the same epoch, the higher priority strobes" },
+	  "master: the highest priority wins a take-over, and between live masters of one epoch" },
 	{ "failover_slices", CFG_UINT, "20", 2, 100000, NULL,
 	  "standby master: take over after this many slices of silence" },
 	{ "quorum", CFG_UINT, "0", 0, 1024, NULL,
