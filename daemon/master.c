@@ -319,13 +319,15 @@ bool master_outranks(const struct bcsd *d, const struct bcsp_msg *m)
 void master_heard_other(struct bcsd *d, const struct bcsp_msg *m,
 			bool outranks)
 {
+	uint32_t epoch;
+
 	if (d->active) {
 		step_down(d);
-	} else if (outranks) {
+	} else if (outranks && next_epoch(d, &epoch)) {
 		pr_notice("master %u took over with priority %u, below this standby's %llu: taking over",
 			  m->hdr.sender, m->hdr.priority,
 			  (unsigned long long)cfg_uint(&d->cfg, "priority"));
-		take_over(d);
+		take_over(d, epoch);
 	}
 }
 
