@@ -127,6 +127,7 @@ struct json_object *bcsd_counters_json(const struct bcsd *d)
 	add_u64(o, "strobes_rx", d->cnt.strobes_rx);
 	add_u64(o, "strobe_copies", d->cnt.strobe_copies);
 	add_u64(o, "strobes_forwarded", d->cnt.strobes_forwarded);
+	add_u64(o, "strobes_stale_map", d->cnt.strobes_stale_map);
 	add_u64(o, "strobes_tx", d->cnt.strobes_tx);
 	add_u64(o, "strobe_copies_tx", d->cnt.strobe_copies_tx);
 	add_u64(o, "kernel_errors", d->cnt.kernel_errors);

@@ -72,6 +72,7 @@ struct bcsd_counters {
 	uint64_t strobes_rx;		/* distinct strobes followed */
 	uint64_t strobe_copies;		/* further copies of one, dropped */
 	uint64_t strobes_forwarded;
+	uint64_t strobes_stale_map;	/* forwarded as an idle row */
 	uint64_t kernel_errors;
 	uint64_t strobes_tx;
 	uint64_t strobe_copies_tx;	/* of them, sent after the first */
@@ -111,6 +112,8 @@ struct bcsd {
 	uint32_t map_version;
 	uint32_t next_job_id;
 	uint64_t map_sent_slice;
+	uint32_t map_repeats;		/* resend with the next strobes */
+	uint32_t map_repeated_version;	/* map_version they are for */
 	uint64_t listen_until_ms;	/* no take-over before: reports come */
 	bool no_quorum_said;		/* logged once until a master is heard */
 	bool no_epoch_said;		/* the last epoch seen: logged once */

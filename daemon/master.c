@@ -29,6 +29,13 @@
 #include "log.h"
 
 #define MAP_RESEND_SLICES	10
+/*
+ * A changed map goes out at once and again with each of the next
+ * MAP_REPEATS strobes: a node whose copy was lost idles (node.c) until one
+ * arrives, so it should come soon; at 30 % loss a node misses all four
+ * sends of a change once in about a hundred.
+ */
+#define MAP_REPEATS		3
 #define REPORT_EPOCH_SLICES	3
 #define REPORT_EXPIRY_MS(d)	(5 * cfg_uint(&(d)->cfg, "report_ms"))
 
@@ -124,6 +131,10 @@ static void send_map(struct bcsd *d)
 	if (!net_send(d, &m, NULL))
 		d->cnt.maps_tx++;
 	d->map_sent_slice = d->slice;
+	if (d->map_repeated_version != d->map_version) {
+		d->map_repeated_version = d->map_version;
+		d->map_repeats = MAP_REPEATS;
+	}
 	/* The master's own view, for bcsctl job list on this host. */
 	d->map = m.map;
 	d->map_epoch = d->epoch;
@@ -401,8 +412,12 @@ void master_on_strobe_timer(struct bcsd *d)
 	d->master_heard_ms = now_mono_ms();
 	if (d->node_role)
 		node_on_strobe(d, m);
-	if (d->slice - d->map_sent_slice >= MAP_RESEND_SLICES)
+	if (d->map_repeats) {
+		d->map_repeats--;
 		send_map(d);
+	} else if (d->slice - d->map_sent_slice >= MAP_RESEND_SLICES) {
+		send_map(d);
+	}
 	d->copies_left = (unsigned int)cfg_uint(&d->cfg, "strobe_copies") - 1;
 	next_copy(d, lead, now);
 }

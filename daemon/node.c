@@ -82,16 +82,57 @@ void node_exit(struct bcsd *d)
  * should that strobe be lost.  A map that changes in between may make it
  * wrong, for that one slice only.
  */
+static bool map_current(const struct bcsd *d, const struct bcsp_msg *m);
+
 static bool predict_row(const struct bcsd *d, const struct bcsp_msg *m,
 			uint32_t *row)
 {
 	if (!cfg_uint(&d->cfg, "predict") || !d->have_map ||
-	    d->map_epoch != m->hdr.epoch ||
+	    !map_current(d, m) || d->map_epoch != m->hdr.epoch ||
 	    d->map_master != m->hdr.sender ||
 	    d->map.version != m->strobe.map_version)
 		return false;
 	*row = bcsp_map_next_row(&d->map, m->strobe.row);
 	return true;
+}
+
+/*
+ * Is the map in bcs.ko the one the strobe names, (epoch, master,
+ * version)?  Not when a change of the map was lost on its way here: the
+ * strobe's row may then hold other jobs here than at the master (a job
+ * moved, made or destroyed meanwhile).
+ */
+static bool map_current(const struct bcsd *d, const struct bcsp_msg *m)
+{
+	return d->map_applied && d->applied_map == m->strobe.map_version &&
+	       d->applied_map_epoch == m->hdr.epoch &&
+	       d->applied_map_master == m->hdr.sender;
+}
+
+/*
+ * A row that holds none of the jobs in bcs.ko, to run while this node's
+ * map is stale: no gang then, rather than one the master's map does not
+ * put in the slice's row.  Jobs without a row run as ever.
+ */
+static bool idle_row(struct bcsd *d, uint32_t *row)
+{
+	uint64_t used = 0;
+	struct bcs_job_info *jobs = NULL;
+	size_t n = 0, i;
+
+	if (bcs_job_list(d->dev, &jobs, &n))
+		return false;
+	for (i = 0; i < n; i++)
+		if (jobs[i].row < BCS_ROWS_MAX)
+			used |= 1ULL << jobs[i].row;
+	free(jobs);
+	for (i = 0; i < BCS_ROWS_MAX; i++) {
+		if (!(used & (1ULL << i))) {
+			*row = (uint32_t)i;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Strobes reach here checked (bcsd.c: strobe_verdict()). */
@@ -103,6 +144,18 @@ void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
 		.slice_ns = s->slice_ns, .row = s->row,
 	};
 	int err;
+
+	if (!map_current(d, m)) {
+		d->cnt.strobes_stale_map++;
+		if (!idle_row(d, &req.row)) {
+			pr_debug("strobe %llu: map stale, no idle row",
+				 (unsigned long long)s->slice);
+			return;
+		}
+		pr_debug("strobe %llu: map %u of %u/%u not here: idle row %u",
+			 (unsigned long long)s->slice, s->map_version,
+			 m->hdr.epoch, m->hdr.sender, req.row);
+	}
 
 	if (!d->driving) {
 		err = bcs_nl_drive(d->nl, s->slice_ns,

@@ -17,8 +17,8 @@
 #include "bcsd.h"
 #include "unit.h"
 
-/* The stand-in bcs.ko: job id -> row, BCS_ROW_NONE + 1 if no job. */
-#define NO_JOB		(BCS_ROW_NONE + 1)
+/* The stand-in bcs.ko: job id -> row, NO_JOB if none (not a row). */
+#define NO_JOB		(BCS_ROW_NONE - 1)
 #define MAX_ID		64
 static uint32_t kjobs[MAX_ID];
 static struct bcs_strobe last_strobe;
@@ -102,9 +102,20 @@ int bcs_job_set_row(struct bcs *h, uint32_t id, uint32_t row)
 
 int bcs_job_list(struct bcs *h, struct bcs_job_info **out, size_t *n)
 {
+	uint32_t i;
+
 	(void)h;
-	*out = NULL;
+	*out = calloc(MAX_ID, sizeof(**out));
 	*n = 0;
+	if (!*out)
+		return -ENOMEM;
+	for (i = 1; i < MAX_ID; i++) {
+		if (kjobs[i] == NO_JOB)
+			continue;
+		(*out)[*n].id = i;
+		(*out)[*n].row = kjobs[i];
+		(*n)++;
+	}
 	return 0;
 }
 
@@ -231,6 +242,17 @@ static struct bcsp_msg strobe(uint32_t master, uint32_t epoch,
 	return m;
 }
 
+/* As bcsd.c does with a map from the master it follows. */
+static void hold_and_apply(uint32_t epoch, uint32_t master,
+			   const struct bcsp_map *m)
+{
+	d.map = *m;
+	d.map_epoch = epoch;
+	d.map_master = master;
+	d.have_map = true;
+	node_on_map(&d, epoch, master, m);
+}
+
 /*
  * The row predicted with a strobe comes from the map the strobe names:
  * not from another master's map of the same epoch and version.
@@ -243,10 +265,7 @@ static void test_predict_names_the_master(void)
 	reset();
 	add(&a, 10, 0, 0x1001);
 	add(&a, 11, 2, 0x1101);
-	d.map = a;
-	d.map_epoch = 5;
-	d.map_master = 1;
-	d.have_map = true;
+	hold_and_apply(5, 1, &a);
 
 	m = strobe(1, 5, 3, 0);
 	node_on_strobe(&d, &m);
@@ -269,8 +288,54 @@ static void test_predict_names_the_master(void)
 	CHECK(!(last_strobe.flags & BCS_STROBE_PREDICT));
 }
 
+/*
+ * A strobe that names a map this node does not have (its copy was lost)
+ * runs a row that holds none of the node's jobs, and predicts nothing:
+ * the strobe's row may hold other jobs at the master.  Once the map has
+ * come, strobes run their rows again.
+ */
+static void test_stale_map_runs_no_gang(void)
+{
+	struct bcsp_map a = { .version = 3 }, b = { .version = 4 };
+	struct bcsp_msg m;
+
+	reset();
+	add(&a, 10, 0, 0x1001);
+	add(&a, 11, 2, 0x1101);
+	add(&b, 10, 1, 0x1001);		/* moved */
+	add(&b, 12, 0, 0x1201);		/* made; 11 destroyed */
+	hold_and_apply(5, 1, &a);
+
+	m = strobe(1, 5, 3, 0);
+	node_on_strobe(&d, &m);
+	CHECK(nr_strobes == 1 && last_strobe.row == 0);
+	CHECK(d.cnt.strobes_stale_map == 0);
+
+	/* Map 4 lost: row 0 holds 12 at the master, 10 here. */
+	m = strobe(1, 5, 4, 0);
+	node_on_strobe(&d, &m);
+	CHECK(nr_strobes == 2);
+	CHECK(last_strobe.row == 1);	/* the lowest row without a job */
+	CHECK(!(last_strobe.flags & BCS_STROBE_PREDICT));
+	CHECK(d.cnt.strobes_stale_map == 1);
+	/* Nor any map at all, as after a restart. */
+	m = strobe(2, 6, 1, 2);
+	node_on_strobe(&d, &m);
+	CHECK(last_strobe.row == 1);
+	CHECK(d.cnt.strobes_stale_map == 2);
+
+	hold_and_apply(5, 1, &b);
+	m = strobe(1, 5, 4, 1);
+	node_on_strobe(&d, &m);
+	CHECK(last_strobe.row == 1 && kjobs[10] == 1);
+	CHECK(last_strobe.flags & BCS_STROBE_PREDICT);
+	CHECK(last_strobe.next_row == 0);
+	CHECK(d.cnt.strobes_stale_map == 2);
+}
+
 int main(void)
 {
+	test_stale_map_runs_no_gang();
 	test_same_epoch_and_version();
 	test_predict_names_the_master();
 	return unit_done("test_node");
