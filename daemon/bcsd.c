@@ -142,6 +142,34 @@ struct json_object *bcsd_counters_json(const struct bcsd *d)
 	return o;
 }
 
+/* The maps applied to bcs.ko, oldest first, each with its job -> row. */
+static struct json_object *map_history_json(const struct bcsd *d)
+{
+	struct json_object *a = json_object_new_array(), *o, *rows;
+	uint32_t n = d->map_history_n, i, k;
+	char id[16];
+
+	for (i = n > BCSD_MAP_HISTORY ? n - BCSD_MAP_HISTORY : 0; i < n; i++) {
+		const struct bcsd_map_event *ev =
+			&d->map_history[i % BCSD_MAP_HISTORY];
+
+		o = json_object_new_object();
+		add_u64(o, "applied_ns", ev->applied_ns);
+		add_u64(o, "from_slice", ev->from_slice);
+		add_u64(o, "epoch", ev->epoch);
+		add_u64(o, "master", ev->master);
+		add_u64(o, "version", ev->version);
+		rows = json_object_new_object();
+		for (k = 0; k < ev->nr_jobs; k++) {
+			snprintf(id, sizeof(id), "%u", ev->job[k]);
+			add_u64(rows, id, ev->row[k]);
+		}
+		json_object_object_add(o, "rows", rows);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 void bcsd_write_stats(struct bcsd *d)
 {
 	const char *path = cfg_str(&d->cfg, "stats_file");
@@ -156,6 +184,7 @@ void bcsd_write_stats(struct bcsd *d)
 	for (i = 1; i < __BCSP_VERDICT_MAX; i++)
 		add_u64(rej, bcsp_verdict_name(i), d->cnt.rejected[i]);
 	json_object_object_add(o, "rejected", rej);
+	json_object_object_add(o, "maps", map_history_json(d));
 	/* A fresh file of our own (mkstemp): never one a link points to. */
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	fd = mkstemp(tmp);

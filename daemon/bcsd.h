@@ -3,6 +3,7 @@
  * State shared by the parts of bcsd.
  */
 #ifndef BCSD_H
+#define BCSD_MAP_HISTORY	32	/* maps kept for the stats file */
 #define BCSD_H
 
 #include <netinet/in.h>
@@ -153,6 +154,18 @@ struct bcsd {
 	uint32_t applied_map_epoch;	/* the map last applied to bcs.ko */
 	uint32_t applied_map_master;
 	bool map_applied;
+	/*
+	 * The maps applied to bcs.ko, the newest at (map_history_n - 1) %
+	 * BCSD_MAP_HISTORY, for the stats file: the cluster tests compare
+	 * what each node ran with the master's map of each slice.
+	 */
+	struct bcsd_map_event {
+		uint64_t applied_ns;		/* CLOCK_REALTIME */
+		uint64_t from_slice;		/* own map: first strobe naming it */
+		uint32_t epoch, master, version, nr_jobs;
+		uint32_t job[BCSP_MAX_JOBS], row[BCSP_MAX_JOBS];
+	} map_history[BCSD_MAP_HISTORY];
+	uint32_t map_history_n;
 	uint32_t local_jobs[BCSP_MAX_JOBS];	/* kernel jobs bcsd made */
 	uint32_t local_births[BCSP_MAX_JOBS];	/* theirs, 0: not known */
 	uint32_t nr_local_jobs;

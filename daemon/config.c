@@ -50,6 +50,8 @@ const struct cfg_opt cfg_opts[] = {
 	  "node: bcs.ko fails open after this many slices without strobe" },
 	{ "predict", CFG_UINT, "1", 0, 1, NULL,
 	  "node: give bcs.ko the row of the slice after each strobe, which runs if that slice's strobe is lost (0: off)" },
+	{ "expire", CFG_UINT, "1", 0, 1, NULL,
+	  "node: a strobe's row (and its prediction's) ends with its slice: no gang runs in a slice no strobe reached (0: the last row runs on)" },
 	{ "stale_slices", CFG_UINT, "4", 1, 100000, NULL,
 	  "node: ignore strobes whose deadline passed this many slices ago" },
 	{ "report_ms", CFG_UINT, "1000", 10, 3600000, NULL,

@@ -110,9 +110,9 @@ static bool map_current(const struct bcsd *d, const struct bcsp_msg *m)
 }
 
 /*
- * A row that holds none of the jobs in bcs.ko, to run while this node's
- * map is stale: no gang then, rather than one the master's map does not
- * put in the slice's row.  Jobs without a row run as ever.
+ * A row that holds none of the jobs in bcs.ko, the highest, to run while
+ * this node's map is stale: no gang then, rather than one the master's map
+ * does not put in the slice's row.  Jobs without a row run as ever.
  */
 static bool idle_row(struct bcsd *d, uint32_t *row)
 {
@@ -126,7 +126,12 @@ static bool idle_row(struct bcsd *d, uint32_t *row)
 		if (jobs[i].row < BCS_ROWS_MAX)
 			used |= 1ULL << jobs[i].row;
 	free(jobs);
-	for (i = 0; i < BCS_ROWS_MAX; i++) {
+	/*
+	 * From the top: the master places a new job in the lowest of the
+	 * emptiest rows, and a map that comes before the strobe's deadline
+	 * would put it in the row chosen here.
+	 */
+	for (i = BCS_ROWS_MAX; i-- > 0;) {
 		if (!(used & (1ULL << i))) {
 			*row = (uint32_t)i;
 			return true;
@@ -172,6 +177,8 @@ void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
 	}
 	if (predict_row(d, m, &req.next_row))
 		req.flags |= BCS_STROBE_PREDICT;
+	if (cfg_uint(&d->cfg, "expire"))
+		req.flags |= BCS_STROBE_EXPIRE;
 	err = bcs_nl_strobe_send(d->nl, &req);
 	if (err) {
 		d->cnt.kernel_errors++;
@@ -234,6 +241,7 @@ static void supersede_local_job(struct bcsd *d, const struct bcsp_job_row *j)
 void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
 		 const struct bcsp_map *map)
 {
+	struct bcsd_map_event *ev;
 	uint32_t i, k, idx;
 	bool keep;
 	int err;
@@ -287,6 +295,18 @@ void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
 	d->applied_map_master = master;
 	d->map_applied = true;
 	d->cnt.maps_applied++;
+	ev = &d->map_history[d->map_history_n++ % BCSD_MAP_HISTORY];
+	ev->applied_ns = now_real_ns();
+	/* This master's next strobe is the first to name its new map. */
+	ev->from_slice = master == d->node_id ? d->slice + 1 : 0;
+	ev->epoch = epoch;
+	ev->master = master;
+	ev->version = map->version;
+	ev->nr_jobs = map->nr_jobs;
+	for (i = 0; i < map->nr_jobs; i++) {
+		ev->job[i] = map->jobs[i].job;
+		ev->row[i] = map->jobs[i].row;
+	}
 	ctl_job_appeared(d);
 }
 

@@ -50,10 +50,15 @@ def driven(rec):
     return rec.get("row") is not None and "F" not in rec["flags"]
 
 
-def by_slice(recs, lo=0, hi=None):
+def expired(rec):
+    """Slices that ran no gang: the last strobe's rows had ended."""
+    return "E" in rec["flags"]
+
+
+def by_slice(recs, lo=0, hi=None, keep=driven):
     m = {}
     for r in recs:
-        if driven(r) and r["slice"] >= lo and (hi is None or r["slice"] <= hi):
+        if keep(r) and r["slice"] >= lo and (hi is None or r["slice"] <= hi):
             m[r["slice"]] = r
     return m
 
@@ -106,7 +111,16 @@ def coherence(a):
           "window up to slice %d (%d on all; %s)" % (
               end, shared, ", ".join("node%d %d" % (n, upto[n])
                                      for n in nodes)))
-    bad = [s for s in common if len({per[n][s]["row"] for n in nodes}) > 1]
+    # A node whose map was stale ran a row that holds none of its jobs (no
+    # gang): that slice is left out, as an overtaken one is.
+    job_rows = {n: {j["row"] for j in load(a.dir, n, "jobs")} for n in nodes}
+    idle = {s for s in common for n in nodes
+            if per[n][s]["row"] not in job_rows[n]}
+    if idle:
+        diag("slices in which a node with a stale map ran no gang (left "
+             "out): %d" % len(idle))
+    bad = [s for s in common if s not in idle and
+           len({per[n][s]["row"] for n in nodes}) > 1]
     for s in bad[:5]:
         diag("slice %d: rows %s" % (s, {n: per[n][s]["row"] for n in nodes}))
     check(common and not bad, "every slice ran the same row on every node"
@@ -131,6 +145,12 @@ def coherence(a):
             jinfo = load(a.dir, n, "jobs")
             tasks = load(a.dir, n, "tasks")
             t0 = max([t["attach_ns"] for t in tasks] or [0])
+            # Every switch, in order: an expiry and the late strobe after
+            # it share a slice number.
+            every = [r for r in load(a.dir, n, "slices")
+                     if (driven(r) or expired(r)) and
+                     r["slice"] >= a.from_slice and
+                     r["switch_start_ns"] > t0]
             recs = [r for s, r in sorted(per[n].items())
                     if r["switch_start_ns"] > t0]
             bad = []
@@ -153,10 +173,11 @@ def coherence(a):
             # CPU before the next switch parked its job again) is still
             # parked, with no new request, and is woken again later:
             # those wakes come on top of one wake per park.
-            susp = sum(r["suspended"] for r in recs)
-            res = sum(r["resumed"] for r in recs)
-            both = sum(1 for r in recs if r["suspended"] and r["resumed"])
-            again = sum(r["resumed"] for r in recs[:-1]
+            # Slices that ran no gang (rows expired) park tasks too.
+            susp = sum(r["suspended"] for r in every)
+            res = sum(r["resumed"] for r in every)
+            both = sum(1 for r in every if r["suspended"] and r["resumed"])
+            again = sum(r["resumed"] for r in every[:-1]
                         if r.get("resumed_ns") == 0)
             check(susp > 0 and res > 0 and res <= susp + len(tasks) + again,
                   "node%d: tasks parked %d times and woken %d times (%d of "
@@ -292,6 +313,37 @@ def running(a):
                   if t1 and t2 else "not attached"))
 
 
+def map_history(d, node):
+    """The maps node's bcsd applied to bcs.ko (stats file), oldest first:
+    (applied_ns, from_slice, {job: row}); None if it kept none."""
+    try:
+        maps = load(d, node, "stats").get("maps")
+    except (OSError, ValueError):
+        return None
+    if maps is None:
+        return None
+    return [(m["applied_ns"], m["from_slice"],
+             {int(j): r for j, r in m["rows"].items()}) for m in maps]
+
+
+def map_at(hist, t):
+    """The map applied at time t (None: none yet, or older than kept)."""
+    cur = None
+    for ns, _, rows in hist:
+        if ns <= t:
+            cur = rows
+    return cur
+
+
+def master_map_of(hist, s):
+    """The master's map that its strobe for slice s names."""
+    cur = None
+    for _, frm, rows in hist:
+        if frm and frm <= s:
+            cur = rows
+    return cur
+
+
 def loss(a):
     nodes = nodes_of(a.dir)
     master = by_slice(load(a.dir, a.master, "slices"), a.from_slice,
@@ -302,39 +354,82 @@ def loss(a):
     rows = set(master[s]["row"] for s in span)
     check(len(rows) >= 2, "the master ran %d rows in the window (a slice "
           "missed can be in a wrong row)" % len(rows))
+    mhist = map_history(a.dir, a.master) if a.maps else None
+    if a.maps:
+        check(mhist is not None and any(f for _, f, _ in mhist),
+              "the master's bcsd kept its maps with the slices they began")
     for n in nodes:
         if n == a.master:
             continue
-        recs = [r for r in load(a.dir, n, "slices") if driven(r)]
-        per = by_slice(recs, a.from_slice, a.to_slice)
-        wrong = [s for s in per if s in master and
-                 per[s]["row"] != master[s]["row"]]
+        per = by_slice(load(a.dir, n, "slices"), a.from_slice, a.to_slice,
+                       lambda r: driven(r) or expired(r))
+        nhist = map_history(a.dir, n) if a.maps else None
+
+        def idle(r):
+            """No gang ran: the rows had expired, or a row with no job of
+            the node's map (a node whose map is stale runs such a row)."""
+            if expired(r):
+                return True
+            if nhist is None:
+                return False
+            m = map_at(nhist, r["switch_start_ns"])
+            return m is not None and r["row"] not in m.values()
+
+        idles = sum(1 for s in per if idle(per[s]) and not expired(per[s]))
+        expiries = sum(1 for s in per if expired(per[s]))
+        # With map changes (--maps), a strobe queued with the old map's
+        # row, or a prediction from it, may switch one slice wrong:
+        # map_check() bounds that by gangs instead.
+        wrong = [s for s in per if s in master and not idle(per[s]) and
+                 per[s]["row"] != master[s]["row"]] if not a.maps else []
         predicted = sum(1 for s in per if "P" in per[s]["flags"])
         check(not wrong, "node%d: every strobe that arrived, and every "
-              "prediction, switched to the master's row (%d slices, %d of "
-              "them predicted, %d wrong)" % (n, len(per), predicted,
-                                             len(wrong)))
+              "prediction, switched to the master's row or, with a stale "
+              "map, to no gang (%d slices, %d of them predicted, %d with "
+              "no gang for a stale map, %d expired, %d wrong)" % (
+                  n, len(per), predicted, idles, expiries, len(wrong)))
         # Slices with no record here: the strobe was lost or stale.  The
         # node kept its previous row; count the slices where that row was
         # not the master's, and check the module counted each gap.
         ordered = sorted(per)
         gaps = uncounted = wrong_slices = longest = 0
+        # Counted as missed: by the first record, in the order written,
+        # whose slice passes the highest one before it (a switch that
+        # overtook others may be followed by late strobes of their slices).
+        # A node held up past several deadlines (the host did not run it)
+        # switches to the newest entry due, flagged O: the slices it passed
+        # over ran nothing there, right or wrong, as in coherence().
+        top = None
+        held = set()
+        for r in load(a.dir, n, "slices"):
+            if not (driven(r) or expired(r)) or \
+                    not a.from_slice <= r["slice"] <= a.to_slice:
+                continue
+            if top is not None and r["slice"] > top + 1:
+                if r["missed"] < r["slice"] - top - 1:
+                    uncounted += 1
+                if "O" in r["flags"]:
+                    held.update(range(top + 1, r["slice"]))
+            top = r["slice"] if top is None else max(top, r["slice"])
         for prev, cur in zip(ordered, ordered[1:]):
             gap = cur - prev - 1
             if gap <= 0:
                 continue
             gaps += gap
-            if per[cur]["missed"] < gap:
-                uncounted += 1
             run = 0
             for s in range(prev + 1, cur):
-                if s in master and master[s]["row"] != per[prev]["row"]:
+                if s in held:
+                    run = 0
+                    continue
+                if s in master and master[s]["row"] != per[prev]["row"] \
+                        and not idle(per[prev]):
                     wrong_slices += 1
                     run += 1
             longest = max(longest, run)
-        diag("node%d: %d slices without a strobe in the window, %d of them"
-             " in a wrong row (longest run %d); %d strobes arrived after "
-             "their deadline" % (n, gaps, wrong_slices, longest,
+        diag("node%d: %d slices without a strobe in the window (%d passed "
+             "over held up), %d of them in a wrong row (longest run %d); %d "
+             "strobes arrived after their deadline" % (
+                 n, gaps, len(held), wrong_slices, longest,
                                  sum(1 for s in per if per[s]["strobe_ns"] >
                                      per[s]["deadline_ns"])))
         # The checks above mean something only if the node followed the
@@ -352,6 +447,54 @@ def loss(a):
             check(longest <= a.max_run, "node%d: never in a wrong row for "
                   "more than %d slice(s) in a row (longest %d)"
                   % (n, a.max_run, longest))
+        if a.maps:
+            map_check(a, n, per, master, mhist, nhist, held)
+
+
+def map_check(a, n, per, master, mhist, nhist, held):
+    """No slice in which node n ran a job that the master's map for that
+    slice does not put in the row the master ran, for more than
+    a.max_map_run slices in a row.  A slice without a record here kept the
+    row before it, with the node's map of the master's switch time."""
+    check(nhist is not None, "node%d's bcsd kept the maps it applied" % n)
+    if nhist is None:
+        return
+    wrong = longest = run = changes = 0
+    row = None
+    seen = set()
+    for s in sorted(master):
+        if s in per:
+            row, t = per[s]["row"], per[s]["switch_start_ns"]
+            if expired(per[s]):
+                row = -1  # no gang
+        else:
+            t = master[s]["switch_start_ns"]
+        if s in held:
+            run = 0
+            continue
+        mine, theirs = map_at(nhist, t), master_map_of(mhist, s)
+        if row is None or mine is None or theirs is None:
+            run = 0
+            continue
+        seen.add(tuple(sorted(theirs.items())))
+        want = master[s]["row"]
+        bad = [j for j, r in mine.items()
+               if r == row and theirs.get(j) != want]
+        if bad:
+            wrong += 1
+            run += 1
+            longest = max(longest, run)
+        else:
+            run = 0
+    changes = len(seen)
+    diag("node%d: %d slice(s) ran a job the master's map did not put in "
+         "that row (longest run %d); %d maps of the master in the window"
+         % (n, wrong, longest, changes))
+    check(changes >= a.min_maps, "the master's map changed in the window "
+          "(%d maps, at least %d)" % (changes, a.min_maps))
+    check(longest <= a.max_map_run, "node%d: never ran a gang that the "
+          "master's map does not put in that row for more than %d slice(s) "
+          "in a row (longest %d)" % (n, a.max_map_run, longest))
 
 
 def mpi(a):
@@ -424,6 +567,10 @@ def main():
     c.add_argument("--to-slice", type=int, required=True)
     c.add_argument("--min-gaps", type=int, default=1)
     c.add_argument("--max-run", type=int, default=None)
+    c.add_argument("--maps", action="store_true",
+                   help="check each slice's gang against the master's map")
+    c.add_argument("--min-maps", type=int, default=1)
+    c.add_argument("--max-map-run", type=int, default=1)
     c = sub.add_parser("mpi")
     c.add_argument("dir")
     c.add_argument("--job", type=int, required=True)

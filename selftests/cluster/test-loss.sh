@@ -10,7 +10,11 @@
 #  - at 30% loss strobes are lost for sure: each must show (fewer strobes
 #    followed than slices; bcs.ko counts predicted or missed slices), and a
 #    node must never run a wrong row in a slice it switched: every strobe
-#    that arrives, and every prediction, names the master's row.
+#    that arrives, and every prediction, names the master's row;
+#  - at 30% loss, while node3 makes, moves and destroys a job, a node that
+#    lost a map change runs no gang until the map comes (its strobes name
+#    a map it does not have), so that no node ever runs a gang the master's
+#    map does not put in that slice's row for more than one slice.
 # Two jobs of the test's own make rows alternate, so that a slice run in
 # the previous slice's row is a wrong one.
 
@@ -55,11 +59,22 @@ on_each "$SHARE/out/loss-1" "L=1; $q"
 
 netem 30
 from30=$(slice_now 1)
+# The map changes under loss: a job made, moved twice, destroyed, twice.
+on 3 -t 90 'for i in 1 2; do
+	j=$(timeout 15 bcsctl job create) || continue
+	sleep 1; timeout 15 bcsctl job row "$j" 0
+	sleep 1; timeout 15 bcsctl job row "$j" 5
+	sleep 1; timeout 15 bcsctl job destroy "$j"; sleep 1
+done' > "$SHARE/out/loss-churn.txt" 2>&1 &
+churn=$!
 sleep $((secs / 2))
+wait "$churn"
+diag "map changes at 30% loss: $(tr '\n' ' ' < "$SHARE/out/loss-churn.txt")"
 to30=$(slice_now 1)
 netem 0
 on_each "$SHARE/out/loss-2" "L=2; $q"
 snapshot_all loss
+diag "windows: 5% from slice $from5 to $to5, 30% from slice $from30 to $to30"
 
 for n in $CL_NODES; do
 	[ "$n" = 1 ] && continue
@@ -80,7 +95,7 @@ done
 analyse loss "$SHARE/data/loss" --master 1 --from-slice "$from5" \
 	--to-slice "$to5" --min-gaps 0 --max-run 1
 analyse loss "$SHARE/data/loss" --master 1 --from-slice "$from30" \
-	--to-slice "$to30"
+	--to-slice "$to30" --maps --min-maps 4 --max-map-run 1
 on 2 "bcsctl job destroy $j1 && bcsctl job destroy $j2"
 ok $? "jobs $j1 and $j2 destroyed"
 tap_end
