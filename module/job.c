@@ -414,6 +414,37 @@ static struct bcs_gang *bcs_gang_get(u32 id)
 }
 
 /*
+ * What attach and detach start from: the task of pid @pid and job @id,
+ * each with a reference, and bcs_attach_mutex held.  Undone by
+ * bcs_attach_end().
+ */
+static int bcs_attach_begin(u32 id, pid_t pid, struct task_struct **t,
+			    struct bcs_gang **gang)
+{
+	*t = bcs_get_task(pid);
+	if (IS_ERR(*t))
+		return PTR_ERR(*t);
+	*gang = bcs_gang_get(id);
+	if (!*gang) {
+		put_task_struct(*t);
+		return -ENOENT;
+	}
+	if (mutex_lock_killable(&bcs_attach_mutex)) {
+		bcs_gang_put(*gang);
+		put_task_struct(*t);
+		return -EINTR;
+	}
+	return 0;
+}
+
+static void bcs_attach_end(struct task_struct *t, struct bcs_gang *gang)
+{
+	mutex_unlock(&bcs_attach_mutex);
+	bcs_gang_put(gang);
+	put_task_struct(t);
+}
+
+/*
  * Link thread @th to @gang with @bt unless it is a member already.
  * Return: 1 if @bt was used, 0 if not, -EBUSY if @th is in another job,
  * -ENOENT if @gang was destroyed.
@@ -466,20 +497,11 @@ int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 	unsigned int want = 0, have = 0, used = 0, i;
 	struct task_struct *t, *th;
 	struct bcs_gang *gang;
-	int err = 0, ret;
+	int err, ret;
 
-	t = bcs_get_task(pid);
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	gang = bcs_gang_get(id);
-	if (!gang) {
-		err = -ENOENT;
-		goto out_task;
-	}
-	if (mutex_lock_killable(&bcs_attach_mutex)) {
-		err = -EINTR;
-		goto out_gang;
-	}
+	err = bcs_attach_begin(id, pid, &t, &gang);
+	if (err)
+		return err;
 
 	/* First walk: conflicts, and how many threads need a struct. */
 	rcu_read_lock();
@@ -499,20 +521,20 @@ int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 		}
 	rcu_read_unlock();
 	if (err)
-		goto out_unlock;
+		goto out;
 
 	/* A few more for threads created meanwhile. */
 	want += 4;
 	pool = kcalloc(want, sizeof(*pool), GFP_KERNEL);
 	if (!pool) {
 		err = -ENOMEM;
-		goto out_unlock;
+		goto out;
 	}
 	for (; have < want; have++) {
 		pool[have] = bcs_task_alloc(GFP_KERNEL);
 		if (!pool[have]) {
 			err = -ENOMEM;
-			goto out_unlock;
+			goto out;
 		}
 	}
 
@@ -546,15 +568,11 @@ int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 	rcu_read_unlock();
 	if (!err)
 		*nr = used;
-out_unlock:
-	mutex_unlock(&bcs_attach_mutex);
+out:
 	for (i = used; i < have; i++)
 		kmem_cache_free(bcs_task_cache, pool[i]);
 	kfree(pool);
-out_gang:
-	bcs_gang_put(gang);
-out_task:
-	put_task_struct(t);
+	bcs_attach_end(t, gang);
 	return err;
 }
 
@@ -584,20 +602,11 @@ int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 	struct task_struct *t, *th;
 	struct bcs_gang *gang;
 	u32 count = 0;
-	int err = 0;
+	int err;
 
-	t = bcs_get_task(pid);
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	gang = bcs_gang_get(id);
-	if (!gang) {
-		err = -ENOENT;
-		goto out_task;
-	}
-	if (mutex_lock_killable(&bcs_attach_mutex)) {
-		err = -EINTR;
-		goto out_gang;
-	}
+	err = bcs_attach_begin(id, pid, &t, &gang);
+	if (err)
+		return err;
 	rcu_read_lock();
 	if (!pid_alive(t)) {
 		err = -ESRCH;
@@ -610,13 +619,9 @@ int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 			err = -ESRCH;
 	}
 	rcu_read_unlock();
-	mutex_unlock(&bcs_attach_mutex);
+	bcs_attach_end(t, gang);
 	if (!err)
 		*nr = count;
-out_gang:
-	bcs_gang_put(gang);
-out_task:
-	put_task_struct(t);
 	return err;
 }
 

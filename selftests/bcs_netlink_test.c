@@ -434,47 +434,72 @@ TEST_F(nl, strobe_with_prediction)
 	EXPECT_EQ(st.predicted, r.val[BCS_A_PREDICTED]);
 }
 
-TEST_F(nl, unprivileged)
-{
-	volatile int *res;
-	int status = 0;
+/* What a forked child got: its set-up, the family, the commands. */
+enum { R_SETUP, R_OPEN, R_DRIVE, R_STROBE, R_RELEASE, R_GET_STATE, R_NR };
 
-	res = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, res);
-	res[0] = res[1] = res[2] = res[3] = res[4] = 12345;
-	/* Root drives, so that a privileged strobe would be accepted. */
-	ASSERT_EQ(0, bnl_drive(&self->c, 0, 0));
+/*
+ * Fork a child that calls @setup (drop privileges, leave the network
+ * namespace...), opens the family and sends DRIVE, STROBE, RELEASE and
+ * GET_STATE; their results land in @res.  Returns the child's wait status,
+ * or -1 if it could not be run or did not end.
+ */
+static int from_child(FIXTURE_DATA(nl) *self, int (*setup)(void),
+		      int res[R_NR])
+{
+	volatile int *sh;
+	int status = -1, i;
+
+	sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return -1;
+	for (i = 0; i < R_NR; i++)
+		sh[i] = 12345;
 	fflush(stdout);
 	fflush(stderr);
 	self->child = fork();
-	ASSERT_LE(0, self->child);
 	if (self->child == 0) {
 		struct nlconn c = { 0 };
 		struct nlreply r;
 
-		res[0] = bt_drop_privs();
-		if (res[0] || bnl_open(&c))
+		sh[R_SETUP] = setup();
+		if (sh[R_SETUP])
 			_exit(1);
-		res[1] = bnl_drive(&c, 0, 0);
-		res[2] = bnl_strobe(&c, 1);
-		res[3] = bnl_simple(&c, BCS_CMD_RELEASE, &r);
-		res[4] = bnl_simple(&c, BCS_CMD_GET_STATE, &r);
+		sh[R_OPEN] = bnl_open(&c);
+		if (!sh[R_OPEN]) {
+			sh[R_DRIVE] = bnl_drive(&c, 0, 0);
+			sh[R_STROBE] = bnl_strobe(&c, 1);
+			sh[R_RELEASE] = bnl_simple(&c, BCS_CMD_RELEASE, &r);
+			sh[R_GET_STATE] = bnl_simple(&c, BCS_CMD_GET_STATE, &r);
+		}
 		bnl_close(&c);
 		_exit(0);
 	}
-	ASSERT_EQ(self->child, bt_waitpid_bounded(self->child, &status,
-						  BT_WAIT_MS));
+	if (self->child > 0 &&
+	    bt_waitpid_bounded(self->child, &status, BT_WAIT_MS) != self->child)
+		status = -1;
 	self->child = 0;
-	EXPECT_EQ(0, res[0]);
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	EXPECT_EQ(-EPERM, res[1]);
-	EXPECT_EQ(-EPERM, res[2]);
-	EXPECT_EQ(-EPERM, res[3]);
-	EXPECT_EQ(0, res[4]);
-	munmap((void *)res, 4096);
+	for (i = 0; i < R_NR; i++)
+		res[i] = sh[i];
+	munmap((void *)sh, 4096);
+	return status;
 }
 
+TEST_F(nl, unprivileged)
+{
+	int res[R_NR], status;
+
+	/* Root drives, so that a privileged strobe would be accepted. */
+	ASSERT_EQ(0, bnl_drive(&self->c, 0, 0));
+	status = from_child(self, bt_drop_privs, res);
+	ASSERT_EQ(0, res[R_SETUP]);
+	ASSERT_EQ(0, res[R_OPEN]);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(-EPERM, res[R_DRIVE]);
+	EXPECT_EQ(-EPERM, res[R_STROBE]);
+	EXPECT_EQ(-EPERM, res[R_RELEASE]);
+	EXPECT_EQ(0, res[R_GET_STATE]);
+}
 TEST_F(nl, close_fails_open)
 {
 	struct bcs_state st0, st;
@@ -570,71 +595,39 @@ static int keep_only_cap(int cap)
  * ioctls take, CAP_SYS_ADMIN.  (A container with NET_ADMIN could otherwise
  * drive strobes and keep every gang suspended.)
  */
+static int keep_only_net_admin(void)
+{
+	return keep_only_cap(CAP_NET_ADMIN);
+}
+
 TEST_F(nl, net_admin_is_not_enough)
 {
-	volatile int *res;
-	int status = 0;
+	int res[R_NR], status;
 
-	res = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, res);
-	res[0] = res[1] = res[2] = res[3] = 12345;
-	fflush(stdout);
-	fflush(stderr);
-	self->child = fork();
-	ASSERT_LE(0, self->child);
-	if (self->child == 0) {
-		struct nlconn c = { 0 };
-		struct nlreply r;
-
-		res[0] = keep_only_cap(CAP_NET_ADMIN);
-		if (res[0] || bnl_open(&c))
-			_exit(1);
-		res[1] = bnl_drive(&c, 0, 0);
-		res[2] = bnl_simple(&c, BCS_CMD_RELEASE, &r);
-		res[3] = bnl_simple(&c, BCS_CMD_GET_STATE, &r);
-		bnl_close(&c);
-		_exit(0);
-	}
-	ASSERT_EQ(self->child, bt_waitpid_bounded(self->child, &status,
-						  BT_WAIT_MS));
-	self->child = 0;
-	EXPECT_EQ(0, res[0]);
+	status = from_child(self, keep_only_net_admin, res);
+	ASSERT_EQ(0, res[R_SETUP]);
+	ASSERT_EQ(0, res[R_OPEN]);
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	EXPECT_EQ(-EPERM, res[1]);
-	EXPECT_EQ(-EPERM, res[2]);
-	EXPECT_EQ(0, res[3]);
-	munmap((void *)res, 4096);
+	EXPECT_EQ(-EPERM, res[R_DRIVE]);
+	EXPECT_EQ(-EPERM, res[R_STROBE]);
+	EXPECT_EQ(-EPERM, res[R_RELEASE]);
+	EXPECT_EQ(0, res[R_GET_STATE]);
+}
+
+static int leave_the_network_namespace(void)
+{
+	return unshare(CLONE_NEWNET) ? -errno : 0;
 }
 
 /* The family exists in the initial network namespace only. */
 TEST_F(nl, not_in_other_network_namespaces)
 {
-	volatile int *res;
-	int status = 0;
+	int res[R_NR], status;
 
-	res = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, res);
-	res[0] = res[1] = 12345;
-	fflush(stdout);
-	fflush(stderr);
-	self->child = fork();
-	ASSERT_LE(0, self->child);
-	if (self->child == 0) {
-		struct nlconn c = { 0 };
-
-		res[0] = unshare(CLONE_NEWNET) ? -errno : 0;
-		res[1] = bnl_open(&c);
-		bnl_close(&c);
-		_exit(0);
-	}
-	ASSERT_EQ(self->child, bt_waitpid_bounded(self->child, &status,
-						  BT_WAIT_MS));
-	self->child = 0;
-	ASSERT_EQ(0, res[0]);
-	EXPECT_EQ(-ENOENT, res[1]);
-	munmap((void *)res, 4096);
+	status = from_child(self, leave_the_network_namespace, res);
+	ASSERT_EQ(0, res[R_SETUP]);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(-ENOENT, res[R_OPEN]);
 }
 
 /*
