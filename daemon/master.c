@@ -28,7 +28,13 @@
 #include "bcsd.h"
 #include "log.h"
 
+/*
+ * The map goes out again every MAP_RESEND_SLICES slices, or every
+ * MAP_RESEND_NS if that is sooner (slices over 10 ms): a node that has
+ * none yet (it started, or lost one) runs no gang until it comes.
+ */
 #define MAP_RESEND_SLICES	10
+#define MAP_RESEND_NS		100000000ULL
 /*
  * A changed map goes out at once and again with each of the next
  * MAP_REPEATS strobes: a node whose copy was lost idles (node.c) until one
@@ -142,6 +148,14 @@ static void send_map(struct bcsd *d)
 	d->have_map = true;
 	if (d->node_role)
 		node_on_map(d, d->epoch, d->node_id, &m.map);
+}
+
+/* Slices between resends of an unchanged map. */
+static uint64_t map_resend_slices(const struct bcsd *d)
+{
+	uint64_t n = d->slice_ns ? MAP_RESEND_NS / d->slice_ns : 1;
+
+	return n < 1 ? 1 : n > MAP_RESEND_SLICES ? MAP_RESEND_SLICES : n;
 }
 
 /* Pick a row for a new job: the emptiest allowed row. */
@@ -415,7 +429,7 @@ void master_on_strobe_timer(struct bcsd *d)
 	if (d->map_repeats) {
 		d->map_repeats--;
 		send_map(d);
-	} else if (d->slice - d->map_sent_slice >= MAP_RESEND_SLICES) {
+	} else if (d->slice - d->map_sent_slice >= map_resend_slices(d)) {
 		send_map(d);
 	}
 	d->copies_left = (unsigned int)cfg_uint(&d->cfg, "strobe_copies") - 1;
