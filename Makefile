@@ -14,7 +14,7 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 			/lib/modules/$(shell uname -r)/build)
 
 .PHONY: all module userspace libbcs tools selftests bench daemon \
-	modules-all lint deps check fuzz cluster-check bench-run demo demo-node \
+	modules-all lint deps check check-debug fuzz cluster-check bench-run demo demo-node \
 	gang-benefit master-rt drain clean install
 
 all: module userspace
@@ -61,6 +61,11 @@ deps:
 
 check:
 	scripts/check.sh
+
+# The selftests, a longer fuzz run and kmemleak in a 6.1 kernel built with
+# lockdep, KASAN, UBSAN and debug objects (cached under BCS_CACHE).
+check-debug:
+	scripts/check-debug.sh
 
 # bcsd's parsers under libFuzzer, FUZZ_SECONDS (default 60) per target.
 fuzz:

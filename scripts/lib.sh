@@ -36,6 +36,11 @@ bcs_load_kernels()
 		return 1
 	fi
 	. "$BCS_CACHE/kernels.env"
+	# The debug kernel (scripts/debug-kernel.sh), when built: known by
+	# name, never in the default list.
+	if [ -r "$BCS_CACHE/kernels-debug.env" ]; then
+		. "$BCS_CACHE/kernels-debug.env"
+	fi
 	if [ -n "$_bcs_user_kernels" ]; then
 		BCS_KERNELS=$_bcs_user_kernels
 	fi
@@ -48,12 +53,13 @@ bcs_load_kernels()
 	export BCS_KERNELS
 }
 
-# Kernel release for a short name (6.1, 6.12) or a full release.
+# Kernel release for a short name (6.1, 6.12, debug) or a full release.
 bcs_release()
 {
 	case $1 in
 	6.1)  echo "$BCS_KERNEL_6_1" ;;
 	6.12) echo "$BCS_KERNEL_6_12" ;;
+	debug) echo "${BCS_KERNEL_DEBUG:-debug}" ;;
 	*)    echo "$1" ;;
 	esac
 }
