@@ -29,8 +29,6 @@
 #include "stats.h"
 #include "strobe.h"
 
-#define BCS_JOBS_MAX		4096
-
 DEFINE_SPINLOCK(bcs_lock);
 LIST_HEAD(bcs_gangs);
 u32 bcs_nr_jobs;

@@ -207,6 +207,7 @@
 #define BCS_STAT_DEVICE_NAME	"bcsstat"
 
 #define BCS_ROWS_MAX		64
+#define BCS_JOBS_MAX		4096		/* jobs a node holds at once */
 #define BCS_ROW_NONE		0xffffffffU
 #define BCS_JOB_ID_MAX		0x7fffffffU
 #define BCS_SLICE_NS_MIN	50000ULL	/* 50 us */
