@@ -23,7 +23,8 @@
 extern "C" {
 #endif
 
-#define LIBBCS_VERSION		"1.0.0"
+/* The library is versioned with bcs as a whole (<linux/bcs.h>). */
+#define LIBBCS_VERSION		BCS_PACKAGE_VERSION
 
 /* Environment variables overriding the device paths (used by tests). */
 #define BCS_ENV_DEVICE		"BCS_DEVICE"
@@ -202,7 +203,9 @@ enum bcs_err_ctx {
 
 /*
  * A message for users explaining the negative errno @err in context @ctx.
- * Never NULL; the string is static (or strerror()'s).
+ * Never NULL.  The string is static, or strerror()'s, or (for messages
+ * that name the interface's limits) in a buffer of the calling thread
+ * that its next call may overwrite.
  */
 const char *bcs_strerror(int err, enum bcs_err_ctx ctx);
 

@@ -5,6 +5,8 @@
  * afterwards), so the message depends on what was being attempted.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bcs.h"
@@ -12,6 +14,22 @@
 #define NOT_LOADED(what) \
 	"bcs module not loaded (" what " missing); " \
 	"run 'modprobe bcs' or insmod bcs.ko"
+
+/*
+ * A message that names the interface's limits, from the constants of
+ * <linux/bcs.h>, formatted into a per-thread buffer.
+ */
+__attribute__((format(printf, 1, 2)))
+static const char *limits_msg(const char *fmt, ...)
+{
+	static _Thread_local char buf[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return buf;
+}
 
 static const char *open_msg(int e, int stat)
 {
@@ -43,14 +61,16 @@ static const char *job_msg(int e, int task)
 	case EEXIST:
 		return "job id already in use";
 	case ENOSPC:
-		return "too many jobs (4096)";
+		return limits_msg("too many jobs (%u)", BCS_JOBS_MAX);
 	case EAGAIN:
 		return task ? "the process kept creating threads; try again" :
 			      NULL;
 	case EINVAL:
-		return task ? "invalid argument (bad job id, pid or flags)" :
-			      "invalid argument (job id 1..2147483647, "
-			      "row 0..63 or none)";
+		if (task)
+			return "invalid argument (bad job id, pid or flags)";
+		return limits_msg("invalid argument (job id 1..%u, row 0..%u "
+				  "or none)", BCS_JOB_ID_MAX,
+				  BCS_ROWS_MAX - 1);
 	case EPERM:
 		return task ? "permission denied: only your own processes "
 			      "(or CAP_KILL)" :
@@ -80,10 +100,15 @@ static const char *control_msg(int e, enum bcs_err_ctx ctx)
 		break;
 	case EINVAL:
 		if (ctx == BCS_CTX_STROBE)
-			return "invalid strobe (row 0..63, known flags only)";
+			return limits_msg("invalid strobe (row 0..%u, known "
+					  "flags only)", BCS_ROWS_MAX - 1);
 		if (ctx == BCS_CTX_CONFIG)
-			return "invalid configuration (slice 50 us .. 10 s, "
-			       "watchdog 0..100000 slices)";
+			return limits_msg("invalid configuration (slice "
+					  "%llu us .. %llu s, watchdog 0..%u "
+					  "slices)",
+					  BCS_SLICE_NS_MIN / 1000,
+					  BCS_SLICE_NS_MAX / 1000000000,
+					  BCS_WATCHDOG_MAX);
 		return "invalid request";
 	case ENOENT:
 		if (ctx == BCS_CTX_NETLINK)

@@ -98,4 +98,4 @@ module_exit(bcs_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Gang scheduling of parallel jobs at a global strobe");
-MODULE_VERSION("0.1");
+MODULE_VERSION(BCS_PACKAGE_VERSION);

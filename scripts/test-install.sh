@@ -68,4 +68,45 @@ echo "# $out"
 [ $rc = 0 ] && [ "${out%% *}" = 64 ]
 check $? "a program builds against the installed bcs.h and libbcs and runs"
 
+# One version, from its one home (scripts/version.sh), everywhere.
+version=$("$top/scripts/version.sh")
+for p in sbin/bcsctl bin/bcsstat; do
+	out=$("$dest$prefix/$p" --version 2>&1)
+	echo "# $p --version: $out"
+	case $out in
+	"${p#*/} $version "*|"${p#*/} $version") rc=0 ;;
+	*) rc=1 ;;
+	esac
+	check $rc "$p --version gives bcs $version"
+done
+out=$(PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$dest \
+	pkg-config --modversion libbcs 2>&1)
+[ "$out" = "$version" ]
+check $? "libbcs.pc says version $version (it says $out)"
+
+# DKMS builds the module from the tree's dkms.conf, under the version
+# it reads from the UAPI header, in a private DKMS tree.
+kdir=$(ls -d /lib/modules/*-amd64/build 2>/dev/null | head -n 1)
+if ! command -v dkms > /dev/null || [ -z "$kdir" ]; then
+	check 1 "dkms and kernel headers installed (scripts/deps.sh)"
+else
+	krel=$(basename "$(dirname "$kdir")")
+	dk=$dest/dkms
+	mkdir -p "$dk/src/bcs-$version" "$dk/tree"
+	cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/dkms.conf" \
+		"$dk/src/bcs-$version/"
+	rm -rf "$dk/src/bcs-$version/module/generated"
+	dopt=(--sourcetree "$dk/src" --dkmstree "$dk/tree")
+	dkms add "bcs/$version" "${dopt[@]}" > "$dk/log" 2>&1 &&
+		dkms build "bcs/$version" -k "$krel" "${dopt[@]}" \
+			>> "$dk/log" 2>&1
+	rc=$?
+	[ $rc = 0 ] || sed 's/^/# /' "$dk/log"
+	check $rc "dkms add and build bcs/$version for $krel"
+	ko=$(find "$dk/tree" -name 'bcs.ko*' | head -n 1)
+	out=$(modinfo -F version "$ko" 2>&1)
+	[ "$out" = "$version" ]
+	check $? "modinfo of the DKMS-built bcs.ko says version $version (${out:-nothing})"
+fi
+
 checks_done test-install

@@ -356,6 +356,17 @@ static void test_strerror(void)
 		     "deadline out of range"));
 	CHECK(strstr(bcs_strerror(-ENOENT, BCS_CTX_NETLINK),
 		     "module not loaded"));
+	/* The limits named are the interface's constants. */
+	CHECK(!strcmp(bcs_strerror(-ENOSPC, BCS_CTX_JOB),
+		      "too many jobs (4096)"));
+	CHECK(!strcmp(bcs_strerror(-EINVAL, BCS_CTX_JOB),
+		      "invalid argument (job id 1..2147483647, row 0..63 or "
+		      "none)"));
+	CHECK(!strcmp(bcs_strerror(-EINVAL, BCS_CTX_STROBE),
+		      "invalid strobe (row 0..63, known flags only)"));
+	CHECK(!strcmp(bcs_strerror(-EINVAL, BCS_CTX_CONFIG),
+		      "invalid configuration (slice 50 us .. 10 s, watchdog "
+		      "0..100000 slices)"));
 	/* Unknown errors fall back to strerror(), positive or negative. */
 	CHECK(!strcmp(bcs_strerror(-EIO, BCS_CTX_JOB), strerror(EIO)));
 	CHECK(!strcmp(bcs_strerror(EIO, BCS_CTX_GENERIC), strerror(EIO)));

@@ -203,6 +203,13 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
+/*
+ * The version of bcs as a whole: module (modinfo), library, tools and
+ * daemon (--version), pkg-config file and dkms.conf all show this one.
+ * BCS_VERSION below is another thing, the version of this interface.
+ */
+#define BCS_PACKAGE_VERSION	"0.2.0"
+
 #define BCS_DEVICE_NAME		"bcs"
 #define BCS_STAT_DEVICE_NAME	"bcsstat"
 
