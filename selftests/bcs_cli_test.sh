@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bcsctl=${BCSCTL:-$here/../tools/bcsctl}
 job=$((0x5a0000c1))
 nojob=$((0x5a0000c2))
-plan=80
+plan=86
 tmp=$(mktemp -d) || exit 1
 busy=""
 driver=""
@@ -195,6 +195,10 @@ expect 0 '' "root destroys job $job" \
 expect 0 '' "mode off" "$bcsctl" mode off
 expect 0 '^mode: +off$' "status says mode off" "$bcsctl" status
 expect 0 '^driver: +none$' "status says no driver" "$bcsctl" status
+expect 0 '^\{"mode":"off","row":(null|[0-9]+),.*"driver_pid":null,' \
+	"status --json says mode off, no driver" "$bcsctl" status --json
+expect 0 '"cluster":null' "status --json without bcsd: cluster null" \
+	"$bcsctl" status --json
 expect 2 "unexpected argument 'now'" "status takes no argument" \
 	"$bcsctl" status now
 expect 0 '^mode: +off$' "a user may query the status" \
@@ -228,10 +232,19 @@ sh -c 'while :; do :; done' &
 busy=$!
 until_true is_busy $busy 0
 expect 0 '' "attach a busy process" "$bcsctl" job attach $job $busy
-expect 0 '^ +JOB +ROW +STATE +TASKS +PARKED +RUN_S +SUSPENDED_S$' \
+expect 0 '^ +JOB +ROW +STATE +TASKS +PARKED +RUN_MS +SUSPENDED_MS +NODES +CLUSTER_TASKS +PER_NODE$' \
 	"job list has its header" "$bcsctl" job list
 check "job list: job $job in row 3, running, 1 task, none parked" \
 	job_is 3 running 1 0
+expect 0 " +$job +3 +running +1 +0 +[0-9.]+ +[0-9.]+ +- +- +-$" \
+	"job list without bcsd: its cluster columns are -" "$bcsctl" job list
+expect 0 "\\{\"id\":$job,\"row\":3,\"state\":\"running\",\"tasks\":1,\"parked\":0," \
+	"job list --json gives the job" "$bcsctl" job list --json
+expect 0 '"nodes":null,"cluster_tasks":null,"per_node":null\}.*"cluster":false\}$' \
+	"job list --json without bcsd: cluster fields null" \
+	"$bcsctl" job list --json
+expect 2 "unknown job subcommand 'lsit'; did you mean 'list'\\?" \
+	"a slip in a subcommand gets the nearest one" "$bcsctl" job lsit
 expect 0 "^ *$job +3 +running " "a user may list the jobs" \
 	user "$bcsctl" job list
 expect 2 "unexpected argument '$job'" "job list takes no argument" \

@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 		}
 		return rc;
 	case BCSCTL_PARSE_HELP:
-		bcsctl_usage(stdout, req.cmd);
+		bcsctl_usage(stdout, req.cmd, req.group);
 		return BCSCTL_EXIT_OK;
 	case BCSCTL_PARSE_VERSION:
 		printf("bcsctl %s (bcs interface %u)\n", LIBBCS_VERSION,
@@ -36,7 +36,9 @@ int main(int argc, char **argv)
 	default:
 		fprintf(stderr, "bcsctl: %s\n", req.err);
 		if (req.cmd)
-			bcsctl_usage(stderr, req.cmd);
+			bcsctl_usage(stderr, req.cmd, NULL);
+		else if (req.group)
+			bcsctl_usage(stderr, NULL, req.group);
 		else
 			fprintf(stderr, "Try 'bcsctl --help'.\n");
 		return BCSCTL_EXIT_USAGE;

@@ -52,6 +52,8 @@ struct bcsctl_req {
 	char **pids;		/* attach/detach: validated pid arguments */
 	int nr_pids;
 	char **cmd_argv;	/* run: NULL-terminated command */
+	int json;		/* status, job list: --json */
+	const char *group;	/* help or error for a group ("job") */
 	char err[256];		/* message for BCSCTL_PARSE_USAGE */
 };
 
@@ -71,8 +73,11 @@ extern const size_t bcsctl_nr_cmds;
 
 /* Parse argv (argv[0] is the program) into @req. */
 int bcsctl_parse(int argc, char **argv, struct bcsctl_req *req);
-/* Full usage (@cmd NULL) or one command's usage and help. */
-void bcsctl_usage(FILE *f, const struct bcsctl_cmd *cmd);
+/*
+ * Full usage (@cmd and @group NULL), one command's usage and help, or the
+ * commands of one group ("job").
+ */
+void bcsctl_usage(FILE *f, const struct bcsctl_cmd *cmd, const char *group);
 
 /* Run functions (bcsctl_run.c): return an exit status. */
 int bcsctl_run_status(const struct bcsctl_req *req);

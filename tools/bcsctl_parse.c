@@ -85,7 +85,23 @@ static int get_row(struct bcsctl_req *req, const char *s, int allow_none)
 	return 0;
 }
 
-/* status, job list, slice get: no arguments. */
+/* status, job list: --json only. */
+static int parse_query(struct bcsctl_req *req, int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (is_help(argv[i]))
+			return BCSCTL_PARSE_HELP;
+		if (!strcmp(argv[i], "--json"))
+			req->json = 1;
+		else
+			return bad_arg(req, argv[i]);
+	}
+	return BCSCTL_PARSE_OK;
+}
+
+/* slice get: no arguments. */
 static int parse_none(struct bcsctl_req *req, int argc, char **argv)
 {
 	if (argc > 0)
@@ -386,18 +402,18 @@ static int parse_strobe(struct bcsctl_req *req, int argc, char **argv)
 }
 
 const struct bcsctl_cmd bcsctl_cmds[] = {
-	{ NULL, "status", "",
+	{ NULL, "status", "[--json]",
 	  "Show mode, row, slice, jobs and counters",
-	  0, parse_none, bcsctl_run_status },
+	  0, parse_query, bcsctl_run_status },
 	{ "job", "create", "[--id N] [--row R]",
 	  "Create a job and print its id",
 	  1, parse_job_create, bcsctl_run_job_create },
 	{ "job", "destroy", "JOB",
 	  "Destroy a job; its tasks keep running",
 	  1, parse_job_destroy, bcsctl_run_job_destroy },
-	{ "job", "list", "",
-	  "List the jobs",
-	  0, parse_none, bcsctl_run_job_list },
+	{ "job", "list", "[--json]",
+	  "List the jobs (and the cluster's, with bcsd)",
+	  0, parse_query, bcsctl_run_job_list },
 	{ "job", "attach", "[--thread] JOB PID...",
 	  "Attach processes (or threads) to a job",
 	  0, parse_job_pids, bcsctl_run_job_attach },
@@ -425,6 +441,82 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 };
 
 const size_t bcsctl_nr_cmds = sizeof(bcsctl_cmds) / sizeof(bcsctl_cmds[0]);
+
+/*
+ * Edit distance of @a and @b, a swap of two neighbours counting as one
+ * edit (optimal string alignment); command names are short.
+ */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, c;
+	size_t d[24][24];
+
+	if (la >= 24 || lb >= 24)
+		return (size_t)-1;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		for (j = 1; j <= lb; j++) {
+			c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	}
+	return d[la][lb];
+}
+
+/*
+ * The command word (@group NULL: a command or a group; else a subcommand
+ * of @group) nearest to @word, if it is near enough to be a slip.
+ */
+static const char *nearest(const char *group, const char *word)
+{
+	const char *best = NULL, *cand;
+	size_t d, best_d = (size_t)-1, k;
+
+	for (k = 0; k < bcsctl_nr_cmds; k++) {
+		const struct bcsctl_cmd *c = &bcsctl_cmds[k];
+
+		if (group)
+			cand = c->group && !strcmp(c->group, group) ?
+			       c->name : NULL;
+		else
+			cand = c->group ? c->group : c->name;
+		if (!cand)
+			continue;
+		d = distance(word, cand);
+		if (d < best_d) {
+			best_d = d;
+			best = cand;
+		}
+	}
+	/* A slip: at most two edits, and fewer than half the word. */
+	if (best && best_d <= 2 && best_d * 2 < strlen(best))
+		return best;
+	return NULL;
+}
+
+static int unknown(struct bcsctl_req *req, const char *group,
+		   const char *word)
+{
+	const char *near = nearest(group, word);
+	char hint[64] = "";
+
+	if (near)
+		snprintf(hint, sizeof(hint), "; did you mean '%s'?", near);
+	if (group)
+		return usage_err(req, "unknown %s subcommand '%s'%s", group,
+				 word, hint);
+	return usage_err(req, "unknown command '%s'%s", word, hint);
+}
 
 int bcsctl_parse(int argc, char **argv, struct bcsctl_req *req)
 {
@@ -465,12 +557,13 @@ int bcsctl_parse(int argc, char **argv, struct bcsctl_req *req)
 		}
 	}
 	if (!group_seen)
-		return usage_err(req, "unknown command '%s'", a);
+		return unknown(req, NULL, a);
+	req->group = a;
 	if (argc < 3)
 		return usage_err(req, "missing %s subcommand", a);
 	if (is_help(argv[2]))
 		return BCSCTL_PARSE_HELP;
-	return usage_err(req, "unknown %s subcommand '%s'", a, argv[2]);
+	return unknown(req, a, argv[2]);
 }
 
 /* Synopses longer than this get their help text on the next line. */
@@ -495,14 +588,30 @@ static void print_synopsis(FILE *f, const struct bcsctl_cmd *c, int list)
 	fprintf(f, "%s%s\n", c->help, c->admin ? " (*)" : "");
 }
 
-void bcsctl_usage(FILE *f, const struct bcsctl_cmd *cmd)
+void bcsctl_usage(FILE *f, const struct bcsctl_cmd *cmd, const char *group)
 {
+	int admin = 0;
 	size_t k;
 
 	if (cmd) {
 		print_synopsis(f, cmd, 0);
 		fprintf(f, "%s%s.\n", cmd->help,
 			cmd->admin ? "; needs CAP_SYS_ADMIN" : "");
+		return;
+	}
+	if (group) {
+		fprintf(f, "Usage: bcsctl %s SUBCOMMAND [ARGS]\n\n"
+			"Subcommands:\n", group);
+		for (k = 0; k < bcsctl_nr_cmds; k++) {
+			const struct bcsctl_cmd *c = &bcsctl_cmds[k];
+
+			if (c->group && !strcmp(c->group, group)) {
+				print_synopsis(f, c, 1);
+				admin |= c->admin;
+			}
+		}
+		if (admin)
+			fprintf(f, "\n(*) needs CAP_SYS_ADMIN.\n");
 		return;
 	}
 	fprintf(f, "Usage: bcsctl [-h|--help] [--version] COMMAND [ARGS]\n"

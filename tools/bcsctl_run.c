@@ -74,13 +74,27 @@ static void cluster_add(struct json_object *o, const char *k, int64_t v)
 	json_object_object_add(o, k, json_object_new_int64(v));
 }
 
-static void cluster_status(int fd)
+/*
+ * bcsd's answer to @cmd: 1 with *@resp set, 0 when bcsd does not run
+ * here, -1 when it runs and failed to answer (said on stderr).
+ */
+static int cluster_query(const char *cmd, const char *what,
+			 struct json_object **resp)
 {
-	struct json_object *resp, *v;
+	int fd = cluster_connect();
 
-	if (cluster(fd, cluster_req("status"), &resp, "cluster status",
-		    CLUSTER_TIMEOUT_MS))
-		return;
+	*resp = NULL;
+	if (fd < 0)
+		return 0;
+	if (cluster(fd, cluster_req(cmd), resp, what, CLUSTER_TIMEOUT_MS))
+		return -1;
+	return 1;
+}
+
+static void print_cluster_status(struct json_object *resp)
+{
+	struct json_object *v;
+
 	printf("%-16s %s\n", "bcsd role:",
 	       json_object_object_get_ex(resp, "role", &v) ?
 	       json_object_get_string(v) : "?");
@@ -107,7 +121,55 @@ static void cluster_status(int fd)
 	       (long long)cluster_int(resp, "nodes_reporting", 0),
 	       (long long)cluster_int(resp, "nodes_heard", 0),
 	       (long long)cluster_int(resp, "quorum", 0));
-	json_object_put(resp);
+}
+
+static void json_print(struct json_object *o)
+{
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+					    JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static void json_u64(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+/* A row in JSON: its number, or null for no row. */
+static void json_row(struct json_object *o, uint32_t row)
+{
+	json_object_object_add(o, "row", row == BCS_ROW_NONE ? NULL :
+			       json_object_new_int64(row));
+}
+
+static struct json_object *state_json(const struct bcs_state *st)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "mode",
+			       json_object_new_string(bcs_mode_name(st->mode)));
+	json_row(o, st->row);
+	json_u64(o, "slice", st->slice);
+	json_u64(o, "slice_ns", st->slice_ns);
+	json_u64(o, "watchdog_slices", st->watchdog_slices);
+	json_object_object_add(o, "failopen",
+			       json_object_new_boolean(st->failopen));
+	json_object_object_add(o, "driver_pid", st->driver_pid ?
+			       json_object_new_int(st->driver_pid) : NULL);
+	json_u64(o, "jobs", st->nr_jobs);
+	json_u64(o, "tasks", st->nr_tasks);
+	json_u64(o, "parked", st->nr_parked);
+	json_u64(o, "strobes", st->strobes);
+	json_u64(o, "switches", st->switches);
+	json_u64(o, "late", st->late);
+	json_u64(o, "missed", st->missed);
+	json_u64(o, "predicted", st->predicted);
+	json_u64(o, "expired", st->expired);
+	json_u64(o, "failopens", st->failopens);
+	json_u64(o, "drain_cuts", st->drain_cuts);
+	json_u64(o, "attach_failures", st->attach_failures);
+	json_u64(o, "stat_records", st->stat_records);
+	json_u64(o, "interface_version", st->version);
+	return o;
 }
 
 /* Create, destroy or move a job through bcsd. */
@@ -153,12 +215,12 @@ static const char *fmt_row(char *buf, size_t len, uint32_t row)
 
 int bcsctl_run_status(const struct bcsctl_req *req)
 {
+	struct json_object *resp;
 	struct bcs_state st;
 	struct bcs *h;
 	char b[64];
-	int err;
+	int err, cl;
 
-	(void)req;
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
 	err = bcs_get_state(h, &st);
@@ -169,6 +231,16 @@ int bcsctl_run_status(const struct bcsctl_req *req)
 		fprintf(stderr, "bcsctl: warning: module interface version %u, "
 			"bcsctl speaks %u\n", st.version, BCS_VERSION);
 
+	cl = cluster_query("status", "cluster status", &resp);
+	if (req->json) {
+		struct json_object *o = state_json(&st);
+
+		/* bcsd's own answer, as it gave it; null without bcsd. */
+		json_object_object_add(o, "cluster", resp);
+		json_print(o);
+		json_object_put(o);
+		return BCSCTL_EXIT_OK;
+	}
 	printf("%-16s %s\n", "mode:", bcs_mode_name(st.mode));
 	printf("%-16s %s\n", "row:", fmt_row(b, sizeof(b), st.row));
 	printf("%-16s %llu\n", "slice:", (unsigned long long)st.slice);
@@ -201,9 +273,10 @@ int bcsctl_run_status(const struct bcsctl_req *req)
 	printf("%-16s %llu\n", "attach failures:",
 	       (unsigned long long)st.attach_failures);
 	printf("%-16s %u\n", "stat records:", st.stat_records);
-	err = cluster_connect();
-	if (err >= 0)
-		cluster_status(err);
+	if (cl > 0) {
+		print_cluster_status(resp);
+		json_object_put(resp);
+	}
 	return BCSCTL_EXIT_OK;
 }
 
@@ -286,68 +359,146 @@ static void print_per_node(struct json_object *j)
 	printf("%s\n", n ? "" : "-");
 }
 
-/*
- * The cluster's view: job, row, nodes with tasks, tasks there and here,
- * and the tasks on each node as NODE:TASKS.
- */
-static int cluster_job_list(int fd)
+static const struct bcs_job_info *local_job(const struct bcs_job_info *jobs,
+					    size_t n, uint32_t id)
 {
-	struct json_object *resp, *jobs, *j;
-	size_t i, n;
-	char b[16];
+	size_t i;
 
-	if (cluster(fd, cluster_req("job-list"), &resp, "job list",
-		    CLUSTER_TIMEOUT_MS))
-		return BCSCTL_EXIT_FAIL;
-	printf("%10s %4s %6s %8s %12s  %s\n", "JOB", "ROW", "NODES", "TASKS",
-	       "LOCAL_TASKS", "PER_NODE");
-	if (json_object_object_get_ex(resp, "jobs", &jobs)) {
-		n = json_object_array_length(jobs);
-		for (i = 0; i < n; i++) {
-			j = json_object_array_get_idx(jobs, i);
-			printf("%10lld %4s %6lld %8lld %12lld  ",
-			       (long long)cluster_int(j, "job", 0),
-			       fmt_row(b, sizeof(b),
-				       (uint32_t)cluster_int(j, "row", -1)),
-			       (long long)cluster_int(j, "nodes", 0),
-			       (long long)cluster_int(j, "tasks", 0),
-			       (long long)cluster_int(j, "local_tasks", 0));
-			print_per_node(j);
-		}
-	}
-	json_object_put(resp);
-	return BCSCTL_EXIT_OK;
+	for (i = 0; i < n; i++)
+		if (jobs[i].id == id)
+			return &jobs[i];
+	return NULL;
 }
 
+/*
+ * One job of `job list`: what this node's module holds of it (@lj, NULL
+ * if nothing), and the cluster's view from bcsd (@cj, NULL without bcsd).
+ * Text: the same columns with or without bcsd; "-" where a part has no
+ * value.  JSON: null there.
+ */
+static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
+		     const struct bcs_job_info *lj, struct json_object *cj)
+{
+	struct json_object *o, *v;
+	char rb[16];
+
+	if (!arr) {
+		printf("%10u %4s ", id, fmt_row(rb, sizeof(rb), row));
+		if (lj)
+			printf("%-9s %6u %6u %12.1f %12.1f ",
+			       bcs_job_state_name(lj->state), lj->nr_tasks,
+			       lj->nr_parked, lj->run_ns / 1e6,
+			       lj->suspended_ns / 1e6);
+		else if (cj)
+			printf("%-9s %6lld %6s %12s %12s ", "-",
+			       (long long)cluster_int(cj, "local_tasks", 0),
+			       "-", "-", "-");
+		else
+			printf("%-9s %6s %6s %12s %12s ", "-", "-", "-", "-",
+			       "-");
+		if (!cj) {
+			printf("%6s %13s  -\n", "-", "-");
+			return;
+		}
+		printf("%6lld %13lld  ", (long long)cluster_int(cj, "nodes", 0),
+		       (long long)cluster_int(cj, "tasks", 0));
+		print_per_node(cj);
+		return;
+	}
+	o = json_object_new_object();
+	json_u64(o, "id", id);
+	json_row(o, row);
+	json_object_object_add(o, "state", lj ?
+		json_object_new_string(bcs_job_state_name(lj->state)) : NULL);
+	if (lj)
+		json_u64(o, "tasks", lj->nr_tasks);
+	else
+		json_object_object_add(o, "tasks", cj ?
+			json_object_new_int64(cluster_int(cj, "local_tasks",
+							  0)) : NULL);
+	json_object_object_add(o, "parked", lj ?
+			       json_object_new_uint64(lj->nr_parked) : NULL);
+	json_object_object_add(o, "run_ns", lj ?
+			       json_object_new_uint64(lj->run_ns) : NULL);
+	json_object_object_add(o, "suspended_ns", lj ?
+			       json_object_new_uint64(lj->suspended_ns) : NULL);
+	json_object_object_add(o, "slices", lj ?
+			       json_object_new_uint64(lj->slices_run) : NULL);
+	json_object_object_add(o, "nodes", cj ?
+		json_object_new_int64(cluster_int(cj, "nodes", 0)) : NULL);
+	json_object_object_add(o, "cluster_tasks", cj ?
+		json_object_new_int64(cluster_int(cj, "tasks", 0)) : NULL);
+	v = NULL;
+	if (cj && json_object_object_get_ex(cj, "per_node", &v))
+		json_object_get(v);
+	json_object_object_add(o, "per_node", v);
+	json_object_array_add(arr, o);
+}
+
+/*
+ * The jobs: with bcsd, those of the cluster's map, with what this node's
+ * module holds of each; without, the module's.
+ */
 int bcsctl_run_job_list(const struct bcsctl_req *req)
 {
-	int fd = cluster_connect();
-	struct bcs_job_info *jobs;
+	struct json_object *resp = NULL, *cjobs = NULL, *arr = NULL, *cj;
+	struct bcs_job_info *jobs = NULL;
+	size_t n = 0, i, nc = 0;
 	struct bcs *h;
-	size_t n, i;
-	char b[16];
-	int err;
+	int err, cl;
 
-	(void)req;
-	if (fd >= 0)
-		return cluster_job_list(fd);
-	if (open_bcs(&h))
+	cl = cluster_query("job-list", "job list", &resp);
+	if (cl < 0)
 		return BCSCTL_EXIT_FAIL;
-	err = bcs_job_list(h, &jobs, &n);
-	bcs_close(h);
-	if (err)
-		return fail("job list", err, BCS_CTX_JOB);
-	printf("%10s %4s %-9s %6s %6s %12s %12s\n", "JOB", "ROW", "STATE",
-	       "TASKS", "PARKED", "RUN_S", "SUSPENDED_S");
-	for (i = 0; i < n; i++) {
-		const struct bcs_job_info *j = &jobs[i];
+	if (cl > 0) {
+		/* The module's side is a bonus here: bcsd's view stands. */
+		if (!bcs_open(&h)) {
+			if (bcs_job_list(h, &jobs, &n))
+				n = 0;
+			bcs_close(h);
+		}
+		if (json_object_object_get_ex(resp, "jobs", &cjobs) &&
+		    json_object_is_type(cjobs, json_type_array))
+			nc = json_object_array_length(cjobs);
+	} else {
+		if (open_bcs(&h))
+			return BCSCTL_EXIT_FAIL;
+		err = bcs_job_list(h, &jobs, &n);
+		bcs_close(h);
+		if (err)
+			return fail("job list", err, BCS_CTX_JOB);
+	}
+	if (req->json)
+		arr = json_object_new_array();
+	else
+		printf("%10s %4s %-9s %6s %6s %12s %12s %6s %13s  %s\n", "JOB",
+		       "ROW", "STATE", "TASKS", "PARKED", "RUN_MS",
+		       "SUSPENDED_MS", "NODES", "CLUSTER_TASKS", "PER_NODE");
+	if (cl > 0) {
+		for (i = 0; i < nc; i++) {
+			uint32_t id;
 
-		printf("%10u %4s %-9s %6u %6u %12.3f %12.3f\n", j->id,
-		       fmt_row(b, sizeof(b), j->row),
-		       bcs_job_state_name(j->state), j->nr_tasks, j->nr_parked,
-		       j->run_ns / 1e9, j->suspended_ns / 1e9);
+			cj = json_object_array_get_idx(cjobs, i);
+			id = (uint32_t)cluster_int(cj, "job", 0);
+			list_one(arr, id,
+				 (uint32_t)cluster_int(cj, "row", -1),
+				 local_job(jobs, n, id), cj);
+		}
+	} else {
+		for (i = 0; i < n; i++)
+			list_one(arr, jobs[i].id, jobs[i].row, &jobs[i], NULL);
+	}
+	if (arr) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "jobs", arr);
+		json_object_object_add(o, "cluster",
+				       json_object_new_boolean(cl > 0));
+		json_print(o);
+		json_object_put(o);
 	}
 	free(jobs);
+	json_object_put(resp);
 	return BCSCTL_EXIT_OK;
 }
 

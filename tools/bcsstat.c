@@ -202,7 +202,7 @@ static void json_print(struct json_object *o, int pretty)
 static const char *fmt_row(char *buf, size_t len, uint32_t row)
 {
 	if (row == BCS_ROW_NONE)
-		snprintf(buf, len, "-");
+		snprintf(buf, len, "none");
 	else
 		snprintf(buf, len, "%u", row);
 	return buf;

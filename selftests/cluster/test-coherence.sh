@@ -21,8 +21,9 @@ listed()
 	local n=$1 out
 	out=$(on "$n" bcsctl job list) || return 1
 	for j in $j1 $j2; do
-		echo "$out" | awk -v j="$j" '$1 == j && $3 == 3 && $4 == 3 &&
-			$6 == "1:1,2:1,3:1" { f = 1 } END { exit !f }' || return 1
+		echo "$out" | awk -v j="$j" '$1 == j && $4 == 1 && $8 == 3 &&
+			$9 == 3 && $10 == "1:1,2:1,3:1" { f = 1 }
+			END { exit !f }' || return 1
 	done
 }
 for n in $CL_NODES; do

@@ -58,7 +58,7 @@ ok $rc "node$n: a new task attaches to job $j2 ($p)"
 from=$(slice_now 1)
 listed()
 {
-	on 1 bcsctl job list | awk -v j="$j2" '$1 == j && $3 == 3 && $4 == 3 { f = 1 }
+	on 1 bcsctl job list | awk -v j="$j2" '$1 == j && $8 == 3 && $9 == 3 { f = 1 }
 		END { exit !f }'
 }
 wait_until 40 listed

@@ -219,7 +219,7 @@ static void test_usage_text(void)
 		check(0, "open_memstream", "");
 		return;
 	}
-	bcsctl_usage(f, NULL);
+	bcsctl_usage(f, NULL, NULL);
 	fclose(f);
 	/* The help is generated from the table: every command shows up. */
 	for (k = 0; k < bcsctl_nr_cmds; k++) {
@@ -233,6 +233,50 @@ static void test_usage_text(void)
 		      word);
 	}
 	free(text);
+}
+
+/* --json, the help of a group, and the nearest command for a slip. */
+static void test_queries(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct bcsctl_req r;
+	struct args a;
+	FILE *f;
+
+	check(parse("status --json", &r, &a) == BCSCTL_PARSE_OK && r.json,
+	      "status --json", "status --json");
+	check(parse("job list --json", &r, &a) == BCSCTL_PARSE_OK && r.json,
+	      "job list --json", "job list --json");
+	check(parse("job list", &r, &a) == BCSCTL_PARSE_OK && !r.json,
+	      "job list without --json", "job list");
+	expect_usage("slice get --json");
+
+	check(parse("job --help", &r, &a) == BCSCTL_PARSE_HELP && !r.cmd &&
+	      r.group && !strcmp(r.group, "job"), "job --help is the group's",
+	      "job --help");
+	f = open_memstream(&text, &len);
+	if (f) {
+		bcsctl_usage(f, NULL, "job");
+		fclose(f);
+		check(strstr(text, "job attach") && strstr(text, "job list") &&
+		      !strstr(text, "slice set") && !strstr(text, "status"),
+		      "job help lists the job commands only", text);
+		free(text);
+	}
+
+	parse("stauts", &r, &a);
+	check(strstr(r.err, "did you mean 'status'?") != NULL,
+	      "stauts suggests status", r.err);
+	parse("job lsit", &r, &a);
+	check(strstr(r.err, "unknown job subcommand 'lsit'; did you mean "
+		     "'list'?") != NULL, "job lsit suggests list", r.err);
+	parse("jbo list", &r, &a);
+	check(strstr(r.err, "did you mean 'job'?") != NULL,
+	      "jbo suggests job", r.err);
+	parse("frobnicate", &r, &a);
+	check(!strstr(r.err, "did you mean"), "no suggestion for a word "
+	      "unlike any command", r.err);
 }
 
 int main(void)
@@ -301,6 +345,7 @@ int main(void)
 	expect("--version", BCSCTL_PARSE_VERSION);
 	test_values();
 	test_usage_text();
+	test_queries();
 
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
