@@ -52,9 +52,10 @@ install: libbcs tools daemon
 modules-all:
 	scripts/build-modules.sh
 
-# checkpatch --strict and sparse (C=2) over the module.
+# checkpatch --strict and sparse (C=2) over the module; shellcheck and
+# pyflakes over the shell and Python.
 lint:
-	scripts/lint.sh
+	scripts/lint.sh; rc=$$?; scripts/lint-scripts.sh || rc=1; exit $$rc
 
 deps:
 	scripts/deps.sh

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # For host test scripts (sourced): count checks and end with the
 # "NAME: N passed, N failed" line that make check looks for.

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Shell helpers shared by the scripts in this directory; sourced, not run.
 # Callers set "top" to the repository root before sourcing.

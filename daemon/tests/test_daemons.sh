@@ -73,7 +73,7 @@ done
 # and the checks below count rejections for what they are, not for delay.
 start()
 {
-	local n=$1 i
+	local n=$1
 
 	shift
 	ip netns exec "$NS-$n" "$BCSD" --role=master --node_id="$n" \
@@ -86,7 +86,7 @@ start()
 	echo $! > "$TMP/pid$n"
 	pids+=($!)
 	# Signals before its handlers are in would kill it.
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		grep -q "started:" "$TMP/log$n" && return 0
 		sleep 0.1
 	done
@@ -96,11 +96,11 @@ start()
 # snap N: have daemon N write its counters (SIGUSR1) to $TMP/statsN.json.
 snap()
 {
-	local f=$TMP/stats$1.json i
+	local f=$TMP/stats$1.json
 
 	rm -f "$f"
 	kill -USR1 "$(cat "$TMP/pid$1")" 2>/dev/null || return 1
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		[ -s "$f" ] && return 0
 		sleep 0.1
 	done
@@ -154,7 +154,7 @@ until_stat()
 	local end=$((SECONDS + $5))
 
 	while [ "$SECONDS" -lt "$end" ]; do
-		[ "$(stat "$1" "$2")" "$3" "$4" ] && return 0
+		test "$(stat "$1" "$2")" "$3" "$4" && return 0
 		sleep 0.2
 	done
 	return 1
@@ -300,7 +300,7 @@ then
 		> "$TMP/create.out" 2>&1 &
 	cpid=$!
 	made=""
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		made=$(BCS_CONTROL_SOCKET=$TMP/ctl9 "$BCSCTL" job list 2>/dev/null |
 		       awk '$1 ~ /^[0-9]+$/ { print $1 }')
 		[ -n "$made" ] && break
@@ -385,13 +385,11 @@ check $? "control: node1 is the master"
 # hold UID COUNT NAME: ctl_hold.py as UID in the background.
 hold()
 {
-	local i
-
 	setpriv --reuid "$1" --regid "$1" --clear-groups /usr/bin/python3 \
 		"$(pwd)/tests/ctl_hold.py" "$TMP/ctl1" "$2" 60000 "$TMP/hold/$3" \
 		> /dev/null 2> "$TMP/hold/$3.err" &
 	pids+=($!)
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -s "$TMP/hold/$3" ] && break
 		sleep 0.2
 	done

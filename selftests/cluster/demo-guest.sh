@@ -13,15 +13,16 @@
 demo_rank()
 {
 	local k=$1 j=$2 port=$3 iters=$4 work=$5 out rc
-	local -a wrap=() wait=() nodes=($CL_NODES)
+	local -a wrap=() spin=() nodes
+	read -r -a nodes <<< "$CL_NODES"
 
 	rm -f "$STATE/demo-$k.res"
 	[ "$j" = - ] && return 0
 	[ "$j" = 0 ] || wrap=(bcsctl run --job "$j" --)
-	[ "$6" = spin ] && wait=(--spin)
+	[ "$6" = spin ] && spin=(--spin)
 	out=$("${wrap[@]}" "$BUILD/bench/barrier" --rank $((NODE - 1)) \
 		--size "${#nodes[@]}" --root "$CL_NET.1:$port" --iters "$iters" \
-		--work "$work" "${wait[@]}" 2>&1 < /dev/null)
+		--work "$work" "${spin[@]}" 2>&1 < /dev/null)
 	rc=$?
 	echo "job$k rc=$rc end=$EPOCHREALTIME ${out##*$'\n'}" > "$STATE/demo-$k.res"
 }
@@ -31,15 +32,15 @@ demo_rank()
 # job's line.
 demo_ranks()
 {
-	local j1=$1 j2=$2 port=$3 iters=$4 work=$5 wait=$6 seq=${7:-} t0
+	local j1=$1 j2=$2 port=$3 iters=$4 work=$5 how=$6 seq=${7:-} t0
 
 	t0=$EPOCHREALTIME
 	if [ "$seq" = seq ]; then
-		demo_rank 1 "$j1" "$port" "$iters" "$work" "$wait"
-		demo_rank 2 "$j2" $((port + 1)) "$iters" "$work" "$wait"
+		demo_rank 1 "$j1" "$port" "$iters" "$work" "$how"
+		demo_rank 2 "$j2" $((port + 1)) "$iters" "$work" "$how"
 	else
-		demo_rank 1 "$j1" "$port" "$iters" "$work" "$wait" &
-		demo_rank 2 "$j2" $((port + 1)) "$iters" "$work" "$wait" &
+		demo_rank 1 "$j1" "$port" "$iters" "$work" "$how" &
+		demo_rank 2 "$j2" $((port + 1)) "$iters" "$work" "$how" &
 		wait
 	fi
 	echo "start=$t0"

@@ -12,6 +12,7 @@
 . "$SHARE/config.sh"
 
 PY=/usr/bin/python3
+# shellcheck disable=SC2034 # for the tests that source this
 nr_nodes=$(echo "$CL_NODES" | wc -w)
 tap_n=0
 tap_failed=0

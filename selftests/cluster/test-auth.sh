@@ -5,6 +5,7 @@
 # sent to the group from node2 are counted by reason on every node and
 # change nothing: the schedule stays coherent and no node fails open.
 
+# shellcheck source=selftests/cluster/lib.sh
 . "$CL_DIR/lib.sh"
 
 count=6

@@ -12,6 +12,7 @@
 # runs.  Last, node1's bcsd comes back as the only master, knowing nothing:
 # it learns the nodes' epoch and jobs from their reports and keeps them.
 
+# shellcheck source=selftests/cluster/lib.sh
 . "$CL_DIR/lib.sh"
 
 read -r j1 j2 < "$SHARE/jobs" || { ok 1 "jobs of the coherence test"; tap_end; }

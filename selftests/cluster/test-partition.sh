@@ -21,6 +21,7 @@
 #
 # Either way every node must then run the same row in every slice.
 
+# shellcheck source=selftests/cluster/lib.sh
 . "$CL_DIR/lib.sh"
 
 read -r j1 j2 < "$SHARE/jobs" || { ok 1 "jobs of the coherence test"; tap_end; }

@@ -9,6 +9,7 @@
 # stopped cleanly (SIGTERM): the jobs keep their tasks, and after the
 # restart the same tasks run in the schedule again.
 
+# shellcheck source=selftests/cluster/lib.sh
 . "$CL_DIR/lib.sh"
 
 read -r _ j2 < "$SHARE/jobs" || { ok 1 "jobs of the coherence test"; tap_end; }

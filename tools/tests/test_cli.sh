@@ -155,7 +155,7 @@ c.send(msg)
 c.close()
 PY
 	srv=$!
-	for i in $(seq 50); do [ -S "$TMP/ctl" ] && break; sleep 0.1; done
+	for _ in $(seq 50); do [ -S "$TMP/ctl" ] && break; sleep 0.1; done
 	# No module here: the columns of this node's module are "-" but
 	# for its tasks, which bcsd knows.
 	expect 0 '^ +16 +0 +- +2 +- +- +- +1024 +2048  1:2,2:2,.*,1024:2$' \
