@@ -367,6 +367,51 @@ static void test_hist(void)
 	CHECK_EQ(bcs_hist_upper(17, 3), 19);
 }
 
+/* The rows' turns and the ids' turns of <linux/bcs.h>, against the rule
+ * spelt out the slow way. */
+static void test_shared_rules(void)
+{
+	uint64_t x = 0x2545f4914f6cdd1dULL, rows;
+	unsigned int bad = 0, k;
+	uint32_t row, want, r;
+
+	CHECK_EQ(bcs_row_next(0, BCS_ROW_NONE), BCS_ROW_NONE);
+	CHECK_EQ(bcs_row_next(0, 3), BCS_ROW_NONE);
+	CHECK_EQ(bcs_row_next(1ULL << 5, BCS_ROW_NONE), 5);
+	CHECK_EQ(bcs_row_next(1ULL << 5, 5), 5);
+	CHECK_EQ(bcs_row_next((1ULL << 0) | (1ULL << 3), 0), 3);
+	CHECK_EQ(bcs_row_next((1ULL << 0) | (1ULL << 3), 1), 3);
+	CHECK_EQ(bcs_row_next((1ULL << 0) | (1ULL << 3), 3), 0);
+	CHECK_EQ(bcs_row_next((1ULL << 63) | 1, 62), 63);
+	CHECK_EQ(bcs_row_next((1ULL << 63) | 1, 63), 0);
+	for (k = 0; k < 20000; k++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		rows = k % 3 ? x & (x >> 11) : x;
+		row = k % 5 ? (uint32_t)(x >> 58) : BCS_ROW_NONE;
+		want = BCS_ROW_NONE;
+		for (r = 0; r < BCS_ROWS_MAX && want == BCS_ROW_NONE; r++)
+			if ((rows >> r & 1) && row != BCS_ROW_NONE && r > row)
+				want = r;
+		for (r = 0; r < BCS_ROWS_MAX && want == BCS_ROW_NONE; r++)
+			if (rows >> r & 1)
+				want = r;
+		bad += bcs_row_next(rows, row) != want;
+	}
+	CHECK_EQ(bad, 0);
+
+	CHECK(!bcs_job_id_valid(0));
+	CHECK(bcs_job_id_valid(1));
+	CHECK(bcs_job_id_valid(BCS_JOB_ID_MAX));
+	CHECK(!bcs_job_id_valid(BCS_JOB_ID_MAX + 1));
+	CHECK_EQ(bcs_job_id_next(1), 2);
+	CHECK_EQ(bcs_job_id_next(BCS_JOB_ID_MAX - 1), BCS_JOB_ID_MAX);
+	CHECK_EQ(bcs_job_id_next(BCS_JOB_ID_MAX), 1);
+	CHECK_EQ(bcs_job_id_next(0), 1);
+	CHECK_EQ(bcs_job_id_next(0xffffffffU), 1);
+}
+
 static void test_open(void)
 {
 	struct bcs *h = (void *)1;
@@ -1024,6 +1069,7 @@ int main(void)
 
 	test_layout();
 	test_hist();
+	test_shared_rules();
 	test_open();
 	test_strerror();
 

@@ -229,6 +229,47 @@
  */
 #define BCS_STROBE_AHEAD_MAX_NS	(BCS_STROBE_QUEUE * BCS_SLICE_NS_MAX)
 
+/*
+ * Shared rules, pure functions that bcs.ko and user space (bcsd's master)
+ * compile alike, so that both follow one rule.
+ */
+
+/* A job id that may name a job: 1 .. BCS_JOB_ID_MAX. */
+static inline int bcs_job_id_valid(__u32 id)
+{
+	return id >= 1 && id <= BCS_JOB_ID_MAX;
+}
+
+/*
+ * The id that follows @id when ids are handed out in turn: the next one
+ * up, 1 after BCS_JOB_ID_MAX (and after anything that is not an id).
+ * Callers skip the ids in use; there are far fewer jobs than ids.
+ */
+static inline __u32 bcs_job_id_next(__u32 id)
+{
+	return id >= 1 && id < BCS_JOB_ID_MAX ? id + 1 : 1;
+}
+
+/*
+ * The order rows take turns in: the first row of the bit set @rows (bit r
+ * for row r, rows 0 .. BCS_ROWS_MAX - 1) after @row, from the lowest again
+ * after the highest; from the lowest too when @row is BCS_ROW_NONE.
+ * BCS_ROW_NONE when @rows is empty: no job has a row.
+ */
+static inline __u32 bcs_row_next(__u64 rows, __u32 row)
+{
+	__u64 after;
+
+	if (!rows)
+		return BCS_ROW_NONE;
+	if (row < BCS_ROWS_MAX - 1) {
+		after = rows & (~0ULL << (row + 1));
+		if (after)
+			return (__u32)__builtin_ctzll(after);
+	}
+	return (__u32)__builtin_ctzll(rows);
+}
+
 enum bcs_mode {
 	BCS_MODE_OFF		= 0,
 	BCS_MODE_STANDALONE	= 1,
