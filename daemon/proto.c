@@ -454,18 +454,13 @@ fail:
 
 uint32_t bcsp_map_next_row(const struct bcsp_map *m, uint32_t row)
 {
-	uint32_t i, r, best = BCS_ROW_NONE, first = BCS_ROW_NONE;
+	uint64_t rows = 0;
+	uint32_t i;
 
-	for (i = 0; i < m->nr_jobs && i < BCSP_MAX_JOBS; i++) {
-		r = m->jobs[i].row;
-		if (r == BCS_ROW_NONE)
-			continue;
-		if (first == BCS_ROW_NONE || r < first)
-			first = r;
-		if (r > row && (best == BCS_ROW_NONE || r < best))
-			best = r;
-	}
-	if (best != BCS_ROW_NONE)
-		return best;
-	return first != BCS_ROW_NONE ? first : 0;
+	for (i = 0; i < m->nr_jobs && i < BCSP_MAX_JOBS; i++)
+		if (m->jobs[i].row < BCS_ROWS_MAX)
+			rows |= 1ULL << m->jobs[i].row;
+	row = bcs_row_next(rows, row);
+	/* A strobe names a row: with none to run, row 0 runs no job. */
+	return row == BCS_ROW_NONE ? 0 : row;
 }

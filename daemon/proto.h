@@ -161,9 +161,10 @@ const char *bcsp_verdict_name(enum bcsp_verdict v);
 bool bcsp_epoch_next(uint32_t seen, uint32_t *next);
 
 /*
- * The row after @row in the rotation of map @m: the next higher row that
- * holds a job, else the lowest; 0 if no job has a row.  The master picks
- * each slice's row with it, and a node that lost a strobe the same way.
+ * The row after @row in the rotation of map @m, by bcs.ko's own rule
+ * (bcs_row_next() of <linux/bcs.h>): the next higher row that holds a
+ * job, else the lowest; 0 if no job has a row.  The master picks each
+ * slice's row with it, and a node that lost a strobe the same way.
  */
 uint32_t bcsp_map_next_row(const struct bcsp_map *m, uint32_t row);
 
