@@ -231,6 +231,11 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			m->map.jobs[i].nodes = get32(c);
 			m->map.jobs[i].tasks = get32(c);
 			m->map.jobs[i].birth = get32(c);
+			/* bcs.ko's own rules for ids and rows. */
+			if (!bcs_job_id_valid(m->map.jobs[i].job) ||
+			    (m->map.jobs[i].row >= BCS_ROWS_MAX &&
+			     m->map.jobs[i].row != BCS_ROW_NONE))
+				return false;
 		}
 		return c->ok;
 	case BCSP_REQUEST:

@@ -74,6 +74,21 @@ static void test_roundtrip(void)
 	CHECK(out.map.nr_jobs == BCSP_MAX_JOBS && out.map.jobs[63].job == 64 &&
 	      out.map.jobs[63].tasks == 126 && out.map.version == 4 &&
 	      out.map.jobs[63].birth == 0x80000001u + 63);
+	/* Ids and rows by bcs.ko's rules: no job 0, no row 64. */
+	m.map.nr_jobs = 2;
+	m.map.jobs[1].row = BCS_ROW_NONE;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	m.map.jobs[1].row = BCS_ROWS_MAX;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.map.jobs[1].row = 0;
+	m.map.jobs[1].job = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.map.jobs[1].job = BCS_JOB_ID_MAX + 1;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 	m.map.nr_jobs = BCSP_MAX_JOBS + 1;
 	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
 
