@@ -294,12 +294,12 @@ static int load_jobs(struct node_input *in, const char *path)
 		__u64 id, row = BCS_ROW_NONE;
 
 		j = json_object_array_get_idx(arr, i);
-		if (!json_object_is_type(j, json_type_object) ||
-		    get_u64(path, i, j, "id", 1, &id))
+		if (!json_object_is_type(j, json_type_object))
 			goto bad;
-		if (json_object_object_get_ex(j, "row", &f) && f &&
-		    get_u64(path, i, j, "row", 1, &row))
-			goto bad;
+		if (get_u64(path, i, j, "id", 1, &id) ||
+		    (json_object_object_get_ex(j, "row", &f) && f &&
+		     get_u64(path, i, j, "row", 1, &row)))
+			goto fail;
 		if (id > UINT32_MAX || row > BCS_ROW_NONE)
 			goto bad;
 		in->jobs[i].id = (uint32_t)id;

@@ -133,6 +133,139 @@ expect 0 '"seq":4' env BCS_STAT_DEVICE="$TMP/stream" $BCSSTAT slices -f --json
 if [ "$(wc -l <"$TMP/out")" -eq 5 ]; then ok; else
 	bad "slices -f --json: want 5 lines: $(cat "$TMP/out")"; fi
 
+# --- bcsstat trace and plot from the slices --json files of two nodes ---
+# node1: 4 records; the 2nd late, the 3rd with 2 missed strobes and
+# predicted, the 4th expired (no row); its jobs.json puts jobs 7 and 8 in
+# row 0.  node2: 3 records, the first fail-open.  Spans: 7, instants: 5.
+mkdir -p "$TMP/snap"
+rec() { # seq slice row flags start_ms late missed
+	printf '{"seq":%s,"slice":%s,"row":%s,"flags":"%s",' "$1" "$2" "$3" "$4"
+	printf '"strobe_ns":0,"deadline_ns":%s000000,' "$5"
+	printf '"switch_start_ns":%s000500,"switch_end_ns":%s001000,' "$5" "$5"
+	printf '"interval_ns":10000000,"switch_ns":500,"suspended":1,'
+	printf '"resumed":1,"running":2,"blocked":0,"late":%s,"missed":%s,' "$6" "$7"
+	printf '"late_total":0,"missed_total":0,"parked_ns":0,"resumed_ns":0}'
+}
+{
+	echo '['
+	rec 10 100 0 '--D------' 1000 0 0; echo ,
+	rec 11 101 1 'L-D------' 1010 1 0; echo ,
+	rec 12 102 0 '--D----P-' 1020 0 2; echo ,
+	rec 13 103 null '--D-----E' 1030 0 0
+	echo ']'
+} >"$TMP/snap/node1.slices.json"
+echo '[{"id":7,"row":0,"state":"running"},{"id":8,"row":0},{"id":9,"row":null}]' \
+	>"$TMP/snap/node1.jobs.json"
+{
+	echo '['
+	rec 0 100 null '---F-----' 1001 0 0; echo ,
+	rec 1 101 1 '--D------' 1011 0 0; echo ,
+	rec 2 102 0 '--D------' 1021 0 0
+	echo ']'
+} >"$TMP/snap/node2.slices.json"
+
+expect 0 '' $BCSSTAT trace -o "$TMP/trace.json" "$TMP/snap/node1.slices.json" \
+	"$TMP/snap/node2.slices.json"
+if command -v python3 >/dev/null; then
+	if python3 -m json.tool "$TMP/trace.json" >/dev/null; then ok; else
+		bad "trace: not JSON: $(head -c 300 "$TMP/trace.json")"; fi
+	if python3 - "$TMP/trace.json" <<'PY'; then ok; else bad "trace content"; fi
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["pid"]: e["args"]["name"] for e in ev
+         if e["ph"] == "M" and e["name"] == "process_name"}
+assert sorted(names.values()) == ["node1", "node2"], names
+spans = [e for e in ev if e["ph"] == "X"]
+inst = sorted((names[e["pid"]], e["name"]) for e in ev if e["ph"] == "i")
+assert len(spans) == 7, spans
+assert inst == [("node1", "expired"), ("node1", "late"), ("node1", "missed"),
+                ("node1", "predicted"), ("node2", "fail-open")], inst
+n1 = [e for e in spans if names[e["pid"]] == "node1"]
+assert [e["name"] for e in n1] == ["row 0: jobs 7, 8", "row 1",
+                                   "row 0: jobs 7, 8", "no row"], n1
+# relative to the earliest switch of both nodes, in microseconds
+assert min(e["ts"] for e in spans) == 0, spans
+assert n1[0]["ts"] == 0 and n1[0]["dur"] == 10000, n1[0]
+assert n1[3]["dur"] == 0.5, n1[3]
+n2 = [e for e in spans if names[e["pid"]] == "node2"]
+assert n2[0]["ts"] == 1000 and n2[0]["name"] == "no row", n2[0]
+PY
+fi
+# A file not named nodeN.slices.json names its node itself.
+cp "$TMP/snap/node2.slices.json" "$TMP/other.json"
+expect 0 '"process_name","ph":"M".*"name":"other.json"' \
+	$BCSSTAT trace -o - "$TMP/other.json"
+
+# plot: a PNG of each kind, with or without gnuplot installed
+if command -v gnuplot >/dev/null; then
+	for kind in interval lateness; do
+		rm -f "$TMP/p.png"
+		expect 0 '' $BCSSTAT plot $kind -o "$TMP/p.png" \
+			"$TMP/snap/node1.slices.json" "$TMP/snap/node2.slices.json"
+		if [ -s "$TMP/p.png" ] &&
+		   [ "$(head -c 4 "$TMP/p.png" | od -An -c | tr -d ' ')" = \
+		     '211PNG' ]; then ok; else bad "plot $kind: no PNG"; fi
+	done
+	# A file name is no command to gnuplot, quoted or not (gnuplot
+	# runs in the directory of bcsstat, here $TMP).
+	evil="it's \`touch pwned\` '; system('touch pwned') #
+\".json"
+	cp "$TMP/snap/node1.slices.json" "$TMP/$evil"
+	expect 0 '' sh -c 'cd "$1" && exec "$2" plot interval -o p.png "$3"' \
+		sh "$TMP" "$PWD/$BCSSTAT" "$evil"
+	if [ -e "$TMP/pwned" ]; then bad "plot ran a command from a file name"
+	else ok; fi
+	# The local ring when no FILE is given.
+	expect 0 '' env BCS_STAT_DEVICE="$TMP/ring" $BCSSTAT plot interval \
+		-o "$TMP/ring.png"
+	if [ -s "$TMP/ring.png" ]; then ok; else bad "plot of the ring"; fi
+	# Nothing to plot: one record has no interval.
+	echo '[' >"$TMP/one.json"; rec 0 1 0 '---------' 1 0 0 >>"$TMP/one.json"
+	echo ']' >>"$TMP/one.json"
+	sed -i 's/"interval_ns":10000000/"interval_ns":0/' "$TMP/one.json"
+	expect 1 '^bcsstat: nothing to plot' $BCSSTAT plot interval \
+		-o "$TMP/none.png" "$TMP/one.json"
+	if [ -e "$TMP/none.png" ]; then bad "plot left a file"; else ok; fi
+else
+	echo "SKIP: gnuplot is not installed; no PNG checked" >&2
+fi
+expect 1 '^bcsstat: gnuplot not found; install it' env PATH=/nonexistent \
+	$BCSSTAT plot interval -o "$TMP/p.png" "$TMP/snap/node1.slices.json"
+
+# --- bcsstat trace and plot: bad input ---
+expect 2 '^bcsstat: missing KIND' $BCSSTAT plot
+expect 2 "^bcsstat: unknown plot kind 'histogram'" $BCSSTAT plot histogram \
+	-o "$TMP/p.png"
+expect 2 '^bcsstat: missing -o FILE.png' $BCSSTAT plot interval \
+	"$TMP/snap/node1.slices.json"
+expect 2 '^bcsstat: missing -o FILE.json' $BCSSTAT trace \
+	"$TMP/snap/node1.slices.json"
+expect 2 '^bcsstat: missing value for' $BCSSTAT trace -o
+expect 2 "^bcsstat: unknown option '-x'" $BCSSTAT trace -x -o "$TMP/t.json"
+expect 2 "^bcsstat: option not valid here: '-o'" $BCSSTAT slices -o x
+expect 0 '^  lateness ' $BCSSTAT plot --help
+expect 1 "^bcsstat: cannot read $TMP/missing.json: No such file" \
+	$BCSSTAT trace -o "$TMP/t.json" "$TMP/missing.json"
+echo 'seq 1 2 3' >"$TMP/text.json"
+expect 1 "^bcsstat: $TMP/text.json is not JSON" \
+	$BCSSTAT trace -o "$TMP/t.json" "$TMP/text.json"
+echo '[{"seq":1},' >"$TMP/cut.json"
+expect 1 "^bcsstat: $TMP/cut.json is not JSON: unexpected end" \
+	$BCSSTAT plot interval -o "$TMP/p.png" "$TMP/cut.json"
+echo '{"seq":1}' >"$TMP/obj.json"
+expect 1 "not an array of slice records" \
+	$BCSSTAT trace -o "$TMP/t.json" "$TMP/obj.json"
+echo '[{"seq":1,"slice":2}]' >"$TMP/short.json"
+expect 1 "^bcsstat: $TMP/short.json: record 0 has no \"deadline_ns\"" \
+	$BCSSTAT trace -o "$TMP/t.json" "$TMP/short.json"
+sed 's/"flags":"--D------"/"flags":"xyz"/' "$TMP/snap/node2.slices.json" \
+	>"$TMP/flags.json"
+expect 1 '"flags" is not a string of flag letters' \
+	$BCSSTAT trace -o "$TMP/t.json" "$TMP/flags.json"
+expect 1 "^bcsstat: cannot write $TMP/no/t.json" \
+	$BCSSTAT trace -o "$TMP/no/t.json" "$TMP/snap/node1.slices.json"
+if [ -e "$TMP/t.json" ]; then bad "trace of bad input left a file"; else ok; fi
+
 # --- bcsctl job list from a stand-in bcsd: a reply far above 64 KiB ---
 # (16 jobs on 1024 nodes each, as a large cluster's job list is.)
 if command -v python3 >/dev/null; then
