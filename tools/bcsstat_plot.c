@@ -91,13 +91,14 @@ static char *common_dir(const struct node_input *in, size_t n)
 	const char *p = in[0].path, *slash, *start;
 	size_t i, len;
 
-	if (!p || !(slash = strrchr(p, '/')))
+	slash = p ? strrchr(p, '/') : NULL;
+	if (!slash)
 		return NULL;
 	len = (size_t)(slash - p);
 	for (i = 1; i < n; i++)
 		if (!in[i].path || strncmp(in[i].path, p, len) ||
-		    strchr(in[i].path + len + 1, '/') ||
-		    in[i].path[len] != '/')
+		    in[i].path[len] != '/' ||
+		    strchr(in[i].path + len + 1, '/'))
 			return NULL;
 	for (start = slash; start > p && start[-1] != '/'; start--)
 		;

@@ -211,6 +211,7 @@ if command -v gnuplot >/dev/null; then
 	evil="it's \`touch pwned\` '; system('touch pwned') #
 \".json"
 	cp "$TMP/snap/node1.slices.json" "$TMP/$evil"
+	# shellcheck disable=SC2016
 	expect 0 '' sh -c 'cd "$1" && exec "$2" plot interval -o p.png "$3"' \
 		sh "$TMP" "$PWD/$BCSSTAT" "$evil"
 	if [ -e "$TMP/pwned" ]; then bad "plot ran a command from a file name"
