@@ -4,12 +4,18 @@
 # Host tests of the bcsctl and bcsstat binaries: exit statuses, messages,
 # and bcsstat's output from stand-in /dev/bcsstat files.  No module is
 # needed; BCS_DEVICE and BCS_STAT_DEVICE point the tools elsewhere.
+# BCSSTAT=PATH runs another bcsstat, for example a script that runs it
+# under valgrind --error-exitcode=99.
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
 BCSCTL=./bcsctl
-BCSSTAT=./bcsstat
+BCSSTAT=${BCSSTAT:-./bcsstat}
+case "$BCSSTAT" in
+/*) ;;
+*) BCSSTAT=$PWD/$BCSSTAT ;;
+esac
 MKRING=./tests/mkring
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT
@@ -82,41 +88,41 @@ expect 1 '^bcsctl: status: request not supported' \
 	env BCS_DEVICE=/dev/null $BCSCTL status
 
 # --- bcsstat: usage ---
-expect 2 '^bcsstat: missing command' $BCSSTAT
-expect 2 "^bcsstat: unknown command 'bogus'" $BCSSTAT bogus
-expect 2 '^bcsstat: option not valid here' $BCSSTAT jobs -n 5
-expect 2 '^bcsstat: -c needs --follow' $BCSSTAT slices -c 3
-expect 2 "^bcsstat: bad record count '0'" $BCSSTAT slices -n 0
-expect 2 "^bcsstat: bad job id 'x'" $BCSSTAT tasks --job x
-expect 0 '^Usage: bcsstat' $BCSSTAT --help
-expect 0 '^Usage: bcsstat slices' $BCSSTAT slices -h
-expect 0 '^bcsstat [0-9]' $BCSSTAT --version
+expect 2 '^bcsstat: missing command' "$BCSSTAT"
+expect 2 "^bcsstat: unknown command 'bogus'" "$BCSSTAT" bogus
+expect 2 '^bcsstat: option not valid here' "$BCSSTAT" jobs -n 5
+expect 2 '^bcsstat: -c needs --follow' "$BCSSTAT" slices -c 3
+expect 2 "^bcsstat: bad record count '0'" "$BCSSTAT" slices -n 0
+expect 2 "^bcsstat: bad job id 'x'" "$BCSSTAT" tasks --job x
+expect 0 '^Usage: bcsstat' "$BCSSTAT" --help
+expect 0 '^Usage: bcsstat slices' "$BCSSTAT" slices -h
+expect 0 '^bcsstat [0-9]' "$BCSSTAT" --version
 
 # --- bcsstat: no module ---
 expect 1 "^bcsstat: bcs module not loaded \(/dev/bcsstat missing\)" \
-	env BCS_STAT_DEVICE=/nonexistent $BCSSTAT jobs
+	env BCS_STAT_DEVICE=/nonexistent "$BCSSTAT" jobs
 expect 1 '^bcsstat: jobs: request not supported' \
-	env BCS_STAT_DEVICE=/dev/null $BCSSTAT jobs
+	env BCS_STAT_DEVICE=/dev/null "$BCSSTAT" jobs
 
 # --- bcsstat slices from a stand-in ring: 8 slots, records 12..19 ---
 $MKRING ring "$TMP/ring" 8 20 || bad "mkring ring"
 expect 0 '^ +SEQ +SLICE +ROW +FLAGS' env BCS_STAT_DEVICE="$TMP/ring" \
-	$BCSSTAT slices
+	"$BCSSTAT" slices
 if [ "$(grep -c '^ *1[0-9] ' "$TMP/out")" -eq 8 ]; then ok; else
 	bad "slices: want 8 records: $(cat "$TMP/out")"; fi
 # Output that cannot be written fails.
-env BCS_STAT_DEVICE="$TMP/ring" $BCSSTAT slices > /dev/full 2> "$TMP/err"
+env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" slices > /dev/full 2> "$TMP/err"
 if [ $? = 1 ] && grep -q 'writing the output' "$TMP/err"; then ok; else
 	bad "slices > /dev/full: want exit 1: $(cat "$TMP/err")"; fi
 expect 0 '^ +19 +119 +3 +----I---- +10000\.0 +12\.5 ' \
-	env BCS_STAT_DEVICE="$TMP/ring" $BCSSTAT slices -n 3
+	env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" slices -n 3
 if [ "$(wc -l <"$TMP/out")" -eq 4 ]; then ok; else
 	bad "slices -n 3: want header + 3 lines: $(cat "$TMP/out")"; fi
 expect 0 '^ +15 +115 +3 +L-------- .* 1 +0$' env BCS_STAT_DEVICE="$TMP/ring" \
-	$BCSSTAT slices -n 5
+	"$BCSSTAT" slices -n 5
 if grep -q '^ *16 .* -S------- ' "$TMP/out" && grep -q '^ *17 .* --D------ ' \
 	"$TMP/out"; then ok; else bad "slices flags: $(cat "$TMP/out")"; fi
-expect 0 '"seq"' env BCS_STAT_DEVICE="$TMP/ring" $BCSSTAT slices --json -n 2
+expect 0 '"seq"' env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" slices --json -n 2
 if command -v python3 >/dev/null; then
 	if python3 -c 'import json,sys; d=json.load(sys.stdin);
 assert [r["seq"] for r in d] == [18, 19], d
@@ -126,10 +132,10 @@ fi
 
 # --- bcsstat slices --follow over a stream of records (read path) ---
 $MKRING stream "$TMP/stream" 5 || bad "mkring stream"
-expect 0 '' env BCS_STAT_DEVICE="$TMP/stream" $BCSSTAT slices -f -c 3
+expect 0 '' env BCS_STAT_DEVICE="$TMP/stream" "$BCSSTAT" slices -f -c 3
 if [ "$(wc -l <"$TMP/out")" -eq 4 ]; then ok; else
 	bad "slices -f -c 3: want header + 3 lines: $(cat "$TMP/out")"; fi
-expect 0 '"seq":4' env BCS_STAT_DEVICE="$TMP/stream" $BCSSTAT slices -f --json
+expect 0 '"seq":4' env BCS_STAT_DEVICE="$TMP/stream" "$BCSSTAT" slices -f --json
 if [ "$(wc -l <"$TMP/out")" -eq 5 ]; then ok; else
 	bad "slices -f --json: want 5 lines: $(cat "$TMP/out")"; fi
 
@@ -164,7 +170,7 @@ echo '[{"id":7,"row":0,"state":"running"},{"id":8,"row":0},{"id":9,"row":null}]'
 	echo ']'
 } >"$TMP/snap/node2.slices.json"
 
-expect 0 '' $BCSSTAT trace -o "$TMP/trace.json" "$TMP/snap/node1.slices.json" \
+expect 0 '' "$BCSSTAT" trace -o "$TMP/trace.json" "$TMP/snap/node1.slices.json" \
 	"$TMP/snap/node2.slices.json"
 if command -v python3 >/dev/null; then
 	if python3 -m json.tool "$TMP/trace.json" >/dev/null; then ok; else
@@ -194,13 +200,13 @@ fi
 # A file not named nodeN.slices.json names its node itself.
 cp "$TMP/snap/node2.slices.json" "$TMP/other.json"
 expect 0 '"process_name","ph":"M".*"name":"other.json"' \
-	$BCSSTAT trace -o - "$TMP/other.json"
+	"$BCSSTAT" trace -o - "$TMP/other.json"
 
 # plot: a PNG of each kind, with or without gnuplot installed
 if command -v gnuplot >/dev/null; then
 	for kind in interval lateness; do
 		rm -f "$TMP/p.png"
-		expect 0 '' $BCSSTAT plot $kind -o "$TMP/p.png" \
+		expect 0 '' "$BCSSTAT" plot $kind -o "$TMP/p.png" \
 			"$TMP/snap/node1.slices.json" "$TMP/snap/node2.slices.json"
 		if [ -s "$TMP/p.png" ] &&
 		   [ "$(head -c 4 "$TMP/p.png" | od -An -c | tr -d ' ')" = \
@@ -213,58 +219,58 @@ if command -v gnuplot >/dev/null; then
 	cp "$TMP/snap/node1.slices.json" "$TMP/$evil"
 	# shellcheck disable=SC2016
 	expect 0 '' sh -c 'cd "$1" && exec "$2" plot interval -o p.png "$3"' \
-		sh "$TMP" "$PWD/$BCSSTAT" "$evil"
+		sh "$TMP" "$BCSSTAT" "$evil"
 	if [ -e "$TMP/pwned" ]; then bad "plot ran a command from a file name"
 	else ok; fi
 	# The local ring when no FILE is given.
-	expect 0 '' env BCS_STAT_DEVICE="$TMP/ring" $BCSSTAT plot interval \
+	expect 0 '' env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" plot interval \
 		-o "$TMP/ring.png"
 	if [ -s "$TMP/ring.png" ]; then ok; else bad "plot of the ring"; fi
 	# Nothing to plot: one record has no interval.
 	echo '[' >"$TMP/one.json"; rec 0 1 0 '---------' 1 0 0 >>"$TMP/one.json"
 	echo ']' >>"$TMP/one.json"
 	sed -i 's/"interval_ns":10000000/"interval_ns":0/' "$TMP/one.json"
-	expect 1 '^bcsstat: nothing to plot' $BCSSTAT plot interval \
+	expect 1 '^bcsstat: nothing to plot' "$BCSSTAT" plot interval \
 		-o "$TMP/none.png" "$TMP/one.json"
 	if [ -e "$TMP/none.png" ]; then bad "plot left a file"; else ok; fi
 else
 	echo "SKIP: gnuplot is not installed; no PNG checked" >&2
 fi
 expect 1 '^bcsstat: gnuplot not found; install it' env PATH=/nonexistent \
-	$BCSSTAT plot interval -o "$TMP/p.png" "$TMP/snap/node1.slices.json"
+	"$BCSSTAT" plot interval -o "$TMP/p.png" "$TMP/snap/node1.slices.json"
 
 # --- bcsstat trace and plot: bad input ---
-expect 2 '^bcsstat: missing KIND' $BCSSTAT plot
-expect 2 "^bcsstat: unknown plot kind 'histogram'" $BCSSTAT plot histogram \
+expect 2 '^bcsstat: missing KIND' "$BCSSTAT" plot
+expect 2 "^bcsstat: unknown plot kind 'histogram'" "$BCSSTAT" plot histogram \
 	-o "$TMP/p.png"
-expect 2 '^bcsstat: missing -o FILE.png' $BCSSTAT plot interval \
+expect 2 '^bcsstat: missing -o FILE.png' "$BCSSTAT" plot interval \
 	"$TMP/snap/node1.slices.json"
-expect 2 '^bcsstat: missing -o FILE.json' $BCSSTAT trace \
+expect 2 '^bcsstat: missing -o FILE.json' "$BCSSTAT" trace \
 	"$TMP/snap/node1.slices.json"
-expect 2 '^bcsstat: missing value for' $BCSSTAT trace -o
-expect 2 "^bcsstat: unknown option '-x'" $BCSSTAT trace -x -o "$TMP/t.json"
-expect 2 "^bcsstat: option not valid here: '-o'" $BCSSTAT slices -o x
-expect 0 '^  lateness ' $BCSSTAT plot --help
+expect 2 '^bcsstat: missing value for' "$BCSSTAT" trace -o
+expect 2 "^bcsstat: unknown option '-x'" "$BCSSTAT" trace -x -o "$TMP/t.json"
+expect 2 "^bcsstat: option not valid here: '-o'" "$BCSSTAT" slices -o x
+expect 0 '^  lateness ' "$BCSSTAT" plot --help
 expect 1 "^bcsstat: cannot read $TMP/missing.json: No such file" \
-	$BCSSTAT trace -o "$TMP/t.json" "$TMP/missing.json"
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/missing.json"
 echo 'seq 1 2 3' >"$TMP/text.json"
 expect 1 "^bcsstat: $TMP/text.json is not JSON" \
-	$BCSSTAT trace -o "$TMP/t.json" "$TMP/text.json"
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/text.json"
 echo '[{"seq":1},' >"$TMP/cut.json"
 expect 1 "^bcsstat: $TMP/cut.json is not JSON: unexpected end" \
-	$BCSSTAT plot interval -o "$TMP/p.png" "$TMP/cut.json"
+	"$BCSSTAT" plot interval -o "$TMP/p.png" "$TMP/cut.json"
 echo '{"seq":1}' >"$TMP/obj.json"
 expect 1 "not an array of slice records" \
-	$BCSSTAT trace -o "$TMP/t.json" "$TMP/obj.json"
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/obj.json"
 echo '[{"seq":1,"slice":2}]' >"$TMP/short.json"
 expect 1 "^bcsstat: $TMP/short.json: record 0 has no \"deadline_ns\"" \
-	$BCSSTAT trace -o "$TMP/t.json" "$TMP/short.json"
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/short.json"
 sed 's/"flags":"--D------"/"flags":"xyz"/' "$TMP/snap/node2.slices.json" \
 	>"$TMP/flags.json"
 expect 1 '"flags" is not a string of flag letters' \
-	$BCSSTAT trace -o "$TMP/t.json" "$TMP/flags.json"
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/flags.json"
 expect 1 "^bcsstat: cannot write $TMP/no/t.json" \
-	$BCSSTAT trace -o "$TMP/no/t.json" "$TMP/snap/node1.slices.json"
+	"$BCSSTAT" trace -o "$TMP/no/t.json" "$TMP/snap/node1.slices.json"
 if [ -e "$TMP/t.json" ]; then bad "trace of bad input left a file"; else ok; fi
 
 # --- bcsctl job list from a stand-in bcsd: a reply far above 64 KiB ---
