@@ -37,6 +37,18 @@ static struct json_object *new_us(uint64_t ns)
 	return json_object_new_double_s(ns / 1e3, buf);
 }
 
+/* The same for @ns that may be negative. */
+static struct json_object *new_us_signed(int64_t ns)
+{
+	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%s%llu.%03llu", ns < 0 ? "-" : "",
+		 (unsigned long long)(mag / 1000),
+		 (unsigned long long)(mag % 1000));
+	return json_object_new_double_s(ns / 1e3, buf);
+}
+
 static struct json_object *event(const char *ph, const char *name,
 				 const char *cat, int pid)
 {
@@ -159,9 +171,13 @@ static void add_node(struct json_object *evs, const struct node_input *in,
 				       new_us(r->interval_ns));
 		json_object_object_add(args, "switch_us", new_us(r->switch_ns));
 		json_object_object_add(args, "lateness_us",
-			json_object_new_double(
-				(double)(int64_t)(start - r->deadline_ns) /
-				1e3));
+			new_us_signed((int64_t)(start - r->deadline_ns)));
+		if (r->parked_ns >= start)
+			json_object_object_add(args, "parked_us",
+					       new_us(r->parked_ns - start));
+		if (r->resumed_ns >= start)
+			json_object_object_add(args, "resumed_us",
+					       new_us(r->resumed_ns - start));
 		json_object_object_add(args, "suspended",
 				       json_object_new_int64(r->nr_suspended));
 		json_object_object_add(args, "resumed",

@@ -239,6 +239,25 @@ fi
 expect 1 '^bcsstat: gnuplot not found; install it' env PATH=/nonexistent \
 	"$BCSSTAT" plot interval -o "$TMP/p.png" "$TMP/snap/node1.slices.json"
 
+# The local ring when no FILE is given: records 12..19, 2 us early.
+expect 0 '' env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" trace -o "$TMP/ring.json"
+if command -v python3 >/dev/null; then
+	if python3 - "$TMP/ring.json" "$(hostname)" <<'PY'; then ok; else
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = [e["args"]["name"] for e in ev
+         if e["ph"] == "M" and e["name"] == "process_name"]
+assert names == [sys.argv[2]], names
+spans = [e for e in ev if e["ph"] == "X"]
+assert [e["args"]["seq"] for e in spans] == list(range(12, 20)), spans
+assert [e["name"] for e in spans[:2]] == ["row 0", "row 1"], spans
+assert [e["ts"] for e in spans[:2]] == [0, 10000], spans
+assert all(e["args"]["lateness_us"] == -2 for e in spans), spans
+assert spans[-1]["dur"] == 12.5, spans[-1]
+PY
+		bad "trace of the ring"; fi
+fi
+
 # --- bcsstat trace and plot: bad input ---
 expect 2 '^bcsstat: missing KIND' "$BCSSTAT" plot
 expect 2 "^bcsstat: unknown plot kind 'histogram'" "$BCSSTAT" plot histogram \
