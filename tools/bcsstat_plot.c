@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ struct plot_kind {
 	const char *help;
 	const char *title;
 	const char *ylabel;
+	const char *unit;
 	/* The value of @r to plot in *@v; false if it has none. */
 	int (*value)(const struct bcs_slice_record *r, double *v);
 };
@@ -49,10 +51,11 @@ static int value_lateness(const struct bcs_slice_record *r, double *v)
 
 static const struct plot_kind plot_kinds[] = {
 	{ "interval", "the slice interval (ms) against the slice number",
-	  "Slice interval per node", "slice interval (ms)", value_interval },
+	  "Slice interval per node", "slice interval (ms)", "ms",
+	  value_interval },
 	{ "lateness", "switch start - deadline (us) against the slice number",
 	  "Switch lateness per node (negative: early)",
-	  "switch start - deadline (\xc2\xb5s)", value_lateness },
+	  "switch start - deadline (\xc2\xb5s)", "\xc2\xb5s", value_lateness },
 };
 
 #define NR_PLOT_KINDS	(sizeof(plot_kinds) / sizeof(plot_kinds[0]))
@@ -108,27 +111,100 @@ static char *common_dir(const struct node_input *in, size_t n)
 }
 
 /*
- * Write the data (one block per node that has a value, two blank lines
- * apart) and the script.  Returns the number of blocks, or -1.
+ * Outliers such as the interval of a node that stood still for seconds
+ * would flatten every other value against the axis.  When the largest
+ * value is over OFF_SCALE_RATIO times the 99th percentile, the axis ends
+ * at twice the percentile and the values above it are drawn on its top.
  */
-static int write_files(const struct plot_kind *k, const struct node_input *in,
-		       size_t n, const char *data, const char *script)
+#define OFF_SCALE_RATIO	5
+
+struct scale {
+	int clip;
+	double cap;		/* values above are off the scale */
+	double max;
+	size_t above;
+};
+
+static int cmp_double(const void *a, const void *b)
 {
-	FILE *d, *s;
-	int blocks = 0, err = 0;
-	size_t i, r, pts;
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void find_scale(double *v, size_t n, struct scale *sc)
+{
+	double p99;
+	size_t i;
+
+	memset(sc, 0, sizeof(*sc));
+	if (!n)
+		return;
+	qsort(v, n, sizeof(*v), cmp_double);
+	p99 = v[(size_t)(0.99 * (double)(n - 1))];
+	sc->max = v[n - 1];
+	if (p99 <= 0 || sc->max <= OFF_SCALE_RATIO * p99)
+		return;
+	sc->clip = 1;
+	sc->cap = 2 * p99;
+	for (i = 0; i < n; i++)
+		sc->above += v[i] > sc->cap;
+}
+
+/*
+ * The data: one block per node that has a value, two blank lines apart,
+ * one blank line where slices are missing.  Sets @has_block of those
+ * nodes and returns the number of values, stored in @vals.
+ */
+static size_t write_data(const struct plot_kind *k,
+			 const struct node_input *in, size_t n, FILE *d,
+			 int *has_block, double *vals)
+{
+	size_t i, r, pts, nr_vals = 0;
 	uint64_t prev = 0;
-	char *dir;
 	double v;
 
-	d = fopen(data, "w");
-	if (!d)
-		return -1;
-	s = fopen(script, "w");
-	if (!s) {
-		fclose(d);
-		return -1;
+	for (i = 0; i < n; i++) {
+		pts = 0;
+		for (r = 0; r < in[i].nr_recs; r++) {
+			const struct bcs_slice_record *rec = &in[i].recs[r];
+
+			if (!k->value(rec, &v))
+				continue;
+			/* A blank line: no line across slices not recorded. */
+			if (pts && rec->slice != prev + 1)
+				fputc('\n', d);
+			fprintf(d, "%llu %.6f\n",
+				(unsigned long long)rec->slice, v);
+			prev = rec->slice;
+			vals[nr_vals++] = v;
+			pts++;
+		}
+		has_block[i] = pts > 0;
+		if (pts)
+			fprintf(d, "\n\n");
+		else
+			fprintf(stderr, "bcsstat: %s: no records to plot\n",
+				in[i].name);
 	}
+	return nr_vals;
+}
+
+static const char *fmt_value(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, fabs(v) >= 100 ? "%.0f" : "%.1f", v);
+	return buf;
+}
+
+static void write_script(const struct plot_kind *k,
+			 const struct node_input *in, size_t n,
+			 const int *has_block, const struct scale *sc,
+			 const char *data, FILE *s)
+{
+	char label[160], b1[32], b2[32], *dir;
+	int block = 0;
+	size_t i;
+
 	fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
 		"  set terminal pngcairo size 1024,560 font 'Sans,12' "
 		"noenhanced\n"
@@ -154,43 +230,82 @@ static int write_files(const struct plot_kind *k, const struct node_input *in,
 	put_quoted(s, k->ylabel);
 	fprintf(s, "\nset grid\n"
 		"set key outside right top reverse Left box title 'node'\n"
-		"set format x '%%.0f'\n"
-		"plot ");
-	for (i = 0; i < n; i++) {
-		pts = 0;
-		for (r = 0; r < in[i].nr_recs; r++) {
-			const struct bcs_slice_record *rec = &in[i].recs[r];
-
-			if (!k->value(rec, &v))
-				continue;
-			/* A blank line: no line across slices not recorded. */
-			if (pts && rec->slice != prev + 1)
-				fputc('\n', d);
-			fprintf(d, "%llu %.6f\n",
-				(unsigned long long)rec->slice, v);
-			prev = rec->slice;
-			pts++;
-		}
-		if (!pts) {
-			fprintf(stderr, "bcsstat: %s: no records to plot\n",
-				in[i].name);
-			continue;
-		}
-		fprintf(d, "\n\n");
-		fprintf(s, "%s", blocks ? ", \\\n     " : "");
-		put_quoted(s, data);
-		fprintf(s, " index %d using 1:2 with linespoints lw 1.5 "
-			"pt 7 ps 0.6 title ", blocks);
-		put_quoted(s, in[i].name);
-		blocks++;
+		"set format x '%%.0f'\n");
+	if (sc->clip) {
+		snprintf(label, sizeof(label), "off scale: %zu %s above %s "
+			 "%s, the highest %s %s", sc->above,
+			 sc->above == 1 ? "value" : "values",
+			 fmt_value(b1, sizeof(b1), sc->cap), k->unit,
+			 fmt_value(b2, sizeof(b2), sc->max), k->unit);
+		fprintf(s, "cap = %.6f\nset yrange [*:cap * 1.05]\n"
+			"set label 1 ", sc->cap);
+		put_quoted(s, label);
+		fprintf(s, " at screen 0.99, screen 0.03 right "
+			"font ',10'\n");
 	}
+	fprintf(s, "plot ");
+	for (i = 0; i < n; i++) {
+		if (!has_block[i])
+			continue;
+		fprintf(s, "%s", block ? ", \\\n     " : "");
+		put_quoted(s, data);
+		fprintf(s, " index %d using 1:%s with linespoints lw 1.5 "
+			"pt 7 ps 0.6 lc %d title ", block,
+			sc->clip ? "($2 > cap ? cap : $2)" : "2", block + 1);
+		put_quoted(s, in[i].name);
+		if (sc->clip) {
+			fprintf(s, ", \\\n     ");
+			put_quoted(s, data);
+			fprintf(s, " index %d using 1:($2 > cap ? cap : 1/0) "
+				"with points pt 9 ps 2 lc %d notitle", block,
+				block + 1);
+		}
+		block++;
+	}
+	if (sc->clip)
+		fprintf(s, ", \\\n     NaN with points pt 9 ps 2 "
+			"lc 'black' title 'off scale'");
 	fprintf(s, "\n");
+}
+
+/* Write the data and the script.  Returns the number of blocks, or -1. */
+static int write_files(const struct plot_kind *k, const struct node_input *in,
+		       size_t n, const char *data, const char *script)
+{
+	size_t i, total = 0, nr_vals;
+	int *has_block, blocks = 0, err = 0;
+	struct scale sc;
+	double *vals;
+	FILE *d, *s;
+
+	for (i = 0; i < n; i++)
+		total += in[i].nr_recs;
+	vals = malloc((total ? total : 1) * sizeof(*vals));
+	has_block = calloc(n, sizeof(*has_block));
+	d = vals && has_block ? fopen(data, "w") : NULL;
+	s = d ? fopen(script, "w") : NULL;
+	if (!s) {
+		if (!vals || !has_block)
+			errno = ENOMEM;
+		if (d)
+			fclose(d);
+		free(vals);
+		free(has_block);
+		return -1;
+	}
+	nr_vals = write_data(k, in, n, d, has_block, vals);
+	find_scale(vals, nr_vals, &sc);
+	write_script(k, in, n, has_block, &sc, data, s);
+	for (i = 0; i < n; i++)
+		blocks += has_block[i];
 	if (ferror(d) || ferror(s))
 		err = -1;
 	if (fclose(d))
 		err = -1;
 	if (fclose(s))
 		err = -1;
+	free(vals);
+	free(has_block);
 	return err ? -1 : blocks;
 }
 

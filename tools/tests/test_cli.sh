@@ -239,6 +239,56 @@ fi
 expect 1 '^bcsstat: gnuplot not found; install it' env PATH=/nonexistent \
 	"$BCSSTAT" plot interval -o "$TMP/p.png" "$TMP/snap/node1.slices.json"
 
+# plot's script and data, through a stand-in gnuplot that keeps them.
+mkdir -p "$TMP/fakebin" "$TMP/fake" "$TMP/tmpd"
+cat >"$TMP/fakebin/gnuplot" <<'EOF'
+#!/bin/sh
+cp "$1" "$FAKE/plot.gp" && cp "${1%/*}/data" "$FAKE/data" || exit 3
+case $FAKE_MODE in
+fail) echo "gnuplot: stand-in failure" >&2; exit 1 ;;
+empty) exit 0 ;;
+esac
+printf 'not really a PNG'
+EOF
+chmod +x "$TMP/fakebin/gnuplot"
+fake() { # MODE CMD...: CMD with the stand-in gnuplot
+	m=$1
+	shift
+	env PATH="$TMP/fakebin:$PATH" FAKE="$TMP/fake" FAKE_MODE="$m" \
+		TMPDIR="$TMP/tmpd" "$@"
+}
+expect 0 '' fake ok "$BCSSTAT" plot interval -o "$TMP/f.png" \
+	"$TMP/snap/node1.slices.json" "$TMP/snap/node2.slices.json"
+if grep -q "^set title 'Slice interval per node: snap'" "$TMP/fake/plot.gp" &&
+   grep -q "index 1 using 1:2 .* title 'node2'" "$TMP/fake/plot.gp" &&
+   ! grep -q 'index 2' "$TMP/fake/plot.gp" &&
+   ! grep -q 'off scale' "$TMP/fake/plot.gp"; then ok; else
+	bad "plot script: $(cat "$TMP/fake/plot.gp")"; fi
+# 4 + 3 intervals of 10 ms in two blocks; node2's first slice is 100
+if [ "$(grep -c ' 10\.000000$' "$TMP/fake/data")" -eq 7 ] &&
+   grep -q '^100 10\.000000$' "$TMP/fake/data"; then ok; else
+	bad "plot data: $(cat "$TMP/fake/data")"; fi
+# One interval of 5 s among 10 ms ones is drawn off the scale.
+{
+	echo '['
+	for i in $(seq 1 50); do rec "$i" "$i" 0 '--D------' "$i" 0 0; echo ,; done
+	rec 51 51 0 '--D------' 51 0 0
+	echo ']'
+} | sed 's/"seq":30,\(.*\)"interval_ns":10000000/"seq":30,\1"interval_ns":5000000000/' \
+	>"$TMP/outlier.json"
+expect 0 '' fake ok "$BCSSTAT" plot interval -o "$TMP/f.png" "$TMP/outlier.json"
+if grep -q "off scale: 1 value above 20.0 ms, the highest 5000 ms" \
+	"$TMP/fake/plot.gp" && grep -q '^set yrange' "$TMP/fake/plot.gp"; then
+	ok; else bad "plot off scale: $(cat "$TMP/fake/plot.gp")"; fi
+rm -f "$TMP/f.png"
+expect 1 '^bcsstat: gnuplot failed \(exit status 1\)' fake fail "$BCSSTAT" \
+	plot lateness -o "$TMP/f.png" "$TMP/snap/node1.slices.json"
+expect 1 '^bcsstat: gnuplot made no picture' fake empty "$BCSSTAT" \
+	plot lateness -o "$TMP/f.png" "$TMP/snap/node1.slices.json"
+if [ -e "$TMP/f.png" ]; then bad "a failed plot left its file"; else ok; fi
+if [ -z "$(ls -A "$TMP/tmpd")" ]; then ok; else
+	bad "plot left $(ls -A "$TMP/tmpd") in TMPDIR"; fi
+
 # The local ring when no FILE is given: records 12..19, 2 us early.
 expect 0 '' env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" trace -o "$TMP/ring.json"
 if command -v python3 >/dev/null; then
