@@ -115,6 +115,10 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			usage(stdout, c);
 			return -1;
 		}
+		if (a[0] != '-' && (c->allowed & OPT_ARGS)) {
+			o->args[o->nr_args++] = argv[i];
+			continue;
+		}
 		if (!strcmp(a, "--json"))
 			opt = OPT_JSON;
 		else if (!strcmp(a, "-f") || !strcmp(a, "--follow"))
@@ -129,10 +133,7 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			opt = OPT_OUTPUT;
 		else if (a[0] == '-')
 			return usage_err(c, "unknown option", a);
-		else if (c->allowed & OPT_ARGS) {
-			o->args[o->nr_args++] = argv[i];
-			continue;
-		} else
+		else
 			return usage_err(c, "unexpected argument", a);
 		if (!(opt & c->allowed))
 			return usage_err(c, "option not valid here:", a);
