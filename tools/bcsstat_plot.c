@@ -121,8 +121,9 @@ static char *common_dir(const struct node_input *in, size_t n)
 struct scale {
 	int clip;
 	double cap;		/* values above are off the scale */
-	double max;
+	double min, max;
 	size_t above;
+	uint64_t first, last;	/* slice numbers */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -137,11 +138,13 @@ static void find_scale(double *v, size_t n, struct scale *sc)
 	double p99;
 	size_t i;
 
-	memset(sc, 0, sizeof(*sc));
+	sc->clip = 0;
+	sc->above = 0;
 	if (!n)
 		return;
 	qsort(v, n, sizeof(*v), cmp_double);
 	p99 = v[(size_t)(0.99 * (double)(n - 1))];
+	sc->min = v[0];
 	sc->max = v[n - 1];
 	if (p99 <= 0 || sc->max <= OFF_SCALE_RATIO * p99)
 		return;
@@ -158,7 +161,7 @@ static void find_scale(double *v, size_t n, struct scale *sc)
  */
 static size_t write_data(const struct plot_kind *k,
 			 const struct node_input *in, size_t n, FILE *d,
-			 int *has_block, double *vals)
+			 int *has_block, double *vals, struct scale *sc)
 {
 	size_t i, r, pts, nr_vals = 0;
 	uint64_t prev = 0;
@@ -177,6 +180,10 @@ static size_t write_data(const struct plot_kind *k,
 			fprintf(d, "%llu %.6f\n",
 				(unsigned long long)rec->slice, v);
 			prev = rec->slice;
+			if (!nr_vals || rec->slice < sc->first)
+				sc->first = rec->slice;
+			if (!nr_vals || rec->slice > sc->last)
+				sc->last = rec->slice;
 			vals[nr_vals++] = v;
 			pts++;
 		}
@@ -229,8 +236,18 @@ static void write_script(const struct plot_kind *k,
 	fprintf(s, "\nset xlabel 'slice number'\nset ylabel ");
 	put_quoted(s, k->ylabel);
 	fprintf(s, "\nset grid\n"
-		"set key outside right top reverse Left box title 'node'\n"
+		"set key outside right top reverse Left box width 1 title 'node'\n"
 		"set format x '%%.0f'\n");
+	/* Slice numbers are whole: no ticks between them. */
+	if (sc->last - sc->first < 10)
+		fprintf(s, "set xtics 1\n");
+	/* A flat line in the middle, not on an axis of its own. */
+	if (sc->min == sc->max) {
+		double pad = fabs(sc->min) > 1 ? fabs(sc->min) / 10 : 1;
+
+		fprintf(s, "set yrange [%.6f:%.6f]\n", sc->min - pad,
+			sc->min + pad);
+	}
 	if (sc->clip) {
 		snprintf(label, sizeof(label), "off scale: %zu %s above %s "
 			 "%s, the highest %s %s", sc->above,
@@ -293,7 +310,8 @@ static int write_files(const struct plot_kind *k, const struct node_input *in,
 		free(has_block);
 		return -1;
 	}
-	nr_vals = write_data(k, in, n, d, has_block, vals);
+	memset(&sc, 0, sizeof(sc));
+	nr_vals = write_data(k, in, n, d, has_block, vals, &sc);
 	find_scale(vals, nr_vals, &sc);
 	write_script(k, in, n, has_block, &sc, data, s);
 	for (i = 0; i < n; i++)

@@ -262,7 +262,10 @@ expect 0 '' fake ok "$BCSSTAT" plot interval -o "$TMP/f.png" \
 if grep -q "^set title 'Slice interval per node: snap'" "$TMP/fake/plot.gp" &&
    grep -q "index 1 using 1:2 .* title 'node2'" "$TMP/fake/plot.gp" &&
    ! grep -q 'index 2' "$TMP/fake/plot.gp" &&
-   ! grep -q 'off scale' "$TMP/fake/plot.gp"; then ok; else
+   ! grep -q 'off scale' "$TMP/fake/plot.gp" &&
+   grep -q '^set xtics 1$' "$TMP/fake/plot.gp" &&
+   grep -q '^set yrange \[9\.000000:11\.000000\]$' "$TMP/fake/plot.gp"
+then ok; else
 	bad "plot script: $(cat "$TMP/fake/plot.gp")"; fi
 # 4 + 3 intervals of 10 ms in two blocks; node2's first slice is 100
 if [ "$(grep -c ' 10\.000000$' "$TMP/fake/data")" -eq 7 ] &&
@@ -278,7 +281,8 @@ if [ "$(grep -c ' 10\.000000$' "$TMP/fake/data")" -eq 7 ] &&
 	>"$TMP/outlier.json"
 expect 0 '' fake ok "$BCSSTAT" plot interval -o "$TMP/f.png" "$TMP/outlier.json"
 if grep -q "off scale: 1 value above 20.0 ms, the highest 5000 ms" \
-	"$TMP/fake/plot.gp" && grep -q '^set yrange' "$TMP/fake/plot.gp"; then
+	"$TMP/fake/plot.gp" && grep -q '^set yrange \[\*:cap' "$TMP/fake/plot.gp" &&
+   ! grep -q '^set xtics 1$' "$TMP/fake/plot.gp"; then
 	ok; else bad "plot off scale: $(cat "$TMP/fake/plot.gp")"; fi
 rm -f "$TMP/f.png"
 expect 1 '^bcsstat: gnuplot failed \(exit status 1\)' fake fail "$BCSSTAT" \
