@@ -76,7 +76,8 @@ struct node_input {
 /*
  * Read the records of each of @files (`bcsstat slices --json`), or of the
  * local ring when @nr_files is 0; with @want_jobs, also the jobs.json file
- * beside each slices.json file if there is one.  Prints what went wrong
+ * beside each slices.json file if there is one, or the jobs of the local
+ * module if it lists them.  Prints what went wrong
  * and returns EXIT_FAILURE, or 0 with *@out to be freed by inputs_free().
  */
 int inputs_load(char **files, int nr_files, int want_jobs,

@@ -356,7 +356,26 @@ static char *jobs_path(const char *path)
 
 /* ---- the local ring ---- */
 
-static int load_local(struct node_input *in)
+/* The jobs of this node, for their names; none if they cannot be had. */
+static void load_local_jobs(struct bcs_stat *st, struct node_input *in)
+{
+	struct bcs_job_info *jobs;
+	size_t n, i;
+
+	if (bcs_stat_job_list(st, &jobs, &n))
+		return;
+	in->jobs = calloc(n ? n : 1, sizeof(*in->jobs));
+	if (in->jobs) {
+		for (i = 0; i < n; i++) {
+			in->jobs[i].id = jobs[i].id;
+			in->jobs[i].row = jobs[i].row;
+		}
+		in->nr_jobs = n;
+	}
+	free(jobs);
+}
+
+static int load_local(struct node_input *in, int want_jobs)
 {
 	struct bcs_stat_header hdr;
 	struct bcs_stat *st;
@@ -396,6 +415,8 @@ static int load_local(struct node_input *in)
 	if (err)
 		fprintf(stderr, "bcsstat: reading /dev/" BCS_STAT_DEVICE_NAME
 			": %s\n", bcs_strerror(err, BCS_CTX_GENERIC));
+	else if (want_jobs)
+		load_local_jobs(st, in);
 out:
 	bcs_stat_close(st);
 	return err ? -1 : 0;
@@ -427,7 +448,7 @@ int inputs_load(char **files, int nr_files, int want_jobs,
 		return EXIT_FAILURE;
 	}
 	if (nr_files <= 0) {
-		if (load_local(&in[0]) || !in[0].name)
+		if (load_local(&in[0], want_jobs) || !in[0].name)
 			goto fail;
 		goto done;
 	}
