@@ -105,13 +105,37 @@ fail:
 	return NULL;
 }
 
-/* Parse @path as one JSON value; prints why not and returns NULL. */
+/* Parse the JSON value at @text; prints why not and returns NULL. */
+static struct json_object *parse_one(struct json_tokener *tok,
+				     const char *path, const char *text,
+				     size_t at, size_t *end)
+{
+	struct json_object *o;
+
+	json_tokener_reset(tok);
+	o = json_tokener_parse_ex(tok, text + at, (int)strlen(text + at));
+	*end = at + json_tokener_get_parse_end(tok);
+	if (!o) {
+		enum json_tokener_error e = json_tokener_get_error(tok);
+
+		fprintf(stderr, "bcsstat: %s is not JSON: %s at byte %zu\n",
+			path, e == json_tokener_continue ? "unexpected end" :
+			json_tokener_error_desc(e), *end);
+	}
+	return o;
+}
+
+/*
+ * Parse @path: one JSON value (the array of `slices --json`), or objects
+ * one after the other (the lines of `slices --follow --json`), which come
+ * back as an array.  Prints what is wrong and returns NULL.
+ */
 static struct json_object *parse_file(const char *path)
 {
+	struct json_object *o, *arr = NULL;
 	struct json_tokener *tok;
-	struct json_object *o;
+	size_t end;
 	char *text;
-	size_t len;
 
 	text = read_all(path);
 	if (!text) {
@@ -119,26 +143,43 @@ static struct json_object *parse_file(const char *path)
 			strerror(errno));
 		return NULL;
 	}
-	len = strlen(text);
+	if (strlen(text) > INT32_MAX) {
+		fprintf(stderr, "bcsstat: %s: too large\n", path);
+		free(text);
+		return NULL;
+	}
 	tok = json_tokener_new();
 	if (!tok) {
 		free(text);
 		fprintf(stderr, "bcsstat: %s\n", strerror(ENOMEM));
 		return NULL;
 	}
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	if (!o) {
-		enum json_tokener_error e = json_tokener_get_error(tok);
+	o = parse_one(tok, path, text, 0, &end);
+	end += strspn(text + end, " \t\r\n");
+	if (o && text[end] && json_object_is_type(o, json_type_object)) {
+		arr = json_object_new_array();
+		json_object_array_add(arr, o);
+		while (text[end]) {
+			size_t at = end;
 
-		fprintf(stderr, "bcsstat: %s is not JSON: %s at byte %zu\n",
-			path, e == json_tokener_continue ? "unexpected end" :
-			json_tokener_error_desc(e),
-			json_tokener_get_parse_end(tok));
-	} else if (text[json_tokener_get_parse_end(tok) +
-			strspn(text + json_tokener_get_parse_end(tok),
-			       " \t\r\n")]) {
+			o = parse_one(tok, path, text, at, &end);
+			if (!o || !json_object_is_type(o, json_type_object)) {
+				if (o)
+					fprintf(stderr, "bcsstat: %s: not an "
+						"object at byte %zu\n", path,
+						at);
+				json_object_put(o);
+				json_object_put(arr);
+				arr = NULL;
+				break;
+			}
+			json_object_array_add(arr, o);
+			end += strspn(text + end, " \t\r\n");
+		}
+		o = arr;
+	} else if (o && text[end]) {
 		fprintf(stderr, "bcsstat: %s: more after the JSON value at "
-			"byte %zu\n", path, json_tokener_get_parse_end(tok));
+			"byte %zu\n", path, end);
 		json_object_put(o);
 		o = NULL;
 	}

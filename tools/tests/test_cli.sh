@@ -312,6 +312,24 @@ PY
 		bad "trace of the ring"; fi
 fi
 
+# The lines of slices --follow --json are read as well as an array.
+env BCS_STAT_DEVICE="$TMP/stream" "$BCSSTAT" slices -f --json \
+	>"$TMP/lines.json" || bad "slices -f --json"
+expect 0 '' "$BCSSTAT" trace -o "$TMP/lines-trace.json" "$TMP/lines.json"
+if command -v python3 >/dev/null; then
+	if python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+seqs = [e["args"]["seq"] for e in ev if e["ph"] == "X"]
+assert seqs == [0, 1, 2, 3, 4], seqs' "$TMP/lines-trace.json"; then ok; else
+		bad "trace of slices -f --json lines"; fi
+fi
+printf '{"seq":1}\n[1]\n' >"$TMP/mixed.json"
+expect 1 "^bcsstat: $TMP/mixed.json: not an object at byte 10" \
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/mixed.json"
+printf '[]\n[]\n' >"$TMP/two.json"
+expect 1 "^bcsstat: $TMP/two.json: more after the JSON value at byte 3" \
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/two.json"
+
 # --- bcsstat trace and plot: bad input ---
 expect 2 '^bcsstat: missing KIND' "$BCSSTAT" plot
 expect 2 "^bcsstat: unknown plot kind 'histogram'" "$BCSSTAT" plot histogram \
