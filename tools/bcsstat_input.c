@@ -395,6 +395,44 @@ static char *jobs_path(const char *path)
 	return p;
 }
 
+/*
+ * Inputs named alike (run1/node1.slices.json, run2/node1.slices.json) are
+ * told apart by their directory: run1/node1, run2/node1.
+ */
+static int unique_names(struct node_input *in, size_t n)
+{
+	const char *p, *slash, *dir;
+	size_t i, j;
+	char *name;
+	int *dup;
+
+	dup = calloc(n, sizeof(*dup));
+	if (!dup)
+		return -1;
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (!strcmp(in[i].name, in[j].name))
+				dup[i] = dup[j] = 1;
+	for (i = 0; i < n; i++) {
+		p = in[i].path;
+		slash = dup[i] && p ? strrchr(p, '/') : NULL;
+		if (!slash)
+			continue;
+		for (dir = slash; dir > p && dir[-1] != '/'; dir--)
+			;
+		name = malloc((size_t)(slash - dir) + strlen(in[i].name) + 2);
+		if (!name) {
+			free(dup);
+			return -1;
+		}
+		sprintf(name, "%.*s/%s", (int)(slash - dir), dir, in[i].name);
+		free(in[i].name);
+		in[i].name = name;
+	}
+	free(dup);
+	return 0;
+}
+
 /* ---- the local ring ---- */
 
 /* The jobs of this node, for their names; none if they cannot be had. */
@@ -504,6 +542,10 @@ int inputs_load(char **files, int nr_files, int want_jobs,
 			goto fail;
 		}
 		free(jp);
+	}
+	if (unique_names(in, n)) {
+		fprintf(stderr, "bcsstat: %s\n", strerror(ENOMEM));
+		goto fail;
 	}
 done:
 	*out = in;

@@ -312,6 +312,13 @@ PY
 		bad "trace of the ring"; fi
 fi
 
+# Nodes of two runs named alike are told apart by their directories.
+mkdir -p "$TMP/run2"
+cp "$TMP/snap/node1.slices.json" "$TMP/run2/"
+expect 0 '"name":"snap/node1".*"name":"node2".*"name":"run2/node1"' \
+	"$BCSSTAT" trace -o - "$TMP/snap/node1.slices.json" \
+	"$TMP/snap/node2.slices.json" "$TMP/run2/node1.slices.json"
+
 # The lines of slices --follow --json are read as well as an array.
 env BCS_STAT_DEVICE="$TMP/stream" "$BCSSTAT" slices -f --json \
 	>"$TMP/lines.json" || bad "slices -f --json"
