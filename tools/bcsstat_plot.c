@@ -237,7 +237,8 @@ static void write_script(const struct plot_kind *k,
 	put_quoted(s, k->ylabel);
 	fprintf(s, "\nset grid\n"
 		"set key outside right top reverse Left box width 1 title 'node'\n"
-		"set format x '%%.0f'\n");
+		"set format x '%%.0f'\n"
+		"set autoscale xfix\n");
 	/* Slice numbers are whole: no ticks between them. */
 	if (sc->last - sc->first < 10)
 		fprintf(s, "set xtics 1\n");
