@@ -62,7 +62,7 @@ packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
 	iproute2 nftables kmod cpio xz-utils gzip procps util-linux perl
 	openmpi-bin libopenmpi-dev dropbear-bin openssh-client rt-tests
 	gcc-multilib bc bison flex libelf-dev libssl-dev dkms
-	shellcheck python3-pyflakes
+	shellcheck python3-pyflakes gnuplot-nox
 	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2
 	clang libclang-rt-dev python3"
 

@@ -16,35 +16,11 @@
 
 #include <bcs.h>
 
+#include "bcsstat.h"
 #include "numparse.h"
-
-#define EXIT_USAGE	2
 
 /* Records read per read(2) in follow mode. */
 #define FOLLOW_BATCH	64
-
-enum {
-	OPT_N		= 1 << 0,
-	OPT_FOLLOW	= 1 << 1,
-	OPT_COUNT	= 1 << 2,
-	OPT_JSON	= 1 << 3,
-	OPT_JOB		= 1 << 4,
-};
-
-struct opts {
-	unsigned int given;	/* OPT_* seen on the command line */
-	uint64_t n;
-	uint64_t count;
-	uint32_t job;
-};
-
-struct cmd {
-	const char *name;
-	const char *args;
-	const char *help;
-	unsigned int allowed;	/* OPT_* accepted */
-	int (*run)(const struct opts *o);
-};
 
 static int run_slices(const struct opts *o);
 static int run_jobs(const struct opts *o);
@@ -53,13 +29,19 @@ static int run_tasks(const struct opts *o);
 static const struct cmd cmds[] = {
 	{ "slices", "[-n N] [-f|--follow [-c COUNT]] [--json]",
 	  "Per-slice records (last N, or all in the ring; -f: new ones)",
-	  OPT_N | OPT_FOLLOW | OPT_COUNT | OPT_JSON, run_slices },
+	  OPT_N | OPT_FOLLOW | OPT_COUNT | OPT_JSON, run_slices, NULL },
 	{ "jobs", "[--json]",
 	  "Per-job accounting and CPU share",
-	  OPT_JSON, run_jobs },
+	  OPT_JSON, run_jobs, NULL },
 	{ "tasks", "[--job J] [--json]",
 	  "Per-task accounting",
-	  OPT_JOB | OPT_JSON, run_tasks },
+	  OPT_JOB | OPT_JSON, run_tasks, NULL },
+	{ "plot", "KIND -o FILE.png [FILE...]",
+	  "Draw slice records of nodes with gnuplot (FILE: slices --json)",
+	  OPT_OUTPUT | OPT_ARGS, run_plot, plot_help },
+	{ "trace", "-o FILE.json [FILE...]",
+	  "Slice records of nodes as a trace for https://ui.perfetto.dev",
+	  OPT_OUTPUT | OPT_ARGS, run_trace, NULL },
 };
 
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -71,6 +53,8 @@ static void usage(FILE *f, const struct cmd *c)
 	if (c) {
 		fprintf(f, "Usage: bcsstat %s %s\n%s.\n", c->name, c->args,
 			c->help);
+		if (c->more_help)
+			c->more_help(f);
 		return;
 	}
 	fprintf(f, "Usage: bcsstat [-h|--help] [--version] COMMAND [OPTIONS]\n"
@@ -87,7 +71,7 @@ static void usage(FILE *f, const struct cmd *c)
 		"Exit status: 0 ok, 1 failure, 2 usage error.\n");
 }
 
-static int usage_err(const struct cmd *c, const char *msg, const char *arg)
+int usage_err(const struct cmd *c, const char *msg, const char *arg)
 {
 	fprintf(stderr, "bcsstat: %s%s%s%s\n", msg, arg ? " '" : "",
 		arg ? arg : "", arg ? "'" : "");
@@ -122,9 +106,18 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i];
 
+		if (!strcmp(a, "--") && (c->allowed & OPT_ARGS)) {
+			while (++i < argc)
+				o->args[o->nr_args++] = argv[i];
+			break;
+		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout, c);
 			return -1;
+		}
+		if (a[0] != '-' && (c->allowed & OPT_ARGS)) {
+			o->args[o->nr_args++] = argv[i];
+			continue;
 		}
 		if (!strcmp(a, "--json"))
 			opt = OPT_JSON;
@@ -136,6 +129,8 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			opt = OPT_COUNT;
 		else if (!strcmp(a, "--job") || !strncmp(a, "--job=", 6))
 			opt = OPT_JOB;
+		else if (!strncmp(a, "-o", 2))
+			opt = OPT_OUTPUT;
 		else if (a[0] == '-')
 			return usage_err(c, "unknown option", a);
 		else
@@ -154,6 +149,10 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			return usage_err(c, "bad count", v);
 		if (opt == OPT_JOB && parse_job(v, &o->job))
 			return usage_err(c, "bad job id", v);
+		if (opt == OPT_OUTPUT && !*v)
+			return usage_err(c, "empty output file name", NULL);
+		if (opt == OPT_OUTPUT)
+			o->output = v;
 	}
 	if ((o->given & OPT_COUNT) && !(o->given & OPT_FOLLOW))
 		return usage_err(c, "-c needs --follow", NULL);
@@ -205,32 +204,6 @@ static const char *fmt_row(char *buf, size_t len, uint32_t row)
 		snprintf(buf, len, "none");
 	else
 		snprintf(buf, len, "%u", row);
-	return buf;
-}
-
-/* One letter per BCS_SLICE_* flag, and the NUL. */
-#define SLICE_FLAGS_LEN	16
-
-static const char *slice_flags(char buf[SLICE_FLAGS_LEN], uint32_t flags)
-{
-	static const struct { uint32_t bit; char c; } names[] = {
-		{ BCS_SLICE_LATE, 'L' },
-		{ BCS_SLICE_STANDALONE, 'S' },
-		{ BCS_SLICE_DRIVEN, 'D' },
-		{ BCS_SLICE_FAILOPEN, 'F' },
-		{ BCS_SLICE_INJECTED, 'I' },
-		{ BCS_SLICE_DRAIN_CUT, 'C' },
-		{ BCS_SLICE_OVERTAKEN, 'O' },
-		{ BCS_SLICE_PREDICTED, 'P' },
-		{ BCS_SLICE_EXPIRED, 'E' },
-	};
-	size_t i;
-
-	_Static_assert(sizeof(names) / sizeof(names[0]) < SLICE_FLAGS_LEN,
-		       "a letter for every flag, and the NUL");
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		buf[i] = flags & names[i].bit ? names[i].c : '-';
-	buf[i] = '\0';
 	return buf;
 }
 
@@ -550,10 +523,19 @@ int main(int argc, char **argv)
 	if (!c)
 		return usage_err(NULL, argv[1][0] == '-' ? "unknown option" :
 				 "unknown command", argv[1]);
+	o.cmd = c;
+	/* Room for every argument that is not an option. */
+	o.args = calloc((size_t)argc, sizeof(*o.args));
+	if (!o.args) {
+		fprintf(stderr, "bcsstat: %s\n", strerror(ENOMEM));
+		return EXIT_FAILURE;
+	}
 	r = parse_opts(c, argc - 2, argv + 2, &o);
-	if (r)
-		return r < 0 ? EXIT_SUCCESS : r;
-	r = c->run(&o);
+	if (!r)
+		r = c->run(&o);
+	free(o.args);
+	if (r < 0)
+		return EXIT_SUCCESS;
 	/* Output that could not be written (a full disk) is a failure. */
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "bcsstat: writing the output: %s\n",

@@ -4,7 +4,8 @@
  *   mkring ring PATH NR HEAD   header + ring of NR records, HEAD written
  *   mkring stream PATH COUNT   COUNT bare records, as read(2) returns them
  * Record s has slice 100 + s, row s % 4, flags cycling through the
- * BCS_SLICE_* bits, interval 10 ms and switch 12.5 us.
+ * BCS_SLICE_* bits, interval 10 ms and switch 12.5 us, its deadline at
+ * 1 s + s * 10 ms and its switch starting 2 us before that.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,9 @@ static void fill(struct bcs_slice_record *r, unsigned long long s)
 	r->row = (unsigned int)(s % 4);
 	r->flags = 1U << (s % 5);
 	r->interval_ns = 10000000;
+	r->deadline_ns = 1000000000ULL + s * 10000000ULL;
+	r->switch_start_ns = r->deadline_ns - 2000;
+	r->switch_end_ns = r->switch_start_ns + 12500;
 	r->switch_ns = 12500;
 	r->nr_suspended = 4;
 	r->nr_resumed = 4;

@@ -4,12 +4,18 @@
 # Host tests of the bcsctl and bcsstat binaries: exit statuses, messages,
 # and bcsstat's output from stand-in /dev/bcsstat files.  No module is
 # needed; BCS_DEVICE and BCS_STAT_DEVICE point the tools elsewhere.
+# BCSSTAT=PATH runs another bcsstat, for example a script that runs it
+# under valgrind --error-exitcode=99.
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
 BCSCTL=./bcsctl
-BCSSTAT=./bcsstat
+BCSSTAT=${BCSSTAT:-./bcsstat}
+case "$BCSSTAT" in
+/*) ;;
+*) BCSSTAT=$PWD/$BCSSTAT ;;
+esac
 MKRING=./tests/mkring
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT
@@ -82,41 +88,41 @@ expect 1 '^bcsctl: status: request not supported' \
 	env BCS_DEVICE=/dev/null $BCSCTL status
 
 # --- bcsstat: usage ---
-expect 2 '^bcsstat: missing command' $BCSSTAT
-expect 2 "^bcsstat: unknown command 'bogus'" $BCSSTAT bogus
-expect 2 '^bcsstat: option not valid here' $BCSSTAT jobs -n 5
-expect 2 '^bcsstat: -c needs --follow' $BCSSTAT slices -c 3
-expect 2 "^bcsstat: bad record count '0'" $BCSSTAT slices -n 0
-expect 2 "^bcsstat: bad job id 'x'" $BCSSTAT tasks --job x
-expect 0 '^Usage: bcsstat' $BCSSTAT --help
-expect 0 '^Usage: bcsstat slices' $BCSSTAT slices -h
-expect 0 '^bcsstat [0-9]' $BCSSTAT --version
+expect 2 '^bcsstat: missing command' "$BCSSTAT"
+expect 2 "^bcsstat: unknown command 'bogus'" "$BCSSTAT" bogus
+expect 2 '^bcsstat: option not valid here' "$BCSSTAT" jobs -n 5
+expect 2 '^bcsstat: -c needs --follow' "$BCSSTAT" slices -c 3
+expect 2 "^bcsstat: bad record count '0'" "$BCSSTAT" slices -n 0
+expect 2 "^bcsstat: bad job id 'x'" "$BCSSTAT" tasks --job x
+expect 0 '^Usage: bcsstat' "$BCSSTAT" --help
+expect 0 '^Usage: bcsstat slices' "$BCSSTAT" slices -h
+expect 0 '^bcsstat [0-9]' "$BCSSTAT" --version
 
 # --- bcsstat: no module ---
 expect 1 "^bcsstat: bcs module not loaded \(/dev/bcsstat missing\)" \
-	env BCS_STAT_DEVICE=/nonexistent $BCSSTAT jobs
+	env BCS_STAT_DEVICE=/nonexistent "$BCSSTAT" jobs
 expect 1 '^bcsstat: jobs: request not supported' \
-	env BCS_STAT_DEVICE=/dev/null $BCSSTAT jobs
+	env BCS_STAT_DEVICE=/dev/null "$BCSSTAT" jobs
 
 # --- bcsstat slices from a stand-in ring: 8 slots, records 12..19 ---
 $MKRING ring "$TMP/ring" 8 20 || bad "mkring ring"
 expect 0 '^ +SEQ +SLICE +ROW +FLAGS' env BCS_STAT_DEVICE="$TMP/ring" \
-	$BCSSTAT slices
+	"$BCSSTAT" slices
 if [ "$(grep -c '^ *1[0-9] ' "$TMP/out")" -eq 8 ]; then ok; else
 	bad "slices: want 8 records: $(cat "$TMP/out")"; fi
 # Output that cannot be written fails.
-env BCS_STAT_DEVICE="$TMP/ring" $BCSSTAT slices > /dev/full 2> "$TMP/err"
+env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" slices > /dev/full 2> "$TMP/err"
 if [ $? = 1 ] && grep -q 'writing the output' "$TMP/err"; then ok; else
 	bad "slices > /dev/full: want exit 1: $(cat "$TMP/err")"; fi
 expect 0 '^ +19 +119 +3 +----I---- +10000\.0 +12\.5 ' \
-	env BCS_STAT_DEVICE="$TMP/ring" $BCSSTAT slices -n 3
+	env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" slices -n 3
 if [ "$(wc -l <"$TMP/out")" -eq 4 ]; then ok; else
 	bad "slices -n 3: want header + 3 lines: $(cat "$TMP/out")"; fi
 expect 0 '^ +15 +115 +3 +L-------- .* 1 +0$' env BCS_STAT_DEVICE="$TMP/ring" \
-	$BCSSTAT slices -n 5
+	"$BCSSTAT" slices -n 5
 if grep -q '^ *16 .* -S------- ' "$TMP/out" && grep -q '^ *17 .* --D------ ' \
 	"$TMP/out"; then ok; else bad "slices flags: $(cat "$TMP/out")"; fi
-expect 0 '"seq"' env BCS_STAT_DEVICE="$TMP/ring" $BCSSTAT slices --json -n 2
+expect 0 '"seq"' env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" slices --json -n 2
 if command -v python3 >/dev/null; then
 	if python3 -c 'import json,sys; d=json.load(sys.stdin);
 assert [r["seq"] for r in d] == [18, 19], d
@@ -126,12 +132,244 @@ fi
 
 # --- bcsstat slices --follow over a stream of records (read path) ---
 $MKRING stream "$TMP/stream" 5 || bad "mkring stream"
-expect 0 '' env BCS_STAT_DEVICE="$TMP/stream" $BCSSTAT slices -f -c 3
+expect 0 '' env BCS_STAT_DEVICE="$TMP/stream" "$BCSSTAT" slices -f -c 3
 if [ "$(wc -l <"$TMP/out")" -eq 4 ]; then ok; else
 	bad "slices -f -c 3: want header + 3 lines: $(cat "$TMP/out")"; fi
-expect 0 '"seq":4' env BCS_STAT_DEVICE="$TMP/stream" $BCSSTAT slices -f --json
+expect 0 '"seq":4' env BCS_STAT_DEVICE="$TMP/stream" "$BCSSTAT" slices -f --json
 if [ "$(wc -l <"$TMP/out")" -eq 5 ]; then ok; else
 	bad "slices -f --json: want 5 lines: $(cat "$TMP/out")"; fi
+
+# --- bcsstat trace and plot from the slices --json files of two nodes ---
+# node1: 4 records; the 2nd late, the 3rd with 2 missed strobes and
+# predicted, the 4th expired (no row); its jobs.json puts jobs 7 and 8 in
+# row 0.  node2: 3 records, the first fail-open.  Spans: 7, instants: 5.
+mkdir -p "$TMP/snap"
+rec() { # seq slice row flags start_ms late missed
+	printf '{"seq":%s,"slice":%s,"row":%s,"flags":"%s",' "$1" "$2" "$3" "$4"
+	printf '"strobe_ns":0,"deadline_ns":%s000000,' "$5"
+	printf '"switch_start_ns":%s000500,"switch_end_ns":%s001000,' "$5" "$5"
+	printf '"interval_ns":10000000,"switch_ns":500,"suspended":1,'
+	printf '"resumed":1,"running":2,"blocked":0,"late":%s,"missed":%s,' "$6" "$7"
+	printf '"late_total":0,"missed_total":0,"parked_ns":0,"resumed_ns":0}'
+}
+{
+	echo '['
+	rec 10 100 0 '--D------' 1000 0 0; echo ,
+	rec 11 101 1 'L-D------' 1010 1 0; echo ,
+	rec 12 102 0 '--D----P-' 1020 0 2; echo ,
+	rec 13 103 null '--D-----E' 1030 0 0
+	echo ']'
+} >"$TMP/snap/node1.slices.json"
+echo '[{"id":7,"row":0,"state":"running"},{"id":8,"row":0},{"id":9,"row":null}]' \
+	>"$TMP/snap/node1.jobs.json"
+{
+	echo '['
+	rec 0 100 null '---F-----' 1001 0 0; echo ,
+	rec 1 101 1 '--D------' 1011 0 0; echo ,
+	rec 2 102 0 '--D------' 1021 0 0
+	echo ']'
+} >"$TMP/snap/node2.slices.json"
+
+expect 0 '' "$BCSSTAT" trace -o "$TMP/trace.json" "$TMP/snap/node1.slices.json" \
+	"$TMP/snap/node2.slices.json"
+if command -v python3 >/dev/null; then
+	if python3 -m json.tool "$TMP/trace.json" >/dev/null; then ok; else
+		bad "trace: not JSON: $(head -c 300 "$TMP/trace.json")"; fi
+	if python3 - "$TMP/trace.json" <<'PY'; then ok; else bad "trace content"; fi
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["pid"]: e["args"]["name"] for e in ev
+         if e["ph"] == "M" and e["name"] == "process_name"}
+assert sorted(names.values()) == ["node1", "node2"], names
+spans = [e for e in ev if e["ph"] == "X"]
+inst = sorted((names[e["pid"]], e["name"]) for e in ev if e["ph"] == "i")
+assert len(spans) == 7, spans
+assert inst == [("node1", "expired"), ("node1", "late"), ("node1", "missed"),
+                ("node1", "predicted"), ("node2", "fail-open")], inst
+n1 = [e for e in spans if names[e["pid"]] == "node1"]
+assert [e["name"] for e in n1] == ["row 0: jobs 7, 8", "row 1",
+                                   "row 0: jobs 7, 8", "no row"], n1
+# relative to the earliest switch of both nodes, in microseconds
+assert min(e["ts"] for e in spans) == 0, spans
+assert n1[0]["ts"] == 0 and n1[0]["dur"] == 10000, n1[0]
+assert n1[3]["dur"] == 0.5, n1[3]
+n2 = [e for e in spans if names[e["pid"]] == "node2"]
+assert n2[0]["ts"] == 1000 and n2[0]["name"] == "no row", n2[0]
+PY
+fi
+# A file not named nodeN.slices.json names its node itself.
+cp "$TMP/snap/node2.slices.json" "$TMP/other.json"
+expect 0 '"process_name","ph":"M".*"name":"other.json"' \
+	"$BCSSTAT" trace -o - "$TMP/other.json"
+
+# plot: a PNG of each kind, with or without gnuplot installed
+if command -v gnuplot >/dev/null; then
+	for kind in interval lateness; do
+		rm -f "$TMP/p.png"
+		expect 0 '' "$BCSSTAT" plot $kind -o "$TMP/p.png" \
+			"$TMP/snap/node1.slices.json" "$TMP/snap/node2.slices.json"
+		if [ -s "$TMP/p.png" ] &&
+		   [ "$(head -c 4 "$TMP/p.png" | od -An -c | tr -d ' ')" = \
+		     '211PNG' ]; then ok; else bad "plot $kind: no PNG"; fi
+	done
+	# A file name is no command to gnuplot, quoted or not (gnuplot
+	# runs in the directory of bcsstat, here $TMP).
+	evil="it's \`touch pwned\` '; system('touch pwned') #
+\".json"
+	cp "$TMP/snap/node1.slices.json" "$TMP/$evil"
+	# shellcheck disable=SC2016
+	expect 0 '' sh -c 'cd "$1" && exec "$2" plot interval -o p.png "$3"' \
+		sh "$TMP" "$BCSSTAT" "$evil"
+	if [ -e "$TMP/pwned" ]; then bad "plot ran a command from a file name"
+	else ok; fi
+	# The local ring when no FILE is given.
+	expect 0 '' env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" plot interval \
+		-o "$TMP/ring.png"
+	if [ -s "$TMP/ring.png" ]; then ok; else bad "plot of the ring"; fi
+	# Nothing to plot: one record has no interval.
+	echo '[' >"$TMP/one.json"; rec 0 1 0 '---------' 1 0 0 >>"$TMP/one.json"
+	echo ']' >>"$TMP/one.json"
+	sed -i 's/"interval_ns":10000000/"interval_ns":0/' "$TMP/one.json"
+	expect 1 '^bcsstat: nothing to plot' "$BCSSTAT" plot interval \
+		-o "$TMP/none.png" "$TMP/one.json"
+	if [ -e "$TMP/none.png" ]; then bad "plot left a file"; else ok; fi
+else
+	echo "SKIP: gnuplot is not installed; no PNG checked" >&2
+fi
+expect 1 '^bcsstat: gnuplot not found; install it' env PATH=/nonexistent \
+	"$BCSSTAT" plot interval -o "$TMP/p.png" "$TMP/snap/node1.slices.json"
+
+# plot's script and data, through a stand-in gnuplot that keeps them.
+mkdir -p "$TMP/fakebin" "$TMP/fake" "$TMP/tmpd"
+cat >"$TMP/fakebin/gnuplot" <<'EOF'
+#!/bin/sh
+cp "$1" "$FAKE/plot.gp" && cp "${1%/*}/data" "$FAKE/data" || exit 3
+case $FAKE_MODE in
+fail) echo "gnuplot: stand-in failure" >&2; exit 1 ;;
+empty) exit 0 ;;
+esac
+printf 'not really a PNG'
+EOF
+chmod +x "$TMP/fakebin/gnuplot"
+fake() { # MODE CMD...: CMD with the stand-in gnuplot
+	m=$1
+	shift
+	env PATH="$TMP/fakebin:$PATH" FAKE="$TMP/fake" FAKE_MODE="$m" \
+		TMPDIR="$TMP/tmpd" "$@"
+}
+expect 0 '' fake ok "$BCSSTAT" plot interval -o "$TMP/f.png" \
+	"$TMP/snap/node1.slices.json" "$TMP/snap/node2.slices.json"
+if grep -q "^set title 'Slice interval per node: snap'" "$TMP/fake/plot.gp" &&
+   grep -q "index 1 using 1:2 .* title 'node2'" "$TMP/fake/plot.gp" &&
+   ! grep -q 'index 2' "$TMP/fake/plot.gp" &&
+   ! grep -q 'off scale' "$TMP/fake/plot.gp" &&
+   grep -q '^set xtics 1$' "$TMP/fake/plot.gp" &&
+   grep -q '^set yrange \[9\.000000:11\.000000\]$' "$TMP/fake/plot.gp"
+then ok; else
+	bad "plot script: $(cat "$TMP/fake/plot.gp")"; fi
+# 4 + 3 intervals of 10 ms in two blocks; node2's first slice is 100
+if [ "$(grep -c ' 10\.000000$' "$TMP/fake/data")" -eq 7 ] &&
+   grep -q '^100 10\.000000$' "$TMP/fake/data"; then ok; else
+	bad "plot data: $(cat "$TMP/fake/data")"; fi
+# One interval of 5 s among 10 ms ones is drawn off the scale.
+{
+	echo '['
+	for i in $(seq 1 50); do rec "$i" "$i" 0 '--D------' "$i" 0 0; echo ,; done
+	rec 51 51 0 '--D------' 51 0 0
+	echo ']'
+} | sed 's/"seq":30,\(.*\)"interval_ns":10000000/"seq":30,\1"interval_ns":5000000000/' \
+	>"$TMP/outlier.json"
+expect 0 '' fake ok "$BCSSTAT" plot interval -o "$TMP/f.png" "$TMP/outlier.json"
+if grep -q "off scale: 1 value above 20.0 ms, the highest 5000 ms" \
+	"$TMP/fake/plot.gp" && grep -q '^set yrange \[\*:cap' "$TMP/fake/plot.gp" &&
+   ! grep -q '^set xtics 1$' "$TMP/fake/plot.gp"; then
+	ok; else bad "plot off scale: $(cat "$TMP/fake/plot.gp")"; fi
+rm -f "$TMP/f.png"
+expect 1 '^bcsstat: gnuplot failed \(exit status 1\)' fake fail "$BCSSTAT" \
+	plot lateness -o "$TMP/f.png" "$TMP/snap/node1.slices.json"
+expect 1 '^bcsstat: gnuplot made no picture' fake empty "$BCSSTAT" \
+	plot lateness -o "$TMP/f.png" "$TMP/snap/node1.slices.json"
+if [ -e "$TMP/f.png" ]; then bad "a failed plot left its file"; else ok; fi
+if [ -z "$(ls -A "$TMP/tmpd")" ]; then ok; else
+	bad "plot left $(ls -A "$TMP/tmpd") in TMPDIR"; fi
+
+# The local ring when no FILE is given: records 12..19, 2 us early.
+expect 0 '' env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" trace -o "$TMP/ring.json"
+if command -v python3 >/dev/null; then
+	if python3 - "$TMP/ring.json" "$(hostname)" <<'PY'; then ok; else
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = [e["args"]["name"] for e in ev
+         if e["ph"] == "M" and e["name"] == "process_name"]
+assert names == [sys.argv[2]], names
+spans = [e for e in ev if e["ph"] == "X"]
+assert [e["args"]["seq"] for e in spans] == list(range(12, 20)), spans
+assert [e["name"] for e in spans[:2]] == ["row 0", "row 1"], spans
+assert [e["ts"] for e in spans[:2]] == [0, 10000], spans
+assert all(e["args"]["lateness_us"] == -2 for e in spans), spans
+assert spans[-1]["dur"] == 12.5, spans[-1]
+PY
+		bad "trace of the ring"; fi
+fi
+
+# Nodes of two runs named alike are told apart by their directories.
+mkdir -p "$TMP/run2"
+cp "$TMP/snap/node1.slices.json" "$TMP/run2/"
+expect 0 '"name":"snap/node1".*"name":"node2".*"name":"run2/node1"' \
+	"$BCSSTAT" trace -o - "$TMP/snap/node1.slices.json" \
+	"$TMP/snap/node2.slices.json" "$TMP/run2/node1.slices.json"
+
+# The lines of slices --follow --json are read as well as an array.
+env BCS_STAT_DEVICE="$TMP/stream" "$BCSSTAT" slices -f --json \
+	>"$TMP/lines.json" || bad "slices -f --json"
+expect 0 '' "$BCSSTAT" trace -o "$TMP/lines-trace.json" "$TMP/lines.json"
+if command -v python3 >/dev/null; then
+	if python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+seqs = [e["args"]["seq"] for e in ev if e["ph"] == "X"]
+assert seqs == [0, 1, 2, 3, 4], seqs' "$TMP/lines-trace.json"; then ok; else
+		bad "trace of slices -f --json lines"; fi
+fi
+printf '{"seq":1}\n[1]\n' >"$TMP/mixed.json"
+expect 1 "^bcsstat: $TMP/mixed.json: not an object at byte 10" \
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/mixed.json"
+printf '[]\n[]\n' >"$TMP/two.json"
+expect 1 "^bcsstat: $TMP/two.json: more after the JSON value at byte 3" \
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/two.json"
+
+# --- bcsstat trace and plot: bad input ---
+expect 2 '^bcsstat: missing KIND' "$BCSSTAT" plot
+expect 2 "^bcsstat: unknown plot kind 'histogram'" "$BCSSTAT" plot histogram \
+	-o "$TMP/p.png"
+expect 2 '^bcsstat: missing -o FILE.png' "$BCSSTAT" plot interval \
+	"$TMP/snap/node1.slices.json"
+expect 2 '^bcsstat: missing -o FILE.json' "$BCSSTAT" trace \
+	"$TMP/snap/node1.slices.json"
+expect 2 '^bcsstat: missing value for' "$BCSSTAT" trace -o
+expect 2 "^bcsstat: unknown option '-x'" "$BCSSTAT" trace -x -o "$TMP/t.json"
+expect 2 "^bcsstat: option not valid here: '-o'" "$BCSSTAT" slices -o x
+expect 0 '^  lateness ' "$BCSSTAT" plot --help
+expect 1 "^bcsstat: cannot read $TMP/missing.json: No such file" \
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/missing.json"
+echo 'seq 1 2 3' >"$TMP/text.json"
+expect 1 "^bcsstat: $TMP/text.json is not JSON" \
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/text.json"
+echo '[{"seq":1},' >"$TMP/cut.json"
+expect 1 "^bcsstat: $TMP/cut.json is not JSON: unexpected end" \
+	"$BCSSTAT" plot interval -o "$TMP/p.png" "$TMP/cut.json"
+echo '{"seq":1}' >"$TMP/obj.json"
+expect 1 "not an array of slice records" \
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/obj.json"
+echo '[{"seq":1,"slice":2}]' >"$TMP/short.json"
+expect 1 "^bcsstat: $TMP/short.json: record 0 has no \"deadline_ns\"" \
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/short.json"
+sed 's/"flags":"--D------"/"flags":"xyz"/' "$TMP/snap/node2.slices.json" \
+	>"$TMP/flags.json"
+expect 1 '"flags" is not a string of flag letters' \
+	"$BCSSTAT" trace -o "$TMP/t.json" "$TMP/flags.json"
+expect 1 "^bcsstat: cannot write $TMP/no/t.json" \
+	"$BCSSTAT" trace -o "$TMP/no/t.json" "$TMP/snap/node1.slices.json"
+if [ -e "$TMP/t.json" ]; then bad "trace of bad input left a file"; else ok; fi
 
 # --- bcsctl job list from a stand-in bcsd: a reply far above 64 KiB ---
 # (16 jobs on 1024 nodes each, as a large cluster's job list is.)

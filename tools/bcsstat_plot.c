@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bcsstat plot KIND -o FILE.png [FILE...]: a picture of the slice records
+ * of one or more nodes, drawn by gnuplot.  Each KIND is one entry of
+ * plot_kinds[]: what it computes from a record and how its axes read.
+ *
+ * gnuplot runs as a child (fork and exec, no shell) on a script and a data
+ * file in a private temporary directory; the only text of ours it parses
+ * is the titles, quoted so that no file name can become a command.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bcsstat.h"
+
+struct plot_kind {
+	const char *name;
+	const char *help;
+	const char *title;
+	const char *ylabel;
+	const char *unit;
+	/* The value of @r to plot in *@v; false if it has none. */
+	int (*value)(const struct bcs_slice_record *r, double *v);
+};
+
+/* The time since the previous switch began; none before the first. */
+static int value_interval(const struct bcs_slice_record *r, double *v)
+{
+	if (!r->interval_ns)
+		return 0;
+	*v = r->interval_ns / 1e6;
+	return 1;
+}
+
+/* How long after its deadline the switch began; early is negative. */
+static int value_lateness(const struct bcs_slice_record *r, double *v)
+{
+	if (!r->deadline_ns || !r->switch_start_ns)
+		return 0;
+	*v = (double)(int64_t)(r->switch_start_ns - r->deadline_ns) / 1e3;
+	return 1;
+}
+
+static const struct plot_kind plot_kinds[] = {
+	{ "interval", "the slice interval (ms) against the slice number",
+	  "Slice interval per node", "slice interval (ms)", "ms",
+	  value_interval },
+	{ "lateness", "switch start - deadline (us) against the slice number",
+	  "Switch lateness per node (negative: early)",
+	  "switch start - deadline (\xc2\xb5s)", "\xc2\xb5s", value_lateness },
+};
+
+#define NR_PLOT_KINDS	(sizeof(plot_kinds) / sizeof(plot_kinds[0]))
+
+void plot_help(FILE *f)
+{
+	size_t k;
+
+	fprintf(f, "KIND:\n");
+	for (k = 0; k < NR_PLOT_KINDS; k++)
+		fprintf(f, "  %-10s %s\n", plot_kinds[k].name,
+			plot_kinds[k].help);
+	fprintf(f, "FILE: bcsstat slices --json of one node each (the node "
+		"is named after\nnodeN.slices.json, else the file); none: "
+		"the local ring.\n");
+}
+
+/* @s as a gnuplot single-quoted string: ' doubled, control bytes '?'. */
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("''", f);
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fputc('?', f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/* The directory all @in share ("coherence" for .../coherence/nodeN...). */
+static char *common_dir(const struct node_input *in, size_t n)
+{
+	const char *p = in[0].path, *slash, *start;
+	size_t i, len;
+
+	slash = p ? strrchr(p, '/') : NULL;
+	if (!slash)
+		return NULL;
+	len = (size_t)(slash - p);
+	for (i = 1; i < n; i++)
+		if (!in[i].path || strncmp(in[i].path, p, len) ||
+		    in[i].path[len] != '/' ||
+		    strchr(in[i].path + len + 1, '/'))
+			return NULL;
+	for (start = slash; start > p && start[-1] != '/'; start--)
+		;
+	if (start == slash || (slash - start == 1 && *start == '.'))
+		return NULL;
+	return strndup(start, (size_t)(slash - start));
+}
+
+/*
+ * Outliers such as the interval of a node that stood still for seconds
+ * would flatten every other value against the axis.  When the largest
+ * value is over OFF_SCALE_RATIO times the 99th percentile, the axis ends
+ * at twice the percentile and the values above it are drawn on its top.
+ */
+#define OFF_SCALE_RATIO	5
+
+struct scale {
+	int clip;
+	double cap;		/* values above are off the scale */
+	double min, max;
+	size_t above;
+	uint64_t first, last;	/* slice numbers */
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void find_scale(double *v, size_t n, struct scale *sc)
+{
+	double p99;
+	size_t i;
+
+	sc->clip = 0;
+	sc->above = 0;
+	if (!n)
+		return;
+	qsort(v, n, sizeof(*v), cmp_double);
+	p99 = v[(size_t)(0.99 * (double)(n - 1))];
+	sc->min = v[0];
+	sc->max = v[n - 1];
+	if (p99 <= 0 || sc->max <= OFF_SCALE_RATIO * p99)
+		return;
+	sc->clip = 1;
+	sc->cap = 2 * p99;
+	for (i = 0; i < n; i++)
+		sc->above += v[i] > sc->cap;
+}
+
+/*
+ * The data: one block per node that has a value, two blank lines apart,
+ * one blank line where slices are missing.  Sets @has_block of those
+ * nodes and returns the number of values, stored in @vals.
+ */
+static size_t write_data(const struct plot_kind *k,
+			 const struct node_input *in, size_t n, FILE *d,
+			 int *has_block, double *vals, struct scale *sc)
+{
+	size_t i, r, pts, nr_vals = 0;
+	uint64_t prev = 0;
+	double v;
+
+	for (i = 0; i < n; i++) {
+		pts = 0;
+		for (r = 0; r < in[i].nr_recs; r++) {
+			const struct bcs_slice_record *rec = &in[i].recs[r];
+
+			if (!k->value(rec, &v))
+				continue;
+			/* A blank line: no line across slices not recorded. */
+			if (pts && rec->slice != prev + 1)
+				fputc('\n', d);
+			fprintf(d, "%llu %.6f\n",
+				(unsigned long long)rec->slice, v);
+			prev = rec->slice;
+			if (!nr_vals || rec->slice < sc->first)
+				sc->first = rec->slice;
+			if (!nr_vals || rec->slice > sc->last)
+				sc->last = rec->slice;
+			vals[nr_vals++] = v;
+			pts++;
+		}
+		has_block[i] = pts > 0;
+		if (pts)
+			fprintf(d, "\n\n");
+		else
+			fprintf(stderr, "bcsstat: %s: no records to plot\n",
+				in[i].name);
+	}
+	return nr_vals;
+}
+
+static const char *fmt_value(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, fabs(v) >= 100 ? "%.0f" : "%.1f", v);
+	return buf;
+}
+
+static void write_script(const struct plot_kind *k,
+			 const struct node_input *in, size_t n,
+			 const int *has_block, const struct scale *sc,
+			 const char *data, FILE *s)
+{
+	char label[160], b1[32], b2[32], *dir;
+	int block = 0;
+	size_t i;
+
+	fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		"  set terminal pngcairo size 1024,560 font 'Sans,12' "
+		"noenhanced\n"
+		"} else {\n"
+		"  set terminal png size 1024,560 noenhanced\n"
+		"}\n"
+		"set output\n"
+		"set encoding utf8\n"
+		"set title ");
+	dir = common_dir(in, n);
+	if (dir) {
+		char *t = malloc(strlen(k->title) + strlen(dir) + 4);
+
+		if (t)
+			sprintf(t, "%s: %s", k->title, dir);
+		put_quoted(s, t ? t : k->title);
+		free(t);
+		free(dir);
+	} else {
+		put_quoted(s, k->title);
+	}
+	fprintf(s, "\nset xlabel 'slice number'\nset ylabel ");
+	put_quoted(s, k->ylabel);
+	fprintf(s, "\nset grid\n"
+		"set key outside right top reverse Left box width 1 title 'node'\n"
+		"set format x '%%.0f'\n"
+		"set autoscale xfix\n");
+	/* Slice numbers are whole: no ticks between them. */
+	if (sc->last - sc->first < 10)
+		fprintf(s, "set xtics 1\n");
+	/* A flat line in the middle, not on an axis of its own. */
+	if (sc->min == sc->max) {
+		double pad = fabs(sc->min) > 1 ? fabs(sc->min) / 10 : 1;
+
+		fprintf(s, "set yrange [%.6f:%.6f]\n", sc->min - pad,
+			sc->min + pad);
+	}
+	if (sc->clip) {
+		snprintf(label, sizeof(label), "off scale: %zu %s above %s "
+			 "%s, the highest %s %s", sc->above,
+			 sc->above == 1 ? "value" : "values",
+			 fmt_value(b1, sizeof(b1), sc->cap), k->unit,
+			 fmt_value(b2, sizeof(b2), sc->max), k->unit);
+		fprintf(s, "cap = %.6f\nset yrange [*:cap * 1.05]\n"
+			"set label 1 ", sc->cap);
+		put_quoted(s, label);
+		fprintf(s, " at screen 0.99, screen 0.03 right "
+			"font ',10'\n");
+	}
+	fprintf(s, "plot ");
+	for (i = 0; i < n; i++) {
+		if (!has_block[i])
+			continue;
+		fprintf(s, "%s", block ? ", \\\n     " : "");
+		put_quoted(s, data);
+		fprintf(s, " index %d using 1:%s with linespoints lw 1.5 "
+			"pt 7 ps 0.6 lc %d title ", block,
+			sc->clip ? "($2 > cap ? cap : $2)" : "2", block + 1);
+		put_quoted(s, in[i].name);
+		if (sc->clip) {
+			fprintf(s, ", \\\n     ");
+			put_quoted(s, data);
+			fprintf(s, " index %d using 1:($2 > cap ? cap : 1/0) "
+				"with points pt 9 ps 2 lc %d notitle", block,
+				block + 1);
+		}
+		block++;
+	}
+	if (sc->clip)
+		fprintf(s, ", \\\n     NaN with points pt 9 ps 2 "
+			"lc 'black' title 'off scale'");
+	fprintf(s, "\n");
+}
+
+/* Write the data and the script.  Returns the number of blocks, or -1. */
+static int write_files(const struct plot_kind *k, const struct node_input *in,
+		       size_t n, const char *data, const char *script)
+{
+	size_t i, total = 0, nr_vals;
+	int *has_block, blocks = 0, err = 0;
+	struct scale sc;
+	double *vals;
+	FILE *d, *s;
+
+	for (i = 0; i < n; i++)
+		total += in[i].nr_recs;
+	vals = malloc((total ? total : 1) * sizeof(*vals));
+	has_block = calloc(n, sizeof(*has_block));
+	d = vals && has_block ? fopen(data, "w") : NULL;
+	s = d ? fopen(script, "w") : NULL;
+	if (!s) {
+		if (!vals || !has_block)
+			errno = ENOMEM;
+		if (d)
+			fclose(d);
+		free(vals);
+		free(has_block);
+		return -1;
+	}
+	memset(&sc, 0, sizeof(sc));
+	nr_vals = write_data(k, in, n, d, has_block, vals, &sc);
+	find_scale(vals, nr_vals, &sc);
+	write_script(k, in, n, has_block, &sc, data, s);
+	for (i = 0; i < n; i++)
+		blocks += has_block[i];
+	if (ferror(d) || ferror(s))
+		err = -1;
+	if (fclose(d))
+		err = -1;
+	if (fclose(s))
+		err = -1;
+	free(vals);
+	free(has_block);
+	return err ? -1 : blocks;
+}
+
+/*
+ * Run gnuplot on @script with its standard output to @outfd.  An exec
+ * that fails reports its errno through a close-on-exec pipe.
+ */
+static int run_gnuplot(const char *script, int outfd)
+{
+	const char *prog = "gnuplot";
+	int p[2], status, child_err = 0;
+	ssize_t got;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	if (fcntl(p[1], F_SETFD, FD_CLOEXEC)) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		if (dup2(outfd, STDOUT_FILENO) < 0)
+			_exit(127);
+		execlp(prog, prog, script, (char *)NULL);
+		child_err = errno;
+		if (write(p[1], &child_err, sizeof(child_err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(p[1]);
+	do
+		got = read(p[0], &child_err, sizeof(child_err));
+	while (got < 0 && errno == EINTR);
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (got == sizeof(child_err)) {
+		if (child_err == ENOENT)
+			fprintf(stderr, "bcsstat: gnuplot not found; install "
+				"it (Debian: apt-get install gnuplot-nox)\n");
+		else
+			fprintf(stderr, "bcsstat: cannot run gnuplot: %s\n",
+				strerror(child_err));
+		return 1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "bcsstat: gnuplot failed (%s %d)\n",
+			WIFEXITED(status) ? "exit status" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) :
+			WTERMSIG(status));
+		return 1;
+	}
+	return 0;
+}
+
+/* Copy the picture to @path; a failure removes what was written. */
+static int copy_out(const char *from, const char *path)
+{
+	char buf[65536];
+	int in, out, err = 0;
+	ssize_t n, w, off;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (out < 0) {
+		err = errno;
+		close(in);
+		errno = err;
+		return -1;
+	}
+	while (!err && (n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno != EINTR)
+				err = errno;
+			continue;
+		}
+		for (off = 0; off < n && !err; off += w) {
+			w = write(out, buf + off, (size_t)(n - off));
+			if (w < 0) {
+				if (errno != EINTR)
+					err = errno;
+				w = 0;
+			}
+		}
+	}
+	close(in);
+	if (close(out) && !err)
+		err = errno;
+	if (err) {
+		unlink(path);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	char *p = malloc(strlen(dir) + strlen(name) + 2);
+
+	if (p)
+		sprintf(p, "%s/%s", dir, name);
+	return p;
+}
+
+static int plot(const struct plot_kind *k, const struct node_input *in,
+		size_t n, const char *output)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir, *data = NULL, *script = NULL, *png = NULL;
+	int ret = EXIT_FAILURE, fd, blocks;
+	struct stat sb;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	dir = join(tmp, "bcsstat-plot.XXXXXX");
+	if (!dir || !mkdtemp(dir)) {
+		fprintf(stderr, "bcsstat: cannot make a directory in %s: %s\n",
+			tmp, strerror(errno));
+		free(dir);
+		return EXIT_FAILURE;
+	}
+	data = join(dir, "data");
+	script = join(dir, "plot.gp");
+	png = join(dir, "plot.png");
+	if (!data || !script || !png) {
+		fprintf(stderr, "bcsstat: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	blocks = write_files(k, in, n, data, script);
+	if (blocks < 0) {
+		fprintf(stderr, "bcsstat: writing in %s: %s\n", dir,
+			strerror(errno));
+		goto out;
+	}
+	if (!blocks) {
+		fprintf(stderr, "bcsstat: nothing to plot\n");
+		goto out;
+	}
+	fd = open(png, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "bcsstat: %s: %s\n", png, strerror(errno));
+		goto out;
+	}
+	if (run_gnuplot(script, fd)) {
+		close(fd);
+		goto out;
+	}
+	close(fd);
+	if (stat(png, &sb) || sb.st_size == 0) {
+		fprintf(stderr, "bcsstat: gnuplot made no picture\n");
+		goto out;
+	}
+	if (copy_out(png, output)) {
+		fprintf(stderr, "bcsstat: cannot write %s: %s\n", output,
+			strerror(errno));
+		goto out;
+	}
+	ret = EXIT_SUCCESS;
+out:
+	if (png)
+		unlink(png);
+	if (script)
+		unlink(script);
+	if (data)
+		unlink(data);
+	rmdir(dir);
+	free(png);
+	free(script);
+	free(data);
+	free(dir);
+	return ret;
+}
+
+int run_plot(const struct opts *o)
+{
+	const struct plot_kind *k = NULL;
+	struct node_input *in;
+	size_t n, i;
+	int ret;
+
+	if (o->nr_args < 1)
+		return usage_err(o->cmd, "missing KIND", NULL);
+	for (i = 0; i < NR_PLOT_KINDS; i++)
+		if (!strcmp(o->args[0], plot_kinds[i].name))
+			k = &plot_kinds[i];
+	if (!k)
+		return usage_err(o->cmd, "unknown plot kind", o->args[0]);
+	if (!o->output)
+		return usage_err(o->cmd, "missing -o FILE.png", NULL);
+	ret = inputs_load(o->args + 1, o->nr_args - 1, 0, &in, &n);
+	if (ret)
+		return ret;
+	ret = plot(k, in, n, o->output);
+	inputs_free(in, n);
+	return ret;
+}
