@@ -172,9 +172,9 @@ static struct json_object *map_history_json(const struct bcsd *d)
 
 void bcsd_write_stats(struct bcsd *d)
 {
-	const char *path = cfg_str(&d->cfg, "stats_file");
+	const char *path = d->cfg.stats_file;
 	struct json_object *o, *rej;
-	char tmp[CFG_VALUE_MAX + 8];
+	char tmp[CFG_STR_MAX + 8];
 	int i, fd;
 
 	if (!*path)
@@ -319,7 +319,7 @@ static void on_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	}
 	if (v == BCSP_OK && !own && m.hdr.type == BCSP_STROBE)
 		v = bcsp_strobe_verdict(&m.strobe, now_real_ns(),
-					cfg_uint(&d->cfg, "stale_slices"));
+					d->cfg.stale_slices);
 	if (v != BCSP_OK) {
 		/* Said by say_rejected(): a flood costs no log line each. */
 		d->cnt.rejected[v]++;
@@ -484,11 +484,11 @@ static void drain_timerfd(int fd)
  */
 static long tick_period_ms(const struct bcsd *d)
 {
-	uint64_t ms = cfg_uint(&d->cfg, "failover_slices") * d->slice_ns /
+	uint64_t ms = d->cfg.failover_slices * d->slice_ns /
 		      1000000 / 4;
 
-	if (ms > cfg_uint(&d->cfg, "report_ms"))
-		ms = cfg_uint(&d->cfg, "report_ms");
+	if (ms > d->cfg.report_ms)
+		ms = d->cfg.report_ms;
 	if (ms < BCSD_TICK_MS_MIN)
 		ms = BCSD_TICK_MS_MIN;
 	if (ms > BCSD_TICK_MS_MAX)
@@ -599,7 +599,7 @@ static uint32_t default_node_id(void)
  */
 static void set_realtime(const struct bcsd *d)
 {
-	int prio = (int)cfg_uint(&d->cfg, "rt_priority");
+	int prio = (int)d->cfg.rt_priority;
 	struct sched_param sp = { .sched_priority = prio };
 
 	if (!prio)
@@ -613,28 +613,27 @@ static void set_realtime(const struct bcsd *d)
 
 static int setup(struct bcsd *d)
 {
-	const char *role = cfg_str(&d->cfg, "role");
 	char err[256];
 
-	d->cluster = (uint32_t)cfg_uint(&d->cfg, "cluster");
-	d->node_id = (uint32_t)cfg_uint(&d->cfg, "node_id");
+	d->cluster = d->cfg.cluster;
+	d->node_id = d->cfg.node_id;
 	if (!d->node_id)
 		d->node_id = default_node_id();
-	d->master_role = strcmp(role, "node") != 0;
-	d->node_role = strcmp(role, "master") != 0;
-	d->slice_ns = cfg_uint(&d->cfg, "slice_us") * 1000;
+	d->master_role = d->cfg.role != CFG_ROLE_NODE;
+	d->node_role = d->cfg.role != CFG_ROLE_MASTER;
+	d->slice_ns = (uint64_t)d->cfg.slice_us * 1000;
 	/* Nodes hold only a few strobes ahead of their deadlines. */
-	if (d->master_role && cfg_uint(&d->cfg, "lead_us") >=
-			      BCSD_LEAD_SLICES_MAX * cfg_uint(&d->cfg, "slice_us")) {
+	if (d->master_role && d->cfg.lead_us >=
+			      BCSD_LEAD_SLICES_MAX * d->cfg.slice_us) {
 		pr_err("lead_us %llu must be less than %d slices (%llu us)",
-		       (unsigned long long)cfg_uint(&d->cfg, "lead_us"),
+		       (unsigned long long)d->cfg.lead_us,
 		       BCSD_LEAD_SLICES_MAX, (unsigned long long)
-		       (BCSD_LEAD_SLICES_MAX * cfg_uint(&d->cfg, "slice_us")));
+		       (BCSD_LEAD_SLICES_MAX * d->cfg.slice_us));
 		return -1;
 	}
 	d->sock = d->strobe_tfd = d->tick_tfd = d->ctl_fd = -1;
 
-	if (bcsp_load_key(cfg_str(&d->cfg, "key_file"), d->key, err,
+	if (bcsp_load_key(d->cfg.key_file, d->key, err,
 			  sizeof(err))) {
 		pr_err("cluster key: %s", err);
 		return -1;
@@ -652,8 +651,8 @@ static int setup(struct bcsd *d)
 		return -1;
 	set_realtime(d);
 	pr_notice("started: role %s, node %u, cluster %u, group %s:%u",
-		  role, d->node_id, d->cluster, cfg_str(&d->cfg, "group"),
-		  (unsigned int)cfg_uint(&d->cfg, "port"));
+		  cfg_role_name(d->cfg.role), d->node_id, d->cluster,
+		  d->cfg.group, d->cfg.port);
 	return 0;
 }
 
@@ -676,7 +675,7 @@ enum { OPT_GENKEY = 1000, OPT_PRINT, OPT_CFG_BASE = 2000 };
 
 int main(int argc, char **argv)
 {
-	struct option longopts[40];
+	struct option longopts[64 + 8];	/* the options, then bcsd's own */
 	const char *conf = BCSD_CONF_DEFAULT, *genkey_path = NULL;
 	bool conf_given = false, print = false;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -690,10 +689,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cfg_init(&d.cfg);
-	for (i = 0; i < cfg_nr_opts; i++)
-		longopts[i] = (struct option){ cfg_opts[i].name,
-					       required_argument, NULL,
-					       OPT_CFG_BASE + (int)i };
+	i = cfg_longopts(longopts, OPT_CFG_BASE);
 	longopts[i++] = (struct option){ "config", required_argument, NULL, 'f' };
 	longopts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
 	longopts[i++] = (struct option){ "genkey", required_argument, NULL,
@@ -745,8 +741,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	log_setup("bcsd", !strcmp(cfg_str(&d.cfg, "log"), "syslog"),
-		  (int)cfg_uint(&d.cfg, "verbose"));
+	log_setup("bcsd", d.cfg.log == CFG_LOG_SYSLOG, (int)d.cfg.verbose);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);

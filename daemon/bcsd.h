@@ -15,11 +15,7 @@
 #include "config.h"
 #include "proto.h"
 
-/*
- * The largest cluster: bcsd keeps a replay window and a report per node,
- * and the master each job's tasks per node.
- */
-#define BCSD_MAX_NODES		1024
+/* The largest cluster, BCSD_MAX_NODES, is in config.h (quorum). */
 #define BCSD_MAX_SENDERS	BCSD_MAX_NODES
 #define BCSD_REQ_TIMEOUT_MS	500
 #define BCSD_REQ_TRIES		6

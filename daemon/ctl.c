@@ -143,7 +143,7 @@ static bool ctl_in_use(const struct sockaddr_un *sun)
 
 int ctl_open(struct bcsd *d)
 {
-	const char *path = cfg_str(&d->cfg, "control_socket");
+	const char *path = d->cfg.control_socket;
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	char dir[sizeof(sun.sun_path)], *slash;
 
@@ -151,7 +151,7 @@ int ctl_open(struct bcsd *d)
 	d->next_req_id = randombytes_random();
 	if (!*path)
 		return 0;
-	d->nr_clients = (unsigned int)cfg_uint(&d->cfg, "control_clients");
+	d->nr_clients = (unsigned int)d->cfg.control_clients;
 	d->clients = calloc(d->nr_clients, sizeof(*d->clients));
 	if (!d->clients) {
 		pr_err("control socket: out of memory");
@@ -206,7 +206,7 @@ void ctl_close(struct bcsd *d)
 	d->nr_clients = 0;
 	if (d->ctl_fd >= 0) {
 		close(d->ctl_fd);
-		unlink(cfg_str(&d->cfg, "control_socket"));
+		unlink(d->cfg.control_socket);
 	}
 }
 
@@ -230,7 +230,7 @@ static struct bcsd_client *ctl_slot(struct bcsd *d, uid_t uid, char *why,
 	unsigned int per_user, nonroot = 0, mine = 0, i;
 	struct bcsd_client *c, *free_c = NULL, *idle = NULL, *waiting = NULL;
 
-	per_user = (unsigned int)cfg_uint(&d->cfg, "control_clients_per_user");
+	per_user = (unsigned int)d->cfg.control_clients_per_user;
 	for (i = 0; i < d->nr_clients; i++) {
 		c = &d->clients[i];
 		if (c->fd < 0) {
@@ -329,7 +329,7 @@ static void cmd_status(struct bcsd *d, struct bcsd_client *c)
 		rejected += d->cnt.rejected[i];
 	json_object_object_add(o, "ok", json_object_new_boolean(1));
 	json_object_object_add(o, "role",
-			       json_object_new_string(cfg_str(&d->cfg, "role")));
+			       json_object_new_string(cfg_role_name(d->cfg.role)));
 	add_u64(o, "cluster", d->cluster);
 	json_object_object_add(o, "have_master",
 			       json_object_new_boolean(d->have_master));
@@ -454,7 +454,7 @@ void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
 static void cmd_job_wait(struct bcsd *d, struct bcsd_client *c,
 			 const struct ctl_req *req)
 {
-	uint64_t max = cfg_uint(&d->cfg, "control_wait_ms");
+	uint64_t max = d->cfg.control_wait_ms;
 	char msg[96];
 
 	if (req->timeout_ms > max) {

@@ -43,7 +43,7 @@
  */
 #define MAP_REPEATS		3
 #define REPORT_EPOCH_SLICES	3
-#define REPORT_EXPIRY_MS(d)	(5 * cfg_uint(&(d)->cfg, "report_ms"))
+#define REPORT_EXPIRY_MS(d)	(5 * (d)->cfg.report_ms)
 
 static uint64_t slices_ms(const struct bcsd *d, uint64_t slices)
 {
@@ -68,7 +68,7 @@ int master_init(struct bcsd *d)
 	 */
 	d->master_heard_ms = now_mono_ms();
 	d->listen_until_ms = d->master_heard_ms +
-			     2 * cfg_uint(&d->cfg, "report_ms");
+			     2 * d->cfg.report_ms;
 	return 0;
 }
 
@@ -132,7 +132,7 @@ static void send_map(struct bcsd *d)
 	struct bcsp_msg m = { .hdr = { .type = BCSP_MAP } };
 
 	m.hdr.epoch = d->epoch;
-	m.hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
+	m.hdr.priority = (uint16_t)d->cfg.priority;
 	fill_map(d, &m.map);
 	if (!net_send(d, &m, NULL))
 		d->cnt.maps_tx++;
@@ -161,7 +161,7 @@ static uint64_t map_resend_slices(const struct bcsd *d)
 /* Pick a row for a new job: the emptiest allowed row. */
 static uint32_t pick_row(const struct bcsd *d)
 {
-	uint32_t rows = (uint32_t)cfg_uint(&d->cfg, "rows");
+	uint32_t rows = (uint32_t)d->cfg.rows;
 	uint32_t count[BCS_ROWS_MAX] = { 0 }, i, best = 0;
 
 	for (i = 0; i < d->nr_jobs; i++)
@@ -242,7 +242,7 @@ static bool next_epoch(struct bcsd *d, uint32_t *epoch)
 
 static void take_over(struct bcsd *d, uint32_t epoch)
 {
-	uint64_t lead = cfg_uint(&d->cfg, "lead_us") * 1000, now;
+	uint64_t lead = (uint64_t)d->cfg.lead_us * 1000, now;
 	struct bcs_state st;
 	uint32_t i;
 
@@ -278,7 +278,7 @@ static void take_over(struct bcsd *d, uint32_t epoch)
 	d->have_master = true;
 	d->master_id = d->node_id;
 	d->master_epoch = d->epoch;
-	d->master_priority = (uint16_t)cfg_uint(&d->cfg, "priority");
+	d->master_priority = (uint16_t)d->cfg.priority;
 	d->max_epoch_seen = d->epoch;
 	now = now_real_ns();
 	/* The first strobe, sent at once, is for the slice a lead from now. */
@@ -323,14 +323,14 @@ static void step_down(struct bcsd *d)
  */
 bool master_outranks(const struct bcsd *d, const struct bcsp_msg *m)
 {
-	uint64_t silence = slices_ms(d, cfg_uint(&d->cfg, "failover_slices"));
+	uint64_t silence = slices_ms(d, d->cfg.failover_slices);
 	uint64_t now = now_mono_ms();
 	uint32_t fresh, need;
 
 	return !d->active && d->have_master &&
 	       d->master_id != m->hdr.sender &&
 	       m->hdr.epoch > d->master_epoch &&
-	       m->hdr.priority < cfg_uint(&d->cfg, "priority") &&
+	       m->hdr.priority < d->cfg.priority &&
 	       now - d->master_heard_ms >= silence / 2 &&
 	       now >= d->listen_until_ms &&
 	       view_quorum(d, now, &fresh, &need);
@@ -351,7 +351,7 @@ void master_heard_other(struct bcsd *d, const struct bcsp_msg *m,
 	} else if (outranks && next_epoch(d, &epoch)) {
 		pr_notice("master %u took over with priority %u, below this standby's %llu: taking over",
 			  m->hdr.sender, m->hdr.priority,
-			  (unsigned long long)cfg_uint(&d->cfg, "priority"));
+			  (unsigned long long)d->cfg.priority);
 		take_over(d, epoch);
 	}
 }
@@ -366,7 +366,7 @@ void master_heard_other(struct bcsd *d, const struct bcsp_msg *m,
  */
 static void next_copy(struct bcsd *d, uint64_t lead, uint64_t now)
 {
-	unsigned int copies = (unsigned int)cfg_uint(&d->cfg, "strobe_copies");
+	unsigned int copies = (unsigned int)d->cfg.strobe_copies;
 	uint64_t gap = lead / 2 / copies;
 
 	if (d->copies_left && now + 2 * gap < d->deadline_ns) {
@@ -379,7 +379,7 @@ static void next_copy(struct bcsd *d, uint64_t lead, uint64_t now)
 
 void master_on_strobe_timer(struct bcsd *d)
 {
-	uint64_t lead = cfg_uint(&d->cfg, "lead_us") * 1000, now, behind;
+	uint64_t lead = (uint64_t)d->cfg.lead_us * 1000, now, behind;
 	struct bcsp_msg *m = &d->strobe_msg;
 
 	if (!d->active)
@@ -413,7 +413,7 @@ void master_on_strobe_timer(struct bcsd *d)
 	memset(m, 0, sizeof(*m));
 	m->hdr.type = BCSP_STROBE;
 	m->hdr.epoch = d->epoch;
-	m->hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
+	m->hdr.priority = (uint16_t)d->cfg.priority;
 	m->strobe.slice = d->slice;
 	m->strobe.deadline_ns = d->deadline_ns;
 	m->strobe.slice_ns = d->slice_ns;
@@ -432,13 +432,13 @@ void master_on_strobe_timer(struct bcsd *d)
 	} else if (d->slice - d->map_sent_slice >= map_resend_slices(d)) {
 		send_map(d);
 	}
-	d->copies_left = (unsigned int)cfg_uint(&d->cfg, "strobe_copies") - 1;
+	d->copies_left = (unsigned int)d->cfg.strobe_copies - 1;
 	next_copy(d, lead, now);
 }
 
 void master_tick(struct bcsd *d)
 {
-	uint64_t silence = slices_ms(d, cfg_uint(&d->cfg, "failover_slices"));
+	uint64_t silence = slices_ms(d, d->cfg.failover_slices);
 	uint64_t now = now_mono_ms();
 	uint32_t fresh, need, epoch;
 
@@ -488,8 +488,8 @@ void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m)
 
 	if (!d->active || m->hdr.epoch <= d->epoch)
 		return;
-	if (wait < 2 * cfg_uint(&d->cfg, "report_ms"))
-		wait = 2 * cfg_uint(&d->cfg, "report_ms");
+	if (wait < 2 * d->cfg.report_ms)
+		wait = 2 * d->cfg.report_ms;
 	/* A new episode if the last such report is long gone. */
 	if (!d->higher_epoch_ms || now - d->higher_epoch_last_ms > wait)
 		d->higher_epoch_ms = now;
@@ -626,7 +626,7 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m)
 	if (m->hdr.epoch != d->epoch)
 		return;
 	r.hdr.epoch = d->epoch;
-	r.hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
+	r.hdr.priority = (uint16_t)d->cfg.priority;
 	/*
 	 * A retry of a request already carried out gets the same answer;
 	 * unless it made a job that is gone since, as when the old master

@@ -24,7 +24,7 @@
  */
 static void set_rcvbuf(struct bcsd *d)
 {
-	int want = (int)cfg_uint(&d->cfg, "rcvbuf_kb") * 1024, got = 0;
+	int want = (int)d->cfg.rcvbuf_kb * 1024, got = 0;
 	socklen_t len = sizeof(got);
 
 	if (setsockopt(d->sock, SOL_SOCKET, SO_RCVBUFFORCE, &want,
@@ -39,12 +39,12 @@ static void set_rcvbuf(struct bcsd *d)
 
 int net_open(struct bcsd *d)
 {
-	const char *group = cfg_str(&d->cfg, "group");
-	const char *ifname = cfg_str(&d->cfg, "interface");
-	uint16_t port = (uint16_t)cfg_uint(&d->cfg, "port");
+	const char *group = d->cfg.group;
+	const char *ifname = d->cfg.interface;
+	uint16_t port = (uint16_t)d->cfg.port;
 	struct sockaddr_in any = { .sin_family = AF_INET };
 	struct ip_mreqn mreq = { 0 };
-	int one = 1, ttl = (int)cfg_uint(&d->cfg, "ttl");
+	int one = 1, ttl = (int)d->cfg.ttl;
 	unsigned char loop = 1;
 
 	memset(&d->group, 0, sizeof(d->group));

@@ -87,7 +87,7 @@ static bool map_current(const struct bcsd *d, const struct bcsp_msg *m);
 static bool predict_row(const struct bcsd *d, const struct bcsp_msg *m,
 			uint32_t *row)
 {
-	if (!cfg_uint(&d->cfg, "predict") || !d->have_map ||
+	if (!d->cfg.predict || !d->have_map ||
 	    !map_current(d, m) || d->map_epoch != m->hdr.epoch ||
 	    d->map_master != m->hdr.sender ||
 	    d->map.version != m->strobe.map_version)
@@ -164,7 +164,7 @@ void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
 
 	if (!d->driving) {
 		err = bcs_nl_drive(d->nl, s->slice_ns,
-				   (uint32_t)cfg_uint(&d->cfg, "watchdog_slices"));
+				   (uint32_t)d->cfg.watchdog_slices);
 		if (err) {
 			d->cnt.kernel_errors++;
 			pr_warn("cannot drive bcs.ko: %s",
@@ -177,7 +177,7 @@ void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
 	}
 	if (predict_row(d, m, &req.next_row))
 		req.flags |= BCS_STROBE_PREDICT;
-	if (cfg_uint(&d->cfg, "expire"))
+	if (d->cfg.expire)
 		req.flags |= BCS_STROBE_EXPIRE;
 	err = bcs_nl_strobe_send(d->nl, &req);
 	if (err) {
@@ -342,7 +342,7 @@ void node_tick(struct bcsd *d)
 	uint64_t now = now_mono_ms();
 
 	if (d->have_master &&
-	    now - d->report_ms >= cfg_uint(&d->cfg, "report_ms")) {
+	    now - d->report_ms >= d->cfg.report_ms) {
 		d->report_ms = now;
 		send_report(d);
 	}

@@ -40,7 +40,7 @@ static bool view_fresh(const struct bcsd *d, const struct bcsd_peer *p,
 		       uint64_t now_ms)
 {
 	return now_ms - p->seen_ms <=
-	       VIEW_STALE_REPORTS * cfg_uint(&d->cfg, "report_ms");
+	       VIEW_STALE_REPORTS * d->cfg.report_ms;
 }
 
 /*
@@ -58,7 +58,7 @@ bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
 	for (i = 0; i < d->nr_peers; i++)
 		n += view_fresh(d, &d->peers[i], now_ms);
 	*fresh = n;
-	*need = (uint32_t)cfg_uint(&d->cfg, "quorum");
+	*need = (uint32_t)d->cfg.quorum;
 	if (!*need)
 		*need = d->nr_peers / 2 + 1;
 	return !d->nr_peers || n >= *need;
