@@ -71,6 +71,7 @@ static void usage(FILE *f)
 		"usage: bcsd [-f FILE] [--name=value...]   run the daemon\n"
 		"       bcsd --genkey FILE                   write a new cluster key (mode 0600)\n"
 		"       bcsd --print-config [-f FILE] [...]  show the configuration and exit\n"
+		"       bcsd --version                       show the version and exit\n"
 		"\n"
 		"  -f, --config FILE  configuration file (default " BCSD_CONF_DEFAULT ")\n"
 		"  -h, --help         this help\n"
@@ -633,9 +634,12 @@ static int setup(struct bcsd *d)
 	}
 	d->sock = d->strobe_tfd = d->tick_tfd = d->ctl_fd = -1;
 
-	if (bcsp_load_key(d->cfg.key_file, d->key, err,
-			  sizeof(err))) {
-		pr_err("cluster key: %s", err);
+	if (bcsp_load_key(d->cfg.key_file, d->key, err, sizeof(err))) {
+		if (access(d->cfg.key_file, F_OK) && errno == ENOENT)
+			pr_err("cluster key: %s: make one with 'bcsd --genkey %s' and copy it to every node",
+			       err, d->cfg.key_file);
+		else
+			pr_err("cluster key: %s", err);
 		return -1;
 	}
 	/* Sequence numbers start from the clock so a restart never reuses one. */
@@ -671,7 +675,7 @@ static void teardown(struct bcsd *d)
 	sodium_memzero(d->key, sizeof(d->key));
 }
 
-enum { OPT_GENKEY = 1000, OPT_PRINT, OPT_CFG_BASE = 2000 };
+enum { OPT_GENKEY = 1000, OPT_PRINT, OPT_VERSION, OPT_CFG_BASE = 2000 };
 
 int main(int argc, char **argv)
 {
@@ -696,6 +700,8 @@ int main(int argc, char **argv)
 					 OPT_GENKEY };
 	longopts[i++] = (struct option){ "print-config", no_argument, NULL,
 					 OPT_PRINT };
+	longopts[i++] = (struct option){ "version", no_argument, NULL,
+					 OPT_VERSION };
 	longopts[i] = (struct option){ 0 };
 
 	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
@@ -721,6 +727,10 @@ int main(int argc, char **argv)
 		case OPT_PRINT:
 			print = true;
 			break;
+		case OPT_VERSION:
+			printf("bcsd %s (bcs interface %u)\n", bcsd_version,
+			       BCS_VERSION);
+			return 0;
 		default:
 			usage(stderr);
 			return 2;

@@ -194,6 +194,9 @@ struct bcsd {
 	struct in_addr rejected_from;	/* the last rejected datagram's */
 };
 
+/* version.c: the release, "0.0.0" unless the build says. */
+extern const char bcsd_version[];
+
 extern volatile sig_atomic_t bcsd_stop;
 extern volatile sig_atomic_t bcsd_dump;
 
