@@ -7,12 +7,12 @@
 #define BCSD_H
 
 #include <netinet/in.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "config.h"
+#include "loop.h"
 #include "proto.h"
 
 /* The largest cluster, BCSD_MAX_NODES, is in config.h (quorum). */
@@ -186,9 +186,9 @@ struct bcsd {
 	unsigned int nr_clients;
 	uint32_t next_req_id;
 
-	int tick_tfd;			/* timerfd, housekeeping */
+	struct loop loop;		/* loop.c */
 	struct bcsd_counters cnt;
-	/* Rejections, said at most every BCSD_REJECT_LOG_MS (bcsd.c). */
+	/* Rejections, said at most every RX_REJECT_LOG_MS (rx.c). */
 	uint64_t rejected_said[__BCSP_VERDICT_MAX];
 	uint64_t rejected_said_ms;
 	struct in_addr rejected_from;	/* the last rejected datagram's */
@@ -197,16 +197,22 @@ struct bcsd {
 /* version.c: the release, "0.0.0" unless the build says. */
 extern const char bcsd_version[];
 
-extern volatile sig_atomic_t bcsd_stop;
-extern volatile sig_atomic_t bcsd_dump;
+/*
+ * The parts.  Each owns an _init, which registers its descriptors and
+ * tick handlers with the loop (loop.h), and an _exit, which is called
+ * also when its _init failed half-way, in the reverse order of the inits.
+ */
 
-uint64_t now_real_ns(void);
-uint64_t now_mono_ms(void);
-
-/* net.c */
-int net_open(struct bcsd *d);
+/* net.c: the UDP socket; received datagrams go to rx_datagram(). */
+int net_init(struct bcsd *d);
+void net_exit(struct bcsd *d);
 int net_send(struct bcsd *d, struct bcsp_msg *m,
 	     const struct sockaddr_in *to);
+
+/* rx.c: datagram acceptance, and dispatch to the parts. */
+int rx_init(struct bcsd *d);
+void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
+		 const struct sockaddr_in *from);
 
 /* view.c */
 struct json_object;
@@ -219,8 +225,7 @@ struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 
 /* master.c */
 int master_init(struct bcsd *d);
-void master_on_strobe_timer(struct bcsd *d);
-void master_tick(struct bcsd *d);
+void master_exit(struct bcsd *d);
 void master_on_msg(struct bcsd *d, const struct bcsp_msg *m);
 bool master_outranks(const struct bcsd *d, const struct bcsp_msg *m);
 void master_heard_other(struct bcsd *d, const struct bcsp_msg *m,
@@ -237,21 +242,16 @@ void node_exit(struct bcsd *d);
 void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m);
 void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
 		 const struct bcsp_map *map);
-void node_tick(struct bcsd *d);
 bool node_has_job(struct bcsd *d, uint32_t job);
 
 /* ctl.c */
-int ctl_open(struct bcsd *d);
-void ctl_close(struct bcsd *d);
-void ctl_accept(struct bcsd *d);
-void ctl_on_client(struct bcsd *d, struct bcsd_client *c);
+int ctl_init(struct bcsd *d);
+void ctl_exit(struct bcsd *d);
 void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m);
-void ctl_tick(struct bcsd *d);
 void ctl_job_appeared(struct bcsd *d);
 
-/* bcsd.c */
-struct json_object;
-struct json_object *bcsd_counters_json(const struct bcsd *d);
-void bcsd_write_stats(struct bcsd *d);
+/* stats.c */
+struct json_object *stats_json(const struct bcsd *d);
+void stats_write(const struct bcsd *d);
 
 #endif /* BCSD_H */

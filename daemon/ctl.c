@@ -112,8 +112,9 @@ static void ctl_close_fd(int fd)
 	close(fd);
 }
 
-static void ctl_drop(struct bcsd_client *c)
+static void ctl_drop(struct bcsd *d, struct bcsd_client *c)
 {
+	loop_del(d, c->fd);
 	ctl_close_fd(c->fd);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
@@ -139,75 +140,6 @@ static bool ctl_in_use(const struct sockaddr_un *sun)
 	ret = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
 	close(fd);
 	return !ret || errno == EAGAIN;
-}
-
-int ctl_open(struct bcsd *d)
-{
-	const char *path = d->cfg.control_socket;
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	char dir[sizeof(sun.sun_path)], *slash;
-
-	/* Not 1 after every start: see on_request() in master.c. */
-	d->next_req_id = randombytes_random();
-	if (!*path)
-		return 0;
-	d->nr_clients = (unsigned int)d->cfg.control_clients;
-	d->clients = calloc(d->nr_clients, sizeof(*d->clients));
-	if (!d->clients) {
-		pr_err("control socket: out of memory");
-		d->nr_clients = 0;
-		return -1;
-	}
-	for (unsigned int i = 0; i < d->nr_clients; i++)
-		d->clients[i].fd = -1;
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		pr_err("control_socket: path too long");
-		return -1;
-	}
-	strcpy(sun.sun_path, path);
-	strcpy(dir, path);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		mkdir(dir, 0755);
-	}
-	d->ctl_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			   0);
-	if (d->ctl_fd < 0) {
-		pr_err("control socket: %s", strerror(errno));
-		return -1;
-	}
-	if (ctl_in_use(&sun)) {
-		pr_err("control socket %s: another bcsd runs on this host",
-		       path);
-		/* Not ours: ctl_close() must leave the path alone. */
-		close(d->ctl_fd);
-		d->ctl_fd = -1;
-		return -1;
-	}
-	unlink(path);
-	if (bind(d->ctl_fd, (struct sockaddr *)&sun, sizeof(sun)) ||
-	    chmod(path, 0666) || listen(d->ctl_fd, 8)) {
-		pr_err("control socket %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-void ctl_close(struct bcsd *d)
-{
-	unsigned int i;
-
-	for (i = 0; i < d->nr_clients; i++)
-		if (d->clients[i].fd >= 0)
-			ctl_drop(&d->clients[i]);
-	free(d->clients);
-	d->clients = NULL;
-	d->nr_clients = 0;
-	if (d->ctl_fd >= 0) {
-		close(d->ctl_fd);
-		unlink(d->cfg.control_socket);
-	}
 }
 
 static bool ctl_waiting(const struct bcsd_client *c)
@@ -259,7 +191,7 @@ static struct bcsd_client *ctl_slot(struct bcsd *d, uid_t uid, char *why,
 	if (free_c && (!uid || nonroot + 1 < d->nr_clients))
 		return free_c;
 	if (idle) {
-		ctl_drop(idle);
+		ctl_drop(d, idle);
 		return idle;
 	}
 	if (!uid && waiting) {
@@ -267,7 +199,7 @@ static struct bcsd_client *ctl_slot(struct bcsd *d, uid_t uid, char *why,
 			  (unsigned int)waiting->uid);
 		ctl_error(waiting, -EBUSY,
 			  "bcsd needs this connection for root: try again");
-		ctl_drop(waiting);
+		ctl_drop(d, waiting);
 		return waiting;
 	}
 	snprintf(why, whylen,
@@ -276,7 +208,9 @@ static struct bcsd_client *ctl_slot(struct bcsd *d, uid_t uid, char *why,
 	return NULL;
 }
 
-void ctl_accept(struct bcsd *d)
+static void ctl_on_client(struct bcsd *d, void *arg);
+
+static void ctl_accept(struct bcsd *d, void *arg)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -284,6 +218,7 @@ void ctl_accept(struct bcsd *d)
 	char why[128];
 	int fd;
 
+	(void)arg;
 	fd = accept4(d->ctl_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
@@ -297,6 +232,10 @@ void ctl_accept(struct bcsd *d)
 		pr_debug("control: uid %u refused: %s",
 			 (unsigned int)cred.uid, why);
 		ctl_refuse(fd, -EUSERS, why);
+		return;
+	}
+	if (loop_add(d, fd, LOOP_CLIENT, ctl_on_client, c)) {
+		ctl_refuse(fd, -ENOMEM, "bcsd is out of memory");
 		return;
 	}
 	memset(c, 0, sizeof(*c));
@@ -320,7 +259,7 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
 
 static void cmd_status(struct bcsd *d, struct bcsd_client *c)
 {
-	struct json_object *o = bcsd_counters_json(d);
+	struct json_object *o = stats_json(d);
 	struct bcs_state st;
 	uint64_t rejected = 0;
 	int i;
@@ -432,7 +371,7 @@ void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
 {
 	unsigned int i;
 
-	/* From the master followed (on_datagram() checked): is it ours? */
+	/* From the master followed (rx_datagram() checked): is it ours? */
 	if (m->req.node != d->node_id)
 		return;
 
@@ -469,8 +408,9 @@ static void cmd_job_wait(struct bcsd *d, struct bcsd_client *c,
 	ctl_job_appeared(d);
 }
 
-void ctl_on_client(struct bcsd *d, struct bcsd_client *c)
+static void ctl_on_client(struct bcsd *d, void *arg)
 {
+	struct bcsd_client *c = arg;
 	static char buf[CTL_MSG_MAX + 1];
 	struct ctl_req req;
 	char err[128];
@@ -480,7 +420,7 @@ void ctl_on_client(struct bcsd *d, struct bcsd_client *c)
 	/* One more byte than a request may have: a longer one is refused. */
 	n = recv(c->fd, buf, sizeof(buf), 0);
 	if (n <= 0) {
-		ctl_drop(c);
+		ctl_drop(d, c);
 		return;
 	}
 	c->last_ms = now_mono_ms();
@@ -531,18 +471,19 @@ void ctl_job_appeared(struct bcsd *d)
 	}
 }
 
-void ctl_tick(struct bcsd *d)
+static void ctl_tick(struct bcsd *d, void *arg)
 {
 	uint64_t now = now_mono_ms();
 	unsigned int i;
 
+	(void)arg;
 	for (i = 0; i < d->nr_clients; i++) {
 		struct bcsd_client *c = &d->clients[i];
 
 		if (c->fd < 0)
 			continue;
 		if (!ctl_waiting(c) && now - c->last_ms > CTL_IDLE_MS) {
-			ctl_drop(c);
+			ctl_drop(d, c);
 			continue;
 		}
 		if (c->wait_job && now > c->wait_until_ms) {
@@ -557,5 +498,79 @@ void ctl_tick(struct bcsd *d)
 		} else {
 			send_request(d, c);
 		}
+	}
+}
+
+int ctl_init(struct bcsd *d)
+{
+	const char *path = d->cfg.control_socket;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[sizeof(sun.sun_path)], *slash;
+
+	d->ctl_fd = -1;
+	/* Not 1 after every start: see on_request() in master.c. */
+	d->next_req_id = randombytes_random();
+	if (loop_on_tick(d, ctl_tick, NULL))
+		return -1;
+	if (!*path)
+		return 0;
+	d->nr_clients = (unsigned int)d->cfg.control_clients;
+	d->clients = calloc(d->nr_clients, sizeof(*d->clients));
+	if (!d->clients) {
+		pr_err("control socket: out of memory");
+		d->nr_clients = 0;
+		return -1;
+	}
+	for (unsigned int i = 0; i < d->nr_clients; i++)
+		d->clients[i].fd = -1;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		pr_err("control_socket: path too long");
+		return -1;
+	}
+	strcpy(sun.sun_path, path);
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+	}
+	d->ctl_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			   0);
+	if (d->ctl_fd < 0) {
+		pr_err("control socket: %s", strerror(errno));
+		return -1;
+	}
+	if (ctl_in_use(&sun)) {
+		pr_err("control socket %s: another bcsd runs on this host",
+		       path);
+		/* Not ours: ctl_exit() must leave the path alone. */
+		close(d->ctl_fd);
+		d->ctl_fd = -1;
+		return -1;
+	}
+	unlink(path);
+	if (bind(d->ctl_fd, (struct sockaddr *)&sun, sizeof(sun)) ||
+	    chmod(path, 0666) || listen(d->ctl_fd, 8)) {
+		pr_err("control socket %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return loop_add(d, d->ctl_fd, LOOP_LISTEN, ctl_accept, NULL);
+}
+
+void ctl_exit(struct bcsd *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr_clients; i++)
+		if (d->clients[i].fd >= 0)
+			ctl_drop(d, &d->clients[i]);
+	free(d->clients);
+	d->clients = NULL;
+	d->nr_clients = 0;
+	if (d->ctl_fd >= 0) {
+		loop_del(d, d->ctl_fd);
+		close(d->ctl_fd);
+		unlink(d->cfg.control_socket);
+		d->ctl_fd = -1;
 	}
 }

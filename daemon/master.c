@@ -52,26 +52,6 @@ static uint64_t slices_ms(const struct bcsd *d, uint64_t slices)
 	return ms ? ms : 1;
 }
 
-int master_init(struct bcsd *d)
-{
-	d->strobe_tfd = timerfd_create(CLOCK_REALTIME,
-				       TFD_NONBLOCK | TFD_CLOEXEC);
-	if (d->strobe_tfd < 0) {
-		pr_err("timerfd: %s", strerror(errno));
-		return -1;
-	}
-	d->next_job_id = 1;
-	/*
-	 * Listen for a live master before taking over, and for the nodes'
-	 * reports: they tell a restarted master the epoch the nodes follow
-	 * and the jobs they hold, which it would otherwise have forgotten.
-	 */
-	d->master_heard_ms = now_mono_ms();
-	d->listen_until_ms = d->master_heard_ms +
-			     2 * d->cfg.report_ms;
-	return 0;
-}
-
 /* Arm the strobe timer for CLOCK_REALTIME @at_ns; 0 disarms it. */
 static void arm_strobe_timer(struct bcsd *d, uint64_t at_ns)
 {
@@ -377,11 +357,13 @@ static void next_copy(struct bcsd *d, uint64_t lead, uint64_t now)
 	arm_strobe_timer(d, d->deadline_ns + d->slice_ns - lead);
 }
 
-void master_on_strobe_timer(struct bcsd *d)
+static void on_strobe_timer(struct bcsd *d, void *arg)
 {
 	uint64_t lead = (uint64_t)d->cfg.lead_us * 1000, now, behind;
 	struct bcsp_msg *m = &d->strobe_msg;
 
+	(void)arg;
+	loop_drain_timer(d->strobe_tfd);
 	if (!d->active)
 		return;
 	now = now_real_ns();
@@ -436,12 +418,13 @@ void master_on_strobe_timer(struct bcsd *d)
 	next_copy(d, lead, now);
 }
 
-void master_tick(struct bcsd *d)
+static void master_tick(struct bcsd *d, void *arg)
 {
 	uint64_t silence = slices_ms(d, d->cfg.failover_slices);
 	uint64_t now = now_mono_ms();
 	uint32_t fresh, need, epoch;
 
+	(void)arg;
 	if (d->active || now - d->master_heard_ms <= silence ||
 	    now < d->listen_until_ms)
 		return;
@@ -699,4 +682,36 @@ void master_local_report(struct bcsd *d, const struct bcsp_msg *m)
 {
 	if (d->active)
 		on_report(d, m);
+}
+
+int master_init(struct bcsd *d)
+{
+	d->strobe_tfd = timerfd_create(CLOCK_REALTIME,
+				       TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->strobe_tfd < 0) {
+		pr_err("timerfd: %s", strerror(errno));
+		return -1;
+	}
+	if (loop_add(d, d->strobe_tfd, LOOP_STROBE, on_strobe_timer, NULL) ||
+	    loop_on_tick(d, master_tick, NULL))
+		return -1;
+	d->next_job_id = 1;
+	/*
+	 * Listen for a live master before taking over, and for the nodes'
+	 * reports: they tell a restarted master the epoch the nodes follow
+	 * and the jobs they hold, which it would otherwise have forgotten.
+	 */
+	d->master_heard_ms = now_mono_ms();
+	d->listen_until_ms = d->master_heard_ms +
+			     2 * d->cfg.report_ms;
+	return 0;
+}
+
+void master_exit(struct bcsd *d)
+{
+	if (d->strobe_tfd < 0)
+		return;
+	loop_del(d, d->strobe_tfd);
+	close(d->strobe_tfd);
+	d->strobe_tfd = -1;
 }

@@ -2,6 +2,7 @@
 /*
  * The UDP socket: bound to the group's port, member of the multicast
  * group, used both for the group and for unicast requests to the master.
+ * Datagrams are received here and go to rx.c; net_send() signs and sends.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,6 +13,9 @@
 
 #include "bcsd.h"
 #include "log.h"
+
+/* Datagrams taken per recvmmsg() call, up to four calls per wake-up. */
+#define NET_RX_BATCH		16
 
 /*
  * Room for bursts: a report from every node at once, and datagrams that
@@ -37,7 +41,40 @@ static void set_rcvbuf(struct bcsd *d)
 			got / 2 / 1024, want / 1024);
 }
 
-int net_open(struct bcsd *d)
+/*
+ * Datagrams come in bursts (copies of a strobe, a map after it): take
+ * what is queued with one recvmmsg(), and stop when a call returns less
+ * than a full batch, which saves a last call that finds nothing.
+ */
+static void on_socket(struct bcsd *d, void *arg)
+{
+	static uint8_t buf[NET_RX_BATCH][BCSP_MAX_LEN + 1];
+	struct sockaddr_in from[NET_RX_BATCH];
+	struct mmsghdr msg[NET_RX_BATCH];
+	struct iovec iov[NET_RX_BATCH];
+	int round, n, i;
+
+	(void)arg;
+	/* Bounded: a flood cannot starve the timers. */
+	for (round = 0; round < 4; round++) {
+		for (i = 0; i < NET_RX_BATCH; i++) {
+			iov[i] = (struct iovec){ buf[i], sizeof(buf[i]) };
+			msg[i] = (struct mmsghdr){ .msg_hdr = {
+				.msg_name = &from[i],
+				.msg_namelen = sizeof(from[i]),
+				.msg_iov = &iov[i], .msg_iovlen = 1 } };
+		}
+		n = recvmmsg(d->sock, msg, NET_RX_BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			return;
+		for (i = 0; i < n; i++)
+			rx_datagram(d, buf[i], msg[i].msg_len, &from[i]);
+		if (n < NET_RX_BATCH)
+			return;
+	}
+}
+
+int net_init(struct bcsd *d)
 {
 	const char *group = d->cfg.group;
 	const char *ifname = d->cfg.interface;
@@ -47,6 +84,7 @@ int net_open(struct bcsd *d)
 	int one = 1, ttl = (int)d->cfg.ttl;
 	unsigned char loop = 1;
 
+	d->sock = -1;
 	memset(&d->group, 0, sizeof(d->group));
 	d->group.sin_family = AF_INET;
 	d->group.sin_port = htons(port);
@@ -89,7 +127,16 @@ int net_open(struct bcsd *d)
 		pr_err("joining %s: %s", group, strerror(errno));
 		return -1;
 	}
-	return 0;
+	return loop_add(d, d->sock, LOOP_NET, on_socket, NULL);
+}
+
+void net_exit(struct bcsd *d)
+{
+	if (d->sock < 0)
+		return;
+	loop_del(d, d->sock);
+	close(d->sock);
+	d->sock = -1;
 }
 
 /* Sign and send @m to @to (the group if NULL), as this node. */

@@ -40,40 +40,6 @@ static void adopt_jobs(struct bcsd *d)
 			n);
 }
 
-int node_init(struct bcsd *d)
-{
-	int err;
-
-	err = bcs_open(&d->dev);
-	if (!err)
-		err = bcs_nl_open(&d->nl);
-	if (err) {
-		pr_err("%s", bcs_strerror(err, BCS_CTX_OPEN));
-		return -1;
-	}
-	adopt_jobs(d);
-	d->report_ms = now_mono_ms();
-	return 0;
-}
-
-void node_exit(struct bcsd *d)
-{
-	/*
-	 * Every gang runs again, on purpose: this is not a failure.  The
-	 * jobs stay, with their tasks attached, so that a restarted bcsd
-	 * adopts them from the master's map (bcs_job_create() -EEXIST) and
-	 * the running ranks rejoin the schedule, as after a crash.
-	 */
-	if (d->driving && d->nl)
-		bcs_nl_release(d->nl);
-	d->driving = false;
-	d->nr_local_jobs = 0;
-	bcs_nl_close(d->nl);
-	bcs_close(d->dev);
-	d->nl = NULL;
-	d->dev = NULL;
-}
-
 /*
  * The row the master will send for the slice after @m: the rotation of
  * wire-protocol.rst over the map @m names, if this node holds that map:
@@ -140,7 +106,7 @@ static bool idle_row(struct bcsd *d, uint32_t *row)
 	return false;
 }
 
-/* Strobes reach here checked (bcsd.c: strobe_verdict()). */
+/* Strobes reach here checked (rx.c: bcsp_strobe_verdict()). */
 void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
 {
 	const struct bcsp_strobe *s = &m->strobe;
@@ -337,13 +303,48 @@ static void send_report(struct bcsd *d)
 	net_send(d, &m, &d->group);
 }
 
-void node_tick(struct bcsd *d)
+static void node_tick(struct bcsd *d, void *arg)
 {
 	uint64_t now = now_mono_ms();
 
+	(void)arg;
 	if (d->have_master &&
 	    now - d->report_ms >= d->cfg.report_ms) {
 		d->report_ms = now;
 		send_report(d);
 	}
+}
+
+int node_init(struct bcsd *d)
+{
+	int err;
+
+	err = bcs_open(&d->dev);
+	if (!err)
+		err = bcs_nl_open(&d->nl);
+	if (err) {
+		pr_err("%s", bcs_strerror(err, BCS_CTX_OPEN));
+		return -1;
+	}
+	adopt_jobs(d);
+	d->report_ms = now_mono_ms();
+	return loop_on_tick(d, node_tick, NULL);
+}
+
+void node_exit(struct bcsd *d)
+{
+	/*
+	 * Every gang runs again, on purpose: this is not a failure.  The
+	 * jobs stay, with their tasks attached, so that a restarted bcsd
+	 * adopts them from the master's map (bcs_job_create() -EEXIST) and
+	 * the running ranks rejoin the schedule, as after a crash.
+	 */
+	if (d->driving && d->nl)
+		bcs_nl_release(d->nl);
+	d->driving = false;
+	d->nr_local_jobs = 0;
+	bcs_nl_close(d->nl);
+	bcs_close(d->dev);
+	d->nl = NULL;
+	d->dev = NULL;
 }

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Datagram acceptance: each datagram the socket receives (net.c) is
+ * decoded and checked (bcsp_decode(): cluster, MAC, format), then its
+ * sender's replay window, then a strobe's deadline; our own, looped back,
+ * are told from another daemon with our node id.  Strobes from a master
+ * at least as senior as the one followed make it the one followed.  What
+ * passes goes to the parts that take it; what fails is counted, and said
+ * at most every RX_REJECT_LOG_MS.
+ */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "bcsd.h"
+#include "log.h"
+
+/*
+ * The window of @sender, or a free one.  When the table is full, the
+ * window of the sender heard from longest ago makes room if that was more
+ * than WINDOW_EXPIRY_MS ago (nodes come and go over a daemon's life);
+ * NULL if none is that old.
+ */
+#define WINDOW_EXPIRY_MS	60000
+
+static struct bcsp_window *window_of(struct bcsd *d, uint32_t sender)
+{
+	uint64_t now = now_mono_ms();
+	int i, free_slot = -1, oldest = -1;
+
+	for (i = 0; i < BCSD_MAX_SENDERS; i++) {
+		if (d->windows[i].w.used && d->windows[i].sender == sender)
+			goto found;
+		if (!d->windows[i].w.used) {
+			if (free_slot < 0)
+				free_slot = i;
+		} else if (oldest < 0 || d->windows[i].heard_ms <
+					 d->windows[oldest].heard_ms) {
+			oldest = i;
+		}
+	}
+	if (free_slot < 0 && oldest >= 0 &&
+	    now - d->windows[oldest].heard_ms > WINDOW_EXPIRY_MS) {
+		memset(&d->windows[oldest].w, 0, sizeof(d->windows[oldest].w));
+		free_slot = oldest;
+	}
+	if (free_slot < 0)
+		return NULL;
+	i = free_slot;
+	d->windows[i].sender = sender;
+found:
+	d->windows[i].heard_ms = now;
+	return &d->windows[i].w;
+}
+
+/*
+ * A datagram that names this daemon as its sender: its own, looped back,
+ * if it carries a sequence number it has sent.  Any other is a replay of
+ * an earlier run, or comes from another daemon with the same node id,
+ * which would break the cluster in ways hard to see: say so.
+ */
+static enum bcsp_verdict own_verdict(struct bcsd *d, const struct bcsp_msg *m,
+				     const struct sockaddr_in *from)
+{
+	char addr[INET_ADDRSTRLEN] = "?";
+	uint64_t now;
+
+	if (m->hdr.seq >= d->seq_first && m->hdr.seq < d->seq)
+		return BCSP_OK;
+	now = now_mono_ms();
+	if (m->hdr.seq >= d->seq &&
+	    (!d->dup_id_warned_ms || now - d->dup_id_warned_ms > 60000)) {
+		d->dup_id_warned_ms = now;
+		inet_ntop(AF_INET, &from->sin_addr, addr, sizeof(addr));
+		pr_err("another daemon at %s sends with this node id (%u): give every node its own node_id",
+		       addr, d->node_id);
+	}
+	return BCSP_REPLAY;
+}
+
+/*
+ * Is @m from a master at least as senior as the one we follow?  Seniority
+ * is (epoch, priority, sender id), compared in that order.
+ */
+static bool from_senior_master(const struct bcsd *d, const struct bcsp_msg *m)
+{
+	const struct bcsp_hdr *h = &m->hdr;
+
+	if (!d->have_master)
+		return true;
+	if (h->epoch != d->master_epoch)
+		return h->epoch > d->master_epoch;
+	if (h->priority != d->master_priority)
+		return h->priority > d->master_priority;
+	return h->sender >= d->master_id;
+}
+
+static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
+			  const struct sockaddr_in *from)
+{
+	if (!d->have_master || d->master_id != m->hdr.sender ||
+	    d->master_epoch != m->hdr.epoch) {
+		if (d->have_master)
+			d->cnt.master_changes++;
+		pr_notice("following master %u epoch %u", m->hdr.sender,
+			  m->hdr.epoch);
+	}
+	d->have_master = true;
+	d->master_id = m->hdr.sender;
+	d->master_epoch = m->hdr.epoch;
+	d->master_priority = m->hdr.priority;
+	d->master_addr = *from;
+	d->master_heard_ms = now_mono_ms();
+	d->no_quorum_said = false;
+	if (m->hdr.epoch > d->max_epoch_seen)
+		d->max_epoch_seen = m->hdr.epoch;
+}
+
+void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
+		 const struct sockaddr_in *from)
+{
+	struct bcsp_window *w;
+	enum bcsp_verdict v;
+	struct bcsp_msg m;
+	bool own, outranks;
+
+	d->cnt.rx++;
+	v = bcsp_decode(buf, len, d->cluster, d->key, &m);
+	own = v == BCSP_OK && m.hdr.sender == d->node_id;
+	if (own)
+		v = own_verdict(d, &m, from);
+	if (v == BCSP_OK && !own) {
+		w = window_of(d, m.hdr.sender);
+		v = w ? bcsp_window_check(w, m.hdr.epoch, m.hdr.seq) : BCSP_STALE;
+	}
+	if (v == BCSP_OK && !own && m.hdr.type == BCSP_STROBE)
+		v = bcsp_strobe_verdict(&m.strobe, now_real_ns(),
+					d->cfg.stale_slices);
+	if (v != BCSP_OK) {
+		/* Said by say_rejected(): a flood costs no log line each. */
+		d->cnt.rejected[v]++;
+		d->rejected_from = from->sin_addr;
+		return;
+	}
+	if (m.hdr.epoch > d->max_epoch_seen)
+		d->max_epoch_seen = m.hdr.epoch;
+
+	switch (m.hdr.type) {
+	case BCSP_STROBE:
+		if (own)
+			return;	/* our own strobe, looped back */
+		if (!from_senior_master(d, &m)) {
+			d->cnt.rejected[BCSP_STALE]++;
+			return;
+		}
+		/*
+		 * A copy of a strobe already followed (the master sends each
+		 * strobe_copies times), or one overtaken by a later strobe:
+		 * it keeps the master alive and changes nothing else.
+		 */
+		if (d->have_master && d->master_id == m.hdr.sender &&
+		    d->master_epoch == m.hdr.epoch &&
+		    m.strobe.slice <= d->master_slice) {
+			d->master_heard_ms = now_mono_ms();
+			d->cnt.strobe_copies++;
+			return;
+		}
+		/* Before following it: the master it replaces counts. */
+		outranks = d->master_role && master_outranks(d, &m);
+		follow_master(d, &m, from);
+		d->master_slice = m.strobe.slice;
+		d->cnt.strobes_rx++;
+		if (d->master_role)
+			master_heard_other(d, &m, outranks);
+		if (d->node_role)
+			node_on_strobe(d, &m);
+		break;
+	case BCSP_MAP:
+		if (own || !d->have_master || m.hdr.sender != d->master_id ||
+		    m.hdr.epoch != d->master_epoch)
+			return;
+		d->map = m.map;
+		d->map_epoch = m.hdr.epoch;
+		d->map_master = m.hdr.sender;
+		d->have_map = true;
+		if (d->node_role)
+			node_on_map(d, m.hdr.epoch, m.hdr.sender, &m.map);
+		break;
+	case BCSP_REPORT:
+		if (own)
+			return;	/* looped back; send_report() took it */
+		view_on_report(d, m.hdr.sender, &m.report, now_mono_ms());
+		if (d->master_role)
+			master_report_epoch(d, &m);
+		/* fall through */
+	case BCSP_REQUEST:
+		if (own)
+			return;	/* never sent to ourselves */
+		if (d->master_role && d->active)
+			master_on_msg(d, &m);
+		break;
+	case BCSP_REPLY:
+		/*
+		 * To the group: the node that asked takes it, and standbys
+		 * keep it for retries after a take-over.
+		 */
+		if (own || !d->have_master || m.hdr.sender != d->master_id)
+			return;
+		ctl_on_reply(d, &m);
+		if (d->master_role)
+			master_heard_reply(d, &m);
+		break;
+	}
+}
+
+/*
+ * Say what was rejected since it was last said, at most every
+ * RX_REJECT_LOG_MS: a sender of forged datagrams shows in the log, and
+ * a flood of them costs one line, not one each.
+ */
+#define RX_REJECT_LOG_MS	10000
+
+static void say_rejected(struct bcsd *d, void *arg)
+{
+	char what[256], addr[INET_ADDRSTRLEN] = "?";
+	uint64_t now = now_mono_ms(), n, total = 0;
+	size_t off = 0;
+	int i;
+
+	(void)arg;
+	if (d->rejected_said_ms &&
+	    now - d->rejected_said_ms < RX_REJECT_LOG_MS)
+		return;
+	what[0] = '\0';
+	for (i = 1; i < __BCSP_VERDICT_MAX; i++) {
+		n = d->cnt.rejected[i] - d->rejected_said[i];
+		d->rejected_said[i] = d->cnt.rejected[i];
+		if (!n)
+			continue;
+		total += n;
+		if (off < sizeof(what))
+			off += (size_t)snprintf(what + off, sizeof(what) - off,
+						"%s%s %llu", off ? ", " : "",
+						bcsp_verdict_name(i),
+						(unsigned long long)n);
+	}
+	if (!total)
+		return;
+	inet_ntop(AF_INET, &d->rejected_from, addr, sizeof(addr));
+	pr_notice("rejected %llu datagram(s) (%s), the last from %s",
+		  (unsigned long long)total, what, addr);
+	d->rejected_said_ms = now;
+}
+
+int rx_init(struct bcsd *d)
+{
+	return loop_on_tick(d, say_rejected, NULL);
+}
