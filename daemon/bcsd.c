@@ -142,8 +142,8 @@ static int setup(struct bcsd *d)
 		return -1;
 	}
 	/* Sequence numbers start from the clock so a restart never reuses one. */
-	d->seq = now_real_ns();
-	d->seq_first = d->seq;
+	d->net.seq = now_real_ns();
+	d->net.seq_first = d->net.seq;
 	for (p = parts; p < parts + ARRAY_SIZE(parts); p++) {
 		if (p->wanted && !p->wanted(d))
 			continue;

@@ -3,7 +3,6 @@
  * State shared by the parts of bcsd.
  */
 #ifndef BCSD_H
-#define BCSD_MAP_HISTORY	32	/* maps kept for the stats file */
 #define BCSD_H
 
 #include <netinet/in.h>
@@ -17,6 +16,7 @@
 
 /* The largest cluster, BCSD_MAX_NODES, is in config.h (quorum). */
 #define BCSD_MAX_SENDERS	BCSD_MAX_NODES
+#define BCSD_MAP_HISTORY	32	/* maps kept for the stats file */
 #define BCSD_REQ_TIMEOUT_MS	500
 #define BCSD_REQ_TRIES		6
 /*
@@ -81,36 +81,71 @@ struct bcsd_counters {
 	uint64_t master_changes;
 };
 
-struct bcsd {
-	struct cfg cfg;
-	uint8_t key[BCSP_KEY_LEN];
-	uint32_t cluster;
-	uint32_t node_id;
-	bool master_role, node_role;
-	uint64_t slice_ns;
-
+/* net.c: the UDP socket and what is sent on it. */
+struct bcsd_net {
 	int sock;			/* UDP: group and unicast */
 	struct sockaddr_in group;
 	uint64_t seq;			/* our next sequence number */
 	uint64_t seq_first;		/* our first one */
-	uint64_t dup_id_warned_ms;
+};
 
-	/* Master. */
+/* rx.c: datagram acceptance. */
+struct bcsd_rx {
+	struct {
+		uint32_t sender;
+		uint64_t heard_ms;	/* CLOCK_MONOTONIC */
+		struct bcsp_window w;
+	} windows[BCSD_MAX_SENDERS];
+	uint64_t dup_id_said_ms;	/* another daemon with our node id */
+	/* Rejections, said at most every RX_REJECT_LOG_MS. */
+	uint64_t said[__BCSP_VERDICT_MAX];	/* cnt.rejected when last said */
+	uint64_t said_ms;
+	struct in_addr last_from;	/* the last rejected datagram's */
+};
+
+/*
+ * The live master as every role knows it, from its strobes (rx.c) or,
+ * on the active master, from itself; and the last map it sent.
+ */
+struct bcsd_followed {
+	bool known;			/* a master has been heard */
+	uint32_t id;			/* its node id */
+	uint32_t epoch;
+	uint16_t priority;
+	struct sockaddr_in addr;	/* where requests go */
+	uint64_t heard_ms;		/* CLOCK_MONOTONIC */
+	uint64_t slice;			/* of its last strobe followed */
+	uint32_t max_epoch_seen;	/* in any datagram accepted */
+	/*
+	 * The last map received.  A map is named by (epoch, master,
+	 * version): two standbys that take over in one tick take the same
+	 * epoch and step the same version on, with maps of their own.
+	 */
+	bool have_map;
+	struct bcsp_map map;
+	uint32_t map_epoch;		/* of the master that sent it */
+	uint32_t map_master;		/* that master's node id */
+};
+
+/* master.c: the master role, active or standby. */
+struct bcsd_master {
 	bool active;			/* sending strobes */
 	uint32_t epoch;			/* ours while active */
-	uint64_t slice;
-	uint64_t deadline_ns;		/* of slice @slice */
-	uint32_t row;
-	int strobe_tfd;			/* timerfd, CLOCK_REALTIME */
+	int strobe_fd;			/* timerfd, CLOCK_REALTIME */
+	uint64_t strobe_slice;		/* of the last strobe sent */
+	uint64_t strobe_deadline_ns;	/* of slice strobe_slice */
+	uint32_t strobe_row;		/* the row it runs */
 	struct bcsp_msg strobe_msg;	/* the last strobe sent */
-	unsigned int copies_left;	/* of it, still to send */
+	unsigned int strobe_copies_left;	/* of it, still to send */
+	/* The matrix. */
 	struct bcsd_job jobs[BCSP_MAX_JOBS];
 	uint32_t nr_jobs;
-	uint32_t map_version;
 	uint32_t next_job_id;
+	uint32_t map_version;
 	uint64_t map_sent_slice;
 	uint32_t map_repeats;		/* resend with the next strobes */
 	uint32_t map_repeated_version;	/* map_version they are for */
+	/* Fail-over. */
 	uint64_t listen_until_ms;	/* no take-over before: reports come */
 	bool no_quorum_said;		/* logged once until a master is heard */
 	bool no_epoch_said;		/* the last epoch seen: logged once */
@@ -118,80 +153,79 @@ struct bcsd {
 	uint64_t higher_epoch_last_ms;	/* and last did */
 	/*
 	 * Replies to requests, the active master's own and, on a standby,
-	 * those of the master it follows: for retries (master_done()).
+	 * those of the master it follows: for retries (done_find()).
 	 */
 	struct bcsp_request done[32];
 	unsigned int done_next;
+};
 
-	/* What every role knows of the live master. */
-	bool have_master;
-	uint32_t master_id;
-	uint32_t master_epoch;
-	uint16_t master_priority;
-	struct sockaddr_in master_addr;
-	uint64_t master_heard_ms;	/* CLOCK_MONOTONIC */
-	uint64_t master_slice;
-	uint32_t max_epoch_seen;
-	/*
-	 * The last map received.  A map is named by (epoch, master,
-	 * version): two standbys that take over in one tick take the same
-	 * epoch and step the same version on, with maps of their own.
-	 */
-	struct bcsp_map map;
-	uint32_t map_epoch;		/* of the master that sent it */
-	uint32_t map_master;		/* that master's node id */
-	bool have_map;
+/*
+ * A map applied to bcs.ko, for the stats file: the cluster tests compare
+ * what each node ran with the master's map of each slice.
+ */
+struct bcsd_map_event {
+	uint64_t applied_ns;		/* CLOCK_REALTIME */
+	uint64_t from_slice;		/* own map: first strobe naming it */
+	uint32_t epoch, master, version, nr_jobs;
+	uint32_t job[BCSP_MAX_JOBS], row[BCSP_MAX_JOBS];
+};
 
-	/* Node. */
+/* node.c: the node role, bcs.ko's driver. */
+struct bcsd_node {
 	struct bcs_nl *nl;
 	struct bcs *dev;
-	bool driving;
-	uint32_t applied_map;		/* version, epoch and master of */
-	uint32_t applied_map_epoch;	/* the map last applied to bcs.ko */
-	uint32_t applied_map_master;
-	bool map_applied;
-	/*
-	 * The maps applied to bcs.ko, the newest at (map_history_n - 1) %
-	 * BCSD_MAP_HISTORY, for the stats file: the cluster tests compare
-	 * what each node ran with the master's map of each slice.
-	 */
-	struct bcsd_map_event {
-		uint64_t applied_ns;		/* CLOCK_REALTIME */
-		uint64_t from_slice;		/* own map: first strobe naming it */
-		uint32_t epoch, master, version, nr_jobs;
-		uint32_t job[BCSP_MAX_JOBS], row[BCSP_MAX_JOBS];
-	} map_history[BCSD_MAP_HISTORY];
-	uint32_t map_history_n;
-	uint32_t local_jobs[BCSP_MAX_JOBS];	/* kernel jobs bcsd made */
-	uint32_t local_births[BCSP_MAX_JOBS];	/* theirs, 0: not known */
-	uint32_t nr_local_jobs;
-	uint64_t report_ms;
+	bool driving;			/* bcs.ko in driven mode, by us */
+	/* The map last applied to bcs.ko: (epoch, master, version). */
+	bool applied;
+	uint32_t applied_epoch;
+	uint32_t applied_master;
+	uint32_t applied_version;
+	/* The newest at (nr_history - 1) % BCSD_MAP_HISTORY. */
+	struct bcsd_map_event history[BCSD_MAP_HISTORY];
+	uint32_t nr_history;
+	/* The kernel jobs bcsd made, and their births (0: not known). */
+	uint32_t jobs[BCSP_MAX_JOBS];
+	uint32_t births[BCSP_MAX_JOBS];
+	uint32_t nr_jobs;
+	uint64_t reported_ms;		/* the last report sent */
+};
 
-	/* The cluster view: every node's last report. */
+/* view.c: the cluster view, every node's last report. */
+struct bcsd_view {
 	struct bcsd_peer peers[BCSD_MAX_SENDERS];
 	uint32_t nr_peers;
+};
 
-	struct {
-		uint32_t sender;
-		uint64_t heard_ms;	/* CLOCK_MONOTONIC */
-		struct bcsp_window w;
-	} windows[BCSD_MAX_SENDERS];
-
-	/*
-	 * Control socket: control_clients connections, so many per user
-	 * (ctl_accept()).
-	 */
-	int ctl_fd;
+/*
+ * ctl.c: the control socket, control_clients connections, so many per
+ * user (ctl_slot()).
+ */
+struct bcsd_ctl {
+	int listen_fd;
 	struct bcsd_client *clients;
 	unsigned int nr_clients;
 	uint32_t next_req_id;
+};
 
-	struct loop loop;		/* loop.c */
-	struct bcsd_counters cnt;
-	/* Rejections, said at most every RX_REJECT_LOG_MS (rx.c). */
-	uint64_t rejected_said[__BCSP_VERDICT_MAX];
-	uint64_t rejected_said_ms;
-	struct in_addr rejected_from;	/* the last rejected datagram's */
+/* bcsd, by the part that owns each field. */
+struct bcsd {
+	/* Set at start (bcsd.c), read by every part. */
+	struct cfg cfg;
+	uint8_t key[BCSP_KEY_LEN];
+	uint32_t cluster;
+	uint32_t node_id;
+	bool master_role, node_role;
+	uint64_t slice_ns;		/* slice_us */
+
+	struct loop loop;
+	struct bcsd_net net;
+	struct bcsd_rx rx;
+	struct bcsd_followed followed;	/* rx.c, and master.c when active */
+	struct bcsd_view view;
+	struct bcsd_master master;
+	struct bcsd_node node;
+	struct bcsd_ctl ctl;
+	struct bcsd_counters cnt;	/* each part its own */
 };
 
 /* version.c: the release, "0.0.0" unless the build says. */

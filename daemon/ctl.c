@@ -163,8 +163,8 @@ static struct bcsd_client *ctl_slot(struct bcsd *d, uid_t uid, char *why,
 	struct bcsd_client *c, *free_c = NULL, *idle = NULL, *waiting = NULL;
 
 	per_user = (unsigned int)d->cfg.control_clients_per_user;
-	for (i = 0; i < d->nr_clients; i++) {
-		c = &d->clients[i];
+	for (i = 0; i < d->ctl.nr_clients; i++) {
+		c = &d->ctl.clients[i];
 		if (c->fd < 0) {
 			if (!free_c)
 				free_c = c;
@@ -188,7 +188,7 @@ static struct bcsd_client *ctl_slot(struct bcsd *d, uid_t uid, char *why,
 			 (unsigned int)uid, per_user);
 		return NULL;
 	}
-	if (free_c && (!uid || nonroot + 1 < d->nr_clients))
+	if (free_c && (!uid || nonroot + 1 < d->ctl.nr_clients))
 		return free_c;
 	if (idle) {
 		ctl_drop(d, idle);
@@ -204,7 +204,7 @@ static struct bcsd_client *ctl_slot(struct bcsd *d, uid_t uid, char *why,
 	}
 	snprintf(why, whylen,
 		 "bcsd's control socket is full (control_clients %u, one kept for root)",
-		 d->nr_clients);
+		 d->ctl.nr_clients);
 	return NULL;
 }
 
@@ -219,7 +219,7 @@ static void ctl_accept(struct bcsd *d, void *arg)
 	int fd;
 
 	(void)arg;
-	fd = accept4(d->ctl_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	fd = accept4(d->ctl.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
@@ -271,9 +271,9 @@ static void cmd_status(struct bcsd *d, struct bcsd_client *c)
 			       json_object_new_string(cfg_role_name(d->cfg.role)));
 	add_u64(o, "cluster", d->cluster);
 	json_object_object_add(o, "have_master",
-			       json_object_new_boolean(d->have_master));
+			       json_object_new_boolean(d->followed.known));
 	add_u64(o, "rejected", rejected);
-	if (d->dev && !bcs_get_state(d->dev, &st)) {
+	if (d->node.dev && !bcs_get_state(d->node.dev, &st)) {
 		add_u64(o, "late", st.late);
 		add_u64(o, "missed", st.missed);
 		add_u64(o, "failopens", st.failopens);
@@ -290,28 +290,28 @@ static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 	size_t nlocal = 0, k;
 	uint32_t i, tasks;
 
-	if (d->dev)
-		bcs_job_list(d->dev, &local, &nlocal);
-	for (i = 0; d->have_map && i < d->map.nr_jobs; i++) {
+	if (d->node.dev)
+		bcs_job_list(d->node.dev, &local, &nlocal);
+	for (i = 0; d->followed.have_map && i < d->followed.map.nr_jobs; i++) {
 		struct json_object *j = json_object_new_object();
 
 		tasks = 0;
 		for (k = 0; k < nlocal; k++)
-			if (local[k].id == d->map.jobs[i].job)
+			if (local[k].id == d->followed.map.jobs[i].job)
 				tasks = local[k].nr_tasks;
-		add_u64(j, "job", d->map.jobs[i].job);
-		add_u64(j, "row", d->map.jobs[i].row);
-		add_u64(j, "nodes", d->map.jobs[i].nodes);
-		add_u64(j, "tasks", d->map.jobs[i].tasks);
+		add_u64(j, "job", d->followed.map.jobs[i].job);
+		add_u64(j, "row", d->followed.map.jobs[i].row);
+		add_u64(j, "nodes", d->followed.map.jobs[i].nodes);
+		add_u64(j, "tasks", d->followed.map.jobs[i].tasks);
 		add_u64(j, "local_tasks", tasks);
 		json_object_object_add(j, "per_node",
-				       view_job_nodes(d, d->map.jobs[i].job,
+				       view_job_nodes(d, d->followed.map.jobs[i].job,
 						      now));
 		json_object_array_add(arr, j);
 	}
 	free(local);
 	json_object_object_add(o, "jobs", arr);
-	add_u64(o, "map_version", d->map.version);
+	add_u64(o, "map_version", d->followed.map.version);
 	ctl_send(c, o);
 }
 
@@ -333,11 +333,11 @@ static void send_request(struct bcsd *d, struct bcsd_client *c)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_REQUEST } };
 
-	m.hdr.epoch = d->master_epoch;
+	m.hdr.epoch = d->followed.epoch;
 	m.req = c->req;
 	c->sent_ms = now_mono_ms();
 	c->tries++;
-	net_send(d, &m, &d->master_addr);
+	net_send(d, &m, &d->followed.addr);
 }
 
 static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
@@ -350,18 +350,18 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 	c->req.op = op;
 	c->req.job = in->job;
 	c->req.row = in->row;
-	if (d->active) {
+	if (d->master.active) {
 		master_request(d, &c->req, &reply);
 		reply_request(c, &reply);
 		return;
 	}
-	if (!d->have_master) {
+	if (!d->followed.known) {
 		ctl_error(c, -EHOSTUNREACH, "no master heard yet");
 		return;
 	}
-	if (!++d->next_req_id)
-		++d->next_req_id;	/* 0: no request */
-	c->req.id = d->next_req_id;
+	if (!++d->ctl.next_req_id)
+		++d->ctl.next_req_id;	/* 0: no request */
+	c->req.id = d->ctl.next_req_id;
 	c->req_id = c->req.id;
 	c->tries = 0;
 	send_request(d, c);
@@ -375,8 +375,8 @@ void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
 	if (m->req.node != d->node_id)
 		return;
 
-	for (i = 0; i < d->nr_clients; i++) {
-		struct bcsd_client *c = &d->clients[i];
+	for (i = 0; i < d->ctl.nr_clients; i++) {
+		struct bcsd_client *c = &d->ctl.clients[i];
 
 		if (c->fd >= 0 && c->req_id && c->req_id == m->req.id) {
 			c->req_id = 0;
@@ -460,8 +460,8 @@ void ctl_job_appeared(struct bcsd *d)
 	struct json_object *o;
 	unsigned int i;
 
-	for (i = 0; i < d->nr_clients; i++) {
-		struct bcsd_client *c = &d->clients[i];
+	for (i = 0; i < d->ctl.nr_clients; i++) {
+		struct bcsd_client *c = &d->ctl.clients[i];
 
 		if (c->fd < 0 || !c->wait_job || !node_has_job(d, c->wait_job))
 			continue;
@@ -477,8 +477,8 @@ static void ctl_tick(struct bcsd *d, void *arg)
 	unsigned int i;
 
 	(void)arg;
-	for (i = 0; i < d->nr_clients; i++) {
-		struct bcsd_client *c = &d->clients[i];
+	for (i = 0; i < d->ctl.nr_clients; i++) {
+		struct bcsd_client *c = &d->ctl.clients[i];
 
 		if (c->fd < 0)
 			continue;
@@ -492,7 +492,7 @@ static void ctl_tick(struct bcsd *d, void *arg)
 		}
 		if (!c->req_id || now - c->sent_ms < BCSD_REQ_TIMEOUT_MS)
 			continue;
-		if (c->tries >= BCSD_REQ_TRIES || !d->have_master) {
+		if (c->tries >= BCSD_REQ_TRIES || !d->followed.known) {
 			c->req_id = 0;
 			ctl_error(c, -ETIMEDOUT, "the master did not answer");
 		} else {
@@ -507,22 +507,22 @@ int ctl_init(struct bcsd *d)
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	char dir[sizeof(sun.sun_path)], *slash;
 
-	d->ctl_fd = -1;
+	d->ctl.listen_fd = -1;
 	/* Not 1 after every start: see on_request() in master.c. */
-	d->next_req_id = randombytes_random();
+	d->ctl.next_req_id = randombytes_random();
 	if (loop_on_tick(d, ctl_tick, NULL))
 		return -1;
 	if (!*path)
 		return 0;
-	d->nr_clients = (unsigned int)d->cfg.control_clients;
-	d->clients = calloc(d->nr_clients, sizeof(*d->clients));
-	if (!d->clients) {
+	d->ctl.nr_clients = (unsigned int)d->cfg.control_clients;
+	d->ctl.clients = calloc(d->ctl.nr_clients, sizeof(*d->ctl.clients));
+	if (!d->ctl.clients) {
 		pr_err("control socket: out of memory");
-		d->nr_clients = 0;
+		d->ctl.nr_clients = 0;
 		return -1;
 	}
-	for (unsigned int i = 0; i < d->nr_clients; i++)
-		d->clients[i].fd = -1;
+	for (unsigned int i = 0; i < d->ctl.nr_clients; i++)
+		d->ctl.clients[i].fd = -1;
 	if (strlen(path) >= sizeof(sun.sun_path)) {
 		pr_err("control_socket: path too long");
 		return -1;
@@ -534,9 +534,9 @@ int ctl_init(struct bcsd *d)
 		*slash = '\0';
 		mkdir(dir, 0755);
 	}
-	d->ctl_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	d->ctl.listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
 			   0);
-	if (d->ctl_fd < 0) {
+	if (d->ctl.listen_fd < 0) {
 		pr_err("control socket: %s", strerror(errno));
 		return -1;
 	}
@@ -544,33 +544,33 @@ int ctl_init(struct bcsd *d)
 		pr_err("control socket %s: another bcsd runs on this host",
 		       path);
 		/* Not ours: ctl_exit() must leave the path alone. */
-		close(d->ctl_fd);
-		d->ctl_fd = -1;
+		close(d->ctl.listen_fd);
+		d->ctl.listen_fd = -1;
 		return -1;
 	}
 	unlink(path);
-	if (bind(d->ctl_fd, (struct sockaddr *)&sun, sizeof(sun)) ||
-	    chmod(path, 0666) || listen(d->ctl_fd, 8)) {
+	if (bind(d->ctl.listen_fd, (struct sockaddr *)&sun, sizeof(sun)) ||
+	    chmod(path, 0666) || listen(d->ctl.listen_fd, 8)) {
 		pr_err("control socket %s: %s", path, strerror(errno));
 		return -1;
 	}
-	return loop_add(d, d->ctl_fd, LOOP_LISTEN, ctl_accept, NULL);
+	return loop_add(d, d->ctl.listen_fd, LOOP_LISTEN, ctl_accept, NULL);
 }
 
 void ctl_exit(struct bcsd *d)
 {
 	unsigned int i;
 
-	for (i = 0; i < d->nr_clients; i++)
-		if (d->clients[i].fd >= 0)
-			ctl_drop(d, &d->clients[i]);
-	free(d->clients);
-	d->clients = NULL;
-	d->nr_clients = 0;
-	if (d->ctl_fd >= 0) {
-		loop_del(d, d->ctl_fd);
-		close(d->ctl_fd);
+	for (i = 0; i < d->ctl.nr_clients; i++)
+		if (d->ctl.clients[i].fd >= 0)
+			ctl_drop(d, &d->ctl.clients[i]);
+	free(d->ctl.clients);
+	d->ctl.clients = NULL;
+	d->ctl.nr_clients = 0;
+	if (d->ctl.listen_fd >= 0) {
+		loop_del(d, d->ctl.listen_fd);
+		close(d->ctl.listen_fd);
 		unlink(d->cfg.control_socket);
-		d->ctl_fd = -1;
+		d->ctl.listen_fd = -1;
 	}
 }

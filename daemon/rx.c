@@ -28,28 +28,28 @@ static struct bcsp_window *window_of(struct bcsd *d, uint32_t sender)
 	int i, free_slot = -1, oldest = -1;
 
 	for (i = 0; i < BCSD_MAX_SENDERS; i++) {
-		if (d->windows[i].w.used && d->windows[i].sender == sender)
+		if (d->rx.windows[i].w.used && d->rx.windows[i].sender == sender)
 			goto found;
-		if (!d->windows[i].w.used) {
+		if (!d->rx.windows[i].w.used) {
 			if (free_slot < 0)
 				free_slot = i;
-		} else if (oldest < 0 || d->windows[i].heard_ms <
-					 d->windows[oldest].heard_ms) {
+		} else if (oldest < 0 || d->rx.windows[i].heard_ms <
+					 d->rx.windows[oldest].heard_ms) {
 			oldest = i;
 		}
 	}
 	if (free_slot < 0 && oldest >= 0 &&
-	    now - d->windows[oldest].heard_ms > WINDOW_EXPIRY_MS) {
-		memset(&d->windows[oldest].w, 0, sizeof(d->windows[oldest].w));
+	    now - d->rx.windows[oldest].heard_ms > WINDOW_EXPIRY_MS) {
+		memset(&d->rx.windows[oldest].w, 0, sizeof(d->rx.windows[oldest].w));
 		free_slot = oldest;
 	}
 	if (free_slot < 0)
 		return NULL;
 	i = free_slot;
-	d->windows[i].sender = sender;
+	d->rx.windows[i].sender = sender;
 found:
-	d->windows[i].heard_ms = now;
-	return &d->windows[i].w;
+	d->rx.windows[i].heard_ms = now;
+	return &d->rx.windows[i].w;
 }
 
 /*
@@ -64,12 +64,12 @@ static enum bcsp_verdict own_verdict(struct bcsd *d, const struct bcsp_msg *m,
 	char addr[INET_ADDRSTRLEN] = "?";
 	uint64_t now;
 
-	if (m->hdr.seq >= d->seq_first && m->hdr.seq < d->seq)
+	if (m->hdr.seq >= d->net.seq_first && m->hdr.seq < d->net.seq)
 		return BCSP_OK;
 	now = now_mono_ms();
-	if (m->hdr.seq >= d->seq &&
-	    (!d->dup_id_warned_ms || now - d->dup_id_warned_ms > 60000)) {
-		d->dup_id_warned_ms = now;
+	if (m->hdr.seq >= d->net.seq &&
+	    (!d->rx.dup_id_said_ms || now - d->rx.dup_id_said_ms > 60000)) {
+		d->rx.dup_id_said_ms = now;
 		inet_ntop(AF_INET, &from->sin_addr, addr, sizeof(addr));
 		pr_err("another daemon at %s sends with this node id (%u): give every node its own node_id",
 		       addr, d->node_id);
@@ -85,34 +85,34 @@ static bool from_senior_master(const struct bcsd *d, const struct bcsp_msg *m)
 {
 	const struct bcsp_hdr *h = &m->hdr;
 
-	if (!d->have_master)
+	if (!d->followed.known)
 		return true;
-	if (h->epoch != d->master_epoch)
-		return h->epoch > d->master_epoch;
-	if (h->priority != d->master_priority)
-		return h->priority > d->master_priority;
-	return h->sender >= d->master_id;
+	if (h->epoch != d->followed.epoch)
+		return h->epoch > d->followed.epoch;
+	if (h->priority != d->followed.priority)
+		return h->priority > d->followed.priority;
+	return h->sender >= d->followed.id;
 }
 
 static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
 			  const struct sockaddr_in *from)
 {
-	if (!d->have_master || d->master_id != m->hdr.sender ||
-	    d->master_epoch != m->hdr.epoch) {
-		if (d->have_master)
+	if (!d->followed.known || d->followed.id != m->hdr.sender ||
+	    d->followed.epoch != m->hdr.epoch) {
+		if (d->followed.known)
 			d->cnt.master_changes++;
 		pr_notice("following master %u epoch %u", m->hdr.sender,
 			  m->hdr.epoch);
 	}
-	d->have_master = true;
-	d->master_id = m->hdr.sender;
-	d->master_epoch = m->hdr.epoch;
-	d->master_priority = m->hdr.priority;
-	d->master_addr = *from;
-	d->master_heard_ms = now_mono_ms();
-	d->no_quorum_said = false;
-	if (m->hdr.epoch > d->max_epoch_seen)
-		d->max_epoch_seen = m->hdr.epoch;
+	d->followed.known = true;
+	d->followed.id = m->hdr.sender;
+	d->followed.epoch = m->hdr.epoch;
+	d->followed.priority = m->hdr.priority;
+	d->followed.addr = *from;
+	d->followed.heard_ms = now_mono_ms();
+	d->master.no_quorum_said = false;
+	if (m->hdr.epoch > d->followed.max_epoch_seen)
+		d->followed.max_epoch_seen = m->hdr.epoch;
 }
 
 void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
@@ -138,11 +138,11 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	if (v != BCSP_OK) {
 		/* Said by say_rejected(): a flood costs no log line each. */
 		d->cnt.rejected[v]++;
-		d->rejected_from = from->sin_addr;
+		d->rx.last_from = from->sin_addr;
 		return;
 	}
-	if (m.hdr.epoch > d->max_epoch_seen)
-		d->max_epoch_seen = m.hdr.epoch;
+	if (m.hdr.epoch > d->followed.max_epoch_seen)
+		d->followed.max_epoch_seen = m.hdr.epoch;
 
 	switch (m.hdr.type) {
 	case BCSP_STROBE:
@@ -157,17 +157,17 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		 * strobe_copies times), or one overtaken by a later strobe:
 		 * it keeps the master alive and changes nothing else.
 		 */
-		if (d->have_master && d->master_id == m.hdr.sender &&
-		    d->master_epoch == m.hdr.epoch &&
-		    m.strobe.slice <= d->master_slice) {
-			d->master_heard_ms = now_mono_ms();
+		if (d->followed.known && d->followed.id == m.hdr.sender &&
+		    d->followed.epoch == m.hdr.epoch &&
+		    m.strobe.slice <= d->followed.slice) {
+			d->followed.heard_ms = now_mono_ms();
 			d->cnt.strobe_copies++;
 			return;
 		}
 		/* Before following it: the master it replaces counts. */
 		outranks = d->master_role && master_outranks(d, &m);
 		follow_master(d, &m, from);
-		d->master_slice = m.strobe.slice;
+		d->followed.slice = m.strobe.slice;
 		d->cnt.strobes_rx++;
 		if (d->master_role)
 			master_heard_other(d, &m, outranks);
@@ -175,13 +175,13 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 			node_on_strobe(d, &m);
 		break;
 	case BCSP_MAP:
-		if (own || !d->have_master || m.hdr.sender != d->master_id ||
-		    m.hdr.epoch != d->master_epoch)
+		if (own || !d->followed.known || m.hdr.sender != d->followed.id ||
+		    m.hdr.epoch != d->followed.epoch)
 			return;
-		d->map = m.map;
-		d->map_epoch = m.hdr.epoch;
-		d->map_master = m.hdr.sender;
-		d->have_map = true;
+		d->followed.map = m.map;
+		d->followed.map_epoch = m.hdr.epoch;
+		d->followed.map_master = m.hdr.sender;
+		d->followed.have_map = true;
 		if (d->node_role)
 			node_on_map(d, m.hdr.epoch, m.hdr.sender, &m.map);
 		break;
@@ -195,7 +195,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	case BCSP_REQUEST:
 		if (own)
 			return;	/* never sent to ourselves */
-		if (d->master_role && d->active)
+		if (d->master_role && d->master.active)
 			master_on_msg(d, &m);
 		break;
 	case BCSP_REPLY:
@@ -203,7 +203,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		 * To the group: the node that asked takes it, and standbys
 		 * keep it for retries after a take-over.
 		 */
-		if (own || !d->have_master || m.hdr.sender != d->master_id)
+		if (own || !d->followed.known || m.hdr.sender != d->followed.id)
 			return;
 		ctl_on_reply(d, &m);
 		if (d->master_role)
@@ -227,13 +227,13 @@ static void say_rejected(struct bcsd *d, void *arg)
 	int i;
 
 	(void)arg;
-	if (d->rejected_said_ms &&
-	    now - d->rejected_said_ms < RX_REJECT_LOG_MS)
+	if (d->rx.said_ms &&
+	    now - d->rx.said_ms < RX_REJECT_LOG_MS)
 		return;
 	what[0] = '\0';
 	for (i = 1; i < __BCSP_VERDICT_MAX; i++) {
-		n = d->cnt.rejected[i] - d->rejected_said[i];
-		d->rejected_said[i] = d->cnt.rejected[i];
+		n = d->cnt.rejected[i] - d->rx.said[i];
+		d->rx.said[i] = d->cnt.rejected[i];
 		if (!n)
 			continue;
 		total += n;
@@ -245,10 +245,10 @@ static void say_rejected(struct bcsd *d, void *arg)
 	}
 	if (!total)
 		return;
-	inet_ntop(AF_INET, &d->rejected_from, addr, sizeof(addr));
+	inet_ntop(AF_INET, &d->rx.last_from, addr, sizeof(addr));
 	pr_notice("rejected %llu datagram(s) (%s), the last from %s",
 		  (unsigned long long)total, what, addr);
-	d->rejected_said_ms = now;
+	d->rx.said_ms = now;
 }
 
 int rx_init(struct bcsd *d)

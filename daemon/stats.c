@@ -28,10 +28,10 @@ struct json_object *stats_json(const struct bcsd *d)
 
 	add_u64(o, "node_id", d->node_id);
 	json_object_object_add(o, "active_master",
-			       json_object_new_boolean(d->active));
-	add_u64(o, "master_id", d->have_master ? d->master_id : 0);
-	add_u64(o, "epoch", d->master_epoch);
-	add_u64(o, "slice", d->master_slice);
+			       json_object_new_boolean(d->master.active));
+	add_u64(o, "master_id", d->followed.known ? d->followed.id : 0);
+	add_u64(o, "epoch", d->followed.epoch);
+	add_u64(o, "slice", d->followed.slice);
 	add_u64(o, "rx", d->cnt.rx);
 	add_u64(o, "strobes_rx", d->cnt.strobes_rx);
 	add_u64(o, "strobe_copies", d->cnt.strobe_copies);
@@ -46,7 +46,7 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "master_changes", d->cnt.master_changes);
 	view_quorum(d, now_mono_ms(), &fresh, &need);
 	add_u64(o, "nodes_reporting", fresh);
-	add_u64(o, "nodes_heard", d->nr_peers);
+	add_u64(o, "nodes_heard", d->view.nr_peers);
 	add_u64(o, "quorum", need);
 	return o;
 }
@@ -55,12 +55,12 @@ struct json_object *stats_json(const struct bcsd *d)
 static struct json_object *map_history_json(const struct bcsd *d)
 {
 	struct json_object *a = json_object_new_array(), *o, *rows;
-	uint32_t n = d->map_history_n, i, k;
+	uint32_t n = d->node.nr_history, i, k;
 	char id[16];
 
 	for (i = n > BCSD_MAP_HISTORY ? n - BCSD_MAP_HISTORY : 0; i < n; i++) {
 		const struct bcsd_map_event *ev =
-			&d->map_history[i % BCSD_MAP_HISTORY];
+			&d->node.history[i % BCSD_MAP_HISTORY];
 
 		o = json_object_new_object();
 		add_u64(o, "applied_ns", ev->applied_ns);

@@ -230,7 +230,7 @@ static void test_same_epoch_and_version(void)
 	CHECK(kjobs[10] == 1);
 	CHECK(kjobs[11] == NO_JOB);
 	CHECK(kjobs[12] == 0);
-	CHECK(d.nr_local_jobs == 2);
+	CHECK(d.node.nr_jobs == 2);
 	node_on_map(&d, 5, 2, &b);
 	CHECK(d.cnt.maps_applied == 2);
 
@@ -259,10 +259,10 @@ static struct bcsp_msg strobe(uint32_t master, uint32_t epoch,
 static void hold_and_apply(uint32_t epoch, uint32_t master,
 			   const struct bcsp_map *m)
 {
-	d.map = *m;
-	d.map_epoch = epoch;
-	d.map_master = master;
-	d.have_map = true;
+	d.followed.map = *m;
+	d.followed.map_epoch = epoch;
+	d.followed.map_master = master;
+	d.followed.have_map = true;
 	node_on_map(&d, epoch, master, m);
 }
 
