@@ -24,6 +24,9 @@
 
 #include "bcsd.h"
 #include "log.h"
+#include "ctl.h"
+#include "master.h"
+#include "node.h"
 
 #define BCSD_CONF_DEFAULT	"/etc/bcs/bcsd.conf"
 

@@ -173,7 +173,6 @@ struct bcsd_map_event {
 /* node.c: the node role, bcs.ko's driver. */
 struct bcsd_node {
 	struct bcs_nl *nl;
-	struct bcs *dev;
 	bool driving;			/* bcs.ko in driven mode, by us */
 	/* The map last applied to bcs.ko: (epoch, master, version). */
 	bool applied;
@@ -183,11 +182,17 @@ struct bcsd_node {
 	/* The newest at (nr_history - 1) % BCSD_MAP_HISTORY. */
 	struct bcsd_map_event history[BCSD_MAP_HISTORY];
 	uint32_t nr_history;
-	/* The kernel jobs bcsd made, and their births (0: not known). */
+	uint64_t reported_ms;		/* the last report sent */
+};
+
+/*
+ * The kernel jobs bcsd made on this node, and their births (0: not
+ * known): node.c keeps them, ctl.c waits for them (view_local_job()).
+ */
+struct bcsd_local {
 	uint32_t jobs[BCSP_MAX_JOBS];
 	uint32_t births[BCSP_MAX_JOBS];
 	uint32_t nr_jobs;
-	uint64_t reported_ms;		/* the last report sent */
 };
 
 /* view.c: the cluster view, every node's last report. */
@@ -207,7 +212,32 @@ struct bcsd_ctl {
 	uint32_t next_req_id;
 };
 
-/* bcsd, by the part that owns each field. */
+/* Where a message handed to the parts (dispatch()) comes from. */
+struct bcsd_origin {
+	bool local;			/* a part of this daemon, not the network */
+	uint64_t slice;			/* local: the master's current slice */
+	/* A strobe from the network: the master followed until it came. */
+	bool prev_known;
+	uint32_t prev_id;
+	uint32_t prev_epoch;
+	uint64_t prev_heard_ms;
+};
+
+typedef void dispatch_fn(struct bcsd *d, const struct bcsp_msg *m,
+			 const struct bcsd_origin *from);
+
+#define DISPATCH_HANDLERS_MAX	4	/* per message type */
+
+struct bcsd_handlers {
+	dispatch_fn *fn[DISPATCH_HANDLERS_MAX];
+	unsigned int nr;
+};
+
+/*
+ * bcsd.  The core (loop, net, rx, dispatch, view, and what is set at
+ * start) is what the parts (master, node, ctl) share; each part's own
+ * fields are in its struct, which no other part touches.
+ */
 struct bcsd {
 	/* Set at start (bcsd.c), read by every part. */
 	struct cfg cfg;
@@ -216,25 +246,31 @@ struct bcsd {
 	uint32_t node_id;
 	bool master_role, node_role;
 	uint64_t slice_ns;		/* slice_us */
+	struct bcs *bcs;		/* bcs.ko, opened by the node part */
 
+	/* The core. */
 	struct loop loop;
 	struct bcsd_net net;
 	struct bcsd_rx rx;
+	struct bcsd_handlers dispatch[__BCSP_TYPE_MAX];
 	struct bcsd_followed followed;	/* rx.c, and master.c when active */
 	struct bcsd_view view;
+	struct bcsd_local local;	/* node.c writes it */
+	struct bcsd_counters cnt;	/* each part its own */
+
+	/* The parts. */
 	struct bcsd_master master;
 	struct bcsd_node node;
 	struct bcsd_ctl ctl;
-	struct bcsd_counters cnt;	/* each part its own */
 };
 
 /* version.c: the release, "0.0.0" unless the build says. */
 extern const char bcsd_version[];
 
 /*
- * The parts.  Each owns an _init, which registers its descriptors and
- * tick handlers with the loop (loop.h), and an _exit, which is called
- * also when its _init failed half-way, in the reverse order of the inits.
+ * The core, on which the parts depend; it calls no part.  Each piece has
+ * an _init, which registers its descriptors and handlers with the loop
+ * (loop.h), and an _exit, called also after its _init failed half-way.
  */
 
 /* net.c: the UDP socket; received datagrams go to rx_datagram(). */
@@ -243,12 +279,23 @@ void net_exit(struct bcsd *d);
 int net_send(struct bcsd *d, struct bcsp_msg *m,
 	     const struct sockaddr_in *to);
 
-/* rx.c: datagram acceptance, and dispatch to the parts. */
+/* rx.c: datagram acceptance; what passes goes to dispatch(). */
 int rx_init(struct bcsd *d);
 void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		 const struct sockaddr_in *from);
 
-/* view.c */
+/* dispatch.c: messages to the handlers the parts registered. */
+void dispatch_register(struct bcsd *d, enum bcsp_type type, dispatch_fn *fn);
+void dispatch(struct bcsd *d, const struct bcsp_msg *m,
+	      const struct bcsd_origin *from);
+
+/* Is this daemon the master it follows, that is the active master? */
+static inline bool followed_is_self(const struct bcsd *d)
+{
+	return d->followed.known && d->followed.id == d->node_id;
+}
+
+/* view.c: the cluster view and this node's jobs. */
 struct json_object;
 void view_on_report(struct bcsd *d, uint32_t node,
 		    const struct bcsp_report *r, uint64_t now_ms);
@@ -256,35 +303,9 @@ bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
 		 uint32_t *need);
 struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 				   uint64_t now_ms);
+bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx);
 
-/* master.c */
-int master_init(struct bcsd *d);
-void master_exit(struct bcsd *d);
-void master_on_msg(struct bcsd *d, const struct bcsp_msg *m);
-bool master_outranks(const struct bcsd *d, const struct bcsp_msg *m);
-void master_heard_other(struct bcsd *d, const struct bcsp_msg *m,
-			bool outranks);
-void master_heard_reply(struct bcsd *d, const struct bcsp_msg *m);
-void master_request(struct bcsd *d, const struct bcsp_request *req,
-		    struct bcsp_request *reply);
-void master_local_report(struct bcsd *d, const struct bcsp_msg *m);
-void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m);
-
-/* node.c */
-int node_init(struct bcsd *d);
-void node_exit(struct bcsd *d);
-void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m);
-void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
-		 const struct bcsp_map *map);
-bool node_has_job(struct bcsd *d, uint32_t job);
-
-/* ctl.c */
-int ctl_init(struct bcsd *d);
-void ctl_exit(struct bcsd *d);
-void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m);
-void ctl_job_appeared(struct bcsd *d);
-
-/* stats.c */
+/* stats.c: every part's counters as JSON; reads them, calls no part. */
 struct json_object *stats_json(const struct bcsd *d);
 void stats_write(const struct bcsd *d);
 

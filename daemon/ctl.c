@@ -42,6 +42,7 @@
 #include "bcsd.h"
 #include "ctl_req.h"
 #include "log.h"
+#include "ctl.h"
 
 #define CTL_IDLE_MS	10000	/* a connection that asks nothing is closed */
 
@@ -273,7 +274,7 @@ static void cmd_status(struct bcsd *d, struct bcsd_client *c)
 	json_object_object_add(o, "have_master",
 			       json_object_new_boolean(d->followed.known));
 	add_u64(o, "rejected", rejected);
-	if (d->node.dev && !bcs_get_state(d->node.dev, &st)) {
+	if (d->bcs && !bcs_get_state(d->bcs, &st)) {
 		add_u64(o, "late", st.late);
 		add_u64(o, "missed", st.missed);
 		add_u64(o, "failopens", st.failopens);
@@ -290,8 +291,8 @@ static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 	size_t nlocal = 0, k;
 	uint32_t i, tasks;
 
-	if (d->node.dev)
-		bcs_job_list(d->node.dev, &local, &nlocal);
+	if (d->bcs)
+		bcs_job_list(d->bcs, &local, &nlocal);
 	for (i = 0; d->followed.have_map && i < d->followed.map.nr_jobs; i++) {
 		struct json_object *j = json_object_new_object();
 
@@ -343,18 +344,13 @@ static void send_request(struct bcsd *d, struct bcsd_client *c)
 static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 			    uint32_t op, const struct ctl_req *in)
 {
-	struct bcsp_request reply;
+	struct bcsp_msg m = { .hdr = { .type = BCSP_REQUEST } };
 
 	memset(&c->req, 0, sizeof(c->req));
 	c->req.node = d->node_id;
 	c->req.op = op;
 	c->req.job = in->job;
 	c->req.row = in->row;
-	if (d->master.active) {
-		master_request(d, &c->req, &reply);
-		reply_request(c, &reply);
-		return;
-	}
 	if (!d->followed.known) {
 		ctl_error(c, -EHOSTUNREACH, "no master heard yet");
 		return;
@@ -364,14 +360,29 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 	c->req.id = d->ctl.next_req_id;
 	c->req_id = c->req.id;
 	c->tries = 0;
-	send_request(d, c);
+	if (!followed_is_self(d)) {
+		send_request(d, c);
+		return;
+	}
+	/* This daemon is the master: it answers at once (on_reply()). */
+	m.hdr.epoch = d->followed.epoch;
+	m.hdr.sender = d->node_id;
+	m.req = c->req;
+	dispatch(d, &m, &(struct bcsd_origin){ .local = true });
+	if (c->req_id) {
+		c->req_id = 0;
+		ctl_error(c, -EHOSTUNREACH, "the master did not answer");
+	}
 }
 
-void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
+/* From the master followed (rx.c checked), or from this daemon's own. */
+static void on_reply(struct bcsd *d, const struct bcsp_msg *m,
+		     const struct bcsd_origin *from)
 {
 	unsigned int i;
 
-	/* From the master followed (rx_datagram() checked): is it ours? */
+	(void)from;
+	/* Is it ours? */
 	if (m->req.node != d->node_id)
 		return;
 
@@ -390,6 +401,8 @@ void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
  * (5 s if not given): bounded by control_wait_ms, so that no client holds
  * a slot for longer.
  */
+static void job_appeared(struct bcsd *d);
+
 static void cmd_job_wait(struct bcsd *d, struct bcsd_client *c,
 			 const struct ctl_req *req)
 {
@@ -405,7 +418,7 @@ static void cmd_job_wait(struct bcsd *d, struct bcsd_client *c,
 	}
 	c->wait_job = req->job;
 	c->wait_until_ms = now_mono_ms() + req->timeout_ms;
-	ctl_job_appeared(d);
+	job_appeared(d);
 }
 
 static void ctl_on_client(struct bcsd *d, void *arg)
@@ -455,7 +468,7 @@ static void ctl_on_client(struct bcsd *d, void *arg)
 }
 
 /* Answer the clients waiting for a job that now exists on this node. */
-void ctl_job_appeared(struct bcsd *d)
+static void job_appeared(struct bcsd *d)
 {
 	struct json_object *o;
 	unsigned int i;
@@ -463,12 +476,21 @@ void ctl_job_appeared(struct bcsd *d)
 	for (i = 0; i < d->ctl.nr_clients; i++) {
 		struct bcsd_client *c = &d->ctl.clients[i];
 
-		if (c->fd < 0 || !c->wait_job || !node_has_job(d, c->wait_job))
+		if (c->fd < 0 || !c->wait_job || !view_local_job(d, c->wait_job, NULL))
 			continue;
 		c->wait_job = 0;
 		o = ok_object();
 		ctl_send(c, o);
 	}
+}
+
+/* A map, which the node part (started before) has applied if it is new. */
+static void on_map(struct bcsd *d, const struct bcsp_msg *m,
+		   const struct bcsd_origin *from)
+{
+	(void)m;
+	(void)from;
+	job_appeared(d);
 }
 
 static void ctl_tick(struct bcsd *d, void *arg)
@@ -512,6 +534,8 @@ int ctl_init(struct bcsd *d)
 	d->ctl.next_req_id = randombytes_random();
 	if (loop_on_tick(d, ctl_tick, NULL))
 		return -1;
+	dispatch_register(d, BCSP_REPLY, on_reply);
+	dispatch_register(d, BCSP_MAP, on_map);
 	if (!*path)
 		return 0;
 	d->ctl.nr_clients = (unsigned int)d->cfg.control_clients;
@@ -534,8 +558,8 @@ int ctl_init(struct bcsd *d)
 		*slash = '\0';
 		mkdir(dir, 0755);
 	}
-	d->ctl.listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			   0);
+	d->ctl.listen_fd = socket(AF_UNIX,
+				  SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (d->ctl.listen_fd < 0) {
 		pr_err("control socket: %s", strerror(errno));
 		return -1;

@@ -13,7 +13,7 @@
  * any it has seen.  A master that hears a more senior one (higher epoch,
  * then higher priority, then higher node id) steps down, so two masters
  * that took over together settle on one.  A standby that sees one of lower
- * priority take over takes over in its turn (master_outranks()), so that
+ * priority take over takes over in its turn (outranks()), so that
  * of the standbys the highest priority ends up the master.
  */
 #include <errno.h>
@@ -27,6 +27,7 @@
 #include "../libbcs/bcs.h"
 #include "bcsd.h"
 #include "log.h"
+#include "master.h"
 
 /*
  * The map goes out again every MAP_RESEND_SLICES slices, or every
@@ -126,8 +127,9 @@ static void send_map(struct bcsd *d)
 	d->followed.map_epoch = d->master.epoch;
 	d->followed.map_master = d->node_id;
 	d->followed.have_map = true;
-	if (d->node_role)
-		node_on_map(d, d->master.epoch, d->node_id, &m.map);
+	/* To this host's node part, as the group gets it. */
+	dispatch(d, &m, &(struct bcsd_origin){
+		.local = true, .slice = d->master.strobe_slice });
 }
 
 /* Slices between resends of an unchanged map. */
@@ -240,7 +242,7 @@ static void take_over(struct bcsd *d, uint32_t epoch)
 	 * go on from the slice this host's bcs.ko last ran, so that slice
 	 * numbers do not start again from 0 under records that have them.
 	 */
-	if (!d->master.strobe_slice && d->node.dev && !bcs_get_state(d->node.dev, &st))
+	if (!d->master.strobe_slice && d->bcs && !bcs_get_state(d->bcs, &st))
 		d->master.strobe_slice = st.slice;
 	if (d->followed.have_map && !d->master.nr_jobs) {
 		d->master.nr_jobs = d->followed.map.nr_jobs;
@@ -298,37 +300,41 @@ static void step_down(struct bcsd *d)
  * it too has heard nothing from the old master for half its failover
  * silence (which tells a master's death from a partition that healed,
  * where the old master was heard until just now), and if it could take
- * over on its own (listened long enough, quorum).  Called before the
- * strobe is followed.
+ * over on its own (listened long enough, quorum).  @from says which
+ * master was followed until the strobe came.
  */
-bool master_outranks(const struct bcsd *d, const struct bcsp_msg *m)
+static bool outranks(const struct bcsd *d, const struct bcsp_msg *m,
+		     const struct bcsd_origin *from)
 {
 	uint64_t silence = slices_ms(d, d->cfg.failover_slices);
 	uint64_t now = now_mono_ms();
 	uint32_t fresh, need;
 
-	return !d->master.active && d->followed.known &&
-	       d->followed.id != m->hdr.sender &&
-	       m->hdr.epoch > d->followed.epoch &&
+	return !d->master.active && from->prev_known &&
+	       from->prev_id != m->hdr.sender &&
+	       m->hdr.epoch > from->prev_epoch &&
 	       m->hdr.priority < d->cfg.priority &&
-	       now - d->followed.heard_ms >= silence / 2 &&
+	       now - from->prev_heard_ms >= silence / 2 &&
 	       now >= d->master.listen_until_ms &&
 	       view_quorum(d, now, &fresh, &need);
 }
 
 /*
  * A strobe from another master, now followed: an active master steps
- * down (the strobe passed as more senior); a standby that @outranks it
- * (master_outranks()) takes over.
+ * down (the strobe passed as more senior); a standby that outranks it
+ * (outranks()) takes over.  Our own strobes are not for us.
  */
-void master_heard_other(struct bcsd *d, const struct bcsp_msg *m,
-			bool outranks)
+static void on_strobe(struct bcsd *d, const struct bcsp_msg *m,
+		      const struct bcsd_origin *from)
 {
 	uint32_t epoch;
 
+	if (from->local)
+		return;
+	d->master.no_quorum_said = false;
 	if (d->master.active) {
 		step_down(d);
-	} else if (outranks && next_epoch(d, &epoch)) {
+	} else if (outranks(d, m, from) && next_epoch(d, &epoch)) {
 		pr_notice("master %u took over with priority %u, below this standby's %llu: taking over",
 			  m->hdr.sender, m->hdr.priority,
 			  (unsigned long long)d->cfg.priority);
@@ -349,7 +355,8 @@ static void next_copy(struct bcsd *d, uint64_t lead, uint64_t now)
 	unsigned int copies = (unsigned int)d->cfg.strobe_copies;
 	uint64_t gap = lead / 2 / copies;
 
-	if (d->master.strobe_copies_left && now + 2 * gap < d->master.strobe_deadline_ns) {
+	if (d->master.strobe_copies_left &&
+	    now + 2 * gap < d->master.strobe_deadline_ns) {
 		arm_strobe_timer(d, now + gap + 1);
 		return;
 	}
@@ -391,7 +398,8 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 	 * rotation wire-protocol.rst specifies, which a node holding the
 	 * map the strobe names can work out for itself.
 	 */
-	d->master.strobe_row = bcsp_map_next_row(&d->followed.map, d->master.strobe_row);
+	d->master.strobe_row = bcsp_map_next_row(&d->followed.map,
+						 d->master.strobe_row);
 	memset(m, 0, sizeof(*m));
 	m->hdr.type = BCSP_STROBE;
 	m->hdr.epoch = d->master.epoch;
@@ -406,12 +414,14 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 		d->cnt.strobes_tx++;
 	d->followed.slice = d->master.strobe_slice;
 	d->followed.heard_ms = now_mono_ms();
-	if (d->node_role)
-		node_on_strobe(d, m);
+	/* To this host's node part, as the group gets it. */
+	dispatch(d, m, &(struct bcsd_origin){
+		.local = true, .slice = d->master.strobe_slice });
 	if (d->master.map_repeats) {
 		d->master.map_repeats--;
 		send_map(d);
-	} else if (d->master.strobe_slice - d->master.map_sent_slice >= map_resend_slices(d)) {
+	} else if (d->master.strobe_slice - d->master.map_sent_slice >=
+		   map_resend_slices(d)) {
 		send_map(d);
 	}
 	d->master.strobe_copies_left = (unsigned int)d->cfg.strobe_copies - 1;
@@ -464,7 +474,7 @@ static void master_tick(struct bcsd *d, void *arg)
  * periods) show that its master is gone.  If it lives on all the same,
  * one of the two steps down on hearing the other.
  */
-void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m)
+static void report_epoch(struct bcsd *d, const struct bcsp_msg *m)
 {
 	uint64_t now = now_mono_ms(), wait = slices_ms(d, REPORT_EPOCH_SLICES);
 	uint32_t epoch;
@@ -492,8 +502,8 @@ void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m)
 }
 
 /* Carry out request @req from @sender; the answer is in @reply. */
-void master_request(struct bcsd *d, const struct bcsp_request *req,
-		    struct bcsp_request *reply)
+static void carry_out(struct bcsd *d, const struct bcsp_request *req,
+		      struct bcsp_request *reply)
 {
 	struct bcsd_job *j;
 	uint32_t id, row;
@@ -590,9 +600,10 @@ static void done_add(struct bcsd *d, const struct bcsp_request *reply)
  * takes over answers the retry instead of carrying the request out again
  * (a second job, or a destroy that finds no job).
  */
-void master_heard_reply(struct bcsd *d, const struct bcsp_msg *m)
+static void on_reply(struct bcsd *d, const struct bcsp_msg *m,
+		     const struct bcsd_origin *from)
 {
-	if (!d->master.active)
+	if (!from->local && !d->master.active)
 		done_add(d, &m->req);
 }
 
@@ -620,7 +631,7 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m)
 		     find_job(d, done->job))) {
 		r.req = *done;
 	} else {
-		master_request(d, &m->req, &r.req);
+		carry_out(d, &m->req, &r.req);
 		if (done)
 			*done = r.req;
 		else
@@ -669,17 +680,34 @@ static void on_report(struct bcsd *d, const struct bcsp_msg *m)
 	}
 }
 
-void master_on_msg(struct bcsd *d, const struct bcsp_msg *m)
+/*
+ * A request: from the network, carried out by the active master and
+ * answered to the group; from this host's control socket (ctl.c), while
+ * this master is active, carried out and answered to it alone.
+ */
+static void on_request_msg(struct bcsd *d, const struct bcsp_msg *m,
+			   const struct bcsd_origin *from)
 {
-	if (m->hdr.type == BCSP_REQUEST)
+	struct bcsp_msg r = { .hdr = { .type = BCSP_REPLY } };
+
+	if (!d->master.active)
+		return;
+	if (!from->local) {
 		on_request(d, m);
-	else if (m->hdr.type == BCSP_REPORT)
-		on_report(d, m);
+		return;
+	}
+	r.hdr.epoch = d->master.epoch;
+	r.hdr.sender = d->node_id;
+	carry_out(d, &m->req, &r.req);
+	dispatch(d, &r, from);
 }
 
-/* A report from this host's own node part. */
-void master_local_report(struct bcsd *d, const struct bcsp_msg *m)
+/* A report: from the network, or from this host's node part. */
+static void on_report_msg(struct bcsd *d, const struct bcsp_msg *m,
+			  const struct bcsd_origin *from)
 {
+	if (!from->local)
+		report_epoch(d, m);
 	if (d->master.active)
 		on_report(d, m);
 }
@@ -687,14 +715,18 @@ void master_local_report(struct bcsd *d, const struct bcsp_msg *m)
 int master_init(struct bcsd *d)
 {
 	d->master.strobe_fd = timerfd_create(CLOCK_REALTIME,
-				       TFD_NONBLOCK | TFD_CLOEXEC);
+					     TFD_NONBLOCK | TFD_CLOEXEC);
 	if (d->master.strobe_fd < 0) {
 		pr_err("timerfd: %s", strerror(errno));
 		return -1;
 	}
-	if (loop_add(d, d->master.strobe_fd, LOOP_STROBE, on_strobe_timer, NULL) ||
-	    loop_on_tick(d, master_tick, NULL))
+	if (loop_add(d, d->master.strobe_fd, LOOP_STROBE, on_strobe_timer,
+		     NULL) || loop_on_tick(d, master_tick, NULL))
 		return -1;
+	dispatch_register(d, BCSP_STROBE, on_strobe);
+	dispatch_register(d, BCSP_REPORT, on_report_msg);
+	dispatch_register(d, BCSP_REQUEST, on_request_msg);
+	dispatch_register(d, BCSP_REPLY, on_reply);
 	d->master.next_job_id = 1;
 	/*
 	 * Listen for a live master before taking over, and for the nodes'
@@ -702,8 +734,7 @@ int master_init(struct bcsd *d)
 	 * and the jobs they hold, which it would otherwise have forgotten.
 	 */
 	d->followed.heard_ms = now_mono_ms();
-	d->master.listen_until_ms = d->followed.heard_ms +
-			     2 * d->cfg.report_ms;
+	d->master.listen_until_ms = d->followed.heard_ms + 2 * d->cfg.report_ms;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "../libbcs/bcs.h"
 #include "bcsd.h"
 #include "log.h"
+#include "node.h"
 
 /*
  * The jobs a stopped bcsd left in bcs.ko are this node's share of cluster
@@ -27,12 +28,12 @@ static void adopt_jobs(struct bcsd *d)
 	struct bcs_job_info *jobs = NULL;
 	size_t n = 0, i;
 
-	if (bcs_job_list(d->node.dev, &jobs, &n))
+	if (bcs_job_list(d->bcs, &jobs, &n))
 		return;
 	/* Births not known: the first map tells them. */
-	for (i = 0; i < n && d->node.nr_jobs < BCSP_MAX_JOBS; i++) {
-		d->node.births[d->node.nr_jobs] = 0;
-		d->node.jobs[d->node.nr_jobs++] = jobs[i].id;
+	for (i = 0; i < n && d->local.nr_jobs < BCSP_MAX_JOBS; i++) {
+		d->local.births[d->local.nr_jobs] = 0;
+		d->local.jobs[d->local.nr_jobs++] = jobs[i].id;
 	}
 	free(jobs);
 	if (n)
@@ -86,7 +87,7 @@ static bool idle_row(struct bcsd *d, uint32_t *row)
 	struct bcs_job_info *jobs = NULL;
 	size_t n = 0, i;
 
-	if (bcs_job_list(d->node.dev, &jobs, &n))
+	if (bcs_job_list(d->bcs, &jobs, &n))
 		return false;
 	for (i = 0; i < n; i++)
 		if (jobs[i].row < BCS_ROWS_MAX)
@@ -107,7 +108,8 @@ static bool idle_row(struct bcsd *d, uint32_t *row)
 }
 
 /* Strobes reach here checked (rx.c: bcsp_strobe_verdict()). */
-void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
+static void on_strobe(struct bcsd *d, const struct bcsp_msg *m,
+		      const struct bcsd_origin *from)
 {
 	const struct bcsp_strobe *s = &m->strobe;
 	struct bcs_strobe req = {
@@ -116,6 +118,7 @@ void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
 	};
 	int err;
 
+	(void)from;
 	if (!map_current(d, m)) {
 		d->cnt.strobes_stale_map++;
 		if (!idle_row(d, &req.row)) {
@@ -157,30 +160,11 @@ void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
 	d->cnt.strobes_forwarded++;
 }
 
-static bool local_job(const struct bcsd *d, uint32_t job, uint32_t *idx)
-{
-	uint32_t i;
-
-	for (i = 0; i < d->node.nr_jobs; i++) {
-		if (d->node.jobs[i] == job) {
-			if (idx)
-				*idx = i;
-			return true;
-		}
-	}
-	return false;
-}
-
-bool node_has_job(struct bcsd *d, uint32_t job)
-{
-	return local_job(d, job, NULL);
-}
-
 static void forget_local_job(struct bcsd *d, uint32_t idx)
 {
-	d->node.nr_jobs--;
-	d->node.jobs[idx] = d->node.jobs[d->node.nr_jobs];
-	d->node.births[idx] = d->node.births[d->node.nr_jobs];
+	d->local.nr_jobs--;
+	d->local.jobs[idx] = d->local.jobs[d->local.nr_jobs];
+	d->local.births[idx] = d->local.births[d->local.nr_jobs];
 }
 
 /*
@@ -194,19 +178,25 @@ static void supersede_local_job(struct bcsd *d, const struct bcsp_job_row *j)
 {
 	uint32_t idx;
 
-	if (!j->birth || !local_job(d, j->job, &idx) ||
-	    !d->node.births[idx] || d->node.births[idx] == j->birth)
+	if (!j->birth || !view_local_job(d, j->job, &idx) ||
+	    !d->local.births[idx] || d->local.births[idx] == j->birth)
 		return;
 	pr_warn("job %u here was made by another master (a healed partition): destroyed, its tasks run unscheduled",
 		j->job);
-	bcs_job_destroy(d->node.dev, j->job);
+	bcs_job_destroy(d->bcs, j->job);
 	forget_local_job(d, idx);
 	d->cnt.jobs_superseded++;
 }
 
-void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
-		 const struct bcsp_map *map)
+/*
+ * Map @m from the master followed, or (@from local) from this host's
+ * active master, whose next strobe is the first to name it.
+ */
+static void on_map(struct bcsd *d, const struct bcsp_msg *m,
+		   const struct bcsd_origin *from)
 {
+	const struct bcsp_map *map = &m->map;
+	uint32_t epoch = m->hdr.epoch, master = m->hdr.sender;
 	struct bcsd_map_event *ev;
 	uint32_t i, k, idx;
 	bool keep;
@@ -225,35 +215,35 @@ void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
 		const struct bcsp_job_row *j = &map->jobs[i];
 
 		supersede_local_job(d, j);
-		err = bcs_job_create(d->node.dev, j->job, j->row, NULL);
+		err = bcs_job_create(d->bcs, j->job, j->row, NULL);
 		if (err == -EEXIST)
-			err = bcs_job_set_row(d->node.dev, j->job, j->row);
+			err = bcs_job_set_row(d->bcs, j->job, j->row);
 		if (err) {
 			d->cnt.kernel_errors++;
 			pr_warn("job %u: %s", j->job,
 				bcs_strerror(err, BCS_CTX_JOB));
 			continue;
 		}
-		if (!local_job(d, j->job, &idx)) {
-			if (d->node.nr_jobs >= BCSP_MAX_JOBS)
+		if (!view_local_job(d, j->job, &idx)) {
+			if (d->local.nr_jobs >= BCSP_MAX_JOBS)
 				continue;
-			idx = d->node.nr_jobs++;
-			d->node.jobs[idx] = j->job;
-			d->node.births[idx] = 0;
+			idx = d->local.nr_jobs++;
+			d->local.jobs[idx] = j->job;
+			d->local.births[idx] = 0;
 		}
 		if (j->birth)
-			d->node.births[idx] = j->birth;
+			d->local.births[idx] = j->birth;
 	}
 	/* Jobs the master no longer has. */
-	for (i = 0; i < d->node.nr_jobs;) {
+	for (i = 0; i < d->local.nr_jobs;) {
 		keep = false;
 		for (k = 0; k < map->nr_jobs; k++)
-			keep |= map->jobs[k].job == d->node.jobs[i];
+			keep |= map->jobs[k].job == d->local.jobs[i];
 		if (keep) {
 			i++;
 			continue;
 		}
-		bcs_job_destroy(d->node.dev, d->node.jobs[i]);
+		bcs_job_destroy(d->bcs, d->local.jobs[i]);
 		forget_local_job(d, i);
 	}
 	d->node.applied_version = map->version;
@@ -264,7 +254,7 @@ void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
 	ev = &d->node.history[d->node.nr_history++ % BCSD_MAP_HISTORY];
 	ev->applied_ns = now_real_ns();
 	/* This master's next strobe is the first to name its new map. */
-	ev->from_slice = master == d->node_id ? d->master.strobe_slice + 1 : 0;
+	ev->from_slice = from->local ? from->slice + 1 : 0;
 	ev->epoch = epoch;
 	ev->master = master;
 	ev->version = map->version;
@@ -273,7 +263,6 @@ void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
 		ev->job[i] = map->jobs[i].job;
 		ev->row[i] = map->jobs[i].row;
 	}
-	ctl_job_appeared(d);
 }
 
 static void send_report(struct bcsd *d)
@@ -283,22 +272,22 @@ static void send_report(struct bcsd *d)
 	size_t n = 0, i;
 	uint32_t idx;
 
-	if (bcs_job_list(d->node.dev, &jobs, &n))
+	if (bcs_job_list(d->bcs, &jobs, &n))
 		return;
 	for (i = 0; i < n && m.report.nr_jobs < BCSP_MAX_JOBS; i++) {
-		if (!local_job(d, jobs[i].id, &idx))
+		if (!view_local_job(d, jobs[i].id, &idx))
 			continue;
 		m.report.jobs[m.report.nr_jobs].job = jobs[i].id;
 		m.report.jobs[m.report.nr_jobs].tasks = jobs[i].nr_tasks;
-		m.report.jobs[m.report.nr_jobs].birth = d->node.births[idx];
+		m.report.jobs[m.report.nr_jobs].birth = d->local.births[idx];
 		m.report.nr_jobs++;
 	}
 	free(jobs);
 	m.hdr.epoch = d->followed.epoch;
 	m.hdr.sender = d->node_id;
 	view_on_report(d, d->node_id, &m.report, now_mono_ms());
-	if (d->master.active)
-		master_local_report(d, &m);
+	/* To this host's master part, if any. */
+	dispatch(d, &m, &(struct bcsd_origin){ .local = true });
 	/* To the group: the master and every other node's view. */
 	net_send(d, &m, &d->net.group);
 }
@@ -319,7 +308,7 @@ int node_init(struct bcsd *d)
 {
 	int err;
 
-	err = bcs_open(&d->node.dev);
+	err = bcs_open(&d->bcs);
 	if (!err)
 		err = bcs_nl_open(&d->node.nl);
 	if (err) {
@@ -328,6 +317,8 @@ int node_init(struct bcsd *d)
 	}
 	adopt_jobs(d);
 	d->node.reported_ms = now_mono_ms();
+	dispatch_register(d, BCSP_STROBE, on_strobe);
+	dispatch_register(d, BCSP_MAP, on_map);
 	return loop_on_tick(d, node_tick, NULL);
 }
 
@@ -342,9 +333,9 @@ void node_exit(struct bcsd *d)
 	if (d->node.driving && d->node.nl)
 		bcs_nl_release(d->node.nl);
 	d->node.driving = false;
-	d->node.nr_jobs = 0;
+	d->local.nr_jobs = 0;
 	bcs_nl_close(d->node.nl);
-	bcs_close(d->node.dev);
+	bcs_close(d->bcs);
 	d->node.nl = NULL;
-	d->node.dev = NULL;
+	d->bcs = NULL;
 }

@@ -4,9 +4,10 @@
  * decoded and checked (bcsp_decode(): cluster, MAC, format), then its
  * sender's replay window, then a strobe's deadline; our own, looped back,
  * are told from another daemon with our node id.  Strobes from a master
- * at least as senior as the one followed make it the one followed.  What
- * passes goes to the parts that take it; what fails is counted, and said
- * at most every RX_REJECT_LOG_MS.
+ * at least as senior as the one followed make it the one followed, and
+ * a map from it is the map held (struct bcsd_followed); reports go into
+ * the view.  What passes goes to the parts through dispatch(); what
+ * fails is counted, and said at most every RX_REJECT_LOG_MS.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -110,7 +111,6 @@ static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
 	d->followed.priority = m->hdr.priority;
 	d->followed.addr = *from;
 	d->followed.heard_ms = now_mono_ms();
-	d->master.no_quorum_said = false;
 	if (m->hdr.epoch > d->followed.max_epoch_seen)
 		d->followed.max_epoch_seen = m->hdr.epoch;
 }
@@ -118,10 +118,11 @@ static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
 void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		 const struct sockaddr_in *from)
 {
+	struct bcsd_origin origin = { .local = false };
 	struct bcsp_window *w;
 	enum bcsp_verdict v;
 	struct bcsp_msg m;
-	bool own, outranks;
+	bool own;
 
 	d->cnt.rx++;
 	v = bcsp_decode(buf, len, d->cluster, d->key, &m);
@@ -164,15 +165,14 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 			d->cnt.strobe_copies++;
 			return;
 		}
-		/* Before following it: the master it replaces counts. */
-		outranks = d->master_role && master_outranks(d, &m);
+		/* The master it replaces counts (master.c: outranks()). */
+		origin.prev_known = d->followed.known;
+		origin.prev_id = d->followed.id;
+		origin.prev_epoch = d->followed.epoch;
+		origin.prev_heard_ms = d->followed.heard_ms;
 		follow_master(d, &m, from);
 		d->followed.slice = m.strobe.slice;
 		d->cnt.strobes_rx++;
-		if (d->master_role)
-			master_heard_other(d, &m, outranks);
-		if (d->node_role)
-			node_on_strobe(d, &m);
 		break;
 	case BCSP_MAP:
 		if (own || !d->followed.known || m.hdr.sender != d->followed.id ||
@@ -182,21 +182,15 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		d->followed.map_epoch = m.hdr.epoch;
 		d->followed.map_master = m.hdr.sender;
 		d->followed.have_map = true;
-		if (d->node_role)
-			node_on_map(d, m.hdr.epoch, m.hdr.sender, &m.map);
 		break;
 	case BCSP_REPORT:
 		if (own)
-			return;	/* looped back; send_report() took it */
+			return;	/* looped back; node.c took it */
 		view_on_report(d, m.hdr.sender, &m.report, now_mono_ms());
-		if (d->master_role)
-			master_report_epoch(d, &m);
-		/* fall through */
+		break;
 	case BCSP_REQUEST:
 		if (own)
 			return;	/* never sent to ourselves */
-		if (d->master_role && d->master.active)
-			master_on_msg(d, &m);
 		break;
 	case BCSP_REPLY:
 		/*
@@ -205,11 +199,11 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		 */
 		if (own || !d->followed.known || m.hdr.sender != d->followed.id)
 			return;
-		ctl_on_reply(d, &m);
-		if (d->master_role)
-			master_heard_reply(d, &m);
 		break;
+	default:
+		return;
 	}
+	dispatch(d, &m, &origin);
 }
 
 /*

@@ -29,7 +29,8 @@ void view_on_report(struct bcsd *d, uint32_t node,
 			oldest = p;
 	}
 	/* Full: the node heard from longest ago makes room. */
-	p = d->view.nr_peers < BCSD_MAX_SENDERS ? &d->view.peers[d->view.nr_peers++] : oldest;
+	p = d->view.nr_peers < BCSD_MAX_SENDERS ?
+	    &d->view.peers[d->view.nr_peers++] : oldest;
 	p->node = node;
 found:
 	p->seen_ms = now_ms;
@@ -109,4 +110,19 @@ struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 		json_object_array_add(arr, o);
 	}
 	return arr;
+}
+
+/* Is @job one of this node's kernel jobs (struct bcsd_local)?  Its index. */
+bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->local.nr_jobs; i++) {
+		if (d->local.jobs[i] == job) {
+			if (idx)
+				*idx = i;
+			return true;
+		}
+	}
+	return false;
 }
