@@ -3,24 +3,20 @@
  * State shared by the parts of bcsd.
  */
 #ifndef BCSD_H
-#define BCSD_MAP_HISTORY	32	/* maps kept for the stats file */
 #define BCSD_H
 
 #include <netinet/in.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "config.h"
+#include "loop.h"
 #include "proto.h"
 
-/*
- * The largest cluster: bcsd keeps a replay window and a report per node,
- * and the master each job's tasks per node.
- */
-#define BCSD_MAX_NODES		1024
+/* The largest cluster, BCSD_MAX_NODES, is in config.h (quorum). */
 #define BCSD_MAX_SENDERS	BCSD_MAX_NODES
+#define BCSD_MAP_HISTORY	32	/* maps kept for the stats file */
 #define BCSD_REQ_TIMEOUT_MS	500
 #define BCSD_REQ_TRIES		6
 /*
@@ -85,36 +81,71 @@ struct bcsd_counters {
 	uint64_t master_changes;
 };
 
-struct bcsd {
-	struct cfg cfg;
-	uint8_t key[BCSP_KEY_LEN];
-	uint32_t cluster;
-	uint32_t node_id;
-	bool master_role, node_role;
-	uint64_t slice_ns;
-
+/* net.c: the UDP socket and what is sent on it. */
+struct bcsd_net {
 	int sock;			/* UDP: group and unicast */
 	struct sockaddr_in group;
 	uint64_t seq;			/* our next sequence number */
 	uint64_t seq_first;		/* our first one */
-	uint64_t dup_id_warned_ms;
+};
 
-	/* Master. */
+/* rx.c: datagram acceptance. */
+struct bcsd_rx {
+	struct {
+		uint32_t sender;
+		uint64_t heard_ms;	/* CLOCK_MONOTONIC */
+		struct bcsp_window w;
+	} windows[BCSD_MAX_SENDERS];
+	uint64_t dup_id_said_ms;	/* another daemon with our node id */
+	/* Rejections, said at most every RX_REJECT_LOG_MS. */
+	uint64_t said[__BCSP_VERDICT_MAX];	/* cnt.rejected when last said */
+	uint64_t said_ms;
+	struct in_addr last_from;	/* the last rejected datagram's */
+};
+
+/*
+ * The live master as every role knows it, from its strobes (rx.c) or,
+ * on the active master, from itself; and the last map it sent.
+ */
+struct bcsd_followed {
+	bool known;			/* a master has been heard */
+	uint32_t id;			/* its node id */
+	uint32_t epoch;
+	uint16_t priority;
+	struct sockaddr_in addr;	/* where requests go */
+	uint64_t heard_ms;		/* CLOCK_MONOTONIC */
+	uint64_t slice;			/* of its last strobe followed */
+	uint32_t max_epoch_seen;	/* in any datagram accepted */
+	/*
+	 * The last map received.  A map is named by (epoch, master,
+	 * version): two standbys that take over in one tick take the same
+	 * epoch and step the same version on, with maps of their own.
+	 */
+	bool have_map;
+	struct bcsp_map map;
+	uint32_t map_epoch;		/* of the master that sent it */
+	uint32_t map_master;		/* that master's node id */
+};
+
+/* master.c: the master role, active or standby. */
+struct bcsd_master {
 	bool active;			/* sending strobes */
 	uint32_t epoch;			/* ours while active */
-	uint64_t slice;
-	uint64_t deadline_ns;		/* of slice @slice */
-	uint32_t row;
-	int strobe_tfd;			/* timerfd, CLOCK_REALTIME */
+	int strobe_fd;			/* timerfd, CLOCK_REALTIME */
+	uint64_t strobe_slice;		/* of the last strobe sent */
+	uint64_t strobe_deadline_ns;	/* of slice strobe_slice */
+	uint32_t strobe_row;		/* the row it runs */
 	struct bcsp_msg strobe_msg;	/* the last strobe sent */
-	unsigned int copies_left;	/* of it, still to send */
+	unsigned int strobe_copies_left;	/* of it, still to send */
+	/* The matrix. */
 	struct bcsd_job jobs[BCSP_MAX_JOBS];
 	uint32_t nr_jobs;
-	uint32_t map_version;
 	uint32_t next_job_id;
+	uint32_t map_version;
 	uint64_t map_sent_slice;
 	uint32_t map_repeats;		/* resend with the next strobes */
 	uint32_t map_repeated_version;	/* map_version they are for */
+	/* Fail-over. */
 	uint64_t listen_until_ms;	/* no take-over before: reports come */
 	bool no_quorum_said;		/* logged once until a master is heard */
 	bool no_epoch_said;		/* the last epoch seen: logged once */
@@ -122,94 +153,146 @@ struct bcsd {
 	uint64_t higher_epoch_last_ms;	/* and last did */
 	/*
 	 * Replies to requests, the active master's own and, on a standby,
-	 * those of the master it follows: for retries (master_done()).
+	 * those of the master it follows: for retries (done_find()).
 	 */
 	struct bcsp_request done[32];
 	unsigned int done_next;
+};
 
-	/* What every role knows of the live master. */
-	bool have_master;
-	uint32_t master_id;
-	uint32_t master_epoch;
-	uint16_t master_priority;
-	struct sockaddr_in master_addr;
-	uint64_t master_heard_ms;	/* CLOCK_MONOTONIC */
-	uint64_t master_slice;
-	uint32_t max_epoch_seen;
-	/*
-	 * The last map received.  A map is named by (epoch, master,
-	 * version): two standbys that take over in one tick take the same
-	 * epoch and step the same version on, with maps of their own.
-	 */
-	struct bcsp_map map;
-	uint32_t map_epoch;		/* of the master that sent it */
-	uint32_t map_master;		/* that master's node id */
-	bool have_map;
+/*
+ * A map applied to bcs.ko, for the stats file: the cluster tests compare
+ * what each node ran with the master's map of each slice.
+ */
+struct bcsd_map_event {
+	uint64_t applied_ns;		/* CLOCK_REALTIME */
+	uint64_t from_slice;		/* own map: first strobe naming it */
+	uint32_t epoch, master, version, nr_jobs;
+	uint32_t job[BCSP_MAX_JOBS], row[BCSP_MAX_JOBS];
+};
 
-	/* Node. */
+/* node.c: the node role, bcs.ko's driver. */
+struct bcsd_node {
 	struct bcs_nl *nl;
-	struct bcs *dev;
-	bool driving;
-	uint32_t applied_map;		/* version, epoch and master of */
-	uint32_t applied_map_epoch;	/* the map last applied to bcs.ko */
-	uint32_t applied_map_master;
-	bool map_applied;
-	/*
-	 * The maps applied to bcs.ko, the newest at (map_history_n - 1) %
-	 * BCSD_MAP_HISTORY, for the stats file: the cluster tests compare
-	 * what each node ran with the master's map of each slice.
-	 */
-	struct bcsd_map_event {
-		uint64_t applied_ns;		/* CLOCK_REALTIME */
-		uint64_t from_slice;		/* own map: first strobe naming it */
-		uint32_t epoch, master, version, nr_jobs;
-		uint32_t job[BCSP_MAX_JOBS], row[BCSP_MAX_JOBS];
-	} map_history[BCSD_MAP_HISTORY];
-	uint32_t map_history_n;
-	uint32_t local_jobs[BCSP_MAX_JOBS];	/* kernel jobs bcsd made */
-	uint32_t local_births[BCSP_MAX_JOBS];	/* theirs, 0: not known */
-	uint32_t nr_local_jobs;
-	uint64_t report_ms;
+	bool driving;			/* bcs.ko in driven mode, by us */
+	/* The map last applied to bcs.ko: (epoch, master, version). */
+	bool applied;
+	uint32_t applied_epoch;
+	uint32_t applied_master;
+	uint32_t applied_version;
+	/* The newest at (nr_history - 1) % BCSD_MAP_HISTORY. */
+	struct bcsd_map_event history[BCSD_MAP_HISTORY];
+	uint32_t nr_history;
+	uint64_t reported_ms;		/* the last report sent */
+};
 
-	/* The cluster view: every node's last report. */
+/*
+ * The kernel jobs bcsd made on this node, and their births (0: not
+ * known): node.c keeps them, ctl.c waits for them (view_local_job()).
+ */
+struct bcsd_local {
+	uint32_t jobs[BCSP_MAX_JOBS];
+	uint32_t births[BCSP_MAX_JOBS];
+	uint32_t nr_jobs;
+};
+
+/* view.c: the cluster view, every node's last report. */
+struct bcsd_view {
 	struct bcsd_peer peers[BCSD_MAX_SENDERS];
 	uint32_t nr_peers;
+};
 
-	struct {
-		uint32_t sender;
-		uint64_t heard_ms;	/* CLOCK_MONOTONIC */
-		struct bcsp_window w;
-	} windows[BCSD_MAX_SENDERS];
-
-	/*
-	 * Control socket: control_clients connections, so many per user
-	 * (ctl_accept()).
-	 */
-	int ctl_fd;
+/*
+ * ctl.c: the control socket, control_clients connections, so many per
+ * user (ctl_slot()).
+ */
+struct bcsd_ctl {
+	int listen_fd;
 	struct bcsd_client *clients;
 	unsigned int nr_clients;
 	uint32_t next_req_id;
-
-	int tick_tfd;			/* timerfd, housekeeping */
-	struct bcsd_counters cnt;
-	/* Rejections, said at most every BCSD_REJECT_LOG_MS (bcsd.c). */
-	uint64_t rejected_said[__BCSP_VERDICT_MAX];
-	uint64_t rejected_said_ms;
-	struct in_addr rejected_from;	/* the last rejected datagram's */
 };
 
-extern volatile sig_atomic_t bcsd_stop;
-extern volatile sig_atomic_t bcsd_dump;
+/* Where a message handed to the parts (dispatch()) comes from. */
+struct bcsd_origin {
+	bool local;			/* a part of this daemon, not the network */
+	uint64_t slice;			/* local: the master's current slice */
+	/* A strobe from the network: the master followed until it came. */
+	bool prev_known;
+	uint32_t prev_id;
+	uint32_t prev_epoch;
+	uint64_t prev_heard_ms;
+};
 
-uint64_t now_real_ns(void);
-uint64_t now_mono_ms(void);
+typedef void dispatch_fn(struct bcsd *d, const struct bcsp_msg *m,
+			 const struct bcsd_origin *from);
 
-/* net.c */
-int net_open(struct bcsd *d);
+#define DISPATCH_HANDLERS_MAX	4	/* per message type */
+
+struct bcsd_handlers {
+	dispatch_fn *fn[DISPATCH_HANDLERS_MAX];
+	unsigned int nr;
+};
+
+/*
+ * bcsd.  The core (loop, net, rx, dispatch, view, and what is set at
+ * start) is what the parts (master, node, ctl) share; each part's own
+ * fields are in its struct, which no other part touches.
+ */
+struct bcsd {
+	/* Set at start (bcsd.c), read by every part. */
+	struct cfg cfg;
+	uint8_t key[BCSP_KEY_LEN];
+	uint32_t cluster;
+	uint32_t node_id;
+	bool master_role, node_role;
+	uint64_t slice_ns;		/* slice_us */
+	struct bcs *bcs;		/* bcs.ko, opened by the node part */
+
+	/* The core. */
+	struct loop loop;
+	struct bcsd_net net;
+	struct bcsd_rx rx;
+	struct bcsd_handlers dispatch[__BCSP_TYPE_MAX];
+	struct bcsd_followed followed;	/* rx.c, and master.c when active */
+	struct bcsd_view view;
+	struct bcsd_local local;	/* node.c writes it */
+	struct bcsd_counters cnt;	/* each part its own */
+
+	/* The parts. */
+	struct bcsd_master master;
+	struct bcsd_node node;
+	struct bcsd_ctl ctl;
+};
+
+/*
+ * The core, on which the parts depend; it calls no part.  Each piece has
+ * an _init, which registers its descriptors and handlers with the loop
+ * (loop.h), and an _exit, called also after its _init failed half-way.
+ */
+
+/* net.c: the UDP socket; received datagrams go to rx_datagram(). */
+int net_init(struct bcsd *d);
+void net_exit(struct bcsd *d);
 int net_send(struct bcsd *d, struct bcsp_msg *m,
 	     const struct sockaddr_in *to);
 
-/* view.c */
+/* rx.c: datagram acceptance; what passes goes to dispatch(). */
+int rx_init(struct bcsd *d);
+void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
+		 const struct sockaddr_in *from);
+
+/* dispatch.c: messages to the handlers the parts registered. */
+void dispatch_register(struct bcsd *d, enum bcsp_type type, dispatch_fn *fn);
+void dispatch(struct bcsd *d, const struct bcsp_msg *m,
+	      const struct bcsd_origin *from);
+
+/* Is this daemon the master it follows, that is the active master? */
+static inline bool followed_is_self(const struct bcsd *d)
+{
+	return d->followed.known && d->followed.id == d->node_id;
+}
+
+/* view.c: the cluster view and this node's jobs. */
 struct json_object;
 void view_on_report(struct bcsd *d, uint32_t node,
 		    const struct bcsp_report *r, uint64_t now_ms);
@@ -217,42 +300,10 @@ bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
 		 uint32_t *need);
 struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 				   uint64_t now_ms);
+bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx);
 
-/* master.c */
-int master_init(struct bcsd *d);
-void master_on_strobe_timer(struct bcsd *d);
-void master_tick(struct bcsd *d);
-void master_on_msg(struct bcsd *d, const struct bcsp_msg *m);
-bool master_outranks(const struct bcsd *d, const struct bcsp_msg *m);
-void master_heard_other(struct bcsd *d, const struct bcsp_msg *m,
-			bool outranks);
-void master_heard_reply(struct bcsd *d, const struct bcsp_msg *m);
-void master_request(struct bcsd *d, const struct bcsp_request *req,
-		    struct bcsp_request *reply);
-void master_local_report(struct bcsd *d, const struct bcsp_msg *m);
-void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m);
-
-/* node.c */
-int node_init(struct bcsd *d);
-void node_exit(struct bcsd *d);
-void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m);
-void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
-		 const struct bcsp_map *map);
-void node_tick(struct bcsd *d);
-bool node_has_job(struct bcsd *d, uint32_t job);
-
-/* ctl.c */
-int ctl_open(struct bcsd *d);
-void ctl_close(struct bcsd *d);
-void ctl_accept(struct bcsd *d);
-void ctl_on_client(struct bcsd *d, struct bcsd_client *c);
-void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m);
-void ctl_tick(struct bcsd *d);
-void ctl_job_appeared(struct bcsd *d);
-
-/* bcsd.c */
-struct json_object;
-struct json_object *bcsd_counters_json(const struct bcsd *d);
-void bcsd_write_stats(struct bcsd *d);
+/* stats.c: every part's counters as JSON; reads them, calls no part. */
+struct json_object *stats_json(const struct bcsd *d);
+void stats_write(const struct bcsd *d);
 
 #endif /* BCSD_H */

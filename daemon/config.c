@@ -2,84 +2,140 @@
 /*
  * The option table of bcsd.  Every option can be set in the configuration
  * file as "name value" and on the command line as --name=value; the table
- * gives both their defaults, ranges and help.
+ * gives both their field in struct cfg, defaults, ranges and help, and is
+ * parsed once: the daemon reads the typed fields from then on.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/bcs.h>
+
 #include "config.h"
 
-#define U32MAX	4294967295ULL
+/* Ranges that are bcsd's own, not the kernel's. */
+#define SLICES_MAX		100000U		/* failover, stale */
+#define REPORT_MS_MIN		10U
+#define HOUR_MS			3600000U	/* report, control wait */
+#define CONTROL_CLIENTS_MAX	4096U
+#define RT_PRIORITY_MAX		99U		/* SCHED_FIFO */
+#define STROBE_COPIES_MAX	8U
+#define RCVBUF_KB_MIN		64U
+#define RCVBUF_KB_MAX		65536U
+#define VERBOSE_MAX		2U
+
+/*
+ * The offset of field @f of struct cfg, which must be of type @T: a
+ * field of another type does not compile (negative array size).
+ */
+#define FIELD(f, T)							\
+	(offsetof(struct cfg, f) +					\
+	 0 * sizeof(char[_Generic(((struct cfg *)0)->f, T: 1, default: -1)]))
+
+#define OPT_UINT(n, def, lo, hi, h)					\
+	{ #n, CFG_UINT, FIELD(n, uint32_t), def, lo, hi, NULL, h }
+#define OPT_BOOL(n, def, h)						\
+	{ #n, CFG_BOOL, FIELD(n, bool), def, 0, 1, NULL, h }
+#define OPT_ENUM(n, T, def, names, h)					\
+	{ #n, CFG_ENUM, FIELD(n, T), def, 0, 0, names, h }
+/* A string field is char[CFG_STR_MAX]. */
+#define FIELD_STR(f)							\
+	(offsetof(struct cfg, f) +					\
+	 0 * sizeof(char[sizeof(((struct cfg *)0)->f) == CFG_STR_MAX &&	\
+			 _Generic(((struct cfg *)0)->f, char *: 1,	\
+				  default: 0) ? 1 : -1]))
+
+#define OPT_STR(n, def, h)						\
+	{ #n, CFG_STR, FIELD_STR(n), def, 0, 0, NULL, h }
+
+static const char *const role_names[] = {
+	[CFG_ROLE_NODE] = "node", [CFG_ROLE_MASTER] = "master",
+	[CFG_ROLE_BOTH] = "both", NULL
+};
+
+static const char *const log_names[] = {
+	[CFG_LOG_STDERR] = "stderr", [CFG_LOG_SYSLOG] = "syslog", NULL
+};
 
 const struct cfg_opt cfg_opts[] = {
-	{ "role", CFG_STR, "node", 0, 0, "node|master|both",
-	  "node follows strobes; master sends them; both does both" },
-	{ "cluster", CFG_UINT, "1", 1, U32MAX, NULL,
-	  "cluster id; datagrams of other clusters are ignored" },
-	{ "node_id", CFG_UINT, "0", 0, U32MAX, NULL,
-	  "this node's id (0: derived from the host name)" },
-	{ "group", CFG_STR, "239.255.66.83", 0, 0, NULL,
-	  "IPv4 multicast group of strobes and maps" },
-	{ "port", CFG_UINT, "5399", 1, 65535, NULL,
-	  "UDP port of the multicast group and of the master's requests" },
-	{ "interface", CFG_STR, "", 0, 0, NULL,
-	  "network interface for multicast (empty: the kernel chooses)" },
-	{ "ttl", CFG_UINT, "1", 1, 255, NULL,
-	  "multicast TTL (1: do not leave the link)" },
-	{ "rcvbuf_kb", CFG_UINT, "1024", 64, 65536, NULL,
-	  "UDP receive buffer in KiB (SO_RCVBUF; the kernel reports twice that)" },
-	{ "key_file", CFG_STR, "/etc/bcs/cluster.key", 0, 0, NULL,
-	  "shared cluster key, 32 bytes or 64 hex digits, mode 0600" },
-	{ "slice_us", CFG_UINT, "10000", 50, 10000000, NULL,
-	  "master: length of a time slice in microseconds" },
-	{ "lead_us", CFG_UINT, "3000", 0, 10000000, NULL,
-	  "master: send each strobe this long before its deadline (< 4 slices)" },
-	{ "strobe_copies", CFG_UINT, "2", 1, 8, NULL,
-	  "master: send each strobe this many times, within the first half of the lead" },
-	{ "rows", CFG_UINT, "0", 0, 64, NULL,
-	  "master: rows of the matrix (0: one per job, as many as needed)" },
-	{ "priority", CFG_UINT, "100", 1, 65535, NULL,
-	  "master: the highest priority wins a take-over, and between live masters of one epoch" },
-	{ "failover_slices", CFG_UINT, "20", 2, 100000, NULL,
-	  "standby master: take over after this many slices of silence" },
-	{ "quorum", CFG_UINT, "0", 0, 1024, NULL,
-	  "standby master: take over only while this many nodes report (0: more than half of those heard)" },
-	{ "watchdog_slices", CFG_UINT, "10", 1, 100000, NULL,
-	  "node: bcs.ko fails open after this many slices without strobe" },
-	{ "predict", CFG_UINT, "1", 0, 1, NULL,
-	  "node: give bcs.ko the row of the slice after each strobe, which runs if that slice's strobe is lost (0: off)" },
-	{ "expire", CFG_UINT, "1", 0, 1, NULL,
-	  "node: a strobe's row (and its prediction's) ends with its slice: no gang runs in a slice no strobe reached (0: the last row runs on)" },
-	{ "stale_slices", CFG_UINT, "4", 1, 100000, NULL,
-	  "node: ignore strobes whose deadline passed this many slices ago" },
-	{ "report_ms", CFG_UINT, "1000", 10, 3600000, NULL,
-	  "node: how often to report local tasks to the master" },
-	{ "rt_priority", CFG_UINT, "40", 0, 99, NULL,
-	  "SCHED_FIFO priority, memory locked (0: run as an ordinary task)" },
-	{ "control_socket", CFG_STR, "/run/bcs/bcsd.sock", 0, 0, NULL,
-	  "Unix socket on which bcsctl talks to bcsd" },
-	{ "control_clients", CFG_UINT, "128", 2, 4096, NULL,
-	  "connections to the control socket at once, one of them kept for root" },
-	{ "control_clients_per_user", CFG_UINT, "32", 1, 4096, NULL,
-	  "connections to the control socket at once per user other than root" },
-	{ "control_wait_ms", CFG_UINT, "60000", 0, 3600000, NULL,
-	  "the longest a bcsctl may wait for a job to reach this node" },
-	{ "log", CFG_STR, "stderr", 0, 0, "stderr|syslog",
-	  "where messages go" },
-	{ "verbose", CFG_UINT, "0", 0, 2, NULL,
-	  "0: notices, 1: info, 2: debug" },
-	{ "stats_file", CFG_STR, "", 0, 0, NULL,
-	  "write counters here as JSON on SIGUSR1 and at exit" },
+	OPT_ENUM(role, enum cfg_role, "node", role_names,
+		 "node follows strobes; master sends them; both does both"),
+	OPT_UINT(cluster, "1", 1, UINT32_MAX,
+		 "cluster id; datagrams of other clusters are ignored"),
+	OPT_UINT(node_id, "0", 0, UINT32_MAX,
+		 "this node's id (0: derived from the host name)"),
+	OPT_STR(group, "239.255.66.83",
+		"IPv4 multicast group of strobes and maps"),
+	OPT_UINT(port, "5399", 1, UINT16_MAX,
+		 "UDP port of the multicast group and of the master's requests"),
+	OPT_STR(interface, "",
+		"network interface for multicast (empty: the kernel chooses)"),
+	OPT_UINT(ttl, "1", 1, UINT8_MAX,
+		 "multicast TTL (1: do not leave the link)"),
+	OPT_UINT(rcvbuf_kb, "1024", RCVBUF_KB_MIN, RCVBUF_KB_MAX,
+		 "UDP receive buffer in KiB (SO_RCVBUF; the kernel reports twice that)"),
+	OPT_STR(key_file, "/etc/bcs/cluster.key",
+		"shared cluster key, 32 bytes or 64 hex digits, mode 0600"),
+	OPT_UINT(slice_us, "10000", BCS_SLICE_NS_MIN / 1000,
+		 BCS_SLICE_NS_MAX / 1000,
+		 "master: length of a time slice in microseconds"),
+	OPT_UINT(lead_us, "3000", 0, BCS_SLICE_NS_MAX / 1000,
+		 "master: send each strobe this long before its deadline (< 4 slices)"),
+	OPT_UINT(strobe_copies, "2", 1, STROBE_COPIES_MAX,
+		 "master: send each strobe this many times, within the first half of the lead"),
+	OPT_UINT(rows, "0", 0, BCS_ROWS_MAX,
+		 "master: rows of the matrix (0: one per job, as many as needed)"),
+	OPT_UINT(priority, "100", 1, UINT16_MAX,
+		 "master: the highest priority wins a take-over, and between live masters of one epoch"),
+	OPT_UINT(failover_slices, "20", 2, SLICES_MAX,
+		 "standby master: take over after this many slices of silence"),
+	OPT_UINT(quorum, "0", 0, BCSD_MAX_NODES,
+		 "standby master: take over only while this many nodes report (0: more than half of those heard)"),
+	OPT_UINT(watchdog_slices, "10", 1, BCS_WATCHDOG_MAX,
+		 "node: bcs.ko fails open after this many slices without strobe"),
+	OPT_BOOL(predict, "1",
+		 "node: give bcs.ko the row of the slice after each strobe, which runs if that slice's strobe is lost (0: off)"),
+	OPT_BOOL(expire, "1",
+		 "node: a strobe's row (and its prediction's) ends with its slice: no gang runs in a slice no strobe reached (0: the last row runs on)"),
+	OPT_UINT(stale_slices, "4", 1, SLICES_MAX,
+		 "node: ignore strobes whose deadline passed this many slices ago"),
+	OPT_UINT(report_ms, "1000", REPORT_MS_MIN, HOUR_MS,
+		 "node: how often to report local tasks to the master"),
+	OPT_UINT(rt_priority, "40", 0, RT_PRIORITY_MAX,
+		 "SCHED_FIFO priority, memory locked (0: run as an ordinary task)"),
+	OPT_STR(control_socket, "/run/bcs/bcsd.sock",
+		"Unix socket on which bcsctl talks to bcsd"),
+	OPT_UINT(control_clients, "128", 2, CONTROL_CLIENTS_MAX,
+		 "connections to the control socket at once, one of them kept for root"),
+	OPT_UINT(control_clients_per_user, "32", 1, CONTROL_CLIENTS_MAX,
+		 "connections to the control socket at once per user other than root"),
+	OPT_UINT(control_wait_ms, "60000", 0, HOUR_MS,
+		 "the longest a bcsctl may wait for a job to reach this node"),
+	OPT_ENUM(log, enum cfg_log, "stderr", log_names, "where messages go"),
+	OPT_UINT(verbose, "0", 0, VERBOSE_MAX,
+		 "0: notices, 1: info, 2: debug"),
+	OPT_STR(stats_file, "",
+		"write counters here as JSON on SIGUSR1 and at exit"),
 };
 
 const unsigned int cfg_nr_opts = sizeof(cfg_opts) / sizeof(cfg_opts[0]);
 
-_Static_assert(sizeof(cfg_opts) / sizeof(cfg_opts[0]) <= 32,
-	       "struct cfg holds 32 options");
+_Static_assert(sizeof(cfg_opts) / sizeof(cfg_opts[0]) <=
+	       8 * sizeof(((struct cfg *)0)->from_cmdline),
+	       "struct cfg's from_cmdline has a bit per option");
+_Static_assert(sizeof(enum cfg_role) == sizeof(unsigned int) &&
+	       sizeof(enum cfg_log) == sizeof(unsigned int),
+	       "enum options are stored as unsigned int");
 
-static int cfg_index(const char *name)
+const char *cfg_role_name(enum cfg_role role)
+{
+	return role_names[role];
+}
+
+int cfg_find(const char *name)
 {
 	unsigned int i;
 
@@ -89,66 +145,112 @@ static int cfg_index(const char *name)
 	return -1;
 }
 
-void cfg_init(struct cfg *cfg)
+static void *field(struct cfg *cfg, const struct cfg_opt *o)
 {
+	return (char *)cfg + o->offset;
+}
+
+static const void *cfield(const struct cfg *cfg, const struct cfg_opt *o)
+{
+	return (const char *)cfg + o->offset;
+}
+
+/* "a|b|c" of @o's choices, for messages and help. */
+static const char *choices_str(const struct cfg_opt *o, char *buf, size_t len)
+{
+	size_t off = 0;
 	unsigned int i;
 
-	memset(cfg, 0, sizeof(*cfg));
-	for (i = 0; i < cfg_nr_opts; i++)
-		snprintf(cfg->values[i], CFG_VALUE_MAX, "%s", cfg_opts[i].defval);
+	buf[0] = '\0';
+	for (i = 0; o->choices[i] && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					i ? "|" : "", o->choices[i]);
+	return buf;
 }
 
-static bool in_choices(const char *choices, const char *v)
+/* Parse @value for option @o into its field of @cfg. */
+static int parse(struct cfg *cfg, const struct cfg_opt *o, const char *value,
+		 char *err, size_t errlen)
 {
-	size_t n = strlen(v);
-	const char *p = choices;
-
-	while (p && *p) {
-		if (!strncmp(p, v, n) && (p[n] == '|' || !p[n]))
-			return n > 0;
-		p = strchr(p, '|');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
-int cfg_set(struct cfg *cfg, const char *name, const char *value,
-	    bool from_cmdline, char *err, size_t errlen)
-{
-	int i = cfg_index(name);
-	const struct cfg_opt *o;
 	unsigned long long v;
-	char *end;
+	char names[64], *end;
+	unsigned int e;
+	uint32_t u;
+	bool b;
 
-	if (i < 0) {
-		snprintf(err, errlen, "unknown option '%s'", name);
+	if (strlen(value) >= CFG_STR_MAX) {
+		snprintf(err, errlen, "%s: value too long", o->name);
 		return -1;
 	}
-	o = &cfg_opts[i];
-	if (cfg->set[i] && !from_cmdline)
-		return 0;	/* the command line wins */
-	if (strlen(value) >= CFG_VALUE_MAX) {
-		snprintf(err, errlen, "%s: value too long", name);
-		return -1;
-	}
-	if (o->type == CFG_UINT) {
+	switch (o->type) {
+	case CFG_UINT:
+	case CFG_BOOL:
 		errno = 0;
 		v = strtoull(value, &end, 10);
 		if (errno || end == value || *end || value[0] == '-' ||
 		    v < o->min || v > o->max) {
 			snprintf(err, errlen, "%s: '%s' is not a number in %" PRIu64
-				 "..%" PRIu64, name, value, o->min, o->max);
+				 "..%" PRIu64, o->name, value, o->min, o->max);
 			return -1;
 		}
-	} else if (o->choices && !in_choices(o->choices, value)) {
-		snprintf(err, errlen, "%s: '%s' is not one of %s", name, value,
-			 o->choices);
+		if (o->type == CFG_BOOL) {
+			b = v;
+			memcpy(field(cfg, o), &b, sizeof(b));
+		} else {
+			u = (uint32_t)v;
+			memcpy(field(cfg, o), &u, sizeof(u));
+		}
+		return 0;
+	case CFG_ENUM:
+		for (e = 0; o->choices[e]; e++)
+			if (!strcmp(o->choices[e], value))
+				break;
+		if (!o->choices[e]) {
+			snprintf(err, errlen, "%s: '%s' is not one of %s",
+				 o->name, value,
+				 choices_str(o, names, sizeof(names)));
+			return -1;
+		}
+		memcpy(field(cfg, o), &e, sizeof(e));
+		return 0;
+	case CFG_STR:
+		memset(field(cfg, o), 0, CFG_STR_MAX);
+		memcpy(field(cfg, o), value, strlen(value));
+		return 0;
+	}
+	abort();
+}
+
+void cfg_init(struct cfg *cfg)
+{
+	char err[256];
+	unsigned int i;
+
+	memset(cfg, 0, sizeof(*cfg));
+	for (i = 0; i < cfg_nr_opts; i++) {
+		if (parse(cfg, &cfg_opts[i], cfg_opts[i].defval, err,
+			  sizeof(err))) {
+			fprintf(stderr, "bcsd: bug: default of %s\n", err);
+			abort();
+		}
+	}
+}
+
+int cfg_set(struct cfg *cfg, const char *name, const char *value,
+	    bool from_cmdline, char *err, size_t errlen)
+{
+	int i = cfg_find(name);
+
+	if (i < 0) {
+		snprintf(err, errlen, "unknown option '%s'", name);
 		return -1;
 	}
-	snprintf(cfg->values[i], CFG_VALUE_MAX, "%s", value);
+	if ((cfg->from_cmdline & (1ULL << i)) && !from_cmdline)
+		return 0;	/* the command line wins */
+	if (parse(cfg, &cfg_opts[i], value, err, errlen))
+		return -1;
 	if (from_cmdline)
-		cfg->set[i] = true;
+		cfg->from_cmdline |= 1ULL << i;
 	return 0;
 }
 
@@ -219,31 +321,55 @@ int cfg_read_file(struct cfg *cfg, const char *path, bool must_exist,
 	return ret;
 }
 
-uint64_t cfg_uint(const struct cfg *cfg, const char *name)
+void cfg_format(const struct cfg *cfg, unsigned int i, char *buf, size_t len)
 {
-	int i = cfg_index(name);
+	const struct cfg_opt *o = &cfg_opts[i];
+	unsigned int e;
+	uint32_t u;
+	bool b;
 
-	return i < 0 ? 0 : strtoull(cfg->values[i], NULL, 10);
+	switch (o->type) {
+	case CFG_UINT:
+		memcpy(&u, cfield(cfg, o), sizeof(u));
+		snprintf(buf, len, "%" PRIu32, u);
+		return;
+	case CFG_BOOL:
+		memcpy(&b, cfield(cfg, o), sizeof(b));
+		snprintf(buf, len, "%d", b);
+		return;
+	case CFG_ENUM:
+		memcpy(&e, cfield(cfg, o), sizeof(e));
+		snprintf(buf, len, "%s", o->choices[e]);
+		return;
+	case CFG_STR:
+		snprintf(buf, len, "%s", (const char *)cfield(cfg, o));
+		return;
+	}
+	abort();
 }
 
-const char *cfg_str(const struct cfg *cfg, const char *name)
+unsigned int cfg_longopts(struct option *opts, int val_base)
 {
-	int i = cfg_index(name);
+	unsigned int i;
 
-	return i < 0 ? "" : cfg->values[i];
+	for (i = 0; i < cfg_nr_opts; i++)
+		opts[i] = (struct option){ cfg_opts[i].name, required_argument,
+					   NULL, val_base + (int)i };
+	return cfg_nr_opts;
 }
 
 void cfg_print_help(FILE *f)
 {
 	const struct cfg_opt *o;
+	char names[64];
 	unsigned int i;
 
 	for (i = 0; i < cfg_nr_opts; i++) {
 		o = &cfg_opts[i];
 		fprintf(f, "  --%s=%s\n      %s (default \"%s\"", o->name,
-			o->type == CFG_UINT ? "N" : (o->choices ? o->choices : "STR"),
-			o->help, o->defval);
-		if (o->type == CFG_UINT)
+			o->type == CFG_ENUM ? choices_str(o, names, sizeof(names)) :
+			o->type == CFG_STR ? "STR" : "N", o->help, o->defval);
+		if (o->type == CFG_UINT || o->type == CFG_BOOL)
 			fprintf(f, ", %" PRIu64 "..%" PRIu64, o->min, o->max);
 		fprintf(f, ")\n");
 	}
@@ -251,12 +377,15 @@ void cfg_print_help(FILE *f)
 
 void cfg_dump(const struct cfg *cfg, FILE *f)
 {
+	char value[CFG_STR_MAX];
 	unsigned int i;
 
 	/*
 	 * "name = value": a value that begins with '=' ("interface ==x" is
 	 * "=x") would lose it as "name =x" (found by fuzz_config).
 	 */
-	for (i = 0; i < cfg_nr_opts; i++)
-		fprintf(f, "%s = %s\n", cfg_opts[i].name, cfg->values[i]);
+	for (i = 0; i < cfg_nr_opts; i++) {
+		cfg_format(cfg, i, value, sizeof(value));
+		fprintf(f, "%s = %s\n", cfg_opts[i].name, value);
+	}
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bcsd configuration: one table of options, with defaults and ranges,
- * read from the configuration file and overridden by --name=value on the
- * command line.
+ * bcsd configuration: one table of options (config.c), with defaults and
+ * ranges, parsed once into the typed struct cfg.  The file is read as
+ * "name value" lines; the command line overrides it with --name=value.
+ * The rest of bcsd reads the fields of struct cfg and never looks an
+ * option up by name.
  */
 #ifndef BCSD_CONFIG_H
 #define BCSD_CONFIG_H
@@ -11,31 +13,88 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * The largest cluster: bcsd keeps a replay window and a report per node,
+ * and the master each job's tasks per node; also the largest quorum.
+ */
+#define BCSD_MAX_NODES		1024
+
+/* The longest string option, with its '\0'. */
+#define CFG_STR_MAX		256
+
+enum cfg_role {
+	CFG_ROLE_NODE,		/* follows strobes */
+	CFG_ROLE_MASTER,	/* sends them */
+	CFG_ROLE_BOTH,
+};
+
+enum cfg_log {
+	CFG_LOG_STDERR,
+	CFG_LOG_SYSLOG,
+};
+
+struct cfg {
+	enum cfg_role role;
+	uint32_t cluster;
+	uint32_t node_id;		/* 0: derived from the host name */
+	char group[CFG_STR_MAX];
+	uint32_t port;
+	char interface[CFG_STR_MAX];
+	uint32_t ttl;
+	uint32_t rcvbuf_kb;
+	char key_file[CFG_STR_MAX];
+	/* Master. */
+	uint32_t slice_us;
+	uint32_t lead_us;
+	uint32_t strobe_copies;
+	uint32_t rows;
+	uint32_t priority;
+	uint32_t failover_slices;
+	uint32_t quorum;
+	/* Node. */
+	uint32_t watchdog_slices;
+	bool predict;
+	bool expire;
+	uint32_t stale_slices;
+	uint32_t report_ms;
+	/* Process, control socket, logging. */
+	uint32_t rt_priority;
+	char control_socket[CFG_STR_MAX];
+	uint32_t control_clients;
+	uint32_t control_clients_per_user;
+	uint32_t control_wait_ms;
+	enum cfg_log log;
+	uint32_t verbose;
+	char stats_file[CFG_STR_MAX];
+
+	uint64_t from_cmdline;		/* bit i: option i was given there */
+};
+
 enum cfg_type {
-	CFG_UINT,	/* unsigned decimal within [min, max] */
-	CFG_STR,	/* any string; with @choices one of them */
+	CFG_UINT,	/* uint32_t, decimal within [min, max] */
+	CFG_BOOL,	/* bool, 0 or 1 */
+	CFG_ENUM,	/* an enum, one of @choices by name */
+	CFG_STR,	/* char[CFG_STR_MAX] */
 };
 
 struct cfg_opt {
 	const char *name;
 	enum cfg_type type;
+	size_t offset;			/* of its field in struct cfg */
 	const char *defval;
-	uint64_t min, max;
-	const char *choices;	/* "a|b|c" for CFG_STR, or NULL */
+	uint64_t min, max;		/* CFG_UINT */
+	const char *const *choices;	/* CFG_ENUM: names by value, NULL ends */
 	const char *help;
-};
-
-#define CFG_VALUE_MAX	256
-
-struct cfg {
-	char values[32][CFG_VALUE_MAX];
-	bool set[32];		/* given on the command line */
 };
 
 extern const struct cfg_opt cfg_opts[];
 extern const unsigned int cfg_nr_opts;
 
+/* The defaults; a default the table refuses is a bug and aborts. */
 void cfg_init(struct cfg *cfg);
+const char *cfg_role_name(enum cfg_role role);
+/* The index of option @name in cfg_opts[], or -1. */
+int cfg_find(const char *name);
 /* Set option @name; returns 0 or -1 with a message in @err. */
 int cfg_set(struct cfg *cfg, const char *name, const char *value,
 	    bool from_cmdline, char *err, size_t errlen);
@@ -45,9 +104,17 @@ int cfg_read_file(struct cfg *cfg, const char *path, bool must_exist,
 /* The same from stream @f, named @path in messages. */
 int cfg_read_stream(struct cfg *cfg, FILE *f, const char *path, char *err,
 		    size_t errlen);
-uint64_t cfg_uint(const struct cfg *cfg, const char *name);
-const char *cfg_str(const struct cfg *cfg, const char *name);
+/* Option @i's value as the file and the command line write it. */
+void cfg_format(const struct cfg *cfg, unsigned int i, char *buf,
+		size_t len);
+/*
+ * getopt_long() entries of the options, one per option with @val_base + i
+ * as its value, into @opts (room for cfg_nr_opts); returns cfg_nr_opts.
+ */
+struct option;
+unsigned int cfg_longopts(struct option *opts, int val_base);
 void cfg_print_help(FILE *f);
+/* "name = value" lines, which cfg_read_stream() reads back the same. */
 void cfg_dump(const struct cfg *cfg, FILE *f);
 
 #endif /* BCSD_CONFIG_H */

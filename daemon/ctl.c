@@ -42,6 +42,7 @@
 #include "bcsd.h"
 #include "ctl_req.h"
 #include "log.h"
+#include "ctl.h"
 
 #define CTL_IDLE_MS	10000	/* a connection that asks nothing is closed */
 
@@ -112,8 +113,9 @@ static void ctl_close_fd(int fd)
 	close(fd);
 }
 
-static void ctl_drop(struct bcsd_client *c)
+static void ctl_drop(struct bcsd *d, struct bcsd_client *c)
 {
+	loop_del(d, c->fd);
 	ctl_close_fd(c->fd);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
@@ -141,75 +143,6 @@ static bool ctl_in_use(const struct sockaddr_un *sun)
 	return !ret || errno == EAGAIN;
 }
 
-int ctl_open(struct bcsd *d)
-{
-	const char *path = cfg_str(&d->cfg, "control_socket");
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	char dir[sizeof(sun.sun_path)], *slash;
-
-	/* Not 1 after every start: see on_request() in master.c. */
-	d->next_req_id = randombytes_random();
-	if (!*path)
-		return 0;
-	d->nr_clients = (unsigned int)cfg_uint(&d->cfg, "control_clients");
-	d->clients = calloc(d->nr_clients, sizeof(*d->clients));
-	if (!d->clients) {
-		pr_err("control socket: out of memory");
-		d->nr_clients = 0;
-		return -1;
-	}
-	for (unsigned int i = 0; i < d->nr_clients; i++)
-		d->clients[i].fd = -1;
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		pr_err("control_socket: path too long");
-		return -1;
-	}
-	strcpy(sun.sun_path, path);
-	strcpy(dir, path);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		mkdir(dir, 0755);
-	}
-	d->ctl_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			   0);
-	if (d->ctl_fd < 0) {
-		pr_err("control socket: %s", strerror(errno));
-		return -1;
-	}
-	if (ctl_in_use(&sun)) {
-		pr_err("control socket %s: another bcsd runs on this host",
-		       path);
-		/* Not ours: ctl_close() must leave the path alone. */
-		close(d->ctl_fd);
-		d->ctl_fd = -1;
-		return -1;
-	}
-	unlink(path);
-	if (bind(d->ctl_fd, (struct sockaddr *)&sun, sizeof(sun)) ||
-	    chmod(path, 0666) || listen(d->ctl_fd, 8)) {
-		pr_err("control socket %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-void ctl_close(struct bcsd *d)
-{
-	unsigned int i;
-
-	for (i = 0; i < d->nr_clients; i++)
-		if (d->clients[i].fd >= 0)
-			ctl_drop(&d->clients[i]);
-	free(d->clients);
-	d->clients = NULL;
-	d->nr_clients = 0;
-	if (d->ctl_fd >= 0) {
-		close(d->ctl_fd);
-		unlink(cfg_str(&d->cfg, "control_socket"));
-	}
-}
-
 static bool ctl_waiting(const struct bcsd_client *c)
 {
 	return c->req_id || c->wait_job;
@@ -230,9 +163,9 @@ static struct bcsd_client *ctl_slot(struct bcsd *d, uid_t uid, char *why,
 	unsigned int per_user, nonroot = 0, mine = 0, i;
 	struct bcsd_client *c, *free_c = NULL, *idle = NULL, *waiting = NULL;
 
-	per_user = (unsigned int)cfg_uint(&d->cfg, "control_clients_per_user");
-	for (i = 0; i < d->nr_clients; i++) {
-		c = &d->clients[i];
+	per_user = (unsigned int)d->cfg.control_clients_per_user;
+	for (i = 0; i < d->ctl.nr_clients; i++) {
+		c = &d->ctl.clients[i];
 		if (c->fd < 0) {
 			if (!free_c)
 				free_c = c;
@@ -256,10 +189,10 @@ static struct bcsd_client *ctl_slot(struct bcsd *d, uid_t uid, char *why,
 			 (unsigned int)uid, per_user);
 		return NULL;
 	}
-	if (free_c && (!uid || nonroot + 1 < d->nr_clients))
+	if (free_c && (!uid || nonroot + 1 < d->ctl.nr_clients))
 		return free_c;
 	if (idle) {
-		ctl_drop(idle);
+		ctl_drop(d, idle);
 		return idle;
 	}
 	if (!uid && waiting) {
@@ -267,16 +200,18 @@ static struct bcsd_client *ctl_slot(struct bcsd *d, uid_t uid, char *why,
 			  (unsigned int)waiting->uid);
 		ctl_error(waiting, -EBUSY,
 			  "bcsd needs this connection for root: try again");
-		ctl_drop(waiting);
+		ctl_drop(d, waiting);
 		return waiting;
 	}
 	snprintf(why, whylen,
 		 "bcsd's control socket is full (control_clients %u, one kept for root)",
-		 d->nr_clients);
+		 d->ctl.nr_clients);
 	return NULL;
 }
 
-void ctl_accept(struct bcsd *d)
+static void ctl_on_client(struct bcsd *d, void *arg);
+
+static void ctl_accept(struct bcsd *d, void *arg)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -284,7 +219,8 @@ void ctl_accept(struct bcsd *d)
 	char why[128];
 	int fd;
 
-	fd = accept4(d->ctl_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	(void)arg;
+	fd = accept4(d->ctl.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
@@ -297,6 +233,10 @@ void ctl_accept(struct bcsd *d)
 		pr_debug("control: uid %u refused: %s",
 			 (unsigned int)cred.uid, why);
 		ctl_refuse(fd, -EUSERS, why);
+		return;
+	}
+	if (loop_add(d, fd, LOOP_CLIENT, ctl_on_client, c)) {
+		ctl_refuse(fd, -ENOMEM, "bcsd is out of memory");
 		return;
 	}
 	memset(c, 0, sizeof(*c));
@@ -320,7 +260,7 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
 
 static void cmd_status(struct bcsd *d, struct bcsd_client *c)
 {
-	struct json_object *o = bcsd_counters_json(d);
+	struct json_object *o = stats_json(d);
 	struct bcs_state st;
 	uint64_t rejected = 0;
 	int i;
@@ -329,12 +269,12 @@ static void cmd_status(struct bcsd *d, struct bcsd_client *c)
 		rejected += d->cnt.rejected[i];
 	json_object_object_add(o, "ok", json_object_new_boolean(1));
 	json_object_object_add(o, "role",
-			       json_object_new_string(cfg_str(&d->cfg, "role")));
+			       json_object_new_string(cfg_role_name(d->cfg.role)));
 	add_u64(o, "cluster", d->cluster);
 	json_object_object_add(o, "have_master",
-			       json_object_new_boolean(d->have_master));
+			       json_object_new_boolean(d->followed.known));
 	add_u64(o, "rejected", rejected);
-	if (d->dev && !bcs_get_state(d->dev, &st)) {
+	if (d->bcs && !bcs_get_state(d->bcs, &st)) {
 		add_u64(o, "late", st.late);
 		add_u64(o, "missed", st.missed);
 		add_u64(o, "failopens", st.failopens);
@@ -351,28 +291,28 @@ static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 	size_t nlocal = 0, k;
 	uint32_t i, tasks;
 
-	if (d->dev)
-		bcs_job_list(d->dev, &local, &nlocal);
-	for (i = 0; d->have_map && i < d->map.nr_jobs; i++) {
+	if (d->bcs)
+		bcs_job_list(d->bcs, &local, &nlocal);
+	for (i = 0; d->followed.have_map && i < d->followed.map.nr_jobs; i++) {
 		struct json_object *j = json_object_new_object();
 
 		tasks = 0;
 		for (k = 0; k < nlocal; k++)
-			if (local[k].id == d->map.jobs[i].job)
+			if (local[k].id == d->followed.map.jobs[i].job)
 				tasks = local[k].nr_tasks;
-		add_u64(j, "job", d->map.jobs[i].job);
-		add_u64(j, "row", d->map.jobs[i].row);
-		add_u64(j, "nodes", d->map.jobs[i].nodes);
-		add_u64(j, "tasks", d->map.jobs[i].tasks);
+		add_u64(j, "job", d->followed.map.jobs[i].job);
+		add_u64(j, "row", d->followed.map.jobs[i].row);
+		add_u64(j, "nodes", d->followed.map.jobs[i].nodes);
+		add_u64(j, "tasks", d->followed.map.jobs[i].tasks);
 		add_u64(j, "local_tasks", tasks);
 		json_object_object_add(j, "per_node",
-				       view_job_nodes(d, d->map.jobs[i].job,
+				       view_job_nodes(d, d->followed.map.jobs[i].job,
 						      now));
 		json_object_array_add(arr, j);
 	}
 	free(local);
 	json_object_object_add(o, "jobs", arr);
-	add_u64(o, "map_version", d->map.version);
+	add_u64(o, "map_version", d->followed.map.version);
 	ctl_send(c, o);
 }
 
@@ -394,50 +334,60 @@ static void send_request(struct bcsd *d, struct bcsd_client *c)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_REQUEST } };
 
-	m.hdr.epoch = d->master_epoch;
+	m.hdr.epoch = d->followed.epoch;
 	m.req = c->req;
 	c->sent_ms = now_mono_ms();
 	c->tries++;
-	net_send(d, &m, &d->master_addr);
+	net_send(d, &m, &d->followed.addr);
 }
 
 static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 			    uint32_t op, const struct ctl_req *in)
 {
-	struct bcsp_request reply;
+	struct bcsp_msg m = { .hdr = { .type = BCSP_REQUEST } };
 
 	memset(&c->req, 0, sizeof(c->req));
 	c->req.node = d->node_id;
 	c->req.op = op;
 	c->req.job = in->job;
 	c->req.row = in->row;
-	if (d->active) {
-		master_request(d, &c->req, &reply);
-		reply_request(c, &reply);
-		return;
-	}
-	if (!d->have_master) {
+	if (!d->followed.known) {
 		ctl_error(c, -EHOSTUNREACH, "no master heard yet");
 		return;
 	}
-	if (!++d->next_req_id)
-		++d->next_req_id;	/* 0: no request */
-	c->req.id = d->next_req_id;
+	if (!++d->ctl.next_req_id)
+		++d->ctl.next_req_id;	/* 0: no request */
+	c->req.id = d->ctl.next_req_id;
 	c->req_id = c->req.id;
 	c->tries = 0;
-	send_request(d, c);
+	if (!followed_is_self(d)) {
+		send_request(d, c);
+		return;
+	}
+	/* This daemon is the master: it answers at once (on_reply()). */
+	m.hdr.epoch = d->followed.epoch;
+	m.hdr.sender = d->node_id;
+	m.req = c->req;
+	dispatch(d, &m, &(struct bcsd_origin){ .local = true });
+	if (c->req_id) {
+		c->req_id = 0;
+		ctl_error(c, -EHOSTUNREACH, "the master did not answer");
+	}
 }
 
-void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
+/* From the master followed (rx.c checked), or from this daemon's own. */
+static void on_reply(struct bcsd *d, const struct bcsp_msg *m,
+		     const struct bcsd_origin *from)
 {
 	unsigned int i;
 
-	/* From the master followed (on_datagram() checked): is it ours? */
+	(void)from;
+	/* Is it ours? */
 	if (m->req.node != d->node_id)
 		return;
 
-	for (i = 0; i < d->nr_clients; i++) {
-		struct bcsd_client *c = &d->clients[i];
+	for (i = 0; i < d->ctl.nr_clients; i++) {
+		struct bcsd_client *c = &d->ctl.clients[i];
 
 		if (c->fd >= 0 && c->req_id && c->req_id == m->req.id) {
 			c->req_id = 0;
@@ -451,10 +401,12 @@ void ctl_on_reply(struct bcsd *d, const struct bcsp_msg *m)
  * (5 s if not given): bounded by control_wait_ms, so that no client holds
  * a slot for longer.
  */
+static void job_appeared(struct bcsd *d);
+
 static void cmd_job_wait(struct bcsd *d, struct bcsd_client *c,
 			 const struct ctl_req *req)
 {
-	uint64_t max = cfg_uint(&d->cfg, "control_wait_ms");
+	uint64_t max = d->cfg.control_wait_ms;
 	char msg[96];
 
 	if (req->timeout_ms > max) {
@@ -466,11 +418,12 @@ static void cmd_job_wait(struct bcsd *d, struct bcsd_client *c,
 	}
 	c->wait_job = req->job;
 	c->wait_until_ms = now_mono_ms() + req->timeout_ms;
-	ctl_job_appeared(d);
+	job_appeared(d);
 }
 
-void ctl_on_client(struct bcsd *d, struct bcsd_client *c)
+static void ctl_on_client(struct bcsd *d, void *arg)
 {
+	struct bcsd_client *c = arg;
 	static char buf[CTL_MSG_MAX + 1];
 	struct ctl_req req;
 	char err[128];
@@ -480,7 +433,7 @@ void ctl_on_client(struct bcsd *d, struct bcsd_client *c)
 	/* One more byte than a request may have: a longer one is refused. */
 	n = recv(c->fd, buf, sizeof(buf), 0);
 	if (n <= 0) {
-		ctl_drop(c);
+		ctl_drop(d, c);
 		return;
 	}
 	c->last_ms = now_mono_ms();
@@ -515,15 +468,15 @@ void ctl_on_client(struct bcsd *d, struct bcsd_client *c)
 }
 
 /* Answer the clients waiting for a job that now exists on this node. */
-void ctl_job_appeared(struct bcsd *d)
+static void job_appeared(struct bcsd *d)
 {
 	struct json_object *o;
 	unsigned int i;
 
-	for (i = 0; i < d->nr_clients; i++) {
-		struct bcsd_client *c = &d->clients[i];
+	for (i = 0; i < d->ctl.nr_clients; i++) {
+		struct bcsd_client *c = &d->ctl.clients[i];
 
-		if (c->fd < 0 || !c->wait_job || !node_has_job(d, c->wait_job))
+		if (c->fd < 0 || !c->wait_job || !view_local_job(d, c->wait_job, NULL))
 			continue;
 		c->wait_job = 0;
 		o = ok_object();
@@ -531,18 +484,28 @@ void ctl_job_appeared(struct bcsd *d)
 	}
 }
 
-void ctl_tick(struct bcsd *d)
+/* A map, which the node part (started before) has applied if it is new. */
+static void on_map(struct bcsd *d, const struct bcsp_msg *m,
+		   const struct bcsd_origin *from)
+{
+	(void)m;
+	(void)from;
+	job_appeared(d);
+}
+
+static void ctl_tick(struct bcsd *d, void *arg)
 {
 	uint64_t now = now_mono_ms();
 	unsigned int i;
 
-	for (i = 0; i < d->nr_clients; i++) {
-		struct bcsd_client *c = &d->clients[i];
+	(void)arg;
+	for (i = 0; i < d->ctl.nr_clients; i++) {
+		struct bcsd_client *c = &d->ctl.clients[i];
 
 		if (c->fd < 0)
 			continue;
 		if (!ctl_waiting(c) && now - c->last_ms > CTL_IDLE_MS) {
-			ctl_drop(c);
+			ctl_drop(d, c);
 			continue;
 		}
 		if (c->wait_job && now > c->wait_until_ms) {
@@ -551,11 +514,87 @@ void ctl_tick(struct bcsd *d)
 		}
 		if (!c->req_id || now - c->sent_ms < BCSD_REQ_TIMEOUT_MS)
 			continue;
-		if (c->tries >= BCSD_REQ_TRIES || !d->have_master) {
+		if (c->tries >= BCSD_REQ_TRIES || !d->followed.known) {
 			c->req_id = 0;
 			ctl_error(c, -ETIMEDOUT, "the master did not answer");
 		} else {
 			send_request(d, c);
 		}
+	}
+}
+
+int ctl_init(struct bcsd *d)
+{
+	const char *path = d->cfg.control_socket;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[sizeof(sun.sun_path)], *slash;
+
+	d->ctl.listen_fd = -1;
+	/* Not 1 after every start: see on_request() in master.c. */
+	d->ctl.next_req_id = randombytes_random();
+	if (loop_on_tick(d, ctl_tick, NULL))
+		return -1;
+	dispatch_register(d, BCSP_REPLY, on_reply);
+	dispatch_register(d, BCSP_MAP, on_map);
+	if (!*path)
+		return 0;
+	d->ctl.nr_clients = (unsigned int)d->cfg.control_clients;
+	d->ctl.clients = calloc(d->ctl.nr_clients, sizeof(*d->ctl.clients));
+	if (!d->ctl.clients) {
+		pr_err("control socket: out of memory");
+		d->ctl.nr_clients = 0;
+		return -1;
+	}
+	for (unsigned int i = 0; i < d->ctl.nr_clients; i++)
+		d->ctl.clients[i].fd = -1;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		pr_err("control_socket: path too long");
+		return -1;
+	}
+	strcpy(sun.sun_path, path);
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+	}
+	d->ctl.listen_fd = socket(AF_UNIX,
+				  SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (d->ctl.listen_fd < 0) {
+		pr_err("control socket: %s", strerror(errno));
+		return -1;
+	}
+	if (ctl_in_use(&sun)) {
+		pr_err("control socket %s: another bcsd runs on this host",
+		       path);
+		/* Not ours: ctl_exit() must leave the path alone. */
+		close(d->ctl.listen_fd);
+		d->ctl.listen_fd = -1;
+		return -1;
+	}
+	unlink(path);
+	if (bind(d->ctl.listen_fd, (struct sockaddr *)&sun, sizeof(sun)) ||
+	    chmod(path, 0666) || listen(d->ctl.listen_fd, 8)) {
+		pr_err("control socket %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return loop_add(d, d->ctl.listen_fd, LOOP_LISTEN, ctl_accept, NULL);
+}
+
+void ctl_exit(struct bcsd *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->ctl.nr_clients; i++)
+		if (d->ctl.clients[i].fd >= 0)
+			ctl_drop(d, &d->ctl.clients[i]);
+	free(d->ctl.clients);
+	d->ctl.clients = NULL;
+	d->ctl.nr_clients = 0;
+	if (d->ctl.listen_fd >= 0) {
+		loop_del(d, d->ctl.listen_fd);
+		close(d->ctl.listen_fd);
+		unlink(d->cfg.control_socket);
+		d->ctl.listen_fd = -1;
 	}
 }

@@ -13,7 +13,7 @@
  * any it has seen.  A master that hears a more senior one (higher epoch,
  * then higher priority, then higher node id) steps down, so two masters
  * that took over together settle on one.  A standby that sees one of lower
- * priority take over takes over in its turn (master_outranks()), so that
+ * priority take over takes over in its turn (outranks()), so that
  * of the standbys the highest priority ends up the master.
  */
 #include <errno.h>
@@ -27,6 +27,7 @@
 #include "../libbcs/bcs.h"
 #include "bcsd.h"
 #include "log.h"
+#include "master.h"
 
 /*
  * The map goes out again every MAP_RESEND_SLICES slices, or every
@@ -43,33 +44,13 @@
  */
 #define MAP_REPEATS		3
 #define REPORT_EPOCH_SLICES	3
-#define REPORT_EXPIRY_MS(d)	(5 * cfg_uint(&(d)->cfg, "report_ms"))
+#define REPORT_EXPIRY_MS(d)	(5 * (d)->cfg.report_ms)
 
 static uint64_t slices_ms(const struct bcsd *d, uint64_t slices)
 {
 	uint64_t ms = slices * d->slice_ns / 1000000;
 
 	return ms ? ms : 1;
-}
-
-int master_init(struct bcsd *d)
-{
-	d->strobe_tfd = timerfd_create(CLOCK_REALTIME,
-				       TFD_NONBLOCK | TFD_CLOEXEC);
-	if (d->strobe_tfd < 0) {
-		pr_err("timerfd: %s", strerror(errno));
-		return -1;
-	}
-	d->next_job_id = 1;
-	/*
-	 * Listen for a live master before taking over, and for the nodes'
-	 * reports: they tell a restarted master the epoch the nodes follow
-	 * and the jobs they hold, which it would otherwise have forgotten.
-	 */
-	d->master_heard_ms = now_mono_ms();
-	d->listen_until_ms = d->master_heard_ms +
-			     2 * cfg_uint(&d->cfg, "report_ms");
-	return 0;
 }
 
 /* Arm the strobe timer for CLOCK_REALTIME @at_ns; 0 disarms it. */
@@ -80,7 +61,7 @@ static void arm_strobe_timer(struct bcsd *d, uint64_t at_ns)
 			      (long)(at_ns % 1000000000ULL) },
 	};
 
-	if (timerfd_settime(d->strobe_tfd, TFD_TIMER_ABSTIME, &its, NULL))
+	if (timerfd_settime(d->master.strobe_fd, TFD_TIMER_ABSTIME, &its, NULL))
 		pr_err("timerfd_settime: %s", strerror(errno));
 }
 
@@ -88,9 +69,9 @@ static struct bcsd_job *find_job(struct bcsd *d, uint32_t id)
 {
 	uint32_t i;
 
-	for (i = 0; i < d->nr_jobs; i++)
-		if (d->jobs[i].id == id)
-			return &d->jobs[i];
+	for (i = 0; i < d->master.nr_jobs; i++)
+		if (d->master.jobs[i].id == id)
+			return &d->master.jobs[i];
 	return NULL;
 }
 
@@ -98,9 +79,9 @@ static uint32_t nr_rows(const struct bcsd *d)
 {
 	uint32_t i, n = 0;
 
-	for (i = 0; i < d->nr_jobs; i++)
-		if (d->jobs[i].row != BCS_ROW_NONE && d->jobs[i].row + 1 > n)
-			n = d->jobs[i].row + 1;
+	for (i = 0; i < d->master.nr_jobs; i++)
+		if (d->master.jobs[i].row != BCS_ROW_NONE && d->master.jobs[i].row + 1 > n)
+			n = d->master.jobs[i].row + 1;
 	return n;
 }
 
@@ -111,10 +92,10 @@ static void fill_map(struct bcsd *d, struct bcsp_map *map)
 	uint32_t i, k;
 
 	memset(map, 0, sizeof(*map));
-	map->version = d->map_version;
-	map->nr_jobs = d->nr_jobs;
-	for (i = 0; i < d->nr_jobs; i++) {
-		j = &d->jobs[i];
+	map->version = d->master.map_version;
+	map->nr_jobs = d->master.nr_jobs;
+	for (i = 0; i < d->master.nr_jobs; i++) {
+		j = &d->master.jobs[i];
 		map->jobs[i].job = j->id;
 		map->jobs[i].row = j->row;
 		map->jobs[i].birth = j->birth;
@@ -131,23 +112,24 @@ static void send_map(struct bcsd *d)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_MAP } };
 
-	m.hdr.epoch = d->epoch;
-	m.hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
+	m.hdr.epoch = d->master.epoch;
+	m.hdr.priority = (uint16_t)d->cfg.priority;
 	fill_map(d, &m.map);
 	if (!net_send(d, &m, NULL))
 		d->cnt.maps_tx++;
-	d->map_sent_slice = d->slice;
-	if (d->map_repeated_version != d->map_version) {
-		d->map_repeated_version = d->map_version;
-		d->map_repeats = MAP_REPEATS;
+	d->master.map_sent_slice = d->master.strobe_slice;
+	if (d->master.map_repeated_version != d->master.map_version) {
+		d->master.map_repeated_version = d->master.map_version;
+		d->master.map_repeats = MAP_REPEATS;
 	}
 	/* The master's own view, for bcsctl job list on this host. */
-	d->map = m.map;
-	d->map_epoch = d->epoch;
-	d->map_master = d->node_id;
-	d->have_map = true;
-	if (d->node_role)
-		node_on_map(d, d->epoch, d->node_id, &m.map);
+	d->followed.map = m.map;
+	d->followed.map_epoch = d->master.epoch;
+	d->followed.map_master = d->node_id;
+	d->followed.have_map = true;
+	/* To this host's node part, as the group gets it. */
+	dispatch(d, &m, &(struct bcsd_origin){
+		.local = true, .slice = d->master.strobe_slice });
 }
 
 /* Slices between resends of an unchanged map. */
@@ -161,12 +143,12 @@ static uint64_t map_resend_slices(const struct bcsd *d)
 /* Pick a row for a new job: the emptiest allowed row. */
 static uint32_t pick_row(const struct bcsd *d)
 {
-	uint32_t rows = (uint32_t)cfg_uint(&d->cfg, "rows");
+	uint32_t rows = (uint32_t)d->cfg.rows;
 	uint32_t count[BCS_ROWS_MAX] = { 0 }, i, best = 0;
 
-	for (i = 0; i < d->nr_jobs; i++)
-		if (d->jobs[i].row < BCS_ROWS_MAX)
-			count[d->jobs[i].row]++;
+	for (i = 0; i < d->master.nr_jobs; i++)
+		if (d->master.jobs[i].row < BCS_ROWS_MAX)
+			count[d->master.jobs[i].row]++;
 	if (!rows) {
 		/* One job per row, as many rows as jobs. */
 		for (i = 0; i < BCS_ROWS_MAX; i++)
@@ -189,15 +171,16 @@ static bool add_job(struct bcsd *d, uint32_t id, uint32_t row,
 {
 	struct bcsd_job *j;
 
-	if (d->nr_jobs >= BCSP_MAX_JOBS)
+	if (d->master.nr_jobs >= BCSP_MAX_JOBS)
 		return false;
-	j = &d->jobs[d->nr_jobs++];
+	j = &d->master.jobs[d->master.nr_jobs++];
 	memset(j, 0, sizeof(*j));
 	j->id = id;
 	j->row = row;
 	j->birth = birth;
-	if (id >= d->next_job_id && id < BCS_JOB_ID_MAX)
-		d->next_job_id = id + 1;
+	/* Ids are handed out in turn after the highest known. */
+	if (id >= d->master.next_job_id)
+		d->master.next_job_id = bcs_job_id_next(id);
 	return true;
 }
 
@@ -214,12 +197,12 @@ static void adopt_reported_jobs(struct bcsd *d, uint32_t node,
 
 	for (i = 0; i < r->nr_jobs && i < BCSP_MAX_JOBS; i++) {
 		id = r->jobs[i].job;
-		if (!id || id > BCS_JOB_ID_MAX || find_job(d, id))
+		if (!bcs_job_id_valid(id) || find_job(d, id))
 			continue;
 		if (!add_job(d, id, pick_row(d), r->jobs[i].birth))
 			return;
 		pr_notice("job %u adopted from node %u's report, row %u", id,
-			  node, d->jobs[d->nr_jobs - 1].row);
+			  node, d->master.jobs[d->master.nr_jobs - 1].row);
 	}
 }
 
@@ -229,71 +212,72 @@ static void adopt_reported_jobs(struct bcsd *d, uint32_t node,
  */
 static bool next_epoch(struct bcsd *d, uint32_t *epoch)
 {
-	if (bcsp_epoch_next(d->max_epoch_seen, epoch)) {
-		d->no_epoch_said = false;
+	if (bcsp_epoch_next(d->followed.max_epoch_seen, epoch)) {
+		d->master.no_epoch_said = false;
 		return true;
 	}
-	if (!d->no_epoch_said)
+	if (!d->master.no_epoch_said)
 		pr_err("epoch %u is the last (%u): not taking over; restart every bcsd of the cluster to start again from epoch 1",
-		       d->max_epoch_seen, BCSP_EPOCH_MAX);
-	d->no_epoch_said = true;
+		       d->followed.max_epoch_seen, BCSP_EPOCH_MAX);
+	d->master.no_epoch_said = true;
 	return false;
 }
 
 static void take_over(struct bcsd *d, uint32_t epoch)
 {
-	uint64_t lead = cfg_uint(&d->cfg, "lead_us") * 1000, now;
+	uint64_t lead = (uint64_t)d->cfg.lead_us * 1000, now;
 	struct bcs_state st;
 	uint32_t i;
 
-	if (!d->have_map && !d->nr_jobs)
-		for (i = 0; i < d->nr_peers; i++)
-			adopt_reported_jobs(d, d->peers[i].node,
-					    &d->peers[i].report);
-	d->epoch = epoch;
-	d->active = true;
+	if (!d->followed.have_map && !d->master.nr_jobs)
+		for (i = 0; i < d->view.nr_peers; i++)
+			adopt_reported_jobs(d, d->view.peers[i].node,
+					    &d->view.peers[i].report);
+	d->master.epoch = epoch;
+	d->master.active = true;
 	d->cnt.takeovers++;
 	/* Carry on with the schedule the old master announced. */
-	d->slice = d->master_slice;
+	d->master.strobe_slice = d->followed.slice;
 	/*
 	 * No master heard since this daemon started (it restarted, alone):
 	 * go on from the slice this host's bcs.ko last ran, so that slice
 	 * numbers do not start again from 0 under records that have them.
 	 */
-	if (!d->slice && d->dev && !bcs_get_state(d->dev, &st))
-		d->slice = st.slice;
-	if (d->have_map && !d->nr_jobs) {
-		d->nr_jobs = d->map.nr_jobs;
-		for (i = 0; i < d->map.nr_jobs; i++) {
-			memset(&d->jobs[i], 0, sizeof(d->jobs[i]));
-			d->jobs[i].id = d->map.jobs[i].job;
-			d->jobs[i].row = d->map.jobs[i].row;
-			d->jobs[i].birth = d->map.jobs[i].birth;
-			if (d->jobs[i].id >= d->next_job_id)
-				d->next_job_id = d->jobs[i].id + 1;
+	if (!d->master.strobe_slice && d->bcs && !bcs_get_state(d->bcs, &st))
+		d->master.strobe_slice = st.slice;
+	if (d->followed.have_map && !d->master.nr_jobs) {
+		d->master.nr_jobs = d->followed.map.nr_jobs;
+		for (i = 0; i < d->followed.map.nr_jobs; i++) {
+			memset(&d->master.jobs[i], 0, sizeof(d->master.jobs[i]));
+			d->master.jobs[i].id = d->followed.map.jobs[i].job;
+			d->master.jobs[i].row = d->followed.map.jobs[i].row;
+			d->master.jobs[i].birth = d->followed.map.jobs[i].birth;
+			if (d->master.jobs[i].id >= d->master.next_job_id)
+				d->master.next_job_id =
+					bcs_job_id_next(d->master.jobs[i].id);
 		}
-		d->map_version = d->map.version;
+		d->master.map_version = d->followed.map.version;
 	}
-	d->map_version++;
-	d->have_master = true;
-	d->master_id = d->node_id;
-	d->master_epoch = d->epoch;
-	d->master_priority = (uint16_t)cfg_uint(&d->cfg, "priority");
-	d->max_epoch_seen = d->epoch;
+	d->master.map_version++;
+	d->followed.known = true;
+	d->followed.id = d->node_id;
+	d->followed.epoch = d->master.epoch;
+	d->followed.priority = (uint16_t)d->cfg.priority;
+	d->followed.max_epoch_seen = d->master.epoch;
 	now = now_real_ns();
 	/* The first strobe, sent at once, is for the slice a lead from now. */
-	d->deadline_ns = now + lead - d->slice_ns;
-	pr_notice("taking over as master: epoch %u, slice %llu", d->epoch,
-		  (unsigned long long)d->slice);
+	d->master.strobe_deadline_ns = now + lead - d->slice_ns;
+	pr_notice("taking over as master: epoch %u, slice %llu", d->master.epoch,
+		  (unsigned long long)d->master.strobe_slice);
 	send_map(d);
-	d->row = bcsp_map_next_row(&d->map, BCS_ROW_NONE);
-	d->copies_left = 0;
+	d->master.strobe_row = bcsp_map_next_row(&d->followed.map, BCS_ROW_NONE);
+	d->master.strobe_copies_left = 0;
 	arm_strobe_timer(d, now + 1000);
 }
 
 static void step_down(struct bcsd *d)
 {
-	d->active = false;
+	d->master.active = false;
 	d->cnt.stepdowns++;
 	/*
 	 * The senior master owns the matrix from now on: forget ours, so
@@ -301,9 +285,9 @@ static void step_down(struct bcsd *d)
 	 * than from its own, older matrix (jobs created or destroyed since
 	 * would be lost or come back).
 	 */
-	d->nr_jobs = 0;
-	d->copies_left = 0;
-	d->higher_epoch_ms = 0;
+	d->master.nr_jobs = 0;
+	d->master.strobe_copies_left = 0;
+	d->master.higher_epoch_ms = 0;
 	arm_strobe_timer(d, 0);
 	pr_notice("stepping down: a more senior master is live");
 }
@@ -318,40 +302,44 @@ static void step_down(struct bcsd *d)
  * it too has heard nothing from the old master for half its failover
  * silence (which tells a master's death from a partition that healed,
  * where the old master was heard until just now), and if it could take
- * over on its own (listened long enough, quorum).  Called before the
- * strobe is followed.
+ * over on its own (listened long enough, quorum).  @from says which
+ * master was followed until the strobe came.
  */
-bool master_outranks(const struct bcsd *d, const struct bcsp_msg *m)
+static bool outranks(const struct bcsd *d, const struct bcsp_msg *m,
+		     const struct bcsd_origin *from)
 {
-	uint64_t silence = slices_ms(d, cfg_uint(&d->cfg, "failover_slices"));
+	uint64_t silence = slices_ms(d, d->cfg.failover_slices);
 	uint64_t now = now_mono_ms();
 	uint32_t fresh, need;
 
-	return !d->active && d->have_master &&
-	       d->master_id != m->hdr.sender &&
-	       m->hdr.epoch > d->master_epoch &&
-	       m->hdr.priority < cfg_uint(&d->cfg, "priority") &&
-	       now - d->master_heard_ms >= silence / 2 &&
-	       now >= d->listen_until_ms &&
+	return !d->master.active && from->prev_known &&
+	       from->prev_id != m->hdr.sender &&
+	       m->hdr.epoch > from->prev_epoch &&
+	       m->hdr.priority < d->cfg.priority &&
+	       now - from->prev_heard_ms >= silence / 2 &&
+	       now >= d->master.listen_until_ms &&
 	       view_quorum(d, now, &fresh, &need);
 }
 
 /*
  * A strobe from another master, now followed: an active master steps
- * down (the strobe passed as more senior); a standby that @outranks it
- * (master_outranks()) takes over.
+ * down (the strobe passed as more senior); a standby that outranks it
+ * (outranks()) takes over.  Our own strobes are not for us.
  */
-void master_heard_other(struct bcsd *d, const struct bcsp_msg *m,
-			bool outranks)
+static void on_strobe(struct bcsd *d, const struct bcsp_msg *m,
+		      const struct bcsd_origin *from)
 {
 	uint32_t epoch;
 
-	if (d->active) {
+	if (from->local)
+		return;
+	d->master.no_quorum_said = false;
+	if (d->master.active) {
 		step_down(d);
-	} else if (outranks && next_epoch(d, &epoch)) {
+	} else if (outranks(d, m, from) && next_epoch(d, &epoch)) {
 		pr_notice("master %u took over with priority %u, below this standby's %llu: taking over",
 			  m->hdr.sender, m->hdr.priority,
-			  (unsigned long long)cfg_uint(&d->cfg, "priority"));
+			  (unsigned long long)d->cfg.priority);
 		take_over(d, epoch);
 	}
 }
@@ -366,84 +354,91 @@ void master_heard_other(struct bcsd *d, const struct bcsp_msg *m,
  */
 static void next_copy(struct bcsd *d, uint64_t lead, uint64_t now)
 {
-	unsigned int copies = (unsigned int)cfg_uint(&d->cfg, "strobe_copies");
+	unsigned int copies = (unsigned int)d->cfg.strobe_copies;
 	uint64_t gap = lead / 2 / copies;
 
-	if (d->copies_left && now + 2 * gap < d->deadline_ns) {
+	if (d->master.strobe_copies_left &&
+	    now + 2 * gap < d->master.strobe_deadline_ns) {
 		arm_strobe_timer(d, now + gap + 1);
 		return;
 	}
-	d->copies_left = 0;
-	arm_strobe_timer(d, d->deadline_ns + d->slice_ns - lead);
+	d->master.strobe_copies_left = 0;
+	arm_strobe_timer(d, d->master.strobe_deadline_ns + d->slice_ns - lead);
 }
 
-void master_on_strobe_timer(struct bcsd *d)
+static void on_strobe_timer(struct bcsd *d, void *arg)
 {
-	uint64_t lead = cfg_uint(&d->cfg, "lead_us") * 1000, now, behind;
-	struct bcsp_msg *m = &d->strobe_msg;
+	uint64_t lead = (uint64_t)d->cfg.lead_us * 1000, now, behind;
+	struct bcsp_msg *m = &d->master.strobe_msg;
 
-	if (!d->active)
+	(void)arg;
+	loop_drain_timer(d->master.strobe_fd);
+	if (!d->master.active)
 		return;
 	now = now_real_ns();
-	if (d->copies_left) {
-		d->copies_left--;
+	if (d->master.strobe_copies_left) {
+		d->master.strobe_copies_left--;
 		if (!net_send(d, m, NULL))
 			d->cnt.strobe_copies_tx++;
 		next_copy(d, lead, now);
 		return;
 	}
-	d->slice++;
-	d->deadline_ns += d->slice_ns;
+	d->master.strobe_slice++;
+	d->master.strobe_deadline_ns += d->slice_ns;
 	/*
 	 * Fell behind (stopped, overloaded): skip the slices that are gone,
 	 * and start the next a lead from now, off the old grid, whose next
 	 * deadline may lie up to a slice further.
 	 */
-	if (d->deadline_ns < now + lead / 2) {
-		behind = (now + lead - d->deadline_ns) / d->slice_ns;
-		d->slice += behind;
-		d->deadline_ns = now + lead;
+	if (d->master.strobe_deadline_ns < now + lead / 2) {
+		behind = (now + lead - d->master.strobe_deadline_ns) / d->slice_ns;
+		d->master.strobe_slice += behind;
+		d->master.strobe_deadline_ns = now + lead;
 	}
 	/*
 	 * From the map as announced (send_map() follows every change): the
 	 * rotation wire-protocol.rst specifies, which a node holding the
 	 * map the strobe names can work out for itself.
 	 */
-	d->row = bcsp_map_next_row(&d->map, d->row);
+	d->master.strobe_row = bcsp_map_next_row(&d->followed.map,
+						 d->master.strobe_row);
 	memset(m, 0, sizeof(*m));
 	m->hdr.type = BCSP_STROBE;
-	m->hdr.epoch = d->epoch;
-	m->hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
-	m->strobe.slice = d->slice;
-	m->strobe.deadline_ns = d->deadline_ns;
+	m->hdr.epoch = d->master.epoch;
+	m->hdr.priority = (uint16_t)d->cfg.priority;
+	m->strobe.slice = d->master.strobe_slice;
+	m->strobe.deadline_ns = d->master.strobe_deadline_ns;
 	m->strobe.slice_ns = d->slice_ns;
-	m->strobe.row = d->row;
-	m->strobe.map_version = d->map_version;
+	m->strobe.row = d->master.strobe_row;
+	m->strobe.map_version = d->master.map_version;
 	m->strobe.nr_rows = nr_rows(d);
 	if (!net_send(d, m, NULL))
 		d->cnt.strobes_tx++;
-	d->master_slice = d->slice;
-	d->master_heard_ms = now_mono_ms();
-	if (d->node_role)
-		node_on_strobe(d, m);
-	if (d->map_repeats) {
-		d->map_repeats--;
+	d->followed.slice = d->master.strobe_slice;
+	d->followed.heard_ms = now_mono_ms();
+	/* To this host's node part, as the group gets it. */
+	dispatch(d, m, &(struct bcsd_origin){
+		.local = true, .slice = d->master.strobe_slice });
+	if (d->master.map_repeats) {
+		d->master.map_repeats--;
 		send_map(d);
-	} else if (d->slice - d->map_sent_slice >= map_resend_slices(d)) {
+	} else if (d->master.strobe_slice - d->master.map_sent_slice >=
+		   map_resend_slices(d)) {
 		send_map(d);
 	}
-	d->copies_left = (unsigned int)cfg_uint(&d->cfg, "strobe_copies") - 1;
+	d->master.strobe_copies_left = (unsigned int)d->cfg.strobe_copies - 1;
 	next_copy(d, lead, now);
 }
 
-void master_tick(struct bcsd *d)
+static void master_tick(struct bcsd *d, void *arg)
 {
-	uint64_t silence = slices_ms(d, cfg_uint(&d->cfg, "failover_slices"));
+	uint64_t silence = slices_ms(d, d->cfg.failover_slices);
 	uint64_t now = now_mono_ms();
 	uint32_t fresh, need, epoch;
 
-	if (d->active || now - d->master_heard_ms <= silence ||
-	    now < d->listen_until_ms)
+	(void)arg;
+	if (d->master.active || now - d->followed.heard_ms <= silence ||
+	    now < d->master.listen_until_ms)
 		return;
 	/*
 	 * Cut off from most of the cluster, this daemon would take over
@@ -454,16 +449,16 @@ void master_tick(struct bcsd *d)
 	 * master has a whole failover period to be heard.
 	 */
 	if (!view_quorum(d, now, &fresh, &need)) {
-		if (!d->no_quorum_said)
+		if (!d->master.no_quorum_said)
 			pr_notice("no master heard, but only %u of %u nodes report (quorum %u): not taking over",
-				  fresh, d->nr_peers, need);
-		d->no_quorum_said = true;
-		d->master_heard_ms = now;
+				  fresh, d->view.nr_peers, need);
+		d->master.no_quorum_said = true;
+		d->followed.heard_ms = now;
 		return;
 	}
-	d->no_quorum_said = false;
+	d->master.no_quorum_said = false;
 	if (!next_epoch(d, &epoch)) {
-		d->master_heard_ms = now;
+		d->followed.heard_ms = now;
 		return;
 	}
 	take_over(d, epoch);
@@ -481,36 +476,36 @@ void master_tick(struct bcsd *d)
  * periods) show that its master is gone.  If it lives on all the same,
  * one of the two steps down on hearing the other.
  */
-void master_report_epoch(struct bcsd *d, const struct bcsp_msg *m)
+static void report_epoch(struct bcsd *d, const struct bcsp_msg *m)
 {
 	uint64_t now = now_mono_ms(), wait = slices_ms(d, REPORT_EPOCH_SLICES);
 	uint32_t epoch;
 
-	if (!d->active || m->hdr.epoch <= d->epoch)
+	if (!d->master.active || m->hdr.epoch <= d->master.epoch)
 		return;
-	if (wait < 2 * cfg_uint(&d->cfg, "report_ms"))
-		wait = 2 * cfg_uint(&d->cfg, "report_ms");
+	if (wait < 2 * d->cfg.report_ms)
+		wait = 2 * d->cfg.report_ms;
 	/* A new episode if the last such report is long gone. */
-	if (!d->higher_epoch_ms || now - d->higher_epoch_last_ms > wait)
-		d->higher_epoch_ms = now;
-	d->higher_epoch_last_ms = now;
-	if (now - d->higher_epoch_ms < wait || !next_epoch(d, &epoch))
+	if (!d->master.higher_epoch_ms || now - d->master.higher_epoch_last_ms > wait)
+		d->master.higher_epoch_ms = now;
+	d->master.higher_epoch_last_ms = now;
+	if (now - d->master.higher_epoch_ms < wait || !next_epoch(d, &epoch))
 		return;
-	d->higher_epoch_ms = 0;
+	d->master.higher_epoch_ms = 0;
 	adopt_reported_jobs(d, m->hdr.sender, &m->report);
-	d->epoch = epoch;
-	d->master_epoch = d->epoch;
-	d->max_epoch_seen = d->epoch;
+	d->master.epoch = epoch;
+	d->followed.epoch = d->master.epoch;
+	d->followed.max_epoch_seen = d->master.epoch;
 	d->cnt.takeovers++;
 	pr_notice("node %u follows epoch %u: taking over again with epoch %u",
-		  m->hdr.sender, m->hdr.epoch, d->epoch);
-	d->map_version++;
+		  m->hdr.sender, m->hdr.epoch, d->master.epoch);
+	d->master.map_version++;
 	send_map(d);
 }
 
 /* Carry out request @req from @sender; the answer is in @reply. */
-void master_request(struct bcsd *d, const struct bcsp_request *req,
-		    struct bcsp_request *reply)
+static void carry_out(struct bcsd *d, const struct bcsp_request *req,
+		      struct bcsp_request *reply)
 {
 	struct bcsd_job *j;
 	uint32_t id, row;
@@ -521,18 +516,18 @@ void master_request(struct bcsd *d, const struct bcsp_request *req,
 	case BCSP_OP_CREATE:
 		if (req->row != BCS_ROW_NONE && req->row >= BCS_ROWS_MAX) {
 			reply->error = -EINVAL;
-		} else if (d->nr_jobs >= BCSP_MAX_JOBS) {
+		} else if (d->master.nr_jobs >= BCSP_MAX_JOBS) {
 			reply->error = -ENOSPC;
 		} else if (req->job && find_job(d, req->job)) {
 			reply->error = -EEXIST;
-		} else if (req->job > BCS_JOB_ID_MAX) {
+		} else if (req->job && !bcs_job_id_valid(req->job)) {
 			reply->error = -EINVAL;
 		} else {
+			/* bcs.ko's rule: in turn, skipping the ids in use. */
 			id = req->job;
-			while (!id || find_job(d, id)) {
-				id = d->next_job_id++;
-				if (d->next_job_id > BCS_JOB_ID_MAX)
-					d->next_job_id = 1;
+			while (!bcs_job_id_valid(id) || find_job(d, id)) {
+				id = d->master.next_job_id;
+				d->master.next_job_id = bcs_job_id_next(id);
 			}
 			/* Placed among the others, before it counts itself. */
 			row = req->row == BCS_ROW_NONE ? pick_row(d) : req->row;
@@ -549,7 +544,7 @@ void master_request(struct bcsd *d, const struct bcsp_request *req,
 			reply->error = -ENOENT;
 			break;
 		}
-		*j = d->jobs[--d->nr_jobs];
+		*j = d->master.jobs[--d->master.nr_jobs];
 		pr_info("job %u destroyed", req->job);
 		break;
 	case BCSP_OP_SET_ROW:
@@ -565,7 +560,7 @@ void master_request(struct bcsd *d, const struct bcsp_request *req,
 		reply->error = -EOPNOTSUPP;
 	}
 	if (!reply->error) {
-		d->map_version++;
+		d->master.map_version++;
 		send_map(d);
 	}
 }
@@ -584,8 +579,8 @@ static struct bcsp_request *done_find(struct bcsd *d,
 
 	if (!req->id)
 		return NULL;
-	for (i = 0; i < ARRAY_SIZE(d->done); i++) {
-		r = &d->done[i];
+	for (i = 0; i < ARRAY_SIZE(d->master.done); i++) {
+		r = &d->master.done[i];
 		if (r->id == req->id && r->node == req->node &&
 		    r->op == req->op && (!req->job || r->job == req->job))
 			return r;
@@ -597,7 +592,7 @@ static void done_add(struct bcsd *d, const struct bcsp_request *reply)
 {
 	if (done_find(d, reply))
 		return;
-	d->done[d->done_next++ % ARRAY_SIZE(d->done)] = *reply;
+	d->master.done[d->master.done_next++ % ARRAY_SIZE(d->master.done)] = *reply;
 }
 
 /*
@@ -607,9 +602,10 @@ static void done_add(struct bcsd *d, const struct bcsp_request *reply)
  * takes over answers the retry instead of carrying the request out again
  * (a second job, or a destroy that finds no job).
  */
-void master_heard_reply(struct bcsd *d, const struct bcsp_msg *m)
+static void on_reply(struct bcsd *d, const struct bcsp_msg *m,
+		     const struct bcsd_origin *from)
 {
-	if (!d->active)
+	if (!from->local && !d->master.active)
 		done_add(d, &m->req);
 }
 
@@ -623,10 +619,10 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m)
 	 * epoch (a replay, or one sent before a take-over) is not carried
 	 * out; a node retries with the epoch it follows.
 	 */
-	if (m->hdr.epoch != d->epoch)
+	if (m->hdr.epoch != d->master.epoch)
 		return;
-	r.hdr.epoch = d->epoch;
-	r.hdr.priority = (uint16_t)cfg_uint(&d->cfg, "priority");
+	r.hdr.epoch = d->master.epoch;
+	r.hdr.priority = (uint16_t)d->cfg.priority;
 	/*
 	 * A retry of a request already carried out gets the same answer;
 	 * unless it made a job that is gone since, as when the old master
@@ -637,7 +633,7 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m)
 		     find_job(d, done->job))) {
 		r.req = *done;
 	} else {
-		master_request(d, &m->req, &r.req);
+		carry_out(d, &m->req, &r.req);
 		if (done)
 			*done = r.req;
 		else
@@ -653,8 +649,8 @@ static void on_report(struct bcsd *d, const struct bcsp_msg *m)
 	struct bcsd_job *j;
 	uint32_t i, k;
 
-	for (i = 0; i < d->nr_jobs; i++) {
-		j = &d->jobs[i];
+	for (i = 0; i < d->master.nr_jobs; i++) {
+		j = &d->master.jobs[i];
 		for (k = 0; k < j->nr_nodes; k++)
 			if (j->node_ids[k] == m->hdr.sender)
 				break;
@@ -681,22 +677,74 @@ static void on_report(struct bcsd *d, const struct bcsp_msg *m)
 		}
 	}
 	if (learnt) {
-		d->map_version++;
+		d->master.map_version++;
 		send_map(d);
 	}
 }
 
-void master_on_msg(struct bcsd *d, const struct bcsp_msg *m)
+/*
+ * A request: from the network, carried out by the active master and
+ * answered to the group; from this host's control socket (ctl.c), while
+ * this master is active, carried out and answered to it alone.
+ */
+static void on_request_msg(struct bcsd *d, const struct bcsp_msg *m,
+			   const struct bcsd_origin *from)
 {
-	if (m->hdr.type == BCSP_REQUEST)
+	struct bcsp_msg r = { .hdr = { .type = BCSP_REPLY } };
+
+	if (!d->master.active)
+		return;
+	if (!from->local) {
 		on_request(d, m);
-	else if (m->hdr.type == BCSP_REPORT)
+		return;
+	}
+	r.hdr.epoch = d->master.epoch;
+	r.hdr.sender = d->node_id;
+	carry_out(d, &m->req, &r.req);
+	dispatch(d, &r, from);
+}
+
+/* A report: from the network, or from this host's node part. */
+static void on_report_msg(struct bcsd *d, const struct bcsp_msg *m,
+			  const struct bcsd_origin *from)
+{
+	if (!from->local)
+		report_epoch(d, m);
+	if (d->master.active)
 		on_report(d, m);
 }
 
-/* A report from this host's own node part. */
-void master_local_report(struct bcsd *d, const struct bcsp_msg *m)
+int master_init(struct bcsd *d)
 {
-	if (d->active)
-		on_report(d, m);
+	d->master.strobe_fd = timerfd_create(CLOCK_REALTIME,
+					     TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->master.strobe_fd < 0) {
+		pr_err("timerfd: %s", strerror(errno));
+		return -1;
+	}
+	if (loop_add(d, d->master.strobe_fd, LOOP_STROBE, on_strobe_timer,
+		     NULL) || loop_on_tick(d, master_tick, NULL))
+		return -1;
+	dispatch_register(d, BCSP_STROBE, on_strobe);
+	dispatch_register(d, BCSP_REPORT, on_report_msg);
+	dispatch_register(d, BCSP_REQUEST, on_request_msg);
+	dispatch_register(d, BCSP_REPLY, on_reply);
+	d->master.next_job_id = 1;
+	/*
+	 * Listen for a live master before taking over, and for the nodes'
+	 * reports: they tell a restarted master the epoch the nodes follow
+	 * and the jobs they hold, which it would otherwise have forgotten.
+	 */
+	d->followed.heard_ms = now_mono_ms();
+	d->master.listen_until_ms = d->followed.heard_ms + 2 * d->cfg.report_ms;
+	return 0;
+}
+
+void master_exit(struct bcsd *d)
+{
+	if (d->master.strobe_fd < 0)
+		return;
+	loop_del(d, d->master.strobe_fd);
+	close(d->master.strobe_fd);
+	d->master.strobe_fd = -1;
 }

@@ -2,6 +2,7 @@
 /*
  * The UDP socket: bound to the group's port, member of the multicast
  * group, used both for the group and for unicast requests to the master.
+ * Datagrams are received here and go to rx.c; net_send() signs and sends.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,6 +13,9 @@
 
 #include "bcsd.h"
 #include "log.h"
+
+/* Datagrams taken per recvmmsg() call, up to four calls per wake-up. */
+#define NET_RX_BATCH		16
 
 /*
  * Room for bursts: a report from every node at once, and datagrams that
@@ -24,34 +28,68 @@
  */
 static void set_rcvbuf(struct bcsd *d)
 {
-	int want = (int)cfg_uint(&d->cfg, "rcvbuf_kb") * 1024, got = 0;
+	int want = (int)d->cfg.rcvbuf_kb * 1024, got = 0;
 	socklen_t len = sizeof(got);
 
-	if (setsockopt(d->sock, SOL_SOCKET, SO_RCVBUFFORCE, &want,
+	if (setsockopt(d->net.sock, SOL_SOCKET, SO_RCVBUFFORCE, &want,
 		       sizeof(want)))
-		setsockopt(d->sock, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+		setsockopt(d->net.sock, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
 	/* The kernel doubles it, for its bookkeeping. */
-	if (!getsockopt(d->sock, SOL_SOCKET, SO_RCVBUF, &got, &len) &&
+	if (!getsockopt(d->net.sock, SOL_SOCKET, SO_RCVBUF, &got, &len) &&
 	    got / 2 < want)
 		pr_warn("receive buffer %d KiB, not the %d of rcvbuf_kb: raise net.core.rmem_max",
 			got / 2 / 1024, want / 1024);
 }
 
-int net_open(struct bcsd *d)
+/*
+ * Datagrams come in bursts (copies of a strobe, a map after it): take
+ * what is queued with one recvmmsg(), and stop when a call returns less
+ * than a full batch, which saves a last call that finds nothing.
+ */
+static void on_socket(struct bcsd *d, void *arg)
 {
-	const char *group = cfg_str(&d->cfg, "group");
-	const char *ifname = cfg_str(&d->cfg, "interface");
-	uint16_t port = (uint16_t)cfg_uint(&d->cfg, "port");
+	static uint8_t buf[NET_RX_BATCH][BCSP_MAX_LEN + 1];
+	struct sockaddr_in from[NET_RX_BATCH];
+	struct mmsghdr msg[NET_RX_BATCH];
+	struct iovec iov[NET_RX_BATCH];
+	int round, n, i;
+
+	(void)arg;
+	/* Bounded: a flood cannot starve the timers. */
+	for (round = 0; round < 4; round++) {
+		for (i = 0; i < NET_RX_BATCH; i++) {
+			iov[i] = (struct iovec){ buf[i], sizeof(buf[i]) };
+			msg[i] = (struct mmsghdr){ .msg_hdr = {
+				.msg_name = &from[i],
+				.msg_namelen = sizeof(from[i]),
+				.msg_iov = &iov[i], .msg_iovlen = 1 } };
+		}
+		n = recvmmsg(d->net.sock, msg, NET_RX_BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			return;
+		for (i = 0; i < n; i++)
+			rx_datagram(d, buf[i], msg[i].msg_len, &from[i]);
+		if (n < NET_RX_BATCH)
+			return;
+	}
+}
+
+int net_init(struct bcsd *d)
+{
+	const char *group = d->cfg.group;
+	const char *ifname = d->cfg.interface;
+	uint16_t port = (uint16_t)d->cfg.port;
 	struct sockaddr_in any = { .sin_family = AF_INET };
 	struct ip_mreqn mreq = { 0 };
-	int one = 1, ttl = (int)cfg_uint(&d->cfg, "ttl");
+	int one = 1, ttl = (int)d->cfg.ttl;
 	unsigned char loop = 1;
 
-	memset(&d->group, 0, sizeof(d->group));
-	d->group.sin_family = AF_INET;
-	d->group.sin_port = htons(port);
-	if (inet_pton(AF_INET, group, &d->group.sin_addr) != 1 ||
-	    !IN_MULTICAST(ntohl(d->group.sin_addr.s_addr))) {
+	d->net.sock = -1;
+	memset(&d->net.group, 0, sizeof(d->net.group));
+	d->net.group.sin_family = AF_INET;
+	d->net.group.sin_port = htons(port);
+	if (inet_pton(AF_INET, group, &d->net.group.sin_addr) != 1 ||
+	    !IN_MULTICAST(ntohl(d->net.group.sin_addr.s_addr))) {
 		pr_err("group: '%s' is not an IPv4 multicast address", group);
 		return -1;
 	}
@@ -62,10 +100,10 @@ int net_open(struct bcsd *d)
 			return -1;
 		}
 	}
-	mreq.imr_multiaddr = d->group.sin_addr;
+	mreq.imr_multiaddr = d->net.group.sin_addr;
 
-	d->sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (d->sock < 0) {
+	d->net.sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (d->net.sock < 0) {
 		pr_err("socket: %s", strerror(errno));
 		return -1;
 	}
@@ -73,23 +111,32 @@ int net_open(struct bcsd *d)
 	any.sin_port = htons(port);
 	any.sin_addr.s_addr = htonl(INADDR_ANY);
 	/* A restarted bcsd must rebind at once. */
-	if (setsockopt(d->sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(d->sock, (struct sockaddr *)&any, sizeof(any))) {
+	if (setsockopt(d->net.sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(d->net.sock, (struct sockaddr *)&any, sizeof(any))) {
 		pr_err("bind port %u: %s", port, strerror(errno));
 		return -1;
 	}
-	if (setsockopt(d->sock, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq,
+	if (setsockopt(d->net.sock, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq,
 		       sizeof(mreq)) ||
-	    setsockopt(d->sock, IPPROTO_IP, IP_MULTICAST_IF, &mreq,
+	    setsockopt(d->net.sock, IPPROTO_IP, IP_MULTICAST_IF, &mreq,
 		       sizeof(mreq)) ||
-	    setsockopt(d->sock, IPPROTO_IP, IP_MULTICAST_TTL, &ttl,
+	    setsockopt(d->net.sock, IPPROTO_IP, IP_MULTICAST_TTL, &ttl,
 		       sizeof(ttl)) ||
-	    setsockopt(d->sock, IPPROTO_IP, IP_MULTICAST_LOOP, &loop,
+	    setsockopt(d->net.sock, IPPROTO_IP, IP_MULTICAST_LOOP, &loop,
 		       sizeof(loop))) {
 		pr_err("joining %s: %s", group, strerror(errno));
 		return -1;
 	}
-	return 0;
+	return loop_add(d, d->net.sock, LOOP_NET, on_socket, NULL);
+}
+
+void net_exit(struct bcsd *d)
+{
+	if (d->net.sock < 0)
+		return;
+	loop_del(d, d->net.sock);
+	close(d->net.sock);
+	d->net.sock = -1;
 }
 
 /* Sign and send @m to @to (the group if NULL), as this node. */
@@ -100,13 +147,13 @@ int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 
 	m->hdr.cluster = d->cluster;
 	m->hdr.sender = d->node_id;
-	m->hdr.seq = d->seq++;
+	m->hdr.seq = d->net.seq++;
 	len = bcsp_encode(m, d->key, buf, sizeof(buf));
 	if (len < 0)
 		return -1;
 	if (!to)
-		to = &d->group;
-	if (sendto(d->sock, buf, (size_t)len, 0, (const struct sockaddr *)to,
+		to = &d->net.group;
+	if (sendto(d->net.sock, buf, (size_t)len, 0, (const struct sockaddr *)to,
 		   sizeof(*to)) != len) {
 		pr_debug("sendto: %s", strerror(errno));
 		return -1;

@@ -16,6 +16,7 @@
 #include "../libbcs/bcs.h"
 #include "bcsd.h"
 #include "log.h"
+#include "node.h"
 
 /*
  * The jobs a stopped bcsd left in bcs.ko are this node's share of cluster
@@ -27,51 +28,17 @@ static void adopt_jobs(struct bcsd *d)
 	struct bcs_job_info *jobs = NULL;
 	size_t n = 0, i;
 
-	if (bcs_job_list(d->dev, &jobs, &n))
+	if (bcs_job_list(d->bcs, &jobs, &n))
 		return;
 	/* Births not known: the first map tells them. */
-	for (i = 0; i < n && d->nr_local_jobs < BCSP_MAX_JOBS; i++) {
-		d->local_births[d->nr_local_jobs] = 0;
-		d->local_jobs[d->nr_local_jobs++] = jobs[i].id;
+	for (i = 0; i < n && d->local.nr_jobs < BCSP_MAX_JOBS; i++) {
+		d->local.births[d->local.nr_jobs] = 0;
+		d->local.jobs[d->local.nr_jobs++] = jobs[i].id;
 	}
 	free(jobs);
 	if (n)
 		pr_info("%zu job(s) already in bcs.ko: kept if the map has them",
 			n);
-}
-
-int node_init(struct bcsd *d)
-{
-	int err;
-
-	err = bcs_open(&d->dev);
-	if (!err)
-		err = bcs_nl_open(&d->nl);
-	if (err) {
-		pr_err("%s", bcs_strerror(err, BCS_CTX_OPEN));
-		return -1;
-	}
-	adopt_jobs(d);
-	d->report_ms = now_mono_ms();
-	return 0;
-}
-
-void node_exit(struct bcsd *d)
-{
-	/*
-	 * Every gang runs again, on purpose: this is not a failure.  The
-	 * jobs stay, with their tasks attached, so that a restarted bcsd
-	 * adopts them from the master's map (bcs_job_create() -EEXIST) and
-	 * the running ranks rejoin the schedule, as after a crash.
-	 */
-	if (d->driving && d->nl)
-		bcs_nl_release(d->nl);
-	d->driving = false;
-	d->nr_local_jobs = 0;
-	bcs_nl_close(d->nl);
-	bcs_close(d->dev);
-	d->nl = NULL;
-	d->dev = NULL;
 }
 
 /*
@@ -87,12 +54,12 @@ static bool map_current(const struct bcsd *d, const struct bcsp_msg *m);
 static bool predict_row(const struct bcsd *d, const struct bcsp_msg *m,
 			uint32_t *row)
 {
-	if (!cfg_uint(&d->cfg, "predict") || !d->have_map ||
-	    !map_current(d, m) || d->map_epoch != m->hdr.epoch ||
-	    d->map_master != m->hdr.sender ||
-	    d->map.version != m->strobe.map_version)
+	if (!d->cfg.predict || !d->followed.have_map ||
+	    !map_current(d, m) || d->followed.map_epoch != m->hdr.epoch ||
+	    d->followed.map_master != m->hdr.sender ||
+	    d->followed.map.version != m->strobe.map_version)
 		return false;
-	*row = bcsp_map_next_row(&d->map, m->strobe.row);
+	*row = bcsp_map_next_row(&d->followed.map, m->strobe.row);
 	return true;
 }
 
@@ -104,9 +71,9 @@ static bool predict_row(const struct bcsd *d, const struct bcsp_msg *m,
  */
 static bool map_current(const struct bcsd *d, const struct bcsp_msg *m)
 {
-	return d->map_applied && d->applied_map == m->strobe.map_version &&
-	       d->applied_map_epoch == m->hdr.epoch &&
-	       d->applied_map_master == m->hdr.sender;
+	return d->node.applied && d->node.applied_version == m->strobe.map_version &&
+	       d->node.applied_epoch == m->hdr.epoch &&
+	       d->node.applied_master == m->hdr.sender;
 }
 
 /*
@@ -120,7 +87,7 @@ static bool idle_row(struct bcsd *d, uint32_t *row)
 	struct bcs_job_info *jobs = NULL;
 	size_t n = 0, i;
 
-	if (bcs_job_list(d->dev, &jobs, &n))
+	if (bcs_job_list(d->bcs, &jobs, &n))
 		return false;
 	for (i = 0; i < n; i++)
 		if (jobs[i].row < BCS_ROWS_MAX)
@@ -140,8 +107,9 @@ static bool idle_row(struct bcsd *d, uint32_t *row)
 	return false;
 }
 
-/* Strobes reach here checked (bcsd.c: strobe_verdict()). */
-void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
+/* Strobes reach here checked (rx.c: bcsp_strobe_verdict()). */
+static void on_strobe(struct bcsd *d, const struct bcsp_msg *m,
+		      const struct bcsd_origin *from)
 {
 	const struct bcsp_strobe *s = &m->strobe;
 	struct bcs_strobe req = {
@@ -150,6 +118,7 @@ void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
 	};
 	int err;
 
+	(void)from;
 	if (!map_current(d, m)) {
 		d->cnt.strobes_stale_map++;
 		if (!idle_row(d, &req.row)) {
@@ -162,59 +131,40 @@ void node_on_strobe(struct bcsd *d, const struct bcsp_msg *m)
 			 m->hdr.epoch, m->hdr.sender, req.row);
 	}
 
-	if (!d->driving) {
-		err = bcs_nl_drive(d->nl, s->slice_ns,
-				   (uint32_t)cfg_uint(&d->cfg, "watchdog_slices"));
+	if (!d->node.driving) {
+		err = bcs_nl_drive(d->node.nl, s->slice_ns,
+				   (uint32_t)d->cfg.watchdog_slices);
 		if (err) {
 			d->cnt.kernel_errors++;
 			pr_warn("cannot drive bcs.ko: %s",
 				bcs_strerror(err, BCS_CTX_NETLINK));
 			return;
 		}
-		d->driving = true;
+		d->node.driving = true;
 		pr_notice("driving bcs.ko: slice %llu us",
 			  (unsigned long long)(s->slice_ns / 1000));
 	}
 	if (predict_row(d, m, &req.next_row))
 		req.flags |= BCS_STROBE_PREDICT;
-	if (cfg_uint(&d->cfg, "expire"))
+	if (d->cfg.expire)
 		req.flags |= BCS_STROBE_EXPIRE;
-	err = bcs_nl_strobe_send(d->nl, &req);
+	err = bcs_nl_strobe_send(d->node.nl, &req);
 	if (err) {
 		d->cnt.kernel_errors++;
 		/* Someone else took driven mode away: ask again next time. */
 		if (err == -ENOTCONN)
-			d->driving = false;
+			d->node.driving = false;
 		pr_debug("strobe: %s", bcs_strerror(err, BCS_CTX_STROBE));
 		return;
 	}
 	d->cnt.strobes_forwarded++;
 }
 
-static bool local_job(const struct bcsd *d, uint32_t job, uint32_t *idx)
-{
-	uint32_t i;
-
-	for (i = 0; i < d->nr_local_jobs; i++) {
-		if (d->local_jobs[i] == job) {
-			if (idx)
-				*idx = i;
-			return true;
-		}
-	}
-	return false;
-}
-
-bool node_has_job(struct bcsd *d, uint32_t job)
-{
-	return local_job(d, job, NULL);
-}
-
 static void forget_local_job(struct bcsd *d, uint32_t idx)
 {
-	d->nr_local_jobs--;
-	d->local_jobs[idx] = d->local_jobs[d->nr_local_jobs];
-	d->local_births[idx] = d->local_births[d->nr_local_jobs];
+	d->local.nr_jobs--;
+	d->local.jobs[idx] = d->local.jobs[d->local.nr_jobs];
+	d->local.births[idx] = d->local.births[d->local.nr_jobs];
 }
 
 /*
@@ -228,19 +178,25 @@ static void supersede_local_job(struct bcsd *d, const struct bcsp_job_row *j)
 {
 	uint32_t idx;
 
-	if (!j->birth || !local_job(d, j->job, &idx) ||
-	    !d->local_births[idx] || d->local_births[idx] == j->birth)
+	if (!j->birth || !view_local_job(d, j->job, &idx) ||
+	    !d->local.births[idx] || d->local.births[idx] == j->birth)
 		return;
 	pr_warn("job %u here was made by another master (a healed partition): destroyed, its tasks run unscheduled",
 		j->job);
-	bcs_job_destroy(d->dev, j->job);
+	bcs_job_destroy(d->bcs, j->job);
 	forget_local_job(d, idx);
 	d->cnt.jobs_superseded++;
 }
 
-void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
-		 const struct bcsp_map *map)
+/*
+ * Map @m from the master followed, or (@from local) from this host's
+ * active master, whose next strobe is the first to name it.
+ */
+static void on_map(struct bcsd *d, const struct bcsp_msg *m,
+		   const struct bcsd_origin *from)
 {
+	const struct bcsp_map *map = &m->map;
+	uint32_t epoch = m->hdr.epoch, master = m->hdr.sender;
 	struct bcsd_map_event *ev;
 	uint32_t i, k, idx;
 	bool keep;
@@ -252,53 +208,53 @@ void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
 	 * over in the same tick take the same epoch too, so only (epoch,
 	 * master, version) says that this map is the one applied.
 	 */
-	if (d->map_applied && d->applied_map == map->version &&
-	    d->applied_map_epoch == epoch && d->applied_map_master == master)
+	if (d->node.applied && d->node.applied_version == map->version &&
+	    d->node.applied_epoch == epoch && d->node.applied_master == master)
 		return;
 	for (i = 0; i < map->nr_jobs; i++) {
 		const struct bcsp_job_row *j = &map->jobs[i];
 
 		supersede_local_job(d, j);
-		err = bcs_job_create(d->dev, j->job, j->row, NULL);
+		err = bcs_job_create(d->bcs, j->job, j->row, NULL);
 		if (err == -EEXIST)
-			err = bcs_job_set_row(d->dev, j->job, j->row);
+			err = bcs_job_set_row(d->bcs, j->job, j->row);
 		if (err) {
 			d->cnt.kernel_errors++;
 			pr_warn("job %u: %s", j->job,
 				bcs_strerror(err, BCS_CTX_JOB));
 			continue;
 		}
-		if (!local_job(d, j->job, &idx)) {
-			if (d->nr_local_jobs >= BCSP_MAX_JOBS)
+		if (!view_local_job(d, j->job, &idx)) {
+			if (d->local.nr_jobs >= BCSP_MAX_JOBS)
 				continue;
-			idx = d->nr_local_jobs++;
-			d->local_jobs[idx] = j->job;
-			d->local_births[idx] = 0;
+			idx = d->local.nr_jobs++;
+			d->local.jobs[idx] = j->job;
+			d->local.births[idx] = 0;
 		}
 		if (j->birth)
-			d->local_births[idx] = j->birth;
+			d->local.births[idx] = j->birth;
 	}
 	/* Jobs the master no longer has. */
-	for (i = 0; i < d->nr_local_jobs;) {
+	for (i = 0; i < d->local.nr_jobs;) {
 		keep = false;
 		for (k = 0; k < map->nr_jobs; k++)
-			keep |= map->jobs[k].job == d->local_jobs[i];
+			keep |= map->jobs[k].job == d->local.jobs[i];
 		if (keep) {
 			i++;
 			continue;
 		}
-		bcs_job_destroy(d->dev, d->local_jobs[i]);
+		bcs_job_destroy(d->bcs, d->local.jobs[i]);
 		forget_local_job(d, i);
 	}
-	d->applied_map = map->version;
-	d->applied_map_epoch = epoch;
-	d->applied_map_master = master;
-	d->map_applied = true;
+	d->node.applied_version = map->version;
+	d->node.applied_epoch = epoch;
+	d->node.applied_master = master;
+	d->node.applied = true;
 	d->cnt.maps_applied++;
-	ev = &d->map_history[d->map_history_n++ % BCSD_MAP_HISTORY];
+	ev = &d->node.history[d->node.nr_history++ % BCSD_MAP_HISTORY];
 	ev->applied_ns = now_real_ns();
 	/* This master's next strobe is the first to name its new map. */
-	ev->from_slice = master == d->node_id ? d->slice + 1 : 0;
+	ev->from_slice = from->local ? from->slice + 1 : 0;
 	ev->epoch = epoch;
 	ev->master = master;
 	ev->version = map->version;
@@ -307,7 +263,6 @@ void node_on_map(struct bcsd *d, uint32_t epoch, uint32_t master,
 		ev->job[i] = map->jobs[i].job;
 		ev->row[i] = map->jobs[i].row;
 	}
-	ctl_job_appeared(d);
 }
 
 static void send_report(struct bcsd *d)
@@ -317,33 +272,70 @@ static void send_report(struct bcsd *d)
 	size_t n = 0, i;
 	uint32_t idx;
 
-	if (bcs_job_list(d->dev, &jobs, &n))
+	if (bcs_job_list(d->bcs, &jobs, &n))
 		return;
 	for (i = 0; i < n && m.report.nr_jobs < BCSP_MAX_JOBS; i++) {
-		if (!local_job(d, jobs[i].id, &idx))
+		if (!view_local_job(d, jobs[i].id, &idx))
 			continue;
 		m.report.jobs[m.report.nr_jobs].job = jobs[i].id;
 		m.report.jobs[m.report.nr_jobs].tasks = jobs[i].nr_tasks;
-		m.report.jobs[m.report.nr_jobs].birth = d->local_births[idx];
+		m.report.jobs[m.report.nr_jobs].birth = d->local.births[idx];
 		m.report.nr_jobs++;
 	}
 	free(jobs);
-	m.hdr.epoch = d->master_epoch;
+	m.hdr.epoch = d->followed.epoch;
 	m.hdr.sender = d->node_id;
 	view_on_report(d, d->node_id, &m.report, now_mono_ms());
-	if (d->active)
-		master_local_report(d, &m);
+	/* To this host's master part, if any. */
+	dispatch(d, &m, &(struct bcsd_origin){ .local = true });
 	/* To the group: the master and every other node's view. */
-	net_send(d, &m, &d->group);
+	net_send(d, &m, &d->net.group);
 }
 
-void node_tick(struct bcsd *d)
+static void node_tick(struct bcsd *d, void *arg)
 {
 	uint64_t now = now_mono_ms();
 
-	if (d->have_master &&
-	    now - d->report_ms >= cfg_uint(&d->cfg, "report_ms")) {
-		d->report_ms = now;
+	(void)arg;
+	if (d->followed.known &&
+	    now - d->node.reported_ms >= d->cfg.report_ms) {
+		d->node.reported_ms = now;
 		send_report(d);
 	}
+}
+
+int node_init(struct bcsd *d)
+{
+	int err;
+
+	err = bcs_open(&d->bcs);
+	if (!err)
+		err = bcs_nl_open(&d->node.nl);
+	if (err) {
+		pr_err("%s", bcs_strerror(err, BCS_CTX_OPEN));
+		return -1;
+	}
+	adopt_jobs(d);
+	d->node.reported_ms = now_mono_ms();
+	dispatch_register(d, BCSP_STROBE, on_strobe);
+	dispatch_register(d, BCSP_MAP, on_map);
+	return loop_on_tick(d, node_tick, NULL);
+}
+
+void node_exit(struct bcsd *d)
+{
+	/*
+	 * Every gang runs again, on purpose: this is not a failure.  The
+	 * jobs stay, with their tasks attached, so that a restarted bcsd
+	 * adopts them from the master's map (bcs_job_create() -EEXIST) and
+	 * the running ranks rejoin the schedule, as after a crash.
+	 */
+	if (d->node.driving && d->node.nl)
+		bcs_nl_release(d->node.nl);
+	d->node.driving = false;
+	d->local.nr_jobs = 0;
+	bcs_nl_close(d->node.nl);
+	bcs_close(d->bcs);
+	d->node.nl = NULL;
+	d->bcs = NULL;
 }

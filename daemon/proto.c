@@ -469,3 +469,32 @@ uint32_t bcsp_map_next_row(const struct bcsp_map *m, uint32_t row)
 	/* A strobe names a row: with none to run, row 0 runs no job. */
 	return row == BCS_ROW_NONE ? 0 : row;
 }
+
+int bcsp_write_key(const char *path, char *err, size_t errlen)
+{
+	uint8_t key[BCSP_KEY_LEN];
+	FILE *f;
+	int fd, i;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	randombytes_buf(key, sizeof(key));
+	for (i = 0; i < BCSP_KEY_LEN; i++)
+		fprintf(f, "%02x", key[i]);
+	fputc('\n', f);
+	sodium_memzero(key, sizeof(key));
+	if (fclose(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -224,5 +224,7 @@ enum bcsp_verdict bcsp_strobe_verdict(const struct bcsp_strobe *s,
 /* Read a key file: 32 raw bytes or 64 hex digits; refuses group/other access. */
 int bcsp_load_key(const char *path, uint8_t key[BCSP_KEY_LEN], char *err,
 		  size_t errlen);
+/* Write a new random key to @path, 64 hex digits, mode 0600; never over one. */
+int bcsp_write_key(const char *path, char *err, size_t errlen);
 
 #endif /* BCSD_PROTO_H */

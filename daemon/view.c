@@ -21,15 +21,16 @@ void view_on_report(struct bcsd *d, uint32_t node,
 	struct bcsd_peer *p, *oldest = NULL;
 	uint32_t i;
 
-	for (i = 0; i < d->nr_peers; i++) {
-		p = &d->peers[i];
+	for (i = 0; i < d->view.nr_peers; i++) {
+		p = &d->view.peers[i];
 		if (p->node == node)
 			goto found;
 		if (!oldest || p->seen_ms < oldest->seen_ms)
 			oldest = p;
 	}
 	/* Full: the node heard from longest ago makes room. */
-	p = d->nr_peers < BCSD_MAX_SENDERS ? &d->peers[d->nr_peers++] : oldest;
+	p = d->view.nr_peers < BCSD_MAX_SENDERS ?
+	    &d->view.peers[d->view.nr_peers++] : oldest;
 	p->node = node;
 found:
 	p->seen_ms = now_ms;
@@ -40,7 +41,7 @@ static bool view_fresh(const struct bcsd *d, const struct bcsd_peer *p,
 		       uint64_t now_ms)
 {
 	return now_ms - p->seen_ms <=
-	       VIEW_STALE_REPORTS * cfg_uint(&d->cfg, "report_ms");
+	       VIEW_STALE_REPORTS * d->cfg.report_ms;
 }
 
 /*
@@ -55,13 +56,13 @@ bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
 {
 	uint32_t i, n = 0;
 
-	for (i = 0; i < d->nr_peers; i++)
-		n += view_fresh(d, &d->peers[i], now_ms);
+	for (i = 0; i < d->view.nr_peers; i++)
+		n += view_fresh(d, &d->view.peers[i], now_ms);
 	*fresh = n;
-	*need = (uint32_t)cfg_uint(&d->cfg, "quorum");
+	*need = (uint32_t)d->cfg.quorum;
 	if (!*need)
-		*need = d->nr_peers / 2 + 1;
-	return !d->nr_peers || n >= *need;
+		*need = d->view.nr_peers / 2 + 1;
+	return !d->view.nr_peers || n >= *need;
 }
 
 static uint32_t view_peer_tasks(const struct bcsd_peer *p, uint32_t job)
@@ -89,13 +90,13 @@ struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 
 	if (!arr)
 		return NULL;
-	for (i = 0; i < d->nr_peers; i++) {
-		if (!view_fresh(d, &d->peers[i], now_ms))
+	for (i = 0; i < d->view.nr_peers; i++) {
+		if (!view_fresh(d, &d->view.peers[i], now_ms))
 			continue;
-		tasks = view_peer_tasks(&d->peers[i], job);
+		tasks = view_peer_tasks(&d->view.peers[i], job);
 		if (!tasks)
 			continue;
-		rows[n][0] = d->peers[i].node;
+		rows[n][0] = d->view.peers[i].node;
 		rows[n][1] = tasks;
 		n++;
 	}
@@ -109,4 +110,19 @@ struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 		json_object_array_add(arr, o);
 	}
 	return arr;
+}
+
+/* Is @job one of this node's kernel jobs (struct bcsd_local)?  Its index. */
+bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->local.nr_jobs; i++) {
+		if (d->local.jobs[i] == job) {
+			if (idx)
+				*idx = i;
+			return true;
+		}
+	}
+	return false;
 }

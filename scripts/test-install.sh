@@ -71,7 +71,7 @@ check $? "a program builds against the installed bcs.h and libbcs and runs"
 
 # One version, from its one home (scripts/version.sh), everywhere.
 version=$("$top/scripts/version.sh")
-for p in sbin/bcsctl bin/bcsstat; do
+for p in sbin/bcsctl bin/bcsstat sbin/bcsd; do
 	out=$("$dest$prefix/$p" --version 2>&1)
 	echo "# $p --version: $out"
 	case $out in

@@ -3,8 +3,9 @@
  * libFuzzer target: the configuration parser.  The input is a
  * configuration file, read by cfg_read_stream() as bcsd reads
  * /etc/bcs/bcsd.conf.  A file that is accepted must leave every option
- * valid (cfg_set() takes each value again), and what cfg_dump() writes
- * of it (bcsd --print-config) must read back to the same options.
+ * valid (cfg_set() takes each value again, as cfg_format() writes it),
+ * and what cfg_dump() writes of it (bcsd --print-config) must read back
+ * to the same typed struct cfg.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -39,7 +40,8 @@ static int read_buf(struct cfg *cfg, const void *buf, size_t len, char *err,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct cfg cfg, again, check;
-	char err[256], *dump = NULL;
+	char err[256], value[CFG_STR_MAX], *dump = NULL;
+	unsigned long long num;
 	size_t dump_len = 0;
 	unsigned int i;
 	FILE *f;
@@ -54,14 +56,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	for (i = 0; i < cfg_nr_opts; i++) {
+		cfg_format(&cfg, i, value, sizeof(value));
 		cfg_init(&check);
-		FUZZ_ASSERT(!cfg_set(&check, cfg_opts[i].name, cfg.values[i],
-				     true, err, sizeof(err)));
+		FUZZ_ASSERT(!cfg_set(&check, cfg_opts[i].name, value, true,
+				     err, sizeof(err)));
 		if (cfg_opts[i].type == CFG_UINT) {
-			FUZZ_ASSERT(cfg_uint(&cfg, cfg_opts[i].name) >=
-				    cfg_opts[i].min);
-			FUZZ_ASSERT(cfg_uint(&cfg, cfg_opts[i].name) <=
-				    cfg_opts[i].max);
+			num = strtoull(value, NULL, 10);
+			FUZZ_ASSERT(num >= cfg_opts[i].min);
+			FUZZ_ASSERT(num <= cfg_opts[i].max);
 		}
 	}
 	f = open_memstream(&dump, &dump_len);
@@ -74,8 +76,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dump);
 		abort();
 	}
-	for (i = 0; i < cfg_nr_opts; i++)
-		FUZZ_ASSERT(!strcmp(cfg.values[i], again.values[i]));
+	/* The same typed values, except which came from the command line. */
+	again.from_cmdline = cfg.from_cmdline;
+	FUZZ_ASSERT(!memcmp(&cfg, &again, sizeof(cfg)));
 	free(dump);
 	return 0;
 }

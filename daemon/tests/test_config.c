@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/bcs.h>
+
 #include "config.h"
 #include "unit.h"
 
@@ -20,6 +22,56 @@ static int write_file(const char *path, const char *text)
 	return fclose(f);
 }
 
+/* Every option lands in its typed field, with the kernel's ranges. */
+static void test_typed(void)
+{
+	char err[256], buf[CFG_STR_MAX], big[CFG_STR_MAX + 1];
+	struct cfg cfg;
+	unsigned int i;
+
+	cfg_init(&cfg);
+	CHECK(cfg.log == CFG_LOG_STDERR && cfg.predict && cfg.expire);
+	CHECK(cfg.rows == 0 && cfg.watchdog_slices == 10);
+	CHECK(!strcmp(cfg.key_file, "/etc/bcs/cluster.key"));
+	CHECK(cfg_find("role") == 0 && cfg_find("nonsense") < 0);
+	CHECK(!strcmp(cfg_role_name(CFG_ROLE_MASTER), "master"));
+	/* Each default reads back as the table gives it. */
+	for (i = 0; i < cfg_nr_opts; i++) {
+		cfg_format(&cfg, i, buf, sizeof(buf));
+		CHECK(!strcmp(buf, cfg_opts[i].defval));
+	}
+	CHECK(cfg_set(&cfg, "log", "syslog", true, err, sizeof(err)) == 0);
+	CHECK(cfg.log == CFG_LOG_SYSLOG);
+	CHECK(cfg_set(&cfg, "predict", "0", true, err, sizeof(err)) == 0);
+	CHECK(!cfg.predict);
+	CHECK(cfg_set(&cfg, "expire", "2", true, err, sizeof(err)) < 0);
+	snprintf(buf, sizeof(buf), "%u", BCS_ROWS_MAX);
+	CHECK(cfg_set(&cfg, "rows", buf, true, err, sizeof(err)) == 0);
+	CHECK(cfg.rows == BCS_ROWS_MAX);
+	snprintf(buf, sizeof(buf), "%u", BCS_ROWS_MAX + 1);
+	CHECK(cfg_set(&cfg, "rows", buf, true, err, sizeof(err)) < 0);
+	snprintf(buf, sizeof(buf), "%u", BCS_WATCHDOG_MAX + 1);
+	CHECK(cfg_set(&cfg, "watchdog_slices", buf, true, err,
+		      sizeof(err)) < 0);
+	snprintf(buf, sizeof(buf), "%llu", BCS_SLICE_NS_MAX / 1000);
+	CHECK(cfg_set(&cfg, "slice_us", buf, true, err, sizeof(err)) == 0);
+	CHECK(cfg.slice_us == BCS_SLICE_NS_MAX / 1000);
+	CHECK(cfg_set(&cfg, "cluster", "4294967295", true, err,
+		      sizeof(err)) == 0);
+	CHECK(cfg.cluster == 4294967295U);
+	CHECK(cfg_set(&cfg, "cluster", "4294967296", true, err,
+		      sizeof(err)) < 0);
+	memset(big, 'x', CFG_STR_MAX);
+	big[CFG_STR_MAX] = '\0';
+	CHECK(cfg_set(&cfg, "interface", big, true, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "too long") != NULL);
+	big[CFG_STR_MAX - 1] = '\0';
+	CHECK(cfg_set(&cfg, "interface", big, true, err, sizeof(err)) == 0);
+	CHECK(strlen(cfg.interface) == CFG_STR_MAX - 1);
+	CHECK(cfg_set(&cfg, "interface", "lo", true, err, sizeof(err)) == 0);
+	CHECK(!strcmp(cfg.interface, "lo"));
+}
+
 int main(void)
 {
 	char err[256], path[] = "/tmp/bcsd-conf-XXXXXX";
@@ -29,9 +81,9 @@ int main(void)
 	int fd;
 
 	cfg_init(&cfg);
-	CHECK(!strcmp(cfg_str(&cfg, "role"), "node"));
-	CHECK(cfg_uint(&cfg, "port") == 5399);
-	CHECK(cfg_uint(&cfg, "slice_us") == 10000);
+	CHECK(cfg.role == CFG_ROLE_NODE);
+	CHECK(cfg.port == 5399);
+	CHECK(cfg.slice_us == 10000);
 
 	CHECK(cfg_set(&cfg, "slice_us", "49", true, err, sizeof(err)) < 0);
 	CHECK(strstr(err, "50..10000000") != NULL);
@@ -56,10 +108,10 @@ int main(void)
 			       "slice_us = 500\nport\t6000\ncluster 9\n") == 0);
 	CHECK(cfg_read_file(&cfg, path, true, err, sizeof(err)) == 0);
 	/* The command line wins over the file. */
-	CHECK(!strcmp(cfg_str(&cfg, "role"), "both"));
-	CHECK(cfg_uint(&cfg, "slice_us") == 1000);
-	CHECK(cfg_uint(&cfg, "port") == 6000);
-	CHECK(cfg_uint(&cfg, "cluster") == 9);
+	CHECK(cfg.role == CFG_ROLE_BOTH);
+	CHECK(cfg.slice_us == 1000);
+	CHECK(cfg.port == 6000);
+	CHECK(cfg.cluster == 9);
 
 	CHECK(write_file(path, "port 70000\n") == 0);
 	CHECK(cfg_read_file(&cfg, path, true, err, sizeof(err)) < 0);
@@ -74,8 +126,8 @@ int main(void)
 	cfg_init(&cfg);
 	CHECK(write_file(path, "interface ==53\nstats_file = \n") == 0);
 	CHECK(cfg_read_file(&cfg, path, true, err, sizeof(err)) == 0);
-	CHECK(!strcmp(cfg_str(&cfg, "interface"), "=53"));
-	CHECK(!strcmp(cfg_str(&cfg, "stats_file"), ""));
+	CHECK(!strcmp(cfg.interface, "=53"));
+	CHECK(!strcmp(cfg.stats_file, ""));
 	f = fopen(path, "w");
 	CHECK(f != NULL);
 	if (f) {
@@ -84,8 +136,8 @@ int main(void)
 	}
 	cfg_init(&cfg);
 	CHECK(cfg_read_file(&cfg, path, true, err, sizeof(err)) == 0);
-	CHECK(!strcmp(cfg_str(&cfg, "interface"), "=53"));
-	CHECK(cfg_uint(&cfg, "port") == 5399);
+	CHECK(!strcmp(cfg.interface, "=53"));
+	CHECK(cfg.port == 5399);
 
 	/* A stream, as the fuzzer reads it: errors name the stream. */
 	f = fmemopen(stream, strlen(stream), "r");
@@ -99,5 +151,6 @@ int main(void)
 	unlink(path);
 	CHECK(cfg_read_file(&cfg, path, false, err, sizeof(err)) == 0);
 	CHECK(cfg_read_file(&cfg, path, true, err, sizeof(err)) < 0);
+	test_typed();
 	return unit_done("test_config");
 }

@@ -67,6 +67,15 @@ done
 "$BCSD" --genkey "$TMP/key" > /dev/null || exit 1
 "$BCSD" --genkey "$TMP/other.key" > /dev/null || exit 1
 
+out=$("$BCSD" --version)
+[[ $out =~ ^bcsd\ [0-9][^\ ]*\ \(bcs\ interface\ [0-9]+\)$ ]]
+check $? "bcsd --version says its version ($out)"
+out=$("$BCSD" -f /dev/null --key_file="$TMP/no.key" --control_socket= \
+	--rt_priority=0 2>&1)
+check $(( $? != 1 )) "bcsd without a key file exits 1"
+[[ $out == *"bcsd --genkey $TMP/no.key"* ]]
+check $? "and says how to make one"
+
 # start N [OPTION...]: bcsd with node id N in the namespace; its pid is
 # saved in $TMP/pidN, messages in $TMP/logN, counters in $TMP/statsN.json.
 # A wide stale_slices: on a busy host a datagram may arrive slices late,

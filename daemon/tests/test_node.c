@@ -15,6 +15,7 @@
 
 #include "../libbcs/bcs.h"
 #include "bcsd.h"
+#include "node.h"
 #include "unit.h"
 
 /* The stand-in bcs.ko: job id -> row, NO_JOB if none (not a row). */
@@ -131,24 +132,21 @@ uint64_t now_real_ns(void)
 	return 1;
 }
 
-void ctl_job_appeared(struct bcsd *d)
+/* The handlers node.c registers, called as the dispatcher would. */
+static dispatch_fn *handler[__BCSP_TYPE_MAX];
+
+void dispatch_register(struct bcsd *d, enum bcsp_type type, dispatch_fn *fn)
 {
 	(void)d;
+	handler[type] = fn;
 }
 
-void view_on_report(struct bcsd *d, uint32_t node,
-		    const struct bcsp_report *r, uint64_t now_ms)
-{
-	(void)d;
-	(void)node;
-	(void)r;
-	(void)now_ms;
-}
-
-void master_local_report(struct bcsd *d, const struct bcsp_msg *m)
+void dispatch(struct bcsd *d, const struct bcsp_msg *m,
+	      const struct bcsd_origin *from)
 {
 	(void)d;
 	(void)m;
+	(void)from;
 }
 
 int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
@@ -162,6 +160,14 @@ int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 uint64_t now_mono_ms(void)
 {
 	return 1000;
+}
+
+int loop_on_tick(struct bcsd *d, loop_fn *fn, void *arg)
+{
+	(void)d;
+	(void)fn;
+	(void)arg;
+	return 0;
 }
 
 void log_msg(int level, const char *fmt, ...)
@@ -183,6 +189,29 @@ static void reset(void)
 	for (i = 0; i < MAX_ID; i++)
 		kjobs[i] = NO_JOB;
 	nr_strobes = 0;
+	memset(handler, 0, sizeof(handler));
+	CHECK(node_init(&d) == 0);
+	CHECK(handler[BCSP_STROBE] && handler[BCSP_MAP]);
+}
+
+/* A map from master @master of @epoch, as the network brings it. */
+static void node_on_map(struct bcsd *dd, uint32_t epoch, uint32_t master,
+			const struct bcsp_map *map)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_MAP } };
+	struct bcsd_origin from = { .local = false };
+
+	m.hdr.epoch = epoch;
+	m.hdr.sender = master;
+	m.map = *map;
+	handler[BCSP_MAP](dd, &m, &from);
+}
+
+static void node_on_strobe(struct bcsd *dd, const struct bcsp_msg *m)
+{
+	struct bcsd_origin from = { .local = false };
+
+	handler[BCSP_STROBE](dd, m, &from);
 }
 
 static void add(struct bcsp_map *m, uint32_t job, uint32_t row,
@@ -222,7 +251,7 @@ static void test_same_epoch_and_version(void)
 	CHECK(kjobs[10] == 1);
 	CHECK(kjobs[11] == NO_JOB);
 	CHECK(kjobs[12] == 0);
-	CHECK(d.nr_local_jobs == 2);
+	CHECK(d.local.nr_jobs == 2);
 	node_on_map(&d, 5, 2, &b);
 	CHECK(d.cnt.maps_applied == 2);
 
@@ -247,14 +276,14 @@ static struct bcsp_msg strobe(uint32_t master, uint32_t epoch,
 	return m;
 }
 
-/* As bcsd.c does with a map from the master it follows. */
+/* As rx.c does with a map from the master it follows. */
 static void hold_and_apply(uint32_t epoch, uint32_t master,
 			   const struct bcsp_map *m)
 {
-	d.map = *m;
-	d.map_epoch = epoch;
-	d.map_master = master;
-	d.have_map = true;
+	d.followed.map = *m;
+	d.followed.map_epoch = epoch;
+	d.followed.map_master = master;
+	d.followed.have_map = true;
 	node_on_map(&d, epoch, master, m);
 }
 

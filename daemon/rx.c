@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Datagram acceptance: each datagram the socket receives (net.c) is
+ * decoded and checked (bcsp_decode(): cluster, MAC, format), then its
+ * sender's replay window, then a strobe's deadline; our own, looped back,
+ * are told from another daemon with our node id.  Strobes from a master
+ * at least as senior as the one followed make it the one followed, and
+ * a map from it is the map held (struct bcsd_followed); reports go into
+ * the view.  What passes goes to the parts through dispatch(); what
+ * fails is counted, and said at most every RX_REJECT_LOG_MS.
+ */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "bcsd.h"
+#include "log.h"
+
+/*
+ * The window of @sender, or a free one.  When the table is full, the
+ * window of the sender heard from longest ago makes room if that was more
+ * than WINDOW_EXPIRY_MS ago (nodes come and go over a daemon's life);
+ * NULL if none is that old.
+ */
+#define WINDOW_EXPIRY_MS	60000
+
+static struct bcsp_window *window_of(struct bcsd *d, uint32_t sender)
+{
+	uint64_t now = now_mono_ms();
+	int i, free_slot = -1, oldest = -1;
+
+	for (i = 0; i < BCSD_MAX_SENDERS; i++) {
+		if (d->rx.windows[i].w.used && d->rx.windows[i].sender == sender)
+			goto found;
+		if (!d->rx.windows[i].w.used) {
+			if (free_slot < 0)
+				free_slot = i;
+		} else if (oldest < 0 || d->rx.windows[i].heard_ms <
+					 d->rx.windows[oldest].heard_ms) {
+			oldest = i;
+		}
+	}
+	if (free_slot < 0 && oldest >= 0 &&
+	    now - d->rx.windows[oldest].heard_ms > WINDOW_EXPIRY_MS) {
+		memset(&d->rx.windows[oldest].w, 0, sizeof(d->rx.windows[oldest].w));
+		free_slot = oldest;
+	}
+	if (free_slot < 0)
+		return NULL;
+	i = free_slot;
+	d->rx.windows[i].sender = sender;
+found:
+	d->rx.windows[i].heard_ms = now;
+	return &d->rx.windows[i].w;
+}
+
+/*
+ * A datagram that names this daemon as its sender: its own, looped back,
+ * if it carries a sequence number it has sent.  Any other is a replay of
+ * an earlier run, or comes from another daemon with the same node id,
+ * which would break the cluster in ways hard to see: say so.
+ */
+static enum bcsp_verdict own_verdict(struct bcsd *d, const struct bcsp_msg *m,
+				     const struct sockaddr_in *from)
+{
+	char addr[INET_ADDRSTRLEN] = "?";
+	uint64_t now;
+
+	if (m->hdr.seq >= d->net.seq_first && m->hdr.seq < d->net.seq)
+		return BCSP_OK;
+	now = now_mono_ms();
+	if (m->hdr.seq >= d->net.seq &&
+	    (!d->rx.dup_id_said_ms || now - d->rx.dup_id_said_ms > 60000)) {
+		d->rx.dup_id_said_ms = now;
+		inet_ntop(AF_INET, &from->sin_addr, addr, sizeof(addr));
+		pr_err("another daemon at %s sends with this node id (%u): give every node its own node_id",
+		       addr, d->node_id);
+	}
+	return BCSP_REPLAY;
+}
+
+/*
+ * Is @m from a master at least as senior as the one we follow?  Seniority
+ * is (epoch, priority, sender id), compared in that order.
+ */
+static bool from_senior_master(const struct bcsd *d, const struct bcsp_msg *m)
+{
+	const struct bcsp_hdr *h = &m->hdr;
+
+	if (!d->followed.known)
+		return true;
+	if (h->epoch != d->followed.epoch)
+		return h->epoch > d->followed.epoch;
+	if (h->priority != d->followed.priority)
+		return h->priority > d->followed.priority;
+	return h->sender >= d->followed.id;
+}
+
+static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
+			  const struct sockaddr_in *from)
+{
+	if (!d->followed.known || d->followed.id != m->hdr.sender ||
+	    d->followed.epoch != m->hdr.epoch) {
+		if (d->followed.known)
+			d->cnt.master_changes++;
+		pr_notice("following master %u epoch %u", m->hdr.sender,
+			  m->hdr.epoch);
+	}
+	d->followed.known = true;
+	d->followed.id = m->hdr.sender;
+	d->followed.epoch = m->hdr.epoch;
+	d->followed.priority = m->hdr.priority;
+	d->followed.addr = *from;
+	d->followed.heard_ms = now_mono_ms();
+	if (m->hdr.epoch > d->followed.max_epoch_seen)
+		d->followed.max_epoch_seen = m->hdr.epoch;
+}
+
+void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
+		 const struct sockaddr_in *from)
+{
+	struct bcsd_origin origin = { .local = false };
+	struct bcsp_window *w;
+	enum bcsp_verdict v;
+	struct bcsp_msg m;
+	bool own;
+
+	d->cnt.rx++;
+	v = bcsp_decode(buf, len, d->cluster, d->key, &m);
+	own = v == BCSP_OK && m.hdr.sender == d->node_id;
+	if (own)
+		v = own_verdict(d, &m, from);
+	if (v == BCSP_OK && !own) {
+		w = window_of(d, m.hdr.sender);
+		v = w ? bcsp_window_check(w, m.hdr.epoch, m.hdr.seq) : BCSP_STALE;
+	}
+	if (v == BCSP_OK && !own && m.hdr.type == BCSP_STROBE)
+		v = bcsp_strobe_verdict(&m.strobe, now_real_ns(),
+					d->cfg.stale_slices);
+	if (v != BCSP_OK) {
+		/* Said by say_rejected(): a flood costs no log line each. */
+		d->cnt.rejected[v]++;
+		d->rx.last_from = from->sin_addr;
+		return;
+	}
+	if (m.hdr.epoch > d->followed.max_epoch_seen)
+		d->followed.max_epoch_seen = m.hdr.epoch;
+
+	switch (m.hdr.type) {
+	case BCSP_STROBE:
+		if (own)
+			return;	/* our own strobe, looped back */
+		if (!from_senior_master(d, &m)) {
+			d->cnt.rejected[BCSP_STALE]++;
+			return;
+		}
+		/*
+		 * A copy of a strobe already followed (the master sends each
+		 * strobe_copies times), or one overtaken by a later strobe:
+		 * it keeps the master alive and changes nothing else.
+		 */
+		if (d->followed.known && d->followed.id == m.hdr.sender &&
+		    d->followed.epoch == m.hdr.epoch &&
+		    m.strobe.slice <= d->followed.slice) {
+			d->followed.heard_ms = now_mono_ms();
+			d->cnt.strobe_copies++;
+			return;
+		}
+		/* The master it replaces counts (master.c: outranks()). */
+		origin.prev_known = d->followed.known;
+		origin.prev_id = d->followed.id;
+		origin.prev_epoch = d->followed.epoch;
+		origin.prev_heard_ms = d->followed.heard_ms;
+		follow_master(d, &m, from);
+		d->followed.slice = m.strobe.slice;
+		d->cnt.strobes_rx++;
+		break;
+	case BCSP_MAP:
+		if (own || !d->followed.known || m.hdr.sender != d->followed.id ||
+		    m.hdr.epoch != d->followed.epoch)
+			return;
+		d->followed.map = m.map;
+		d->followed.map_epoch = m.hdr.epoch;
+		d->followed.map_master = m.hdr.sender;
+		d->followed.have_map = true;
+		break;
+	case BCSP_REPORT:
+		if (own)
+			return;	/* looped back; node.c took it */
+		view_on_report(d, m.hdr.sender, &m.report, now_mono_ms());
+		break;
+	case BCSP_REQUEST:
+		if (own)
+			return;	/* never sent to ourselves */
+		break;
+	case BCSP_REPLY:
+		/*
+		 * To the group: the node that asked takes it, and standbys
+		 * keep it for retries after a take-over.
+		 */
+		if (own || !d->followed.known || m.hdr.sender != d->followed.id)
+			return;
+		break;
+	default:
+		return;
+	}
+	dispatch(d, &m, &origin);
+}
+
+/*
+ * Say what was rejected since it was last said, at most every
+ * RX_REJECT_LOG_MS: a sender of forged datagrams shows in the log, and
+ * a flood of them costs one line, not one each.
+ */
+#define RX_REJECT_LOG_MS	10000
+
+static void say_rejected(struct bcsd *d, void *arg)
+{
+	char what[256], addr[INET_ADDRSTRLEN] = "?";
+	uint64_t now = now_mono_ms(), n, total = 0;
+	size_t off = 0;
+	int i;
+
+	(void)arg;
+	if (d->rx.said_ms &&
+	    now - d->rx.said_ms < RX_REJECT_LOG_MS)
+		return;
+	what[0] = '\0';
+	for (i = 1; i < __BCSP_VERDICT_MAX; i++) {
+		n = d->cnt.rejected[i] - d->rx.said[i];
+		d->rx.said[i] = d->cnt.rejected[i];
+		if (!n)
+			continue;
+		total += n;
+		if (off < sizeof(what))
+			off += (size_t)snprintf(what + off, sizeof(what) - off,
+						"%s%s %llu", off ? ", " : "",
+						bcsp_verdict_name(i),
+						(unsigned long long)n);
+	}
+	if (!total)
+		return;
+	inet_ntop(AF_INET, &d->rx.last_from, addr, sizeof(addr));
+	pr_notice("rejected %llu datagram(s) (%s), the last from %s",
+		  (unsigned long long)total, what, addr);
+	d->rx.said_ms = now;
+}
+
+int rx_init(struct bcsd *d)
+{
+	return loop_on_tick(d, say_rejected, NULL);
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's counters and view as JSON: for bcsctl status, and for the
+ * stats file (stats_file), written on SIGUSR1 and at exit.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "bcsd.h"
+#include "log.h"
+
+static void add_u64(struct json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
+}
+
+/* The daemon's view and counters, for the stats file and bcsctl status. */
+struct json_object *stats_json(const struct bcsd *d)
+{
+	struct json_object *o = json_object_new_object();
+	uint32_t fresh, need;
+
+	add_u64(o, "node_id", d->node_id);
+	json_object_object_add(o, "active_master",
+			       json_object_new_boolean(d->master.active));
+	add_u64(o, "master_id", d->followed.known ? d->followed.id : 0);
+	add_u64(o, "epoch", d->followed.epoch);
+	add_u64(o, "slice", d->followed.slice);
+	add_u64(o, "rx", d->cnt.rx);
+	add_u64(o, "strobes_rx", d->cnt.strobes_rx);
+	add_u64(o, "strobe_copies", d->cnt.strobe_copies);
+	add_u64(o, "strobes_forwarded", d->cnt.strobes_forwarded);
+	add_u64(o, "strobes_stale_map", d->cnt.strobes_stale_map);
+	add_u64(o, "strobes_tx", d->cnt.strobes_tx);
+	add_u64(o, "strobe_copies_tx", d->cnt.strobe_copies_tx);
+	add_u64(o, "kernel_errors", d->cnt.kernel_errors);
+	add_u64(o, "jobs_superseded", d->cnt.jobs_superseded);
+	add_u64(o, "takeovers", d->cnt.takeovers);
+	add_u64(o, "stepdowns", d->cnt.stepdowns);
+	add_u64(o, "master_changes", d->cnt.master_changes);
+	view_quorum(d, now_mono_ms(), &fresh, &need);
+	add_u64(o, "nodes_reporting", fresh);
+	add_u64(o, "nodes_heard", d->view.nr_peers);
+	add_u64(o, "quorum", need);
+	return o;
+}
+
+/* The maps applied to bcs.ko, oldest first, each with its job -> row. */
+static struct json_object *map_history_json(const struct bcsd *d)
+{
+	struct json_object *a = json_object_new_array(), *o, *rows;
+	uint32_t n = d->node.nr_history, i, k;
+	char id[16];
+
+	for (i = n > BCSD_MAP_HISTORY ? n - BCSD_MAP_HISTORY : 0; i < n; i++) {
+		const struct bcsd_map_event *ev =
+			&d->node.history[i % BCSD_MAP_HISTORY];
+
+		o = json_object_new_object();
+		add_u64(o, "applied_ns", ev->applied_ns);
+		add_u64(o, "from_slice", ev->from_slice);
+		add_u64(o, "epoch", ev->epoch);
+		add_u64(o, "master", ev->master);
+		add_u64(o, "version", ev->version);
+		rows = json_object_new_object();
+		for (k = 0; k < ev->nr_jobs; k++) {
+			snprintf(id, sizeof(id), "%u", ev->job[k]);
+			add_u64(rows, id, ev->row[k]);
+		}
+		json_object_object_add(o, "rows", rows);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+void stats_write(const struct bcsd *d)
+{
+	const char *path = d->cfg.stats_file;
+	struct json_object *o, *rej;
+	char tmp[CFG_STR_MAX + 8];
+	int i, fd;
+
+	if (!*path)
+		return;
+	o = stats_json(d);
+	rej = json_object_new_object();
+	for (i = 1; i < __BCSP_VERDICT_MAX; i++)
+		add_u64(rej, bcsp_verdict_name(i), d->cnt.rejected[i]);
+	json_object_object_add(o, "rejected", rej);
+	json_object_object_add(o, "maps", map_history_json(d));
+	/* A fresh file of our own (mkstemp): never one a link points to. */
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0 || json_object_to_fd(fd, o, JSON_C_TO_STRING_PRETTY) ||
+	    fchmod(fd, 0644) || rename(tmp, path)) {
+		pr_warn("cannot write %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+	}
+	if (fd >= 0)
+		close(fd);
+	json_object_put(o);
+}
