@@ -27,7 +27,7 @@ bcs_kvar()
 }
 
 # Load $BCS_CACHE/kernels.env written by scripts/deps.sh.  A BCS_KERNELS
-# already set in the environment (a subset, e.g. only the 6.1 release)
+# already set in the environment (a subset, e.g. "6.1" or a full release)
 # takes precedence over the full list.
 bcs_load_kernels()
 {
@@ -43,7 +43,11 @@ bcs_load_kernels()
 		. "$BCS_CACHE/kernels-debug.env"
 	fi
 	if [ -n "$_bcs_user_kernels" ]; then
-		BCS_KERNELS=$_bcs_user_kernels
+		# Short names (6.1, 6.12, debug) stand for their releases.
+		BCS_KERNELS=""
+		for _k in $_bcs_user_kernels; do
+			BCS_KERNELS="${BCS_KERNELS:+$BCS_KERNELS }$(bcs_release "$_k")"
+		done
 	fi
 	for _k in $BCS_KERNELS; do
 		if [ -z "$(bcs_kvar KDIR "$_k")" ]; then
