@@ -62,19 +62,19 @@ DEFINE_SHOW_ATTRIBUTE(bcs_state);
 
 static int bcs_jobs_show(struct seq_file *m, void *v)
 {
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	unsigned long flags;
 
 	seq_puts(m, "job row state tasks parked slices\n");
 	spin_lock_irqsave(&bcs_lock, flags);
-	list_for_each_entry(gang, &bcs_gangs, node) {
-		if (gang->row == BCS_ROW_NONE)
-			seq_printf(m, "%u none", gang->id);
+	list_for_each_entry(job, &bcs_jobs, node) {
+		if (job->row == BCS_ROW_NONE)
+			seq_printf(m, "%u none", job->id);
 		else
-			seq_printf(m, "%u %u", gang->id, gang->row);
+			seq_printf(m, "%u %u", job->id, job->row);
 		seq_printf(m, " %s %u %u %llu\n",
-			   gang->suspended ? "suspended" : "running",
-			   gang->nr_tasks, gang->nr_parked, gang->slices_run);
+			   job->suspended ? "suspended" : "running",
+			   job->nr_tasks, job->nr_parked, job->slices_run);
 	}
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	return 0;
@@ -90,7 +90,7 @@ static const char *const bcs_task_state_names[] = {
 static int bcs_tasks_show(struct seq_file *m, void *v)
 {
 	struct bcs_task_stat st;
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	struct bcs_task *bt;
 	unsigned long flags;
 	u64 now;
@@ -98,8 +98,8 @@ static int bcs_tasks_show(struct seq_file *m, void *v)
 	seq_puts(m, "pid tgid job state run_ns suspended_ns blocked_ns slices parks\n");
 	spin_lock_irqsave(&bcs_lock, flags);
 	now = ktime_get_ns();
-	list_for_each_entry(gang, &bcs_gangs, node) {
-		list_for_each_entry(bt, &gang->tasks, gang_node) {
+	list_for_each_entry(job, &bcs_jobs, node) {
+		list_for_each_entry(bt, &job->tasks, job_node) {
 			bcs_task_fill_stat(bt, &st, now);
 			seq_printf(m, "%d %d %u %s %llu %llu %llu %llu %llu\n",
 				   st.pid, st.tgid, st.job,

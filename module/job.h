@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Jobs and the tasks attached to them.  Inside the module a job is a
- * struct bcs_gang, to keep it apart from the ioctl argument struct bcs_job.
+ * Jobs and the tasks attached to them.  A job is a struct bcs_kjob: the
+ * kernel's object of a job, as struct kstat is of a stat, apart from the
+ * ioctl argument struct bcs_job that names one.
  */
 #ifndef _BCS_JOB_H
 #define _BCS_JOB_H
@@ -24,7 +25,7 @@
  */
 extern spinlock_t bcs_lock;
 
-struct bcs_gang {
+struct bcs_kjob {
 	u32 id;
 	u32 row;			/* bcs_lock */
 	/*
@@ -42,8 +43,8 @@ struct bcs_gang {
 	 * Both lists are written under bcs_lock and may be read under
 	 * rcu_read_lock() alone: the queries walk them with interrupts on.
 	 */
-	struct list_head node;		/* in bcs_gangs */
-	struct list_head tasks;		/* struct bcs_task.gang_node */
+	struct list_head node;		/* in bcs_jobs */
+	struct list_head tasks;		/* struct bcs_task.job_node */
 	u32 nr_tasks;			/* bcs_lock */
 	u32 nr_parked;			/* bcs_lock */
 	u64 slices_run;			/* bcs_lock */
@@ -63,9 +64,9 @@ enum {
 
 struct bcs_task {
 	struct task_struct *task;	/* holds a task_struct reference */
-	struct bcs_gang *gang;		/* bcs_lock; NULL once detached */
+	struct bcs_kjob *job;		/* bcs_lock; NULL once detached */
 	struct hlist_node hash;		/* bcs_lock, RCU readers: by task */
-	struct list_head gang_node;	/* bcs_lock, RCU readers: in gang->tasks */
+	struct list_head job_node;	/* bcs_lock, RCU readers: in job->tasks */
 	struct list_head put_node;	/* detached, waiting for bcs_task_put() */
 	struct list_head all_node;	/* bcs_lock: in bcs_all_tasks */
 	struct callback_head park_work;
@@ -102,9 +103,9 @@ int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr);
 int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr);
 
 int bcs_job_list(struct bcs_job_info __user *uinfo, u32 *count);
-int bcs_task_list(u32 job, struct bcs_task_stat __user *ustat, u32 *count);
+int bcs_task_list(u32 job_id, struct bcs_task_stat __user *ustat, u32 *count);
 
-void bcs_gang_put(struct bcs_gang *gang);
+void bcs_job_put(struct bcs_kjob *job);
 struct bcs_task *bcs_task_find(struct task_struct *t);
 void bcs_task_put(struct bcs_task *bt);
 
@@ -112,7 +113,7 @@ struct tracepoint;
 struct tracepoint *bcs_tracepoint(const char *name);
 
 /* Iteration for strobe.c and debugfs.c, with bcs_lock held. */
-extern struct list_head bcs_gangs;
+extern struct list_head bcs_jobs;
 extern u32 bcs_nr_jobs;
 extern u32 bcs_nr_tasks;
 extern u32 bcs_nr_parked;

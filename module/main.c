@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bcs.ko: gang scheduling of parallel jobs, switched at a global strobe.
+ * bcs.ko: job scheduling of parallel jobs, switched at a global strobe.
  *
  * This file only loads and unloads the parts, in dependency order; see
  * Documentation/design.rst for how they fit together.

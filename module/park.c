@@ -116,45 +116,45 @@ static bool bcs_park_doomed(struct bcs_task *bt)
 /* Sleep until @bt's job runs again, is destroyed, or @bt is detached. */
 static void bcs_park_wait(struct bcs_task *bt)
 {
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	bool doomed = false;
 	unsigned long flags;
 	DEFINE_WAIT(wait);
 	u64 start;
 
 	spin_lock_irqsave(&bcs_lock, flags);
-	gang = bt->gang;
-	if (!gang || !gang->suspended) {
+	job = bt->job;
+	if (!job || !job->suspended) {
 		spin_unlock_irqrestore(&bcs_lock, flags);
 		return;
 	}
-	kref_get(&gang->ref);
+	kref_get(&job->ref);
 	bt->parked = true;
 	start = ktime_get_ns();
 	bt->park_start_ns = start;
-	gang->nr_parked++;
+	job->nr_parked++;
 	/* Read by bcs_signal_probe(); the barrier is in prepare_to_wait(). */
 	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked + 1);
 	bcs_strobe_parked(bt);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 
 	for (;;) {
-		prepare_to_wait(&gang->wq, &wait,
+		prepare_to_wait(&job->wq, &wait,
 				TASK_KILLABLE | TASK_NOLOAD | TASK_FREEZABLE);
-		if (!READ_ONCE(gang->suspended) || READ_ONCE(bt->gang) != gang)
+		if (!READ_ONCE(job->suspended) || READ_ONCE(bt->job) != job)
 			break;
 		doomed = bcs_park_doomed(bt);
 		if (doomed)
 			break;
 		schedule();
 	}
-	finish_wait(&gang->wq, &wait);
+	finish_wait(&job->wq, &wait);
 
 	spin_lock_irqsave(&bcs_lock, flags);
 	bt->parked = false;
 	bt->suspended_ns += ktime_get_ns() - start;
 	bt->parks++;
-	gang->nr_parked--;
+	job->nr_parked--;
 	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked - 1);
 	bcs_stats_settle(&bt->wake_due, false);
 	/*
@@ -164,10 +164,10 @@ static void bcs_park_wait(struct bcs_task *bt)
 	 * task parks again before it can reach user space.  A doomed task
 	 * goes on to take its signal instead.
 	 */
-	if (!doomed && bt->gang == gang && gang->suspended)
+	if (!doomed && bt->job == job && job->suspended)
 		bcs_park_request(bt);
 	spin_unlock_irqrestore(&bcs_lock, flags);
-	bcs_gang_put(gang);
+	bcs_job_put(job);
 }
 
 static void bcs_park_fn(struct callback_head *cb)

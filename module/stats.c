@@ -5,7 +5,7 @@
  *
  * The ring lives in one vmalloc_user() area: struct bcs_stat_header in the
  * first page, then nr_records struct bcs_slice_record.  Records are written
- * only by the gang switch, under bcs_lock.  A record's @seq is set to
+ * only by the job switch, under bcs_lock.  A record's @seq is set to
  * U64_MAX before its fields change and to its sequence number after, with
  * write barriers between, so that a reader of the mapping can tell a record
  * that was overwritten while it read it.  read(2) copies records under

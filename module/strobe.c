@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Strobes and the gang switch.
+ * Strobes and the job switch.
  *
  * A strobe names a slice, the row to run in it and the deadline at which
  * the slice begins.  In standalone mode bcs_tick_timer produces one every
@@ -18,7 +18,7 @@
  * never runs more than one slice past the driver's last strobe.
  *
  * A switch drains, then fills.  It tells the tasks of the jobs it suspends
- * to park and marks the jobs it resumes (struct bcs_gang.fill), but wakes
+ * to park and marks the jobs it resumes (struct bcs_kjob.fill), but wakes
  * those only when every task it told to park that was running has parked
  * (bcs_strobe_parked()).  Waking them at once would let them preempt, on a
  * shared CPU, an old task on its way to park, which then lingers runnable
@@ -133,14 +133,14 @@ static struct hrtimer bcs_fill_timer;		/* drain limit */
  */
 static void bcs_fill(bool cut)
 {
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 
-	list_for_each_entry(gang, &bcs_gangs, node) {
-		if (!gang->fill)
+	list_for_each_entry(job, &bcs_jobs, node) {
+		if (!job->fill)
 			continue;
-		gang->fill = false;
-		WRITE_ONCE(gang->suspended, false);
-		wake_up_all(&gang->wq);
+		job->fill = false;
+		WRITE_ONCE(job->suspended, false);
+		wake_up_all(&job->wq);
 	}
 	bcs_sched.fill_pending = false;
 	if (cut) {
@@ -185,7 +185,7 @@ static void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	u32 fills = 0;
 	/* This switch's record will have sequence number gen - 1. */
 	u64 start, exec, drain_ns = 0, gen = bcs_stats_head() + 1;
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	struct bcs_task *bt;
 	bool run, ran, wake;
 
@@ -193,23 +193,23 @@ static void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	start = ktime_get_real_ns();
 	/* A fill still pending is decided again, job by job, below. */
 	s->fill_pending = false;
-	list_for_each_entry(gang, &bcs_gangs, node) {
-		ran = !gang->suspended;
-		run = (flags & BCS_SLICE_FAILOPEN) || gang->row == row ||
-		      gang->row == BCS_ROW_NONE;
+	list_for_each_entry(job, &bcs_jobs, node) {
+		ran = !job->suspended;
+		run = (flags & BCS_SLICE_FAILOPEN) || job->row == row ||
+		      job->row == BCS_ROW_NONE;
 		/* Still suspended while it waits for the old row to drain. */
-		wake = run && gang->suspended;
+		wake = run && job->suspended;
 		if (wake) {
-			gang->fill = true;
+			job->fill = true;
 			fills++;
-			resumed += gang->nr_parked;
+			resumed += job->nr_parked;
 		} else if (!run) {
-			gang->fill = false;
-			WRITE_ONCE(gang->suspended, true);
+			job->fill = false;
+			WRITE_ONCE(job->suspended, true);
 		}
 		if (run)
-			gang->slices_run++;
-		list_for_each_entry(bt, &gang->tasks, gang_node) {
+			job->slices_run++;
+		list_for_each_entry(bt, &job->tasks, job_node) {
 			/*
 			 * Credit the slice that ends now to the tasks that got
 			 * CPU time in it while their job was running (parking
@@ -299,16 +299,16 @@ static void bcs_resume_all(bool failure)
 static u32 bcs_next_row(void)
 {
 	u32 cur = bcs_sched.row, best = BCS_ROW_NONE, first = BCS_ROW_NONE;
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 
-	list_for_each_entry(gang, &bcs_gangs, node) {
-		if (gang->row == BCS_ROW_NONE)
+	list_for_each_entry(job, &bcs_jobs, node) {
+		if (job->row == BCS_ROW_NONE)
 			continue;
-		if (first == BCS_ROW_NONE || gang->row < first)
-			first = gang->row;
-		if ((cur == BCS_ROW_NONE || gang->row > cur) &&
-		    (best == BCS_ROW_NONE || gang->row < best))
-			best = gang->row;
+		if (first == BCS_ROW_NONE || job->row < first)
+			first = job->row;
+		if ((cur == BCS_ROW_NONE || job->row > cur) &&
+		    (best == BCS_ROW_NONE || job->row < best))
+			best = job->row;
 	}
 	return best != BCS_ROW_NONE ? best : first;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Strobes and gang switching: standalone timer, driven strobes, watchdog,
+ * Strobes and job switching: standalone timer, driven strobes, watchdog,
  * fail-open.
  */
 #ifndef _BCS_STROBE_H
