@@ -13,8 +13,9 @@
 
 #include "debugfs.h"
 #include "job.h"
+#include "queue.h"
+#include "sched.h"
 #include "stats.h"
-#include "strobe.h"
 
 #define BCS_DEBUGFS_SLICES	64
 
@@ -30,7 +31,7 @@ static int bcs_state_show(struct seq_file *m, void *v)
 {
 	struct bcs_state st = {};
 
-	bcs_strobe_get_state(&st);
+	bcs_sched_get_state(&st);
 	seq_printf(m, "mode: %s\n", st.mode < ARRAY_SIZE(bcs_mode_names) ?
 		   bcs_mode_names[st.mode] : "?");
 	if (st.row == BCS_ROW_NONE)
@@ -55,7 +56,7 @@ static int bcs_state_show(struct seq_file *m, void *v)
 	seq_printf(m, "drain_cuts: %llu\n", st.drain_cuts);
 	seq_printf(m, "predicted: %llu\n", st.predicted);
 	seq_printf(m, "expired: %llu\n", st.expired);
-	seq_printf(m, "queued: %u\n", bcs_strobe_queued());
+	seq_printf(m, "queued: %u\n", bcs_queue_count());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(bcs_state);

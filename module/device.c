@@ -16,7 +16,9 @@
 #include <linux/uaccess.h>
 
 #include "device.h"
+#include "driver.h"
 #include "job.h"
+#include "sched.h"
 #include "stats.h"
 #include "strobe.h"
 
@@ -96,7 +98,7 @@ static long bcs_ioc_config(struct file *file, unsigned long arg)
 		return -EINVAL;
 	if (cfg.set && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	err = bcs_strobe_config(&cfg, &drv);
+	err = bcs_sched_config(&cfg, &drv);
 	if (!err && copy_to_user((void __user *)arg, &cfg, sizeof(cfg)))
 		err = -EFAULT;
 	return err;
@@ -128,7 +130,7 @@ static long bcs_ioc_state(unsigned long arg)
 		return err;
 	memset(&st, 0, sizeof(st));
 	st.size = sizeof(st);
-	bcs_strobe_get_state(&st);
+	bcs_sched_get_state(&st);
 	return copy_to_user((void __user *)arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
@@ -208,7 +210,7 @@ static int bcs_dev_flush(struct file *file, fl_owner_t id)
 {
 	struct bcs_driver drv = { .file = file, .tgid = task_tgid_nr(current) };
 
-	bcs_strobe_driver_gone(&drv);
+	bcs_driver_gone(&drv);
 	return 0;
 }
 
@@ -217,7 +219,7 @@ static int bcs_dev_release(struct inode *inode, struct file *file)
 {
 	struct bcs_driver drv = { .file = file };
 
-	bcs_strobe_driver_gone(&drv);
+	bcs_driver_gone(&drv);
 	return 0;
 }
 

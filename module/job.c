@@ -24,10 +24,11 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
+#include "driver.h"
 #include "job.h"
 #include "park.h"
 #include "stats.h"
-#include "strobe.h"
+#include "switch.h"
 
 DEFINE_SPINLOCK(bcs_lock);
 LIST_HEAD(bcs_jobs);
@@ -152,7 +153,7 @@ static void bcs_task_unlink(struct bcs_task *bt)
 	job->gone_run_ns += bcs_task_run_ns(bt);
 	job->gone_suspended_ns += bcs_task_suspended_ns(bt, ktime_get_ns());
 	/* A switch waiting for this task waits no longer. */
-	bcs_strobe_parked(bt);
+	bcs_switch_parked(bt);
 	bcs_stats_settle(&bt->wake_due, false);
 	hash_del_rcu(&bt->hash);
 	list_del_rcu(&bt->job_node);
@@ -783,7 +784,7 @@ static void bcs_probe_exit(BCS_EXIT_PROBE_ARGS)
 	struct bcs_task *bt;
 	unsigned long flags;
 
-	bcs_strobe_task_exit(p, bcs_exit_group_dead(p));
+	bcs_driver_task_exit(p, bcs_exit_group_dead(p));
 	/* Pairs with smp_mb__after_spinlock() in bcs_job_attach(). */
 	smp_mb();
 	if (!READ_ONCE(bcs_nr_jobs))

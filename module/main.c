@@ -15,8 +15,8 @@
 #include "job.h"
 #include "netlink.h"
 #include "park.h"
+#include "sched.h"
 #include "stats.h"
-#include "strobe.h"
 
 static unsigned int stat_records = 10000;
 module_param(stat_records, uint, 0444);
@@ -54,12 +54,12 @@ static int __init bcs_init(void)
 	err = bcs_park_init();
 	if (err)
 		goto err_job;
-	err = bcs_strobe_init(slice_ns, watchdog_slices);
+	err = bcs_sched_init(slice_ns, watchdog_slices);
 	if (err)
 		goto err_park;
 	err = bcs_device_init();
 	if (err)
-		goto err_strobe;
+		goto err_sched;
 	err = bcs_netlink_init();
 	if (err)
 		goto err_device;
@@ -70,8 +70,8 @@ static int __init bcs_init(void)
 
 err_device:
 	bcs_device_exit();
-err_strobe:
-	bcs_strobe_exit();
+err_sched:
+	bcs_sched_exit();
 err_park:
 	bcs_park_exit();
 err_job:
@@ -86,7 +86,7 @@ static void __exit bcs_exit(void)
 	bcs_debugfs_exit();
 	bcs_netlink_exit();
 	bcs_device_exit();
-	bcs_strobe_exit();
+	bcs_sched_exit();
 	bcs_park_exit();
 	bcs_job_exit();
 	bcs_stats_exit();

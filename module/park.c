@@ -48,7 +48,7 @@
 #include "compat.h"
 #include "park.h"
 #include "stats.h"
-#include "strobe.h"
+#include "switch.h"
 
 static atomic_t bcs_works_pending = ATOMIC_INIT(0);
 static struct tracepoint *bcs_tp_signal;
@@ -135,7 +135,7 @@ static void bcs_park_wait(struct bcs_task *bt)
 	job->nr_parked++;
 	/* Read by bcs_signal_probe(); the barrier is in prepare_to_wait(). */
 	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked + 1);
-	bcs_strobe_parked(bt);
+	bcs_switch_parked(bt);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 
 	for (;;) {
