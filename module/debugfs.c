@@ -15,7 +15,7 @@
 #include "job.h"
 #include "queue.h"
 #include "sched.h"
-#include "stats.h"
+#include "ring.h"
 
 #define BCS_DEBUGFS_SLICES	64
 
@@ -134,10 +134,10 @@ static int bcs_slices_show(struct seq_file *m, void *v)
 	if (!recs)
 		return -ENOMEM;
 	spin_lock_irqsave(&bcs_lock, flags);
-	head = bcs_stats_head();
+	head = bcs_ring_head();
 	seq = head > BCS_DEBUGFS_SLICES ? head - BCS_DEBUGFS_SLICES : 0;
 	for (; seq < head; seq++)
-		if (bcs_stats_get(seq, &recs[n]))
+		if (bcs_ring_get(seq, &recs[n]))
 			n++;
 	spin_unlock_irqrestore(&bcs_lock, flags);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control device /dev/bcs and the statistics device /dev/bcsstat.
+ * The control device /dev/bcs, and the ioctls of /dev/bcs and /dev/bcsstat.
  *
  * Every ioctl argument is a fixed-size struct whose first field is its own
  * size; it must match, and reserved fields and unknown flags must be zero,
@@ -19,7 +19,6 @@
 #include "driver.h"
 #include "job.h"
 #include "sched.h"
-#include "stats.h"
 #include "strobe.h"
 
 /* Copy in an ioctl argument of @size bytes and check its size field. */
@@ -239,28 +238,12 @@ static struct miscdevice bcs_dev = {
 	.mode	= 0666,
 };
 
-static struct miscdevice bcs_stat_dev = {
-	.minor	= MISC_DYNAMIC_MINOR,
-	.name	= BCS_STAT_DEVICE_NAME,
-	.fops	= &bcs_stat_fops,
-	.mode	= 0444,
-};
-
 int bcs_device_init(void)
 {
-	int err;
-
-	err = misc_register(&bcs_dev);
-	if (err)
-		return err;
-	err = misc_register(&bcs_stat_dev);
-	if (err)
-		misc_deregister(&bcs_dev);
-	return err;
+	return misc_register(&bcs_dev);
 }
 
 void bcs_device_exit(void)
 {
-	misc_deregister(&bcs_stat_dev);
 	misc_deregister(&bcs_dev);
 }

@@ -27,7 +27,6 @@
 #include "driver.h"
 #include "job.h"
 #include "park.h"
-#include "stats.h"
 #include "switch.h"
 
 DEFINE_SPINLOCK(bcs_lock);
@@ -154,7 +153,7 @@ static void bcs_task_unlink(struct bcs_task *bt)
 	job->gone_suspended_ns += bcs_task_suspended_ns(bt, ktime_get_ns());
 	/* A switch waiting for this task waits no longer. */
 	bcs_switch_parked(bt);
-	bcs_stats_settle(&bt->wake_due, false);
+	bcs_switch_woken(bt);
 	hash_del_rcu(&bt->hash);
 	list_del_rcu(&bt->job_node);
 	WRITE_ONCE(bt->job, NULL);

@@ -87,7 +87,7 @@ struct bcs_task {
 	u64 parks;
 	/*
 	 * bcs_lock: the switch that waits for this task to park, or to leave
-	 * its parking (see bcs_stats_settle()); 0 if none.
+	 * its parking (see switch.c); 0 if none.
 	 */
 	u64 park_due;
 	u64 wake_due;

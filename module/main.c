@@ -15,6 +15,7 @@
 #include "job.h"
 #include "netlink.h"
 #include "park.h"
+#include "ring.h"
 #include "sched.h"
 #include "stats.h"
 
@@ -45,12 +46,12 @@ static int __init bcs_init(void)
 		return -EINVAL;
 	}
 
-	err = bcs_stats_init(stat_records);
+	err = bcs_ring_init(stat_records);
 	if (err)
 		return err;
 	err = bcs_job_init();
 	if (err)
-		goto err_stats;
+		goto err_ring;
 	err = bcs_park_init();
 	if (err)
 		goto err_job;
@@ -60,14 +61,19 @@ static int __init bcs_init(void)
 	err = bcs_device_init();
 	if (err)
 		goto err_sched;
-	err = bcs_netlink_init();
+	err = bcs_stats_init();
 	if (err)
 		goto err_device;
+	err = bcs_netlink_init();
+	if (err)
+		goto err_stats;
 	bcs_debugfs_init();
 	pr_info("loaded: slice %u us, %u slice records\n", slice_us,
 		stat_records);
 	return 0;
 
+err_stats:
+	bcs_stats_exit();
 err_device:
 	bcs_device_exit();
 err_sched:
@@ -76,8 +82,8 @@ err_park:
 	bcs_park_exit();
 err_job:
 	bcs_job_exit();
-err_stats:
-	bcs_stats_exit();
+err_ring:
+	bcs_ring_exit();
 	return err;
 }
 
@@ -85,11 +91,12 @@ static void __exit bcs_exit(void)
 {
 	bcs_debugfs_exit();
 	bcs_netlink_exit();
+	bcs_stats_exit();
 	bcs_device_exit();
 	bcs_sched_exit();
 	bcs_park_exit();
 	bcs_job_exit();
-	bcs_stats_exit();
+	bcs_ring_exit();
 	pr_info("unloaded\n");
 }
 

@@ -47,7 +47,6 @@
 
 #include "compat.h"
 #include "park.h"
-#include "stats.h"
 #include "switch.h"
 
 static atomic_t bcs_works_pending = ATOMIC_INIT(0);
@@ -156,7 +155,7 @@ static void bcs_park_wait(struct bcs_task *bt)
 	bt->parks++;
 	job->nr_parked--;
 	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked - 1);
-	bcs_stats_settle(&bt->wake_due, false);
+	bcs_switch_woken(bt);
 	/*
 	 * A switch that suspended the job again after the check above found
 	 * this task still parked and asked nothing of it: ask now.  The work

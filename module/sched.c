@@ -14,7 +14,7 @@
 #include "job.h"
 #include "queue.h"
 #include "sched.h"
-#include "stats.h"
+#include "ring.h"
 #include "strobe.h"
 #include "switch.h"
 #include "watchdog.h"
@@ -44,7 +44,7 @@ void bcs_sched_get_state(struct bcs_state *st)
 	st->missed = s->missed;
 	st->failopens = s->failopens;
 	st->attach_failures = bcs_attach_failures;
-	st->stat_records = bcs_stats_capacity();
+	st->stat_records = bcs_ring_capacity();
 	st->drain_cuts = s->drain_cuts;
 	st->predicted = s->predicted;
 	st->expired = s->expired;

@@ -16,9 +16,14 @@
  * Failing open (bcs_switch_resume_all()) is a switch to no row that runs
  * every job, so no task stays parked.
  *
+ * A switch has taken effect once the tasks it told to park have parked and
+ * the tasks it woke have left their parking.  That happens after its
+ * record is published, in those tasks, so the switch counts them
+ * (bcs_settle) and the last of them stamps the time into the record.
+ *
  * Locking: the switch runs under bcs_lock, in any context (the strobe
- * hrtimers call it in hard interrupt context); struct bcs_sched is
- * protected by it.
+ * hrtimers call it in hard interrupt context); struct bcs_sched and
+ * bcs_settle are protected by it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,7 +36,7 @@
 #include "job.h"
 #include "park.h"
 #include "sched.h"
-#include "stats.h"
+#include "ring.h"
 #include "switch.h"
 
 #define BCS_DRAIN_US_MAX	1000000
@@ -54,6 +59,68 @@ MODULE_PARM_DESC(drain_us,
 static struct hrtimer bcs_fill_timer;		/* drain limit */
 
 /*
+ * What the newest switch still waits for, bcs_lock: tasks whose park_due
+ * (wake_due) equals @gen, the record's sequence number + 1, and have not
+ * parked (left their parking) yet.
+ */
+static struct {
+	u64 gen;
+	u32 parks_due;
+	u32 wakes_due;
+} bcs_settle;
+
+/*
+ * bcs_settle_begin - the newest switch waits for tasks to settle
+ * @gen: bcs_ring_head() + 1 as it was before the switch's record was
+ *	 claimed; the tasks it waits for have park_due or wake_due == @gen
+ * @parks: how many tasks it told to park and waits for
+ * @wakes: how many tasks it woke
+ *
+ * Called after bcs_ring_commit(), whose record holds 0 in @parked_ns
+ * (@resumed_ns) if @parks (@wakes) is not 0.  Context: bcs_lock held.
+ */
+static void bcs_settle_begin(u64 gen, u32 parks, u32 wakes)
+{
+	lockdep_assert_held(&bcs_lock);
+	bcs_settle.gen = gen;
+	bcs_settle.parks_due = parks;
+	bcs_settle.wakes_due = wakes;
+}
+
+/*
+ * bcs_settle_one - account a task that was due for the newest switch
+ * @due: the task's park_due or wake_due; cleared here
+ * @parked: true for a park (or a task leaving before it parked), false for
+ *	    a task leaving its parking (or leaving its job while parked)
+ *
+ * The last of them stamps @parked_ns (@resumed_ns) into the switch's
+ * record.  Context: bcs_lock held.  Return: true if that was the last task
+ * of its kind that the newest switch waited for.
+ */
+static bool bcs_settle_one(u64 *due, bool parked)
+{
+	u32 *left = parked ? &bcs_settle.parks_due : &bcs_settle.wakes_due;
+	u64 seq = bcs_settle.gen - 1;
+	struct bcs_slice_record *rec;
+	bool last;
+
+	lockdep_assert_held(&bcs_lock);
+	last = *due && *due == bcs_settle.gen && *left && !--*left;
+	*due = 0;
+	if (last) {
+		rec = bcs_ring_rewrite(seq);
+		if (rec) {
+			if (parked)
+				rec->parked_ns = ktime_get_real_ns();
+			else
+				rec->resumed_ns = ktime_get_real_ns();
+			bcs_ring_rewritten(rec, seq);
+		}
+	}
+	return last;
+}
+
+/*
  * Wake the jobs that the newest switch resumes; @cut if their wait for the
  * old row to drain reached its limit.  bcs_lock held.
  */
@@ -71,7 +138,7 @@ static void bcs_fill(bool cut)
 	bcs_sched.fill_pending = false;
 	if (cut) {
 		bcs_sched.drain_cuts++;
-		bcs_stats_flag_newest(BCS_SLICE_DRAIN_CUT);
+		bcs_ring_flag_newest(BCS_SLICE_DRAIN_CUT);
 	}
 }
 
@@ -91,11 +158,22 @@ static u64 bcs_drain_limit_ns(void)
  */
 void bcs_switch_parked(struct bcs_task *bt)
 {
-	if (bcs_stats_settle(&bt->park_due, true) && bcs_sched.fill_pending) {
+	if (bcs_settle_one(&bt->park_due, true) && bcs_sched.fill_pending) {
 		/* A running expiry finds nothing left to do. */
 		hrtimer_try_to_cancel(&bcs_fill_timer);
 		bcs_fill(false);
 	}
+}
+
+/**
+ * bcs_switch_woken - a task that the newest switch woke is done
+ * @bt: the task, which has left its parking or is leaving its job
+ *
+ * Context: bcs_lock held.
+ */
+void bcs_switch_woken(struct bcs_task *bt)
+{
+	bcs_settle_one(&bt->wake_due, false);
 }
 
 /*
@@ -110,7 +188,7 @@ void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	u32 suspended = 0, resumed = 0, running = 0, blocked = 0, parks = 0;
 	u32 fills = 0;
 	/* This switch's record will have sequence number gen - 1. */
-	u64 start, exec, drain_ns = 0, gen = bcs_stats_head() + 1;
+	u64 start, exec, drain_ns = 0, gen = bcs_ring_head() + 1;
 	struct bcs_kjob *job;
 	struct bcs_task *bt;
 	bool run, ran, wake;
@@ -172,7 +250,7 @@ void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	if (fills && !drain_ns)
 		bcs_fill(false);
 
-	rec = bcs_stats_begin();
+	rec = bcs_ring_begin();
 	rec->slice = s->slice;
 	rec->strobe_ns = strobe_ns;
 	rec->deadline_ns = deadline_ns;
@@ -193,8 +271,8 @@ void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	rec->missed_total = s->missed;
 	rec->parked_ns = parks ? 0 : rec->switch_end_ns;
 	rec->resumed_ns = resumed ? 0 : rec->switch_end_ns;
-	bcs_stats_commit(rec);
-	bcs_stats_settle_begin(gen, parks, resumed);
+	bcs_ring_commit(rec);
+	bcs_settle_begin(gen, parks, resumed);
 	if (drain_ns) {
 		s->fill_pending = true;
 		hrtimer_start(&bcs_fill_timer, ns_to_ktime(drain_ns),

@@ -17,5 +17,6 @@ void bcs_switch_resume_all(bool failure);
 u32 bcs_switch_next_row(void);
 
 void bcs_switch_parked(struct bcs_task *bt);
+void bcs_switch_woken(struct bcs_task *bt);
 
 #endif /* _BCS_SWITCH_H */
