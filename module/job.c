@@ -24,10 +24,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "driver.h"
 #include "job.h"
-#include "park.h"
-#include "switch.h"
 
 DEFINE_SPINLOCK(bcs_lock);
 LIST_HEAD(bcs_jobs);
@@ -35,9 +32,8 @@ u32 bcs_nr_jobs;
 u32 bcs_nr_tasks;
 u32 bcs_nr_parked;
 u64 bcs_attach_failures;
-
-/* bcs_lock: every struct bcs_task until it is freed, for module unload. */
-static LIST_HEAD(bcs_all_tasks);
+LIST_HEAD(bcs_all_tasks);
+const struct bcs_job_hooks *bcs_hooks;
 /* bcs_lock for writers, RCU for readers. */
 static DEFINE_HASHTABLE(bcs_task_hash, 10);
 static u32 bcs_next_id = 1;		/* bcs_lock */
@@ -101,10 +97,8 @@ static struct bcs_task *bcs_task_alloc(gfp_t gfp)
 {
 	struct bcs_task *bt = kmem_cache_zalloc(bcs_task_cache, gfp);
 
-	if (bt) {
+	if (bt)
 		refcount_set(&bt->ref, 1);
-		bcs_park_init_task(bt);
-	}
 	return bt;
 }
 
@@ -136,7 +130,7 @@ static void bcs_task_link(struct bcs_task *bt, struct bcs_kjob *job,
 	job->nr_tasks++;
 	bcs_nr_tasks++;
 	if (job->suspended)
-		bcs_park_request(bt);
+		bcs_hooks->park(bt);
 }
 
 /*
@@ -152,8 +146,8 @@ static void bcs_task_unlink(struct bcs_task *bt)
 	job->gone_run_ns += bcs_task_run_ns(bt);
 	job->gone_suspended_ns += bcs_task_suspended_ns(bt, ktime_get_ns());
 	/* A switch waiting for this task waits no longer. */
-	bcs_switch_parked(bt);
-	bcs_switch_woken(bt);
+	bcs_hooks->parked(bt);
+	bcs_hooks->woken(bt);
 	hash_del_rcu(&bt->hash);
 	list_del_rcu(&bt->job_node);
 	WRITE_ONCE(bt->job, NULL);
@@ -783,7 +777,7 @@ static void bcs_probe_exit(BCS_EXIT_PROBE_ARGS)
 	struct bcs_task *bt;
 	unsigned long flags;
 
-	bcs_driver_task_exit(p, bcs_exit_group_dead(p));
+	bcs_hooks->exited(p, bcs_exit_group_dead(p));
 	/* Pairs with smp_mb__after_spinlock() in bcs_job_attach(). */
 	smp_mb();
 	if (!READ_ONCE(bcs_nr_jobs))
@@ -830,10 +824,11 @@ struct tracepoint *bcs_tracepoint(const char *name)
 	return l.tp;
 }
 
-int bcs_job_init(void)
+int bcs_job_init(const struct bcs_job_hooks *hooks)
 {
 	int err;
 
+	bcs_hooks = hooks;
 	bcs_task_cache = KMEM_CACHE(bcs_task, 0);
 	if (!bcs_task_cache)
 		return -ENOMEM;
@@ -861,14 +856,13 @@ err_cache:
 }
 
 /*
- * Module exit, after the strobe machinery has failed open: destroy every
- * job, stop following forks and exits, and wait until no task holds a work
- * item or an RCU callback that points into this module.
+ * Module exit, after the scheduler has failed open and park.c has waited
+ * for every task work: destroy every job, stop following forks and exits,
+ * and wait until no RCU callback points into this module.
  */
 void bcs_job_exit(void)
 {
 	struct bcs_kjob *job;
-	struct bcs_task *bt;
 	unsigned long flags;
 
 	for (;;) {
@@ -887,18 +881,6 @@ void bcs_job_exit(void)
 	tracepoint_probe_unregister(bcs_tp_exit, bcs_probe_exit, NULL);
 	tracepoint_probe_unregister(bcs_tp_fork, bcs_probe_fork, NULL);
 	tracepoint_synchronize_unregister();
-
-	spin_lock_irqsave(&bcs_lock, flags);
-	list_for_each_entry(bt, &bcs_all_tasks, all_node)
-		bcs_park_kick(bt);
-	spin_unlock_irqrestore(&bcs_lock, flags);
-	bcs_park_wait_idle();
-	/*
-	 * The last work has said it is done, but its task may still be in
-	 * this module's text on the way out of bcs_work_done(): tasks RCU
-	 * waits until every task preempted in the kernel has moved on.
-	 */
-	synchronize_rcu_tasks();
 
 	rcu_barrier();
 	WARN_ON(!list_empty(&bcs_all_tasks));

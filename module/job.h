@@ -18,7 +18,7 @@
 
 /*
  * bcs_lock protects every job and task list, the job and task fields marked
- * "bcs_lock" below, and the scheduling state in strobe.c.  It is taken from
+ * "bcs_lock" below, and the scheduling state (sched.h).  It is taken from
  * hard interrupt context (the strobe hrtimers), so always with irqsave.
  * Lock order: bcs_lock, then a job's wait queue lock, then scheduler locks
  * (taken inside task_work_add() and wake-ups).
@@ -36,7 +36,7 @@ struct bcs_kjob {
 	bool dead;			/* bcs_lock: destroyed */
 	/*
 	 * bcs_lock: the switch that ended this job's suspension waits for
-	 * the old row to drain before it wakes the job (see strobe.c).
+	 * the old row to drain before it wakes the job (see switch.c).
 	 */
 	bool fill;
 	/*
@@ -93,7 +93,30 @@ struct bcs_task {
 	u64 wake_due;
 };
 
-int bcs_job_init(void);
+/*
+ * What job.c and park.c must tell the layers above them (see "Layers" in
+ * Documentation/design.rst): they call these, never a function of those
+ * layers by name.  The table is handed to bcs_job_init() and stays for
+ * the life of the module.  Every hook but @exited is called with bcs_lock
+ * held, in any context.
+ */
+struct bcs_job_hooks {
+	/* @bt has joined a suspended job: it must park.  True if asked. */
+	bool (*park)(struct bcs_task *bt);
+	/* @bt has parked, or leaves its job before it parked. */
+	void (*parked)(struct bcs_task *bt);
+	/* @bt has left its parking, or leaves its job while parked. */
+	void (*woken)(struct bcs_task *bt);
+	/*
+	 * @p exits (sched_process_exit), the last of its process if
+	 * @group_dead.  Without bcs_lock; may not sleep.
+	 */
+	void (*exited)(struct task_struct *p, bool group_dead);
+};
+
+extern const struct bcs_job_hooks *bcs_hooks;
+
+int bcs_job_init(const struct bcs_job_hooks *hooks);
 void bcs_job_exit(void);
 
 int bcs_job_create(u32 id, u32 row, u32 *id_out);
@@ -112,12 +135,14 @@ void bcs_task_put(struct bcs_task *bt);
 struct tracepoint;
 struct tracepoint *bcs_tracepoint(const char *name);
 
-/* Iteration for strobe.c and debugfs.c, with bcs_lock held. */
+/* For the layers above, with bcs_lock held (or RCU, as marked above). */
 extern struct list_head bcs_jobs;
 extern u32 bcs_nr_jobs;
 extern u32 bcs_nr_tasks;
 extern u32 bcs_nr_parked;
 extern u64 bcs_attach_failures;
+/* bcs_lock: every struct bcs_task until it is freed, for module unload. */
+extern struct list_head bcs_all_tasks;
 
 u64 bcs_task_run_ns(const struct bcs_task *bt);
 u64 bcs_task_suspended_ns(const struct bcs_task *bt, u64 now);

@@ -49,7 +49,7 @@ static int __init bcs_init(void)
 	err = bcs_ring_init(stat_records);
 	if (err)
 		return err;
-	err = bcs_job_init();
+	err = bcs_job_init(&bcs_sched_hooks);
 	if (err)
 		goto err_ring;
 	err = bcs_park_init();

@@ -47,7 +47,6 @@
 
 #include "compat.h"
 #include "park.h"
-#include "switch.h"
 
 static atomic_t bcs_works_pending = ATOMIC_INIT(0);
 static struct tracepoint *bcs_tp_signal;
@@ -134,7 +133,7 @@ static void bcs_park_wait(struct bcs_task *bt)
 	job->nr_parked++;
 	/* Read by bcs_signal_probe(); the barrier is in prepare_to_wait(). */
 	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked + 1);
-	bcs_switch_parked(bt);
+	bcs_hooks->parked(bt);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 
 	for (;;) {
@@ -155,7 +154,7 @@ static void bcs_park_wait(struct bcs_task *bt)
 	bt->parks++;
 	job->nr_parked--;
 	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked - 1);
-	bcs_switch_woken(bt);
+	bcs_hooks->woken(bt);
 	/*
 	 * A switch that suspended the job again after the check above found
 	 * this task still parked and asked nothing of it: ask now.  The work
@@ -190,17 +189,14 @@ static void bcs_kick_fn(struct callback_head *cb)
 	bcs_work_done(bt);
 }
 
-void bcs_park_init_task(struct bcs_task *bt)
-{
-	init_task_work(&bt->park_work, bcs_park_fn);
-	init_task_work(&bt->kick_work, bcs_kick_fn);
-}
-
 static bool bcs_queue(struct bcs_task *bt, struct callback_head *work,
-		      int bit, enum task_work_notify_mode notify)
+		      task_work_func_t fn, int bit,
+		      enum task_work_notify_mode notify)
 {
 	if (test_and_set_bit(bit, &bt->flags))
 		return false;
+	/* Not queued while the bit was clear: the work is ours to set up. */
+	init_task_work(work, fn);
 	/*
 	 * On unload a detached task's last reference may be its park work,
 	 * finishing in the task right now: then there is nothing to kick.
@@ -232,7 +228,8 @@ bool bcs_park_request(struct bcs_task *bt)
 	lockdep_assert_held(&bcs_lock);
 	if (bt->parked)
 		return false;
-	return bcs_queue(bt, &bt->park_work, BCS_TASK_PARK_QUEUED, TWA_RESUME);
+	return bcs_queue(bt, &bt->park_work, bcs_park_fn, BCS_TASK_PARK_QUEUED,
+			 TWA_RESUME);
 }
 
 /**
@@ -245,15 +242,16 @@ bool bcs_park_request(struct bcs_task *bt)
  *
  * Context: any, with bcs_lock held.
  */
-void bcs_park_kick(struct bcs_task *bt)
+static void bcs_park_kick(struct bcs_task *bt)
 {
 	lockdep_assert_held(&bcs_lock);
 	if (test_bit(BCS_TASK_PARK_QUEUED, &bt->flags))
-		bcs_queue(bt, &bt->kick_work, BCS_TASK_KICK_QUEUED, TWA_SIGNAL);
+		bcs_queue(bt, &bt->kick_work, bcs_kick_fn, BCS_TASK_KICK_QUEUED,
+			  TWA_SIGNAL);
 }
 
 /* Wait until no work of this module is queued on any task. */
-void bcs_park_wait_idle(void)
+static void bcs_park_wait_idle(void)
 {
 	while (!wait_var_event_timeout(&bcs_works_pending,
 				       !atomic_read(&bcs_works_pending),
@@ -326,8 +324,28 @@ int bcs_park_init(void)
 	return tracepoint_probe_register(bcs_tp_signal, bcs_signal_probe, NULL);
 }
 
+/*
+ * Module exit, after the scheduler has failed open: no job is suspended, so
+ * no task is asked to park any more.  Stop watching signals, make every
+ * task with a park work queued run it, and wait until none is left.
+ */
 void bcs_park_exit(void)
 {
+	struct bcs_task *bt;
+	unsigned long flags;
+
 	tracepoint_probe_unregister(bcs_tp_signal, bcs_signal_probe, NULL);
 	tracepoint_synchronize_unregister();
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	list_for_each_entry(bt, &bcs_all_tasks, all_node)
+		bcs_park_kick(bt);
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	bcs_park_wait_idle();
+	/*
+	 * The last work has said it is done, but its task may still be in
+	 * this module's text on the way out of bcs_work_done(): tasks RCU
+	 * waits until every task preempted in the kernel has moved on.
+	 */
+	synchronize_rcu_tasks();
 }

@@ -12,6 +12,7 @@
 
 #include "driver.h"
 #include "job.h"
+#include "park.h"
 #include "queue.h"
 #include "sched.h"
 #include "ring.h"
@@ -20,6 +21,14 @@
 #include "watchdog.h"
 
 struct bcs_sched bcs_sched;		/* bcs_lock */
+
+/* What job.c and park.c tell the layers above them. */
+const struct bcs_job_hooks bcs_sched_hooks = {
+	.park	= bcs_park_request,
+	.parked	= bcs_switch_parked,
+	.woken	= bcs_switch_woken,
+	.exited	= bcs_driver_task_exit,
+};
 
 void bcs_sched_get_state(struct bcs_state *st)
 {

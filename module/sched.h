@@ -77,6 +77,9 @@ struct bcs_sched {
 
 extern struct bcs_sched bcs_sched;
 
+struct bcs_job_hooks;
+extern const struct bcs_job_hooks bcs_sched_hooks;
+
 int bcs_sched_init(unsigned long slice_ns, unsigned int watchdog_slices);
 void bcs_sched_exit(void);
 void bcs_sched_get_state(struct bcs_state *st);
