@@ -328,7 +328,10 @@ static bool bcs_kernel_worker(const struct task_struct *t)
  * The task of pid @nr (in the caller's pid namespace), if the caller may
  * signal it.  kill(2)'s own check for signal 0, which sends nothing, decides
  * that: credentials, CAP_KILL and the LSMs (security_task_kill()), none of
- * which a module can call directly.
+ * which a module can call directly.  The whole process or one thread: the
+ * caller decides which threads of it to walk.  Return: the task with a
+ * reference; ERR_PTR(-ESRCH) if there is none, -EINVAL for a kernel thread
+ * or worker, which is never attached, or the error of the check.
  */
 static struct task_struct *bcs_get_task(pid_t nr)
 {
@@ -365,15 +368,10 @@ static bool bcs_may_see(const struct bcs_task *bt, bool all)
 }
 
 /*
- * Is @th, a thread of @t's process, one that attach or detach of @t
- * concerns: @t itself, or with @thread_only false every thread that runs
- * user code of the job (not a kernel worker, not on its way out)?
- *
- * The walk is for_each_thread(t, th), under rcu_read_lock() and after
- * pid_alive(t): the list hangs off t->signal, which the reference on @t
- * keeps, so it stays safe to walk even if the process is reaped meanwhile.
- * Starting from t->group_leader or walking with next_thread() would not
- * be: once @t is reaped, both may point at freed tasks.
+ * Is @th, a thread of @t's process, one that attach of @t links: @t
+ * itself, or with @thread_only false any thread, if it runs user code of
+ * the job (not a kernel worker, not on its way out)?  Detach unlinks the
+ * threads it finds linked, whatever they are.
  */
 static bool bcs_is_target(const struct task_struct *t,
 			  const struct task_struct *th, bool thread_only)
@@ -388,6 +386,12 @@ static bool bcs_is_target(const struct task_struct *t,
  * bcs_lock for one thread at a time, so that no caller (they need no
  * privilege) holds interrupts off for as long as its process has threads.
  * The mutex keeps two of them from racing for the same threads.
+ *
+ * The walk is for_each_thread(t, th), under rcu_read_lock() and after
+ * pid_alive(t): the list hangs off t->signal, which the reference on @t
+ * keeps, so it stays safe to walk even if the process is reaped meanwhile.
+ * Starting from t->group_leader or walking with next_thread() would not
+ * be: once @t is reaped, both may point at freed tasks.
  */
 static DEFINE_MUTEX(bcs_attach_mutex);
 
