@@ -100,7 +100,15 @@ static int bcs_nl_get_state(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u64_64bit(msg, BCS_A_MISSED, st.missed, BCS_A_PAD) ||
 	    nla_put_u64_64bit(msg, BCS_A_FAILOPENS, st.failopens, BCS_A_PAD) ||
 	    nla_put_u64_64bit(msg, BCS_A_PREDICTED, st.predicted, BCS_A_PAD) ||
-	    nla_put_u64_64bit(msg, BCS_A_EXPIRED, st.expired, BCS_A_PAD))
+	    nla_put_u64_64bit(msg, BCS_A_EXPIRED, st.expired, BCS_A_PAD) ||
+	    nla_put_u32(msg, BCS_A_NR_PARKED, st.nr_parked) ||
+	    nla_put_u32(msg, BCS_A_DRIVER_PID, st.driver_pid) ||
+	    nla_put_u64_64bit(msg, BCS_A_SWITCHES, st.switches, BCS_A_PAD) ||
+	    nla_put_u64_64bit(msg, BCS_A_ATTACH_FAILURES, st.attach_failures,
+			      BCS_A_PAD) ||
+	    nla_put_u32(msg, BCS_A_STAT_RECORDS, st.stat_records) ||
+	    nla_put_u64_64bit(msg, BCS_A_DRAIN_CUTS, st.drain_cuts,
+			      BCS_A_PAD))
 		goto nospace;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);

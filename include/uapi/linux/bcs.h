@@ -174,7 +174,11 @@
  *                    BCS_A_SLICE_NS, BCS_A_WATCHDOG_SLICES, BCS_A_FAILOPEN,
  *                    BCS_A_NR_JOBS, BCS_A_NR_TASKS, BCS_A_STROBES,
  *                    BCS_A_LATE, BCS_A_MISSED, BCS_A_FAILOPENS,
- *                    BCS_A_PREDICTED, BCS_A_EXPIRED.
+ *                    BCS_A_PREDICTED, BCS_A_EXPIRED, BCS_A_NR_PARKED,
+ *                    BCS_A_DRIVER_PID, BCS_A_SWITCHES,
+ *                    BCS_A_ATTACH_FAILURES, BCS_A_STAT_RECORDS,
+ *                    BCS_A_DRAIN_CUTS: every field of struct bcs_state
+ *                    but @size and @version, with the same meaning.
  * BCS_CMD_DRIVE      (admin) make the sending socket the driver and enter
  *                    driven mode; optional BCS_A_SLICE_NS and
  *                    BCS_A_WATCHDOG_SLICES.  Closing the socket fails open.
@@ -518,6 +522,12 @@ enum bcs_attr {
 	BCS_A_NEXT_ROW,		/* u32, a prediction: BCS_STROBE_PREDICT */
 	BCS_A_PREDICTED,	/* u64 */
 	BCS_A_EXPIRED,		/* u64 */
+	BCS_A_NR_PARKED,	/* u32 */
+	BCS_A_DRIVER_PID,	/* u32, the tgid (a pid_t), 0 if none */
+	BCS_A_SWITCHES,		/* u64 */
+	BCS_A_ATTACH_FAILURES,	/* u64 */
+	BCS_A_STAT_RECORDS,	/* u32 */
+	BCS_A_DRAIN_CUTS,	/* u64 */
 	__BCS_A_MAX,
 };
 
