@@ -39,6 +39,11 @@ static pid_t bcs_driver_tgid;
 static void bcs_driver_exit_fn(struct work_struct *work);
 static DECLARE_WORK(bcs_driver_exit_work, bcs_driver_exit_fn);
 
+/*
+ * Serialises mode changes and driver loss, which start and cancel timers.
+ * Taken before bcs_lock; timers are cancelled with it held and bcs_lock
+ * released (their callbacks take bcs_lock).
+ */
 static DEFINE_MUTEX(bcs_config_mutex);
 
 /*

@@ -26,6 +26,7 @@
 #include "compat.h"
 #include "job.h"
 
+/* See job.h for what each is protected by. */
 DEFINE_SPINLOCK(bcs_lock);
 LIST_HEAD(bcs_jobs);
 u32 bcs_nr_jobs;
@@ -33,6 +34,7 @@ u32 bcs_nr_tasks;
 u32 bcs_nr_parked;
 u64 bcs_attach_failures;
 LIST_HEAD(bcs_all_tasks);
+/* Set by bcs_job_init() before the probes are registered, then constant. */
 const struct bcs_job_hooks *bcs_hooks;
 /* bcs_lock for writers, RCU for readers. */
 static DEFINE_HASHTABLE(bcs_task_hash, 10);

@@ -135,7 +135,11 @@ void bcs_task_put(struct bcs_task *bt);
 struct tracepoint;
 struct tracepoint *bcs_tracepoint(const char *name);
 
-/* For the layers above, with bcs_lock held (or RCU, as marked above). */
+/*
+ * Written under bcs_lock.  bcs_jobs is an RCU list (see struct bcs_kjob);
+ * bcs_nr_jobs is read without the lock by the fork and exit probes, and
+ * bcs_nr_parked by the signal probe, each after a full barrier.
+ */
 extern struct list_head bcs_jobs;
 extern u32 bcs_nr_jobs;
 extern u32 bcs_nr_tasks;

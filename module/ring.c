@@ -25,11 +25,17 @@
 #include "job.h"
 #include "ring.h"
 
+/* Set at load, constant until unload. */
 static void *bcs_stat_area;		/* header page + ring */
 static size_t bcs_stat_size;
 static struct bcs_stat_header *bcs_stat_hdr;
 static struct bcs_slice_record *bcs_stat_ring;
 static u32 bcs_stat_nr;
+/*
+ * The records and bcs_stat_hdr->head are written under bcs_lock; head is
+ * published with a release store for lock-free readers (the mapping,
+ * bcs_ring_head_acquire()).
+ */
 /* Readers waiting for a new record. */
 DECLARE_WAIT_QUEUE_HEAD(bcs_ring_wq);
 

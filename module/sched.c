@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The scheduling state of the module (struct bcs_sched), its read-out, and
- * the start and end of the parts that decide when to switch: the switch,
- * the watchdog, the queue, strobes and the driver.
+ * The scheduling state of the module (struct bcs_sched, defined in
+ * switch.c) read out, the hooks that job.c and park.c call, and the start
+ * and end of the parts that decide when to switch: the switch, the
+ * watchdog, the queue, strobes and the driver.
  *
  * Locking: bcs_sched is protected by bcs_lock (see sched.h).
  */
@@ -19,8 +20,6 @@
 #include "strobe.h"
 #include "switch.h"
 #include "watchdog.h"
-
-struct bcs_sched bcs_sched;		/* bcs_lock */
 
 /* What job.c and park.c tell the layers above them. */
 const struct bcs_job_hooks bcs_sched_hooks = {

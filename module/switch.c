@@ -56,6 +56,12 @@ static const struct kernel_param_ops bcs_drain_ops = {
 module_param_cb(drain_us, &bcs_drain_ops, &bcs_drain_us, 0644);
 MODULE_PARM_DESC(drain_us,
 		 "Longest wait, in microseconds, of a switch for the old row to park before it wakes the new one; at most half a slice (0: wake at once, 0..1000000, default 1000)");
+/*
+ * The scheduling state (sched.h), defined here, in the lowest of the files
+ * that share it.
+ */
+struct bcs_sched bcs_sched;		/* bcs_lock */
+
 static struct hrtimer bcs_fill_timer;		/* drain limit */
 
 /*
