@@ -7,7 +7,7 @@
  *
  * Objects
  * -------
- * A *job* (gang) is a set of tasks that run and stop together.  Each job
+ * A *job* is a set of tasks that run and stop together.  Each job
  * has a numeric id (1 .. BCS_JOB_ID_MAX) and sits in a *row* (time slot of
  * the Ousterhout matrix, 0 .. BCS_ROWS_MAX - 1) or in no row
  * (BCS_ROW_NONE, the default), in which case bcs never suspends it.
@@ -77,12 +77,12 @@
  * until the watchdog fails open.  With it, the strobe's row ends with its
  * slice, or with the slice of the prediction it carries: if no strobe from
  * the driver has come for the slice after that by its deadline, the node
- * switches to no row (every gang suspended, BCS_SLICE_EXPIRED, counted in
- * @expired), so that it never runs a gang for more than one slice that the
- * driver may not have meant.  Like a prediction, the expiry is queued
- * behind the strobe, replaced by any strobe for its slice or a later one,
- * never displaces a strobe, and does not feed the watchdog.  Not with
- * BCS_STROBE_NEXT (-EINVAL); ignored in standalone mode.
+ * switches to no row (every job in a row suspended, BCS_SLICE_EXPIRED,
+ * counted in @expired), so that it never runs a row for more than one
+ * slice that the driver may not have meant.  Like a prediction, the expiry
+ * is queued behind the strobe, replaced by any strobe for its slice or a
+ * later one, never displaces a strobe, and does not feed the watchdog.  Not
+ * with BCS_STROBE_NEXT (-EINVAL); ignored in standalone mode.
  *
  * Permissions
  * -----------
@@ -326,7 +326,7 @@ struct bcs_state {
 	__u64 predicted;	/* switches to a prediction
 				 * (BCS_SLICE_PREDICTED)
 				 */
-	__u64 expired;		/* slices that ran no gang because the
+	__u64 expired;		/* slices that ran no row because the
 				 * row of a strobe with BCS_STROBE_EXPIRE
 				 * ended (BCS_SLICE_EXPIRED)
 				 */
@@ -447,7 +447,7 @@ struct bcs_stat_header {
  */
 #define BCS_SLICE_PREDICTED	(1U << 7)
 /*
- * No gang runs: the row of a strobe with BCS_STROBE_EXPIRE (and of the
+ * No row runs: the row of a strobe with BCS_STROBE_EXPIRE (and of the
  * prediction it carried) has ended, and no strobe from the driver covers
  * this slice.  @row is BCS_ROW_NONE: only jobs without a row run.
  */
