@@ -247,6 +247,12 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		[BCS_A_FAILOPENS]	= { .type = NLA_U64 },
 		[BCS_A_PREDICTED]	= { .type = NLA_U64 },
 		[BCS_A_EXPIRED]		= { .type = NLA_U64 },
+		[BCS_A_NR_PARKED]	= { .type = NLA_U32 },
+		[BCS_A_DRIVER_PID]	= { .type = NLA_U32 },
+		[BCS_A_SWITCHES]	= { .type = NLA_U64 },
+		[BCS_A_ATTACH_FAILURES]	= { .type = NLA_U64 },
+		[BCS_A_STAT_RECORDS]	= { .type = NLA_U32 },
+		[BCS_A_DRAIN_CUTS]	= { .type = NLA_U64 },
 	};
 	struct nlattr *tb[BCS_A_MAX + 1];
 	struct nl_req *r = arg;
@@ -288,6 +294,18 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		st->predicted = nla_get_u64(tb[BCS_A_PREDICTED]);
 	if (tb[BCS_A_EXPIRED])
 		st->expired = nla_get_u64(tb[BCS_A_EXPIRED]);
+	if (tb[BCS_A_NR_PARKED])
+		st->nr_parked = nla_get_u32(tb[BCS_A_NR_PARKED]);
+	if (tb[BCS_A_DRIVER_PID])
+		st->driver_pid = (int32_t)nla_get_u32(tb[BCS_A_DRIVER_PID]);
+	if (tb[BCS_A_SWITCHES])
+		st->switches = nla_get_u64(tb[BCS_A_SWITCHES]);
+	if (tb[BCS_A_ATTACH_FAILURES])
+		st->attach_failures = nla_get_u64(tb[BCS_A_ATTACH_FAILURES]);
+	if (tb[BCS_A_STAT_RECORDS])
+		st->stat_records = nla_get_u32(tb[BCS_A_STAT_RECORDS]);
+	if (tb[BCS_A_DRAIN_CUTS])
+		st->drain_cuts = nla_get_u64(tb[BCS_A_DRAIN_CUTS]);
 	r->got_reply = 1;
 	return NL_OK;
 }

@@ -13,8 +13,9 @@
 
 #include "debugfs.h"
 #include "job.h"
-#include "stats.h"
-#include "strobe.h"
+#include "queue.h"
+#include "sched.h"
+#include "ring.h"
 
 #define BCS_DEBUGFS_SLICES	64
 
@@ -30,7 +31,7 @@ static int bcs_state_show(struct seq_file *m, void *v)
 {
 	struct bcs_state st = {};
 
-	bcs_strobe_get_state(&st);
+	bcs_sched_get_state(&st);
 	seq_printf(m, "mode: %s\n", st.mode < ARRAY_SIZE(bcs_mode_names) ?
 		   bcs_mode_names[st.mode] : "?");
 	if (st.row == BCS_ROW_NONE)
@@ -55,26 +56,26 @@ static int bcs_state_show(struct seq_file *m, void *v)
 	seq_printf(m, "drain_cuts: %llu\n", st.drain_cuts);
 	seq_printf(m, "predicted: %llu\n", st.predicted);
 	seq_printf(m, "expired: %llu\n", st.expired);
-	seq_printf(m, "queued: %u\n", bcs_strobe_queued());
+	seq_printf(m, "queued: %u\n", bcs_queue_count());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(bcs_state);
 
 static int bcs_jobs_show(struct seq_file *m, void *v)
 {
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	unsigned long flags;
 
 	seq_puts(m, "job row state tasks parked slices\n");
 	spin_lock_irqsave(&bcs_lock, flags);
-	list_for_each_entry(gang, &bcs_gangs, node) {
-		if (gang->row == BCS_ROW_NONE)
-			seq_printf(m, "%u none", gang->id);
+	list_for_each_entry(job, &bcs_jobs, node) {
+		if (job->row == BCS_ROW_NONE)
+			seq_printf(m, "%u none", job->id);
 		else
-			seq_printf(m, "%u %u", gang->id, gang->row);
+			seq_printf(m, "%u %u", job->id, job->row);
 		seq_printf(m, " %s %u %u %llu\n",
-			   gang->suspended ? "suspended" : "running",
-			   gang->nr_tasks, gang->nr_parked, gang->slices_run);
+			   job->suspended ? "suspended" : "running",
+			   job->nr_tasks, job->nr_parked, job->slices_run);
 	}
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	return 0;
@@ -90,7 +91,7 @@ static const char *const bcs_task_state_names[] = {
 static int bcs_tasks_show(struct seq_file *m, void *v)
 {
 	struct bcs_task_stat st;
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	struct bcs_task *bt;
 	unsigned long flags;
 	u64 now;
@@ -98,8 +99,8 @@ static int bcs_tasks_show(struct seq_file *m, void *v)
 	seq_puts(m, "pid tgid job state run_ns suspended_ns blocked_ns slices parks\n");
 	spin_lock_irqsave(&bcs_lock, flags);
 	now = ktime_get_ns();
-	list_for_each_entry(gang, &bcs_gangs, node) {
-		list_for_each_entry(bt, &gang->tasks, gang_node) {
+	list_for_each_entry(job, &bcs_jobs, node) {
+		list_for_each_entry(bt, &job->tasks, job_node) {
 			bcs_task_fill_stat(bt, &st, now);
 			seq_printf(m, "%d %d %u %s %llu %llu %llu %llu %llu\n",
 				   st.pid, st.tgid, st.job,
@@ -133,10 +134,10 @@ static int bcs_slices_show(struct seq_file *m, void *v)
 	if (!recs)
 		return -ENOMEM;
 	spin_lock_irqsave(&bcs_lock, flags);
-	head = bcs_stats_head();
+	head = bcs_ring_head();
 	seq = head > BCS_DEBUGFS_SLICES ? head - BCS_DEBUGFS_SLICES : 0;
 	for (; seq < head; seq++)
-		if (bcs_stats_get(seq, &recs[n]))
+		if (bcs_ring_get(seq, &recs[n]))
 			n++;
 	spin_unlock_irqrestore(&bcs_lock, flags);
 

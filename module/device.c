@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control device /dev/bcs and the statistics device /dev/bcsstat.
+ * The control device /dev/bcs, and the ioctls of /dev/bcs and /dev/bcsstat.
  *
  * Every ioctl argument is a fixed-size struct whose first field is its own
  * size; it must match, and reserved fields and unknown flags must be zero,
@@ -16,8 +16,9 @@
 #include <linux/uaccess.h>
 
 #include "device.h"
+#include "driver.h"
 #include "job.h"
-#include "stats.h"
+#include "sched.h"
 #include "strobe.h"
 
 /* Copy in an ioctl argument of @size bytes and check its size field. */
@@ -96,7 +97,7 @@ static long bcs_ioc_config(struct file *file, unsigned long arg)
 		return -EINVAL;
 	if (cfg.set && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	err = bcs_strobe_config(&cfg, &drv);
+	err = bcs_sched_config(&cfg, &drv);
 	if (!err && copy_to_user((void __user *)arg, &cfg, sizeof(cfg)))
 		err = -EFAULT;
 	return err;
@@ -128,7 +129,7 @@ static long bcs_ioc_state(unsigned long arg)
 		return err;
 	memset(&st, 0, sizeof(st));
 	st.size = sizeof(st);
-	bcs_strobe_get_state(&st);
+	bcs_sched_get_state(&st);
 	return copy_to_user((void __user *)arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
@@ -208,7 +209,7 @@ static int bcs_dev_flush(struct file *file, fl_owner_t id)
 {
 	struct bcs_driver drv = { .file = file, .tgid = task_tgid_nr(current) };
 
-	bcs_strobe_driver_gone(&drv);
+	bcs_driver_gone(&drv);
 	return 0;
 }
 
@@ -217,7 +218,7 @@ static int bcs_dev_release(struct inode *inode, struct file *file)
 {
 	struct bcs_driver drv = { .file = file };
 
-	bcs_strobe_driver_gone(&drv);
+	bcs_driver_gone(&drv);
 	return 0;
 }
 
@@ -237,28 +238,12 @@ static struct miscdevice bcs_dev = {
 	.mode	= 0666,
 };
 
-static struct miscdevice bcs_stat_dev = {
-	.minor	= MISC_DYNAMIC_MINOR,
-	.name	= BCS_STAT_DEVICE_NAME,
-	.fops	= &bcs_stat_fops,
-	.mode	= 0444,
-};
-
 int bcs_device_init(void)
 {
-	int err;
-
-	err = misc_register(&bcs_dev);
-	if (err)
-		return err;
-	err = misc_register(&bcs_stat_dev);
-	if (err)
-		misc_deregister(&bcs_dev);
-	return err;
+	return misc_register(&bcs_dev);
 }
 
 void bcs_device_exit(void)
 {
-	misc_deregister(&bcs_stat_dev);
 	misc_deregister(&bcs_dev);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Jobs (gangs) and their tasks: creation, attach and detach, inheritance on
+ * Jobs and their tasks: creation, attach and detach, inheritance on
  * fork and clone, departure on exit, and per-task accounting.
  *
  * Tasks are found by their task_struct in bcs_task_hash.  bcs follows
@@ -25,19 +25,17 @@
 
 #include "compat.h"
 #include "job.h"
-#include "park.h"
-#include "stats.h"
-#include "strobe.h"
 
+/* See job.h for what each is protected by. */
 DEFINE_SPINLOCK(bcs_lock);
-LIST_HEAD(bcs_gangs);
+LIST_HEAD(bcs_jobs);
 u32 bcs_nr_jobs;
 u32 bcs_nr_tasks;
 u32 bcs_nr_parked;
 u64 bcs_attach_failures;
-
-/* bcs_lock: every struct bcs_task until it is freed, for module unload. */
-static LIST_HEAD(bcs_all_tasks);
+LIST_HEAD(bcs_all_tasks);
+/* Set by bcs_job_init() before the probes are registered, then constant. */
+const struct bcs_job_hooks *bcs_hooks;
 /* bcs_lock for writers, RCU for readers. */
 static DEFINE_HASHTABLE(bcs_task_hash, 10);
 static u32 bcs_next_id = 1;		/* bcs_lock */
@@ -45,14 +43,14 @@ static struct kmem_cache *bcs_task_cache;
 
 static struct tracepoint *bcs_tp_fork, *bcs_tp_exit;
 
-static struct bcs_gang *bcs_gang_find(u32 id)
+static struct bcs_kjob *bcs_job_find(u32 id)
 {
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 
 	lockdep_assert_held(&bcs_lock);
-	list_for_each_entry(gang, &bcs_gangs, node)
-		if (gang->id == id)
-			return gang;
+	list_for_each_entry(job, &bcs_jobs, node)
+		if (job->id == id)
+			return job;
 	return NULL;
 }
 
@@ -67,15 +65,15 @@ struct bcs_task *bcs_task_find(struct task_struct *t)
 	return NULL;
 }
 
-static void bcs_gang_release(struct kref *ref)
+static void bcs_job_release(struct kref *ref)
 {
-	/* RCU readers of bcs_gangs may still look at it. */
-	kfree_rcu(container_of(ref, struct bcs_gang, ref), rcu);
+	/* RCU readers of bcs_jobs may still look at it. */
+	kfree_rcu(container_of(ref, struct bcs_kjob, ref), rcu);
 }
 
-void bcs_gang_put(struct bcs_gang *gang)
+void bcs_job_put(struct bcs_kjob *job)
 {
-	kref_put(&gang->ref, bcs_gang_release);
+	kref_put(&job->ref, bcs_job_release);
 }
 
 static void bcs_task_free_rcu(struct rcu_head *rcu)
@@ -101,10 +99,8 @@ static struct bcs_task *bcs_task_alloc(gfp_t gfp)
 {
 	struct bcs_task *bt = kmem_cache_zalloc(bcs_task_cache, gfp);
 
-	if (bt) {
+	if (bt)
 		refcount_set(&bt->ref, 1);
-		bcs_park_init_task(bt);
-	}
 	return bt;
 }
 
@@ -117,26 +113,26 @@ static u64 bcs_task_delay(const struct task_struct *t)
 #endif
 }
 
-/* Make @bt a member of @gang for task @t.  Takes over @bt's reference. */
-static void bcs_task_link(struct bcs_task *bt, struct bcs_gang *gang,
+/* Make @bt a member of @job for task @t.  Takes over @bt's reference. */
+static void bcs_task_link(struct bcs_task *bt, struct bcs_kjob *job,
 			  struct task_struct *t)
 {
 	lockdep_assert_held(&bcs_lock);
 	get_task_struct(t);
 	bt->task = t;
-	bt->gang = gang;
+	bt->job = job;
 	bt->attach_real_ns = ktime_get_real_ns();
 	bt->attach_ns = ktime_get_ns();
 	bt->exec_at_attach = t->se.sum_exec_runtime;
 	bt->exec_at_switch = bt->exec_at_attach;
 	bt->delay_at_attach = bcs_task_delay(t);
 	hash_add_rcu(bcs_task_hash, &bt->hash, (unsigned long)t);
-	list_add_tail_rcu(&bt->gang_node, &gang->tasks);
+	list_add_tail_rcu(&bt->job_node, &job->tasks);
 	list_add_tail(&bt->all_node, &bcs_all_tasks);
-	gang->nr_tasks++;
+	job->nr_tasks++;
 	bcs_nr_tasks++;
-	if (gang->suspended)
-		bcs_park_request(bt);
+	if (job->suspended)
+		bcs_hooks->park(bt);
 }
 
 /*
@@ -146,18 +142,18 @@ static void bcs_task_link(struct bcs_task *bt, struct bcs_gang *gang,
  */
 static void bcs_task_unlink(struct bcs_task *bt)
 {
-	struct bcs_gang *gang = bt->gang;
+	struct bcs_kjob *job = bt->job;
 
 	lockdep_assert_held(&bcs_lock);
-	gang->gone_run_ns += bcs_task_run_ns(bt);
-	gang->gone_suspended_ns += bcs_task_suspended_ns(bt, ktime_get_ns());
+	job->gone_run_ns += bcs_task_run_ns(bt);
+	job->gone_suspended_ns += bcs_task_suspended_ns(bt, ktime_get_ns());
 	/* A switch waiting for this task waits no longer. */
-	bcs_strobe_parked(bt);
-	bcs_stats_settle(&bt->wake_due, false);
+	bcs_hooks->parked(bt);
+	bcs_hooks->woken(bt);
 	hash_del_rcu(&bt->hash);
-	list_del_rcu(&bt->gang_node);
-	WRITE_ONCE(bt->gang, NULL);
-	gang->nr_tasks--;
+	list_del_rcu(&bt->job_node);
+	WRITE_ONCE(bt->job, NULL);
+	job->nr_tasks--;
 	bcs_nr_tasks--;
 }
 
@@ -184,13 +180,13 @@ void bcs_task_fill_stat(const struct bcs_task *bt, struct bcs_task_stat *st,
 	struct task_struct *t = bt->task;
 	u64 elapsed = now - bt->attach_ns, busy;
 	u64 delay = bcs_task_delay(t) - bt->delay_at_attach;
-	struct bcs_gang *gang = READ_ONCE(bt->gang);
+	struct bcs_kjob *job = READ_ONCE(bt->job);
 
 	memset(st, 0, sizeof(*st));
 	/* As the caller sees them: 0 if outside its pid namespace. */
 	st->pid = task_pid_vnr(t);
 	st->tgid = task_tgid_vnr(t);
-	st->job = gang ? gang->id : 0;
+	st->job = job ? job->id : 0;
 	if (READ_ONCE(bt->parked))
 		st->state = BCS_TASK_PARKED;
 	else if (task_is_running(t))
@@ -211,43 +207,43 @@ void bcs_task_fill_stat(const struct bcs_task *bt, struct bcs_task_stat *st,
 
 int bcs_job_create(u32 id, u32 row, u32 *id_out)
 {
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	unsigned long flags;
 	int err = 0;
 
 	if (id > BCS_JOB_ID_MAX || (row >= BCS_ROWS_MAX && row != BCS_ROW_NONE))
 		return -EINVAL;
-	gang = kzalloc(sizeof(*gang), GFP_KERNEL);
-	if (!gang)
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
 		return -ENOMEM;
-	INIT_LIST_HEAD(&gang->tasks);
-	init_waitqueue_head(&gang->wq);
-	kref_init(&gang->ref);
-	gang->row = row;
+	INIT_LIST_HEAD(&job->tasks);
+	init_waitqueue_head(&job->wq);
+	kref_init(&job->ref);
+	job->row = row;
 
 	spin_lock_irqsave(&bcs_lock, flags);
 	if (bcs_nr_jobs >= BCS_JOBS_MAX) {
 		err = -ENOSPC;
 	} else if (id) {
-		if (bcs_gang_find(id))
+		if (bcs_job_find(id))
 			err = -EEXIST;
 	} else {
 		/* There are at most BCS_JOBS_MAX jobs: this ends quickly. */
-		while (bcs_gang_find(bcs_next_id))
+		while (bcs_job_find(bcs_next_id))
 			bcs_next_id = bcs_next_id % BCS_JOB_ID_MAX + 1;
 		id = bcs_next_id;
 		bcs_next_id = bcs_next_id % BCS_JOB_ID_MAX + 1;
 	}
 	if (!err) {
-		gang->id = id;
-		list_add_tail_rcu(&gang->node, &bcs_gangs);
+		job->id = id;
+		list_add_tail_rcu(&job->node, &bcs_jobs);
 		/* Pairs with smp_mb() in the fork and exit probes. */
 		WRITE_ONCE(bcs_nr_jobs, bcs_nr_jobs + 1);
 	}
 	spin_unlock_irqrestore(&bcs_lock, flags);
 
 	if (err) {
-		kfree(gang);
+		kfree(job);
 		return err;
 	}
 	*id_out = id;
@@ -264,54 +260,54 @@ static void bcs_put_list(struct list_head *list)
 	}
 }
 
-/* Detach every task of @gang, moving them to @gone.  bcs_lock held. */
-static void bcs_gang_empty(struct bcs_gang *gang, struct list_head *gone)
+/* Detach every task of @job, moving them to @gone.  bcs_lock held. */
+static void bcs_job_empty(struct bcs_kjob *job, struct list_head *gone)
 {
 	struct bcs_task *bt, *tmp;
 
-	list_for_each_entry_safe(bt, tmp, &gang->tasks, gang_node) {
+	list_for_each_entry_safe(bt, tmp, &job->tasks, job_node) {
 		bcs_task_unlink(bt);
 		list_add_tail(&bt->put_node, gone);
 	}
-	WRITE_ONCE(gang->suspended, false);
-	wake_up_all(&gang->wq);
+	WRITE_ONCE(job->suspended, false);
+	wake_up_all(&job->wq);
 }
 
 int bcs_job_destroy(u32 id)
 {
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	unsigned long flags;
 	LIST_HEAD(gone);
 
 	spin_lock_irqsave(&bcs_lock, flags);
-	gang = bcs_gang_find(id);
-	if (!gang) {
+	job = bcs_job_find(id);
+	if (!job) {
 		spin_unlock_irqrestore(&bcs_lock, flags);
 		return -ENOENT;
 	}
-	list_del_rcu(&gang->node);
-	gang->dead = true;
-	bcs_gang_empty(gang, &gone);
+	list_del_rcu(&job->node);
+	job->dead = true;
+	bcs_job_empty(job, &gone);
 	WRITE_ONCE(bcs_nr_jobs, bcs_nr_jobs - 1);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 
 	bcs_put_list(&gone);
-	bcs_gang_put(gang);
+	bcs_job_put(job);
 	return 0;
 }
 
 int bcs_job_set_row(u32 id, u32 row)
 {
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	unsigned long flags;
 	int err = 0;
 
 	if (row >= BCS_ROWS_MAX && row != BCS_ROW_NONE)
 		return -EINVAL;
 	spin_lock_irqsave(&bcs_lock, flags);
-	gang = bcs_gang_find(id);
-	if (gang)
-		gang->row = row;
+	job = bcs_job_find(id);
+	if (job)
+		job->row = row;
 	else
 		err = -ENOENT;
 	spin_unlock_irqrestore(&bcs_lock, flags);
@@ -334,7 +330,10 @@ static bool bcs_kernel_worker(const struct task_struct *t)
  * The task of pid @nr (in the caller's pid namespace), if the caller may
  * signal it.  kill(2)'s own check for signal 0, which sends nothing, decides
  * that: credentials, CAP_KILL and the LSMs (security_task_kill()), none of
- * which a module can call directly.
+ * which a module can call directly.  The whole process or one thread: the
+ * caller decides which threads of it to walk.  Return: the task with a
+ * reference; ERR_PTR(-ESRCH) if there is none, -EINVAL for a kernel thread
+ * or worker, which is never attached, or the error of the check.
  */
 static struct task_struct *bcs_get_task(pid_t nr)
 {
@@ -371,15 +370,10 @@ static bool bcs_may_see(const struct bcs_task *bt, bool all)
 }
 
 /*
- * Is @th, a thread of @t's process, one that attach or detach of @t
- * concerns: @t itself, or with @thread_only false every thread that runs
- * user code of the job (not a kernel worker, not on its way out)?
- *
- * The walk is for_each_thread(t, th), under rcu_read_lock() and after
- * pid_alive(t): the list hangs off t->signal, which the reference on @t
- * keeps, so it stays safe to walk even if the process is reaped meanwhile.
- * Starting from t->group_leader or walking with next_thread() would not
- * be: once @t is reaped, both may point at freed tasks.
+ * Is @th, a thread of @t's process, one that attach of @t links: @t
+ * itself, or with @thread_only false any thread, if it runs user code of
+ * the job (not a kernel worker, not on its way out)?  Detach unlinks the
+ * threads it finds linked, whatever they are.
  */
 static bool bcs_is_target(const struct task_struct *t,
 			  const struct task_struct *th, bool thread_only)
@@ -394,21 +388,27 @@ static bool bcs_is_target(const struct task_struct *t,
  * bcs_lock for one thread at a time, so that no caller (they need no
  * privilege) holds interrupts off for as long as its process has threads.
  * The mutex keeps two of them from racing for the same threads.
+ *
+ * The walk is for_each_thread(t, th), under rcu_read_lock() and after
+ * pid_alive(t): the list hangs off t->signal, which the reference on @t
+ * keeps, so it stays safe to walk even if the process is reaped meanwhile.
+ * Starting from t->group_leader or walking with next_thread() would not
+ * be: once @t is reaped, both may point at freed tasks.
  */
 static DEFINE_MUTEX(bcs_attach_mutex);
 
 /* The job @id with a reference, or NULL.  Takes bcs_lock. */
-static struct bcs_gang *bcs_gang_get(u32 id)
+static struct bcs_kjob *bcs_job_get(u32 id)
 {
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	unsigned long flags;
 
 	spin_lock_irqsave(&bcs_lock, flags);
-	gang = bcs_gang_find(id);
-	if (gang)
-		kref_get(&gang->ref);
+	job = bcs_job_find(id);
+	if (job)
+		kref_get(&job->ref);
 	spin_unlock_irqrestore(&bcs_lock, flags);
-	return gang;
+	return job;
 }
 
 /*
@@ -417,37 +417,37 @@ static struct bcs_gang *bcs_gang_get(u32 id)
  * bcs_attach_end().
  */
 static int bcs_attach_begin(u32 id, pid_t pid, struct task_struct **t,
-			    struct bcs_gang **gang)
+			    struct bcs_kjob **job)
 {
 	*t = bcs_get_task(pid);
 	if (IS_ERR(*t))
 		return PTR_ERR(*t);
-	*gang = bcs_gang_get(id);
-	if (!*gang) {
+	*job = bcs_job_get(id);
+	if (!*job) {
 		put_task_struct(*t);
 		return -ENOENT;
 	}
 	if (mutex_lock_killable(&bcs_attach_mutex)) {
-		bcs_gang_put(*gang);
+		bcs_job_put(*job);
 		put_task_struct(*t);
 		return -EINTR;
 	}
 	return 0;
 }
 
-static void bcs_attach_end(struct task_struct *t, struct bcs_gang *gang)
+static void bcs_attach_end(struct task_struct *t, struct bcs_kjob *job)
 {
 	mutex_unlock(&bcs_attach_mutex);
-	bcs_gang_put(gang);
+	bcs_job_put(job);
 	put_task_struct(t);
 }
 
 /*
- * Link thread @th to @gang with @bt unless it is a member already.
+ * Link thread @th to @job with @bt unless it is a member already.
  * Return: 1 if @bt was used, 0 if not, -EBUSY if @th is in another job,
- * -ENOENT if @gang was destroyed.
+ * -ENOENT if @job was destroyed.
  */
-static int bcs_attach_one(struct bcs_gang *gang, struct task_struct *th,
+static int bcs_attach_one(struct bcs_kjob *job, struct task_struct *th,
 			  struct bcs_task *bt)
 {
 	struct bcs_task *old;
@@ -458,14 +458,14 @@ static int bcs_attach_one(struct bcs_gang *gang, struct task_struct *th,
 	/* Pairs with smp_mb() in the fork and exit probes. */
 	smp_mb__after_spinlock();
 	old = bcs_task_find(th);
-	if (gang->dead)
+	if (job->dead)
 		ret = -ENOENT;
 	else if (old)
-		ret = old->gang == gang ? 0 : -EBUSY;
+		ret = old->job == job ? 0 : -EBUSY;
 	else if (!(th->flags & PF_EXITING))
 		ret = 1;
 	if (ret == 1)
-		bcs_task_link(bt, gang, th);
+		bcs_task_link(bt, job, th);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	return ret;
 }
@@ -494,10 +494,10 @@ int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 	struct bcs_task **pool = NULL, *bt;
 	unsigned int want = 0, have = 0, used = 0, i;
 	struct task_struct *t, *th;
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	int err, ret;
 
-	err = bcs_attach_begin(id, pid, &t, &gang);
+	err = bcs_attach_begin(id, pid, &t, &job);
 	if (err)
 		return err;
 
@@ -512,7 +512,7 @@ int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 			bt = bcs_task_find(th);
 			if (!bt) {
 				want++;
-			} else if (READ_ONCE(bt->gang) != gang) {
+			} else if (READ_ONCE(bt->job) != job) {
 				err = -EBUSY;
 				break;
 			}
@@ -552,7 +552,7 @@ int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 				spin_unlock_irq(&bcs_lock);
 				continue;
 			}
-			ret = bcs_attach_one(gang, th, bt);
+			ret = bcs_attach_one(job, th, bt);
 			if (used >= have && ret != 1)
 				kmem_cache_free(bcs_task_cache, bt);
 			else if (ret == 1)
@@ -570,19 +570,19 @@ out:
 	for (i = used; i < have; i++)
 		kmem_cache_free(bcs_task_cache, pool[i]);
 	kfree(pool);
-	bcs_attach_end(t, gang);
+	bcs_attach_end(t, job);
 	return err;
 }
 
-/* Detach thread @th from @gang if it is a member; true if it was. */
-static bool bcs_detach_one(struct bcs_gang *gang, struct task_struct *th)
+/* Detach thread @th from @job if it is a member; true if it was. */
+static bool bcs_detach_one(struct bcs_kjob *job, struct task_struct *th)
 {
 	struct bcs_task *bt;
 	unsigned long flags;
 
 	spin_lock_irqsave(&bcs_lock, flags);
 	bt = bcs_task_find(th);
-	if (bt && bt->gang == gang)
+	if (bt && bt->job == job)
 		bcs_task_unlink(bt);
 	else
 		bt = NULL;
@@ -590,7 +590,7 @@ static bool bcs_detach_one(struct bcs_gang *gang, struct task_struct *th)
 	if (!bt)
 		return false;
 	/* A parked one leaves its parking by itself. */
-	wake_up_all(&gang->wq);
+	wake_up_all(&job->wq);
 	bcs_task_put(bt);
 	return true;
 }
@@ -598,11 +598,11 @@ static bool bcs_detach_one(struct bcs_gang *gang, struct task_struct *th)
 int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 {
 	struct task_struct *t, *th;
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	u32 count = 0;
 	int err;
 
-	err = bcs_attach_begin(id, pid, &t, &gang);
+	err = bcs_attach_begin(id, pid, &t, &job);
 	if (err)
 		return err;
 	rcu_read_lock();
@@ -611,13 +611,13 @@ int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr)
 	} else {
 		for_each_thread(t, th)
 			if ((!thread_only || th == t) &&
-			    bcs_detach_one(gang, th))
+			    bcs_detach_one(job, th))
 				count++;
 		if (!count)
 			err = -ESRCH;
 	}
 	rcu_read_unlock();
-	bcs_attach_end(t, gang);
+	bcs_attach_end(t, job);
 	if (!err)
 		*nr = count;
 	return err;
@@ -628,25 +628,25 @@ int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr)
  * switches and probes may change them, so a record is a snapshot of
  * statistics, exact for each field, not across fields.
  */
-static void bcs_fill_job_info(const struct bcs_gang *gang,
+static void bcs_fill_job_info(const struct bcs_kjob *job,
 			      struct bcs_job_info *info, u64 now)
 {
 	const struct bcs_task *bt;
 
 	memset(info, 0, sizeof(*info));
-	info->id = gang->id;
-	info->row = READ_ONCE(gang->row);
-	info->state = READ_ONCE(gang->suspended) ? BCS_JOB_SUSPENDED :
+	info->id = job->id;
+	info->row = READ_ONCE(job->row);
+	info->state = READ_ONCE(job->suspended) ? BCS_JOB_SUSPENDED :
 						   BCS_JOB_RUNNING;
-	info->nr_tasks = READ_ONCE(gang->nr_tasks);
-	info->nr_parked = READ_ONCE(gang->nr_parked);
-	info->run_ns = READ_ONCE(gang->gone_run_ns);
-	info->suspended_ns = READ_ONCE(gang->gone_suspended_ns);
-	list_for_each_entry_rcu(bt, &gang->tasks, gang_node) {
+	info->nr_tasks = READ_ONCE(job->nr_tasks);
+	info->nr_parked = READ_ONCE(job->nr_parked);
+	info->run_ns = READ_ONCE(job->gone_run_ns);
+	info->suspended_ns = READ_ONCE(job->gone_suspended_ns);
+	list_for_each_entry_rcu(bt, &job->tasks, job_node) {
 		info->run_ns += bcs_task_run_ns(bt);
 		info->suspended_ns += bcs_task_suspended_ns(bt, now);
 	}
-	info->slices_run = READ_ONCE(gang->slices_run);
+	info->slices_run = READ_ONCE(job->slices_run);
 }
 
 /*
@@ -664,7 +664,7 @@ int bcs_job_list(struct bcs_job_info __user *uinfo, u32 *count)
 {
 	struct bcs_job_info *buf = NULL;
 	u32 room = 0, n, total, tries;
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	int err = 0;
 	u64 now;
 
@@ -673,10 +673,10 @@ int bcs_job_list(struct bcs_job_info __user *uinfo, u32 *count)
 		total = 0;
 		rcu_read_lock();
 		now = ktime_get_ns();
-		list_for_each_entry_rcu(gang, &bcs_gangs, node) {
+		list_for_each_entry_rcu(job, &bcs_jobs, node) {
 			total++;
 			if (n < room)
-				bcs_fill_job_info(gang, &buf[n++], now);
+				bcs_fill_job_info(job, &buf[n++], now);
 		}
 		rcu_read_unlock();
 		if (n >= min(*count, total))
@@ -697,16 +697,16 @@ int bcs_job_list(struct bcs_job_info __user *uinfo, u32 *count)
 }
 
 /*
- * Task records of job @job (0: all), of the tasks the caller may see
+ * Task records of job @job_id (0: all), of the tasks the caller may see
  * (bcs_may_see()); @count returns how many of those exist.
  */
-int bcs_task_list(u32 job, struct bcs_task_stat __user *ustat, u32 *count)
+int bcs_task_list(u32 job_id, struct bcs_task_stat __user *ustat, u32 *count)
 {
 	bool all = ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN) ||
 		   ns_capable_noaudit(&init_user_ns, CAP_SYS_PTRACE);
 	struct bcs_task_stat *buf = NULL;
 	u32 room = 0, n, total, tries;
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	struct bcs_task *bt;
 	bool found;
 	int err = 0;
@@ -715,14 +715,14 @@ int bcs_task_list(u32 job, struct bcs_task_stat __user *ustat, u32 *count)
 	for (tries = 0; tries < BCS_LIST_TRIES; tries++) {
 		n = 0;
 		total = 0;
-		found = !job;
+		found = !job_id;
 		rcu_read_lock();
 		now = ktime_get_ns();
-		list_for_each_entry_rcu(gang, &bcs_gangs, node) {
-			if (job && gang->id != job)
+		list_for_each_entry_rcu(job, &bcs_jobs, node) {
+			if (job_id && job->id != job_id)
 				continue;
 			found = true;
-			list_for_each_entry_rcu(bt, &gang->tasks, gang_node) {
+			list_for_each_entry_rcu(bt, &job->tasks, job_node) {
 				if (!bcs_may_see(bt, all))
 					continue;
 				total++;
@@ -766,11 +766,11 @@ static void bcs_probe_fork(void *data, struct task_struct *parent,
 	spin_lock_irqsave(&bcs_lock, flags);
 	rcu_read_lock();
 	pbt = bcs_task_find(parent);
-	if (pbt && pbt->gang && !bcs_task_find(child)) {
+	if (pbt && pbt->job && !bcs_task_find(child)) {
 		/* The child has not run yet: atomic context, no sleeping. */
 		bt = bcs_task_alloc(GFP_ATOMIC | __GFP_NOWARN);
 		if (bt)
-			bcs_task_link(bt, pbt->gang, child);
+			bcs_task_link(bt, pbt->job, child);
 		else
 			bcs_attach_failures++;
 	}
@@ -783,7 +783,7 @@ static void bcs_probe_exit(BCS_EXIT_PROBE_ARGS)
 	struct bcs_task *bt;
 	unsigned long flags;
 
-	bcs_strobe_task_exit(p, bcs_exit_group_dead(p));
+	bcs_hooks->exited(p, bcs_exit_group_dead(p));
 	/* Pairs with smp_mb__after_spinlock() in bcs_job_attach(). */
 	smp_mb();
 	if (!READ_ONCE(bcs_nr_jobs))
@@ -830,10 +830,11 @@ struct tracepoint *bcs_tracepoint(const char *name)
 	return l.tp;
 }
 
-int bcs_job_init(void)
+int bcs_job_init(const struct bcs_job_hooks *hooks)
 {
 	int err;
 
+	bcs_hooks = hooks;
 	bcs_task_cache = KMEM_CACHE(bcs_task, 0);
 	if (!bcs_task_cache)
 		return -ENOMEM;
@@ -861,26 +862,24 @@ err_cache:
 }
 
 /*
- * Module exit, after the strobe machinery has failed open: destroy every
- * job, stop following forks and exits, and wait until no task holds a work
- * item or an RCU callback that points into this module.
+ * Module exit, after the scheduler has failed open and park.c has waited
+ * for every task work: destroy every job, stop following forks and exits,
+ * and wait until no RCU callback points into this module.
  */
 void bcs_job_exit(void)
 {
-	struct bcs_gang *gang;
-	struct bcs_task *bt;
+	struct bcs_kjob *job;
 	unsigned long flags;
 
 	for (;;) {
 		u32 id = 0;
 
 		spin_lock_irqsave(&bcs_lock, flags);
-		gang = list_first_entry_or_null(&bcs_gangs, struct bcs_gang,
-						node);
-		if (gang)
-			id = gang->id;
+		job = list_first_entry_or_null(&bcs_jobs, struct bcs_kjob, node);
+		if (job)
+			id = job->id;
 		spin_unlock_irqrestore(&bcs_lock, flags);
-		if (!gang)
+		if (!job)
 			break;
 		bcs_job_destroy(id);
 	}
@@ -888,18 +887,6 @@ void bcs_job_exit(void)
 	tracepoint_probe_unregister(bcs_tp_exit, bcs_probe_exit, NULL);
 	tracepoint_probe_unregister(bcs_tp_fork, bcs_probe_fork, NULL);
 	tracepoint_synchronize_unregister();
-
-	spin_lock_irqsave(&bcs_lock, flags);
-	list_for_each_entry(bt, &bcs_all_tasks, all_node)
-		bcs_park_kick(bt);
-	spin_unlock_irqrestore(&bcs_lock, flags);
-	bcs_park_wait_idle();
-	/*
-	 * The last work has said it is done, but its task may still be in
-	 * this module's text on the way out of bcs_work_done(): tasks RCU
-	 * waits until every task preempted in the kernel has moved on.
-	 */
-	synchronize_rcu_tasks();
 
 	rcu_barrier();
 	WARN_ON(!list_empty(&bcs_all_tasks));

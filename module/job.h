@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Jobs and the tasks attached to them.  Inside the module a job is a
- * struct bcs_gang, to keep it apart from the ioctl argument struct bcs_job.
+ * Jobs and the tasks attached to them.  A job is a struct bcs_kjob: the
+ * kernel's object of a job, as struct kstat is of a stat, apart from the
+ * ioctl argument struct bcs_job that names one.
  */
 #ifndef _BCS_JOB_H
 #define _BCS_JOB_H
@@ -17,14 +18,14 @@
 
 /*
  * bcs_lock protects every job and task list, the job and task fields marked
- * "bcs_lock" below, and the scheduling state in strobe.c.  It is taken from
+ * "bcs_lock" below, and the scheduling state (sched.h).  It is taken from
  * hard interrupt context (the strobe hrtimers), so always with irqsave.
  * Lock order: bcs_lock, then a job's wait queue lock, then scheduler locks
  * (taken inside task_work_add() and wake-ups).
  */
 extern spinlock_t bcs_lock;
 
-struct bcs_gang {
+struct bcs_kjob {
 	u32 id;
 	u32 row;			/* bcs_lock */
 	/*
@@ -35,15 +36,15 @@ struct bcs_gang {
 	bool dead;			/* bcs_lock: destroyed */
 	/*
 	 * bcs_lock: the switch that ended this job's suspension waits for
-	 * the old row to drain before it wakes the job (see strobe.c).
+	 * the old row to drain before it wakes the job (see switch.c).
 	 */
 	bool fill;
 	/*
 	 * Both lists are written under bcs_lock and may be read under
 	 * rcu_read_lock() alone: the queries walk them with interrupts on.
 	 */
-	struct list_head node;		/* in bcs_gangs */
-	struct list_head tasks;		/* struct bcs_task.gang_node */
+	struct list_head node;		/* in bcs_jobs */
+	struct list_head tasks;		/* struct bcs_task.job_node */
 	u32 nr_tasks;			/* bcs_lock */
 	u32 nr_parked;			/* bcs_lock */
 	u64 slices_run;			/* bcs_lock */
@@ -63,9 +64,9 @@ enum {
 
 struct bcs_task {
 	struct task_struct *task;	/* holds a task_struct reference */
-	struct bcs_gang *gang;		/* bcs_lock; NULL once detached */
+	struct bcs_kjob *job;		/* bcs_lock; NULL once detached */
 	struct hlist_node hash;		/* bcs_lock, RCU readers: by task */
-	struct list_head gang_node;	/* bcs_lock, RCU readers: in gang->tasks */
+	struct list_head job_node;	/* bcs_lock, RCU readers: in job->tasks */
 	struct list_head put_node;	/* detached, waiting for bcs_task_put() */
 	struct list_head all_node;	/* bcs_lock: in bcs_all_tasks */
 	struct callback_head park_work;
@@ -86,13 +87,36 @@ struct bcs_task {
 	u64 parks;
 	/*
 	 * bcs_lock: the switch that waits for this task to park, or to leave
-	 * its parking (see bcs_stats_settle()); 0 if none.
+	 * its parking (see switch.c); 0 if none.
 	 */
 	u64 park_due;
 	u64 wake_due;
 };
 
-int bcs_job_init(void);
+/*
+ * What job.c and park.c must tell the layers above them (see "Layers" in
+ * Documentation/design.rst): they call these, never a function of those
+ * layers by name.  The table is handed to bcs_job_init() and stays for
+ * the life of the module.  Every hook but @exited is called with bcs_lock
+ * held, in any context.
+ */
+struct bcs_job_hooks {
+	/* @bt has joined a suspended job: it must park.  True if asked. */
+	bool (*park)(struct bcs_task *bt);
+	/* @bt has parked, or leaves its job before it parked. */
+	void (*parked)(struct bcs_task *bt);
+	/* @bt has left its parking, or leaves its job while parked. */
+	void (*woken)(struct bcs_task *bt);
+	/*
+	 * @p exits (sched_process_exit), the last of its process if
+	 * @group_dead.  Without bcs_lock; may not sleep.
+	 */
+	void (*exited)(struct task_struct *p, bool group_dead);
+};
+
+extern const struct bcs_job_hooks *bcs_hooks;
+
+int bcs_job_init(const struct bcs_job_hooks *hooks);
 void bcs_job_exit(void);
 
 int bcs_job_create(u32 id, u32 row, u32 *id_out);
@@ -102,21 +126,27 @@ int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr);
 int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr);
 
 int bcs_job_list(struct bcs_job_info __user *uinfo, u32 *count);
-int bcs_task_list(u32 job, struct bcs_task_stat __user *ustat, u32 *count);
+int bcs_task_list(u32 job_id, struct bcs_task_stat __user *ustat, u32 *count);
 
-void bcs_gang_put(struct bcs_gang *gang);
+void bcs_job_put(struct bcs_kjob *job);
 struct bcs_task *bcs_task_find(struct task_struct *t);
 void bcs_task_put(struct bcs_task *bt);
 
 struct tracepoint;
 struct tracepoint *bcs_tracepoint(const char *name);
 
-/* Iteration for strobe.c and debugfs.c, with bcs_lock held. */
-extern struct list_head bcs_gangs;
+/*
+ * Written under bcs_lock.  bcs_jobs is an RCU list (see struct bcs_kjob);
+ * bcs_nr_jobs is read without the lock by the fork and exit probes, and
+ * bcs_nr_parked by the signal probe, each after a full barrier.
+ */
+extern struct list_head bcs_jobs;
 extern u32 bcs_nr_jobs;
 extern u32 bcs_nr_tasks;
 extern u32 bcs_nr_parked;
 extern u64 bcs_attach_failures;
+/* bcs_lock: every struct bcs_task until it is freed, for module unload. */
+extern struct list_head bcs_all_tasks;
 
 u64 bcs_task_run_ns(const struct bcs_task *bt);
 u64 bcs_task_suspended_ns(const struct bcs_task *bt, u64 now);

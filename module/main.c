@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bcs.ko: gang scheduling of parallel jobs, switched at a global strobe.
+ * bcs.ko: job scheduling of parallel jobs, switched at a global strobe.
  *
  * This file only loads and unloads the parts, in dependency order; see
  * Documentation/design.rst for how they fit together.
@@ -15,8 +15,9 @@
 #include "job.h"
 #include "netlink.h"
 #include "park.h"
+#include "ring.h"
+#include "sched.h"
 #include "stats.h"
-#include "strobe.h"
 
 static unsigned int stat_records = 10000;
 module_param(stat_records, uint, 0444);
@@ -45,39 +46,44 @@ static int __init bcs_init(void)
 		return -EINVAL;
 	}
 
-	err = bcs_stats_init(stat_records);
+	err = bcs_ring_init(stat_records);
 	if (err)
 		return err;
-	err = bcs_job_init();
+	err = bcs_job_init(&bcs_sched_hooks);
 	if (err)
-		goto err_stats;
+		goto err_ring;
 	err = bcs_park_init();
 	if (err)
 		goto err_job;
-	err = bcs_strobe_init(slice_ns, watchdog_slices);
+	err = bcs_sched_init(slice_ns, watchdog_slices);
 	if (err)
 		goto err_park;
 	err = bcs_device_init();
 	if (err)
-		goto err_strobe;
-	err = bcs_netlink_init();
+		goto err_sched;
+	err = bcs_stats_init();
 	if (err)
 		goto err_device;
+	err = bcs_netlink_init();
+	if (err)
+		goto err_stats;
 	bcs_debugfs_init();
 	pr_info("loaded: slice %u us, %u slice records\n", slice_us,
 		stat_records);
 	return 0;
 
+err_stats:
+	bcs_stats_exit();
 err_device:
 	bcs_device_exit();
-err_strobe:
-	bcs_strobe_exit();
+err_sched:
+	bcs_sched_exit();
 err_park:
 	bcs_park_exit();
 err_job:
 	bcs_job_exit();
-err_stats:
-	bcs_stats_exit();
+err_ring:
+	bcs_ring_exit();
 	return err;
 }
 
@@ -85,11 +91,12 @@ static void __exit bcs_exit(void)
 {
 	bcs_debugfs_exit();
 	bcs_netlink_exit();
+	bcs_stats_exit();
 	bcs_device_exit();
-	bcs_strobe_exit();
+	bcs_sched_exit();
 	bcs_park_exit();
 	bcs_job_exit();
-	bcs_stats_exit();
+	bcs_ring_exit();
 	pr_info("unloaded\n");
 }
 

@@ -21,7 +21,9 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
+#include "driver.h"
 #include "netlink.h"
+#include "sched.h"
 #include "strobe.h"
 
 static struct netlink_range_validation bcs_slice_ns_range = {
@@ -77,7 +79,7 @@ static int bcs_nl_get_state(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	void *hdr;
 
-	bcs_strobe_get_state(&st);
+	bcs_sched_get_state(&st);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -98,7 +100,15 @@ static int bcs_nl_get_state(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u64_64bit(msg, BCS_A_MISSED, st.missed, BCS_A_PAD) ||
 	    nla_put_u64_64bit(msg, BCS_A_FAILOPENS, st.failopens, BCS_A_PAD) ||
 	    nla_put_u64_64bit(msg, BCS_A_PREDICTED, st.predicted, BCS_A_PAD) ||
-	    nla_put_u64_64bit(msg, BCS_A_EXPIRED, st.expired, BCS_A_PAD))
+	    nla_put_u64_64bit(msg, BCS_A_EXPIRED, st.expired, BCS_A_PAD) ||
+	    nla_put_u32(msg, BCS_A_NR_PARKED, st.nr_parked) ||
+	    nla_put_u32(msg, BCS_A_DRIVER_PID, st.driver_pid) ||
+	    nla_put_u64_64bit(msg, BCS_A_SWITCHES, st.switches, BCS_A_PAD) ||
+	    nla_put_u64_64bit(msg, BCS_A_ATTACH_FAILURES, st.attach_failures,
+			      BCS_A_PAD) ||
+	    nla_put_u32(msg, BCS_A_STAT_RECORDS, st.stat_records) ||
+	    nla_put_u64_64bit(msg, BCS_A_DRAIN_CUTS, st.drain_cuts,
+			      BCS_A_PAD))
 		goto nospace;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -129,7 +139,7 @@ static int bcs_nl_drive(struct sk_buff *skb, struct genl_info *info)
 		cfg.watchdog_slices =
 			nla_get_u32(info->attrs[BCS_A_WATCHDOG_SLICES]);
 	}
-	return bcs_strobe_config(&cfg, &drv);
+	return bcs_sched_config(&cfg, &drv);
 }
 
 static int bcs_nl_release(struct sk_buff *skb, struct genl_info *info)
@@ -141,7 +151,7 @@ static int bcs_nl_release(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	bcs_nl_driver(info, &drv);
-	return bcs_strobe_release(&drv);
+	return bcs_driver_release(&drv);
 }
 
 static int bcs_nl_strobe(struct sk_buff *skb, struct genl_info *info)
@@ -225,7 +235,7 @@ static int bcs_nl_notify(struct notifier_block *nb, unsigned long event,
 		return NOTIFY_DONE;
 	drv.net = n->net;
 	drv.portid = n->portid;
-	bcs_strobe_driver_gone(&drv);
+	bcs_driver_gone(&drv);
 	return NOTIFY_DONE;
 }
 

@@ -47,8 +47,6 @@
 
 #include "compat.h"
 #include "park.h"
-#include "stats.h"
-#include "strobe.h"
 
 static atomic_t bcs_works_pending = ATOMIC_INIT(0);
 static struct tracepoint *bcs_tp_signal;
@@ -116,47 +114,47 @@ static bool bcs_park_doomed(struct bcs_task *bt)
 /* Sleep until @bt's job runs again, is destroyed, or @bt is detached. */
 static void bcs_park_wait(struct bcs_task *bt)
 {
-	struct bcs_gang *gang;
+	struct bcs_kjob *job;
 	bool doomed = false;
 	unsigned long flags;
 	DEFINE_WAIT(wait);
 	u64 start;
 
 	spin_lock_irqsave(&bcs_lock, flags);
-	gang = bt->gang;
-	if (!gang || !gang->suspended) {
+	job = bt->job;
+	if (!job || !job->suspended) {
 		spin_unlock_irqrestore(&bcs_lock, flags);
 		return;
 	}
-	kref_get(&gang->ref);
+	kref_get(&job->ref);
 	bt->parked = true;
 	start = ktime_get_ns();
 	bt->park_start_ns = start;
-	gang->nr_parked++;
+	job->nr_parked++;
 	/* Read by bcs_signal_probe(); the barrier is in prepare_to_wait(). */
 	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked + 1);
-	bcs_strobe_parked(bt);
+	bcs_hooks->parked(bt);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 
 	for (;;) {
-		prepare_to_wait(&gang->wq, &wait,
+		prepare_to_wait(&job->wq, &wait,
 				TASK_KILLABLE | TASK_NOLOAD | TASK_FREEZABLE);
-		if (!READ_ONCE(gang->suspended) || READ_ONCE(bt->gang) != gang)
+		if (!READ_ONCE(job->suspended) || READ_ONCE(bt->job) != job)
 			break;
 		doomed = bcs_park_doomed(bt);
 		if (doomed)
 			break;
 		schedule();
 	}
-	finish_wait(&gang->wq, &wait);
+	finish_wait(&job->wq, &wait);
 
 	spin_lock_irqsave(&bcs_lock, flags);
 	bt->parked = false;
 	bt->suspended_ns += ktime_get_ns() - start;
 	bt->parks++;
-	gang->nr_parked--;
+	job->nr_parked--;
 	WRITE_ONCE(bcs_nr_parked, bcs_nr_parked - 1);
-	bcs_stats_settle(&bt->wake_due, false);
+	bcs_hooks->woken(bt);
 	/*
 	 * A switch that suspended the job again after the check above found
 	 * this task still parked and asked nothing of it: ask now.  The work
@@ -164,10 +162,10 @@ static void bcs_park_wait(struct bcs_task *bt)
 	 * task parks again before it can reach user space.  A doomed task
 	 * goes on to take its signal instead.
 	 */
-	if (!doomed && bt->gang == gang && gang->suspended)
+	if (!doomed && bt->job == job && job->suspended)
 		bcs_park_request(bt);
 	spin_unlock_irqrestore(&bcs_lock, flags);
-	bcs_gang_put(gang);
+	bcs_job_put(job);
 }
 
 static void bcs_park_fn(struct callback_head *cb)
@@ -191,17 +189,14 @@ static void bcs_kick_fn(struct callback_head *cb)
 	bcs_work_done(bt);
 }
 
-void bcs_park_init_task(struct bcs_task *bt)
-{
-	init_task_work(&bt->park_work, bcs_park_fn);
-	init_task_work(&bt->kick_work, bcs_kick_fn);
-}
-
 static bool bcs_queue(struct bcs_task *bt, struct callback_head *work,
-		      int bit, enum task_work_notify_mode notify)
+		      task_work_func_t fn, int bit,
+		      enum task_work_notify_mode notify)
 {
 	if (test_and_set_bit(bit, &bt->flags))
 		return false;
+	/* Not queued while the bit was clear: the work is ours to set up. */
+	init_task_work(work, fn);
 	/*
 	 * On unload a detached task's last reference may be its park work,
 	 * finishing in the task right now: then there is nothing to kick.
@@ -233,7 +228,8 @@ bool bcs_park_request(struct bcs_task *bt)
 	lockdep_assert_held(&bcs_lock);
 	if (bt->parked)
 		return false;
-	return bcs_queue(bt, &bt->park_work, BCS_TASK_PARK_QUEUED, TWA_RESUME);
+	return bcs_queue(bt, &bt->park_work, bcs_park_fn, BCS_TASK_PARK_QUEUED,
+			 TWA_RESUME);
 }
 
 /**
@@ -246,15 +242,16 @@ bool bcs_park_request(struct bcs_task *bt)
  *
  * Context: any, with bcs_lock held.
  */
-void bcs_park_kick(struct bcs_task *bt)
+static void bcs_park_kick(struct bcs_task *bt)
 {
 	lockdep_assert_held(&bcs_lock);
 	if (test_bit(BCS_TASK_PARK_QUEUED, &bt->flags))
-		bcs_queue(bt, &bt->kick_work, BCS_TASK_KICK_QUEUED, TWA_SIGNAL);
+		bcs_queue(bt, &bt->kick_work, bcs_kick_fn, BCS_TASK_KICK_QUEUED,
+			  TWA_SIGNAL);
 }
 
 /* Wait until no work of this module is queued on any task. */
-void bcs_park_wait_idle(void)
+static void bcs_park_wait_idle(void)
 {
 	while (!wait_var_event_timeout(&bcs_works_pending,
 				       !atomic_read(&bcs_works_pending),
@@ -327,8 +324,28 @@ int bcs_park_init(void)
 	return tracepoint_probe_register(bcs_tp_signal, bcs_signal_probe, NULL);
 }
 
+/*
+ * Module exit, after the scheduler has failed open: no job is suspended, so
+ * no task is asked to park any more.  Stop watching signals, make every
+ * task with a park work queued run it, and wait until none is left.
+ */
 void bcs_park_exit(void)
 {
+	struct bcs_task *bt;
+	unsigned long flags;
+
 	tracepoint_probe_unregister(bcs_tp_signal, bcs_signal_probe, NULL);
 	tracepoint_synchronize_unregister();
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	list_for_each_entry(bt, &bcs_all_tasks, all_node)
+		bcs_park_kick(bt);
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	bcs_park_wait_idle();
+	/*
+	 * The last work has said it is done, but its task may still be in
+	 * this module's text on the way out of bcs_work_done(): tasks RCU
+	 * waits until every task preempted in the kernel has moved on.
+	 */
+	synchronize_rcu_tasks();
 }

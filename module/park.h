@@ -10,9 +10,6 @@
 
 int bcs_park_init(void);
 void bcs_park_exit(void);
-void bcs_park_init_task(struct bcs_task *bt);
 bool bcs_park_request(struct bcs_task *bt);
-void bcs_park_kick(struct bcs_task *bt);
-void bcs_park_wait_idle(void);
 
 #endif /* _BCS_PARK_H */

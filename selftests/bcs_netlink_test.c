@@ -253,7 +253,9 @@ TEST_F(nl, get_state)
 		BCS_A_MODE, BCS_A_ROW, BCS_A_SLICE, BCS_A_SLICE_NS,
 		BCS_A_WATCHDOG_SLICES, BCS_A_FAILOPEN, BCS_A_NR_JOBS,
 		BCS_A_NR_TASKS, BCS_A_STROBES, BCS_A_LATE, BCS_A_MISSED,
-		BCS_A_FAILOPENS, BCS_A_PREDICTED,
+		BCS_A_FAILOPENS, BCS_A_PREDICTED, BCS_A_EXPIRED,
+		BCS_A_NR_PARKED, BCS_A_DRIVER_PID, BCS_A_SWITCHES,
+		BCS_A_ATTACH_FAILURES, BCS_A_STAT_RECORDS, BCS_A_DRAIN_CUTS,
 	};
 	struct bcs_state st;
 	struct nlreply r;
@@ -271,6 +273,23 @@ TEST_F(nl, get_state)
 	EXPECT_EQ(st.slice_ns, r.val[BCS_A_SLICE_NS]);
 	EXPECT_EQ(st.watchdog_slices, r.val[BCS_A_WATCHDOG_SLICES]);
 	EXPECT_EQ(st.failopens, r.val[BCS_A_FAILOPENS]);
+	/* Every field of struct bcs_state, as the ioctl gives it. */
+	EXPECT_EQ(st.row, r.val[BCS_A_ROW]);
+	EXPECT_EQ(st.slice, r.val[BCS_A_SLICE]);
+	EXPECT_EQ(st.failopen, r.val[BCS_A_FAILOPEN]);
+	EXPECT_EQ(st.nr_jobs, r.val[BCS_A_NR_JOBS]);
+	EXPECT_EQ(st.nr_tasks, r.val[BCS_A_NR_TASKS]);
+	EXPECT_EQ(st.strobes, r.val[BCS_A_STROBES]);
+	EXPECT_EQ(st.late, r.val[BCS_A_LATE]);
+	EXPECT_EQ(st.missed, r.val[BCS_A_MISSED]);
+	EXPECT_EQ(st.predicted, r.val[BCS_A_PREDICTED]);
+	EXPECT_EQ(st.expired, r.val[BCS_A_EXPIRED]);
+	EXPECT_EQ(st.nr_parked, r.val[BCS_A_NR_PARKED]);
+	EXPECT_EQ((uint32_t)st.driver_pid, r.val[BCS_A_DRIVER_PID]);
+	EXPECT_EQ(st.switches, r.val[BCS_A_SWITCHES]);
+	EXPECT_EQ(st.attach_failures, r.val[BCS_A_ATTACH_FAILURES]);
+	EXPECT_EQ(st.stat_records, r.val[BCS_A_STAT_RECORDS]);
+	EXPECT_EQ(st.drain_cuts, r.val[BCS_A_DRAIN_CUTS]);
 }
 
 TEST_F(nl, strobe_needs_drive)

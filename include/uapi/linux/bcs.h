@@ -7,7 +7,7 @@
  *
  * Objects
  * -------
- * A *job* (gang) is a set of tasks that run and stop together.  Each job
+ * A *job* is a set of tasks that run and stop together.  Each job
  * has a numeric id (1 .. BCS_JOB_ID_MAX) and sits in a *row* (time slot of
  * the Ousterhout matrix, 0 .. BCS_ROWS_MAX - 1) or in no row
  * (BCS_ROW_NONE, the default), in which case bcs never suspends it.
@@ -77,12 +77,12 @@
  * until the watchdog fails open.  With it, the strobe's row ends with its
  * slice, or with the slice of the prediction it carries: if no strobe from
  * the driver has come for the slice after that by its deadline, the node
- * switches to no row (every gang suspended, BCS_SLICE_EXPIRED, counted in
- * @expired), so that it never runs a gang for more than one slice that the
- * driver may not have meant.  Like a prediction, the expiry is queued
- * behind the strobe, replaced by any strobe for its slice or a later one,
- * never displaces a strobe, and does not feed the watchdog.  Not with
- * BCS_STROBE_NEXT (-EINVAL); ignored in standalone mode.
+ * switches to no row (every job in a row suspended, BCS_SLICE_EXPIRED,
+ * counted in @expired), so that it never runs a row for more than one
+ * slice that the driver may not have meant.  Like a prediction, the expiry
+ * is queued behind the strobe, replaced by any strobe for its slice or a
+ * later one, never displaces a strobe, and does not feed the watchdog.  Not
+ * with BCS_STROBE_NEXT (-EINVAL); ignored in standalone mode.
  *
  * Permissions
  * -----------
@@ -174,7 +174,11 @@
  *                    BCS_A_SLICE_NS, BCS_A_WATCHDOG_SLICES, BCS_A_FAILOPEN,
  *                    BCS_A_NR_JOBS, BCS_A_NR_TASKS, BCS_A_STROBES,
  *                    BCS_A_LATE, BCS_A_MISSED, BCS_A_FAILOPENS,
- *                    BCS_A_PREDICTED, BCS_A_EXPIRED.
+ *                    BCS_A_PREDICTED, BCS_A_EXPIRED, BCS_A_NR_PARKED,
+ *                    BCS_A_DRIVER_PID, BCS_A_SWITCHES,
+ *                    BCS_A_ATTACH_FAILURES, BCS_A_STAT_RECORDS,
+ *                    BCS_A_DRAIN_CUTS: every field of struct bcs_state
+ *                    but @size and @version, with the same meaning.
  * BCS_CMD_DRIVE      (admin) make the sending socket the driver and enter
  *                    driven mode; optional BCS_A_SLICE_NS and
  *                    BCS_A_WATCHDOG_SLICES.  Closing the socket fails open.
@@ -370,7 +374,7 @@ struct bcs_state {
 	__u64 predicted;	/* switches to a prediction
 				 * (BCS_SLICE_PREDICTED)
 				 */
-	__u64 expired;		/* slices that ran no gang because the
+	__u64 expired;		/* slices that ran no row because the
 				 * row of a strobe with BCS_STROBE_EXPIRE
 				 * ended (BCS_SLICE_EXPIRED)
 				 */
@@ -491,7 +495,7 @@ struct bcs_stat_header {
  */
 #define BCS_SLICE_PREDICTED	(1U << 7)
 /*
- * No gang runs: the row of a strobe with BCS_STROBE_EXPIRE (and of the
+ * No row runs: the row of a strobe with BCS_STROBE_EXPIRE (and of the
  * prediction it carried) has ended, and no strobe from the driver covers
  * this slice.  @row is BCS_ROW_NONE: only jobs without a row run.
  */
@@ -566,6 +570,12 @@ enum bcs_attr {
 	BCS_A_NEXT_ROW,		/* u32, a prediction: BCS_STROBE_PREDICT */
 	BCS_A_PREDICTED,	/* u64 */
 	BCS_A_EXPIRED,		/* u64 */
+	BCS_A_NR_PARKED,	/* u32 */
+	BCS_A_DRIVER_PID,	/* u32, the tgid (a pid_t), 0 if none */
+	BCS_A_SWITCHES,		/* u64 */
+	BCS_A_ATTACH_FAILURES,	/* u64 */
+	BCS_A_STAT_RECORDS,	/* u32 */
+	BCS_A_DRAIN_CUTS,	/* u64 */
 	__BCS_A_MAX,
 };
 

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The queue of driven strobes, and predictions.
+ *
+ * In driven mode strobes come from user space (ioctl or netlink) ahead of
+ * their deadline; bcs_strobe_timer, on CLOCK_REALTIME so that nodes with
+ * synchronised clocks switch together, fires at the deadline.  A strobe
+ * whose deadline has passed switches at once and is counted late.  Up to
+ * BCS_STROBE_QUEUE strobes wait for their deadlines, so that a driver may
+ * send them more than a slice ahead: slices shorter than the network's
+ * latency still switch on time.  A strobe may carry a prediction, the row
+ * of the slice after it (BCS_STROBE_PREDICT): queued behind it, it switches
+ * at the next deadline only if no strobe from the driver replaced it, so a
+ * node whose strobe was lost switches to the row the master would have
+ * sent.  A prediction is only ever for the slice after a strobe, so it
+ * never runs more than one slice past the driver's last strobe.  With
+ * BCS_STROBE_EXPIRE an expiry of no row follows, due when the strobe's
+ * rows end.
+ *
+ * Locking: the queue is part of struct bcs_sched, under bcs_lock; the
+ * timer is cancelled by driver.c with bcs_config_mutex held and bcs_lock
+ * released.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/string.h>
+
+#include "compat.h"
+#include "job.h"
+#include "queue.h"
+#include "sched.h"
+#include "switch.h"
+#include "watchdog.h"
+
+static struct hrtimer bcs_strobe_timer;		/* driven deadlines */
+
+/* @n strobes that will never switch.  bcs_lock held. */
+static void bcs_count_missed(u64 n)
+{
+	bcs_sched.missed += n;
+	bcs_sched.missed_unrecorded += n;
+}
+
+/* Remove the @n earliest queued strobes.  bcs_lock held. */
+static void bcs_queue_pop(u32 n)
+{
+	struct bcs_sched *s = &bcs_sched;
+
+	s->queued -= n;
+	memmove(&s->queue[0], &s->queue[n], s->queued * sizeof(s->queue[0]));
+}
+
+/*
+ * Queue the prediction that @req carries, the row of the slice after it,
+ * due a slice after it, behind everything queued.  Not if that deadline has
+ * passed, if a strobe for a later slice is queued already, or if the queue
+ * is full: a prediction never displaces a strobe.  bcs_lock held.
+ */
+static bool bcs_queue_guess(const struct bcs_strobe *req, u64 now, u32 origin,
+			    u32 ahead, u32 row, bool expiry)
+{
+	struct bcs_sched *s = &bcs_sched;
+	u64 slice_ns = req->slice_ns ? req->slice_ns : s->slice_ns;
+	u64 deadline = req->deadline_ns + ahead * slice_ns;
+	struct bcs_queued *q;
+
+	/* The rows of a strobe that comes after them have ended already. */
+	if (expiry && deadline <= now)
+		deadline = now;
+	else if (deadline <= now)
+		return false;
+	if (s->queued == BCS_STROBE_QUEUE ||
+	    (s->queued &&
+	     s->queue[s->queued - 1].strobe.deadline_ns >= deadline))
+		return false;
+	q = &s->queue[s->queued++];
+	memset(q, 0, sizeof(*q));
+	q->strobe.slice = req->slice + ahead;
+	q->strobe.deadline_ns = deadline;
+	q->strobe.row = row;
+	q->arrival_ns = now;
+	q->origin = origin;
+	q->predicted = true;
+	q->expiry = expiry;
+	return true;
+}
+
+/*
+ * The guesses @req carries, behind everything queued: its prediction, the
+ * row of the slice after it, due a slice after it; and with
+ * BCS_STROBE_EXPIRE the end of its rows, no row, due the slice after the
+ * last one they cover.  Each is dropped if a strobe for a later slice is
+ * queued already, or if the queue is full: a guess never displaces a
+ * strobe; a prediction also if its deadline has passed, while an expiry
+ * then is due at once (the strobe came after its rows had ended: it is
+ * overtaken, and nothing runs).  bcs_lock held.
+ */
+static void bcs_queue_predict(const struct bcs_strobe *req, u64 now, u32 origin)
+{
+	u32 ahead = 1;
+
+	if ((req->flags & BCS_STROBE_PREDICT) &&
+	    bcs_queue_guess(req, now, origin, 1, req->next_row, false))
+		ahead = 2;
+	if (req->flags & BCS_STROBE_EXPIRE)
+		bcs_queue_guess(req, now, origin, ahead, BCS_ROW_NONE, true);
+}
+
+/*
+ * Forget the waiting predictions for @slice and later ones: a strobe from
+ * the driver for @slice has come.  Not counted: they were only guesses.
+ * One for an earlier slice stays; a strobe sent more than a slice ahead
+ * can overtake the one before it that was lost.  bcs_lock held.
+ */
+static void bcs_queue_unpredict(u64 slice)
+{
+	struct bcs_sched *s = &bcs_sched;
+	u32 i, n = 0;
+
+	for (i = 0; i < s->queued; i++)
+		if (!s->queue[i].predicted || s->queue[i].strobe.slice < slice)
+			s->queue[n++] = s->queue[i];
+	s->queued = n;
+}
+
+/*
+ * A strobe that comes after a prediction for its slice has switched, and
+ * names the same row, has nothing left to do.  bcs_lock held.
+ */
+static bool bcs_strobe_confirms(const struct bcs_strobe *req)
+{
+	struct bcs_sched *s = &bcs_sched;
+
+	return s->slice_predicted && req->slice == s->slice &&
+	       req->row == s->row && !(req->flags & BCS_STROBE_NEXT);
+}
+
+/*
+ * Queue a driven strobe.  It replaces the waiting predictions for its slice
+ * and later ones first.  Queued strobes due no earlier than it
+ * (a driver that started again, another master) and, when it switches at
+ * once, all of them are superseded and count as missed now; so does the
+ * earliest when the queue is full.  The slice numbers it skips after the
+ * strobe before it count as missed when it switches.  A prediction it
+ * carries goes behind it.  bcs_lock held.
+ */
+void bcs_queue_add(const struct bcs_strobe *req, u64 now, u32 origin)
+{
+	struct bcs_sched *s = &bcs_sched;
+	bool at_once = req->flags & (BCS_STROBE_NOW | BCS_STROBE_NEXT);
+	struct bcs_queued *q;
+	u32 keep = 0;
+	u64 last;
+
+	/*
+	 * A strobe for a slice before the current one, come after its
+	 * deadline: the node switched past it (to a guess, or overtaking it
+	 * after a stall), and running its row now would run it in another
+	 * slice.  It counts as missed and changes nothing.
+	 */
+	if (!at_once && s->have_slice && req->slice < s->slice &&
+	    req->deadline_ns <= now) {
+		bcs_count_missed(1);
+		return;
+	}
+	bcs_queue_unpredict(req->slice);
+	if (bcs_strobe_confirms(req)) {
+		/* Its slice is this one: it feeds the watchdog as a switch. */
+		s->slice_predicted = false;
+		bcs_watchdog_arm(0);
+		goto predict;
+	}
+
+	while (!at_once && keep < s->queued &&
+	       s->queue[keep].strobe.deadline_ns < req->deadline_ns)
+		keep++;
+	bcs_count_missed(s->queued - keep);
+	s->queued = keep;
+	if (s->queued == BCS_STROBE_QUEUE) {
+		bcs_count_missed(1);
+		bcs_queue_pop(1);
+	}
+	last = s->queued ? s->queue[s->queued - 1].strobe.slice : s->slice;
+
+	q = &s->queue[s->queued++];
+	q->skipped = 0;
+	if ((s->queued > 1 || s->have_slice) && req->slice > last + 1)
+		q->skipped = req->slice - last - 1;
+	q->strobe = *req;
+	if (req->flags & BCS_STROBE_NEXT) {
+		q->strobe.row = bcs_switch_next_row();
+		q->strobe.flags |= BCS_STROBE_NOW;
+	}
+	q->arrival_ns = now;
+	q->late = !at_once && now > req->deadline_ns;
+	q->origin = origin;
+	q->predicted = false;
+	q->expiry = false;
+predict:
+	bcs_queue_predict(req, now, origin);
+}
+
+/*
+ * Apply the newest queued strobe that is due at @now.  Earlier ones also
+ * due were overtaken (this expiry came late) and count as missed.  A
+ * strobe is late if it arrived after its deadline; the hrtimer firing a
+ * little after the deadline is not.  bcs_lock held.
+ */
+void bcs_queue_run(u64 now)
+{
+	struct bcs_sched *s = &bcs_sched;
+	struct bcs_queued q;
+	u32 due = 0, flags, i;
+
+	while (due < s->queued &&
+	       ((s->queue[due].strobe.flags & BCS_STROBE_NOW) ||
+		s->queue[due].strobe.deadline_ns <= now))
+		due++;
+	if (!due)
+		return;
+	/* An expiry overtaken is no strobe lost. */
+	for (i = 0; i + 1 < due; i++)
+		bcs_count_missed(!s->queue[i].expiry);
+	q = s->queue[due - 1];
+	bcs_queue_pop(due);
+	bcs_count_missed(q.skipped);
+
+	flags = BCS_SLICE_DRIVEN | q.origin;
+	if (due > 1)
+		flags |= BCS_SLICE_OVERTAKEN;
+	if (q.late) {
+		flags |= BCS_SLICE_LATE;
+		s->late++;
+	}
+	if (q.expiry) {
+		flags |= BCS_SLICE_EXPIRED;
+		s->expired++;
+	} else if (q.predicted) {
+		flags |= BCS_SLICE_PREDICTED;
+		s->predicted++;
+	}
+	s->failopen = false;
+	s->slice = q.strobe.slice;
+	s->have_slice = true;
+	s->slice_predicted = q.predicted;
+	bcs_switch(q.strobe.row, q.arrival_ns, q.strobe.deadline_ns, flags);
+	/* The watchdog counts from the driver's last strobe, not a guess. */
+	if (!q.predicted)
+		bcs_watchdog_arm(0);
+}
+
+static enum hrtimer_restart bcs_strobe_fn(struct hrtimer *timer)
+{
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	struct bcs_sched *s = &bcs_sched;
+	unsigned long flags;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	/* Re-armed meanwhile by a new strobe: that one has run what was due. */
+	if (s->mode == BCS_MODE_DRIVEN && !hrtimer_is_queued(timer)) {
+		bcs_queue_run(ktime_get_real_ns());
+		if (s->queued) {
+			hrtimer_set_expires(timer,
+					    ns_to_ktime(s->queue[0].strobe.deadline_ns));
+			ret = HRTIMER_RESTART;
+		}
+	}
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return ret;
+}
+
+/* Arm the timer for the earliest queued strobe.  bcs_lock held. */
+void bcs_queue_arm(void)
+{
+	if (bcs_sched.queued)
+		hrtimer_start(&bcs_strobe_timer,
+			      ns_to_ktime(bcs_sched.queue[0].strobe.deadline_ns),
+			      HRTIMER_MODE_ABS);
+}
+
+/* bcs_config_mutex held, bcs_lock not: the callback takes it. */
+void bcs_queue_cancel(void)
+{
+	hrtimer_cancel(&bcs_strobe_timer);
+}
+
+/* Driven strobes waiting for their deadlines now. */
+u32 bcs_queue_count(void)
+{
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	n = bcs_sched.queued;
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return n;
+}
+
+void bcs_queue_init(void)
+{
+	bcs_hrtimer_setup(&bcs_strobe_timer, bcs_strobe_fn, CLOCK_REALTIME,
+			  HRTIMER_MODE_ABS);
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The scheduling state of the module (struct bcs_sched, defined in
+ * switch.c) read out, the hooks that job.c and park.c call, and the start
+ * and end of the parts that decide when to switch: the switch, the
+ * watchdog, the queue, strobes and the driver.
+ *
+ * Locking: bcs_sched is protected by bcs_lock (see sched.h).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/spinlock.h>
+
+#include "driver.h"
+#include "job.h"
+#include "park.h"
+#include "queue.h"
+#include "sched.h"
+#include "ring.h"
+#include "strobe.h"
+#include "switch.h"
+#include "watchdog.h"
+
+/* What job.c and park.c tell the layers above them. */
+const struct bcs_job_hooks bcs_sched_hooks = {
+	.park	= bcs_park_request,
+	.parked	= bcs_switch_parked,
+	.woken	= bcs_switch_woken,
+	.exited	= bcs_driver_task_exit,
+};
+
+void bcs_sched_get_state(struct bcs_state *st)
+{
+	struct bcs_sched *s = &bcs_sched;
+	unsigned long flags;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	st->version = BCS_VERSION;
+	st->mode = s->mode;
+	st->row = s->row;
+	st->slice = s->slice;
+	st->slice_ns = s->slice_ns;
+	st->watchdog_slices = s->watchdog_slices;
+	st->failopen = s->failopen;
+	st->nr_jobs = bcs_nr_jobs;
+	st->nr_tasks = bcs_nr_tasks;
+	st->nr_parked = bcs_nr_parked;
+	st->driver_pid = s->mode == BCS_MODE_DRIVEN ? s->driver.tgid : 0;
+	st->strobes = s->strobes;
+	st->switches = s->switches;
+	st->late = s->late;
+	st->missed = s->missed;
+	st->failopens = s->failopens;
+	st->attach_failures = bcs_attach_failures;
+	st->stat_records = bcs_ring_capacity();
+	st->drain_cuts = s->drain_cuts;
+	st->predicted = s->predicted;
+	st->expired = s->expired;
+	spin_unlock_irqrestore(&bcs_lock, flags);
+}
+
+int bcs_sched_init(unsigned long slice_ns, unsigned int watchdog_slices)
+{
+	bcs_sched.mode = BCS_MODE_OFF;
+	bcs_sched.row = BCS_ROW_NONE;
+	bcs_sched.slice_ns = slice_ns;
+	bcs_sched.watchdog_slices = watchdog_slices;
+	bcs_strobe_init();
+	bcs_queue_init();
+	bcs_watchdog_init();
+	bcs_switch_init();
+	return 0;
+}
+
+/* Module unload: fail open and stop every timer. */
+void bcs_sched_exit(void)
+{
+	bcs_driver_exit();
+}

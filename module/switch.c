@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The gang switch.
+ *
+ * A switch drains, then fills.  It tells the tasks of the jobs it suspends
+ * to park and marks the jobs it resumes (struct bcs_kjob.fill), but wakes
+ * those only when every task it told to park that was running has parked
+ * (bcs_switch_parked()).  Waking them at once would let them preempt, on a
+ * shared CPU, an old task on its way to park, which then lingers runnable
+ * until the scheduler gives it the CPU again, for as long as a scheduler
+ * slice; and woken tasks would be placed on CPUs the old row still holds.
+ * bcs_fill_timer bounds the wait by the drain_us parameter (and half a
+ * slice): a task of the old row that gets no CPU (a real-time task holds
+ * it) or stays in a long system call cannot hold the new row back.
+ *
+ * Failing open (bcs_switch_resume_all()) is a switch to no row that runs
+ * every job, so no task stays parked.
+ *
+ * A switch has taken effect once the tasks it told to park have parked and
+ * the tasks it woke have left their parking.  That happens after its
+ * record is published, in those tasks, so the switch counts them
+ * (bcs_settle) and the last of them stamps the time into the record.
+ *
+ * Locking: the switch runs under bcs_lock, in any context (the strobe
+ * hrtimers call it in hard interrupt context); struct bcs_sched and
+ * bcs_settle are protected by it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+
+#include "compat.h"
+#include "job.h"
+#include "park.h"
+#include "sched.h"
+#include "ring.h"
+#include "switch.h"
+
+#define BCS_DRAIN_US_MAX	1000000
+
+static unsigned int bcs_drain_us = 1000;
+
+static int bcs_drain_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, BCS_DRAIN_US_MAX);
+}
+
+static const struct kernel_param_ops bcs_drain_ops = {
+	.set = bcs_drain_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(drain_us, &bcs_drain_ops, &bcs_drain_us, 0644);
+MODULE_PARM_DESC(drain_us,
+		 "Longest wait, in microseconds, of a switch for the old row to park before it wakes the new one; at most half a slice (0: wake at once, 0..1000000, default 1000)");
+/*
+ * The scheduling state (sched.h), defined here, in the lowest of the files
+ * that share it.
+ */
+struct bcs_sched bcs_sched;		/* bcs_lock */
+
+static struct hrtimer bcs_fill_timer;		/* drain limit */
+
+/*
+ * What the newest switch still waits for, bcs_lock: tasks whose park_due
+ * (wake_due) equals @gen, the record's sequence number + 1, and have not
+ * parked (left their parking) yet.
+ */
+static struct {
+	u64 gen;
+	u32 parks_due;
+	u32 wakes_due;
+} bcs_settle;
+
+/*
+ * bcs_settle_begin - the newest switch waits for tasks to settle
+ * @gen: bcs_ring_head() + 1 as it was before the switch's record was
+ *	 claimed; the tasks it waits for have park_due or wake_due == @gen
+ * @parks: how many tasks it told to park and waits for
+ * @wakes: how many tasks it woke
+ *
+ * Called after bcs_ring_commit(), whose record holds 0 in @parked_ns
+ * (@resumed_ns) if @parks (@wakes) is not 0.  Context: bcs_lock held.
+ */
+static void bcs_settle_begin(u64 gen, u32 parks, u32 wakes)
+{
+	lockdep_assert_held(&bcs_lock);
+	bcs_settle.gen = gen;
+	bcs_settle.parks_due = parks;
+	bcs_settle.wakes_due = wakes;
+}
+
+/*
+ * bcs_settle_one - account a task that was due for the newest switch
+ * @due: the task's park_due or wake_due; cleared here
+ * @parked: true for a park (or a task leaving before it parked), false for
+ *	    a task leaving its parking (or leaving its job while parked)
+ *
+ * The last of them stamps @parked_ns (@resumed_ns) into the switch's
+ * record.  Context: bcs_lock held.  Return: true if that was the last task
+ * of its kind that the newest switch waited for.
+ */
+static bool bcs_settle_one(u64 *due, bool parked)
+{
+	u32 *left = parked ? &bcs_settle.parks_due : &bcs_settle.wakes_due;
+	u64 seq = bcs_settle.gen - 1;
+	struct bcs_slice_record *rec;
+	bool last;
+
+	lockdep_assert_held(&bcs_lock);
+	last = *due && *due == bcs_settle.gen && *left && !--*left;
+	*due = 0;
+	if (last) {
+		rec = bcs_ring_rewrite(seq);
+		if (rec) {
+			if (parked)
+				rec->parked_ns = ktime_get_real_ns();
+			else
+				rec->resumed_ns = ktime_get_real_ns();
+			bcs_ring_rewritten(rec, seq);
+		}
+	}
+	return last;
+}
+
+/*
+ * Wake the jobs that the newest switch resumes; @cut if their wait for the
+ * old row to drain reached its limit.  bcs_lock held.
+ */
+static void bcs_fill(bool cut)
+{
+	struct bcs_kjob *job;
+
+	list_for_each_entry(job, &bcs_jobs, node) {
+		if (!job->fill)
+			continue;
+		job->fill = false;
+		WRITE_ONCE(job->suspended, false);
+		wake_up_all(&job->wq);
+	}
+	bcs_sched.fill_pending = false;
+	if (cut) {
+		bcs_sched.drain_cuts++;
+		bcs_ring_flag_newest(BCS_SLICE_DRAIN_CUT);
+	}
+}
+
+/* How long a switch may wait for the old row to drain, in ns. */
+static u64 bcs_drain_limit_ns(void)
+{
+	return min_t(u64, (u64)READ_ONCE(bcs_drain_us) * NSEC_PER_USEC,
+		     bcs_sched.slice_ns / 2);
+}
+
+/**
+ * bcs_switch_parked - a task that the newest switch may wait for is done
+ * @bt: the task, which has parked or is leaving its job
+ *
+ * The last of them lets the switch wake the jobs it resumes.
+ * Context: bcs_lock held.
+ */
+void bcs_switch_parked(struct bcs_task *bt)
+{
+	if (bcs_settle_one(&bt->park_due, true) && bcs_sched.fill_pending) {
+		/* A running expiry finds nothing left to do. */
+		hrtimer_try_to_cancel(&bcs_fill_timer);
+		bcs_fill(false);
+	}
+}
+
+/**
+ * bcs_switch_woken - a task that the newest switch woke is done
+ * @bt: the task, which has left its parking or is leaving its job
+ *
+ * Context: bcs_lock held.
+ */
+void bcs_switch_woken(struct bcs_task *bt)
+{
+	bcs_settle_one(&bt->wake_due, false);
+}
+
+/*
+ * Switch to @row: resume the jobs of @row and those with no row, suspend
+ * the others (every job resumes when @flags has BCS_SLICE_FAILOPEN), and
+ * write the slice record.  Context: bcs_lock held, any context.
+ */
+void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
+{
+	struct bcs_sched *s = &bcs_sched;
+	struct bcs_slice_record *rec;
+	u32 suspended = 0, resumed = 0, running = 0, blocked = 0, parks = 0;
+	u32 fills = 0;
+	/* This switch's record will have sequence number gen - 1. */
+	u64 start, exec, drain_ns = 0, gen = bcs_ring_head() + 1;
+	struct bcs_kjob *job;
+	struct bcs_task *bt;
+	bool run, ran, wake;
+
+	lockdep_assert_held(&bcs_lock);
+	start = ktime_get_real_ns();
+	/* A fill still pending is decided again, job by job, below. */
+	s->fill_pending = false;
+	list_for_each_entry(job, &bcs_jobs, node) {
+		ran = !job->suspended;
+		run = (flags & BCS_SLICE_FAILOPEN) || job->row == row ||
+		      job->row == BCS_ROW_NONE;
+		/* Still suspended while it waits for the old row to drain. */
+		wake = run && job->suspended;
+		if (wake) {
+			job->fill = true;
+			fills++;
+			resumed += job->nr_parked;
+		} else if (!run) {
+			job->fill = false;
+			WRITE_ONCE(job->suspended, true);
+		}
+		if (run)
+			job->slices_run++;
+		list_for_each_entry(bt, &job->tasks, job_node) {
+			/*
+			 * Credit the slice that ends now to the tasks that got
+			 * CPU time in it while their job was running (parking
+			 * itself costs a suspended task a little CPU time).
+			 */
+			exec = READ_ONCE(bt->task->se.sum_exec_runtime);
+			if (exec != bt->exec_at_switch) {
+				bt->exec_at_switch = exec;
+				bt->slices_run += ran;
+			}
+			if (!run) {
+				suspended += bcs_park_request(bt);
+				/*
+				 * Wait for the tasks that can run user code;
+				 * a blocked one parks before it could.
+				 */
+				if (!bt->parked && task_is_running(bt->task)) {
+					bt->park_due = gen;
+					parks++;
+				}
+				continue;
+			}
+			/* The wait queue wakes exactly the parked ones. */
+			if (wake && bt->parked)
+				bt->wake_due = gen;
+			running++;
+			if (!bt->parked && !task_is_running(bt->task))
+				blocked++;
+		}
+	}
+
+	if (fills && parks && !(flags & BCS_SLICE_FAILOPEN))
+		drain_ns = bcs_drain_limit_ns();
+	if (fills && !drain_ns)
+		bcs_fill(false);
+
+	rec = bcs_ring_begin();
+	rec->slice = s->slice;
+	rec->strobe_ns = strobe_ns;
+	rec->deadline_ns = deadline_ns;
+	rec->switch_start_ns = start;
+	rec->switch_end_ns = ktime_get_real_ns();
+	rec->interval_ns = s->last_switch_ns && start > s->last_switch_ns ?
+			   start - s->last_switch_ns : 0;
+	rec->switch_ns = rec->switch_end_ns - start;
+	rec->row = row;
+	rec->flags = flags;
+	rec->nr_suspended = suspended;
+	rec->nr_resumed = resumed;
+	rec->nr_running = running;
+	rec->nr_blocked = blocked;
+	rec->late = !!(flags & BCS_SLICE_LATE);
+	rec->missed = s->missed_unrecorded;
+	rec->late_total = s->late;
+	rec->missed_total = s->missed;
+	rec->parked_ns = parks ? 0 : rec->switch_end_ns;
+	rec->resumed_ns = resumed ? 0 : rec->switch_end_ns;
+	bcs_ring_commit(rec);
+	bcs_settle_begin(gen, parks, resumed);
+	if (drain_ns) {
+		s->fill_pending = true;
+		hrtimer_start(&bcs_fill_timer, ns_to_ktime(drain_ns),
+			      HRTIMER_MODE_REL);
+	}
+
+	s->row = row;
+	s->last_switch_ns = start;
+	s->missed_unrecorded = 0;
+	s->switches++;
+}
+
+/* Resume everything; counted as a fail-open if @failure.  bcs_lock held. */
+void bcs_switch_resume_all(bool failure)
+{
+	u64 now = ktime_get_real_ns();
+
+	if (failure) {
+		bcs_sched.failopens++;
+		bcs_sched.failopen = true;
+	}
+	bcs_sched.queued = 0;
+	bcs_sched.slice_predicted = false;
+	bcs_switch(BCS_ROW_NONE, now, now, BCS_SLICE_FAILOPEN);
+}
+
+/* The row after bcs_sched.row that has a job, in order.  bcs_lock held. */
+u32 bcs_switch_next_row(void)
+{
+	u32 cur = bcs_sched.row, best = BCS_ROW_NONE, first = BCS_ROW_NONE;
+	struct bcs_kjob *job;
+
+	list_for_each_entry(job, &bcs_jobs, node) {
+		if (job->row == BCS_ROW_NONE)
+			continue;
+		if (first == BCS_ROW_NONE || job->row < first)
+			first = job->row;
+		if ((cur == BCS_ROW_NONE || job->row > cur) &&
+		    (best == BCS_ROW_NONE || job->row < best))
+			best = job->row;
+	}
+	return best != BCS_ROW_NONE ? best : first;
+}
+
+static enum hrtimer_restart bcs_fill_fn(struct hrtimer *timer)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	/* Re-armed meanwhile by a newer switch: that one's limit stands. */
+	if (bcs_sched.fill_pending && !hrtimer_is_queued(timer))
+		bcs_fill(true);
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+/* Stop waiting for a drain.  bcs_config_mutex held, bcs_lock not. */
+void bcs_switch_cancel_fill(void)
+{
+	hrtimer_cancel(&bcs_fill_timer);
+}
+
+void bcs_switch_init(void)
+{
+	bcs_hrtimer_setup(&bcs_fill_timer, bcs_fill_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL);
+}
