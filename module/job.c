@@ -211,7 +211,8 @@ int bcs_job_create(u32 id, u32 row, u32 *id_out)
 	unsigned long flags;
 	int err = 0;
 
-	if (id > BCS_JOB_ID_MAX || (row >= BCS_ROWS_MAX && row != BCS_ROW_NONE))
+	if ((id && !bcs_job_id_valid(id)) ||
+	    (row >= BCS_ROWS_MAX && row != BCS_ROW_NONE))
 		return -EINVAL;
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
 	if (!job)
@@ -228,11 +229,14 @@ int bcs_job_create(u32 id, u32 row, u32 *id_out)
 		if (bcs_job_find(id))
 			err = -EEXIST;
 	} else {
-		/* There are at most BCS_JOBS_MAX jobs: this ends quickly. */
+		/*
+		 * In turn, skipping the ids in use, by the rule bcsd's master
+		 * follows too.  At most BCS_JOBS_MAX jobs: this ends quickly.
+		 */
 		while (bcs_job_find(bcs_next_id))
-			bcs_next_id = bcs_next_id % BCS_JOB_ID_MAX + 1;
+			bcs_next_id = bcs_job_id_next(bcs_next_id);
 		id = bcs_next_id;
-		bcs_next_id = bcs_next_id % BCS_JOB_ID_MAX + 1;
+		bcs_next_id = bcs_job_id_next(bcs_next_id);
 	}
 	if (!err) {
 		job->id = id;

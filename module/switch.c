@@ -305,22 +305,20 @@ void bcs_switch_resume_all(bool failure)
 	bcs_switch(BCS_ROW_NONE, now, now, BCS_SLICE_FAILOPEN);
 }
 
-/* The row after bcs_sched.row that has a job, in order.  bcs_lock held. */
+/*
+ * The row after bcs_sched.row that has a job, by the rule bcsd's master
+ * follows too (bcs_row_next() of the UAPI header); BCS_ROW_NONE if no job
+ * has a row.  bcs_lock held.
+ */
 u32 bcs_switch_next_row(void)
 {
-	u32 cur = bcs_sched.row, best = BCS_ROW_NONE, first = BCS_ROW_NONE;
 	struct bcs_kjob *job;
+	u64 rows = 0;
 
-	list_for_each_entry(job, &bcs_jobs, node) {
-		if (job->row == BCS_ROW_NONE)
-			continue;
-		if (first == BCS_ROW_NONE || job->row < first)
-			first = job->row;
-		if ((cur == BCS_ROW_NONE || job->row > cur) &&
-		    (best == BCS_ROW_NONE || job->row < best))
-			best = job->row;
-	}
-	return best != BCS_ROW_NONE ? best : first;
+	list_for_each_entry(job, &bcs_jobs, node)
+		if (job->row < BCS_ROWS_MAX)
+			rows |= 1ULL << job->row;
+	return bcs_row_next(rows, bcs_sched.row);
 }
 
 static enum hrtimer_restart bcs_fill_fn(struct hrtimer *timer)
