@@ -5,11 +5,13 @@
  *
  *   {"cmd": "status"}
  *   {"cmd": "job-list"}
- *   {"cmd": "job-create", "job": 0, "row": -1}      (root only)
+ *   {"cmd": "job-create", "job": 0, "row": null}    (root only)
  *   {"cmd": "job-destroy", "job": J}                (root only)
  *   {"cmd": "job-row", "job": J, "row": R}          (root only)
  *   {"cmd": "job-wait", "job": J, "timeout_ms": T}  (T <= control_wait_ms)
  *
+ * No row is null, in requests and answers alike (-1 is taken for it in
+ * requests too); a field that is null or left out takes its default.
  * Every answer has "ok" (bool) and, when false, "error" (a negative errno)
  * and "message".  Requests are at most CTL_MSG_MAX bytes, exactly one JSON
  * object, with integer fields in their ranges (ctl_parse() in ctl_req.c);
@@ -258,6 +260,13 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
 	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
 
+/* A row, null for no row, as bcsctl and bcsstat print it in JSON. */
+static void add_row(struct json_object *o, uint32_t row)
+{
+	json_object_object_add(o, "row", row == BCS_ROW_NONE ? NULL :
+			       json_object_new_int64(row));
+}
+
 static void cmd_status(struct bcsd *d, struct bcsd_client *c)
 {
 	struct json_object *o = stats_json(d);
@@ -301,7 +310,7 @@ static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 			if (local[k].id == d->followed.map.jobs[i].job)
 				tasks = local[k].nr_tasks;
 		add_u64(j, "job", d->followed.map.jobs[i].job);
-		add_u64(j, "row", d->followed.map.jobs[i].row);
+		add_row(j, d->followed.map.jobs[i].row);
 		add_u64(j, "nodes", d->followed.map.jobs[i].nodes);
 		add_u64(j, "tasks", d->followed.map.jobs[i].tasks);
 		add_u64(j, "local_tasks", tasks);
@@ -326,7 +335,7 @@ static void reply_request(struct bcsd_client *c, const struct bcsp_request *r)
 	}
 	o = ok_object();
 	add_u64(o, "job", r->job);
-	add_u64(o, "row", r->row);
+	add_row(o, r->row);
 	ctl_send(c, o);
 }
 

@@ -38,7 +38,8 @@ static int get_int(struct json_object *in, const char *key, int64_t min,
 	struct json_object *v;
 	int64_t x;
 
-	if (!json_object_object_get_ex(in, key, &v))
+	/* Left out or null: the default (null is no row for "row"). */
+	if (!json_object_object_get_ex(in, key, &v) || !v)
 		return 0;
 	if (!json_object_is_type(v, json_type_int))
 		goto bad;

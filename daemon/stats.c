@@ -71,7 +71,10 @@ static struct json_object *map_history_json(const struct bcsd *d)
 		rows = json_object_new_object();
 		for (k = 0; k < ev->nr_jobs; k++) {
 			snprintf(id, sizeof(id), "%u", ev->job[k]);
-			add_u64(rows, id, ev->row[k]);
+			/* null: no row, as everywhere in JSON. */
+			json_object_object_add(rows, id,
+					       ev->row[k] == BCS_ROW_NONE ? NULL :
+					       json_object_new_int64(ev->row[k]));
 		}
 		json_object_object_add(o, "rows", rows);
 		json_object_array_add(a, o);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <linux/bcs.h>
 
 #include "bcsctl_cluster.h"
 
@@ -36,6 +37,15 @@ int cluster_connect(void)
 		return -1;
 	}
 	return fd;
+}
+
+uint32_t cluster_row(struct json_object *o)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, "row", &v) || !v)
+		return BCS_ROW_NONE;
+	return (uint32_t)json_object_get_int64(v);
 }
 
 int64_t cluster_int(struct json_object *o, const char *key, int64_t def)

@@ -30,5 +30,7 @@ int cluster_call(int fd, struct json_object *req, struct json_object **resp,
 
 /* Field @key of @o as an integer, @def if missing. */
 int64_t cluster_int(struct json_object *o, const char *key, int64_t def);
+/* Field "row" of @o: null (or none) is BCS_ROW_NONE. */
+uint32_t cluster_row(struct json_object *o);
 
 #endif /* BCS_TOOLS_BCSCTL_CLUSTER_H */

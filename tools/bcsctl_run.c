@@ -173,24 +173,19 @@ static struct json_object *state_json(const struct bcs_state *st)
 }
 
 /* Create, destroy or move a job through bcsd. */
-static int cluster_job(int fd, const char *cmd, uint32_t job, int64_t row,
+static int cluster_job(int fd, const char *cmd, uint32_t job, uint32_t row,
 		       const char *what, uint32_t *id_out)
 {
 	struct json_object *req = cluster_req(cmd), *resp;
 
 	cluster_add(req, "job", job);
-	cluster_add(req, "row", row);
+	json_row(req, row);
 	if (cluster(fd, req, &resp, what, CLUSTER_TIMEOUT_MS))
 		return BCSCTL_EXIT_FAIL;
 	if (id_out)
 		*id_out = (uint32_t)cluster_int(resp, "job", 0);
 	json_object_put(resp);
 	return BCSCTL_EXIT_OK;
-}
-
-static int64_t row_arg(uint32_t row)
-{
-	return row == BCS_ROW_NONE ? -1 : (int64_t)row;
 }
 
 /* Nanoseconds as microseconds, without losing sub-microsecond parts. */
@@ -288,7 +283,7 @@ int bcsctl_run_job_create(const struct bcsctl_req *req)
 	int err;
 
 	if (fd >= 0) {
-		err = cluster_job(fd, "job-create", req->id, row_arg(req->row),
+		err = cluster_job(fd, "job-create", req->id, req->row,
 				  "job create", &id);
 		if (!err)
 			printf("%u\n", id);
@@ -331,7 +326,7 @@ int bcsctl_run_job_row(const struct bcsctl_req *req)
 
 	snprintf(what, sizeof(what), "job row %u", req->job);
 	if (fd >= 0)
-		return cluster_job(fd, "job-row", req->job, row_arg(req->row),
+		return cluster_job(fd, "job-row", req->job, req->row,
 				   what, NULL);
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
@@ -481,7 +476,7 @@ int bcsctl_run_job_list(const struct bcsctl_req *req)
 			cj = json_object_array_get_idx(cjobs, i);
 			id = (uint32_t)cluster_int(cj, "job", 0);
 			list_one(arr, id,
-				 (uint32_t)cluster_int(cj, "row", -1),
+				 cluster_row(cj),
 				 local_job(jobs, n, id), cj);
 		}
 	} else {
@@ -578,7 +573,7 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 		char msg[256];
 
 		cluster_add(r, "job", req->job);
-		cluster_add(r, "row", row_arg(req->row));
+		json_row(r, req->row);
 		err = cluster_call(fd, r, &resp, CLUSTER_TIMEOUT_MS, msg,
 				   sizeof(msg));
 		json_object_put(resp);

@@ -39,6 +39,11 @@ int main(void)
 	      r.cmd == CTL_JOB_LIST);
 	CHECK(parse("{\"cmd\":\"job-create\",\"job\":0,\"row\":-1}", &r) == 0 &&
 	      r.cmd == CTL_JOB_CREATE && r.job == 0 && r.row == BCS_ROW_NONE);
+	/* No row is null, as in the answers; -1 is taken too. */
+	CHECK(parse("{\"cmd\":\"job-create\",\"job\":0,\"row\":null}", &r) == 0 &&
+	      r.cmd == CTL_JOB_CREATE && r.row == BCS_ROW_NONE);
+	CHECK(parse("{\"cmd\":\"job-row\",\"job\":2,\"row\":null}", &r) == 0 &&
+	      r.job == 2 && r.row == BCS_ROW_NONE);
 	CHECK(parse("{\"cmd\":\"job-row\",\"job\":4294967295,\"row\":3}",
 		    &r) == 0 && r.cmd == CTL_JOB_ROW && r.job == 4294967295u &&
 	      r.row == 3);
