@@ -16,6 +16,7 @@
 #include <linux/bcs.h>
 
 #include "proto.h"
+#include "fuzz_assert.h"
 
 #define FUZZ_CLUSTER	7
 
@@ -27,14 +28,6 @@ static inline void fuzz_key(uint8_t key[BCSP_KEY_LEN])
 	for (i = 0; i < BCSP_KEY_LEN; i++)
 		key[i] = (uint8_t)i;
 }
-
-#define FUZZ_ASSERT(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: FUZZ_ASSERT(%s) failed\n",	\
-			__FILE__, __LINE__, #cond);			\
-		abort();						\
-	}								\
-} while (0)
 
 /* bcsp_strobe_verdict() in exact arithmetic: what it must answer. */
 static inline enum bcsp_verdict fuzz_strobe_model(const struct bcsp_strobe *s,

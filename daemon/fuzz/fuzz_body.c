@@ -13,8 +13,6 @@
 
 #include "fuzz.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t key[BCSP_KEY_LEN], buf[BCSP_MAX_LEN];

@@ -14,16 +14,7 @@
 #include <string.h>
 
 #include "config.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define FUZZ_ASSERT(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: FUZZ_ASSERT(%s) failed\n",	\
-			__FILE__, __LINE__, #cond);			\
-		abort();						\
-	}								\
-} while (0)
+#include "fuzz_assert.h"
 
 static int read_buf(struct cfg *cfg, const void *buf, size_t len, char *err,
 		    size_t errlen)

@@ -13,16 +13,7 @@
 #include <linux/bcs.h>
 
 #include "ctl_req.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define FUZZ_ASSERT(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: FUZZ_ASSERT(%s) failed\n",	\
-			__FILE__, __LINE__, #cond);			\
-		abort();						\
-	}								\
-} while (0)
+#include "fuzz_assert.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
