@@ -236,7 +236,7 @@ expect 0 '^ +JOB +ROW +STATE +TASKS +PARKED +RUN_MS +SUSPENDED_MS +NODES +CLUSTE
 	"job list has its header" "$bcsctl" job list
 check "job list: job $job in row 3, running, 1 task, none parked" \
 	job_is 3 running 1 0
-expect 0 " +$job +3 +running +1 +0 +[0-9.]+ +[0-9.]+ +- +- +-$" \
+expect 0 "^ *$job +3 +running +1 +0 +[0-9.]+ +[0-9.]+ +- +- +-$" \
 	"job list without bcsd: its cluster columns are -" "$bcsctl" job list
 expect 0 "\\{\"id\":$job,\"row\":3,\"state\":\"running\",\"tasks\":1,\"parked\":0," \
 	"job list --json gives the job" "$bcsctl" job list --json
