@@ -92,10 +92,14 @@ field()
 	"$bcsctl" status 2> /dev/null | sed -n "s/^$1: *//p"
 }
 
-# until_true CMD...: wait until CMD succeeds, 10 s at most.
+# until_true CMD...: wait until CMD succeeds, 10 s at most (or
+# BCS_TEST_WAIT_MS milliseconds, as the C tests).
 until_true()
 {
-	for _ in $(seq 100); do
+	local tries=$(( ${BCS_TEST_WAIT_MS:-10000} / 100 ))
+
+	[ "$tries" -ge 100 ] || tries=100
+	for _ in $(seq "$tries"); do
 		"$@" && return 0
 		sleep 0.1
 	done

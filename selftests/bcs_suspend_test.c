@@ -591,7 +591,7 @@ TEST_F_TIMEOUT(suspend, resume_wakes_whole_gang, 90)
 {
 	enum { N = 64 };
 	struct bcs_task_stat *ts = NULL;
-	long long t_susp[N], t;
+	long long t_susp[N], t = 0;
 	uint64_t c[N];
 	int i, n, parked;
 

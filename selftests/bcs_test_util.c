@@ -299,6 +299,20 @@ static bool none_parked(int fd)
 	return !bt_get_state(fd, &st) && st.nr_parked == 0;
 }
 
+long bt_wait_ms(void)
+{
+	static long ms;
+	const char *e;
+
+	if (!ms) {
+		e = getenv("BCS_TEST_WAIT_MS");
+		ms = e ? strtol(e, NULL, 10) : 0;
+		if (ms < 10000 || ms > 3600000)
+			ms = 10000;
+	}
+	return ms;
+}
+
 bool bt_wait_none_parked(int fd)
 {
 	return WAIT_UNTIL(none_parked(fd), BT_WAIT_MS);

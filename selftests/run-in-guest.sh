@@ -147,7 +147,8 @@ else
 fi
 
 # Problems the kernel reported while the tests ran.
-bad='Oops|BUG:|WARNING:|Call Trace|general protection fault|lockdep'
+bad='Oops|BUG:|WARNING:|Call Trace|general protection fault'
+bad+='|turning off the locking correctness validator'
 bad+='|possible circular locking|blocked for more than|soft lockup'
 bad+='|rcu_.*stall|UBSAN|KASAN|refcount_t:|list_add corruption'
 bad+='|list_del corruption|Slab cache still has objects'

@@ -241,7 +241,10 @@ fi
 # command; console lines carrying a kernel timestamp cover what came later
 # (or everything, when the guest died before saving it).
 bad='Oops|BUG:|WARNING:|Call Trace|kernel BUG|general protection fault'
-bad+='|possible circular locking|inconsistent lock state|lockdep'
+# Lockdep's reports are WARNINGs; after one (or when it runs out of room)
+# it says it turns itself off.  Its boot banner is no report.
+bad+='|possible circular locking|inconsistent lock state'
+bad+='|turning off the locking correctness validator'
 bad+='|hung_task|blocked for more than|soft lockup|hard LOCKUP'
 bad+='|rcu: INFO|rcu_.*stall|Objects remaining|Slab cache still has objects'
 bad+='|refcount_t:|list_add corruption|list_del corruption|UBSAN|KASAN'
