@@ -26,7 +26,7 @@ if [ ! -x "$checkpatch" ] && [ ! -f "$checkpatch" ]; then
 	exit 1
 fi
 
-files=$(cd "$top" && ls module/*.c module/*.h include/uapi/linux/bcs.h \
+files=$(cd "$top" && ls module/*.c module/*.h include/uapi/linux/bcs*.h \
 	2>/dev/null || true)
 if [ -z "$files" ]; then
 	echo "lint: no module sources found" >&2

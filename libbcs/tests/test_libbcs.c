@@ -20,6 +20,8 @@
 
 #include <netlink/errno.h>
 
+#include <linux/bcs_hist.h>
+
 #include "bcs.h"
 #include "internal.h"
 
@@ -291,6 +293,78 @@ static void test_layout(void)
 	CHECK_EQ(sizeof(struct bcs_task_list) % 8, 0);
 	CHECK_EQ(sizeof(struct bcs_stat_header), 72);
 	CHECK_EQ(sizeof(struct bcs_slice_record) % 8, 0);
+}
+
+/*
+ * The histogram buckets of <linux/bcs_hist.h> at every resolution: they
+ * tile 0 .. 2^64 - 1 without gap or overlap, in order; a value falls in
+ * the bucket whose range holds it; a bucket is no wider than 2^-sub_bits
+ * of its smallest value (exact below 2^sub_bits).
+ */
+static void test_hist(void)
+{
+	static const uint64_t edges[] = {
+		0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 127, 128, 129, 255, 256,
+		1000, 1023, 1024, 1025, 999999, 1000000, 0xffffffffULL,
+		0x100000000ULL, 0x7fffffffffffffffULL, 0x8000000000000000ULL,
+		0xfffffffffffffffeULL, 0xffffffffffffffffULL,
+	};
+	uint64_t x = 0x9e3779b97f4a7c15ULL, v, lo, hi;
+	unsigned int s, bad_tile = 0, bad_val = 0, bad_width = 0;
+	uint32_t i, n, k;
+
+	CHECK_EQ(sizeof(struct bcs_hist_header), 48);
+	CHECK_EQ(sizeof(struct bcs_hist_bucket), 16);
+	CHECK_EQ(bcs_hist_buckets(0), 65);
+	CHECK_EQ(bcs_hist_buckets(3), 62 * 8);
+	CHECK_EQ(bcs_hist_buckets(BCS_HIST_SUB_BITS_MAX), 58 * 128);
+	for (s = 0; s <= BCS_HIST_SUB_BITS_MAX; s++) {
+		n = bcs_hist_buckets(s);
+		if (bcs_hist_lower(0, s) != 0 ||
+		    bcs_hist_upper(n - 1, s) != UINT64_MAX)
+			bad_tile++;
+		for (i = 0; i < n; i++) {
+			lo = bcs_hist_lower(i, s);
+			hi = bcs_hist_upper(i, s);
+			if (hi < lo || (i + 1 < n &&
+					bcs_hist_lower(i + 1, s) != hi + 1))
+				bad_tile++;
+			if (bcs_hist_index(lo, s) != i ||
+			    bcs_hist_index(hi, s) != i)
+				bad_val++;
+			if (lo >= (1ULL << s) ? (hi - lo) > (lo >> s) : hi != lo)
+				bad_width++;
+			/* Resolutions nest: s - 1 holds each bucket whole. */
+			if (s && bcs_hist_index(lo, s - 1) !=
+				 bcs_hist_index(hi, s - 1))
+				bad_tile++;
+		}
+		for (k = 0; k < 20000 + sizeof(edges) / sizeof(edges[0]); k++) {
+			if (k < sizeof(edges) / sizeof(edges[0])) {
+				v = edges[k];
+			} else {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				v = x >> (x % 64);
+			}
+			i = bcs_hist_index(v, s);
+			if (i >= n || bcs_hist_lower(i, s) > v ||
+			    bcs_hist_upper(i, s) < v)
+				bad_val++;
+		}
+	}
+	CHECK_EQ(bad_tile, 0);
+	CHECK_EQ(bad_val, 0);
+	CHECK_EQ(bad_width, 0);
+	/* Sub-bits 3: 12.5 % steps above 8. */
+	CHECK_EQ(bcs_hist_index(7, 3), 7);
+	CHECK_EQ(bcs_hist_index(8, 3), 8);
+	CHECK_EQ(bcs_hist_index(16, 3), 16);
+	CHECK_EQ(bcs_hist_index(17, 3), 16);
+	CHECK_EQ(bcs_hist_index(18, 3), 17);
+	CHECK_EQ(bcs_hist_lower(17, 3), 18);
+	CHECK_EQ(bcs_hist_upper(17, 3), 19);
 }
 
 static void test_open(void)
@@ -938,6 +1012,7 @@ int main(void)
 	struct bcs *h = NULL;
 
 	test_layout();
+	test_hist();
 	test_open();
 	test_strerror();
 
