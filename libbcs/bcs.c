@@ -252,6 +252,98 @@ int bcs_detach(struct bcs *h, uint32_t job, pid_t pid, uint32_t flags,
 	return attach_ioctl(h, BCS_IOC_DETACH, job, pid, flags, nr);
 }
 
+int bcs_dist_ctl(struct bcs *h, uint32_t job, uint32_t op, uint32_t metrics,
+		 uint32_t sub_bits, const int32_t *pids, uint32_t nr_pids)
+{
+	struct bcs_dist_ctl c;
+
+	if (!h)
+		return -EBADF;
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.job = job;
+	c.op = op;
+	c.metrics = metrics;
+	c.sub_bits = sub_bits;
+	c.nr_pids = nr_pids;
+	c.pids = (uintptr_t)pids;
+	return bcs__ioctl(h->fd, BCS_IOC_DIST_CTL, &c);
+}
+
+static int dist_read(struct bcs *h, struct bcs_dist_read *rd, uint32_t job,
+		     pid_t pid, uint32_t metric, uint32_t flags, void *buf,
+		     size_t size)
+{
+	if (!h)
+		return -EBADF;
+	memset(rd, 0, sizeof(*rd));
+	rd->size = sizeof(*rd);
+	rd->job = job;
+	rd->pid = pid;
+	rd->metric = metric;
+	rd->flags = flags;
+	rd->buf = (uintptr_t)buf;
+	rd->buf_size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	return bcs__ioctl(h->fd, BCS_IOC_DIST_READ, rd);
+}
+
+int bcs_dist_read(struct bcs *h, uint32_t job, pid_t pid, uint32_t metric,
+		  void *buf, size_t size, size_t *needed,
+		  struct bcs_dist_totals *totals)
+{
+	struct bcs_dist_read rd;
+	int err;
+
+	err = dist_read(h, &rd, job, pid, metric, 0, buf, size);
+	if ((!err || err == -ENOSPC) && needed)
+		*needed = rd.buf_size;
+	if (!err && totals)
+		*totals = rd.totals;
+	return err;
+}
+
+int bcs_dist_hist(struct bcs *h, uint32_t job, pid_t pid, uint32_t metric,
+		  struct bcs_hist_header **out, struct bcs_dist_totals *totals)
+{
+	size_t room = 0, need = 0;
+	void *buf = NULL;
+	int err, tries;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	/* Buckets that fill between two reads: a few more tries. */
+	for (tries = 0; tries < 4; tries++) {
+		err = bcs_dist_read(h, job, pid, metric, buf, room, &need,
+				    totals);
+		if ((err && err != -ENOSPC) || need <= room)
+			break;
+		err = -ENOSPC;
+		free(buf);
+		room = need + 64 * sizeof(struct bcs_hist_bucket);
+		buf = malloc(room);
+		if (!buf)
+			return -ENOMEM;
+	}
+	if (err || !need) {
+		free(buf);
+		return err == -ENOSPC ? -EAGAIN : err;
+	}
+	*out = buf;
+	return 0;
+}
+
+int bcs_dist_next(struct bcs *h, uint32_t job, pid_t pid, pid_t *next)
+{
+	struct bcs_dist_read rd;
+	int err;
+
+	err = dist_read(h, &rd, job, pid, 0, BCS_DIST_NEXT, NULL, 0);
+	if (!err && next)
+		*next = rd.pid;
+	return err;
+}
+
 int bcs_config_get(struct bcs *h, struct bcs_config *cfg)
 {
 	if (!h)

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/bcs.h>
+#include <linux/bcs_hist.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,6 +88,36 @@ int bcs_config_set(struct bcs *h, struct bcs_config *cfg);
 /* Send a strobe; @s->size and the reserved fields are handled here. */
 int bcs_strobe(struct bcs *h, const struct bcs_strobe *s);
 int bcs_get_state(struct bcs *h, struct bcs_state *st);
+
+/*
+ * Per-task distributions, since LIBBCS_1.2 (BCS_IOC_DIST_CTL): @op (enum bcs_dist_op) for
+ * the metrics @metrics (1 << enum bcs_dist_metric, or'ed) at resolution
+ * @sub_bits, of job @job as a whole (@pids NULL, @nr_pids 0) or of its
+ * @nr_pids threads at @pids.
+ */
+int bcs_dist_ctl(struct bcs *h, uint32_t job, uint32_t op, uint32_t metrics,
+		 uint32_t sub_bits, const int32_t *pids, uint32_t nr_pids);
+/*
+ * BCS_IOC_DIST_READ: the totals of thread @pid of job @job in *@totals
+ * (if not NULL) and the histogram of @metric, in the format of
+ * <linux/bcs_hist.h>, into the @size bytes at @buf.  *@needed (if not
+ * NULL) gets the bytes the histogram takes, also with -ENOSPC when @size
+ * is too small; @buf NULL and @size 0 ask for that size only.
+ */
+int bcs_dist_read(struct bcs *h, uint32_t job, pid_t pid, uint32_t metric,
+		  void *buf, size_t size, size_t *needed,
+		  struct bcs_dist_totals *totals);
+/*
+ * Like bcs_dist_read() into a buffer allocated to fit (release it with
+ * free()); *@out is NULL if @metric was never enabled for the task.
+ */
+int bcs_dist_hist(struct bcs *h, uint32_t job, pid_t pid, uint32_t metric,
+		  struct bcs_hist_header **out, struct bcs_dist_totals *totals);
+/*
+ * The tracked thread of job @job with the smallest pid above @pid
+ * (BCS_DIST_NEXT), in *@next; -ESRCH when there is none.
+ */
+int bcs_dist_next(struct bcs *h, uint32_t job, pid_t pid, pid_t *next);
 
 /* ------------------------------------------------------------------ */
 /* /dev/bcsstat                                                         */

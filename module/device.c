@@ -16,6 +16,7 @@
 #include <linux/uaccess.h>
 
 #include "device.h"
+#include "dist.h"
 #include "driver.h"
 #include "job.h"
 #include "sched.h"
@@ -165,6 +166,37 @@ static long bcs_ioc_task_stats(unsigned long arg)
 	return err;
 }
 
+static long bcs_ioc_dist_ctl(unsigned long arg)
+{
+	struct bcs_dist_ctl ctl;
+	int err;
+
+	err = bcs_copy_arg(&ctl, sizeof(ctl), arg);
+	if (err)
+		return err;
+	if (!bcs_zero(ctl.reserved))
+		return -EINVAL;
+	return bcs_dist_ctl(&ctl);
+}
+
+/* The argument goes back with -ENOSPC too: it says the size needed. */
+static long bcs_ioc_dist_read(unsigned long arg)
+{
+	struct bcs_dist_read rd;
+	int err;
+
+	err = bcs_copy_arg(&rd, sizeof(rd), arg);
+	if (err)
+		return err;
+	if (!bcs_zero(rd.reserved))
+		return -EINVAL;
+	err = bcs_dist_read(&rd);
+	if ((!err || err == -ENOSPC) &&
+	    copy_to_user((void __user *)arg, &rd, sizeof(rd)))
+		err = -EFAULT;
+	return err;
+}
+
 /* Queries, open to everyone, on both devices. */
 long bcs_dev_query_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
@@ -196,6 +228,10 @@ static long bcs_dev_ioctl(struct file *file, unsigned int cmd,
 		return bcs_ioc_config(file, arg);
 	case BCS_IOC_STROBE:
 		return bcs_ioc_strobe(file, arg);
+	case BCS_IOC_DIST_CTL:
+		return bcs_ioc_dist_ctl(arg);
+	case BCS_IOC_DIST_READ:
+		return bcs_ioc_dist_read(arg);
 	default:
 		return bcs_dev_query_ioctl(file, cmd, arg);
 	}

@@ -131,6 +131,7 @@ static void bcs_task_link(struct bcs_task *bt, struct bcs_kjob *job,
 	list_add_tail(&bt->all_node, &bcs_all_tasks);
 	job->nr_tasks++;
 	bcs_nr_tasks++;
+	bcs_hooks->linked(bt);
 	if (job->suspended)
 		bcs_hooks->park(bt);
 }
@@ -150,6 +151,7 @@ static void bcs_task_unlink(struct bcs_task *bt)
 	/* A switch waiting for this task waits no longer. */
 	bcs_hooks->parked(bt);
 	bcs_hooks->woken(bt);
+	bcs_hooks->unlinked(bt);
 	hash_del_rcu(&bt->hash);
 	list_del_rcu(&bt->job_node);
 	WRITE_ONCE(bt->job, NULL);
@@ -241,6 +243,7 @@ int bcs_job_create(u32 id, u32 row, u32 *id_out)
 	if (!err) {
 		job->id = id;
 		list_add_tail_rcu(&job->node, &bcs_jobs);
+		bcs_hooks->created(job);
 		/* Pairs with smp_mb() in the fork and exit probes. */
 		WRITE_ONCE(bcs_nr_jobs, bcs_nr_jobs + 1);
 	}
@@ -292,6 +295,7 @@ int bcs_job_destroy(u32 id)
 	list_del_rcu(&job->node);
 	job->dead = true;
 	bcs_job_empty(job, &gone);
+	bcs_hooks->destroyed(job);
 	WRITE_ONCE(bcs_nr_jobs, bcs_nr_jobs - 1);
 	spin_unlock_irqrestore(&bcs_lock, flags);
 

@@ -112,6 +112,13 @@ struct bcs_job_hooks {
 	 * @group_dead.  Without bcs_lock; may not sleep.
 	 */
 	void (*exited)(struct task_struct *p, bool group_dead);
+	/* @bt has joined its job (attach, fork, clone); not yet parked. */
+	void (*linked)(struct bcs_task *bt);
+	/* @bt leaves its job (exit, detach, destroy); @bt->job still set. */
+	void (*unlinked)(struct bcs_task *bt);
+	/* @job has been created, or destroyed (its tasks unlinked). */
+	void (*created)(struct bcs_kjob *job);
+	void (*destroyed)(struct bcs_kjob *job);
 };
 
 extern const struct bcs_job_hooks *bcs_hooks;

@@ -12,6 +12,7 @@
 
 #include "debugfs.h"
 #include "device.h"
+#include "dist.h"
 #include "job.h"
 #include "netlink.h"
 #include "park.h"
@@ -55,6 +56,9 @@ static int __init bcs_init(void)
 	err = bcs_park_init();
 	if (err)
 		goto err_job;
+	err = bcs_dist_init();
+	if (err)
+		goto err_park;
 	err = bcs_sched_init(slice_ns, watchdog_slices);
 	if (err)
 		goto err_park;
@@ -96,6 +100,7 @@ static void __exit bcs_exit(void)
 	bcs_sched_exit();
 	bcs_park_exit();
 	bcs_job_exit();
+	bcs_dist_exit();
 	bcs_ring_exit();
 	pr_info("unloaded\n");
 }

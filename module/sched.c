@@ -11,6 +11,7 @@
 
 #include <linux/spinlock.h>
 
+#include "dist.h"
 #include "driver.h"
 #include "job.h"
 #include "park.h"
@@ -27,6 +28,10 @@ const struct bcs_job_hooks bcs_sched_hooks = {
 	.parked	= bcs_switch_parked,
 	.woken	= bcs_switch_woken,
 	.exited	= bcs_driver_task_exit,
+	.linked	= bcs_dist_linked,
+	.unlinked = bcs_dist_unlinked,
+	.created = bcs_dist_job_created,
+	.destroyed = bcs_dist_job_destroyed,
 };
 
 void bcs_sched_get_state(struct bcs_state *st)

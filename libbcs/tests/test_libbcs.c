@@ -293,6 +293,10 @@ static void test_layout(void)
 	CHECK_EQ(sizeof(struct bcs_task_list) % 8, 0);
 	CHECK_EQ(sizeof(struct bcs_stat_header), 72);
 	CHECK_EQ(sizeof(struct bcs_slice_record) % 8, 0);
+	CHECK_EQ(sizeof(struct bcs_dist_ctl), 48);
+	CHECK_EQ(sizeof(struct bcs_dist_totals), 80);
+	CHECK_EQ(sizeof(struct bcs_dist_read), 128);
+	CHECK_EQ(offsetof(struct bcs_dist_read, totals), 48);
 }
 
 /*

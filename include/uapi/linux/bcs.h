@@ -96,6 +96,11 @@
  * caller without CAP_SYS_ADMIN or CAP_SYS_PTRACE only the tasks it could
  * attach.
  *
+ * BCS_IOC_DIST_CTL needs, for a list of pids, the right to signal each of
+ * them, as attach; for a whole job, CAP_SYS_ADMIN or the right to signal
+ * every task the job has.  BCS_IOC_DIST_READ shows a caller without
+ * CAP_SYS_ADMIN or CAP_SYS_PTRACE only tasks of its own uid (-EPERM).
+ *
  * Every ioctl argument starts with a __u32 size that must equal the size of
  * the struct, has no implicit padding, and has reserved fields and unused
  * flag bits that must be zero: otherwise the ioctl fails with -EINVAL
@@ -147,6 +152,32 @@
  *                      @tasks; @count returns the number that exist;
  *                      min(both) were copied.  Pids are those of the
  *                      caller's pid namespace (0: not visible there).
+ * BCS_IOC_DIST_CTL     struct bcs_dist_ctl: per-task distributions (see
+ *                      "Distributions" below) of job @job: with @op
+ *                      BCS_DIST_ENABLE start recording the metrics in
+ *                      @metrics at resolution @sub_bits, BCS_DIST_DISABLE
+ *                      stop recording them (what was recorded stays),
+ *                      BCS_DIST_RELEASE free every statistic of the tasks
+ *                      (also of those that are gone).  With @nr_pids 0 for
+ *                      the whole job, tasks that join it later included;
+ *                      otherwise for the @nr_pids (at most
+ *                      BCS_DIST_PIDS_MAX) threads of the job listed at
+ *                      @pids (__s32 each).  -ESRCH if a pid is not a task
+ *                      of the job, -ENOENT if the job has neither tasks
+ *                      nor statistics, -ENOMEM.
+ * BCS_IOC_DIST_READ    struct bcs_dist_read: the totals of task @pid of job
+ *                      @job (one that is gone too) in @totals, and the
+ *                      histogram of @metric in the format of
+ *                      linux/bcs_hist.h (header, then the non-empty
+ *                      buckets) in the @buf_size bytes at @buf.
+ *                      @buf_size returns the bytes the histogram takes (0
+ *                      if @metric was never enabled for the task); if that
+ *                      is more than the room given, -ENOSPC and nothing is
+ *                      written to @buf, but the argument is updated (@buf
+ *                      0 and @buf_size 0 ask for the size: 0).  With
+ *                      BCS_DIST_NEXT the task is the tracked one with the
+ *                      smallest pid above @pid (start at 0), returned in
+ *                      @pid; -ESRCH when there is none.
  *
  * /dev/bcsstat (mode 0444)
  * ------------------------
@@ -442,6 +473,91 @@ struct bcs_task_list {
 	__u64 reserved[2];	/* must be 0 */
 };
 
+/*
+ * Distributions
+ * -------------
+ * For every tracked task bcs.ko follows the scheduler's tracepoints and
+ * splits the time since tracking began into four states, each one a
+ * metric (enum bcs_dist_metric):
+ *  - BCS_DIST_BURST: running; a burst is the CPU time from the end of a
+ *    voluntary sleep to the start of the next one: preemptions and bcs
+ *    suspensions inside it do not end it (they are counted in @preemptions
+ *    and @suspensions);
+ *  - BCS_DIST_BLOCKED: a voluntary sleep (blocked in the kernel on its own
+ *    account), from the switch-out to its wake-up;
+ *  - BCS_DIST_SUSPENDED: parked by bcs, from the switch-out to its wake-up;
+ *  - BCS_DIST_WAIT: runnable and not running, on a run queue after a
+ *    wake-up or a preemption, until the task runs again.
+ * The histogram of a metric has one value per interval (per burst, per
+ * sleep, per park, per wait), in nanoseconds.  The totals are of every
+ * state whether its metric is enabled or not, and include the interval in
+ * progress: @run_ns + @blocked_ns + @suspended_ns + @wait_ns ==
+ * @tracked_ns, the time the task was tracked (from the enable, or from its
+ * attach if the job's metrics were enabled before, until now, its exit or
+ * detach, or the disable of its last metric).
+ */
+#define BCS_DIST_PIDS_MAX	4096
+
+enum bcs_dist_metric {
+	BCS_DIST_BURST		= 0,
+	BCS_DIST_BLOCKED	= 1,
+	BCS_DIST_SUSPENDED	= 2,
+	BCS_DIST_WAIT		= 3,
+	BCS_DIST_METRICS	= 4,
+};
+
+#define BCS_DIST_ALL		((1U << BCS_DIST_METRICS) - 1)
+
+enum bcs_dist_op {
+	BCS_DIST_ENABLE		= 0,
+	BCS_DIST_DISABLE	= 1,
+	BCS_DIST_RELEASE	= 2,
+};
+
+/* BCS_IOC_DIST_CTL */
+struct bcs_dist_ctl {
+	__u32 size;		/* sizeof(struct bcs_dist_ctl) */
+	__u32 job;
+	__u32 op;		/* enum bcs_dist_op */
+	__u32 metrics;		/* 1 << enum bcs_dist_metric, or'ed; not 0 */
+	__u32 sub_bits;		/* BCS_DIST_ENABLE: 0..BCS_HIST_SUB_BITS_MAX */
+	__u32 nr_pids;		/* 0: the whole job */
+	__u64 pids;		/* user pointer to __s32[nr_pids] */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+struct bcs_dist_totals {
+	__u64 start_ns;		/* CLOCK_MONOTONIC: tracking began */
+	__u64 tracked_ns;
+	__u64 run_ns;
+	__u64 blocked_ns;
+	__u64 suspended_ns;
+	__u64 wait_ns;
+	__u64 bursts;		/* bursts ended by a voluntary sleep */
+	__u64 preemptions;	/* switched out while runnable */
+	__u64 suspensions;	/* parks by bcs */
+	__u32 state;		/* enum bcs_dist_metric: the one now */
+	__u32 flags;		/* BCS_DIST_* below */
+};
+
+#define BCS_DIST_GONE		(1U << 0)	/* the task left the job */
+#define BCS_DIST_TRACKING	(1U << 1)	/* some metric is enabled */
+
+#define BCS_DIST_NEXT		(1U << 0)	/* bcs_dist_read.flags */
+
+/* BCS_IOC_DIST_READ */
+struct bcs_dist_read {
+	__u32 size;		/* sizeof(struct bcs_dist_read) */
+	__u32 job;
+	__s32 pid;		/* thread id; out with BCS_DIST_NEXT */
+	__u32 metric;		/* enum bcs_dist_metric */
+	__u32 flags;		/* BCS_DIST_NEXT */
+	__u32 buf_size;		/* in: room at @buf; out: bytes needed */
+	__u64 buf;		/* user pointer: struct bcs_hist_header, ... */
+	__u64 reserved[2];	/* must be 0 */
+	struct bcs_dist_totals totals;	/* out */
+};
+
 #define BCS_IOC_MAGIC		0xbc
 #define BCS_IOC_JOB_CREATE	_IOWR(BCS_IOC_MAGIC, 1, struct bcs_job)
 #define BCS_IOC_JOB_DESTROY	_IOW(BCS_IOC_MAGIC, 2, struct bcs_job)
@@ -453,6 +569,8 @@ struct bcs_task_list {
 #define BCS_IOC_GET_STATE	_IOWR(BCS_IOC_MAGIC, 8, struct bcs_state)
 #define BCS_IOC_JOB_LIST	_IOWR(BCS_IOC_MAGIC, 9, struct bcs_job_list)
 #define BCS_IOC_TASK_STATS	_IOWR(BCS_IOC_MAGIC, 10, struct bcs_task_list)
+#define BCS_IOC_DIST_CTL	_IOW(BCS_IOC_MAGIC, 11, struct bcs_dist_ctl)
+#define BCS_IOC_DIST_READ	_IOWR(BCS_IOC_MAGIC, 12, struct bcs_dist_read)
 
 /* /dev/bcsstat */
 #define BCS_STAT_MAGIC		0x53534342U	/* "BCSS" little endian */

@@ -1,0 +1,1159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-task distributions: for the tasks where they are enabled, the time
+ * split into four states, each a metric with its histogram (linux/bcs_hist.h):
+ * CPU bursts (running, from the end of one voluntary sleep to the start of
+ * the next), blocked time (each voluntary sleep), suspended time (each sleep
+ * parked by bcs) and runnable wait (on a run queue, not running).
+ *
+ * The events come from the sched_switch and sched_wakeup tracepoints,
+ * registered while some distribution is enabled.  The probes run for every
+ * task switch in the system with a run queue lock held and interrupts off:
+ * an untracked task costs a hash of its task_struct pointer and one load
+ * from bcs_dist_filter, a small table counting the tracked tasks by that
+ * hash; only a task whose slot is not 0 is looked up in bcs_dist_hash.  A
+ * tracked task's state changes under its own raw lock, taken inside the
+ * run queue lock and never around anything else.
+ *
+ * A task parked by bcs sleeps in park.c with bcs_task.parked set: its
+ * sleep is suspended time, any other sleep is blocked time.  Preemptions
+ * and parks do not end a burst.  Every nanosecond of the time a task is
+ * tracked belongs to exactly one state, all read from CLOCK_MONOTONIC, so
+ * that the four totals add up to the time tracked.
+ *
+ * Nothing is allocated in the probes: histograms are allocated when a
+ * metric is enabled (BCS_IOC_DIST_CTL), or without sleeping when a task
+ * joins a job whose distributions are enabled as a whole (fork, attach).
+ * The statistics of a task that leaves its job stay in the job's context
+ * (struct bcs_dist_ctx) until released, also after the job is destroyed.
+ *
+ * Locking: bcs_dist_mutex serialises the ioctls and the freeing of
+ * trackers, so that a reader holding it may keep a tracker pointer;
+ * bcs_dist_lock (inside bcs_lock) protects the contexts, their lists, the
+ * hash and the filter; struct bcs_dist_task.lock the state of one task.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bcs_hist.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/hash.h>
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include "dist.h"
+
+struct bcs_dist_hist {
+	u32 sub_bits;
+	u32 nr;				/* bcs_hist_buckets(sub_bits) */
+	bool saturated;
+	u64 count;
+	u64 sum;
+	u64 min;
+	u64 max;
+	u64 buckets[];
+};
+
+struct bcs_dist_task {
+	struct hlist_node hash;		/* bcs_dist_lock, RCU: until gone */
+	struct list_head node;		/* bcs_dist_lock: in its ctx->tasks */
+	struct task_struct *task;	/* not dereferenced once gone */
+	struct bcs_task *bt;		/* NULL once gone */
+	struct pid *pid;		/* a reference, for reads after exit */
+	kuid_t uid;
+	raw_spinlock_t lock;
+	/* lock; @active and @metrics also bcs_dist_lock to change. */
+	bool active;			/* counted in bcs_dist_filter */
+	bool gone;			/* left its job */
+	u32 metrics;			/* 1 << enum bcs_dist_metric */
+	u32 state;			/* enum bcs_dist_metric */
+	u64 since;			/* CLOCK_MONOTONIC: @state began */
+	u64 period_start;		/* CLOCK_MONOTONIC: @active began */
+	u64 start_ns;			/* CLOCK_MONOTONIC: first tracked */
+	u64 tracked_ns;			/* of the periods that ended */
+	u64 time[BCS_DIST_METRICS];
+	u64 burst_ns;			/* CPU time of the burst so far */
+	u64 bursts;
+	u64 preemptions;
+	u64 suspensions;
+	struct bcs_dist_hist *hist[BCS_DIST_METRICS];
+};
+
+/* The distributions of one job, live or destroyed. */
+struct bcs_dist_ctx {
+	struct list_head node;		/* in bcs_dist_ctxs */
+	struct list_head tasks;		/* struct bcs_dist_task.node */
+	u32 job;
+	bool dead;			/* the job was destroyed */
+	u32 metrics;			/* enabled for the whole job */
+	u32 sub_bits[BCS_DIST_METRICS];
+	u64 failures;			/* joins without memory to track */
+};
+
+#define BCS_DIST_FILTER_BITS	10
+
+static DEFINE_MUTEX(bcs_dist_mutex);
+static DEFINE_SPINLOCK(bcs_dist_lock);
+static LIST_HEAD(bcs_dist_ctxs);		/* bcs_dist_lock */
+static u32 bcs_dist_nr_ctx;			/* bcs_dist_lock and bcs_lock */
+static u32 bcs_dist_nr_active;			/* bcs_dist_lock */
+static DEFINE_HASHTABLE(bcs_dist_hash, 8);	/* bcs_dist_lock, RCU */
+static u16 bcs_dist_filter[1 << BCS_DIST_FILTER_BITS];	/* bcs_dist_lock */
+static LIST_HEAD(bcs_dist_free_list);		/* bcs_dist_lock */
+static struct tracepoint *bcs_tp_switch, *bcs_tp_wakeup;
+static bool bcs_dist_registered;		/* bcs_dist_mutex */
+
+static void bcs_dist_free_fn(struct work_struct *work);
+static DECLARE_WORK(bcs_dist_free_work, bcs_dist_free_fn);
+
+static inline u16 *bcs_dist_slot(const struct task_struct *t)
+{
+	return &bcs_dist_filter[hash_ptr((void *)t, BCS_DIST_FILTER_BITS)];
+}
+
+/* Context: bcs_dist_lock or RCU (the probes: preemption off). */
+static struct bcs_dist_task *bcs_dist_find(const struct task_struct *t)
+{
+	struct bcs_dist_task *tr;
+
+	hash_for_each_possible_rcu(bcs_dist_hash, tr, hash, (unsigned long)t)
+		if (tr->task == t)
+			return tr;
+	return NULL;
+}
+
+static void bcs_hist_add(struct bcs_dist_hist *h, u64 v)
+{
+	h->buckets[bcs_hist_index(v, h->sub_bits)]++;
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count++;
+	if (h->saturated || check_add_overflow(h->sum, v, &h->sum)) {
+		h->sum = U64_MAX;
+		h->saturated = true;
+	}
+}
+
+static void bcs_dist_record(struct bcs_dist_task *tr, u32 m, u64 v)
+{
+	if ((tr->metrics & BIT(m)) && tr->hist[m])
+		bcs_hist_add(tr->hist[m], v);
+}
+
+/* Close the interval of the current state at @now; return its length. */
+static u64 bcs_dist_account(struct bcs_dist_task *tr, u64 now)
+{
+	u64 d = now > tr->since ? now - tr->since : 0;
+
+	tr->time[tr->state] += d;
+	if (tr->state == BCS_DIST_BURST)
+		tr->burst_ns += d;
+	tr->since = now;
+	return d;
+}
+
+static void bcs_dist_out(struct bcs_dist_task *tr, struct task_struct *p,
+			 bool preempt, unsigned int prev_state, u64 now)
+{
+	bool was_running;
+
+	raw_spin_lock(&tr->lock);
+	if (!tr->active)
+		goto out;
+	was_running = tr->state == BCS_DIST_BURST;
+	bcs_dist_account(tr, now);
+	/*
+	 * Still runnable: preempted, yielded, or a sleep cut short by a
+	 * signal (__schedule() set the state back to running).
+	 */
+	if (preempt || !prev_state || task_is_running(p)) {
+		tr->state = BCS_DIST_WAIT;
+		if (was_running)
+			tr->preemptions++;
+	} else if (READ_ONCE(tr->bt->parked)) {
+		tr->state = BCS_DIST_SUSPENDED;
+		tr->suspensions++;
+	} else {
+		tr->state = BCS_DIST_BLOCKED;
+		bcs_dist_record(tr, BCS_DIST_BURST, tr->burst_ns);
+		tr->bursts++;
+		tr->burst_ns = 0;
+	}
+out:
+	raw_spin_unlock(&tr->lock);
+}
+
+static void bcs_dist_in(struct bcs_dist_task *tr, u64 now)
+{
+	u32 s;
+	u64 d;
+
+	raw_spin_lock(&tr->lock);
+	if (tr->active) {
+		s = tr->state;
+		d = bcs_dist_account(tr, now);
+		/* A sleep whose wake-up was not seen ends here as well. */
+		if (s != BCS_DIST_BURST)
+			bcs_dist_record(tr, s, d);
+		tr->state = BCS_DIST_BURST;
+	}
+	raw_spin_unlock(&tr->lock);
+}
+
+/* Out of line: the probe's own test stays a few instructions. */
+static noinline void bcs_dist_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next,
+				     unsigned int prev_state)
+{
+	struct bcs_dist_task *tr;
+	u64 now = 0;
+
+	if (READ_ONCE(*bcs_dist_slot(prev))) {
+		tr = bcs_dist_find(prev);
+		if (tr) {
+			now = ktime_get_ns();
+			bcs_dist_out(tr, prev, preempt, prev_state, now);
+		}
+	}
+	if (READ_ONCE(*bcs_dist_slot(next))) {
+		tr = bcs_dist_find(next);
+		if (tr)
+			bcs_dist_in(tr, now ?: ktime_get_ns());
+	}
+}
+
+static void bcs_dist_probe_switch(void *data, bool preempt,
+				  struct task_struct *prev,
+				  struct task_struct *next,
+				  unsigned int prev_state)
+{
+	if (unlikely(READ_ONCE(*bcs_dist_slot(prev)) ||
+		     READ_ONCE(*bcs_dist_slot(next))))
+		bcs_dist_switch(preempt, prev, next, prev_state);
+}
+
+static noinline void bcs_dist_wakeup(struct task_struct *p)
+{
+	struct bcs_dist_task *tr = bcs_dist_find(p);
+	u32 s;
+	u64 d;
+
+	if (!tr)
+		return;
+	raw_spin_lock(&tr->lock);
+	s = tr->state;
+	if (tr->active &&
+	    (s == BCS_DIST_BLOCKED || s == BCS_DIST_SUSPENDED)) {
+		d = bcs_dist_account(tr, ktime_get_ns());
+		bcs_dist_record(tr, s, d);
+		tr->state = BCS_DIST_WAIT;
+	}
+	raw_spin_unlock(&tr->lock);
+}
+
+static void bcs_dist_probe_wakeup(void *data, struct task_struct *p)
+{
+	if (unlikely(READ_ONCE(*bcs_dist_slot(p))))
+		bcs_dist_wakeup(p);
+}
+
+/*
+ * Start tracking @tr at @now, in the state its task seems to be in: a
+ * guess that the task's next event corrects.  bcs_dist_lock and @tr->lock
+ * held.
+ */
+static void bcs_dist_activate(struct bcs_dist_task *tr, u64 now)
+{
+	struct task_struct *t = tr->task;
+	unsigned int state = READ_ONCE(t->__state);
+	bool on_cpu = t == current;
+
+#ifdef CONFIG_SMP
+	on_cpu = on_cpu || READ_ONCE(t->on_cpu);
+#endif
+	if (state & TASK_NEW)
+		tr->state = BCS_DIST_WAIT;	/* forked, not yet woken */
+	else if (state != TASK_RUNNING && READ_ONCE(tr->bt->parked))
+		tr->state = BCS_DIST_SUSPENDED;
+	else if (state != TASK_RUNNING)
+		tr->state = BCS_DIST_BLOCKED;
+	else
+		tr->state = on_cpu ? BCS_DIST_BURST : BCS_DIST_WAIT;
+	tr->since = now;
+	tr->period_start = now;
+	if (!tr->start_ns)
+		tr->start_ns = now;
+	tr->burst_ns = 0;
+	tr->active = true;
+	(*bcs_dist_slot(t))++;
+	bcs_dist_nr_active++;
+}
+
+/* Stop tracking @tr at @now.  bcs_dist_lock and @tr->lock held. */
+static void bcs_dist_deactivate(struct bcs_dist_task *tr, u64 now)
+{
+	bcs_dist_account(tr, now);
+	tr->tracked_ns += now - tr->period_start;
+	tr->active = false;
+	(*bcs_dist_slot(tr->task))--;
+	bcs_dist_nr_active--;
+}
+
+static struct bcs_dist_hist *bcs_dist_hist_alloc(u32 sub_bits, gfp_t gfp)
+{
+	u32 nr = bcs_hist_buckets(sub_bits);
+	struct bcs_dist_hist *h;
+
+	if (gfp == GFP_KERNEL)
+		h = kvzalloc(struct_size(h, buckets, nr), gfp);
+	else
+		h = kzalloc(struct_size(h, buckets, nr), gfp);
+	if (h) {
+		h->sub_bits = sub_bits;
+		h->nr = nr;
+	}
+	return h;
+}
+
+static struct bcs_dist_task *bcs_dist_task_alloc(gfp_t gfp)
+{
+	struct bcs_dist_task *tr = kzalloc(sizeof(*tr), gfp);
+
+	if (tr)
+		raw_spin_lock_init(&tr->lock);
+	return tr;
+}
+
+static void bcs_dist_task_free(struct bcs_dist_task *tr)
+{
+	int m;
+
+	for (m = 0; m < BCS_DIST_METRICS; m++)
+		kvfree(tr->hist[m]);
+	put_pid(tr->pid);
+	kfree(tr);
+}
+
+/* Make @tr the tracker of @bt in @ctx.  bcs_lock and bcs_dist_lock held. */
+static void bcs_dist_task_add(struct bcs_dist_ctx *ctx,
+			      struct bcs_dist_task *tr, struct bcs_task *bt)
+{
+	tr->task = bt->task;
+	tr->bt = bt;
+	tr->pid = get_task_pid(bt->task, PIDTYPE_PID);
+	tr->uid = task_uid(bt->task);
+	hash_add_rcu(bcs_dist_hash, &tr->hash, (unsigned long)bt->task);
+	list_add_tail(&tr->node, &ctx->tasks);
+}
+
+/* The tracker of attached task @bt, if any.  bcs_dist_lock held. */
+static struct bcs_dist_task *bcs_dist_of(const struct bcs_task *bt)
+{
+	struct bcs_dist_task *tr = bcs_dist_find(bt->task);
+
+	return tr && tr->bt == bt ? tr : NULL;
+}
+
+static struct bcs_dist_ctx *bcs_dist_ctx_find(u32 job)
+{
+	struct bcs_dist_ctx *ctx;
+
+	list_for_each_entry(ctx, &bcs_dist_ctxs, node)
+		if (ctx->job == job)
+			return ctx;
+	return NULL;
+}
+
+/* Trackers on bcs_dist_free_list, freed after a grace period. */
+static void bcs_dist_free_fn(struct work_struct *work)
+{
+	struct bcs_dist_task *tr, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	mutex_lock(&bcs_dist_mutex);
+	spin_lock_irqsave(&bcs_dist_lock, flags);
+	list_splice_init(&bcs_dist_free_list, &list);
+	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+	if (!list_empty(&list))
+		synchronize_rcu();
+	list_for_each_entry_safe(tr, tmp, &list, node)
+		bcs_dist_task_free(tr);
+	mutex_unlock(&bcs_dist_mutex);
+}
+
+/* Stop following @tr's task for good.  bcs_dist_lock held. */
+static void bcs_dist_task_gone(struct bcs_dist_task *tr, u64 now)
+{
+	raw_spin_lock(&tr->lock);
+	if (tr->active)
+		bcs_dist_deactivate(tr, now);
+	tr->gone = true;
+	tr->bt = NULL;
+	raw_spin_unlock(&tr->lock);
+	hash_del_rcu(&tr->hash);
+}
+
+/* Free @ctx and its trackers (later).  bcs_dist_lock held. */
+static void bcs_dist_ctx_drop(struct bcs_dist_ctx *ctx, u64 now)
+{
+	struct bcs_dist_task *tr;
+
+	list_for_each_entry(tr, &ctx->tasks, node)
+		if (!tr->gone)
+			bcs_dist_task_gone(tr, now);
+	list_splice_tail_init(&ctx->tasks, &bcs_dist_free_list);
+	list_del(&ctx->node);
+	bcs_dist_nr_ctx--;
+	kfree(ctx);
+}
+
+/**
+ * bcs_dist_linked - hook: @bt has joined its job (attach, fork, clone)
+ * @bt: the task
+ *
+ * Tracks it if its job's distributions are enabled as a whole, with
+ * memory taken without sleeping; a task that gets none is not tracked
+ * (counted in the context's failures).  Context: bcs_lock held.
+ */
+void bcs_dist_linked(struct bcs_task *bt)
+{
+	struct bcs_dist_ctx *ctx;
+	struct bcs_dist_task *tr;
+	unsigned long flags;
+	int m;
+
+	if (!bcs_dist_nr_ctx)
+		return;
+	spin_lock_irqsave(&bcs_dist_lock, flags);
+	ctx = bcs_dist_ctx_find(bt->job->id);
+	if (!ctx || ctx->dead || !ctx->metrics || bcs_dist_of(bt))
+		goto out;
+	tr = bcs_dist_task_alloc(GFP_ATOMIC | __GFP_NOWARN);
+	for (m = 0; tr && m < BCS_DIST_METRICS; m++) {
+		if (!(ctx->metrics & BIT(m)))
+			continue;
+		tr->hist[m] = bcs_dist_hist_alloc(ctx->sub_bits[m],
+						  GFP_ATOMIC | __GFP_NOWARN);
+		if (!tr->hist[m]) {
+			bcs_dist_task_free(tr);
+			tr = NULL;
+		}
+	}
+	if (!tr) {
+		ctx->failures++;
+		goto out;
+	}
+	bcs_dist_task_add(ctx, tr, bt);
+	raw_spin_lock(&tr->lock);
+	tr->metrics = ctx->metrics;
+	bcs_dist_activate(tr, ktime_get_ns());
+	raw_spin_unlock(&tr->lock);
+out:
+	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+}
+
+/*
+ * bcs_dist_unlinked - hook: @bt leaves its job (exit, detach, destroy); its
+ * statistics stay in the job's context.  Context: bcs_lock held.
+ */
+void bcs_dist_unlinked(struct bcs_task *bt)
+{
+	struct bcs_dist_task *tr;
+	unsigned long flags;
+
+	if (!bcs_dist_nr_ctx)
+		return;
+	spin_lock_irqsave(&bcs_dist_lock, flags);
+	tr = bcs_dist_of(bt);
+	if (tr)
+		bcs_dist_task_gone(tr, ktime_get_ns());
+	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+}
+
+/*
+ * bcs_dist_job_created - hook: a job of this id starts afresh, and the
+ * statistics of a destroyed one of the same id go.  bcs_lock held.
+ */
+void bcs_dist_job_created(struct bcs_kjob *job)
+{
+	struct bcs_dist_ctx *ctx;
+	unsigned long flags;
+
+	if (!bcs_dist_nr_ctx)
+		return;
+	spin_lock_irqsave(&bcs_dist_lock, flags);
+	ctx = bcs_dist_ctx_find(job->id);
+	if (ctx) {
+		bcs_dist_ctx_drop(ctx, ktime_get_ns());
+		schedule_work(&bcs_dist_free_work);
+	}
+	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+}
+
+/*
+ * bcs_dist_job_destroyed - hook: @job is gone, its tasks unlinked; its
+ * statistics stay until released.  bcs_lock held.
+ */
+void bcs_dist_job_destroyed(struct bcs_kjob *job)
+{
+	struct bcs_dist_ctx *ctx;
+	unsigned long flags;
+
+	if (!bcs_dist_nr_ctx)
+		return;
+	spin_lock_irqsave(&bcs_dist_lock, flags);
+	ctx = bcs_dist_ctx_find(job->id);
+	if (ctx) {
+		ctx->dead = true;
+		ctx->metrics = 0;
+		if (list_empty(&ctx->tasks))
+			bcs_dist_ctx_drop(ctx, 0);
+	}
+	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+}
+
+/*
+ * Register the probes while some task is tracked or some job's
+ * distributions are enabled as a whole, and only then.  bcs_dist_mutex
+ * held.
+ */
+static int bcs_dist_probes(bool want)
+{
+	int err;
+
+	if (want == bcs_dist_registered)
+		return 0;
+	if (want) {
+		err = tracepoint_probe_register(bcs_tp_switch,
+						bcs_dist_probe_switch, NULL);
+		if (err)
+			return err;
+		err = tracepoint_probe_register(bcs_tp_wakeup,
+						bcs_dist_probe_wakeup, NULL);
+		if (err) {
+			tracepoint_probe_unregister(bcs_tp_switch,
+						    bcs_dist_probe_switch, NULL);
+			tracepoint_synchronize_unregister();
+			return err;
+		}
+	} else {
+		tracepoint_probe_unregister(bcs_tp_wakeup,
+					    bcs_dist_probe_wakeup, NULL);
+		tracepoint_probe_unregister(bcs_tp_switch,
+					    bcs_dist_probe_switch, NULL);
+		tracepoint_synchronize_unregister();
+	}
+	bcs_dist_registered = want;
+	return 0;
+}
+
+static bool bcs_dist_wanted(void)
+{
+	struct bcs_dist_ctx *ctx;
+	unsigned long flags;
+	bool want;
+
+	spin_lock_irqsave(&bcs_dist_lock, flags);
+	want = bcs_dist_nr_active;
+	list_for_each_entry(ctx, &bcs_dist_ctxs, node)
+		want = want || ctx->metrics;
+	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+	return want;
+}
+
+static bool bcs_dist_admin(void)
+{
+	return ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
+}
+
+static bool bcs_dist_may_see(const struct bcs_dist_task *tr, bool all)
+{
+	return all || uid_eq(tr->uid, current_uid()) ||
+	       uid_eq(tr->uid, current_euid());
+}
+
+/*
+ * The tasks of @pids with a reference each, if the caller may signal them
+ * (as attach: kill(2)'s check for signal 0).
+ */
+static int bcs_dist_get_tasks(const s32 *pids, u32 nr,
+			      struct task_struct **tasks)
+{
+	struct pid *pid;
+	int err = 0;
+	u32 i;
+
+	for (i = 0; i < nr && !err; i++) {
+		tasks[i] = NULL;
+		pid = pids[i] > 0 ? find_get_pid(pids[i]) : NULL;
+		if (pid)
+			tasks[i] = get_pid_task(pid, PIDTYPE_PID);
+		err = tasks[i] ? kill_pid(pid, 0, 0) : -ESRCH;
+		put_pid(pid);
+	}
+	return err;
+}
+
+/* May the caller enable or disable the whole of live job @id? */
+static int bcs_dist_may_job(u32 id)
+{
+	struct bcs_kjob *job;
+	struct bcs_task *bt;
+	int err = 0;
+
+	if (bcs_dist_admin())
+		return 0;
+	rcu_read_lock();
+	list_for_each_entry_rcu(job, &bcs_jobs, node) {
+		if (job->id != id)
+			continue;
+		list_for_each_entry_rcu(bt, &job->tasks, job_node)
+			if (kill_pid(task_pid(bt->task), 0, 0))
+				err = -EPERM;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/*
+ * Memory for an enable, taken before the locks: the walk under them
+ * counts what it needs (@want_*) and fails with -EAGAIN while the pool
+ * holds less.  Histograms that the enable replaces go to @old.
+ */
+struct bcs_dist_pool {
+	struct bcs_dist_ctx *ctx;
+	struct bcs_dist_task **tr;
+	struct bcs_dist_hist **hist;
+	struct bcs_dist_hist **old;
+	u32 nr_tr, nr_hist, used_tr, used_hist, nr_old;
+	u32 want_tr, want_hist;
+};
+
+static int bcs_dist_pool_fill(struct bcs_dist_pool *p, u32 sub_bits)
+{
+	u32 nr_tr = p->want_tr + 4, nr_hist = p->want_hist + 4;
+	void *a;
+
+	if (!p->ctx) {
+		p->ctx = kzalloc(sizeof(*p->ctx), GFP_KERNEL);
+		if (!p->ctx)
+			return -ENOMEM;
+	}
+	if (nr_tr > p->nr_tr) {
+		a = kvcalloc(nr_tr, sizeof(*p->tr), GFP_KERNEL);
+		if (!a)
+			return -ENOMEM;
+		if (p->nr_tr)
+			memcpy(a, p->tr, p->nr_tr * sizeof(*p->tr));
+		kvfree(p->tr);
+		p->tr = a;
+		for (; p->nr_tr < nr_tr; p->nr_tr++) {
+			p->tr[p->nr_tr] = bcs_dist_task_alloc(GFP_KERNEL);
+			if (!p->tr[p->nr_tr])
+				return -ENOMEM;
+		}
+	}
+	if (nr_hist > p->nr_hist) {
+		a = kvcalloc(nr_hist, sizeof(*p->hist), GFP_KERNEL);
+		if (!a)
+			return -ENOMEM;
+		if (p->nr_hist)
+			memcpy(a, p->hist, p->nr_hist * sizeof(*p->hist));
+		kvfree(p->hist);
+		p->hist = a;
+		kvfree(p->old);
+		p->old = kvcalloc(nr_hist, sizeof(*p->old), GFP_KERNEL);
+		if (!p->old)
+			return -ENOMEM;
+		for (; p->nr_hist < nr_hist; p->nr_hist++) {
+			p->hist[p->nr_hist] = bcs_dist_hist_alloc(sub_bits,
+								  GFP_KERNEL);
+			if (!p->hist[p->nr_hist])
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void bcs_dist_pool_free(struct bcs_dist_pool *p)
+{
+	u32 i;
+
+	for (i = p->used_tr; i < p->nr_tr; i++)
+		if (p->tr[i])
+			bcs_dist_task_free(p->tr[i]);
+	for (i = p->used_hist; i < p->nr_hist; i++)
+		kvfree(p->hist[i]);
+	for (i = 0; i < p->nr_old; i++)
+		kvfree(p->old[i]);
+	kvfree(p->tr);
+	kvfree(p->hist);
+	kvfree(p->old);
+	kfree(p->ctx);
+}
+
+/* Enable @ctl's metrics for @bt.  bcs_dist_lock held, pool big enough. */
+static void bcs_dist_enable_one(struct bcs_dist_ctx *ctx, struct bcs_task *bt,
+				const struct bcs_dist_ctl *ctl,
+				struct bcs_dist_pool *p, u64 now)
+{
+	struct bcs_dist_task *tr = bcs_dist_of(bt);
+	struct bcs_dist_hist *h;
+	int m;
+
+	if (!tr) {
+		tr = p->tr[p->used_tr++];
+		bcs_dist_task_add(ctx, tr, bt);
+	}
+	raw_spin_lock(&tr->lock);
+	for (m = 0; m < BCS_DIST_METRICS; m++) {
+		h = tr->hist[m];
+		if (!(ctl->metrics & BIT(m)) || (h && h->sub_bits == ctl->sub_bits))
+			continue;
+		if (h)
+			p->old[p->nr_old++] = h;
+		tr->hist[m] = p->hist[p->used_hist++];
+	}
+	tr->metrics |= ctl->metrics;
+	if (!tr->active)
+		bcs_dist_activate(tr, now);
+	raw_spin_unlock(&tr->lock);
+}
+
+/* What enabling @metrics at @sub_bits for @bt takes from the pool. */
+static void bcs_dist_count(const struct bcs_task *bt,
+			   const struct bcs_dist_ctl *ctl,
+			   struct bcs_dist_pool *p)
+{
+	struct bcs_dist_task *tr = bcs_dist_of(bt);
+	int m;
+
+	if (!tr)
+		p->want_tr++;
+	for (m = 0; m < BCS_DIST_METRICS; m++)
+		if ((ctl->metrics & BIT(m)) &&
+		    (!tr || !tr->hist[m] ||
+		     tr->hist[m]->sub_bits != ctl->sub_bits))
+			p->want_hist++;
+}
+
+static void bcs_dist_disable_one(struct bcs_dist_task *tr, u32 metrics,
+				 u64 now)
+{
+	raw_spin_lock(&tr->lock);
+	tr->metrics &= ~metrics;
+	if (tr->active && !tr->metrics)
+		bcs_dist_deactivate(tr, now);
+	raw_spin_unlock(&tr->lock);
+}
+
+static void bcs_dist_release_one(struct bcs_dist_task *tr,
+				 struct list_head *released, u64 now)
+{
+	if (!tr->gone)
+		bcs_dist_task_gone(tr, now);
+	list_move_tail(&tr->node, released);
+}
+
+static struct bcs_kjob *bcs_dist_job_find(u32 id)
+{
+	struct bcs_kjob *job;
+
+	list_for_each_entry(job, &bcs_jobs, node)
+		if (job->id == id)
+			return job;
+	return NULL;
+}
+
+/*
+ * One try at an operation, under bcs_lock and bcs_dist_lock.  Return:
+ * 0, -EAGAIN if @p must grow first, or the error of the operation.
+ */
+static int bcs_dist_apply(const struct bcs_dist_ctl *ctl,
+			  struct task_struct **tasks, bool admin,
+			  struct bcs_dist_pool *p, struct list_head *released)
+{
+	struct bcs_kjob *job = bcs_dist_job_find(ctl->job);
+	struct bcs_dist_ctx *ctx = bcs_dist_ctx_find(ctl->job);
+	struct bcs_dist_task *tr, *tmp;
+	struct bcs_task *bt;
+	u64 now;
+	u32 i;
+
+	if (ctl->op == BCS_DIST_ENABLE ? !job : !ctx)
+		return -ENOENT;
+	for (i = 0; i < ctl->nr_pids; i++) {
+		bt = job ? bcs_task_find(tasks[i]) : NULL;
+		if (!bt || bt->job != job)
+			return -ESRCH;
+	}
+	if (ctl->op == BCS_DIST_RELEASE && !ctl->nr_pids && !admin)
+		list_for_each_entry(tr, &ctx->tasks, node)
+			if (!bcs_dist_may_see(tr, false))
+				return -EPERM;
+	if (ctl->op == BCS_DIST_ENABLE) {
+		p->want_tr = 0;
+		p->want_hist = 0;
+		if (ctl->nr_pids)
+			for (i = 0; i < ctl->nr_pids; i++)
+				bcs_dist_count(bcs_task_find(tasks[i]), ctl, p);
+		else
+			list_for_each_entry(bt, &job->tasks, job_node)
+				bcs_dist_count(bt, ctl, p);
+		if ((!ctx && !p->ctx) || p->want_tr > p->nr_tr ||
+		    p->want_hist > p->nr_hist)
+			return -EAGAIN;
+	}
+
+	now = ktime_get_ns();
+	if (!ctx) {
+		ctx = p->ctx;
+		p->ctx = NULL;
+		INIT_LIST_HEAD(&ctx->tasks);
+		ctx->job = ctl->job;
+		list_add_tail(&ctx->node, &bcs_dist_ctxs);
+		bcs_dist_nr_ctx++;
+	}
+	switch (ctl->op) {
+	case BCS_DIST_ENABLE:
+		if (!ctl->nr_pids) {
+			ctx->metrics |= ctl->metrics;
+			for (i = 0; i < BCS_DIST_METRICS; i++)
+				if (ctl->metrics & BIT(i))
+					ctx->sub_bits[i] = ctl->sub_bits;
+			list_for_each_entry(bt, &job->tasks, job_node)
+				bcs_dist_enable_one(ctx, bt, ctl, p, now);
+		}
+		for (i = 0; i < ctl->nr_pids; i++)
+			bcs_dist_enable_one(ctx, bcs_task_find(tasks[i]), ctl,
+					    p, now);
+		break;
+	case BCS_DIST_DISABLE:
+		if (!ctl->nr_pids) {
+			ctx->metrics &= ~ctl->metrics;
+			list_for_each_entry(tr, &ctx->tasks, node)
+				if (!tr->gone)
+					bcs_dist_disable_one(tr, ctl->metrics,
+							     now);
+		}
+		for (i = 0; i < ctl->nr_pids; i++) {
+			tr = bcs_dist_of(bcs_task_find(tasks[i]));
+			if (tr)
+				bcs_dist_disable_one(tr, ctl->metrics, now);
+		}
+		break;
+	default:
+		if (!ctl->nr_pids) {
+			list_for_each_entry_safe(tr, tmp, &ctx->tasks, node)
+				bcs_dist_release_one(tr, released, now);
+			list_del(&ctx->node);
+			bcs_dist_nr_ctx--;
+			kfree(ctx);
+			break;
+		}
+		for (i = 0; i < ctl->nr_pids; i++) {
+			tr = bcs_dist_of(bcs_task_find(tasks[i]));
+			if (tr)
+				bcs_dist_release_one(tr, released, now);
+		}
+		break;
+	}
+	return 0;
+}
+
+/**
+ * bcs_dist_ctl - BCS_IOC_DIST_CTL: enable, disable or release distributions
+ * @ctl: the argument, its size and reserved fields checked
+ *
+ * Context: process, may sleep.  Return: 0 or a negative errno.
+ */
+int bcs_dist_ctl(const struct bcs_dist_ctl *ctl)
+{
+	bool admin = bcs_dist_admin();
+	struct task_struct **tasks = NULL;
+	struct bcs_dist_pool pool = {};
+	struct bcs_dist_task *tr, *tmp;
+	unsigned long flags;
+	LIST_HEAD(released);
+	s32 *pids = NULL;
+	int err = 0;
+	u32 i;
+
+	if (ctl->op > BCS_DIST_RELEASE || ctl->nr_pids > BCS_DIST_PIDS_MAX ||
+	    (!ctl->nr_pids && ctl->pids))
+		return -EINVAL;
+	if (ctl->op == BCS_DIST_RELEASE ?
+	    ctl->metrics || ctl->sub_bits :
+	    !ctl->metrics || (ctl->metrics & ~BCS_DIST_ALL))
+		return -EINVAL;
+	if (ctl->op == BCS_DIST_ENABLE ?
+	    ctl->sub_bits > BCS_HIST_SUB_BITS_MAX : ctl->sub_bits)
+		return -EINVAL;
+	if (!ctl->job)
+		return -ENOENT;
+
+	if (ctl->nr_pids) {
+		pids = kvmalloc_array(ctl->nr_pids, sizeof(*pids), GFP_KERNEL);
+		tasks = kvcalloc(ctl->nr_pids, sizeof(*tasks), GFP_KERNEL);
+		if (!pids || !tasks) {
+			err = -ENOMEM;
+			goto out;
+		}
+		if (copy_from_user(pids, u64_to_user_ptr(ctl->pids),
+				   ctl->nr_pids * sizeof(*pids))) {
+			err = -EFAULT;
+			goto out;
+		}
+		err = bcs_dist_get_tasks(pids, ctl->nr_pids, tasks);
+	} else {
+		err = bcs_dist_may_job(ctl->job);
+	}
+	if (err)
+		goto out;
+
+	if (mutex_lock_killable(&bcs_dist_mutex)) {
+		err = -EINTR;
+		goto out;
+	}
+	/* The probes must run before the first task is tracked. */
+	if (ctl->op == BCS_DIST_ENABLE)
+		err = bcs_dist_probes(true);
+	while (!err) {
+		spin_lock_irqsave(&bcs_lock, flags);
+		spin_lock(&bcs_dist_lock);
+		err = bcs_dist_apply(ctl, tasks, admin, &pool, &released);
+		spin_unlock(&bcs_dist_lock);
+		spin_unlock_irqrestore(&bcs_lock, flags);
+		if (err != -EAGAIN)
+			break;
+		err = bcs_dist_pool_fill(&pool, ctl->sub_bits);
+	}
+	if (!list_empty(&released)) {
+		synchronize_rcu();
+		list_for_each_entry_safe(tr, tmp, &released, node)
+			bcs_dist_task_free(tr);
+	}
+	/* An unregistration failure cannot happen; a registration's is err. */
+	bcs_dist_probes(bcs_dist_wanted());
+	mutex_unlock(&bcs_dist_mutex);
+out:
+	bcs_dist_pool_free(&pool);
+	for (i = 0; tasks && i < ctl->nr_pids; i++)
+		if (tasks[i])
+			put_task_struct(tasks[i]);
+	kvfree(tasks);
+	kvfree(pids);
+	return err;
+}
+
+static void bcs_dist_fill_totals(const struct bcs_dist_task *tr,
+				 struct bcs_dist_totals *t, u64 now)
+{
+	u64 d = tr->active && now > tr->since ? now - tr->since : 0;
+
+	memset(t, 0, sizeof(*t));
+	t->start_ns = tr->start_ns;
+	t->tracked_ns = tr->tracked_ns;
+	if (tr->active)
+		t->tracked_ns += now - tr->period_start;
+	t->run_ns = tr->time[BCS_DIST_BURST];
+	t->blocked_ns = tr->time[BCS_DIST_BLOCKED];
+	t->suspended_ns = tr->time[BCS_DIST_SUSPENDED];
+	t->wait_ns = tr->time[BCS_DIST_WAIT];
+	switch (tr->state) {
+	case BCS_DIST_BURST:
+		t->run_ns += d;
+		break;
+	case BCS_DIST_BLOCKED:
+		t->blocked_ns += d;
+		break;
+	case BCS_DIST_SUSPENDED:
+		t->suspended_ns += d;
+		break;
+	default:
+		t->wait_ns += d;
+		break;
+	}
+	t->bursts = tr->bursts;
+	t->preemptions = tr->preemptions;
+	t->suspensions = tr->suspensions;
+	t->state = tr->state;
+	t->flags = (tr->gone ? BCS_DIST_GONE : 0) |
+		   (tr->active ? BCS_DIST_TRACKING : 0);
+}
+
+/*
+ * The tracker @rd names in @ctx: pid @rd->pid, the live one before gone
+ * ones and the newest of those; or with BCS_DIST_NEXT the visible one
+ * with the smallest pid above it.  bcs_dist_lock held.
+ */
+static struct bcs_dist_task *bcs_dist_lookup(struct bcs_dist_ctx *ctx,
+					     struct bcs_dist_read *rd,
+					     bool all, int *err)
+{
+	struct bcs_dist_task *tr, *found = NULL;
+	pid_t v, best = 0;
+
+	*err = -ESRCH;
+	list_for_each_entry(tr, &ctx->tasks, node) {
+		v = pid_vnr(tr->pid);
+		if (v <= 0)
+			continue;
+		if (rd->flags & BCS_DIST_NEXT) {
+			if (v > rd->pid && (!found || v < best) &&
+			    bcs_dist_may_see(tr, all)) {
+				found = tr;
+				best = v;
+			}
+		} else if (v == rd->pid && (!found || found->gone)) {
+			found = tr;
+			best = v;
+		}
+	}
+	if (found && !bcs_dist_may_see(found, all)) {
+		*err = -EPERM;
+		return NULL;
+	}
+	if (found)
+		rd->pid = best;
+	return found;
+}
+
+/**
+ * bcs_dist_read - BCS_IOC_DIST_READ: a task's totals and one histogram
+ * @rd: the argument, its size and reserved fields checked; updated
+ *
+ * Context: process, may sleep.  Return: 0, -ENOSPC with @rd updated, or
+ * another negative errno.
+ */
+int bcs_dist_read(struct bcs_dist_read *rd)
+{
+	bool all = bcs_dist_admin() ||
+		   ns_capable_noaudit(&init_user_ns, CAP_SYS_PTRACE);
+	struct bcs_hist_bucket *out = NULL;
+	struct bcs_hist_header hdr = {};
+	struct bcs_dist_ctx *ctx;
+	struct bcs_dist_task *tr;
+	struct bcs_dist_hist *h;
+	u64 *counts = NULL;
+	u32 nr = 0, k = 0, i;
+	unsigned long flags;
+	size_t need = 0;
+	int err;
+
+	if (rd->metric >= BCS_DIST_METRICS || (rd->flags & ~BCS_DIST_NEXT))
+		return -EINVAL;
+	if (!rd->job)
+		return -ENOENT;
+	if (rd->pid < 0 || (!rd->pid && !(rd->flags & BCS_DIST_NEXT)))
+		return -ESRCH;
+	if (mutex_lock_killable(&bcs_dist_mutex))
+		return -EINTR;
+
+	spin_lock_irqsave(&bcs_dist_lock, flags);
+	ctx = bcs_dist_ctx_find(rd->job);
+	tr = ctx ? bcs_dist_lookup(ctx, rd, all, &err) : NULL;
+	if (!ctx)
+		err = -ENOENT;
+	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+	if (!tr)
+		goto out;
+
+	/* Histograms change only under bcs_dist_mutex, which is held. */
+	h = tr->hist[rd->metric];
+	if (h) {
+		nr = h->nr;
+		counts = kvmalloc_array(nr, sizeof(*counts), GFP_KERNEL);
+		if (!counts) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	raw_spin_lock_irqsave(&tr->lock, flags);
+	bcs_dist_fill_totals(tr, &rd->totals, ktime_get_ns());
+	if (h) {
+		memcpy(counts, h->buckets, nr * sizeof(*counts));
+		hdr.magic = BCS_HIST_MAGIC;
+		hdr.version = BCS_HIST_VERSION;
+		hdr.sub_bits = h->sub_bits;
+		hdr.flags = h->saturated ? BCS_HIST_SATURATED : 0;
+		hdr.count = h->count;
+		hdr.sum = h->sum;
+		hdr.min = h->min;
+		hdr.max = h->max;
+	}
+	raw_spin_unlock_irqrestore(&tr->lock, flags);
+
+	err = 0;
+	if (h) {
+		for (i = 0; i < nr; i++)
+			k += !!counts[i];
+		hdr.nr_buckets = k;
+		need = sizeof(hdr) + (size_t)k * sizeof(*out);
+	}
+	/* No buffer at all asks for the size; a buffer too small is -ENOSPC. */
+	if (need > rd->buf_size) {
+		if (rd->buf || rd->buf_size)
+			err = -ENOSPC;
+	} else if (h) {
+		out = kvcalloc(k + 1, sizeof(*out), GFP_KERNEL);
+		if (!out) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (i = 0, k = 0; i < nr; i++) {
+			if (!counts[i])
+				continue;
+			out[k].index = i;
+			out[k++].count = counts[i];
+		}
+		if (copy_to_user(u64_to_user_ptr(rd->buf), &hdr, sizeof(hdr)) ||
+		    copy_to_user(u64_to_user_ptr(rd->buf + sizeof(hdr)), out,
+				 (size_t)k * sizeof(*out)))
+			err = -EFAULT;
+	}
+	rd->buf_size = need;
+out:
+	mutex_unlock(&bcs_dist_mutex);
+	kvfree(out);
+	kvfree(counts);
+	return err;
+}
+
+int bcs_dist_init(void)
+{
+	bcs_tp_switch = bcs_tracepoint("sched_switch");
+	bcs_tp_wakeup = bcs_tracepoint("sched_wakeup");
+	return bcs_tp_switch && bcs_tp_wakeup ? 0 : -ENOENT;
+}
+
+/* Module exit, after every job is gone: stop the probes, free it all. */
+void bcs_dist_exit(void)
+{
+	struct bcs_dist_ctx *ctx, *tmp;
+	unsigned long flags;
+
+	mutex_lock(&bcs_dist_mutex);
+	bcs_dist_probes(false);
+	spin_lock_irqsave(&bcs_dist_lock, flags);
+	list_for_each_entry_safe(ctx, tmp, &bcs_dist_ctxs, node)
+		bcs_dist_ctx_drop(ctx, ktime_get_ns());
+	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+	mutex_unlock(&bcs_dist_mutex);
+	flush_work(&bcs_dist_free_work);
+	bcs_dist_free_fn(NULL);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-task distributions: CPU bursts, blocked time, suspended time and
+ * runnable wait of the tasks of jobs where they are enabled.
+ */
+#ifndef _BCS_DIST_H
+#define _BCS_DIST_H
+
+#include <linux/bcs.h>
+
+#include "job.h"
+
+int bcs_dist_init(void);
+void bcs_dist_exit(void);
+
+/* What job.c tells dist.c, through struct bcs_job_hooks (bcs_lock held). */
+void bcs_dist_linked(struct bcs_task *bt);
+void bcs_dist_unlinked(struct bcs_task *bt);
+void bcs_dist_job_created(struct bcs_kjob *job);
+void bcs_dist_job_destroyed(struct bcs_kjob *job);
+
+/* The ioctls, their argument checked for size and reserved fields. */
+int bcs_dist_ctl(const struct bcs_dist_ctl *ctl);
+int bcs_dist_read(struct bcs_dist_read *rd);
+
+#endif /* _BCS_DIST_H */

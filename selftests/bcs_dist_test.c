@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-task distributions (BCS_IOC_DIST_CTL, BCS_IOC_DIST_READ): enabling
+ * and disabling per job, per pid and per metric; bursts and sleeps of a
+ * child with a known rhythm in the right buckets; suspended time and
+ * runnable wait; the four totals adding up to the time tracked; the
+ * statistics of a killed task kept until released; permissions; bad input.
+ * The assertions are on where values fall, loosely enough for emulation,
+ * never on how long anything took.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/bcs_hist.h>
+
+#include "bcs_test_util.h"
+#include "bcs_harness.h"
+
+#define NS_MS		1000000ULL
+#define WORK_NS		(2 * NS_MS)	/* CPU time of each burst */
+#define SLEEP_NS	(8 * NS_MS)	/* each voluntary sleep */
+#define ROUNDS		150
+#define HIST_ROOM	(1 << 20)
+
+struct rhythm_sh {
+	volatile int go;
+	volatile int done;
+};
+
+FIXTURE(dist) {
+	int fd;
+	pid_t child;
+	struct rhythm_sh *sh;
+	struct bt_burner b;
+	void *hist;
+};
+
+static int dist_ctl(int fd, uint32_t job, uint32_t op, uint32_t metrics,
+		    uint32_t sub_bits, const int32_t *pids, uint32_t nr)
+{
+	struct bcs_dist_ctl c = {
+		.size = sizeof(c),
+		.job = job,
+		.op = op,
+		.metrics = metrics,
+		.sub_bits = sub_bits,
+		.nr_pids = nr,
+		.pids = (uintptr_t)pids,
+	};
+
+	return bt_ioctl(fd, BCS_IOC_DIST_CTL, &c);
+}
+
+static int dist_read(int fd, uint32_t job, pid_t pid, uint32_t metric,
+		     void *buf, uint32_t room, struct bcs_dist_read *rd)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->size = sizeof(*rd);
+	rd->job = job;
+	rd->pid = pid;
+	rd->metric = metric;
+	rd->buf = (uintptr_t)buf;
+	rd->buf_size = room;
+	return bt_ioctl(fd, BCS_IOC_DIST_READ, rd);
+}
+
+/* Spin until this thread has used @ns more CPU time. */
+static void burn_cpu(uint64_t ns)
+{
+	uint64_t end = bt_now_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+
+	while (bt_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+static void rhythm(struct rhythm_sh *sh)
+{
+	struct timespec ts = { 0, SLEEP_NS };
+	int i;
+
+	while (!sh->go)
+		bt_sleep_ms(1);
+	for (i = 0; i < ROUNDS; i++) {
+		burn_cpu(WORK_NS);
+		nanosleep(&ts, NULL);
+	}
+	sh->done = 1;
+	for (;;)
+		pause();
+}
+
+FIXTURE_SETUP(dist)
+{
+	self->fd = bt_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, bt_reset(self->fd));
+	dist_ctl(self->fd, BT_JOB_A, BCS_DIST_RELEASE, 0, 0, NULL, 0);
+	dist_ctl(self->fd, BT_JOB_B, BCS_DIST_RELEASE, 0, 0, NULL, 0);
+	self->sh = mmap(NULL, sizeof(*self->sh), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->sh);
+	self->hist = malloc(HIST_ROOM);
+	ASSERT_NE(NULL, self->hist);
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+}
+
+FIXTURE_TEARDOWN(dist)
+{
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		bt_waitpid_bounded(self->child, NULL, BT_WAIT_MS);
+	}
+	bt_burner_stop(&self->b);
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, bt_reset(self->fd));
+		dist_ctl(self->fd, BT_JOB_A, BCS_DIST_RELEASE, 0, 0, NULL, 0);
+		dist_ctl(self->fd, BT_JOB_B, BCS_DIST_RELEASE, 0, 0, NULL, 0);
+		close(self->fd);
+	}
+	free(self->hist);
+	if (self->sh && self->sh != MAP_FAILED)
+		munmap((void *)self->sh, sizeof(*self->sh));
+}
+
+static pid_t start_rhythm(struct rhythm_sh *sh)
+{
+	pid_t pid;
+
+	sh->go = 0;
+	sh->done = 0;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0)
+		rhythm(sh);
+	return pid;
+}
+
+/* The bucket holding the median of histogram @h, checked as it goes. */
+static int median_bucket(const struct bcs_hist_header *h, uint32_t *index)
+{
+	const struct bcs_hist_bucket *b = (const void *)(h + 1);
+	uint64_t seen = 0, total = 0;
+	uint32_t i;
+
+	if (h->magic != BCS_HIST_MAGIC || h->version != BCS_HIST_VERSION ||
+	    h->sub_bits > BCS_HIST_SUB_BITS_MAX || !h->nr_buckets)
+		return -EINVAL;
+	for (i = 0; i < h->nr_buckets; i++) {
+		if (!b[i].count || b[i].reserved0 ||
+		    b[i].index >= bcs_hist_buckets(h->sub_bits) ||
+		    (i && b[i].index <= b[i - 1].index))
+			return -EINVAL;
+		total += b[i].count;
+	}
+	if (total != h->count)
+		return -EINVAL;
+	for (i = 0; i < h->nr_buckets; i++) {
+		seen += b[i].count;
+		if (seen * 2 >= total) {
+			*index = b[i].index;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* The four totals add up to the time tracked, within 0.01 %. */
+static bool identity_holds(const struct bcs_dist_totals *t)
+{
+	uint64_t sum = t->run_ns + t->blocked_ns + t->suspended_ns +
+		       t->wait_ns;
+	uint64_t diff = sum > t->tracked_ns ? sum - t->tracked_ns :
+					      t->tracked_ns - sum;
+
+	return t->tracked_ns && diff * 10000 <= t->tracked_ns;
+}
+
+TEST_F(dist, rhythm_in_the_right_buckets)
+{
+	struct bcs_hist_header *h = self->hist;
+	struct bcs_dist_read rd;
+	uint64_t before, after;
+	uint32_t idx;
+
+	/* Enabled for the job before the task joins: tracked from attach. */
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 4, NULL, 0));
+	self->child = start_rhythm(self->sh);
+	ASSERT_LT(0, self->child);
+	before = bt_now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->child, 0, NULL));
+	after = bt_now_ns(CLOCK_MONOTONIC);
+	self->sh->go = 1;
+	ASSERT_TRUE(WAIT_UNTIL(self->sh->done, 20 * BT_WAIT_MS));
+
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, self->child, BCS_DIST_BURST,
+			       h, HIST_ROOM, &rd));
+	EXPECT_LE(before, rd.totals.start_ns);
+	EXPECT_GE(after, rd.totals.start_ns);
+	EXPECT_TRUE(rd.totals.flags & BCS_DIST_TRACKING);
+	EXPECT_FALSE(rd.totals.flags & BCS_DIST_GONE);
+	EXPECT_TRUE(identity_holds(&rd.totals));
+	EXPECT_EQ(sizeof(*h) + h->nr_buckets * sizeof(struct bcs_hist_bucket),
+		  rd.buf_size);
+	EXPECT_EQ(4, h->sub_bits);
+	/*
+	 * A sleep whose timer fires while the task, about to sleep, is
+	 * preempted is no sleep: most rounds, not all, end a burst.
+	 */
+	EXPECT_LE(ROUNDS * 9 / 10, h->count);
+	EXPECT_LE(ROUNDS * 9 / 10, rd.totals.bursts);
+	ASSERT_EQ(0, median_bucket(h, &idx));
+	/* About 2 ms of CPU each: not a sleep of 8 ms, not nothing. */
+	EXPECT_LE(WORK_NS * 3 / 4, bcs_hist_upper(idx, h->sub_bits));
+	EXPECT_GE(WORK_NS * 3, bcs_hist_lower(idx, h->sub_bits));
+	EXPECT_LE(h->min, h->max);
+	EXPECT_GE(rd.totals.run_ns, h->sum);
+
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, self->child,
+			       BCS_DIST_BLOCKED, h, HIST_ROOM, &rd));
+	EXPECT_LE(ROUNDS * 9 / 10, h->count);
+	ASSERT_EQ(0, median_bucket(h, &idx));
+	/* At least the 8 ms asked for, not a burst of 2 ms. */
+	EXPECT_LE(SLEEP_NS, bcs_hist_upper(idx, h->sub_bits));
+	EXPECT_GE(SLEEP_NS * 30, bcs_hist_lower(idx, h->sub_bits));
+	EXPECT_TRUE(identity_holds(&rd.totals));
+
+	/* Never parked: nothing suspended; woken every round: waits. */
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, self->child,
+			       BCS_DIST_SUSPENDED, h, HIST_ROOM, &rd));
+	EXPECT_EQ(0, h->count);
+	EXPECT_EQ(0, h->nr_buckets);
+	EXPECT_EQ(0, rd.totals.suspended_ns);
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, self->child, BCS_DIST_WAIT,
+			       h, HIST_ROOM, &rd));
+	EXPECT_LE(ROUNDS * 9 / 10, h->count);
+}
+
+TEST_F(dist, suspended_and_waiting)
+{
+	struct bcs_hist_header *h = self->hist;
+	struct bcs_dist_read rd;
+	int i, n = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, bt_drive(self->fd));
+	/* Four spinning threads on two CPUs wait for each other. */
+	ASSERT_EQ(0, bt_burner_start(&self->b, 4, false));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 3, NULL, 0));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
+		bt_sleep_ms(50);
+		ASSERT_EQ(0, bt_resume_row0(self->fd, BT_JOB_A));
+		bt_sleep_ms(50);
+	}
+
+	/* Each thread, found with BCS_DIST_NEXT. */
+	for (pid = 0;; pid = rd.pid) {
+		memset(&rd, 0, sizeof(rd));
+		rd.size = sizeof(rd);
+		rd.job = BT_JOB_A;
+		rd.pid = pid;
+		rd.metric = BCS_DIST_SUSPENDED;
+		rd.flags = BCS_DIST_NEXT;
+		rd.buf = (uintptr_t)h;
+		rd.buf_size = HIST_ROOM;
+		if (bt_ioctl(self->fd, BCS_IOC_DIST_READ, &rd))
+			break;
+		EXPECT_LT(pid, rd.pid);
+		n++;
+		EXPECT_TRUE(identity_holds(&rd.totals));
+		/* Parked three times, 50 ms each: suspended, not blocked. */
+		EXPECT_LE(3, rd.totals.suspensions);
+		EXPECT_LE(3, h->count);
+		EXPECT_LE(3 * 40 * NS_MS, rd.totals.suspended_ns);
+		EXPECT_GT(rd.totals.suspended_ns, rd.totals.blocked_ns);
+		/* A spinner's burst is not ended by a park. */
+		EXPECT_GT(3, rd.totals.bursts);
+	}
+	EXPECT_EQ(4, n);
+
+	/* Four spinners on two CPUs: each waits, preempted, for a CPU. */
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, self->b.sh->tid[0],
+			       BCS_DIST_WAIT, h, HIST_ROOM, &rd));
+	EXPECT_LT(0, h->count);
+	EXPECT_LT(0, rd.totals.wait_ns);
+}
+
+TEST_F(dist, per_pid_and_per_metric)
+{
+	struct bcs_hist_header *h = self->hist;
+	struct bcs_dist_read rd;
+	int32_t tid0, tid1;
+	uint64_t count;
+
+	ASSERT_EQ(0, bt_burner_start(&self->b, 2, true));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
+	tid0 = self->b.sh->tid[0];
+	tid1 = self->b.sh->tid[1];
+	ASSERT_NE(tid0, tid1);
+
+	/* Nothing enabled yet. */
+	EXPECT_EQ(-ENOENT, dist_read(self->fd, BT_JOB_A, tid0, 0, h,
+				     HIST_ROOM, &rd));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      1U << BCS_DIST_BLOCKED, 2, &tid1, 1));
+	bt_sleep_ms(100);
+	EXPECT_EQ(-ESRCH, dist_read(self->fd, BT_JOB_A, tid0, 0, h,
+				    HIST_ROOM, &rd));
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, tid1, BCS_DIST_BLOCKED, h,
+			       HIST_ROOM, &rd));
+	EXPECT_EQ(2, h->sub_bits);
+	EXPECT_LT(0, h->count);
+	/* A metric never enabled has no histogram, but the totals run. */
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, tid1, BCS_DIST_BURST, h,
+			       HIST_ROOM, &rd));
+	EXPECT_EQ(0, rd.buf_size);
+	EXPECT_LT(0, rd.totals.blocked_ns);
+
+	/* Disabled: what was recorded stays, nothing is added. */
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_DISABLE,
+			      1U << BCS_DIST_BLOCKED, 0, &tid1, 1));
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, tid1, BCS_DIST_BLOCKED, h,
+			       HIST_ROOM, &rd));
+	count = h->count;
+	EXPECT_FALSE(rd.totals.flags & BCS_DIST_TRACKING);
+	bt_sleep_ms(100);
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, tid1, BCS_DIST_BLOCKED, h,
+			       HIST_ROOM, &rd));
+	EXPECT_EQ(count, h->count);
+	EXPECT_TRUE(identity_holds(&rd.totals));
+
+	/* Enabled for the job, at another resolution: a new histogram. */
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      1U << BCS_DIST_BLOCKED | 1U << BCS_DIST_WAIT, 6,
+			      NULL, 0));
+	bt_sleep_ms(100);
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, tid0, BCS_DIST_BLOCKED, h,
+			       HIST_ROOM, &rd));
+	EXPECT_EQ(6, h->sub_bits);
+	EXPECT_LT(0, h->count);
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, tid1, BCS_DIST_BLOCKED, h,
+			       HIST_ROOM, &rd));
+	EXPECT_EQ(6, h->sub_bits);
+	EXPECT_TRUE(rd.totals.flags & BCS_DIST_TRACKING);
+
+	/* Released per pid: that task's statistics are gone. */
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_RELEASE, 0, 0,
+			      &tid0, 1));
+	EXPECT_EQ(-ESRCH, dist_read(self->fd, BT_JOB_A, tid0, 0, h,
+				    HIST_ROOM, &rd));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_DISABLE,
+			      BCS_DIST_ALL, 0, NULL, 0));
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, tid1, BCS_DIST_BLOCKED, h,
+			       HIST_ROOM, &rd));
+	EXPECT_FALSE(rd.totals.flags & BCS_DIST_TRACKING);
+}
+
+TEST_F(dist, killed_task_kept_until_released)
+{
+	struct bcs_hist_header *h = self->hist;
+	struct bcs_dist_read rd;
+	uint64_t count;
+	pid_t pid;
+
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 5, NULL, 0));
+	self->child = start_rhythm(self->sh);
+	ASSERT_LT(0, self->child);
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->child, 0, NULL));
+	self->sh->go = 1;
+	ASSERT_TRUE(WAIT_UNTIL(self->sh->done, 20 * BT_WAIT_MS));
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, self->child,
+			       BCS_DIST_BURST, h, HIST_ROOM, &rd));
+	count = h->count;
+	EXPECT_LE(ROUNDS * 9 / 10, count);
+
+	pid = self->child;
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, bt_waitpid_bounded(pid, NULL, BT_WAIT_MS));
+	self->child = 0;
+
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, pid, BCS_DIST_BURST, h,
+			       HIST_ROOM, &rd));
+	EXPECT_TRUE(rd.totals.flags & BCS_DIST_GONE);
+	EXPECT_FALSE(rd.totals.flags & BCS_DIST_TRACKING);
+	EXPECT_EQ(count, h->count);
+	EXPECT_TRUE(identity_holds(&rd.totals));
+
+	/* The job destroyed: still there, until released. */
+	ASSERT_EQ(0, bt_job_destroy(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, pid, BCS_DIST_BLOCKED, h,
+			       HIST_ROOM, &rd));
+	EXPECT_LE(ROUNDS * 9 / 10, h->count);
+	EXPECT_EQ(-ENOENT, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+				    BCS_DIST_ALL, 5, NULL, 0));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_RELEASE, 0, 0,
+			      NULL, 0));
+	EXPECT_EQ(-ENOENT, dist_read(self->fd, BT_JOB_A, pid, BCS_DIST_BURST,
+				     h, HIST_ROOM, &rd));
+}
+
+TEST_F(dist, enospc_says_the_size)
+{
+	struct bcs_hist_header *h = self->hist;
+	struct bcs_dist_read rd;
+	uint32_t need;
+
+	ASSERT_EQ(0, bt_burner_start(&self->b, 1, true));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, BCS_HIST_SUB_BITS_MAX, NULL, 0));
+	bt_sleep_ms(100);
+	/* No buffer: the size it takes. */
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, self->b.pid,
+			       BCS_DIST_BLOCKED, NULL, 0, &rd));
+	need = rd.buf_size;
+	ASSERT_LE(sizeof(*h) + sizeof(struct bcs_hist_bucket), need);
+	EXPECT_EQ(-ENOSPC, dist_read(self->fd, BT_JOB_A, self->b.pid,
+				     BCS_DIST_BLOCKED, h, sizeof(*h), &rd));
+	EXPECT_LE(need, rd.buf_size);
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, self->b.pid,
+			       BCS_DIST_BLOCKED, h, HIST_ROOM, &rd));
+	EXPECT_EQ(BCS_HIST_SUB_BITS_MAX, h->sub_bits);
+	EXPECT_EQ(rd.buf_size,
+		  sizeof(*h) + h->nr_buckets * sizeof(struct bcs_hist_bucket));
+}
+
+TEST_F(dist, unprivileged)
+{
+	struct bcs_dist_read rd;
+	int32_t root_pid;
+	int status = -1;
+	pid_t pid;
+
+	ASSERT_EQ(0, bt_burner_start(&self->b, 1, true));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      1U << BCS_DIST_BLOCKED, 3, NULL, 0));
+	root_pid = self->b.pid;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd;
+
+		if (bt_drop_privs())
+			_exit(10);
+		fd = bt_open();
+		if (fd < 0)
+			_exit(11);
+		if (dist_ctl(fd, BT_JOB_A, BCS_DIST_ENABLE, BCS_DIST_ALL, 3,
+			     &root_pid, 1) != -EPERM)
+			_exit(12);
+		if (dist_ctl(fd, BT_JOB_A, BCS_DIST_DISABLE, BCS_DIST_ALL, 0,
+			     NULL, 0) != -EPERM)
+			_exit(13);
+		if (dist_ctl(fd, BT_JOB_A, BCS_DIST_RELEASE, 0, 0, NULL,
+			     0) != -EPERM)
+			_exit(14);
+		if (dist_read(fd, BT_JOB_A, root_pid, 0, NULL, 0, &rd) !=
+		    -EPERM)
+			_exit(15);
+		rd.flags = BCS_DIST_NEXT;
+		rd.pid = 0;
+		if (bt_ioctl(fd, BCS_IOC_DIST_READ, &rd) != -ESRCH)
+			_exit(16);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, bt_waitpid_bounded(pid, &status, BT_WAIT_MS));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* Still enabled. */
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, root_pid, 0, NULL, 0, &rd));
+	EXPECT_TRUE(rd.totals.flags & BCS_DIST_TRACKING);
+}
+
+TEST_F(dist, bad_input)
+{
+	struct bcs_dist_ctl c;
+	struct bcs_dist_read rd;
+	int32_t pids[2];
+	char small[8];
+
+	ASSERT_EQ(0, bt_burner_start(&self->b, 1, true));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
+	pids[0] = self->b.pid;
+	pids[1] = getpid();	/* not in the job */
+
+	/* Each one a valid argument but for what is set. */
+#define CTL(...) ({ c = (struct bcs_dist_ctl){ .size = sizeof(c),	\
+		.job = BT_JOB_A, .metrics = BCS_DIST_ALL };		\
+		__VA_ARGS__;						\
+		bt_ioctl(self->fd, BCS_IOC_DIST_CTL, &c); })
+	EXPECT_EQ(-EINVAL, CTL(c.size = sizeof(c) - 8));
+	EXPECT_EQ(-EINVAL, CTL(c.size = sizeof(c) + 8));
+	EXPECT_EQ(-EINVAL, CTL(c.reserved[1] = 1));
+	EXPECT_EQ(-EINVAL, CTL(c.op = 3));
+	EXPECT_EQ(-EINVAL, CTL(c.op = 0xffffffff));
+	EXPECT_EQ(-EINVAL, CTL(c.metrics = 0));
+	EXPECT_EQ(-EINVAL, CTL(c.metrics = BCS_DIST_ALL + 1));
+	EXPECT_EQ(-EINVAL, CTL(c.metrics = 0x80000000));
+	EXPECT_EQ(-EINVAL, CTL(c.sub_bits = BCS_HIST_SUB_BITS_MAX + 1));
+	EXPECT_EQ(-EINVAL, CTL(c.sub_bits = 0xffffffff));
+	EXPECT_EQ(-EINVAL, CTL(c.op = BCS_DIST_DISABLE, c.sub_bits = 1));
+	EXPECT_EQ(-EINVAL, CTL(c.op = BCS_DIST_RELEASE));
+	EXPECT_EQ(-EINVAL, CTL(c.nr_pids = BCS_DIST_PIDS_MAX + 1,
+			       c.pids = (uintptr_t)pids));
+	EXPECT_EQ(-EINVAL, CTL(c.nr_pids = 0xffffffff,
+			       c.pids = (uintptr_t)pids));
+	EXPECT_EQ(-EINVAL, CTL(c.pids = (uintptr_t)pids));
+	EXPECT_EQ(-EFAULT, CTL(c.nr_pids = 1, c.pids = 8));
+	EXPECT_EQ(-ESRCH, CTL(c.nr_pids = 2, c.pids = (uintptr_t)pids));
+	pids[1] = -1;
+	EXPECT_EQ(-ESRCH, CTL(c.nr_pids = 2, c.pids = (uintptr_t)pids));
+	pids[1] = 0;
+	EXPECT_EQ(-ESRCH, CTL(c.nr_pids = 2, c.pids = (uintptr_t)pids));
+	EXPECT_EQ(-ENOENT, CTL(c.job = 0));
+	EXPECT_EQ(-ENOENT, CTL(c.job = BT_JOB_B));
+	EXPECT_EQ(-ENOENT, CTL(c.op = BCS_DIST_DISABLE));
+	EXPECT_EQ(-ENOENT, CTL(c.op = BCS_DIST_RELEASE, c.metrics = 0));
+	EXPECT_EQ(-EFAULT, bt_ioctl(self->fd, BCS_IOC_DIST_CTL, (void *)8));
+	EXPECT_EQ(0, CTL(c.nr_pids = 1, c.pids = (uintptr_t)pids,
+			 c.sub_bits = 1));
+
+#define RD(...) ({ rd = (struct bcs_dist_read){ .size = sizeof(rd),	\
+		.job = BT_JOB_A, .pid = self->b.pid };			\
+		__VA_ARGS__;						\
+		bt_ioctl(self->fd, BCS_IOC_DIST_READ, &rd); })
+	EXPECT_EQ(0, RD());
+	EXPECT_LT(0, rd.buf_size);
+	EXPECT_EQ(-ENOSPC, RD(rd.buf_size = 1));
+	EXPECT_EQ(-EINVAL, RD(rd.size = sizeof(rd) - 8));
+	EXPECT_EQ(-EINVAL, RD(rd.reserved[0] = 1));
+	EXPECT_EQ(-EINVAL, RD(rd.metric = BCS_DIST_METRICS));
+	EXPECT_EQ(-EINVAL, RD(rd.metric = 0xffffffff));
+	EXPECT_EQ(-EINVAL, RD(rd.flags = 2));
+	EXPECT_EQ(-ESRCH, RD(rd.pid = -5));
+	EXPECT_EQ(-ESRCH, RD(rd.pid = 0));
+	EXPECT_EQ(-ESRCH, RD(rd.pid = -5, rd.flags = BCS_DIST_NEXT));
+	EXPECT_EQ(-ESRCH, RD(rd.pid = getpid()));
+	EXPECT_EQ(-ENOENT, RD(rd.job = 0));
+	EXPECT_EQ(-ENOENT, RD(rd.job = BT_JOB_B));
+	EXPECT_EQ(-EFAULT, RD(rd.buf = 8, rd.buf_size = HIST_ROOM));
+	EXPECT_EQ(-ENOSPC, RD(rd.buf = (uintptr_t)small,
+			      rd.buf_size = sizeof(small)));
+	EXPECT_LT(sizeof(small), rd.buf_size);
+	EXPECT_EQ(-EFAULT, bt_ioctl(self->fd, BCS_IOC_DIST_READ, (void *)8));
+	EXPECT_EQ(-ENOTTY, bt_ioctl(self->fd, _IOWR(BCS_IOC_MAGIC, 13,
+						    struct bcs_dist_read), &rd));
+}
+
+BT_HARNESS_MAIN
