@@ -18,7 +18,8 @@
  * The records of /dev/bcsstat (read(), from the end of the ring at set-up)
  * say which strobes switched.  Deadlines lie a second or more ahead, so
  * that all strobes of a test are sent before the first is due; a test
- * slowed down by its host still sees every switch, only late.
+ * slowed down by its host still sees every switch, only late.  Under a
+ * debug kernel, leads and gaps grow by bt_slowdown().
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,8 +36,9 @@
 #include "bcs_test_util.h"
 #include "bcs_harness.h"
 
-#define AHEAD_NS	1000000000ULL	/* the first deadline from now */
-#define APART_NS	50000000ULL	/* between deadlines */
+/* The first deadline from now, and between deadlines (see bt_slowdown). */
+#define AHEAD_NS	(1000000000ULL * (uint64_t)bt_slowdown())
+#define APART_NS	(50000000ULL * (uint64_t)bt_slowdown())
 
 FIXTURE(driven) {
 	int fd;

@@ -313,6 +313,11 @@ long bt_wait_ms(void)
 	return ms;
 }
 
+long bt_slowdown(void)
+{
+	return bt_wait_ms() / 10000;
+}
+
 bool bt_wait_none_parked(int fd)
 {
 	return WAIT_UNTIL(none_parked(fd), BT_WAIT_MS);
