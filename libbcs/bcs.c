@@ -437,3 +437,43 @@ const char *bcs_task_state_name(uint32_t state)
 	}
 	return "?";
 }
+
+static const char *const bcs_dist_names[BCS_DIST_METRICS] = {
+	[BCS_DIST_BURST]	= "burst",
+	[BCS_DIST_BLOCKED]	= "blocked",
+	[BCS_DIST_SUSPENDED]	= "suspended",
+	[BCS_DIST_WAIT]		= "wait",
+};
+
+const char *bcs_dist_metric_name(uint32_t m)
+{
+	return m < BCS_DIST_METRICS ? bcs_dist_names[m] : "?";
+}
+
+int bcs_dist_metrics_parse(const char *s, uint32_t *metrics)
+{
+	uint32_t mask = 0, m;
+	const char *end;
+	size_t len;
+
+	if (!s)
+		return -EINVAL;
+	do {
+		end = strchr(s, ',');
+		len = end ? (size_t)(end - s) : strlen(s);
+		if (len == 3 && !strncmp(s, "all", 3)) {
+			mask |= BCS_DIST_ALL;
+		} else {
+			for (m = 0; m < BCS_DIST_METRICS; m++)
+				if (strlen(bcs_dist_names[m]) == len &&
+				    !strncmp(s, bcs_dist_names[m], len))
+					break;
+			if (m == BCS_DIST_METRICS)
+				return -EINVAL;
+			mask |= 1U << m;
+		}
+		s = end + 1;
+	} while (end);
+	*metrics |= mask;
+	return 0;
+}

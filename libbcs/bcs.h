@@ -244,6 +244,14 @@ const char *bcs_strerror(int err, enum bcs_err_ctx ctx);
 const char *bcs_mode_name(uint32_t mode);
 const char *bcs_job_state_name(uint32_t state);
 const char *bcs_task_state_name(uint32_t state);
+/*
+ * Since LIBBCS_1.2: the name of metric @m (enum bcs_dist_metric: "burst",
+ * "blocked", "suspended", "wait"), and its inverse for a comma-separated
+ * list of names or "all", or'ed into *@metrics as 1 << metric; -EINVAL
+ * (and *@metrics untouched) on an unknown or empty name.
+ */
+const char *bcs_dist_metric_name(uint32_t m);
+int bcs_dist_metrics_parse(const char *s, uint32_t *metrics);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bcsctl=${BCSCTL:-$here/../tools/bcsctl}
 job=$((0x5a0000c1))
 nojob=$((0x5a0000c2))
-plan=86
+plan=95
 tmp=$(mktemp -d) || exit 1
 busy=""
 driver=""
@@ -258,6 +258,26 @@ check "job list: job $job in row 3, running, 1 task, none parked" \
 	job_is 3 running 1 0
 expect 0 "^ *$job +3 +running +1 +0 +[0-9.]+ +[0-9.]+ +- +- +-$" \
 	"job list without bcsd: its cluster columns are -" "$bcsctl" job list
+
+# --- statistics: enabled, disabled and released at run time ---
+expect 0 '' "stats enable the job: burst and wait, 8 buckets per octave" \
+	"$bcsctl" stats enable $job --metric burst,wait --resolution 8
+expect 0 '' "stats enable all metrics of its busy process" \
+	"$bcsctl" stats enable $job --pid $busy
+expect 1 "stats enable $job: a pid given is not a thread of job $job" \
+	"stats enable of a pid outside the job says so" \
+	"$bcsctl" stats enable $job --pid $$
+expect 1 'permission denied' "a user may not record root's job" \
+	user "$bcsctl" stats enable $job
+expect 1 'stats enable 2147483000: no such job' \
+	"stats enable of a job that does not exist" \
+	"$bcsctl" stats enable 2147483000
+expect 2 "bad resolution '3'" "a resolution that is no power of two" \
+	"$bcsctl" stats enable $job --resolution 3
+expect 2 "bad metric 'bursts'" "an unknown metric" \
+	"$bcsctl" stats enable $job --metric bursts
+expect 0 '' "stats disable the job" "$bcsctl" stats disable $job
+expect 0 '' "stats release the job" "$bcsctl" stats release $job
 expect 0 "\\{\"id\":$job,\"row\":3,\"state\":\"running\",\"tasks\":1,\"parked\":0," \
 	"job list --json gives the job" "$bcsctl" job list --json
 expect 0 '"nodes":null,"cluster_tasks":null,"per_node":null\}.*"cluster":false\}$' \

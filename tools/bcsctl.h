@@ -53,6 +53,9 @@ struct bcsctl_req {
 	int nr_pids;
 	char **cmd_argv;	/* run: NULL-terminated command */
 	int json;		/* status, job list: --json */
+	uint32_t dist_op;	/* stats: enum bcs_dist_op */
+	uint32_t metrics;	/* stats: 1 << enum bcs_dist_metric */
+	uint32_t sub_bits;	/* stats enable: log2 of --resolution */
 	const char *group;	/* help or error for a group ("job") */
 	char err[256];		/* message for BCSCTL_PARSE_USAGE */
 };
@@ -92,5 +95,7 @@ int bcsctl_run_slice_set(const struct bcsctl_req *req);
 int bcsctl_run_slice_get(const struct bcsctl_req *req);
 int bcsctl_run_mode(const struct bcsctl_req *req);
 int bcsctl_run_strobe(const struct bcsctl_req *req);
+/* bcsctl_stats.c */
+int bcsctl_run_stats(const struct bcsctl_req *req);
 
 #endif /* BCS_TOOLS_BCSCTL_H */

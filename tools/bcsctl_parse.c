@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <bcs.h>
 #include <linux/bcs.h>
+#include <linux/bcs_hist.h>
 
 #include "bcsctl.h"
 #include "numparse.h"
@@ -401,6 +403,84 @@ static int parse_strobe(struct bcsctl_req *req, int argc, char **argv)
 	return BCSCTL_PARSE_OK;
 }
 
+/*
+ * stats enable|disable|release JOB [--pid PID]... [--metric NAME]...
+ * [--resolution N] (enable only): the pid words are gathered at the front
+ * of argv, as for attach.
+ */
+static int parse_stats(struct bcsctl_req *req, int argc, char **argv)
+{
+	int enable = !strcmp(req->cmd->name, "enable");
+	int i, r, has_job = 0, has_metric = 0;
+	uint32_t per2;
+	const char *v;
+	int32_t pid;
+
+	req->dist_op = enable ? BCS_DIST_ENABLE :
+		       !strcmp(req->cmd->name, "disable") ? BCS_DIST_DISABLE :
+		       BCS_DIST_RELEASE;
+	req->sub_bits = enable ? BCS_HIST_SUB_BITS_DEFAULT : 0;
+	req->pids = argv;
+	req->nr_pids = 0;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (is_help(a))
+			return BCSCTL_PARSE_HELP;
+		r = opt_val(req, argc, argv, &i, "--pid", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (parse_pid(v, &pid))
+				return usage_err(req, "bad pid '%s' (1..%d)",
+						 v, INT32_MAX);
+			if (req->nr_pids == BCS_DIST_PIDS_MAX)
+				return usage_err(req, "more than %u pids",
+						 BCS_DIST_PIDS_MAX);
+			/* The write index never passes the read index. */
+			argv[req->nr_pids++] = (char *)v;
+			continue;
+		}
+		r = req->dist_op == BCS_DIST_RELEASE ? 0 :
+		    opt_val(req, argc, argv, &i, "--metric", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (bcs_dist_metrics_parse(v, &req->metrics))
+				return usage_err(req, "bad metric '%s' (burst, "
+						 "blocked, suspended, wait "
+						 "or all)", v);
+			has_metric = 1;
+			continue;
+		}
+		r = enable ? opt_val(req, argc, argv, &i, "--resolution", &v) :
+			     0;
+		if (r < 0)
+			return r;
+		if (r) {
+			if (parse_u32(v, 1, 1U << BCS_HIST_SUB_BITS_MAX,
+				      &per2) || (per2 & (per2 - 1)))
+				return usage_err(req, "bad resolution '%s' "
+						 "(1, 2, 4 .. %u buckets per "
+						 "power of two)", v,
+						 1U << BCS_HIST_SUB_BITS_MAX);
+			req->sub_bits = (uint32_t)__builtin_ctz(per2);
+			continue;
+		}
+		if ((a[0] == '-' && a[1] != '\0') || has_job)
+			return bad_arg(req, a);
+		if (get_job(req, a, &req->job))
+			return BCSCTL_PARSE_USAGE;
+		has_job = 1;
+	}
+	if (!has_job)
+		return usage_err(req, "missing JOB");
+	/* Release frees every metric: the module takes no metrics then. */
+	if (!has_metric && req->dist_op != BCS_DIST_RELEASE)
+		req->metrics = BCS_DIST_ALL;
+	return BCSCTL_PARSE_OK;
+}
+
 const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ NULL, "status", "[--json]",
 	  "Show mode, row, slice, jobs and counters",
@@ -438,6 +518,16 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ NULL, "strobe", "[--row R] [--slice N] [--now | --in USEC]",
 	  "Inject a strobe (next row, in 1 ms)",
 	  1, parse_strobe, bcsctl_run_strobe },
+	{ "stats", "enable",
+	  "JOB [--pid PID]... [--metric NAME]... [--resolution N]",
+	  "Record distributions of the tasks of a job",
+	  0, parse_stats, bcsctl_run_stats },
+	{ "stats", "disable", "JOB [--pid PID]... [--metric NAME]...",
+	  "Stop recording them; what was recorded stays",
+	  0, parse_stats, bcsctl_run_stats },
+	{ "stats", "release", "JOB [--pid PID]...",
+	  "Free the statistics, also of tasks that are gone",
+	  0, parse_stats, bcsctl_run_stats },
 };
 
 const size_t bcsctl_nr_cmds = sizeof(bcsctl_cmds) / sizeof(bcsctl_cmds[0]);

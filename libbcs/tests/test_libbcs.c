@@ -497,6 +497,29 @@ static void test_strerror(void)
 	CHECK(!strcmp(bcs_mode_name(77), "?"));
 	CHECK(!strcmp(bcs_task_state_name(BCS_TASK_PARKED), "parked"));
 	CHECK(!strcmp(bcs_job_state_name(BCS_JOB_SUSPENDED), "suspended"));
+	CHECK(!strcmp(bcs_dist_metric_name(BCS_DIST_WAIT), "wait"));
+	CHECK(!strcmp(bcs_dist_metric_name(BCS_DIST_METRICS), "?"));
+}
+
+static void test_metric_names(void)
+{
+	uint32_t m = 0;
+
+	CHECK(!bcs_dist_metrics_parse("burst", &m));
+	CHECK(m == 1U << BCS_DIST_BURST);
+	CHECK(!bcs_dist_metrics_parse("wait,blocked", &m));
+	CHECK(m == (1U << BCS_DIST_BURST | 1U << BCS_DIST_WAIT |
+		    1U << BCS_DIST_BLOCKED));
+	m = 0;
+	CHECK(!bcs_dist_metrics_parse("all", &m) && m == BCS_DIST_ALL);
+	m = 0;
+	CHECK(bcs_dist_metrics_parse("", &m) == -EINVAL);
+	CHECK(bcs_dist_metrics_parse("burst,", &m) == -EINVAL);
+	CHECK(bcs_dist_metrics_parse("bursts", &m) == -EINVAL);
+	CHECK(bcs_dist_metrics_parse("burs", &m) == -EINVAL);
+	CHECK(bcs_dist_metrics_parse(",wait", &m) == -EINVAL);
+	CHECK(bcs_dist_metrics_parse(NULL, &m) == -EINVAL);
+	CHECK(m == 0);
 }
 
 static void test_jobs(struct bcs *h)
@@ -1076,6 +1099,7 @@ int main(void)
 	test_shared_rules();
 	test_open();
 	test_strerror();
+	test_metric_names();
 
 	setenv(BCS_ENV_DEVICE, "/dev/null", 1);
 	if (bcs_open(&h) == 0) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <linux/bcs.h>
+#include <linux/bcs_hist.h>
 
 #include "bcsctl.h"
 #include "numparse.h"
@@ -207,6 +208,29 @@ static void test_values(void)
 	      r.now, "strobe values", "strobe --row 2 --slice 99 --now");
 	parse("strobe --in 0", &r, &a);
 	check(r.lead_us == 0 && !r.now, "strobe --in", "strobe --in 0");
+
+	parse("stats enable 7", &r, &a);
+	check(r.job == 7 && r.dist_op == BCS_DIST_ENABLE &&
+	      r.metrics == BCS_DIST_ALL &&
+	      r.sub_bits == BCS_HIST_SUB_BITS_DEFAULT && !r.nr_pids,
+	      "stats defaults", "stats enable 7");
+	parse("stats enable --pid 10 7 --metric burst --resolution 128 "
+	      "--pid=11 --metric=wait,blocked", &r, &a);
+	check(r.job == 7 && r.nr_pids == 2 && !strcmp(r.pids[0], "10") &&
+	      !strcmp(r.pids[1], "11") && r.sub_bits == 7 &&
+	      r.metrics == (1U << BCS_DIST_BURST | 1U << BCS_DIST_WAIT |
+			    1U << BCS_DIST_BLOCKED),
+	      "stats enable values", "stats enable --pid 10 7 ...");
+	parse("stats enable 7 --resolution 1", &r, &a);
+	check(r.sub_bits == 0, "resolution 1", "stats enable 7 --resolution 1");
+	parse("stats disable 3 --metric suspended", &r, &a);
+	check(r.dist_op == BCS_DIST_DISABLE &&
+	      r.metrics == 1U << BCS_DIST_SUSPENDED && !r.sub_bits,
+	      "stats disable",
+	      "stats disable 3 --metric suspended");
+	parse("stats release 3 --pid 5", &r, &a);
+	check(r.dist_op == BCS_DIST_RELEASE && !r.metrics && !r.sub_bits &&
+	      r.nr_pids == 1, "stats release", "stats release 3 --pid 5");
 }
 
 static void test_usage_text(void)
@@ -298,6 +322,9 @@ int main(void)
 		{ "mode standalone --watchdog 100000", "mode" },
 		{ "strobe", "strobe" },
 		{ "strobe --row 63 --slice 18446744073709551615", "strobe" },
+		{ "stats enable 1 --pid 2147483647", "stats enable" },
+		{ "stats disable 1", "stats disable" },
+		{ "stats release 1", "stats release" },
 	};
 	static const char *const usage[] = {
 		"", "bogus", "--bogus", "-x", "job", "job bogus", "slice",
@@ -326,6 +353,14 @@ int main(void)
 		"strobe --row none", "strobe --row 64", "strobe --now --in 5",
 		"strobe --slice -1", "strobe --in 10000001", "strobe 3",
 		"strobe --row",
+		"stats", "stats enable", "stats enable 0", "stats enable 1 2",
+		"stats enable 1 --pid 0", "stats enable 1 --pid x",
+		"stats enable 1 --pid", "stats enable 1 --metric",
+		"stats enable 1 --metric bogus", "stats enable 1 --metric ,",
+		"stats enable 1 --resolution 0", "stats enable 1 --resolution 3",
+		"stats enable 1 --resolution 256", "stats enable --pid 5",
+		"stats disable 1 --resolution 4", "stats release 1 --metric all",
+		"stats bogus 1",
 	};
 	size_t i;
 
@@ -342,6 +377,7 @@ int main(void)
 	expect("status --help", BCSCTL_PARSE_HELP);
 	expect("run --job 1 --help", BCSCTL_PARSE_HELP);
 	expect("strobe -h", BCSCTL_PARSE_HELP);
+	expect("stats enable 1 -h", BCSCTL_PARSE_HELP);
 	expect("--version", BCSCTL_PARSE_VERSION);
 	test_values();
 	test_usage_text();

@@ -19,6 +19,7 @@
 #include <linux/types.h>
 
 #define BCS_HIST_SUB_BITS_MAX	7	/* 128 buckets per power of two */
+#define BCS_HIST_SUB_BITS_DEFAULT 4	/* what the tools ask for: 6.25 % */
 #define BCS_HIST_MAGIC		0x48534342	/* "BCSH" little endian */
 #define BCS_HIST_VERSION	1
 
