@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <linux/bcs.h>
+#include <linux/bcs_hist.h>
 #include <sodium.h>
 
 #include "proto.h"
@@ -157,6 +158,34 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		put32(c, m->req.row);
 		put32(c, (uint32_t)m->req.error);
 		put32(c, m->req.node);
+		if (m->req.op == BCSP_OP_STATS) {
+			put32(c, m->req.stats.op);
+			put32(c, m->req.stats.metrics);
+			put32(c, m->req.stats.sub_bits);
+			put32(c, 0);
+		} else if (m->req.op == BCSP_OP_WINDOW) {
+			put64(c, m->req.window.from);
+			put64(c, m->req.window.to);
+		}
+		break;
+	case BCSP_CONTEXT:
+		if (m->ctx.nr_jobs > BCSP_MAX_JOBS) {
+			c->ok = false;
+			return;
+		}
+		put32(c, m->ctx.version);
+		put32(c, m->ctx.nr_jobs);
+		put64(c, m->ctx.apply_slice);
+		put64(c, m->ctx.window_from);
+		put64(c, m->ctx.window_to);
+		put32(c, m->ctx.flags);
+		put32(c, 0);
+		for (i = 0; i < m->ctx.nr_jobs; i++) {
+			put32(c, m->ctx.jobs[i].job);
+			put8(c, m->ctx.jobs[i].metrics);
+			put8(c, m->ctx.jobs[i].sub_bits);
+			put16(c, m->ctx.jobs[i].release);
+		}
 		break;
 	case BCSP_REPORT:
 		if (m->report.nr_jobs > BCSP_MAX_JOBS) {
@@ -246,9 +275,43 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		m->req.row = get32(c);
 		m->req.error = (int32_t)get32(c);
 		m->req.node = get32(c);
+		if (m->req.op == BCSP_OP_STATS) {
+			m->req.stats.op = get32(c);
+			m->req.stats.metrics = get32(c);
+			m->req.stats.sub_bits = get32(c);
+			m->req.stats.reserved = get32(c);
+			if (m->req.stats.reserved)
+				return false;
+		} else if (m->req.op == BCSP_OP_WINDOW) {
+			m->req.window.from = get64(c);
+			m->req.window.to = get64(c);
+		}
 		/* A node asks for itself only. */
 		return c->ok && (m->hdr.type == BCSP_REPLY ||
 				 m->req.node == m->hdr.sender);
+	case BCSP_CONTEXT:
+		m->ctx.version = get32(c);
+		m->ctx.nr_jobs = get32(c);
+		m->ctx.apply_slice = get64(c);
+		m->ctx.window_from = get64(c);
+		m->ctx.window_to = get64(c);
+		m->ctx.flags = get32(c);
+		m->ctx.reserved = get32(c);
+		if (m->ctx.nr_jobs > BCSP_MAX_JOBS || m->ctx.reserved ||
+		    (m->ctx.flags & ~BCSP_WINDOW_ARMED) ||
+		    m->ctx.window_from > m->ctx.window_to)
+			return false;
+		for (i = 0; i < m->ctx.nr_jobs; i++) {
+			m->ctx.jobs[i].job = get32(c);
+			m->ctx.jobs[i].metrics = get8(c);
+			m->ctx.jobs[i].sub_bits = get8(c);
+			m->ctx.jobs[i].release = get16(c);
+			if (!bcs_job_id_valid(m->ctx.jobs[i].job) ||
+			    (m->ctx.jobs[i].metrics & ~BCS_DIST_ALL) ||
+			    m->ctx.jobs[i].sub_bits > BCS_HIST_SUB_BITS_MAX)
+				return false;
+		}
+		return c->ok;
 	case BCSP_REPORT:
 		m->report.nr_jobs = get32(c);
 		if (m->report.nr_jobs > BCSP_MAX_JOBS)
@@ -270,6 +333,9 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 static bool body_len_ok(uint8_t type, size_t n)
 {
 	switch (type) {
+	case BCSP_CONTEXT:
+		return n >= 40 && (n - 40) % 8 == 0 &&
+		       (n - 40) / 8 <= BCSP_MAX_JOBS;
 	case BCSP_STROBE:
 		return n == 40;
 	case BCSP_MAP:
@@ -277,7 +343,8 @@ static bool body_len_ok(uint8_t type, size_t n)
 		       (n - 8) / 20 <= BCSP_MAX_JOBS;
 	case BCSP_REQUEST:
 	case BCSP_REPLY:
-		return n == 24;
+		/* 40 for the operations with arguments, checked below. */
+		return n == 24 || n == 40;
 	case BCSP_REPORT:
 		return n >= 4 && (n - 4) % 12 == 0 &&
 		       (n - 4) / 12 <= BCSP_MAX_JOBS;

@@ -43,6 +43,7 @@ enum bcsp_type {
 	BCSP_REQUEST	= 3,	/* node -> master: job create/destroy/row */
 	BCSP_REPLY	= 4,	/* master -> group: answer to a request */
 	BCSP_REPORT	= 5,	/* node -> master: local tasks per job */
+	BCSP_CONTEXT	= 6,	/* master -> group: statistics to record */
 	__BCSP_TYPE_MAX,
 };
 
@@ -92,9 +93,15 @@ enum bcsp_op {
 	BCSP_OP_CREATE	= 1,
 	BCSP_OP_DESTROY	= 2,
 	BCSP_OP_SET_ROW	= 3,
+	BCSP_OP_STATS	= 4,	/* a job's distributions, @stats */
+	BCSP_OP_WINDOW	= 5,	/* arm the slice window, @window */
+	BCSP_OP_WINDOW_CLEAR = 6,
 };
 
-/* BCSP_REQUEST and BCSP_REPLY body: 24 bytes. */
+/*
+ * BCSP_REQUEST and BCSP_REPLY body: 24 bytes, and 16 more (@stats or
+ * @window) for BCSP_OP_STATS and BCSP_OP_WINDOW, and for them only.
+ */
 struct bcsp_request {
 	uint32_t id;		/* chosen by the node, echoed in the reply */
 	uint32_t op;		/* enum bcsp_op */
@@ -102,6 +109,46 @@ struct bcsp_request {
 	uint32_t row;		/* BCS_ROW_NONE on create: the master picks */
 	int32_t error;		/* reply: 0 or a negative errno */
 	uint32_t node;		/* the requesting node (its header's sender) */
+	union {
+		struct {
+			uint32_t op;		/* enum bcs_dist_op */
+			uint32_t metrics;	/* 1 << enum bcs_dist_metric */
+			uint32_t sub_bits;	/* BCS_DIST_ENABLE */
+			uint32_t reserved;
+		} stats;
+		struct {
+			uint64_t from;		/* first slice, inclusive */
+			uint64_t to;		/* last slice, inclusive */
+		} window;
+	};
+};
+
+/*
+ * BCSP_CONTEXT body: 40 bytes + 8 per job.  What every node records: the
+ * distributions of each job (bcsctl stats, through the master) and the
+ * slice window.  @version rises with every change; a node applies a new
+ * one at the strobe of slice @apply_slice or at the first after it, so
+ * that all nodes start and stop recording in the same slice.  The master
+ * sends it when it changes and with every map.
+ */
+struct bcsp_job_stats {
+	uint32_t job;
+	uint8_t metrics;	/* 1 << enum bcs_dist_metric, or'ed; 0: none */
+	uint8_t sub_bits;	/* their resolution */
+	uint16_t release;	/* rises with every release of its statistics */
+};
+
+#define BCSP_WINDOW_ARMED	1U	/* bcsp_context.flags */
+
+struct bcsp_context {
+	uint32_t version;
+	uint32_t nr_jobs;
+	uint64_t apply_slice;
+	uint64_t window_from;	/* BCSP_WINDOW_ARMED: the window */
+	uint64_t window_to;
+	uint32_t flags;		/* BCSP_WINDOW_ARMED */
+	uint32_t reserved;
+	struct bcsp_job_stats jobs[BCSP_MAX_JOBS];
 };
 
 /* BCSP_REPORT body: 4 bytes + 12 per job. */
@@ -121,6 +168,7 @@ struct bcsp_msg {
 		struct bcsp_map map;
 		struct bcsp_request req;
 		struct bcsp_report report;
+		struct bcsp_context ctx;
 	};
 };
 

@@ -14,6 +14,7 @@
 #include <sodium.h>
 
 #include <linux/bcs.h>
+#include <linux/bcs_hist.h>
 
 #include "proto.h"
 #include "unit.h"
@@ -21,6 +22,13 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static uint8_t key[BCSP_KEY_LEN], other_key[BCSP_KEY_LEN];
+
+/* Sign datagram @buf of @len bytes again, after a test changed it. */
+static void resign(uint8_t *buf, size_t len)
+{
+	crypto_auth_hmacsha256(buf + len - BCSP_TAG_LEN, buf,
+			       len - BCSP_TAG_LEN, key);
+}
 
 static struct bcsp_msg strobe_msg(void)
 {
@@ -116,6 +124,89 @@ static void test_roundtrip(void)
 	m.hdr.sender = 32;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+
+	/* Statistics and window requests carry 16 bytes more, only they. */
+	m.hdr.type = BCSP_REQUEST;
+	m.hdr.sender = 31;
+	m.req.op = BCSP_OP_STATS;
+	m.req.stats.op = BCS_DIST_DISABLE;
+	m.req.stats.metrics = 5;
+	m.req.stats.sub_bits = 3;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.req.op == BCSP_OP_STATS &&
+	      out.req.stats.op == BCS_DIST_DISABLE &&
+	      out.req.stats.metrics == 5 && out.req.stats.sub_bits == 3);
+	m.req.op = BCSP_OP_WINDOW;
+	m.req.window.from = 0x1122334455667788ULL;
+	m.req.window.to = UINT64_MAX;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.req.window.from == 0x1122334455667788ULL &&
+	      out.req.window.to == UINT64_MAX);
+	/* The same 40 bytes with another operation are a bad body. */
+	buf[BCSP_HDR_LEN + 7] = BCSP_OP_CREATE;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* And a statistics request of 24 bytes. */
+	m.req.op = BCSP_OP_WINDOW_CLEAR;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 24 + BCSP_TAG_LEN);
+	buf[BCSP_HDR_LEN + 7] = BCSP_OP_STATS;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_CONTEXT;
+	m.hdr.cluster = 7;
+	m.ctx.version = 9;
+	m.ctx.nr_jobs = 2;
+	m.ctx.apply_slice = 1000;
+	m.ctx.window_from = 2000;
+	m.ctx.window_to = 2200;
+	m.ctx.flags = BCSP_WINDOW_ARMED;
+	m.ctx.jobs[0].job = 4;
+	m.ctx.jobs[1].job = 6;
+	m.ctx.jobs[1].metrics = BCS_DIST_ALL;
+	m.ctx.jobs[1].sub_bits = 7;
+	m.ctx.jobs[1].release = 65535;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + 8 * 2 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.ctx.version == 9 && out.ctx.apply_slice == 1000 &&
+	      out.ctx.window_from == 2000 && out.ctx.window_to == 2200 &&
+	      out.ctx.flags == BCSP_WINDOW_ARMED && out.ctx.nr_jobs == 2 &&
+	      out.ctx.jobs[1].job == 6 && out.ctx.jobs[1].release == 65535 &&
+	      out.ctx.jobs[1].metrics == BCS_DIST_ALL &&
+	      out.ctx.jobs[1].sub_bits == 7);
+	/* A window that ends before it starts, a bad metric, resolution. */
+	m.ctx.window_to = 1999;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.ctx.window_to = 2200;
+	m.ctx.jobs[1].metrics = 0x10;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.ctx.jobs[1].metrics = 1;
+	m.ctx.jobs[1].sub_bits = BCS_HIST_SUB_BITS_MAX + 1;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.ctx.jobs[1].sub_bits = 0;
+	m.ctx.jobs[0].job = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.ctx.jobs[0].job = 4;
+	m.ctx.flags = 2;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.ctx.flags = 0;
+	m.ctx.nr_jobs = BCSP_MAX_JOBS;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + 8 * BCSP_MAX_JOBS + BCSP_TAG_LEN);
+	m.ctx.nr_jobs = BCSP_MAX_JOBS + 1;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
 
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_REPORT;
@@ -374,8 +465,11 @@ static bool can_be(unsigned int type, size_t body)
 	case BCSP_REPORT:
 		return body >= 4 && (body - 4) % 12 == 0 &&
 		       body <= 4 + 12 * BCSP_MAX_JOBS;
+	case BCSP_CONTEXT:
+		return body >= 40 && (body - 40) % 8 == 0 &&
+		       body <= 40 + 8 * BCSP_MAX_JOBS;
 	}
-	return body == 24;
+	return body == 24 || body == 40;
 }
 
 static void test_before_tag(void)
