@@ -27,6 +27,7 @@
 #include "ctl.h"
 #include "master.h"
 #include "node.h"
+#include "record.h"
 
 #define BCSD_CONF_DEFAULT	"/etc/bcs/bcsd.conf"
 
@@ -110,6 +111,7 @@ static const struct bcsd_part {
 	{ NULL,		net_init,	net_exit },
 	{ is_master,	master_init,	master_exit },
 	{ is_node,	node_init,	node_exit },
+	{ is_node,	record_init,	record_exit },
 	{ NULL,		ctl_init,	ctl_exit },
 };
 

@@ -125,6 +125,11 @@ struct bcsd_followed {
 	struct bcsp_map map;
 	uint32_t map_epoch;		/* of the master that sent it */
 	uint32_t map_master;		/* that master's node id */
+	/* Its last statistics context (BCSP_CONTEXT), if any, so named. */
+	bool have_ctx;
+	struct bcsp_context ctx;
+	uint32_t ctx_epoch;
+	uint32_t ctx_master;
 };
 
 /* master.c: the master role, active or standby. */
@@ -157,6 +162,8 @@ struct bcsd_master {
 	 */
 	struct bcsp_request done[32];
 	unsigned int done_next;
+	/* What the nodes record (bcsctl stats): sent with every map. */
+	struct bcsp_context ctx;
 };
 
 /*
@@ -183,6 +190,23 @@ struct bcsd_node {
 	struct bcsd_map_event history[BCSD_MAP_HISTORY];
 	uint32_t nr_history;
 	uint64_t reported_ms;		/* the last report sent */
+};
+
+/*
+ * record.c: the statistics context applied to bcs.ko: the name of the
+ * followed master's last context applied, and per job what bcs.ko records.
+ * @retry: a job was not here yet, or bcs.ko refused; tried again at each
+ * report period.
+ */
+struct bcsd_record {
+	bool applied;
+	uint32_t epoch, master, version;
+	bool retry;
+	uint64_t retried_ms;
+	struct bcsp_job_stats jobs[BCSP_MAX_JOBS];
+	uint32_t nr_jobs;
+	uint32_t window_flags;		/* BCSP_WINDOW_ARMED */
+	uint64_t window_from, window_to;
 };
 
 /*
@@ -261,6 +285,7 @@ struct bcsd {
 	/* The parts. */
 	struct bcsd_master master;
 	struct bcsd_node node;
+	struct bcsd_record record;
 	struct bcsd_ctl ctl;
 };
 

@@ -9,6 +9,12 @@
  *   {"cmd": "job-destroy", "job": J}                (root only)
  *   {"cmd": "job-row", "job": J, "row": R}          (root only)
  *   {"cmd": "job-wait", "job": J, "timeout_ms": T}  (T <= control_wait_ms)
+ *   {"cmd": "stats", "job": J, "op": "enable", "metrics": M, "sub_bits": S}
+ *                                                   (root only, as below;
+ *                                                   op enable, disable or
+ *                                                   release)
+ *   {"cmd": "window", "from": A, "to": B}
+ *   {"cmd": "window-clear"}
  *
  * No row is null, in requests and answers alike (-1 is taken for it in
  * requests too); a field that is null or left out takes its default.
@@ -329,6 +335,10 @@ static void reply_request(struct bcsd_client *c, const struct bcsp_request *r)
 {
 	struct json_object *o;
 
+	if (r->error == -ERANGE && r->op == BCSP_OP_WINDOW) {
+		ctl_error(c, r->error, "the window must start more than 2 slices after the current one");
+		return;
+	}
 	if (r->error) {
 		ctl_error(c, r->error, bcs_strerror(r->error, BCS_CTX_JOB));
 		return;
@@ -360,6 +370,15 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 	c->req.op = op;
 	c->req.job = in->job;
 	c->req.row = in->row;
+	if (op == BCSP_OP_STATS) {
+		c->req.row = 0;
+		c->req.stats.op = in->dist_op;
+		c->req.stats.metrics = in->metrics;
+		c->req.stats.sub_bits = in->sub_bits;
+	} else if (op == BCSP_OP_WINDOW) {
+		c->req.window.from = in->from;
+		c->req.window.to = in->to;
+	}
 	if (!d->followed.known) {
 		ctl_error(c, -EHOSTUNREACH, "no master heard yet");
 		return;
@@ -471,6 +490,18 @@ static void ctl_on_client(struct bcsd *d, void *arg)
 					BCSP_OP_CREATE :
 					req.cmd == CTL_JOB_DESTROY ?
 					BCSP_OP_DESTROY : BCSP_OP_SET_ROW,
+					&req);
+		break;
+	case CTL_STATS:
+	case CTL_WINDOW:
+	case CTL_WINDOW_CLEAR:
+		if (c->uid)
+			ctl_error(c, -EPERM, "permission denied: the cluster's statistics need root");
+		else
+			cmd_job_request(d, c, req.cmd == CTL_STATS ?
+					BCSP_OP_STATS :
+					req.cmd == CTL_WINDOW ?
+					BCSP_OP_WINDOW : BCSP_OP_WINDOW_CLEAR,
 					&req);
 		break;
 	}

@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 #include <linux/bcs.h>
+#include <linux/bcs_hist.h>
 
 #include "ctl_req.h"
 
@@ -26,6 +27,9 @@ static const struct {
 	{ "job-destroy", CTL_JOB_DESTROY },
 	{ "job-row",	 CTL_JOB_ROW },
 	{ "job-wait",	 CTL_JOB_WAIT },
+	{ "stats",	 CTL_STATS },
+	{ "window",	 CTL_WINDOW },
+	{ "window-clear", CTL_WINDOW_CLEAR },
 };
 
 /*
@@ -54,6 +58,72 @@ bad:
 	snprintf(err, errlen, "\"%s\" must be an integer in %" PRId64 "..%"
 		 PRId64, key, min, max);
 	return -EINVAL;
+}
+
+static const char *const dist_ops[] = {
+	[BCS_DIST_ENABLE]	= "enable",
+	[BCS_DIST_DISABLE]	= "disable",
+	[BCS_DIST_RELEASE]	= "release",
+};
+
+/* The statistics fields of @in into @req: 0, or -EINVAL with @err. */
+static int get_stats(struct json_object *in, struct ctl_req *req, char *err,
+		     size_t errlen)
+{
+	int64_t metrics = 0, sub_bits = 0;
+	struct json_object *v;
+	const char *op;
+	uint32_t i;
+
+	if (!req->job) {
+		snprintf(err, errlen, "stats needs a job");
+		return -EINVAL;
+	}
+	if (!json_object_object_get_ex(in, "op", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		goto bad_op;
+	op = json_object_get_string(v);
+	for (i = 0; i < sizeof(dist_ops) / sizeof(dist_ops[0]); i++)
+		if (!strcmp(op, dist_ops[i]))
+			break;
+	if (i == sizeof(dist_ops) / sizeof(dist_ops[0]))
+		goto bad_op;
+	req->dist_op = i;
+	if (get_int(in, "metrics", i == BCS_DIST_RELEASE ? 0 : 1,
+		    i == BCS_DIST_RELEASE ? 0 : BCS_DIST_ALL, &metrics, err,
+		    errlen) ||
+	    get_int(in, "sub_bits", 0,
+		    i == BCS_DIST_ENABLE ? BCS_HIST_SUB_BITS_MAX : 0,
+		    &sub_bits, err, errlen))
+		return -EINVAL;
+	if (i != BCS_DIST_RELEASE && !metrics) {
+		snprintf(err, errlen, "stats %s needs \"metrics\"", op);
+		return -EINVAL;
+	}
+	req->metrics = (uint32_t)metrics;
+	req->sub_bits = (uint32_t)sub_bits;
+	return 0;
+bad_op:
+	snprintf(err, errlen, "\"op\" must be enable, disable or release");
+	return -EINVAL;
+}
+
+/* The window's slices of @in into @req: 0, or -EINVAL with @err. */
+static int get_window(struct json_object *in, struct ctl_req *req,
+		      char *err, size_t errlen)
+{
+	int64_t from = -1, to = -1;
+
+	if (get_int(in, "from", 0, INT64_MAX, &from, err, errlen) ||
+	    get_int(in, "to", 0, INT64_MAX, &to, err, errlen))
+		return -EINVAL;
+	if (from < 0 || to < 0 || from > to) {
+		snprintf(err, errlen, "window needs \"from\" <= \"to\"");
+		return -EINVAL;
+	}
+	req->from = (uint64_t)from;
+	req->to = (uint64_t)to;
+	return 0;
 }
 
 int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
@@ -108,6 +178,9 @@ int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
 	req->job = (uint32_t)job;
 	req->row = row < 0 ? BCS_ROW_NONE : (uint32_t)row;
 	req->timeout_ms = (uint64_t)timeout;
+	if ((req->cmd == CTL_STATS && get_stats(in, req, err, errlen)) ||
+	    (req->cmd == CTL_WINDOW && get_window(in, req, err, errlen)))
+		goto out;
 	ret = 0;
 out:
 	json_object_put(in);

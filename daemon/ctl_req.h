@@ -20,6 +20,9 @@ enum ctl_cmd {
 	CTL_JOB_DESTROY,
 	CTL_JOB_ROW,
 	CTL_JOB_WAIT,
+	CTL_STATS,		/* root only, as the next two */
+	CTL_WINDOW,
+	CTL_WINDOW_CLEAR,
 };
 
 struct ctl_req {
@@ -27,12 +30,20 @@ struct ctl_req {
 	uint32_t job;		/* 0 if not given (create: the master picks) */
 	uint32_t row;		/* BCS_ROW_NONE if not given or -1 */
 	uint64_t timeout_ms;	/* job-wait */
+	uint32_t dist_op;	/* stats: enum bcs_dist_op */
+	uint32_t metrics;	/* stats: 1 << enum bcs_dist_metric */
+	uint32_t sub_bits;	/* stats: the resolution of an enable */
+	uint64_t from, to;	/* window: first and last slice */
 };
 
 /*
  * Parse request @buf of @len bytes: one JSON object with a string "cmd"
  * and, as the command takes them, integers "job" (0 .. 2^32 - 1; at
- * least 1 for job-wait), "row" (-1 .. 2^32 - 2) and "timeout_ms" (>= 0).
+ * least 1 for job-wait and stats), "row" (-1 .. 2^32 - 2) and
+ * "timeout_ms" (>= 0); for stats a string "op" (enable, disable,
+ * release) and integers "metrics" (1 .. BCS_DIST_ALL, 0 for release)
+ * and "sub_bits" (0 .. BCS_HIST_SUB_BITS_MAX); for window integers
+ * "from" and "to" (0 .. 2^63 - 1, from <= to).
  * Returns 0, or -EINVAL with a message for the client in @err.
  */
 int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,

@@ -108,6 +108,122 @@ static void fill_map(struct bcsd *d, struct bcsp_map *map)
 	}
 }
 
+/*
+ * The statistics context, to the group and to this host's node part; sent
+ * with every map once there is one, so that a node that lost it or
+ * joined later gets it.
+ */
+static void send_ctx(struct bcsd *d)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_CONTEXT } };
+
+	if (!d->master.ctx.version)
+		return;
+	m.hdr.epoch = d->master.epoch;
+	m.hdr.priority = (uint16_t)d->cfg.priority;
+	m.ctx = d->master.ctx;
+	net_send(d, &m, NULL);
+	d->followed.ctx = m.ctx;
+	d->followed.ctx_epoch = d->master.epoch;
+	d->followed.ctx_master = d->node_id;
+	d->followed.have_ctx = true;
+	dispatch(d, &m, &(struct bcsd_origin){
+		.local = true, .slice = d->master.strobe_slice });
+}
+
+/* Slices from a context change to the strobe that applies it. */
+#define CTX_LEAD_SLICES	2
+
+static void ctx_changed(struct bcsd *d)
+{
+	d->master.ctx.version++;
+	d->master.ctx.apply_slice = d->master.strobe_slice + CTX_LEAD_SLICES;
+	send_ctx(d);
+}
+
+static struct bcsp_job_stats *ctx_job(struct bcsd *d, uint32_t id,
+				      bool add)
+{
+	struct bcsp_context *c = &d->master.ctx;
+	uint32_t i;
+
+	for (i = 0; i < c->nr_jobs; i++)
+		if (c->jobs[i].job == id)
+			return &c->jobs[i];
+	if (!add || c->nr_jobs >= BCSP_MAX_JOBS)
+		return NULL;
+	memset(&c->jobs[c->nr_jobs], 0, sizeof(c->jobs[0]));
+	c->jobs[c->nr_jobs].job = id;
+	return &c->jobs[c->nr_jobs++];
+}
+
+/* Statistics request @req (BCSP_OP_STATS): 0 or a negative errno. */
+static int ctx_stats(struct bcsd *d, const struct bcsp_request *req)
+{
+	uint32_t metrics = req->stats.metrics;
+	struct bcsp_job_stats *js;
+
+	if (req->stats.op > BCS_DIST_RELEASE || (metrics & ~BCS_DIST_ALL) ||
+	    (req->stats.op == BCS_DIST_RELEASE) != !metrics ||
+	    (req->stats.op == BCS_DIST_ENABLE ?
+	     req->stats.sub_bits > BCS_HIST_SUB_BITS_MAX : req->stats.sub_bits))
+		return -EINVAL;
+	if (!find_job(d, req->job))
+		return -ENOENT;
+	js = ctx_job(d, req->job, true);
+	if (!js)
+		return -ENOSPC;	/* cannot be: a job has one at most */
+	switch (req->stats.op) {
+	case BCS_DIST_ENABLE:
+		js->metrics |= (uint8_t)metrics;
+		js->sub_bits = (uint8_t)req->stats.sub_bits;
+		break;
+	case BCS_DIST_DISABLE:
+		js->metrics &= (uint8_t)~metrics;
+		break;
+	default:
+		/* bcs.ko forgets the job's enables with its statistics. */
+		js->metrics = 0;
+		js->release++;
+		break;
+	}
+	ctx_changed(d);
+	return 0;
+}
+
+/* Window request @req: 0 or a negative errno. */
+static int ctx_window(struct bcsd *d, const struct bcsp_request *req)
+{
+	struct bcsp_context *c = &d->master.ctx;
+
+	if (req->op == BCSP_OP_WINDOW_CLEAR) {
+		c->flags &= ~BCSP_WINDOW_ARMED;
+		ctx_changed(d);
+		return 0;
+	}
+	if (req->window.from > req->window.to)
+		return -EINVAL;
+	/* Every node must have it before the window's first slice. */
+	if (req->window.from <= d->master.strobe_slice + CTX_LEAD_SLICES)
+		return -ERANGE;
+	c->flags |= BCSP_WINDOW_ARMED;
+	c->window_from = req->window.from;
+	c->window_to = req->window.to;
+	ctx_changed(d);
+	return 0;
+}
+
+/* Job @id is gone: so are its statistics from the context. */
+static void ctx_forget(struct bcsd *d, uint32_t id)
+{
+	struct bcsp_job_stats *js = ctx_job(d, id, false);
+
+	if (!js)
+		return;
+	*js = d->master.ctx.jobs[--d->master.ctx.nr_jobs];
+	ctx_changed(d);
+}
+
 static void send_map(struct bcsd *d)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_MAP } };
@@ -130,6 +246,7 @@ static void send_map(struct bcsd *d)
 	/* To this host's node part, as the group gets it. */
 	dispatch(d, &m, &(struct bcsd_origin){
 		.local = true, .slice = d->master.strobe_slice });
+	send_ctx(d);
 }
 
 /* Slices between resends of an unchanged map. */
@@ -258,6 +375,11 @@ static void take_over(struct bcsd *d, uint32_t epoch)
 		}
 		d->master.map_version = d->followed.map.version;
 	}
+	/* The statistics the nodes record, as the old master left them. */
+	if (d->followed.have_ctx && !d->master.ctx.version) {
+		d->master.ctx = d->followed.ctx;
+		d->master.ctx.version++;
+	}
 	d->master.map_version++;
 	d->followed.known = true;
 	d->followed.id = d->node_id;
@@ -286,6 +408,7 @@ static void step_down(struct bcsd *d)
 	 * would be lost or come back).
 	 */
 	d->master.nr_jobs = 0;
+	memset(&d->master.ctx, 0, sizeof(d->master.ctx));
 	d->master.strobe_copies_left = 0;
 	d->master.higher_epoch_ms = 0;
 	arm_strobe_timer(d, 0);
@@ -545,6 +668,7 @@ static void carry_out(struct bcsd *d, const struct bcsp_request *req,
 			break;
 		}
 		*j = d->master.jobs[--d->master.nr_jobs];
+		ctx_forget(d, req->job);
 		pr_info("job %u destroyed", req->job);
 		break;
 	case BCSP_OP_SET_ROW:
@@ -556,6 +680,13 @@ static void carry_out(struct bcsd *d, const struct bcsp_request *req,
 		else
 			j->row = req->row;
 		break;
+	case BCSP_OP_STATS:
+		reply->error = ctx_stats(d, req);
+		return;
+	case BCSP_OP_WINDOW:
+	case BCSP_OP_WINDOW_CLEAR:
+		reply->error = ctx_window(d, req);
+		return;
 	default:
 		reply->error = -EOPNOTSUPP;
 	}

@@ -183,6 +183,15 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		d->followed.map_master = m.hdr.sender;
 		d->followed.have_map = true;
 		break;
+	case BCSP_CONTEXT:
+		if (own || !d->followed.known || m.hdr.sender != d->followed.id ||
+		    m.hdr.epoch != d->followed.epoch)
+			return;
+		d->followed.ctx = m.ctx;
+		d->followed.ctx_epoch = m.hdr.epoch;
+		d->followed.ctx_master = m.hdr.sender;
+		d->followed.have_ctx = true;
+		break;
 	case BCSP_REPORT:
 		if (own)
 			return;	/* looped back; node.c took it */

@@ -54,6 +54,42 @@ int main(void)
 	CHECK(parse("{\"cmd\":\"job-wait\",\"job\":1,\"timeout_ms\":0}",
 		    &r) == 0 && r.timeout_ms == 0);
 
+	/* Statistics and windows. */
+	CHECK(parse("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		    "\"metrics\":15,\"sub_bits\":7}", &r) == 0 &&
+	      r.cmd == CTL_STATS && r.job == 3 && r.dist_op == BCS_DIST_ENABLE &&
+	      r.metrics == 15 && r.sub_bits == 7);
+	CHECK(parse("{\"cmd\":\"stats\",\"job\":3,\"op\":\"disable\","
+		    "\"metrics\":2}", &r) == 0 &&
+	      r.dist_op == BCS_DIST_DISABLE && r.metrics == 2 && !r.sub_bits);
+	CHECK(parse("{\"cmd\":\"stats\",\"job\":3,\"op\":\"release\"}",
+		    &r) == 0 && r.dist_op == BCS_DIST_RELEASE && !r.metrics);
+	CHECK(refused("{\"cmd\":\"stats\",\"op\":\"enable\",\"metrics\":1}",
+		      "stats needs a job"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"on\"}",
+		      "\"op\" must be"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":1}",
+		      "\"op\" must be"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\"}",
+		      "needs \"metrics\""));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":16}", "\"metrics\" must be"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"sub_bits\":8}", "\"sub_bits\" must be"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"disable\","
+		      "\"metrics\":1,\"sub_bits\":2}", "\"sub_bits\" must be"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"release\","
+		      "\"metrics\":1}", "\"metrics\" must be"));
+	CHECK(parse("{\"cmd\":\"window\",\"from\":100,\"to\":100}", &r) == 0 &&
+	      r.cmd == CTL_WINDOW && r.from == 100 && r.to == 100);
+	CHECK(refused("{\"cmd\":\"window\",\"from\":101,\"to\":100}",
+		      "window needs"));
+	CHECK(refused("{\"cmd\":\"window\",\"from\":1}", "window needs"));
+	CHECK(refused("{\"cmd\":\"window\",\"from\":-1,\"to\":5}",
+		      "\"from\" must be"));
+	CHECK(parse("{\"cmd\":\"window-clear\"}", &r) == 0 &&
+	      r.cmd == CTL_WINDOW_CLEAR);
+
 	/* Was job 1: a cast to 32 bits. */
 	CHECK(refused("{\"cmd\":\"job-destroy\",\"job\":4294967297}",
 		      "\"job\" must be an integer in 0..4294967295"));
