@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include <linux/bcs.h>
+#include <linux/bcs_hist.h>
 
 #include "ctl_req.h"
 #include "fuzz_assert.h"
@@ -27,9 +28,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(err[0]);
 		return 0;
 	}
-	FUZZ_ASSERT(req.cmd >= CTL_STATUS && req.cmd <= CTL_JOB_WAIT);
+	FUZZ_ASSERT(req.cmd >= CTL_STATUS && req.cmd <= CTL_WINDOW_CLEAR);
 	FUZZ_ASSERT(req.row == BCS_ROW_NONE || req.row < BCS_ROW_NONE);
 	FUZZ_ASSERT(req.cmd != CTL_JOB_WAIT || req.job);
 	FUZZ_ASSERT(req.timeout_ms <= INT64_MAX);
+	FUZZ_ASSERT(req.cmd != CTL_STATS ||
+		    (req.job && req.dist_op <= BCS_DIST_RELEASE &&
+		     req.metrics <= BCS_DIST_ALL &&
+		     (req.dist_op == BCS_DIST_RELEASE) == !req.metrics &&
+		     req.sub_bits <= BCS_HIST_SUB_BITS_MAX &&
+		     (req.dist_op == BCS_DIST_ENABLE || !req.sub_bits)));
+	FUZZ_ASSERT(req.cmd != CTL_WINDOW ||
+		    (req.from <= req.to && req.to <= INT64_MAX));
 	return 0;
 }

@@ -102,6 +102,35 @@ int main(int argc, char **argv)
 	m.req.error = -17;
 	datagram("reply", &m);
 
+	m.hdr.type = BCSP_REQUEST;
+	m.hdr.sender = 5;
+	m.req.op = BCSP_OP_STATS;
+	m.req.error = 0;
+	m.req.stats.op = 0;	/* BCS_DIST_ENABLE */
+	m.req.stats.metrics = 15;
+	m.req.stats.sub_bits = 4;
+	datagram("request-stats", &m);
+	m.req.op = BCSP_OP_WINDOW;
+	m.req.window.from = 7500;
+	m.req.window.to = 12500;
+	datagram("request-window", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_CONTEXT;
+	m.hdr.sender = 1;
+	m.ctx.version = 3;
+	m.ctx.apply_slice = 123458;
+	m.ctx.window_from = 130000;
+	m.ctx.window_to = 140000;
+	m.ctx.flags = BCSP_WINDOW_ARMED;
+	m.ctx.nr_jobs = 2;
+	m.ctx.jobs[0].job = 100;
+	m.ctx.jobs[0].metrics = 15;
+	m.ctx.jobs[0].sub_bits = 4;
+	m.ctx.jobs[1].job = 101;
+	m.ctx.jobs[1].release = 2;
+	datagram("context", &m);
+
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_REPORT;
 	m.hdr.sender = 5;
@@ -136,6 +165,10 @@ int main(int argc, char **argv)
 		"{\"cmd\":\"job-destroy\",\"job\":12}",
 		"{\"cmd\":\"job-row\",\"job\":12,\"row\":3}",
 		"{\"cmd\":\"job-wait\",\"job\":12,\"timeout_ms\":5000}",
+		"{\"cmd\":\"stats\",\"job\":12,\"op\":\"enable\","
+		"\"metrics\":15,\"sub_bits\":4}",
+		"{\"cmd\":\"window\",\"from\":7500,\"to\":12500}",
+		"{\"cmd\":\"window-clear\"}",
 	};
 	for (i = 0; i < (int)(sizeof(reqs) / sizeof(reqs[0])); i++) {
 		char name[16];
