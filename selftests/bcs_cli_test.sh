@@ -302,20 +302,25 @@ expect 0 '^mode: +standalone$' "status says mode standalone" \
 strobes=$(field strobes)
 expect 0 '' "strobe --row 5 --slice 1000 --now" \
 	"$bcsctl" strobe --row 5 --slice 1000 --now
+row_slice_is()
+{
+	[ "$(field row)/$(field slice)" = "$1" ]
+}
 check "status: row 5, slice 1000 after the strobe" \
-	[ "$(field row)/$(field slice)" = 5/1000 ]
+	until_true row_slice_is 5/1000
 check "status counts the strobe" [ "$(field strobes)" = $((strobes + 1)) ]
 check_job "job list: job $job suspended, its task parked" 3 suspended 1 1
-check "status counts 1 parked task" parked_is 1
+check "status counts 1 parked task" until_true parked_is 1
 strobes=$(field strobes)
 expect 0 '' "strobe --row 3 --now" "$bcsctl" strobe --row 3 --now
-check "status: row 3, the next slice (1001)" at_slice 3 1001 $((strobes + 1))
+check "status: row 3, the next slice (1001)" \
+	until_true at_slice 3 1001 $((strobes + 1))
 check_job "job list: job $job runs again, nothing parked" 3 running 1 0
-check "status counts no parked task" parked_is 0
+check "status counts no parked task" until_true parked_is 0
 strobes=$(field strobes)
 expect 0 '' "strobe, for the next row" "$bcsctl" strobe
 check "status: the next non-empty row (3), slice 1002" \
-	at_slice 3 1002 $((strobes + 1))
+	until_true at_slice 3 1002 $((strobes + 1))
 check "the busy process gets CPU time" runs $busy
 expect 2 "bad row '64' \(0\.\.63\)" "strobe --row 64 is refused" \
 	"$bcsctl" strobe --row 64
