@@ -25,6 +25,7 @@
 static int run_slices(const struct opts *o);
 static int run_jobs(const struct opts *o);
 static int run_tasks(const struct opts *o);
+static int run_dump(const struct opts *o);
 
 static const struct cmd cmds[] = {
 	{ "slices", "[-n N] [-f|--follow [-c COUNT]] [--json]",
@@ -40,10 +41,12 @@ static const struct cmd cmds[] = {
 	  "Draw slice records or distributions of nodes with gnuplot",
 	  OPT_OUTPUT | OPT_JOB | OPT_METRIC | OPT_ARGS, run_plot, plot_help },
 	{ "dist", "[--job J] [--pid P] [--metric NAME] [--json] [FILE...]",
-	  "Distributions of bursts, sleeps, parks and waits per job and task "
-	  "(FILE: job dumps, merged)",
+	  "Distributions of bursts, sleeps, parks, waits (FILE: job dumps)",
 	  OPT_JOB | OPT_PID | OPT_METRIC | OPT_JSON | OPT_ARGS, run_dist,
 	  dist_help },
+	{ "dump", "--job J [-o FILE.json]",
+	  "Job J's statistics on this node as one JSON document (a job dump)",
+	  OPT_JOB | OPT_OUTPUT, run_dump, NULL },
 	{ "trace", "-o FILE.json [FILE...]",
 	  "Slice records of nodes as a trace for https://ui.perfetto.dev",
 	  OPT_OUTPUT | OPT_ARGS, run_trace, NULL },
@@ -481,6 +484,42 @@ static int run_tasks(const struct opts *o)
 		json_object_put(arr);
 	}
 	free(tasks);
+	return EXIT_SUCCESS;
+}
+
+/* ---- dump: a job's dump of this node, as bcsd writes it ---- */
+
+static int run_dump(const struct opts *o)
+{
+	struct bcs *h;
+	int err;
+
+	if (!(o->given & OPT_JOB))
+		return usage_err(o->cmd, "missing --job J", NULL);
+	err = bcs_open(&h);
+	if (err) {
+		fprintf(stderr, "bcsstat: %s\n", bcs_strerror(err, BCS_CTX_OPEN));
+		return EXIT_FAILURE;
+	}
+	if (o->output)
+		err = bcs_job_dump_file(h, o->job, o->output, 0);
+	else
+		err = bcs_job_dump(h, o->job, stdout, 0);
+	bcs_close(h);
+	if (err == -ENOENT && !o->output) {
+		fprintf(stderr, "bcsstat: dump: job %u has no statistics on "
+			"this node (no such job, or none enabled: bcsctl stats "
+			"enable %u)\n", o->job, o->job);
+		return EXIT_FAILURE;
+	}
+	if (err) {
+		fprintf(stderr, "bcsstat: dump: job %u%s%s: %s\n", o->job,
+			o->output ? " to " : "", o->output ? o->output : "",
+			err == -ENOENT && o->output ?
+			"no statistics, or no such directory" :
+			bcs_strerror(err, BCS_CTX_JOB));
+		return EXIT_FAILURE;
+	}
 	return EXIT_SUCCESS;
 }
 

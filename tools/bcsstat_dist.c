@@ -768,7 +768,8 @@ static int live_load(const struct opts *opt, struct dist_set *set,
 		if (err > 0)
 			fprintf(stderr, "bcsstat: dist: job %u has no "
 				"statistics on this node (no such job, or "
-				"none enabled)\n", opt->job);
+				"none enabled: bcsctl stats enable %u)\n",
+				opt->job, opt->job);
 		bcs_close(h);
 		return err ? -1 : 0;
 	}
@@ -1150,3 +1151,4 @@ int run_dist(const struct opts *o)
 	}
 	return EXIT_SUCCESS;
 }
+

@@ -448,6 +448,11 @@ expect 1 'node1.slices.json: not a bcs job dump' \
 expect 1 '^bcsstat: bcs module not loaded \(/dev/bcs missing\)' \
 	env BCS_DEVICE=/nonexistent "$BCSSTAT" dist
 expect 0 '^Usage: bcsstat dist .*--metric NAME' "$BCSSTAT" dist --help
+expect 2 '^bcsstat: missing --job J' "$BCSSTAT" dump
+expect 1 '^bcsstat: bcs module not loaded \(/dev/bcs missing\)' \
+	env BCS_DEVICE=/nonexistent "$BCSSTAT" dump --job 7 -o "$TMP/x.json"
+if [ -e "$TMP/x.json" ]; then bad "dump without a module wrote a file"
+else ok; fi
 # plot dist: its script, through the stand-in gnuplot.
 expect 0 '' fake ok "$BCSSTAT" plot dist -o "$TMP/d.png" "$D1" "$D2"
 if grep -q "^set title 'Distributions of job 7 on node1, node2'" \
