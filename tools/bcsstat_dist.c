@@ -61,7 +61,8 @@ void dist_help(FILE *f)
 		"(each voluntary\nsleep), suspended (each park by bcs), wait "
 		"(each wait on a run queue).\nFILE: job dumps (bcsd, "
 		"bcs_job_dump(); dist --json output too), one per node,\n"
-		"merged; none: the jobs of this node with statistics.\n");
+		"merged; none: the jobs of this node with statistics.\n"
+		"Task FLAGS: G gone from the job, T being tracked.\n");
 }
 
 /* ---- histograms ---- */
