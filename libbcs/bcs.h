@@ -15,6 +15,7 @@
 #define LIBBCS_BCS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/bcs.h>
@@ -172,6 +173,104 @@ int bcs_stat_job_list(struct bcs_stat *st, struct bcs_job_info **out,
 		      size_t *n);
 int bcs_stat_task_stats(struct bcs_stat *st, uint32_t job,
 			struct bcs_task_stat **out, size_t *n);
+
+/*
+ * The flags of a slice record as letters, one per BCS_SLICE_* bit in the
+ * order L S D F I C O P E, '-' where a bit is clear ("L--F-----"), as
+ * `bcsstat slices` and the job dumps show them; and back (-EINVAL for a
+ * letter that is none of these; '-' is skipped).  Since LIBBCS_1.3.
+ */
+#define BCS_SLICE_FLAGS_LEN	16	/* a letter per flag, and the NUL */
+const char *bcs_slice_flags_str(char buf[BCS_SLICE_FLAGS_LEN], uint32_t flags);
+int bcs_slice_flags_parse(const char *s, uint32_t *flags);
+
+/*
+ * One slice record as a JSON object on one line, without a newline: the
+ * form of `bcsstat slices --json` and of the "slices" of a job dump
+ * (Documentation/uapi.rst).  -EIO if @out has an error.  Since LIBBCS_1.3.
+ */
+int bcs_slice_json(FILE *out, const struct bcs_slice_record *r);
+
+/* ------------------------------------------------------------------ */
+/* Job dumps (since LIBBCS_1.3)                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A job dump is one JSON document with the statistics of one job on one
+ * node: the per-task totals and distributions of BCS_IOC_DIST_READ and
+ * the slice records the ring of /dev/bcsstat holds.  Its format is
+ * described, with an example, in Documentation/uapi.rst ("Job dumps");
+ * readers check "format" and "version".
+ */
+#define BCS_DUMP_FORMAT		"bcs-job-dump"
+#define BCS_DUMP_VERSION	1
+
+/* bcs_job_dump() flags */
+#define BCS_DUMP_NO_SLICES	(1U << 0)	/* leave the slice records out */
+#define BCS_DUMP_FLAGS		BCS_DUMP_NO_SLICES
+
+/*
+ * Write the dump of job @job on this node to @out: every task of the job
+ * that BCS_DIST_NEXT shows (gone ones too), with its totals and the
+ * histogram of every metric ever enabled for it, then every slice record
+ * the ring holds (unless BCS_DUMP_NO_SLICES).  -ENOENT if the job has no
+ * statistics (nothing is written then), -EINVAL for unknown @flags, -EIO
+ * if writing failed, or the errno of a failed read; after an error the
+ * output may be incomplete.  Needs /dev/bcs and, for the slices,
+ * /dev/bcsstat; a caller without CAP_SYS_ADMIN or CAP_SYS_PTRACE sees
+ * only its own tasks.  @out is not flushed or closed.
+ */
+int bcs_job_dump(struct bcs *h, uint32_t job, FILE *out, unsigned int flags);
+/*
+ * The same into the file @path, atomically: written to a temporary file
+ * beside it (@path.XXXXXX, mode 0644), flushed to disk, then renamed to
+ * @path, so that @path is either the old file or the whole new dump;
+ * nothing is left behind on failure.  The directory must exist.
+ */
+int bcs_job_dump_file(struct bcs *h, uint32_t job, const char *path,
+		      unsigned int flags);
+
+/*
+ * The writer behind bcs_job_dump(), for programs that write documents of
+ * the same format from other sources (bcsstat dist --json writes the
+ * merged statistics of several nodes with it): bcs_dump_begin(), then
+ * bcs_dump_task() for each task, then bcs_dump_slice() for each record,
+ * then bcs_dump_end(), which frees the writer and returns the first
+ * error (-EIO: @out failed; -EINVAL: a histogram not in the format of
+ * <linux/bcs_hist.h>, or a call out of order).
+ */
+struct bcs_dump;
+
+struct bcs_dump_head {
+	uint32_t job;
+	uint32_t row;		/* BCS_ROW_NONE: none ("row": null) */
+	const char *node;	/* this node's name; a merged document: the
+				 * nodes' names, comma-separated
+				 */
+	const char *bcs_version;	/* NULL: BCS_PACKAGE_VERSION */
+	uint64_t time_ns;	/* CLOCK_REALTIME of the dump */
+	uint64_t monotonic_ns;	/* CLOCK_MONOTONIC at the same time */
+	int slices;		/* write "slices" even if no record comes */
+	/* The job's tasks added up per metric ("merged"), or all NULL. */
+	const struct bcs_hist_header *merged[BCS_DIST_METRICS];
+};
+
+struct bcs_dump_task {
+	int32_t pid;
+	int32_t tgid;		/* 0: not known ("tgid": null) */
+	const char *node;	/* NULL: the document's node (no "node") */
+	struct bcs_dist_totals totals;
+	/* A histogram per metric, NULL where the metric was never enabled. */
+	const struct bcs_hist_header *hist[BCS_DIST_METRICS];
+};
+
+int bcs_dump_begin(FILE *out, const struct bcs_dump_head *head,
+		   struct bcs_dump **d);
+int bcs_dump_task(struct bcs_dump *d, const struct bcs_dump_task *t);
+int bcs_dump_slice(struct bcs_dump *d, const struct bcs_slice_record *r);
+int bcs_dump_end(struct bcs_dump *d);
+/* One histogram, as the dumps write it ({"sub_bits": .., "buckets": ..}). */
+int bcs_hist_json(FILE *out, const struct bcs_hist_header *h);
 
 /* ------------------------------------------------------------------ */
 /* Generic netlink                                                      */

@@ -16,20 +16,22 @@ here=$(cd "$(dirname "$0")" && pwd)
 bcsctl=${BCSCTL:-$here/../tools/bcsctl}
 job=$((0x5a0000c1))
 nojob=$((0x5a0000c2))
-plan=95
+plan=110
 tmp=$(mktemp -d) || exit 1
 busy=""
 driver=""
+rhythm=""
 
 cleanup()
 {
 	local p
 
-	for p in $busy $driver; do
+	for p in $busy $driver $rhythm; do
 		kill -KILL "$p" 2> /dev/null
 	done
 	wait 2> /dev/null
 	"$bcsctl" job destroy $job > /dev/null 2>&1
+	"$bcsctl" job destroy $((0x5a0000c3)) > /dev/null 2>&1
 	"$bcsctl" mode off > /dev/null 2>&1
 	rm -rf "$tmp"
 }
@@ -447,6 +449,131 @@ else
 fi
 expect 0 '' "mode off" "$bcsctl" mode off
 expect 0 '' "root destroys job $job" "$bcsctl" job destroy $job
+
+# --- distributions: a program of known rhythm, bcsstat dist and dump ---
+# python3 computes 2 ms (of its own CPU time) and sleeps 3 ms, $rounds
+# times, in job $djob; every metric is enabled (bcsctl stats enable)
+# before it starts.  The checks are on bucket ranges, wide enough for
+# TCG, never on how long anything took.
+bcsstat=${BCSSTAT:-$here/../tools/bcsstat}
+djob=$((0x5a0000c3))
+rounds=200
+dist_tests=15
+if ! command -v python3 > /dev/null || ! [ -x "$bcsstat" ]; then
+	echo "# python3 or bcsstat ($bcsstat) missing: distributions not tested"
+	for _ in $(seq $dist_tests); do
+		n=$((n + 1))
+		skip=$((skip + 1))
+		echo "ok $n distributions # SKIP no python3 or bcsstat"
+	done
+else
+	cat > "$tmp/rhythm.py" << 'PY'
+import sys, time
+# One blocking open of the fifo: the go.
+with open(sys.argv[1]) as f:
+    f.read()
+for _ in range(int(sys.argv[2])):
+    end = time.thread_time_ns() + 2000000
+    while time.thread_time_ns() < end:
+        pass
+    time.sleep(0.003)
+PY
+	# The task of the rhythm in $1 (dist --json or a dump): counts and
+	# the bucket of the median of each metric, as "metric count lo hi".
+	cat > "$tmp/median.py" << 'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+docs = d if isinstance(d, list) else [d]
+pid = int(sys.argv[2])
+tasks = [t for doc in docs for t in doc["tasks"] if t["pid"] == pid]
+assert len(tasks) == 1, tasks
+for name in ("burst", "blocked"):
+    h = tasks[0]["metrics"][name]
+    seen = 0
+    for lo, hi, c in h["buckets"]:
+        seen += c
+        if 2 * seen >= h["count"]:
+            break
+    print(name, h["count"], lo, hi)
+PY
+	# medians_ok FILE PID: >= $rounds bursts and sleeps, the median
+	# burst in [1 ms, 20 ms] and the median sleep in [2 ms, 30 ms].
+	medians_ok()
+	{
+		python3 "$tmp/median.py" "$1" "$2" > "$tmp/medians" || return 1
+		sed 's/^/# /' "$tmp/medians"
+		awk -v r=$rounds '
+			$1 == "burst" && $2 >= r && $4 >= 1e6 && $3 <= 20e6 { b = 1 }
+			$1 == "blocked" && $2 >= r && $4 >= 2e6 && $3 <= 30e6 { s = 1 }
+			END { exit !(b && s) }' "$tmp/medians"
+	}
+	djob_tasks()
+	{
+		"$bcsctl" job list 2> /dev/null |
+			awk -v j=$djob -v n="$1" '$1 == j && $4 == n { f = 1 }
+				END { exit !f }'
+	}
+	"$bcsctl" job destroy $djob > /dev/null 2>&1
+	expect 0 '' "job create $djob for the distributions" \
+		"$bcsctl" job create --id $djob
+	rm -f "$tmp/go"
+	mkfifo "$tmp/go"
+	"$bcsctl" run --job $djob -- python3 "$tmp/rhythm.py" "$tmp/go" \
+		$rounds &
+	rhythm=$!
+	until_true djob_tasks 1
+	rc=$?
+	check "the program of known rhythm ($rhythm) is in job $djob" [ $rc = 0 ]
+	expect 0 '' "every metric of job $djob enabled, 8 buckets an octave" \
+		"$bcsctl" stats enable $djob --resolution 8
+	# Bounded: a writer of a fifo waits for its reader.
+	# shellcheck disable=SC2016 # $1 is sh's
+	timeout 60 sh -c 'echo go > "$1"' sh "$tmp/go"
+	wait $rhythm
+	rc=$?
+	rhythm_pid=$rhythm
+	rhythm=""
+	check "it ran its $rounds rounds of 2 ms work and 3 ms sleep" [ $rc = 0 ]
+	expect 0 '' "bcsstat dist --job $djob --json" \
+		"$bcsstat" dist --job $djob --json
+	cp "$tmp/out" "$tmp/dist.json"
+	check "bursts and sleeps counted, their medians in the right buckets" \
+		medians_ok "$tmp/dist.json" $rhythm_pid
+	expect 0 "^job $djob on .*: 1 task \\(1 gone\\)\$" \
+		"bcsstat dist --job $djob, as text" "$bcsstat" dist --job $djob
+	expect 0 "^burst +[0-9]+ +[0-9.]+ [mu]s " \
+		"its summary has a row of bursts" "$bcsstat" dist --job $djob
+	expect 0 '' "bcsstat dump --job $djob -o a file" \
+		"$bcsstat" dump --job $djob -o "$tmp/d1.json"
+	expect 0 '' "a second dump" \
+		"$bcsstat" dump --job $djob -o "$tmp/d2.json"
+	check "a dump is of the format, with its job, the task and slices" \
+		python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "bcs-job-dump" and d["version"] == 1, d
+assert d["job"] == int(sys.argv[2]) and isinstance(d["slices"], list)
+t = d["tasks"][0]
+assert t["pid"] == int(sys.argv[3]) and t["gone"], t
+s = t["totals"]
+assert s["run_ns"] + s["blocked_ns"] + s["suspended_ns"] + s["wait_ns"] \
+	== s["tracked_ns"], s' "$tmp/d1.json" $djob $rhythm_pid
+	check "the dump's medians too" medians_ok "$tmp/d1.json" $rhythm_pid
+	expect 0 '' "bcsstat dist --json of the two dumps" \
+		"$bcsstat" dist --json "$tmp/d1.json" "$tmp/d2.json"
+	check "the two dumps merge to twice the counts of one" \
+		python3 -c 'import json, sys
+one = json.load(open(sys.argv[1]))["tasks"][0]["metrics"]
+two = json.load(open(sys.argv[2]))[0]["merged"]
+for m in one:
+    assert two[m]["count"] == 2 * one[m]["count"], (m, one[m], two[m])
+    assert two[m]["sum"] == 2 * one[m]["sum"], m
+assert set(one) == set(two)' "$tmp/d1.json" "$tmp/out"
+	"$bcsctl" stats release $djob > /dev/null 2>&1
+	"$bcsctl" job destroy $djob > /dev/null 2>&1
+	expect 1 "job $djob has no statistics" \
+		"a job without statistics is an error" \
+		"$bcsstat" dist --job $djob
+fi
 
 if [ $n != $plan ]; then
 	echo "# $n tests ran, $plan planned"

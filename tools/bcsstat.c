@@ -25,6 +25,7 @@
 static int run_slices(const struct opts *o);
 static int run_jobs(const struct opts *o);
 static int run_tasks(const struct opts *o);
+static int run_dump(const struct opts *o);
 
 static const struct cmd cmds[] = {
 	{ "slices", "[-n N] [-f|--follow [-c COUNT]] [--json]",
@@ -36,9 +37,16 @@ static const struct cmd cmds[] = {
 	{ "tasks", "[--job J] [--json]",
 	  "Per-task accounting",
 	  OPT_JOB | OPT_JSON, run_tasks, NULL },
-	{ "plot", "KIND -o FILE.png [FILE...]",
-	  "Draw slice records of nodes with gnuplot (FILE: slices --json)",
-	  OPT_OUTPUT | OPT_ARGS, run_plot, plot_help },
+	{ "plot", "KIND -o FILE.png [--job J] [--metric NAME] [FILE...]",
+	  "Draw slice records or distributions of nodes with gnuplot",
+	  OPT_OUTPUT | OPT_JOB | OPT_METRIC | OPT_ARGS, run_plot, plot_help },
+	{ "dist", "[--job J] [--pid P] [--metric NAME] [--json] [FILE...]",
+	  "Distributions of bursts, sleeps, parks, waits (FILE: job dumps)",
+	  OPT_JOB | OPT_PID | OPT_METRIC | OPT_JSON | OPT_ARGS, run_dist,
+	  dist_help },
+	{ "dump", "--job J [-o FILE.json]",
+	  "Job J's statistics on this node as one JSON document (a job dump)",
+	  OPT_JOB | OPT_OUTPUT, run_dump, NULL },
 	{ "trace", "-o FILE.json [FILE...]",
 	  "Slice records of nodes as a trace for https://ui.perfetto.dev",
 	  OPT_OUTPUT | OPT_ARGS, run_trace, NULL },
@@ -131,6 +139,10 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			opt = OPT_JOB;
 		else if (!strncmp(a, "-o", 2))
 			opt = OPT_OUTPUT;
+		else if (!strcmp(a, "--pid") || !strncmp(a, "--pid=", 6))
+			opt = OPT_PID;
+		else if (!strcmp(a, "--metric") || !strncmp(a, "--metric=", 9))
+			opt = OPT_METRIC;
 		else if (a[0] == '-')
 			return usage_err(c, "unknown option", a);
 		else
@@ -140,7 +152,8 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 		o->given |= opt;
 		if (opt == OPT_JSON || opt == OPT_FOLLOW)
 			continue;
-		v = opt_value(argc, argv, &i, opt == OPT_JOB ? 5 : 2);
+		v = opt_value(argc, argv, &i, opt == OPT_JOB ? 5 :
+			      opt == OPT_PID ? 5 : opt == OPT_METRIC ? 8 : 2);
 		if (!v)
 			return usage_err(c, "missing value for", a);
 		if (opt == OPT_N && parse_u64(v, 1, UINT32_MAX, &o->n))
@@ -149,6 +162,11 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			return usage_err(c, "bad count", v);
 		if (opt == OPT_JOB && parse_job(v, &o->job))
 			return usage_err(c, "bad job id", v);
+		if (opt == OPT_PID && parse_pid(v, &o->pid))
+			return usage_err(c, "bad pid", v);
+		if (opt == OPT_METRIC && dist_metric_parse(v, &o->metric))
+			return usage_err(c, "unknown metric (burst, blocked, "
+					 "suspended, wait):", v);
 		if (opt == OPT_OUTPUT && !*v)
 			return usage_err(c, "empty output file name", NULL);
 		if (opt == OPT_OUTPUT)
@@ -230,45 +248,16 @@ static const char *fmt_after(char *buf, size_t len, uint64_t at,
 
 static void slice_line(const struct bcs_slice_record *r)
 {
-	char f[SLICE_FLAGS_LEN], rb[16], pb[24], wb[24];
+	char f[BCS_SLICE_FLAGS_LEN], rb[16], pb[24], wb[24];
 
 	printf("%10llu %10llu %4s %8s %12.1f %10.1f %10s %10s %6u %6u %6u %6u %4u %6u\n",
 	       (unsigned long long)r->seq, (unsigned long long)r->slice,
-	       fmt_row(rb, sizeof(rb), r->row), slice_flags(f, r->flags),
+	       fmt_row(rb, sizeof(rb), r->row), bcs_slice_flags_str(f, r->flags),
 	       r->interval_ns / 1e3, r->switch_ns / 1e3,
 	       fmt_after(pb, sizeof(pb), r->parked_ns, r->switch_start_ns),
 	       fmt_after(wb, sizeof(wb), r->resumed_ns, r->switch_start_ns),
 	       r->nr_suspended, r->nr_resumed, r->nr_running, r->nr_blocked,
 	       r->late, r->missed);
-}
-
-static struct json_object *slice_json(const struct bcs_slice_record *r)
-{
-	struct json_object *o = json_object_new_object();
-	char f[SLICE_FLAGS_LEN];
-
-	json_add_u64(o, "seq", r->seq);
-	json_add_u64(o, "slice", r->slice);
-	json_add_row(o, r->row);
-	json_object_object_add(o, "flags",
-			       json_object_new_string(slice_flags(f, r->flags)));
-	json_add_u64(o, "strobe_ns", r->strobe_ns);
-	json_add_u64(o, "deadline_ns", r->deadline_ns);
-	json_add_u64(o, "switch_start_ns", r->switch_start_ns);
-	json_add_u64(o, "switch_end_ns", r->switch_end_ns);
-	json_add_u64(o, "interval_ns", r->interval_ns);
-	json_add_u64(o, "switch_ns", r->switch_ns);
-	json_add_u64(o, "suspended", r->nr_suspended);
-	json_add_u64(o, "resumed", r->nr_resumed);
-	json_add_u64(o, "running", r->nr_running);
-	json_add_u64(o, "blocked", r->nr_blocked);
-	json_add_u64(o, "late", r->late);
-	json_add_u64(o, "missed", r->missed);
-	json_add_u64(o, "late_total", r->late_total);
-	json_add_u64(o, "missed_total", r->missed_total);
-	json_add_u64(o, "parked_ns", r->parked_ns);
-	json_add_u64(o, "resumed_ns", r->resumed_ns);
-	return o;
 }
 
 static int slices_snapshot(struct bcs_stat *st, const struct opts *o)
@@ -298,12 +287,13 @@ static int slices_snapshot(struct bcs_stat *st, const struct opts *o)
 		return fail(st, "slices", err, BCS_CTX_GENERIC);
 	}
 	if (o->given & OPT_JSON) {
-		struct json_object *arr = json_object_new_array();
-
-		for (i = 0; i < n; i++)
-			json_object_array_add(arr, slice_json(&buf[i]));
-		json_print(arr, 1);
-		json_object_put(arr);
+		/* An array, a record a line, as in the job dumps (libbcs). */
+		fputs("[", stdout);
+		for (i = 0; i < n; i++) {
+			fputs(i ? ",\n" : "\n", stdout);
+			bcs_slice_json(stdout, &buf[i]);
+		}
+		fputs("\n]\n", stdout);
 	} else {
 		slice_header();
 		for (i = 0; i < n; i++)
@@ -347,10 +337,8 @@ static int slices_follow(struct bcs_stat *st, const struct opts *o)
 			if (buf[i].seq < start)
 				continue;
 			if (json) {
-				struct json_object *r = slice_json(&buf[i]);
-
-				json_print(r, 0);
-				json_object_put(r);
+				bcs_slice_json(stdout, &buf[i]);
+				fputc('\n', stdout);
 			} else {
 				slice_line(&buf[i]);
 			}
@@ -496,6 +484,42 @@ static int run_tasks(const struct opts *o)
 		json_object_put(arr);
 	}
 	free(tasks);
+	return EXIT_SUCCESS;
+}
+
+/* ---- dump: a job's dump of this node, as bcsd writes it ---- */
+
+static int run_dump(const struct opts *o)
+{
+	struct bcs *h;
+	int err;
+
+	if (!(o->given & OPT_JOB))
+		return usage_err(o->cmd, "missing --job J", NULL);
+	err = bcs_open(&h);
+	if (err) {
+		fprintf(stderr, "bcsstat: %s\n", bcs_strerror(err, BCS_CTX_OPEN));
+		return EXIT_FAILURE;
+	}
+	if (o->output)
+		err = bcs_job_dump_file(h, o->job, o->output, 0);
+	else
+		err = bcs_job_dump(h, o->job, stdout, 0);
+	bcs_close(h);
+	if (err == -ENOENT && !o->output) {
+		fprintf(stderr, "bcsstat: dump: job %u has no statistics on "
+			"this node (no such job, or none enabled: bcsctl stats "
+			"enable %u)\n", o->job, o->job);
+		return EXIT_FAILURE;
+	}
+	if (err) {
+		fprintf(stderr, "bcsstat: dump: job %u%s%s: %s\n", o->job,
+			o->output ? " to " : "", o->output ? o->output : "",
+			err == -ENOENT && o->output ?
+			"no statistics, or no such directory" :
+			bcs_strerror(err, BCS_CTX_JOB));
+		return EXIT_FAILURE;
+	}
 	return EXIT_SUCCESS;
 }
 

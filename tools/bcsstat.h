@@ -23,6 +23,8 @@ enum {
 	OPT_JOB		= 1 << 4,
 	OPT_OUTPUT	= 1 << 5,
 	OPT_ARGS	= 1 << 6,	/* takes arguments, not only options */
+	OPT_PID		= 1 << 7,
+	OPT_METRIC	= 1 << 8,
 };
 
 struct cmd;
@@ -33,6 +35,8 @@ struct opts {
 	uint64_t n;
 	uint64_t count;
 	uint32_t job;
+	int32_t pid;
+	uint32_t metric;	/* enum bcs_dist_metric */
 	const char *output;	/* -o FILE */
 	char **args;		/* the arguments that are not options */
 	int nr_args;
@@ -49,13 +53,6 @@ struct cmd {
 
 /* Print "bcsstat: MSG 'ARG'" and the usage of @c; returns EXIT_USAGE. */
 int usage_err(const struct cmd *c, const char *msg, const char *arg);
-
-/* One letter per BCS_SLICE_* flag, and the NUL. */
-#define SLICE_FLAGS_LEN	16
-
-const char *slice_flags(char buf[SLICE_FLAGS_LEN], uint32_t flags);
-/* The BCS_SLICE_* bits of a flags string such as "L--F-----"; -EINVAL. */
-int slice_flags_parse(const char *s, uint32_t *flags);
 
 /* ---- input: the slice records of one node (bcsstat_input.c) ---- */
 
@@ -84,9 +81,72 @@ int inputs_load(char **files, int nr_files, int want_jobs,
 		struct node_input **out, size_t *nr_out);
 void inputs_free(struct node_input *in, size_t n);
 
+struct json_object;
+/*
+ * The JSON of file @path, or of @text read from @path: one value, or
+ * objects one after the other as an array of them.  Prints what is wrong
+ * (naming @path) and returns NULL.
+ */
+struct json_object *json_file_parse(const char *path);
+struct json_object *json_text_parse(const char *path, const char *text);
+
+/* ---- distributions: job dumps or the local module (bcsstat_dist.c) ---- */
+
+struct bcs_hist_header;
+
+struct dist_task {
+	char *node;
+	int32_t pid;
+	int32_t tgid;		/* 0: not known */
+	struct bcs_dist_totals totals;	/* flags: BCS_DIST_GONE, _TRACKING */
+	/* In the format of <linux/bcs_hist.h>; NULL: never enabled. */
+	struct bcs_hist_header *hist[BCS_DIST_METRICS];
+};
+
+struct dist_job {
+	uint32_t id;
+	uint32_t row;		/* BCS_ROW_NONE if not known */
+	char **nodes;		/* in the order they came */
+	size_t nr_nodes;
+	size_t nr_docs;
+	uint64_t time_ns;	/* the latest dump's */
+	uint64_t monotonic_ns;	/* its CLOCK_MONOTONIC, one node only; or 0 */
+	struct dist_task *tasks;	/* sorted by node and pid */
+	size_t nr_tasks;
+};
+
+struct dist_set {
+	struct dist_job *jobs;	/* sorted by id */
+	size_t nr_jobs;
+};
+
+/*
+ * The jobs of the dumps in @o->args (merged: the same task of the same
+ * node added up), or of the local module when there are none, as
+ * --job and --pid select.  Prints what went wrong and returns
+ * EXIT_FAILURE; 0 with @set to be freed by dist_free().
+ */
+int dist_load(const struct opts *o, struct dist_set *set);
+void dist_free(struct dist_set *set);
+/*
+ * @dst plus @src (NULL: nothing), at the coarser of their resolutions;
+ * @dst (NULL: none yet) is freed.  NULL if out of memory.
+ */
+struct bcs_hist_header *dist_hist_add(struct bcs_hist_header *dst,
+				      const struct bcs_hist_header *src);
+/* Metric @m of every task of @j added up; NULL if none has it. */
+struct bcs_hist_header *dist_job_hist(const struct dist_job *j, uint32_t m,
+				      int *err);
+/* @ns with a unit and 3 significant digits ("1.88 ms"). */
+const char *dist_fmt_ns(char *buf, size_t len, double ns);
+
 /* ---- the commands in their own files ---- */
 
 int run_plot(const struct opts *o);
+int run_dist(const struct opts *o);
+/* Metric @name ("burst", ...) in *@metric; -EINVAL if it is none. */
+int dist_metric_parse(const char *name, uint32_t *metric);
+void dist_help(FILE *f);
 void plot_help(FILE *f);
 int run_trace(const struct opts *o);
 

@@ -17,53 +17,6 @@
 
 #include "bcsstat.h"
 
-static const struct {
-	uint32_t bit;
-	char c;
-} flag_names[] = {
-	{ BCS_SLICE_LATE, 'L' },
-	{ BCS_SLICE_STANDALONE, 'S' },
-	{ BCS_SLICE_DRIVEN, 'D' },
-	{ BCS_SLICE_FAILOPEN, 'F' },
-	{ BCS_SLICE_INJECTED, 'I' },
-	{ BCS_SLICE_DRAIN_CUT, 'C' },
-	{ BCS_SLICE_OVERTAKEN, 'O' },
-	{ BCS_SLICE_PREDICTED, 'P' },
-	{ BCS_SLICE_EXPIRED, 'E' },
-};
-
-#define NR_FLAG_NAMES	(sizeof(flag_names) / sizeof(flag_names[0]))
-
-const char *slice_flags(char buf[SLICE_FLAGS_LEN], uint32_t flags)
-{
-	size_t i;
-
-	_Static_assert(NR_FLAG_NAMES < SLICE_FLAGS_LEN,
-		       "a letter for every flag, and the NUL");
-	for (i = 0; i < NR_FLAG_NAMES; i++)
-		buf[i] = flags & flag_names[i].bit ? flag_names[i].c : '-';
-	buf[i] = '\0';
-	return buf;
-}
-
-int slice_flags_parse(const char *s, uint32_t *flags)
-{
-	size_t i;
-
-	*flags = 0;
-	for (; *s; s++) {
-		if (*s == '-')
-			continue;
-		for (i = 0; i < NR_FLAG_NAMES; i++)
-			if (*s == flag_names[i].c)
-				break;
-		if (i == NR_FLAG_NAMES)
-			return -EINVAL;
-		*flags |= flag_names[i].bit;
-	}
-	return 0;
-}
-
 /* ---- JSON files ---- */
 
 /* The whole of @path, NUL-terminated; NULL and errno on failure. */
@@ -126,31 +79,23 @@ static struct json_object *parse_one(struct json_tokener *tok,
 }
 
 /*
- * Parse @path: one JSON value (the array of `slices --json`), or objects
- * one after the other (the lines of `slices --follow --json`), which come
+ * Parse @text, the contents of @path: one JSON value (the array of
+ * `slices --json`, a job dump), or objects one after the other (the lines
+ * of `slices --follow --json`, dumps put together with cat), which come
  * back as an array.  Prints what is wrong and returns NULL.
  */
-static struct json_object *parse_file(const char *path)
+struct json_object *json_text_parse(const char *path, const char *text)
 {
 	struct json_object *o, *arr = NULL;
 	struct json_tokener *tok;
 	size_t end;
-	char *text;
 
-	text = read_all(path);
-	if (!text) {
-		fprintf(stderr, "bcsstat: cannot read %s: %s\n", path,
-			strerror(errno));
-		return NULL;
-	}
 	if (strlen(text) > INT32_MAX) {
 		fprintf(stderr, "bcsstat: %s: too large\n", path);
-		free(text);
 		return NULL;
 	}
 	tok = json_tokener_new();
 	if (!tok) {
-		free(text);
 		fprintf(stderr, "bcsstat: %s\n", strerror(ENOMEM));
 		return NULL;
 	}
@@ -184,6 +129,21 @@ static struct json_object *parse_file(const char *path)
 		o = NULL;
 	}
 	json_tokener_free(tok);
+	return o;
+}
+
+struct json_object *json_file_parse(const char *path)
+{
+	struct json_object *o;
+	char *text;
+
+	text = read_all(path);
+	if (!text) {
+		fprintf(stderr, "bcsstat: cannot read %s: %s\n", path,
+			strerror(errno));
+		return NULL;
+	}
+	o = json_text_parse(path, text);
 	free(text);
 	return o;
 }
@@ -270,7 +230,7 @@ static int record_from_json(const char *path, size_t i,
 	}
 	if (!json_object_object_get_ex(rec, "flags", &f) ||
 	    !json_object_is_type(f, json_type_string) ||
-	    slice_flags_parse(json_object_get_string(f), &r->flags)) {
+	    bcs_slice_flags_parse(json_object_get_string(f), &r->flags)) {
 		fprintf(stderr, "bcsstat: %s: record %zu: \"flags\" is not a "
 			"string of flag letters (see bcsstat --help)\n",
 			path, i);
@@ -281,12 +241,36 @@ static int record_from_json(const char *path, size_t i,
 
 static int load_slices(struct node_input *in)
 {
-	struct json_object *arr;
+	struct json_object *arr, *f;
 	size_t i, n;
 
-	arr = parse_file(in->path);
+	arr = json_file_parse(in->path);
 	if (!arr)
 		return -1;
+	/* A job dump: its records, and its node's name. */
+	if (json_object_is_type(arr, json_type_object) &&
+	    json_object_object_get_ex(arr, "format", &f) &&
+	    json_object_is_type(f, json_type_string) &&
+	    !strcmp(json_object_get_string(f), BCS_DUMP_FORMAT)) {
+		struct json_object *dump = arr, *node;
+
+		if (!json_object_object_get_ex(dump, "slices", &f) || !f) {
+			fprintf(stderr, "bcsstat: %s: a job dump without "
+				"slice records\n", in->path);
+			goto fail;
+		}
+		if (json_object_object_get_ex(dump, "node", &node) &&
+		    json_object_is_type(node, json_type_string)) {
+			char *name = strdup(json_object_get_string(node));
+
+			if (name) {
+				free(in->name);
+				in->name = name;
+			}
+		}
+		arr = json_object_get(f);
+		json_object_put(dump);
+	}
 	if (!json_object_is_type(arr, json_type_array)) {
 		fprintf(stderr, "bcsstat: %s: not an array of slice records "
 			"(bcsstat slices --json)\n", in->path);
@@ -317,7 +301,7 @@ static int load_jobs(struct node_input *in, const char *path)
 	struct json_object *arr, *j, *f;
 	size_t i, n;
 
-	arr = parse_file(path);
+	arr = json_file_parse(path);
 	if (!arr)
 		return -1;
 	if (!json_object_is_type(arr, json_type_array)) {

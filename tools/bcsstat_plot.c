@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bcs.h>
+
 #include "bcsstat.h"
 
 struct plot_kind {
@@ -68,9 +70,13 @@ void plot_help(FILE *f)
 	for (k = 0; k < NR_PLOT_KINDS; k++)
 		fprintf(f, "  %-10s %s\n", plot_kinds[k].name,
 			plot_kinds[k].help);
+	fprintf(f, "  %-10s %s\n", "dist", "the distributions of a job's "
+		"tasks against their duration\n"
+		"             (--metric NAME: that one, a line per node; "
+		"--job J)");
 	fprintf(f, "FILE: bcsstat slices --json of one node each (the node "
-		"is named after\nnodeN.slices.json, else the file); none: "
-		"the local ring.\n");
+		"is named after\nnodeN.slices.json, else the file), or job "
+		"dumps; none: the local ring.\n");
 }
 
 /* @s as a gnuplot single-quoted string: ' doubled, control bytes '?'. */
@@ -443,8 +449,26 @@ static char *join(const char *dir, const char *name)
 	return p;
 }
 
-static int plot(const struct plot_kind *k, const struct node_input *in,
-		size_t n, const char *output)
+/*
+ * Writes the data file @data and the gnuplot script @script of a
+ * picture; returns the number of series, or -1 with errno.
+ */
+typedef int (*write_fn)(void *ctx, const char *data, const char *script);
+
+struct slices_ctx {
+	const struct plot_kind *k;
+	const struct node_input *in;
+	size_t n;
+};
+
+static int write_slices(void *ctx, const char *data, const char *script)
+{
+	struct slices_ctx *c = ctx;
+
+	return write_files(c->k, c->in, c->n, data, script);
+}
+
+static int plot(write_fn write, void *ctx, const char *output)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *dir, *data = NULL, *script = NULL, *png = NULL;
@@ -467,7 +491,7 @@ static int plot(const struct plot_kind *k, const struct node_input *in,
 		fprintf(stderr, "bcsstat: %s\n", strerror(ENOMEM));
 		goto out;
 	}
-	blocks = write_files(k, in, n, data, script);
+	blocks = write(ctx, data, script);
 	if (blocks < 0) {
 		fprintf(stderr, "bcsstat: writing in %s: %s\n", dir,
 			strerror(errno));
@@ -512,6 +536,247 @@ out:
 	return ret;
 }
 
+/* ---- dist: the distributions of a job's tasks ---- */
+
+struct dist_ctx {
+	const struct opts *o;
+	const struct dist_job *j;
+};
+
+static const char *const dist_series_title[BCS_DIST_METRICS] = {
+	[BCS_DIST_BURST] = "burst (CPU time between sleeps)",
+	[BCS_DIST_BLOCKED] = "blocked (each voluntary sleep)",
+	[BCS_DIST_SUSPENDED] = "suspended (each park by bcs)",
+	[BCS_DIST_WAIT] = "wait (each wait on a run queue)",
+};
+
+/*
+ * One block of @h: a step a bucket, from its lower bound on, at the
+ * share of the values it holds (%), dropping to 0 after the last bucket;
+ * the empty buckets between are steps at 0.
+ */
+static void dist_block(FILE *d, const struct bcs_hist_header *h,
+		       double *xmin, double *xmax, double *ymax)
+{
+	const struct bcs_hist_bucket *b = (const void *)(h + 1);
+	unsigned int sub = h->sub_bits;
+	uint32_t i, idx, last;
+
+	if (!h->nr_buckets)
+		return;
+	last = b[h->nr_buckets - 1].index;
+	fprintf(d, "%llu 0\n",
+		(unsigned long long)bcs_hist_lower(b[0].index, sub));
+	for (i = 0, idx = b[0].index; idx <= last; idx++) {
+		uint64_t c = 0;
+
+		if (b[i].index == idx)
+			c = b[i++].count;
+		fprintf(d, "%llu %.6f\n",
+			(unsigned long long)bcs_hist_lower(idx, sub),
+			100.0 * (double)c / (double)h->count);
+		if (100.0 * (double)c / (double)h->count > *ymax)
+			*ymax = 100.0 * (double)c / (double)h->count;
+	}
+	fprintf(d, "%llu 0\n\n\n",
+		(unsigned long long)bcs_hist_upper(last, sub) + 1);
+	if (*xmin == 0 || (double)bcs_hist_lower(b[0].index, sub) < *xmin)
+		*xmin = (double)bcs_hist_lower(b[0].index, sub);
+	if ((double)bcs_hist_upper(last, sub) + 1 > *xmax)
+		*xmax = (double)bcs_hist_upper(last, sub) + 1;
+}
+
+/* The histogram of metric @m of the tasks of @j on node @node. */
+static struct bcs_hist_header *node_hist(const struct dist_job *j,
+					 uint32_t m, const char *node)
+{
+	struct bcs_hist_header *h = NULL;
+	size_t i;
+
+	for (i = 0; i < j->nr_tasks; i++) {
+		if (strcmp(j->tasks[i].node, node) || !j->tasks[i].hist[m])
+			continue;
+		h = dist_hist_add(h, j->tasks[i].hist[m]);
+		if (!h)
+			return NULL;
+	}
+	return h;
+}
+
+/* The coarsest resolution among the histograms of @j. */
+static unsigned int min_sub_bits(const struct dist_job *j)
+{
+	unsigned int sub = BCS_HIST_SUB_BITS_MAX;
+	size_t i;
+	int m;
+
+	for (i = 0; i < j->nr_tasks; i++)
+		for (m = 0; m < BCS_DIST_METRICS; m++)
+			if (j->tasks[i].hist[m] &&
+			    j->tasks[i].hist[m]->sub_bits < sub)
+				sub = j->tasks[i].hist[m]->sub_bits;
+	return sub;
+}
+
+/*
+ * The x tics of a log axis of durations from @lo to @hi ns, with units:
+ * at 1, 10, 100 of each unit, and at 2 and 5 too over 3 decades or less.
+ */
+static void time_tics(FILE *s, double lo, double hi)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	static const int step[] = { 1, 2, 5 };
+	int fine = hi / lo <= 2000, i, k, n = 0;
+	double v = 1;
+
+	fprintf(s, "set xtics (");
+	for (i = 0; i < 12; i++, v *= 10)
+		for (k = 0; k < (fine ? 3 : 1); k++)
+			fprintf(s, "%s\"%d %s\" %.0f", n++ ? ", " : "",
+				step[k] * (i % 3 == 0 ? 1 : i % 3 == 1 ?
+					   10 : 100), unit[i / 3],
+				v * step[k]);
+	fprintf(s, ")\nset mxtics 10\n");
+}
+
+static int write_dist(void *ctx, const char *data, const char *script)
+{
+	struct dist_ctx *c = ctx;
+	const struct dist_job *j = c->j;
+	char title[512], key[256], nb[32];
+	double xmin = 0, xmax = 0, ymax = 0;
+	size_t i, nr_series = 0;
+	const char *names[64];
+	struct bcs_hist_header *h;
+	uint32_t m;
+	FILE *d, *s;
+	int err = 0, per_node = c->o->given & OPT_METRIC;
+
+	d = fopen(data, "w");
+	s = d ? fopen(script, "w") : NULL;
+	if (!s) {
+		if (d)
+			fclose(d);
+		return -1;
+	}
+	/* One series a node for one metric, else one a metric. */
+	if (per_node) {
+		for (i = 0; i < j->nr_nodes && nr_series < 64; i++) {
+			h = node_hist(j, c->o->metric, j->nodes[i]);
+			if (!h || !h->count) {
+				free(h);
+				continue;
+			}
+			dist_block(d, h, &xmin, &xmax, &ymax);
+			snprintf(key, sizeof(key), "%s (n=%llu, avg %s)",
+				 j->nodes[i], (unsigned long long)h->count,
+				 dist_fmt_ns(nb, sizeof(nb), (double)h->sum /
+					     (double)h->count));
+			names[nr_series++] = strdup(key);
+			free(h);
+		}
+	} else {
+		for (m = 0; m < BCS_DIST_METRICS; m++) {
+			h = dist_job_hist(j, m, &err);
+			if (!h || !h->count) {
+				free(h);
+				continue;
+			}
+			dist_block(d, h, &xmin, &xmax, &ymax);
+			snprintf(key, sizeof(key), "%s: n=%llu, avg %s",
+				 dist_series_title[m],
+				 (unsigned long long)h->count,
+				 dist_fmt_ns(nb, sizeof(nb), (double)h->sum /
+					     (double)h->count));
+			names[nr_series++] = strdup(key);
+			free(h);
+		}
+	}
+	if (per_node)
+		snprintf(title, sizeof(title), "%s of job %u, per node",
+			 dist_series_title[c->o->metric], j->id);
+	else
+		snprintf(title, sizeof(title), "Distributions of job %u on ",
+			 j->id);
+	for (i = 0; !per_node && i < j->nr_nodes; i++) {
+		if (strlen(title) + strlen(j->nodes[i]) + 8 >= sizeof(title)) {
+			strcat(title, ", ...");
+			break;
+		}
+		strcat(title, i ? ", " : "");
+		strcat(title, j->nodes[i]);
+	}
+	fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		"  set terminal pngcairo size 1024,560 font 'Sans,12' "
+		"noenhanced\n"
+		"} else {\n"
+		"  set terminal png size 1024,560 noenhanced\n"
+		"}\n"
+		"set output\nset encoding utf8\nset title ");
+	put_quoted(s, title);
+	fprintf(s, "\nset xlabel 'duration (log scale; buckets within "
+		"%.3g %%)'\n", 100.0 / (double)(1U << (j->nr_tasks ?
+		min_sub_bits(j) : 0)));
+	fprintf(s, "set ylabel 'share of the values in the bucket (%%)'\n"
+		"set logscale x 10\nset grid xtics mxtics ytics\n"
+		"set key top left opaque box\n");
+	/* Room above the highest step for the key, and on both sides. */
+	fprintf(s, "set yrange [0:%.3f]\n", ymax > 0 ?
+		ymax * (1.15 + 0.08 * (double)nr_series) : 1);
+	xmin = xmin / 2 > 1 ? xmin / 2 : 1;
+	xmax *= 2;
+	fprintf(s, "set xrange [%.0f:%.0f]\n", xmin, xmax);
+	time_tics(s, xmin, xmax);
+	fprintf(s, "plot ");
+	for (i = 0; i < nr_series; i++) {
+		fprintf(s, "%s", i ? ", \\\n     " : "");
+		put_quoted(s, data);
+		fprintf(s, " index %zu using 1:2 with steps lw 2 lc %zu "
+			"title ", i, i + 1);
+		put_quoted(s, names[i] ? names[i] : "?");
+		free((void *)names[i]);
+	}
+	fprintf(s, "\n");
+	if (ferror(d) || ferror(s) || err)
+		err = -1;
+	if (fclose(d))
+		err = -1;
+	if (fclose(s))
+		err = -1;
+	if (err)
+		errno = errno ? errno : ENOMEM;
+	return err ? -1 : (int)nr_series;
+}
+
+static int plot_dist(const struct opts *o)
+{
+	struct opts rest = *o;
+	struct dist_set set;
+	struct dist_ctx c;
+	int ret;
+
+	/* The files follow KIND. */
+	rest.args = o->args + 1;
+	rest.nr_args = o->nr_args - 1;
+	if (dist_load(&rest, &set))
+		return EXIT_FAILURE;
+	if (set.nr_jobs != 1) {
+		if (set.nr_jobs)
+			fprintf(stderr, "bcsstat: plot dist: statistics of %zu "
+				"jobs: choose one with --job\n", set.nr_jobs);
+		else
+			fprintf(stderr, "bcsstat: plot dist: no job has "
+				"statistics\n");
+		dist_free(&set);
+		return EXIT_FAILURE;
+	}
+	c.o = o;
+	c.j = &set.jobs[0];
+	ret = plot(write_dist, &c, o->output);
+	dist_free(&set);
+	return ret;
+}
+
 int run_plot(const struct opts *o)
 {
 	const struct plot_kind *k = NULL;
@@ -524,14 +789,23 @@ int run_plot(const struct opts *o)
 	for (i = 0; i < NR_PLOT_KINDS; i++)
 		if (!strcmp(o->args[0], plot_kinds[i].name))
 			k = &plot_kinds[i];
-	if (!k)
+	if (!k && strcmp(o->args[0], "dist"))
 		return usage_err(o->cmd, "unknown plot kind", o->args[0]);
 	if (!o->output)
 		return usage_err(o->cmd, "missing -o FILE.png", NULL);
+	if (!k)
+		return plot_dist(o);
+	if (o->given & (OPT_METRIC | OPT_JOB))
+		return usage_err(o->cmd, "--metric and --job are for plot "
+				 "dist", NULL);
 	ret = inputs_load(o->args + 1, o->nr_args - 1, 0, &in, &n);
 	if (ret)
 		return ret;
-	ret = plot(k, in, n, o->output);
+	{
+		struct slices_ctx c = { k, in, n };
+
+		ret = plot(write_slices, &c, o->output);
+	}
 	inputs_free(in, n);
 	return ret;
 }

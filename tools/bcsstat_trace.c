@@ -24,6 +24,8 @@
 
 #include <json-c/json.h>
 
+#include <bcs.h>
+
 #include "bcsstat.h"
 
 /* Microseconds with the nanoseconds kept: 1234.567, not 1234.5670000001. */
@@ -133,7 +135,7 @@ static void add_node(struct json_object *evs, const struct node_input *in,
 		{ BCS_SLICE_EXPIRED, "expired" },
 		{ BCS_SLICE_FAILOPEN, "fail-open" },
 	};
-	char name[256], fl[SLICE_FLAGS_LEN];
+	char name[256], fl[BCS_SLICE_FLAGS_LEN];
 	size_t i, m;
 
 	add_meta(evs, pid, "process_name", "name",
@@ -166,7 +168,7 @@ static void add_node(struct json_object *evs, const struct node_input *in,
 		json_object_object_add(args, "row", r->row == BCS_ROW_NONE ?
 				       NULL : json_object_new_int64(r->row));
 		json_object_object_add(args, "flags",
-			json_object_new_string(slice_flags(fl, r->flags)));
+			json_object_new_string(bcs_slice_flags_str(fl, r->flags)));
 		json_object_object_add(args, "interval_us",
 				       new_us(r->interval_ns));
 		json_object_object_add(args, "switch_us", new_us(r->switch_ns));

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <netlink/errno.h>
@@ -65,6 +66,7 @@ static struct {
 	struct bcs_strobe last_strobe;
 	struct bcs_attach last_attach;
 	unsigned int list_calls;
+	uint32_t dist_job;	/* the job with statistics (0: none) */
 } fake;
 
 int __real_ioctl(int fd, unsigned long req, ...);
@@ -190,6 +192,98 @@ static int fake_task_list(struct bcs_task_list *l)
 	return 0;
 }
 
+/*
+ * Statistics of job fake.dist_job: thread 1000 (live; bursts at
+ * resolution 2 in buckets 9 and 13, one sleep in bucket 20) and thread
+ * 1500 (gone; runnable waits only).
+ */
+static const int32_t dist_pids[] = { 1000, 1500 };
+
+static size_t fake_hist(int32_t pid, uint32_t metric, unsigned char *buf)
+{
+	struct bcs_hist_header h = {
+		.magic = BCS_HIST_MAGIC, .version = BCS_HIST_VERSION,
+		.sub_bits = 2,
+	};
+	struct bcs_hist_bucket b[2] = { { 0 } };
+
+	if (pid == 1000 && metric == BCS_DIST_BURST) {
+		h.nr_buckets = 2;
+		b[0].index = 9;		/* 10 .. 11 */
+		b[0].count = 3;
+		b[1].index = 13;	/* 20 .. 23 */
+		b[1].count = 2;
+		h.count = 5;
+		h.sum = 10 + 11 + 11 + 20 + 23;
+		h.min = 10;
+		h.max = 23;
+	} else if (pid == 1000 && metric == BCS_DIST_BLOCKED) {
+		h.nr_buckets = 1;
+		b[0].index = 18;	/* 48 .. 55 */
+		b[0].count = 1;
+		h.count = 1;
+		h.sum = h.min = h.max = 50;
+	} else if (pid == 1500 && metric == BCS_DIST_WAIT) {
+		h.sub_bits = 0;
+		h.nr_buckets = 1;
+		b[0].index = 2;		/* 2 .. 3 */
+		b[0].count = UINT64_MAX;
+		h.count = UINT64_MAX;
+		h.sum = UINT64_MAX;
+		h.flags = BCS_HIST_SATURATED;
+		h.min = 2;
+		h.max = 3;
+	} else {
+		return 0;
+	}
+	if (buf) {
+		memcpy(buf, &h, sizeof(h));
+		memcpy(buf + sizeof(h), b, h.nr_buckets * sizeof(b[0]));
+	}
+	return sizeof(h) + h.nr_buckets * sizeof(b[0]);
+}
+
+static int fake_dist_read(struct bcs_dist_read *rd)
+{
+	size_t need, i;
+
+	if (rd->size != sizeof(*rd) || !zero(rd->reserved, sizeof(rd->reserved)) ||
+	    rd->metric >= BCS_DIST_METRICS || (rd->flags & ~BCS_DIST_NEXT))
+		return fake_err(EINVAL);
+	if (!fake.dist_job || rd->job != fake.dist_job)
+		return fake_err(ENOENT);
+	if (rd->flags & BCS_DIST_NEXT) {
+		for (i = 0; i < 2 && dist_pids[i] <= rd->pid; i++)
+			;
+		if (i == 2)
+			return fake_err(ESRCH);
+		rd->pid = dist_pids[i];
+	} else if (rd->pid != 1000 && rd->pid != 1500) {
+		return fake_err(ESRCH);
+	}
+	memset(&rd->totals, 0, sizeof(rd->totals));
+	rd->totals.start_ns = 5;
+	rd->totals.tracked_ns = 1000;
+	rd->totals.run_ns = 400;
+	rd->totals.blocked_ns = 300;
+	rd->totals.suspended_ns = 200;
+	rd->totals.wait_ns = 100;
+	rd->totals.bursts = 5;
+	rd->totals.preemptions = 1;
+	rd->totals.suspensions = 2;
+	rd->totals.state = rd->pid == 1000 ? BCS_DIST_BLOCKED : BCS_DIST_WAIT;
+	rd->totals.flags = rd->pid == 1000 ? BCS_DIST_TRACKING : BCS_DIST_GONE;
+	need = fake_hist(rd->pid, rd->metric, NULL);
+	if (need > rd->buf_size) {
+		rd->buf_size = (uint32_t)need;
+		return rd->buf ? fake_err(ENOSPC) : 0;
+	}
+	rd->buf_size = (uint32_t)need;
+	if (need)
+		fake_hist(rd->pid, rd->metric, (void *)(uintptr_t)rd->buf);
+	return 0;
+}
+
 int __wrap_ioctl(int fd, unsigned long req, ...)
 {
 	va_list ap;
@@ -210,6 +304,8 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		return fake_job_list(arg);
 	case BCS_IOC_TASK_STATS:
 		return fake_task_list(arg);
+	case BCS_IOC_DIST_READ:
+		return fake_dist_read(arg);
 	case BCS_IOC_ATTACH:
 	case BCS_IOC_DETACH: {
 		struct bcs_attach *a = arg;
@@ -1090,6 +1186,161 @@ static void test_netlink(void)
 	CHECK_EQ(bcs__nlerr_to_errno(-9999), -EIO);
 }
 
+/* ---- job dumps ---- */
+
+/* The text bcs_job_dump() wrote of job 1 to a memory file, or NULL. */
+static char *dump_text(struct bcs *h, uint32_t job, unsigned int flags,
+		       int *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		abort();
+	*err = bcs_job_dump(h, job, f, flags);
+	fclose(f);
+	return text;
+}
+
+static void test_dump(struct bcs *h)
+{
+	static const char task1[] =
+		"{\"pid\":1000,\"tgid\":1000,\"gone\":false,\"tracking\":true,"
+		"\"totals\":{\"start_ns\":5,\"tracked_ns\":1000,\"run_ns\":400,"
+		"\"blocked_ns\":300,\"suspended_ns\":200,\"wait_ns\":100,"
+		"\"bursts\":5,\"preemptions\":1,\"suspensions\":2,"
+		"\"state\":\"blocked\"},\"metrics\":{"
+		"\"burst\":{\"sub_bits\":2,\"count\":5,\"sum\":75,\"min\":10,"
+		"\"max\":23,\"saturated\":false,"
+		"\"buckets\":[[10,11,3],[20,23,2]]},"
+		"\"blocked\":{\"sub_bits\":2,\"count\":1,\"sum\":50,\"min\":50,"
+		"\"max\":50,\"saturated\":false,\"buckets\":[[48,55,1]]}}}";
+	static const char task2[] =
+		"{\"pid\":1500,\"tgid\":null,\"gone\":true,\"tracking\":false,"
+		"\"totals\":{\"start_ns\":5,\"tracked_ns\":1000,\"run_ns\":400,"
+		"\"blocked_ns\":300,\"suspended_ns\":200,\"wait_ns\":100,"
+		"\"bursts\":5,\"preemptions\":1,\"suspensions\":2,"
+		"\"state\":\"wait\"},\"metrics\":{"
+		"\"wait\":{\"sub_bits\":0,\"count\":18446744073709551615,"
+		"\"sum\":18446744073709551615,\"min\":2,\"max\":3,"
+		"\"saturated\":true,\"buckets\":[[2,3,18446744073709551615]]}}}";
+	struct ring_spec rs = {
+		.nr = 4, .record_size = sizeof(struct bcs_slice_record),
+		.head = 6, .magic = BCS_STAT_MAGIC,
+	};
+	char host[256], want[512], path[64], *text, *p;
+	struct bcs_slice_record r;
+	int err;
+
+	fake_reset();
+	fake.nr_tasks = 2;
+	CHECK_EQ(bcs_job_create(h, 1, 3, NULL), 0);
+	CHECK_EQ(gethostname(host, sizeof(host)), 0);
+	host[sizeof(host) - 1] = '\0';
+
+	/* No statistics: -ENOENT and nothing written. */
+	text = dump_text(h, 1, BCS_DUMP_NO_SLICES, &err);
+	CHECK_EQ(err, -ENOENT);
+	CHECK(text && !*text);
+	free(text);
+	fake.dist_job = 1;
+	text = dump_text(h, 1, 1U << 5, &err);
+	CHECK_EQ(err, -EINVAL);
+	free(text);
+	CHECK_EQ(bcs_job_dump(h, 0, stdout, 0), -EINVAL);
+	CHECK_EQ(bcs_job_dump(NULL, 1, stdout, 0), -EBADF);
+
+	text = dump_text(h, 1, BCS_DUMP_NO_SLICES, &err);
+	CHECK_EQ(err, 0);
+	snprintf(want, sizeof(want), "{\"format\":\"bcs-job-dump\","
+		 "\"version\":1,\"bcs_version\":\"%s\",\"node\":\"%s\","
+		 "\"job\":1,\"row\":3,\"time_ns\":", BCS_PACKAGE_VERSION, host);
+	CHECK(text && !strncmp(text, want, strlen(want)));
+	p = text ? strstr(text, ",\n\"tasks\":[\n") : NULL;
+	CHECK(p != NULL);
+	if (p) {
+		p += strlen(",\n\"tasks\":[\n");
+		CHECK(!strncmp(p, task1, strlen(task1)));
+		p += strlen(task1);
+		CHECK(!strncmp(p, ",\n", 2));
+		CHECK(!strncmp(p + 2, task2, strlen(task2)));
+		CHECK_EQ(strcmp(p + 2 + strlen(task2), "\n]}\n"), 0);
+	}
+	free(text);
+
+	/* With the slice records of the ring: 2 .. 5. */
+	write_ring(&rs, NULL);
+	text = dump_text(h, 1, 0, &err);
+	CHECK_EQ(err, 0);
+	p = text ? strstr(text, "\n],\n\"slices\":[\n{\"seq\":2,\"slice\":1002,"
+			  "\"row\":2,\"flags\":\"---------\",") : NULL;
+	CHECK(p != NULL);
+	CHECK(text && strstr(text, "\"resumed_ns\":0}\n]}\n") &&
+	      strstr(text, "{\"seq\":5,"));
+	free(text);
+
+	/* A slice record on its own, as bcsstat slices --json prints it. */
+	memset(&r, 0, sizeof(r));
+	r.seq = 1;
+	r.row = BCS_ROW_NONE;
+	r.flags = BCS_SLICE_LATE | BCS_SLICE_EXPIRED;
+	r.parked_ns = 7;
+	{
+		char *t = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&t, &len);
+
+		CHECK_EQ(bcs_slice_json(f, &r), 0);
+		fclose(f);
+		CHECK(t && !strcmp(t, "{\"seq\":1,\"slice\":0,\"row\":null,"
+			"\"flags\":\"L-------E\",\"strobe_ns\":0,"
+			"\"deadline_ns\":0,\"switch_start_ns\":0,"
+			"\"switch_end_ns\":0,\"interval_ns\":0,\"switch_ns\":0,"
+			"\"suspended\":0,\"resumed\":0,\"running\":0,"
+			"\"blocked\":0,\"late\":0,\"missed\":0,\"late_total\":0,"
+			"\"missed_total\":0,\"parked_ns\":7,\"resumed_ns\":0}"));
+		free(t);
+	}
+
+	/* Into a file, atomically: no temporary file is left. */
+	strcpy(path, "/tmp/bcs-test-dump-XXXXXX");
+	CHECK(mkdtemp(path) != NULL);
+	strcat(path, "/1-n.json");
+	CHECK_EQ(bcs_job_dump_file(h, 1, path, 0), 0);
+	{
+		struct stat sb;
+
+		CHECK_EQ(stat(path, &sb), 0);
+		CHECK_EQ(sb.st_mode & 0777, 0644);
+		CHECK(sb.st_size > (off_t)(sizeof(task1) + sizeof(task2)));
+	}
+	CHECK_EQ(bcs_job_dump_file(h, 2, path, 0), -ENOENT);
+	CHECK_EQ(bcs_job_dump_file(h, 1, "/nonexistent/dir/x.json", 0),
+		 -ENOENT);
+	unlink(path);
+	*strrchr(path, '/') = '\0';
+	CHECK_EQ(rmdir(path), 0);	/* empty: no temporary file left */
+	unlink(ring_path);
+	setenv(BCS_ENV_STAT_DEVICE, "/nonexistent/bcsstat", 1);
+	text = dump_text(h, 1, 0, &err);
+	CHECK_EQ(err, -ENOENT);
+	free(text);
+	fake.loaded = 0;
+}
+
+static void test_dump_names(void)
+{
+	uint32_t fl;
+	char buf[BCS_SLICE_FLAGS_LEN];
+
+	CHECK(!strcmp(bcs_slice_flags_str(buf, BCS_SLICE_DRIVEN |
+					  BCS_SLICE_PREDICTED), "--D----P-"));
+	CHECK_EQ(bcs_slice_flags_parse("--D----P-", &fl), 0);
+	CHECK_EQ(fl, BCS_SLICE_DRIVEN | BCS_SLICE_PREDICTED);
+	CHECK_EQ(bcs_slice_flags_parse("LX", &fl), -EINVAL);
+}
+
 int main(void)
 {
 	struct bcs *h = NULL;
@@ -1100,11 +1351,13 @@ int main(void)
 	test_open();
 	test_strerror();
 	test_metric_names();
+	test_dump_names();
 
 	setenv(BCS_ENV_DEVICE, "/dev/null", 1);
 	if (bcs_open(&h) == 0) {
 		test_jobs(h);
 		test_control(h);
+		test_dump(h);
 		bcs_close(h);
 	} else {
 		failed++;

@@ -371,6 +371,121 @@ expect 1 "^bcsstat: cannot write $TMP/no/t.json" \
 	"$BCSSTAT" trace -o "$TMP/no/t.json" "$TMP/snap/node1.slices.json"
 if [ -e "$TMP/t.json" ]; then bad "trace of bad input left a file"; else ok; fi
 
+# --- bcsstat dist: job dumps of two nodes, merged ---
+# mkdump writes a synthetic dump with libbcs's writer: job 7, pid 101 with
+# 200 bursts of 2..2.45 ms and 200 sleeps of 3..3.6 ms, pid 102 gone;
+# node2's times are twice node1's.
+MKDUMP=./tests/mkdump
+mkdir -p "$TMP/dumps"
+$MKDUMP node1 7 3 >"$TMP/dumps/7-node1.json" || bad "mkdump node1"
+$MKDUMP node2 7 3 2 >"$TMP/dumps/7-node2.json" || bad "mkdump node2"
+D1=$TMP/dumps/7-node1.json
+D2=$TMP/dumps/7-node2.json
+# The text of one dump, as tests/dist-golden.txt has it.
+expect 0 '^job 7 \(row 1\) on node1: 2 tasks \(1 gone\)$' "$BCSSTAT" dist "$D1"
+if diff -u tests/dist-golden.txt "$TMP/out" >"$TMP/diff"; then ok; else
+	bad "dist text differs from tests/dist-golden.txt: $(cat "$TMP/diff")"; fi
+expect 0 '^burst +500 +2 ms +7\.14 ms +39\.6 ms +3\.57 s$' \
+	"$BCSSTAT" dist "$D1" "$D2"
+if grep -q '^job 7 (row 1) on node1, node2: 4 tasks (2 gone)$' "$TMP/out" &&
+   grep -Eq '^node2 +101 +101 -T +burst +200 +4 ms ' "$TMP/out"; then ok; else
+	bad "dist of two nodes: $(head -c 400 "$TMP/out")"; fi
+expect 0 '' "$BCSSTAT" dist --metric blocked --pid 101 "$D1" "$D2"
+if grep -Eq '^blocked +400 ' "$TMP/out" && ! grep -q '^burst' "$TMP/out" &&
+   ! grep -q ' 102 ' "$TMP/out" && grep -q ', pid 101$' "$TMP/out"
+then ok; else bad "dist --metric --pid: $(head -c 400 "$TMP/out")"; fi
+# --json: the dump format, merged; read back, it gives itself again.
+"$BCSSTAT" dist --json "$D1" "$D2" >"$TMP/merged.json" 2>"$TMP/err" ||
+	bad "dist --json: $(cat "$TMP/err")"
+"$BCSSTAT" dist --json "$TMP/merged.json" >"$TMP/again.json" 2>"$TMP/err" ||
+	bad "dist --json of dist --json: $(cat "$TMP/err")"
+if cmp -s "$TMP/merged.json" "$TMP/again.json"; then ok; else
+	bad "dist --json does not read back to itself"; fi
+if command -v python3 >/dev/null; then
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert len(d) == 1, d
+j = d[0]
+assert j["format"] == "bcs-job-dump" and j["version"] == 1 and j["job"] == 7
+assert j["node"] == "node1,node2", j["node"]
+m = j["merged"]["burst"]
+assert m["count"] == 500 and m["min"] == 2000000, m
+assert sum(b[2] for b in m["buckets"]) == 500
+assert [(t["node"], t["pid"]) for t in j["tasks"]] == \
+	[("node1", 101), ("node1", 102), ("node2", 101), ("node2", 102)]
+assert j["tasks"][1]["gone"] and not j["tasks"][1]["tracking"]
+assert "slices" not in j' "$TMP/merged.json"; then ok; else
+		bad "dist --json content"; fi
+fi
+# The same dump twice: counted twice, with a warning.
+expect 0 'warning: .* is the same dump as .*: counted twice' \
+	"$BCSSTAT" dist --json "$D1" "$D1"
+if grep -q '"merged":{"burst":{"sub_bits":3,"count":500,' "$TMP/out"; then
+	ok; else bad "dist FILE FILE: want 500 bursts"; fi
+# Resolutions 3 and 1 add at 1.
+$MKDUMP node3 7 1 >"$TMP/dumps/7-node3.json" || bad "mkdump node3"
+expect 0 'buckets within 50 %' "$BCSSTAT" dist --metric burst \
+	"$D1" "$TMP/dumps/7-node3.json"
+# Usage errors exit 2, bad input and missing jobs 1.
+expect 2 "^bcsstat: unknown metric \(burst, blocked, suspended, wait\): 'bursts'" \
+	"$BCSSTAT" dist --metric bursts "$D1"
+expect 2 "^bcsstat: bad pid 'x'" "$BCSSTAT" dist --pid x "$D1"
+expect 2 '^bcsstat: option not valid here' "$BCSSTAT" dist -n 3 "$D1"
+expect 1 '^bcsstat: dist: job 8 not found in the files given$' \
+	"$BCSSTAT" dist --job 8 "$D1" "$D2"
+expect 1 '^bcsstat: dist: no task 999 with statistics' \
+	"$BCSSTAT" dist --pid 999 "$D1"
+head -c 1000 "$D1" >"$TMP/dumps/cut.json"
+expect 1 "cut.json is not JSON: unexpected end" \
+	"$BCSSTAT" dist "$TMP/dumps/cut.json"
+sed 's/"version":1,/"version":2,/' "$D1" >"$TMP/dumps/v2.json"
+expect 1 'v2.json: dump version 2 is not supported \(this bcsstat reads version 1\)' \
+	"$BCSSTAT" dist "$TMP/dumps/v2.json"
+sed '0,/"sub_bits":3/s//"sub_bits":2/' "$D1" >"$TMP/dumps/res.json"
+expect 1 'res.json: task 0: burst: bucket 0 \[1966080, 2097151\] is not a bucket of resolution sub_bits 2' \
+	"$BCSSTAT" dist "$TMP/dumps/res.json"
+expect 1 'node1.slices.json: not a bcs job dump' \
+	"$BCSSTAT" dist "$TMP/snap/node1.slices.json"
+expect 1 '^bcsstat: bcs module not loaded \(/dev/bcs missing\)' \
+	env BCS_DEVICE=/nonexistent "$BCSSTAT" dist
+expect 0 '^Usage: bcsstat dist .*--metric NAME' "$BCSSTAT" dist --help
+expect 2 '^bcsstat: missing --job J' "$BCSSTAT" dump
+expect 1 '^bcsstat: bcs module not loaded \(/dev/bcs missing\)' \
+	env BCS_DEVICE=/nonexistent "$BCSSTAT" dump --job 7 -o "$TMP/x.json"
+if [ -e "$TMP/x.json" ]; then bad "dump without a module wrote a file"
+else ok; fi
+# plot dist: its script, through the stand-in gnuplot.
+expect 0 '' fake ok "$BCSSTAT" plot dist -o "$TMP/d.png" "$D1" "$D2"
+if grep -q "^set title 'Distributions of job 7 on node1, node2'" \
+	"$TMP/fake/plot.gp" && grep -q '^set logscale x 10$' "$TMP/fake/plot.gp" &&
+   grep -q '"1 ms" 1000000' "$TMP/fake/plot.gp" &&
+   grep -q "index 3 using 1:2 with steps .* title 'wait (each wait on a run queue): n=80, avg 36.8 us'" \
+	"$TMP/fake/plot.gp"; then ok; else
+	bad "plot dist script: $(cat "$TMP/fake/plot.gp")"; fi
+expect 0 '' fake ok "$BCSSTAT" plot dist --metric burst -o "$TMP/d.png" \
+	"$D1" "$D2"
+if grep -q "index 1 .* title 'node2 (n=250, avg 9.52 ms)'" "$TMP/fake/plot.gp" &&
+   grep -q '"2 ms" 2000000' "$TMP/fake/plot.gp"; then ok; else
+	bad "plot dist --metric script: $(cat "$TMP/fake/plot.gp")"; fi
+# node1's burst block: from 0 up, 40 of 250 values (16 %) from 1966080 ns.
+if grep -q '^1966080 16\.000000$' "$TMP/fake/data"; then ok; else
+	bad "plot dist data: $(head -5 "$TMP/fake/data")"; fi
+$MKDUMP node1 9 3 >"$TMP/dumps/9-node1.json" || bad "mkdump job 9"
+expect 1 'statistics of 2 jobs: choose one with --job' \
+	fake ok "$BCSSTAT" plot dist -o "$TMP/d.png" "$D1" "$TMP/dumps/9-node1.json"
+expect 0 '' fake ok "$BCSSTAT" plot dist --job 9 -o "$TMP/d.png" "$D1" \
+	"$TMP/dumps/9-node1.json"
+expect 2 '^bcsstat: --metric and --job are for plot dist' \
+	"$BCSSTAT" plot interval --metric burst -o "$TMP/d.png" "$D1"
+# plot and trace read the slice records of a dump, named after its node.
+expect 0 '' fake ok "$BCSSTAT" plot interval -o "$TMP/d.png" "$D1" "$D2"
+if grep -q "title 'node2'" "$TMP/fake/plot.gp"; then ok; else
+	bad "plot interval of dumps: $(cat "$TMP/fake/plot.gp")"; fi
+if command -v gnuplot >/dev/null; then
+	expect 0 '' "$BCSSTAT" plot dist -o "$TMP/dist.png" "$D1" "$D2"
+	if [ "$(od -An -c -N4 "$TMP/dist.png" | tr -d ' ')" = '211PNG' ]; then
+		ok; else bad "plot dist: no PNG"; fi
+fi
+
 # --- bcsctl job list from a stand-in bcsd: a reply far above 64 KiB ---
 # (16 jobs on 1024 nodes each, as a large cluster's job list is.)
 if command -v python3 >/dev/null; then
