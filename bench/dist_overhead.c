@@ -19,6 +19,10 @@
  * a warm-up round so that a round takes about -t ms.  Configurations:
  *   none   no bcs job: the job destroyed, the processes detached;
  *   off    attached to the job, no statistics (the probes unregistered);
+ *   other  as off, but every metric enabled for another job (one process
+ *          that sleeps throughout): the probes run for every switch and
+ *          find these tasks untracked, the cost the issue bounds to a few
+ *          instructions;
  *   on/4   every metric enabled for the whole job at the default
  *          resolution (BCS_HIST_SUB_BITS_DEFAULT: 16 buckets per power of
  *          two);
@@ -37,7 +41,7 @@
  * since before the round began (tracked_ns at least the round's time),
  * with histograms of every metric at the resolution asked for and bursts
  * and sleeps counted; before an "off" or "none" round no task may be
- * tracked.
+ * tracked, and during an "other" round only the other job's process.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,14 +68,15 @@
 #define MIN_ITERS	10
 #define SETTLE_NS	(50 * NSEC_PER_MSEC)
 
-enum config { C_NONE, C_OFF, C_ON_DEF, C_ON_MAX, NR_CONFIGS };
+enum config { C_NONE, C_OFF, C_OTHER, C_ON_DEF, C_ON_MAX, NR_CONFIGS };
 
 static const char *const config_name[NR_CONFIGS] = {
-	"none", "off", "on/4", "on/7",
+	"none", "off", "other", "on/4", "on/7",
 };
 
 static const unsigned int config_bits[NR_CONFIGS] = {
-	0, 0, BCS_HIST_SUB_BITS_DEFAULT, BCS_HIST_SUB_BITS_MAX,
+	0, 0, BCS_HIST_SUB_BITS_DEFAULT, BCS_HIST_SUB_BITS_DEFAULT,
+	BCS_HIST_SUB_BITS_MAX,
 };
 
 struct opts {
@@ -120,6 +125,9 @@ struct workload {
 
 static int bcs_fd = -1;
 static struct shared *sh;
+/* The other job of "other": one process that sleeps. */
+static pid_t other_pid;
+static uint32_t other_job;
 static double unit_ns;			/* one bench_work() unit */
 
 static void check(int err, const char *what)
@@ -452,6 +460,48 @@ static void verify_on(const struct workload *w, enum config c,
 		     (unsigned long long)sleeps);
 }
 
+/* "other": the other job's process tracked for the round, no rank. */
+static void verify_other(const struct workload *w, uint64_t elapsed)
+{
+	struct bcs_dist_read rd;
+
+	check(bench_dist_read(bcs_fd, other_job, other_pid, BCS_DIST_BURST,
+			      0, NULL, 0, &rd), "BCS_IOC_DIST_READ other");
+	if (!(rd.totals.flags & BCS_DIST_TRACKING) ||
+	    rd.totals.tracked_ns < elapsed)
+		fail("%s, other: the other job's task: flags %#x, tracked "
+		     "%llu ns of a round of %llu ns", w->name, rd.totals.flags,
+		     (unsigned long long)rd.totals.tracked_ns,
+		     (unsigned long long)elapsed);
+	verify_off(w, C_OTHER);
+}
+
+static void other_start(void)
+{
+	uint32_t nr;
+
+	other_pid = fork();
+	if (other_pid < 0)
+		bench_die("fork");
+	if (!other_pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(0);
+		for (;;)
+			pause();
+	}
+	check(bench_job_create(bcs_fd, 0, &other_job), "BCS_IOC_JOB_CREATE");
+	check(bench_attach(bcs_fd, other_job, other_pid, &nr),
+	      "BCS_IOC_ATTACH");
+}
+
+static void other_stop(void)
+{
+	bench_job_destroy(bcs_fd, other_job);
+	kill(other_pid, SIGKILL);
+	waitpid(other_pid, NULL, 0);
+}
+
 /* Measure configuration @c once: ns per iteration. */
 static void run_config(struct workload *w, enum config c, unsigned int round)
 {
@@ -464,6 +514,17 @@ static void run_config(struct workload *w, enum config c, unsigned int round)
 	if (c == C_NONE || c == C_OFF) {
 		verify_off(w, c);
 		t = workload_round(w, w->iters, &ctxt);
+	} else if (c == C_OTHER) {
+		check(bench_dist_ctl(bcs_fd, other_job, BCS_DIST_ENABLE,
+				     BCS_DIST_ALL, config_bits[c]),
+		      "BCS_DIST_ENABLE other");
+		verify_off(w, c);
+		t = workload_round(w, w->iters, &ctxt);
+		verify_other(w, sh->elapsed_ns);
+		check(bench_dist_ctl(bcs_fd, other_job, BCS_DIST_DISABLE,
+				     BCS_DIST_ALL, 0), "BCS_DIST_DISABLE");
+		check(bench_dist_ctl(bcs_fd, other_job, BCS_DIST_RELEASE, 0,
+				     0), "BCS_DIST_RELEASE");
 	} else {
 		check(bench_dist_ctl(bcs_fd, w->job, BCS_DIST_ENABLE,
 				     BCS_DIST_ALL, config_bits[c]),
@@ -529,7 +590,7 @@ static void report(struct workload *w, bool is_pingpong)
 			snprintf(vs, sizeof(vs), "%+7.3f %+7.3f..%+.3f",
 				 pct, lo, hi);
 			snprintf(per, sizeof(per), "%+.0f", ns);
-			if (c != C_NONE && !is_pingpong && pct > worst_pct)
+			if (c >= C_ON_DEF && !is_pingpong && pct > worst_pct)
 				worst_pct = pct;
 			if (is_pingpong)
 				pingpong_ns[c] = ns;
@@ -610,9 +671,10 @@ static void usage(const char *prog)
 		"  -P  leave out the ping-pong of two processes\n"
 		"  -v  print every round\n"
 		"Configurations: none (no bcs job), off (job, no statistics),"
-		" on/4 and on/7\n(every metric at 16 and 128 buckets per "
-		"power of two).  Fails only if the\nstatistics were not on "
-		"(or not off) as the configuration says.\n", prog);
+		" other (statistics\nof another job only), on/4 and on/7 "
+		"(every metric at 16 and 128 buckets per\npower of two).  "
+		"Fails only if the statistics were not on (or not off) as\n"
+		"the configuration says.\n", prog);
 	exit(2);
 }
 
@@ -714,13 +776,16 @@ int main(int argc, char **argv)
 	if (sh == MAP_FAILED)
 		bench_die("mmap");
 	unit_ns = calibrate();
+	other_start();
 
 	printf("dist_overhead: %u online CPUs, %u rounds of about %.0f ms, "
 	       "work unit %.2f us\n", bench_nr_cpus(), opt.rounds,
 	       (double)opt.round_ns / 1e6, unit_ns / 1e3);
 	printf("configurations: none = no bcs job; off = bcs job, no "
-	       "statistics; on/B = every\nmetric on at 2^B buckets per power "
-	       "of two; each once a round, order rotated\n");
+	       "statistics; other = off,\nbut every metric on for another "
+	       "job (these tasks untracked); on/B = every\nmetric on at 2^B "
+	       "buckets per power of two; each once a round, order rotated"
+	       "\n");
 	printf("vs off: per round (time / time of \"off\" of the same round "
 	       "- 1), median and\nmin..max; ns/switch: per round (time - "
 	       "time of \"off\") / context switches\n\n");
@@ -756,14 +821,18 @@ int main(int argc, char **argv)
 
 	printf("\nstatistics checked: every \"on\" round had all its "
 	       "processes tracked with every\nmetric at the resolution "
-	       "asked; no \"off\" or \"none\" round had any\n");
+	       "asked; no \"none\", \"off\" or \"other\" round had any, "
+	       "and\nevery \"other\" round had the other job's process "
+	       "tracked\n");
 	if (opt.pingpong)
 		printf("probes per context switch (ping-pong, worst case): "
-		       "on/4 %+.0f ns, on/7 %+.0f ns\n",
-		       pingpong_ns[C_ON_DEF], pingpong_ns[C_ON_MAX]);
+		       "on/4 %+.0f ns, on/7 %+.0f ns;\nuntracked tasks "
+		       "(other) %+.0f ns\n", pingpong_ns[C_ON_DEF],
+		       pingpong_ns[C_ON_MAX], pingpong_ns[C_OTHER]);
 	printf("goal: overhead of every metric on under 0.5 %% on the "
 	       "barrier workloads: worst median %+.3f %%, %s (reported, not "
 	       "asserted)\n", worst_pct, worst_pct < 0.5 ? "met" : "not met");
+	other_stop();
 	close(bcs_fd);
 	return 0;
 }
