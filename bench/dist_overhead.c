@@ -67,6 +67,8 @@
 #define MAX_ROUNDS	1000
 #define MIN_ITERS	10
 #define SETTLE_NS	(50 * NSEC_PER_MSEC)
+/* Spread of the start of a round: a few periods of the scheduler tick. */
+#define PHASE_NS	(16 * NSEC_PER_MSEC)
 
 enum config { C_NONE, C_OFF, C_OTHER, C_ON_DEF, C_ON_MAX, NR_CONFIGS };
 
@@ -284,6 +286,7 @@ static double workload_round(struct workload *w, uint64_t iters,
 	/* Bounded: a round that takes 50 times its share has gone wrong. */
 	int tmo = (int)(60 * 1000 + 50 * opt.round_ns / NSEC_PER_MSEC);
 	struct pollfd pfd = { .fd = w->done, .events = POLLIN };
+	static uint64_t phase = 1;
 	unsigned long long c0, c1;
 	unsigned int r;
 	char c = 'r';
@@ -295,9 +298,13 @@ static double workload_round(struct workload *w, uint64_t iters,
 	/*
 	 * Let the work that the last change left behind (RCU callbacks,
 	 * freeing of trackers) be done before the round: idle time, which
-	 * the instruction-counted bed skips.
+	 * the instruction-counted bed skips.  A pseudo-random part moves the
+	 * round's start against the scheduler tick, so that no
+	 * configuration starts its rounds at the same phase every time (the
+	 * bed is deterministic; this did not change its numbers, though).
 	 */
-	bench_sleep_ns(SETTLE_NS);
+	phase = phase * 6364136223846793005ULL + 1442695040888963407ULL;
+	bench_sleep_ns(SETTLE_NS + (phase >> 33) % PHASE_NS);
 	c0 = ctxt_switches();
 	for (r = 0; r < w->n; r++)
 		if (write(w->go[r], &c, 1) != 1)
