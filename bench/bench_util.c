@@ -247,6 +247,35 @@ int bench_job_info(int fd, uint32_t id, struct bcs_job_info *info)
 	return -ENOENT;
 }
 
+int bench_dist_ctl(int fd, uint32_t job, uint32_t op, uint32_t metrics,
+		   uint32_t sub_bits)
+{
+	struct bcs_dist_ctl ctl = {
+		.size = sizeof(ctl),
+		.job = job,
+		.op = op,
+		.metrics = metrics,
+		.sub_bits = sub_bits,
+	};
+
+	return bench_ioctl(fd, BCS_IOC_DIST_CTL, &ctl);
+}
+
+int bench_dist_read(int fd, uint32_t job, pid_t pid, uint32_t metric,
+		    uint32_t flags, void *buf, uint32_t size,
+		    struct bcs_dist_read *rd)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->size = sizeof(*rd);
+	rd->job = job;
+	rd->pid = pid;
+	rd->metric = metric;
+	rd->flags = flags;
+	rd->buf_size = size;
+	rd->buf = (uintptr_t)buf;
+	return bench_ioctl(fd, BCS_IOC_DIST_READ, rd);
+}
+
 int bench_ring_open(struct bench_ring *r)
 {
 	struct bcs_stat_header hdr;

@@ -66,6 +66,17 @@ int bench_strobe_now(int fd, uint64_t slice, uint32_t row);
 int bench_get_state(int fd, struct bcs_state *st);
 /* Record of job @id; -ENOENT if it does not exist. */
 int bench_job_info(int fd, uint32_t id, struct bcs_job_info *info);
+/* BCS_IOC_DIST_CTL for job @job as a whole (no pid list). */
+int bench_dist_ctl(int fd, uint32_t job, uint32_t op, uint32_t metrics,
+		   uint32_t sub_bits);
+/*
+ * BCS_IOC_DIST_READ of task @pid of job @job (with @flags BCS_DIST_NEXT
+ * the next tracked one above @pid, returned in @rd->pid): the totals, and
+ * the histogram of @metric into the @size bytes at @buf (NULL, 0: none).
+ */
+int bench_dist_read(int fd, uint32_t job, pid_t pid, uint32_t metric,
+		    uint32_t flags, void *buf, uint32_t size,
+		    struct bcs_dist_read *rd);
 
 /* Read-only mapping of the /dev/bcsstat ring. */
 struct bench_ring {

@@ -1,16 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-in-guest.sh [--quick] [--only switch_cost|efficiency] - run the bcs
-# benchmarks inside a test guest
+# run-in-guest.sh [--quick] [--only switch_cost|efficiency|dist_overhead] -
+# run the bcs benchmarks inside a test guest
 # (started by bench/run.sh through selftests/vm/run-vm.sh, which sets
 # BCS_MODULE, BCS_OUT, BCS_KVER and BUILD).  Loads bcs.ko, runs
-# switch_cost and efficiency, unloads the module, and writes everything
-# to $BCS_OUT/bench.txt as well as to the console.
+# switch_cost, efficiency and dist_overhead, unloads the module, and
+# writes everything to $BCS_OUT/bench.txt as well as to the console.
 #
-# Extra arguments for the programs can be given in SWITCH_COST_ARGS and
-# EFFICIENCY_ARGS (set by run.sh).  The benchmarks never fail on timings:
-# the exit status is non-zero only if something could not run.
+# Extra arguments for the programs can be given in SWITCH_COST_ARGS,
+# EFFICIENCY_ARGS and DIST_OVERHEAD_ARGS (set by run.sh).  The benchmarks
+# never fail on timings: the exit status is non-zero only if something
+# could not run (dist_overhead: or if its statistics were not on).
 
 set -u
 
@@ -21,6 +22,7 @@ rcfile=$BCS_OUT/bench.rc
 # Sized so that a whole run stays within a few minutes under TCG.
 sc_args="-r 20 -b 45 -n 1,8,64,256 -g both"
 ef_args="-t 2000 -r 8 -v -D"
+do_args="-r 12 -t 1000"
 quick=0
 only=""
 while [ $# -gt 0 ]; do
@@ -33,9 +35,11 @@ done
 if [ $quick = 1 ]; then
 	sc_args="-r 5 -b 10 -n 1,8,64 -g procs"
 	ef_args="-t 1000 -r 2 -v -D"
+	do_args="-r 3 -t 200"
 fi
 sc_args="$sc_args ${SWITCH_COST_ARGS:-}"
 ef_args="$ef_args ${EFFICIENCY_ARGS:-}"
+do_args="$do_args ${DIST_OVERHEAD_ARGS:-}"
 
 run()
 {
@@ -62,12 +66,16 @@ run()
 		exit 1
 	fi
 	# shellcheck disable=SC2086 # word splitting of the argument lists
-	if [ "$only" != efficiency ]; then
+	if [ -z "$only" ] || [ "$only" = switch_cost ]; then
 		run "$bin/switch_cost" $sc_args || rc=1
 	fi
 	# shellcheck disable=SC2086
-	if [ "$only" != switch_cost ]; then
+	if [ -z "$only" ] || [ "$only" = efficiency ]; then
 		run "$bin/efficiency" $ef_args || rc=1
+	fi
+	# shellcheck disable=SC2086
+	if [ -z "$only" ] || [ "$only" = dist_overhead ]; then
+		run "$bin/dist_overhead" $do_args || rc=1
 	fi
 	rmmod bcs || rc=1
 	echo "$rc" > "$rcfile"

@@ -15,7 +15,8 @@
 #                (default 6.1)
 #   --all        every supported kernel (6.1 and 6.12)
 #   --quick      fewer rounds and shorter windows (a smoke run)
-#   --only P     run only program P (switch_cost or efficiency)
+#   --only P     run only program P (switch_cost, efficiency or
+#                dist_overhead)
 #   --smp N      virtual CPUs of the guest (default 2)
 #   --icount S   an instruction-counted guest with one virtual CPU: its
 #                clocks advance 2^S ns per instruction (S 0..10; 3 is
@@ -27,8 +28,8 @@
 #   --timeout S  limit for one guest (default 900)
 #   --rebuild    rebuild bcs.ko even if it exists
 #
-# Environment: SWITCH_COST_ARGS and EFFICIENCY_ARGS are appended to the
-# programs' arguments (see their -h).
+# Environment: SWITCH_COST_ARGS, EFFICIENCY_ARGS and DIST_OVERHEAD_ARGS
+# are appended to the programs' arguments (see their -h).
 
 set -euo pipefail
 
@@ -77,14 +78,16 @@ fi
 bcs_load_kernels
 make -C "$top/bench" BUILD="$BUILD" >&2
 
-# The guest gets SWITCH_COST_ARGS / EFFICIENCY_ARGS through the command
-# line: run-vm.sh gives the command a clean environment.
+# The guest gets SWITCH_COST_ARGS / EFFICIENCY_ARGS / DIST_OVERHEAD_ARGS
+# through the command line: run-vm.sh gives the command a clean
+# environment.
 gargs=()
 [ -n "$quick" ] && gargs+=("$quick")
 case $only in
 "") ;;
-switch_cost|efficiency) gargs+=(--only "$only") ;;
-*) echo "bench: --only switch_cost or efficiency" >&2; exit 2 ;;
+switch_cost|efficiency|dist_overhead) gargs+=(--only "$only") ;;
+*) echo "bench: --only switch_cost, efficiency or dist_overhead" >&2
+   exit 2 ;;
 esac
 
 status=0
@@ -109,6 +112,7 @@ for k in "${kernels[@]}"; do
 		--timeout "$tmo" --out "$vmout" --prefix "[$k] " -- \
 		env SWITCH_COST_ARGS="${SWITCH_COST_ARGS:-}" \
 		EFFICIENCY_ARGS="${EFFICIENCY_ARGS:-}" \
+		DIST_OVERHEAD_ARGS="${DIST_OVERHEAD_ARGS:-}" \
 		bench/run-in-guest.sh "${gargs[@]}" || rc=$?
 	if [ -f "$vmout/bench.txt" ]; then
 		{
