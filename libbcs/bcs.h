@@ -245,7 +245,8 @@ int bcs_events_fd(const struct bcs_events *ev);
  * The next job's end, oldest first.  Blocks until one comes unless
  * @nonblock (-EAGAIN: none now).  -ENOBUFS: the socket's buffer overflowed
  * and events were lost; the next read goes on with those that came after
- * (the gap shows in @lost too).  -EINTR is retried.
+ * (the gap shows in @lost too); until the events queued before it are
+ * read, the kernel drops new ones for this socket.  -EINTR is retried.
  */
 int bcs_events_read(struct bcs_events *ev, struct bcs_job_ended *out,
 		    int nonblock);

@@ -72,7 +72,7 @@ int bcs__job_end_parse(const struct nlmsghdr *nh, int family,
 
 int bcs_events_open(struct bcs_events **out)
 {
-	int rcvbuf = BCS_EVENTS_RCVBUF, grp, err;
+	int rcvbuf = BCS_EVENTS_RCVBUF, one = 1, grp, err;
 	struct bcs_events *ev;
 
 	if (!out)
@@ -106,9 +106,14 @@ int bcs_events_open(struct bcs_events **out)
 		err = -EOPNOTSUPP;
 		goto fail;
 	}
-	/* Best effort: the kernel caps it at net.core.rmem_max. */
+	/*
+	 * Best effort: the kernel caps the buffer at net.core.rmem_max; and
+	 * bcs.ko counts the events this socket refuses only if told of them.
+	 */
 	(void)setsockopt(ev->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
 			 sizeof(rcvbuf));
+	(void)setsockopt(ev->fd, SOL_NETLINK, NETLINK_BROADCAST_ERROR, &one,
+			 sizeof(one));
 	/* Directly, so that a refusal is -EPERM rather than libnl's code. */
 	if (setsockopt(ev->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp,
 		       sizeof(grp)) < 0) {

@@ -18,7 +18,8 @@
  * the ends from the hooks of job.c, in any context; the work item here
  * builds and sends them in process context, GFP_KERNEL, so that nothing of
  * netlink runs on the job's path.  An event that cannot be built, or that
- * some listener's full socket refuses, is counted (events.c).
+ * some listener's full socket refuses (known only from the sockets with
+ * NETLINK_BROADCAST_ERROR), is counted (events.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -255,7 +256,9 @@ static int bcs_nl_job_ended(const struct bcs_job_event *ev)
 
 	if (!genl_has_listeners(&bcs_nl_family, &init_net, BCS_NL_GRP_EVENTS))
 		return 0;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	/* As small as it is: a listener's buffer holds many. */
+	msg = genlmsg_new(3 * nla_total_size(sizeof(u32)) +
+			  nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put(msg, 0, 0, &bcs_nl_family, 0, BCS_CMD_JOB_ENDED);

@@ -6,7 +6,8 @@
  * but CAP_SYS_ADMIN, the statistics of a task killed with SIGKILL readable
  * after the job's end until released, and the bound on the statistics of
  * destroyed jobs (module parameter dist_kept_jobs) dropping the oldest and
- * counting it in debugfs bcs/state.
+ * counting it in debugfs bcs/state; a listener whose socket buffer is full
+ * told so (ENOBUFS), the refusals counted.
  *
  * Events come in the order of their numbers: a test that must show that
  * something was *not* announced ends another job after it and checks that
@@ -331,6 +332,58 @@ TEST_F(ev, last_task_detach_announced)
 	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
 	ASSERT_EQ(0, bt_detach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
 	EXPECT_EVENT(&self->l, BT_JOB_A, BCS_JOB_END_DETACHED);
+}
+
+/*
+ * A listener that does not read: its socket refuses what its buffer cannot
+ * hold, its next recv() says so (ENOBUFS), and the module counts the
+ * refusals of a socket that asks to be told of them (NETLINK_BROADCAST_ERROR,
+ * as libbcs's); other listeners get every event.  Netlink drops everything
+ * for that socket until it has read its queue empty.
+ */
+TEST_F(ev, full_listener_counted)
+{
+	struct listener slow;
+	struct job_event e;
+	long long failed;
+	int one = 1, i, err;
+
+	if (!bt_exists("/sys/kernel/debug/bcs") &&
+	    system("mount -t debugfs none /sys/kernel/debug 2>/dev/null"))
+		SKIP(return, "debugfs not mounted and cannot be");
+	failed = debugfs_count("job_events_failed");
+	ASSERT_LE(0, failed);
+	ASSERT_EQ(0, listen_open(&slow));
+	/* The kernel makes it its smallest buffer. */
+	ASSERT_EQ(0, setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &one,
+				sizeof(one)));
+	ASSERT_EQ(0, setsockopt(slow.fd, SOL_NETLINK, NETLINK_BROADCAST_ERROR,
+				&one, sizeof(one)));
+	for (i = 0; i < 64; i++) {
+		ASSERT_EQ(0, bt_job_create(self->fd, JOB_K(8 + i),
+					   BCS_ROW_NONE, NULL));
+		ASSERT_EQ(0, bt_job_destroy(self->fd, JOB_K(8 + i)));
+	}
+	for (i = 0; i < 64; i++) {
+		ASSERT_EQ(0, next_event(&self->l, &e));
+		EXPECT_EQ(JOB_K(8 + i), e.job);
+	}
+	EXPECT_TRUE(WAIT_UNTIL(debugfs_count("job_events_failed") > failed,
+			       BT_WAIT_MS));
+	err = next_event(&slow, &e);
+	EXPECT_EQ(-ENOBUFS, err);
+	/* Read empty, it gets what comes after. */
+	while (recv(slow.fd, &e, sizeof(e), MSG_DONTWAIT | MSG_TRUNC) >= 0)
+		;
+	slow.npending = 0;
+	slow.next = 0;
+	ASSERT_EQ(0, bt_job_destroy(self->fd, BT_JOB_B));
+	do {
+		err = next_event(&slow, &e);
+	} while (!err && e.job != BT_JOB_B);
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(BT_JOB_B, e.job);
+	listen_close(&slow);
 }
 
 /* Only CAP_SYS_ADMIN may join the group; a request of it is refused. */

@@ -244,8 +244,10 @@
  *                    after the event, never from the job's path; one that
  *                    finds no memory or a full queue is dropped, and one
  *                    that a listener's full socket buffer refuses is lost
- *                    for that listener (its recv() fails with -ENOBUFS),
- *                    both counted in debugfs bcs/state.
+ *                    for that listener (its recv() fails with -ENOBUFS;
+ *                    counted if the socket set NETLINK_BROADCAST_ERROR,
+ *                    as libbcs's does), both counted in debugfs
+ *                    bcs/state.
  * Attributes are validated strictly, with an extended ack: out-of-range
  * values fail with -ERANGE; unknown attributes, wrong lengths, unknown flag
  * bits and missing attributes with -EINVAL; BCS_A_DEADLINE_NS over
