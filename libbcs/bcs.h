@@ -316,6 +316,41 @@ int bcs_nl_get_state(struct bcs_nl *nl, struct bcs_state *st);
 const char *bcs_nl_error_msg(const struct bcs_nl *nl);
 
 /* ------------------------------------------------------------------ */
+/* The ends of jobs (multicast group "events"), since LIBBCS_1.3        */
+/* ------------------------------------------------------------------ */
+
+struct bcs_events;
+
+/* One BCS_CMD_JOB_ENDED. */
+struct bcs_job_ended {
+	uint32_t job;
+	uint32_t reason;	/* enum bcs_job_end */
+	uint32_t dist_tasks;	/* tasks whose statistics the job keeps */
+	uint32_t reserved;
+	uint64_t seq;		/* the module's number of the event */
+	uint64_t lost;		/* events missed just before this one */
+};
+
+/*
+ * Join the group on a socket of its own.  -EPERM without CAP_SYS_ADMIN,
+ * -ENOENT if bcs.ko is not loaded, -EOPNOTSUPP if it has no such group.
+ * The descriptor (bcs_events_fd()) is for poll(): readable when an event
+ * waits.  Events that came before the open are not seen.
+ */
+int bcs_events_open(struct bcs_events **out);
+void bcs_events_close(struct bcs_events *ev);
+int bcs_events_fd(const struct bcs_events *ev);
+/*
+ * The next job's end, oldest first.  Blocks until one comes unless
+ * @nonblock (-EAGAIN: none now).  -ENOBUFS: the socket's buffer overflowed
+ * and events were lost; the next read goes on with those that came after
+ * (the gap shows in @lost too); until the events queued before it are
+ * read, the kernel drops new ones for this socket.  -EINTR is retried.
+ */
+int bcs_events_read(struct bcs_events *ev, struct bcs_job_ended *out,
+		    int nonblock);
+
+/* ------------------------------------------------------------------ */
 /* Errors                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -351,6 +386,8 @@ const char *bcs_task_state_name(uint32_t state);
  */
 const char *bcs_dist_metric_name(uint32_t m);
 int bcs_dist_metrics_parse(const char *s, uint32_t *metrics);
+/* "destroyed", "exited", "detached" (enum bcs_job_end); since LIBBCS_1.3. */
+const char *bcs_job_end_name(uint32_t reason);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,14 @@ int bcs__task_stats(int fd, uint32_t job, struct bcs_task_stat **out,
  */
 int bcs__nl_open_family(struct bcs_nl **out, const char *family);
 
+/*
+ * A BCS_CMD_JOB_ENDED message of family @family into @out: 1, 0 if @nh is
+ * another message, -EPROTO if it lacks what every notification has.
+ */
+struct nlmsghdr;
+int bcs__job_end_parse(const struct nlmsghdr *nh, int family,
+		       struct bcs_job_ended *out);
+
 /* Translate a libnl error code (NLE_*, either sign) to a negative errno. */
 int bcs__nlerr_to_errno(int nlerr);
 

@@ -31,4 +31,5 @@ have VM_FLAGS_SET 'void vm_flags_set\(' include/linux/mm.h
 have HRTIMER_SETUP 'void hrtimer_setup\(' include/linux/hrtimer.h
 have EXIT_TP_GROUP_DEAD 'sched_process_exit.*group_dead|TP_PROTO\(struct task_struct \*p, bool group_dead\)' \
 	include/trace/events/sched.h
+have GENL_MCAST_CAP 'define GENL_MCAST_CAP_SYS_ADMIN' include/net/genetlink.h
 echo "#endif"

@@ -63,4 +63,16 @@ static inline void bcs_hrtimer_setup(struct hrtimer *timer,
 #define PF_USER_WORKER	0
 #endif
 
+/*
+ * A multicast group only CAP_SYS_ADMIN may join (checked by genetlink in
+ * the user namespace of the family's network namespace, the initial one
+ * for bcs).  Kernels without the flag check nothing: there the group is
+ * open to every listener, as the queries are.
+ */
+#ifdef BCS_HAVE_GENL_MCAST_CAP
+#define BCS_GENL_MCAST_ADMIN	GENL_MCAST_CAP_SYS_ADMIN
+#else
+#define BCS_GENL_MCAST_ADMIN	0
+#endif
+
 #endif /* _BCS_COMPAT_H */

@@ -12,6 +12,8 @@
 #include <linux/slab.h>
 
 #include "debugfs.h"
+#include "dist.h"
+#include "events.h"
 #include "job.h"
 #include "queue.h"
 #include "sched.h"
@@ -29,7 +31,10 @@ static const char *const bcs_mode_names[] = {
 
 static int bcs_state_show(struct seq_file *m, void *v)
 {
+	struct bcs_events_counts ev;
 	struct bcs_state st = {};
+	u64 dropped;
+	u32 kept;
 
 	bcs_sched_get_state(&st);
 	seq_printf(m, "mode: %s\n", st.mode < ARRAY_SIZE(bcs_mode_names) ?
@@ -57,6 +62,14 @@ static int bcs_state_show(struct seq_file *m, void *v)
 	seq_printf(m, "predicted: %llu\n", st.predicted);
 	seq_printf(m, "expired: %llu\n", st.expired);
 	seq_printf(m, "queued: %u\n", bcs_queue_count());
+	bcs_events_get_counts(&ev);
+	seq_printf(m, "job_events: %llu\n", ev.seq);
+	seq_printf(m, "job_events_sent: %llu\n", ev.sent);
+	seq_printf(m, "job_events_dropped: %llu\n", ev.dropped);
+	seq_printf(m, "job_events_failed: %llu\n", ev.failed);
+	bcs_dist_get_kept(&kept, &dropped);
+	seq_printf(m, "dist_destroyed_jobs: %u\n", kept);
+	seq_printf(m, "dist_dropped_jobs: %llu\n", dropped);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(bcs_state);

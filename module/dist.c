@@ -26,6 +26,9 @@
  * joins a job whose distributions are enabled as a whole (fork, attach).
  * The statistics of a task that leaves its job stay in the job's context
  * (struct bcs_dist_ctx) until released, also after the job is destroyed.
+ * Contexts of destroyed jobs are kept in the order of their destruction,
+ * at most dist_kept_jobs of them (module parameter): past it the oldest
+ * goes, counted in bcs_dist_dead_dropped (debugfs bcs/state).
  *
  * Locking: bcs_dist_mutex serialises the ioctls and the freeing of
  * trackers, so that a reader holding it may keep a tracker pointer;
@@ -40,6 +43,7 @@
 #include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/pid.h>
@@ -94,6 +98,7 @@ struct bcs_dist_task {
 struct bcs_dist_ctx {
 	struct list_head node;		/* in bcs_dist_ctxs */
 	struct list_head tasks;		/* struct bcs_dist_task.node */
+	struct list_head dead_node;	/* in bcs_dist_dead once @dead */
 	u32 job;
 	bool dead;			/* the job was destroyed */
 	u32 metrics;			/* enabled for the whole job */
@@ -111,11 +116,45 @@ static u32 bcs_dist_nr_active;			/* bcs_dist_lock */
 static DEFINE_HASHTABLE(bcs_dist_hash, 8);	/* bcs_dist_lock, RCU */
 static u16 bcs_dist_filter[1 << BCS_DIST_FILTER_BITS];	/* bcs_dist_lock */
 static LIST_HEAD(bcs_dist_free_list);		/* bcs_dist_lock */
+/* Contexts of destroyed jobs, oldest destruction first. */
+static LIST_HEAD(bcs_dist_dead);		/* bcs_dist_lock */
+static u32 bcs_dist_nr_dead;			/* bcs_dist_lock */
+static u64 bcs_dist_dead_dropped;		/* bcs_dist_lock */
 static struct tracepoint *bcs_tp_switch, *bcs_tp_wakeup;
 static bool bcs_dist_registered;		/* bcs_dist_mutex */
 
 static void bcs_dist_free_fn(struct work_struct *work);
 static DECLARE_WORK(bcs_dist_free_work, bcs_dist_free_fn);
+
+/*
+ * The most contexts of destroyed jobs kept: a bound on the memory of
+ * statistics that nobody releases.  Changed at run time, it applies at
+ * the next destruction.
+ */
+static unsigned int bcs_dist_kept = 1024;
+
+static int bcs_dist_kept_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int err;
+
+	err = kstrtouint(val, 0, &v);
+	if (err)
+		return err;
+	if (v < 1 || v > BCS_DIST_KEPT_MAX)
+		return -EINVAL;
+	WRITE_ONCE(bcs_dist_kept, v);
+	return 0;
+}
+
+static const struct kernel_param_ops bcs_dist_kept_ops = {
+	.set	= bcs_dist_kept_set,
+	.get	= param_get_uint,
+};
+
+module_param_cb(dist_kept_jobs, &bcs_dist_kept_ops, &bcs_dist_kept, 0644);
+MODULE_PARM_DESC(dist_kept_jobs,
+		 "Destroyed jobs whose distributions are kept until released; past it the oldest go (1..65536, default 1024)");
 
 static inline u16 *bcs_dist_slot(const struct task_struct *t)
 {
@@ -407,6 +446,18 @@ static void bcs_dist_task_gone(struct bcs_dist_task *tr, u64 now)
 	hash_del_rcu(&tr->hash);
 }
 
+/* Take @ctx, emptied of trackers, off the lists; free it.  bcs_dist_lock. */
+static void bcs_dist_ctx_free(struct bcs_dist_ctx *ctx)
+{
+	if (ctx->dead) {
+		list_del(&ctx->dead_node);
+		bcs_dist_nr_dead--;
+	}
+	list_del(&ctx->node);
+	bcs_dist_nr_ctx--;
+	kfree(ctx);
+}
+
 /* Free @ctx and its trackers (later).  bcs_dist_lock held. */
 static void bcs_dist_ctx_drop(struct bcs_dist_ctx *ctx, u64 now)
 {
@@ -416,9 +467,7 @@ static void bcs_dist_ctx_drop(struct bcs_dist_ctx *ctx, u64 now)
 		if (!tr->gone)
 			bcs_dist_task_gone(tr, now);
 	list_splice_tail_init(&ctx->tasks, &bcs_dist_free_list);
-	list_del(&ctx->node);
-	bcs_dist_nr_ctx--;
-	kfree(ctx);
+	bcs_dist_ctx_free(ctx);
 }
 
 /**
@@ -520,9 +569,55 @@ void bcs_dist_job_destroyed(struct bcs_kjob *job)
 	if (ctx) {
 		ctx->dead = true;
 		ctx->metrics = 0;
+		list_add_tail(&ctx->dead_node, &bcs_dist_dead);
+		bcs_dist_nr_dead++;
 		if (list_empty(&ctx->tasks))
 			bcs_dist_ctx_drop(ctx, 0);
 	}
+	/* Past the bound, the statistics destroyed longest ago go. */
+	while (bcs_dist_nr_dead > READ_ONCE(bcs_dist_kept)) {
+		ctx = list_first_entry(&bcs_dist_dead, struct bcs_dist_ctx,
+				       dead_node);
+		bcs_dist_ctx_drop(ctx, 0);
+		bcs_dist_dead_dropped++;
+		schedule_work(&bcs_dist_free_work);
+	}
+	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+}
+
+/**
+ * bcs_dist_job_tasks - the tasks whose statistics job @id keeps
+ * @id: a job id
+ *
+ * Return: the trackers of its context, gone or not; 0 if it has none.
+ * Context: bcs_lock held (bcs_dist_lock must not be).
+ */
+u32 bcs_dist_job_tasks(u32 id)
+{
+	struct bcs_dist_ctx *ctx;
+	struct bcs_dist_task *tr;
+	unsigned long flags;
+	u32 n = 0;
+
+	if (!bcs_dist_nr_ctx)
+		return 0;
+	spin_lock_irqsave(&bcs_dist_lock, flags);
+	ctx = bcs_dist_ctx_find(id);
+	if (ctx)
+		list_for_each_entry(tr, &ctx->tasks, node)
+			n++;
+	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+	return n;
+}
+
+/* The contexts of destroyed jobs kept now, and those dropped so far. */
+void bcs_dist_get_kept(u32 *kept, u64 *dropped)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&bcs_dist_lock, flags);
+	*kept = bcs_dist_nr_dead;
+	*dropped = bcs_dist_dead_dropped;
 	spin_unlock_irqrestore(&bcs_dist_lock, flags);
 }
 
@@ -860,9 +955,7 @@ static int bcs_dist_apply(const struct bcs_dist_ctl *ctl,
 		if (!ctl->nr_pids) {
 			list_for_each_entry_safe(tr, tmp, &ctx->tasks, node)
 				bcs_dist_release_one(tr, released, now);
-			list_del(&ctx->node);
-			bcs_dist_nr_ctx--;
-			kfree(ctx);
+			bcs_dist_ctx_free(ctx);
 			break;
 		}
 		for (i = 0; i < ctl->nr_pids; i++) {

@@ -19,6 +19,12 @@ void bcs_dist_unlinked(struct bcs_task *bt);
 void bcs_dist_job_created(struct bcs_kjob *job);
 void bcs_dist_job_destroyed(struct bcs_kjob *job);
 
+/* Most destroyed jobs' statistics kept (module parameter dist_kept_jobs). */
+#define BCS_DIST_KEPT_MAX	65536
+
+u32 bcs_dist_job_tasks(u32 id);
+void bcs_dist_get_kept(u32 *kept, u64 *dropped);
+
 /* The ioctls, their argument checked for size and reserved fields. */
 int bcs_dist_ctl(const struct bcs_dist_ctl *ctl);
 int bcs_dist_read(struct bcs_dist_read *rd);

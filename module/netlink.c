@@ -12,6 +12,14 @@
  * machine, which a container's network namespace is not (design.rst).  A
  * socket that entered driven mode is the driver: the NETLINK_URELEASE
  * notification for it fails open.
+ *
+ * The multicast group "events" announces the end of jobs
+ * (BCS_CMD_JOB_ENDED); only CAP_SYS_ADMIN may join it.  events.c queues
+ * the ends from the hooks of job.c, in any context; the work item here
+ * builds and sends them in process context, GFP_KERNEL, so that nothing of
+ * netlink runs on the job's path.  An event that cannot be built, or that
+ * some listener's full socket refuses (known only from the sockets with
+ * NETLINK_BROADCAST_ERROR), is counted (events.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,7 +29,9 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
+#include "compat.h"
 #include "driver.h"
+#include "events.h"
 #include "netlink.h"
 #include "sched.h"
 #include "strobe.h"
@@ -213,6 +223,17 @@ static const struct genl_small_ops bcs_nl_ops[] = {
 	},
 };
 
+enum bcs_nl_groups {
+	BCS_NL_GRP_EVENTS,
+};
+
+static const struct genl_multicast_group bcs_nl_mcgrps[] = {
+	[BCS_NL_GRP_EVENTS] = {
+		.name	= BCS_GENL_MCGRP_EVENTS,
+		.flags	= BCS_GENL_MCAST_ADMIN,
+	},
+};
+
 static struct genl_family bcs_nl_family __ro_after_init = {
 	.name		= BCS_GENL_NAME,
 	.version	= BCS_GENL_VERSION,
@@ -222,7 +243,51 @@ static struct genl_family bcs_nl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.small_ops	= bcs_nl_ops,
 	.n_small_ops	= ARRAY_SIZE(bcs_nl_ops),
+	.mcgrps		= bcs_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(bcs_nl_mcgrps),
 };
+
+/* One BCS_CMD_JOB_ENDED to the group.  Return: 0, or why it failed. */
+static int bcs_nl_job_ended(const struct bcs_job_event *ev)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (!genl_has_listeners(&bcs_nl_family, &init_net, BCS_NL_GRP_EVENTS))
+		return 0;
+	/* As small as it is: a listener's buffer holds many. */
+	msg = genlmsg_new(3 * nla_total_size(sizeof(u32)) +
+			  nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, 0, 0, &bcs_nl_family, 0, BCS_CMD_JOB_ENDED);
+	if (!hdr ||
+	    nla_put_u32(msg, BCS_A_JOB, ev->job) ||
+	    nla_put_u32(msg, BCS_A_JOB_END, ev->reason) ||
+	    nla_put_u32(msg, BCS_A_DIST_TASKS, ev->dist_tasks) ||
+	    nla_put_u64_64bit(msg, BCS_A_EVENT_SEQ, ev->seq, BCS_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	err = genlmsg_multicast(&bcs_nl_family, msg, 0, BCS_NL_GRP_EVENTS,
+				GFP_KERNEL);
+	/* -ESRCH: the last listener left meanwhile, nothing is lost. */
+	return err == -ESRCH ? 0 : err;
+}
+
+static void bcs_nl_events_fn(struct work_struct *work)
+{
+	struct bcs_job_event ev;
+
+	while (bcs_events_pop(&ev)) {
+		bcs_events_sent(bcs_nl_job_ended(&ev));
+		cond_resched();
+	}
+}
+
+static DECLARE_WORK(bcs_nl_events_work, bcs_nl_events_fn);
 
 static int bcs_nl_notify(struct notifier_block *nb, unsigned long event,
 			 void *ptr)
@@ -251,13 +316,18 @@ int bcs_netlink_init(void)
 	if (err)
 		return err;
 	err = genl_register_family(&bcs_nl_family);
-	if (err)
+	if (err) {
 		netlink_unregister_notifier(&bcs_nl_notifier);
-	return err;
+		return err;
+	}
+	bcs_events_start(&bcs_nl_events_work);
+	return 0;
 }
 
 void bcs_netlink_exit(void)
 {
+	bcs_events_stop();
+	cancel_work_sync(&bcs_nl_events_work);
 	genl_unregister_family(&bcs_nl_family);
 	netlink_unregister_notifier(&bcs_nl_notifier);
 }

@@ -13,6 +13,7 @@
 
 #include "dist.h"
 #include "driver.h"
+#include "events.h"
 #include "job.h"
 #include "park.h"
 #include "queue.h"
@@ -22,6 +23,22 @@
 #include "switch.h"
 #include "watchdog.h"
 
+/*
+ * A task leaves its job, or a job is destroyed: the statistics first, so
+ * that the announcement of the job's end counts what they keep.
+ */
+static void bcs_sched_unlinked(struct bcs_task *bt)
+{
+	bcs_dist_unlinked(bt);
+	bcs_events_unlinked(bt);
+}
+
+static void bcs_sched_destroyed(struct bcs_kjob *job)
+{
+	bcs_dist_job_destroyed(job);
+	bcs_events_job_destroyed(job);
+}
+
 /* What job.c and park.c tell the layers above them. */
 const struct bcs_job_hooks bcs_sched_hooks = {
 	.park	= bcs_park_request,
@@ -29,9 +46,9 @@ const struct bcs_job_hooks bcs_sched_hooks = {
 	.woken	= bcs_switch_woken,
 	.exited	= bcs_driver_task_exit,
 	.linked	= bcs_dist_linked,
-	.unlinked = bcs_dist_unlinked,
+	.unlinked = bcs_sched_unlinked,
 	.created = bcs_dist_job_created,
-	.destroyed = bcs_dist_job_destroyed,
+	.destroyed = bcs_sched_destroyed,
 };
 
 void bcs_sched_get_state(struct bcs_state *st)

@@ -6,7 +6,8 @@
 # denied, no such job, no such process, and "run --create" by a user who
 # may not create jobs; then the other commands against states the test
 # sets up: status, job list, slice set and get, strobe (bcs off,
-# standalone, and driven by another process) and job detach.  Run by
+# standalone, and driven by another process) and job detach; bcsstat
+# events: the ends of jobs, one line each, or JSON.  Run by
 # run-in-guest.sh as root, module loaded.  Prints KTAP; exits 1 if
 # anything failed.
 
@@ -14,24 +15,28 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 bcsctl=${BCSCTL:-$here/../tools/bcsctl}
+bcsstat=${BCSSTAT:-$here/../tools/bcsstat}
 job=$((0x5a0000c1))
 nojob=$((0x5a0000c2))
-plan=110
+evjob=$((0x5a0000c4))
+plan=117
 tmp=$(mktemp -d) || exit 1
 busy=""
 driver=""
 rhythm=""
+listener=""
 
 cleanup()
 {
 	local p
 
-	for p in $busy $driver $rhythm; do
+	for p in $busy $driver $rhythm $listener; do
 		kill -KILL "$p" 2> /dev/null
 	done
 	wait 2> /dev/null
 	"$bcsctl" job destroy $job > /dev/null 2>&1
 	"$bcsctl" job destroy $((0x5a0000c3)) > /dev/null 2>&1
+	"$bcsctl" job destroy $evjob > /dev/null 2>&1
 	"$bcsctl" mode off > /dev/null 2>&1
 	rm -rf "$tmp"
 }
@@ -574,6 +579,46 @@ assert set(one) == set(two)' "$tmp/d1.json" "$tmp/out"
 		"a job without statistics is an error" \
 		"$bcsstat" dist --job $djob
 fi
+# bcsstat events: the ends of jobs as they happen.  The header is printed
+# once the group is joined.
+expect 1 'CAP_SYS_ADMIN' "bcsstat events refuses an ordinary user" \
+	user "$bcsstat" events -c 1
+"$bcsstat" events -c 2 > "$tmp/events" 2> "$tmp/events.err" &
+listener=$!
+until_true grep -q 'JOB' "$tmp/events"
+check "bcsstat events prints its header" grep -q 'JOB.*END' "$tmp/events"
+"$bcsctl" job create --id $evjob > /dev/null
+sleep 1000 &
+sleeper=$!
+"$bcsctl" job attach $evjob $sleeper > /dev/null
+kill -KILL $sleeper
+wait $sleeper 2> /dev/null
+"$bcsctl" job destroy $evjob > /dev/null
+until_true eval '! kill -0 $listener 2> /dev/null'
+wait $listener
+rc=$?
+listener=""
+check "bcsstat events -c 2 ends after two (exit $rc)" [ $rc = 0 ]
+check "the last task's exit: one line" \
+	grep -Eq "^ *$evjob +exited +0 +[0-9]+$" "$tmp/events"
+check "the destruction: one line" \
+	grep -Eq "^ *$evjob +destroyed +0 +[0-9]+$" "$tmp/events"
+# --json: a job created and destroyed until the listener has seen one.
+"$bcsstat" events --json -c 1 > "$tmp/events.json" 2>&1 &
+listener=$!
+for _ in $(seq 100); do
+	"$bcsctl" job create --id $evjob > /dev/null
+	"$bcsctl" job destroy $evjob > /dev/null
+	kill -0 $listener 2> /dev/null || break
+	sleep 0.1
+done
+wait $listener
+rc=$?
+listener=""
+check "bcsstat events --json -c 1 ends after one (exit $rc)" [ $rc = 0 ]
+check "--json: the job, its end and its number" \
+	grep -Eq "^\{\"job\":$evjob,\"end\":\"destroyed\",\"dist_tasks\":0,\"seq\":[0-9]+,\"lost\":0\}$" \
+	"$tmp/events.json"
 
 if [ $n != $plan ]; then
 	echo "# $n tests ran, $plan planned"

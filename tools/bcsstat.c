@@ -3,8 +3,8 @@
  * bcsstat - show bcs statistics: the per-slice records of /dev/bcsstat and
  * the per-job and per-task accounting.  See bcsstat(1).
  *
- * Everything here goes through /dev/bcsstat, which is world-readable, so
- * bcsstat needs no privileges.
+ * Everything here but `events` goes through /dev/bcsstat, which is
+ * world-readable, so bcsstat needs no privileges but for that one.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -37,6 +37,9 @@ static const struct cmd cmds[] = {
 	{ "tasks", "[--job J] [--json]",
 	  "Per-task accounting",
 	  OPT_JOB | OPT_JSON, run_tasks, NULL },
+	{ "events", "[-c COUNT] [--json]",
+	  "Jobs' ends as they happen, one line each (needs CAP_SYS_ADMIN)",
+	  OPT_COUNT | OPT_JSON, run_events, NULL },
 	{ "plot", "KIND -o FILE.png [--job J] [--metric NAME] [FILE...]",
 	  "Draw slice records or distributions of nodes with gnuplot",
 	  OPT_OUTPUT | OPT_JOB | OPT_METRIC | OPT_ARGS, run_plot, plot_help },
@@ -172,7 +175,8 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 		if (opt == OPT_OUTPUT)
 			o->output = v;
 	}
-	if ((o->given & OPT_COUNT) && !(o->given & OPT_FOLLOW))
+	if ((o->given & OPT_COUNT) && (c->allowed & OPT_FOLLOW) &&
+	    !(o->given & OPT_FOLLOW))
 		return usage_err(c, "-c needs --follow", NULL);
 	return 0;
 }

@@ -51,6 +51,9 @@ struct cmd {
 	void (*more_help)(FILE *f);	/* optional, after the help line */
 };
 
+/* bcsstat events (bcsstat_events.c). */
+int run_events(const struct opts *o);
+
 /* Print "bcsstat: MSG 'ARG'" and the usage of @c; returns EXIT_USAGE. */
 int usage_err(const struct cmd *c, const char *msg, const char *arg);
 

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include <netlink/errno.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
 
 #include <linux/bcs_hist.h>
 
@@ -1341,6 +1343,75 @@ static void test_dump_names(void)
 	CHECK_EQ(bcs_slice_flags_parse("LX", &fl), -EINVAL);
 }
 
+/* A BCS_CMD_JOB_ENDED as bcs.ko builds it; @seq 0 leaves it out. */
+static struct nl_msg *job_ended_msg(int family, uint8_t cmd, uint64_t seq)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, 0, 0, family, 0, 0, cmd, BCS_GENL_VERSION) ||
+	    nla_put_u32(msg, BCS_A_JOB, 0x5a000001) < 0 ||
+	    nla_put_u32(msg, BCS_A_JOB_END, BCS_JOB_END_EXITED) < 0 ||
+	    nla_put_u32(msg, BCS_A_DIST_TASKS, 3) < 0 ||
+	    (seq && nla_put_u64(msg, BCS_A_EVENT_SEQ, seq) < 0)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static void test_events(void)
+{
+	struct bcs_events *ev = (struct bcs_events *)1;
+	struct bcs_job_ended e;
+	struct nl_msg *msg;
+	int err;
+
+	CHECK_EQ(-EINVAL, bcs_events_open(NULL));
+	CHECK_EQ(-EBADF, bcs_events_fd(NULL));
+	CHECK_EQ(-EBADF, bcs_events_read(NULL, &e, 1));
+	bcs_events_close(NULL);
+	/* No bcs.ko on the host: no family "bcs". */
+	err = bcs_events_open(&ev);
+	CHECK(err == -ENOENT || err == 0);
+	if (!err)
+		bcs_events_close(ev);
+	else
+		CHECK(ev == NULL);
+
+	msg = job_ended_msg(42, BCS_CMD_JOB_ENDED, 7);
+	CHECK(msg != NULL);
+	if (msg) {
+		memset(&e, 0xff, sizeof(e));
+		CHECK_EQ(1, bcs__job_end_parse(nlmsg_hdr(msg), 42, &e));
+		CHECK_EQ(0x5a000001, e.job);
+		CHECK_EQ(BCS_JOB_END_EXITED, e.reason);
+		CHECK_EQ(3, e.dist_tasks);
+		CHECK_EQ(7, e.seq);
+		CHECK_EQ(0, e.lost);
+		CHECK_EQ(0, e.reserved);
+		/* Another family's message, or another command: not ours. */
+		CHECK_EQ(0, bcs__job_end_parse(nlmsg_hdr(msg), 43, &e));
+		nlmsg_free(msg);
+	}
+	msg = job_ended_msg(42, BCS_CMD_GET_STATE, 7);
+	if (msg) {
+		CHECK_EQ(0, bcs__job_end_parse(nlmsg_hdr(msg), 42, &e));
+		nlmsg_free(msg);
+	}
+	/* Without its number it is no notification bcs.ko sends. */
+	msg = job_ended_msg(42, BCS_CMD_JOB_ENDED, 0);
+	if (msg) {
+		CHECK_EQ(-EPROTO, bcs__job_end_parse(nlmsg_hdr(msg), 42, &e));
+		nlmsg_free(msg);
+	}
+	CHECK(!strcmp(bcs_job_end_name(BCS_JOB_END_DESTROYED), "destroyed"));
+	CHECK(!strcmp(bcs_job_end_name(BCS_JOB_END_EXITED), "exited"));
+	CHECK(!strcmp(bcs_job_end_name(BCS_JOB_END_DETACHED), "detached"));
+	CHECK(!strcmp(bcs_job_end_name(0), "?"));
+}
+
 int main(void)
 {
 	struct bcs *h = NULL;
@@ -1367,6 +1438,7 @@ int main(void)
 	test_stat_read();
 	test_stat_ioctls();
 	test_netlink();
+	test_events();
 
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

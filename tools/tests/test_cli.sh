@@ -93,6 +93,9 @@ expect 2 "^bcsstat: unknown command 'bogus'" "$BCSSTAT" bogus
 expect 2 '^bcsstat: option not valid here' "$BCSSTAT" jobs -n 5
 expect 2 '^bcsstat: -c needs --follow' "$BCSSTAT" slices -c 3
 expect 2 "^bcsstat: bad record count '0'" "$BCSSTAT" slices -n 0
+expect 2 "^bcsstat: bad count '0'" "$BCSSTAT" events -c 0
+expect 2 '^bcsstat: option not valid here' "$BCSSTAT" events --follow
+expect 0 '^Usage: bcsstat events' "$BCSSTAT" events -h
 expect 2 "^bcsstat: bad job id 'x'" "$BCSSTAT" tasks --job x
 expect 0 '^Usage: bcsstat' "$BCSSTAT" --help
 expect 0 '^Usage: bcsstat slices' "$BCSSTAT" slices -h

@@ -221,6 +221,33 @@
  *                    optional, the prediction of BCS_STROBE_PREDICT (the
  *                    attribute sets the flag; the flag without it is
  *                    -EINVAL).
+ *
+ * Multicast group "events" (BCS_GENL_MCGRP_EVENTS): the end of a job.
+ * Joining it needs CAP_SYS_ADMIN in the initial user namespace: bind() or
+ * NETLINK_ADD_MEMBERSHIP fails with -EPERM otherwise.
+ * BCS_CMD_JOB_ENDED  (notification only; sent as a request: -EOPNOTSUPP)
+ *                    BCS_A_JOB: the job's id; BCS_A_JOB_END: why, enum
+ *                    bcs_job_end; BCS_A_DIST_TASKS: tasks whose statistics
+ *                    (BCS_IOC_DIST_READ) the job keeps, 0 if none, kept
+ *                    until released with BCS_DIST_RELEASE (after a
+ *                    destruction, up to the module parameter dist_kept_jobs
+ *                    destroyed jobs, the oldest dropped past it);
+ *                    BCS_A_EVENT_SEQ: the event's number since the module
+ *                    was loaded, from 1, counting the events dropped before
+ *                    they were sent too, so that a gap shows a loss.
+ *                    A destroyed job is announced exactly once
+ *                    (BCS_JOB_END_DESTROYED); a job whose last task leaves
+ *                    it (BCS_JOB_END_EXITED or BCS_JOB_END_DETACHED) each
+ *                    time that happens, since tasks may join it again.
+ *                    Jobs destroyed by the module's unload are not
+ *                    announced.  Notifications are sent from a work item,
+ *                    after the event, never from the job's path; one that
+ *                    finds no memory or a full queue is dropped, and one
+ *                    that a listener's full socket buffer refuses is lost
+ *                    for that listener (its recv() fails with -ENOBUFS;
+ *                    counted if the socket set NETLINK_BROADCAST_ERROR,
+ *                    as libbcs's does), both counted in debugfs
+ *                    bcs/state.
  * Attributes are validated strictly, with an extended ack: out-of-range
  * values fail with -ERANGE; unknown attributes, wrong lengths, unknown flag
  * bits and missing attributes with -EINVAL; BCS_A_DEADLINE_NS over
@@ -656,6 +683,7 @@ struct bcs_slice_record {
 /* Generic netlink */
 #define BCS_GENL_NAME		"bcs"
 #define BCS_GENL_VERSION	1
+#define BCS_GENL_MCGRP_EVENTS	"events"
 
 enum bcs_cmd {
 	BCS_CMD_UNSPEC,
@@ -663,6 +691,7 @@ enum bcs_cmd {
 	BCS_CMD_DRIVE,
 	BCS_CMD_RELEASE,
 	BCS_CMD_STROBE,
+	BCS_CMD_JOB_ENDED,
 	__BCS_CMD_MAX,
 };
 
@@ -694,9 +723,20 @@ enum bcs_attr {
 	BCS_A_ATTACH_FAILURES,	/* u64 */
 	BCS_A_STAT_RECORDS,	/* u32 */
 	BCS_A_DRAIN_CUTS,	/* u64 */
+	BCS_A_JOB,		/* u32, a job id */
+	BCS_A_JOB_END,		/* u32, enum bcs_job_end */
+	BCS_A_DIST_TASKS,	/* u32 */
+	BCS_A_EVENT_SEQ,	/* u64 */
 	__BCS_A_MAX,
 };
 
 #define BCS_A_MAX (__BCS_A_MAX - 1)
+
+/* BCS_A_JOB_END of BCS_CMD_JOB_ENDED: why the job ended. */
+enum bcs_job_end {
+	BCS_JOB_END_DESTROYED	= 1,	/* BCS_IOC_JOB_DESTROY */
+	BCS_JOB_END_EXITED	= 2,	/* its last task exited */
+	BCS_JOB_END_DETACHED	= 3,	/* its last task was detached */
+};
 
 #endif /* _UAPI_LINUX_BCS_H */
