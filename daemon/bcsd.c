@@ -28,6 +28,7 @@
 #include "master.h"
 #include "node.h"
 #include "record.h"
+#include "collect.h"
 
 #define BCSD_CONF_DEFAULT	"/etc/bcs/bcsd.conf"
 
@@ -112,6 +113,7 @@ static const struct bcsd_part {
 	{ is_master,	master_init,	master_exit },
 	{ is_node,	node_init,	node_exit },
 	{ is_node,	record_init,	record_exit },
+	{ is_node,	collect_init,	collect_exit },
 	{ NULL,		ctl_init,	ctl_exit },
 };
 

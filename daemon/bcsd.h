@@ -71,6 +71,8 @@ struct bcsd_counters {
 	uint64_t strobes_forwarded;
 	uint64_t strobes_stale_map;	/* forwarded as an idle row */
 	uint64_t kernel_errors;
+	uint64_t dumps;			/* jobs' statistics written */
+	uint64_t dumps_failed;
 	uint64_t strobes_tx;
 	uint64_t strobe_copies_tx;	/* of them, sent after the first */
 	uint64_t maps_tx;
@@ -192,6 +194,12 @@ struct bcsd_node {
 	uint64_t reported_ms;		/* the last report sent */
 };
 
+/* collect.c: the ends of jobs that bcs.ko announces, and their dumps. */
+struct bcsd_collect {
+	struct bcs_events *ev;
+	char host[64];			/* in the dumps' names */
+};
+
 /*
  * record.c: the statistics context applied to bcs.ko: the name of the
  * followed master's last context applied, and per job what bcs.ko records.
@@ -286,6 +294,7 @@ struct bcsd {
 	struct bcsd_master master;
 	struct bcsd_node node;
 	struct bcsd_record record;
+	struct bcsd_collect collect;
 	struct bcsd_ctl ctl;
 };
 

@@ -57,6 +57,7 @@ struct cfg {
 	bool expire;
 	uint32_t stale_slices;
 	uint32_t report_ms;
+	char jobs_dir[CFG_STR_MAX];
 	/* Process, control socket, logging. */
 	uint32_t rt_priority;
 	char control_socket[CFG_STR_MAX];

@@ -21,6 +21,7 @@ enum loop_order {
 	LOOP_STROBE,		/* the master's strobe timer */
 	LOOP_NET,		/* datagrams */
 	LOOP_TICK,		/* the housekeeping tick */
+	LOOP_EVENTS,		/* bcs.ko's announcements: ends of jobs */
 	LOOP_CLIENT,		/* control connections */
 	LOOP_LISTEN,		/* new control connections */
 	__LOOP_ORDERS,

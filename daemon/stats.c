@@ -40,6 +40,8 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "strobes_tx", d->cnt.strobes_tx);
 	add_u64(o, "strobe_copies_tx", d->cnt.strobe_copies_tx);
 	add_u64(o, "kernel_errors", d->cnt.kernel_errors);
+	add_u64(o, "dumps", d->cnt.dumps);
+	add_u64(o, "dumps_failed", d->cnt.dumps_failed);
 	add_u64(o, "jobs_superseded", d->cnt.jobs_superseded);
 	add_u64(o, "takeovers", d->cnt.takeovers);
 	add_u64(o, "stepdowns", d->cnt.stepdowns);

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.." || exit 1
 . ../scripts/check-lib.sh
 
 core="loop net rx dispatch view stats"
-parts="master node record ctl"
+parts="master node record collect ctl"
 
 # defined O: the global functions and data object O.o defines.
 defined()
