@@ -27,11 +27,20 @@ static const char *const bcs_mode_names[] = {
 	[BCS_MODE_DRIVEN]	= "driven",
 };
 
+static const char *const bcs_window_names[] = {
+	[BCS_WINDOW_NONE]	= "none",
+	[BCS_WINDOW_ARMED]	= "armed",
+	[BCS_WINDOW_CAPTURING]	= "capturing",
+	[BCS_WINDOW_DONE]	= "done",
+};
+
 static int bcs_state_show(struct seq_file *m, void *v)
 {
+	struct bcs_window w = { .size = sizeof(w), .op = BCS_WINDOW_GET };
 	struct bcs_state st = {};
 
 	bcs_sched_get_state(&st);
+	bcs_sched_window(&w);
 	seq_printf(m, "mode: %s\n", st.mode < ARRAY_SIZE(bcs_mode_names) ?
 		   bcs_mode_names[st.mode] : "?");
 	if (st.row == BCS_ROW_NONE)
@@ -57,6 +66,13 @@ static int bcs_state_show(struct seq_file *m, void *v)
 	seq_printf(m, "predicted: %llu\n", st.predicted);
 	seq_printf(m, "expired: %llu\n", st.expired);
 	seq_printf(m, "queued: %u\n", bcs_queue_count());
+	seq_printf(m, "window: %s", w.state < ARRAY_SIZE(bcs_window_names) ?
+		   bcs_window_names[w.state] : "?");
+	if (w.state != BCS_WINDOW_NONE)
+		seq_printf(m, " %llu..%llu records %llu dropped %llu first_seq %llu",
+			   w.from_slice, w.to_slice, w.records, w.dropped,
+			   w.first_seq);
+	seq_putc(m, '\n');
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(bcs_state);
