@@ -52,7 +52,10 @@ struct bcsctl_req {
 	char **pids;		/* attach/detach: validated pid arguments */
 	int nr_pids;
 	char **cmd_argv;	/* run: NULL-terminated command */
-	int json;		/* status, job list: --json */
+	int json;		/* status, job list, stats window: --json */
+	int window;		/* stats window: 1 arm, -1 clear, 0 show */
+	uint64_t from_slice;	/* stats window --from-slice */
+	uint64_t to_slice;	/* stats window --to-slice */
 	const char *group;	/* help or error for a group ("job") */
 	char err[256];		/* message for BCSCTL_PARSE_USAGE */
 };
@@ -92,5 +95,6 @@ int bcsctl_run_slice_set(const struct bcsctl_req *req);
 int bcsctl_run_slice_get(const struct bcsctl_req *req);
 int bcsctl_run_mode(const struct bcsctl_req *req);
 int bcsctl_run_strobe(const struct bcsctl_req *req);
+int bcsctl_run_stats_window(const struct bcsctl_req *req);
 
 #endif /* BCS_TOOLS_BCSCTL_H */

@@ -207,6 +207,21 @@ static void test_values(void)
 	      r.now, "strobe values", "strobe --row 2 --slice 99 --now");
 	parse("strobe --in 0", &r, &a);
 	check(r.lead_us == 0 && !r.now, "strobe --in", "strobe --in 0");
+
+	parse("stats window --from-slice 7500 --to-slice 12500", &r, &a);
+	check(r.window == 1 && r.from_slice == 7500 && r.to_slice == 12500,
+	      "window values", "stats window --from-slice 7500 --to-slice 12500");
+	parse("stats window --to-slice=18446744073709551615 --from-slice=0",
+	      &r, &a);
+	check(r.window == 1 && r.from_slice == 0 && r.to_slice == UINT64_MAX,
+	      "window = values", "stats window --to-slice=... --from-slice=0");
+	parse("stats window --clear", &r, &a);
+	check(r.window == -1, "window clear", "stats window --clear");
+	parse("stats window", &r, &a);
+	check(r.window == 0 && !r.json, "window show", "stats window");
+	parse("stats window --json", &r, &a);
+	check(r.window == 0 && r.json, "window show --json",
+	      "stats window --json");
 }
 
 static void test_usage_text(void)
@@ -298,6 +313,9 @@ int main(void)
 		{ "mode standalone --watchdog 100000", "mode" },
 		{ "strobe", "strobe" },
 		{ "strobe --row 63 --slice 18446744073709551615", "strobe" },
+		{ "stats window", "stats window" },
+		{ "stats window --clear", "stats window" },
+		{ "stats window --from-slice 5 --to-slice 5", "stats window" },
 	};
 	static const char *const usage[] = {
 		"", "bogus", "--bogus", "-x", "job", "job bogus", "slice",
@@ -326,6 +344,16 @@ int main(void)
 		"strobe --row none", "strobe --row 64", "strobe --now --in 5",
 		"strobe --slice -1", "strobe --in 10000001", "strobe 3",
 		"strobe --row",
+		"stats", "stats bogus", "stats window 5",
+		"stats window --from-slice 5",
+		"stats window --to-slice 5",
+		"stats window --from-slice 6 --to-slice 5",
+		"stats window --from-slice 5 --to-slice 6 --clear",
+		"stats window --from-slice -1 --to-slice 5",
+		"stats window --from-slice 1 --to-slice 18446744073709551616",
+		"stats window --from-slice x --to-slice 5",
+		"stats window --from-slice", "stats window --clear --json",
+		"stats window --from-slice 1 --to-slice 2 --json",
 	};
 	size_t i;
 
@@ -342,6 +370,7 @@ int main(void)
 	expect("status --help", BCSCTL_PARSE_HELP);
 	expect("run --job 1 --help", BCSCTL_PARSE_HELP);
 	expect("strobe -h", BCSCTL_PARSE_HELP);
+	expect("stats window --help", BCSCTL_PARSE_HELP);
 	expect("--version", BCSCTL_PARSE_VERSION);
 	test_values();
 	test_usage_text();
