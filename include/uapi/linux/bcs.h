@@ -96,6 +96,10 @@
  * caller without CAP_SYS_ADMIN or CAP_SYS_PTRACE only the tasks it could
  * attach.
  *
+ * BCS_IOC_WINDOW reads the slice window for everyone; arming and disarming
+ * it need CAP_SYS_ADMIN (checked after the argument), as BCS_CMD_WINDOW
+ * does.
+ *
  * BCS_IOC_DIST_CTL needs, for a list of pids, the right to signal each of
  * them, as attach; for a whole job, CAP_SYS_ADMIN or the right to signal
  * every task the job has.  BCS_IOC_DIST_READ shows a caller without
