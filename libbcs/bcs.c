@@ -252,6 +252,42 @@ int bcs_detach(struct bcs *h, uint32_t job, pid_t pid, uint32_t flags,
 	return attach_ioctl(h, BCS_IOC_DETACH, job, pid, flags, nr);
 }
 
+static int window_op(struct bcs *h, uint32_t op, uint64_t from, uint64_t to,
+		     struct bcs_window *out)
+{
+	struct bcs_window w;
+	int err;
+
+	if (!h)
+		return -EBADF;
+	memset(&w, 0, sizeof(w));
+	w.size = sizeof(w);
+	w.op = op;
+	w.from_slice = from;
+	w.to_slice = to;
+	err = bcs__ioctl(h->fd, BCS_IOC_WINDOW, &w);
+	if (!err && out)
+		*out = w;
+	return err;
+}
+
+int bcs_window_set(struct bcs *h, uint64_t from, uint64_t to)
+{
+	return window_op(h, BCS_WINDOW_ARM, from, to, NULL);
+}
+
+int bcs_window_clear(struct bcs *h)
+{
+	return window_op(h, BCS_WINDOW_DISARM, 0, 0, NULL);
+}
+
+int bcs_window_get(struct bcs *h, struct bcs_window *w)
+{
+	if (!w)
+		return -EINVAL;
+	return window_op(h, BCS_WINDOW_GET, 0, 0, w);
+}
+
 int bcs_dist_ctl(struct bcs *h, uint32_t job, uint32_t op, uint32_t metrics,
 		 uint32_t sub_bits, const int32_t *pids, uint32_t nr_pids)
 {
@@ -476,4 +512,19 @@ int bcs_dist_metrics_parse(const char *s, uint32_t *metrics)
 	} while (end);
 	*metrics |= mask;
 	return 0;
+}
+
+const char *bcs_window_state_name(uint32_t state)
+{
+	switch (state) {
+	case BCS_WINDOW_NONE:
+		return "none";
+	case BCS_WINDOW_ARMED:
+		return "armed";
+	case BCS_WINDOW_CAPTURING:
+		return "capturing";
+	case BCS_WINDOW_DONE:
+		return "done";
+	}
+	return "?";
 }

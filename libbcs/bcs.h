@@ -120,6 +120,22 @@ int bcs_dist_hist(struct bcs *h, uint32_t job, pid_t pid, uint32_t metric,
  */
 int bcs_dist_next(struct bcs *h, uint32_t job, pid_t pid, pid_t *next);
 
+/*
+ * Slice windows, since LIBBCS_1.3 (BCS_IOC_WINDOW, see "Slice windows" in
+ * <linux/bcs.h>).  bcs_window_set() arms the ring for the slices @from ..
+ * @to (inclusive), replacing any window: only their records are written,
+ * and none after them, until bcs_window_clear() (both need CAP_SYS_ADMIN).
+ * -EINVAL if @to < @from, -E2BIG if the window has more slices than the
+ * ring has records, -ERANGE if slice @from has begun.  bcs_window_get()
+ * fills @w with the window (state, bounds, records captured and dropped,
+ * the sequence number of its first record).
+ */
+int bcs_window_set(struct bcs *h, uint64_t from, uint64_t to);
+int bcs_window_clear(struct bcs *h);
+int bcs_window_get(struct bcs *h, struct bcs_window *w);
+/* "none", "armed", "capturing", "done" for enum bcs_window_state. */
+const char *bcs_window_state_name(uint32_t state);
+
 /* ------------------------------------------------------------------ */
 /* /dev/bcsstat                                                         */
 /* ------------------------------------------------------------------ */
@@ -306,9 +322,16 @@ int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s);
 /*
  * Fill the fields of @st carried by BCS_CMD_GET_STATE (mode, row, slice,
  * slice_ns, watchdog_slices, failopen, nr_jobs, nr_tasks, strobes, late,
- * missed, failopens, predicted); every other field is zeroed.
+ * missed, failopens, predicted, ..., window_state); every other field is
+ * zeroed.
  */
 int bcs_nl_get_state(struct bcs_nl *nl, struct bcs_state *st);
+/*
+ * BCS_CMD_WINDOW, since LIBBCS_1.3: arm the slice window for @from ..
+ * @to, as bcs_window_set() does, or disarm it.
+ */
+int bcs_nl_window_set(struct bcs_nl *nl, uint64_t from, uint64_t to);
+int bcs_nl_window_clear(struct bcs_nl *nl);
 /*
  * The message of the extended ack of the last failed request, or "" if
  * the kernel sent none.  Valid until the next request on @nl.
@@ -364,6 +387,7 @@ enum bcs_err_ctx {
 	BCS_CTX_CONFIG,		/* bcs_config_get(), bcs_config_set() */
 	BCS_CTX_STROBE,		/* bcs_strobe(), bcs_nl_strobe() */
 	BCS_CTX_NETLINK,	/* bcs_nl_open(), drive, release */
+	BCS_CTX_WINDOW,		/* bcs_window_set(), _clear(), _get() */
 };
 
 /*

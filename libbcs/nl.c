@@ -306,6 +306,8 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		st->stat_records = nla_get_u32(tb[BCS_A_STAT_RECORDS]);
 	if (tb[BCS_A_DRAIN_CUTS])
 		st->drain_cuts = nla_get_u64(tb[BCS_A_DRAIN_CUTS]);
+	if (tb[BCS_A_WINDOW_STATE])
+		st->window_state = nla_get_u32(tb[BCS_A_WINDOW_STATE]);
 	r->got_reply = 1;
 	return NL_OK;
 }
@@ -438,6 +440,35 @@ int bcs_nl_strobe(struct bcs_nl *nl, uint64_t slice, uint32_t row,
 	};
 
 	return bcs_nl_strobe_send(nl, &s);
+}
+
+int bcs_nl_window_set(struct bcs_nl *nl, uint64_t from, uint64_t to)
+{
+	struct nl_msg *msg;
+
+	if (!nl)
+		return -EBADF;
+	msg = new_msg(nl, BCS_CMD_WINDOW);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u64(msg, BCS_A_WINDOW_FROM, from) < 0 ||
+	    nla_put_u64(msg, BCS_A_WINDOW_TO, to) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return transact(nl, msg, NULL);
+}
+
+int bcs_nl_window_clear(struct bcs_nl *nl)
+{
+	struct nl_msg *msg;
+
+	if (!nl)
+		return -EBADF;
+	msg = new_msg(nl, BCS_CMD_WINDOW);
+	if (!msg)
+		return -ENOMEM;
+	return transact(nl, msg, NULL);
 }
 
 int bcs_nl_get_state(struct bcs_nl *nl, struct bcs_state *st)

@@ -122,6 +122,25 @@ static const char *control_msg(int e, enum bcs_err_ctx ctx)
 	return NULL;
 }
 
+static const char *window_msg(int e)
+{
+	switch (e) {
+	case EPERM:
+		return "permission denied: arming a slice window needs "
+		       "CAP_SYS_ADMIN";
+	case EINVAL:
+		return "invalid slice window (the last slice is before "
+		       "the first)";
+	case E2BIG:
+		return "slice window larger than the ring (module parameter "
+		       "stat_records)";
+	case ERANGE:
+		return "the window's first slice has begun: choose one after "
+		       "the current slice";
+	}
+	return NULL;
+}
+
 const char *bcs_strerror(int err, enum bcs_err_ctx ctx)
 {
 	const char *msg = NULL;
@@ -140,6 +159,11 @@ const char *bcs_strerror(int err, enum bcs_err_ctx ctx)
 	case BCS_CTX_STROBE:
 	case BCS_CTX_NETLINK:
 		msg = control_msg(e, ctx);
+		break;
+	case BCS_CTX_WINDOW:
+		msg = window_msg(e);
+		if (!msg)
+			msg = control_msg(e, ctx);
 		break;
 	case BCS_CTX_GENERIC:
 		break;

@@ -29,14 +29,23 @@ static const char *const bcs_mode_names[] = {
 	[BCS_MODE_DRIVEN]	= "driven",
 };
 
+static const char *const bcs_window_names[] = {
+	[BCS_WINDOW_NONE]	= "none",
+	[BCS_WINDOW_ARMED]	= "armed",
+	[BCS_WINDOW_CAPTURING]	= "capturing",
+	[BCS_WINDOW_DONE]	= "done",
+};
+
 static int bcs_state_show(struct seq_file *m, void *v)
 {
 	struct bcs_events_counts ev;
+	struct bcs_window w = { .size = sizeof(w), .op = BCS_WINDOW_GET };
 	struct bcs_state st = {};
 	u64 dropped;
 	u32 kept;
 
 	bcs_sched_get_state(&st);
+	bcs_sched_window(&w);
 	seq_printf(m, "mode: %s\n", st.mode < ARRAY_SIZE(bcs_mode_names) ?
 		   bcs_mode_names[st.mode] : "?");
 	if (st.row == BCS_ROW_NONE)
@@ -70,6 +79,13 @@ static int bcs_state_show(struct seq_file *m, void *v)
 	bcs_dist_get_kept(&kept, &dropped);
 	seq_printf(m, "dist_destroyed_jobs: %u\n", kept);
 	seq_printf(m, "dist_dropped_jobs: %llu\n", dropped);
+	seq_printf(m, "window: %s", w.state < ARRAY_SIZE(bcs_window_names) ?
+		   bcs_window_names[w.state] : "?");
+	if (w.state != BCS_WINDOW_NONE)
+		seq_printf(m, " %llu..%llu records %llu dropped %llu first_seq %llu",
+			   w.from_slice, w.to_slice, w.records, w.dropped,
+			   w.first_seq);
+	seq_putc(m, '\n');
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(bcs_state);

@@ -197,6 +197,32 @@ static long bcs_ioc_dist_read(unsigned long arg)
 	return err;
 }
 
+/*
+ * BCS_IOC_WINDOW: reading the window is open to everyone, arming and
+ * disarming it need CAP_SYS_ADMIN, checked after the argument (as
+ * BCS_IOC_CONFIG does: one ioctl both reads and changes).
+ */
+static long bcs_ioc_window(unsigned long arg)
+{
+	struct bcs_window w;
+	int err;
+
+	err = bcs_copy_arg(&w, sizeof(w), arg);
+	if (err)
+		return err;
+	if (w.flags || w.state || w.records || w.dropped || w.first_seq ||
+	    !bcs_zero(w.reserved) || w.op > BCS_WINDOW_DISARM)
+		return -EINVAL;
+	if (w.op != BCS_WINDOW_ARM && (w.from_slice || w.to_slice))
+		return -EINVAL;
+	if (w.op != BCS_WINDOW_GET && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	err = bcs_sched_window(&w);
+	if (!err && copy_to_user((void __user *)arg, &w, sizeof(w)))
+		err = -EFAULT;
+	return err;
+}
+
 /* Queries, open to everyone, on both devices. */
 long bcs_dev_query_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
@@ -232,6 +258,8 @@ static long bcs_dev_ioctl(struct file *file, unsigned int cmd,
 		return bcs_ioc_dist_ctl(arg);
 	case BCS_IOC_DIST_READ:
 		return bcs_ioc_dist_read(arg);
+	case BCS_IOC_WINDOW:
+		return bcs_ioc_window(arg);
 	default:
 		return bcs_dev_query_ioctl(file, cmd, arg);
 	}

@@ -62,6 +62,8 @@ static const struct nla_policy bcs_nl_policy[BCS_A_MAX + 1] = {
 	[BCS_A_WATCHDOG_SLICES]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&bcs_watchdog_range),
 	[BCS_A_NEXT_ROW]	= NLA_POLICY_MAX(NLA_U32, BCS_ROWS_MAX - 1),
+	[BCS_A_WINDOW_FROM]	= { .type = NLA_U64 },
+	[BCS_A_WINDOW_TO]	= { .type = NLA_U64 },
 };
 
 static struct genl_family bcs_nl_family;
@@ -85,11 +87,13 @@ static int bcs_nl_admin(struct sk_buff *skb, struct genl_info *info)
 
 static int bcs_nl_get_state(struct sk_buff *skb, struct genl_info *info)
 {
+	struct bcs_window w = { .size = sizeof(w), .op = BCS_WINDOW_GET };
 	struct bcs_state st = { .size = sizeof(st) };
 	struct sk_buff *msg;
 	void *hdr;
 
 	bcs_sched_get_state(&st);
+	bcs_sched_window(&w);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -118,6 +122,12 @@ static int bcs_nl_get_state(struct sk_buff *skb, struct genl_info *info)
 			      BCS_A_PAD) ||
 	    nla_put_u32(msg, BCS_A_STAT_RECORDS, st.stat_records) ||
 	    nla_put_u64_64bit(msg, BCS_A_DRAIN_CUTS, st.drain_cuts,
+			      BCS_A_PAD) ||
+	    nla_put_u32(msg, BCS_A_WINDOW_STATE, st.window_state) ||
+	    nla_put_u64_64bit(msg, BCS_A_WINDOW_FROM, w.from_slice,
+			      BCS_A_PAD) ||
+	    nla_put_u64_64bit(msg, BCS_A_WINDOW_TO, w.to_slice, BCS_A_PAD) ||
+	    nla_put_u64_64bit(msg, BCS_A_WINDOW_RECORDS, w.records,
 			      BCS_A_PAD))
 		goto nospace;
 	genlmsg_end(msg, hdr);
@@ -204,6 +214,40 @@ static int bcs_nl_strobe(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* Arm the slice window with both bounds, disarm it with neither. */
+static int bcs_nl_window(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *from = info->attrs[BCS_A_WINDOW_FROM];
+	struct nlattr *to = info->attrs[BCS_A_WINDOW_TO];
+	struct bcs_window w = { .size = sizeof(w) };
+	int err;
+
+	err = bcs_nl_admin(skb, info);
+	if (err)
+		return err;
+	if (!from != !to) {
+		NL_SET_ERR_MSG_ATTR(info->extack, from ? from : to,
+				    "a window needs BCS_A_WINDOW_FROM and BCS_A_WINDOW_TO");
+		return -EINVAL;
+	}
+	w.op = from ? BCS_WINDOW_ARM : BCS_WINDOW_DISARM;
+	if (from) {
+		w.from_slice = nla_get_u64(from);
+		w.to_slice = nla_get_u64(to);
+	}
+	err = bcs_sched_window(&w);
+	if (err == -E2BIG)
+		NL_SET_ERR_MSG_ATTR(info->extack, to,
+				    "window larger than the ring");
+	else if (err == -ERANGE)
+		NL_SET_ERR_MSG_ATTR(info->extack, from,
+				    "the window's first slice has begun");
+	else if (err)
+		NL_SET_ERR_MSG_ATTR(info->extack, to,
+				    "the window ends before it begins");
+	return err;
+}
+
 static const struct genl_small_ops bcs_nl_ops[] = {
 	{
 		.cmd	= BCS_CMD_GET_STATE,
@@ -220,6 +264,10 @@ static const struct genl_small_ops bcs_nl_ops[] = {
 	{
 		.cmd	= BCS_CMD_STROBE,
 		.doit	= bcs_nl_strobe,
+	},
+	{
+		.cmd	= BCS_CMD_WINDOW,
+		.doit	= bcs_nl_window,
 	},
 };
 

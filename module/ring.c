@@ -13,8 +13,13 @@
  * The newest record is written again, under the same protocol, when the
  * switch learns when it took effect (bcs_ring_rewrite()).
  *
- * Locking: the ring and its header are written under bcs_lock; the area
- * is allocated at load and freed at unload.
+ * A slice window (bcs_ring_window_arm()) makes bcs_ring_begin() hand out a
+ * record only for the slices in it, and none after it until it is
+ * disarmed, so that the records of those slices are captured and kept.
+ * Its state is copied into the header for readers of the mapping.
+ *
+ * Locking: the ring, its header and the window are written under
+ * bcs_lock; the area is allocated at load and freed at unload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,6 +44,112 @@ static u32 bcs_stat_nr;
 /* Readers waiting for a new record. */
 DECLARE_WAIT_QUEUE_HEAD(bcs_ring_wq);
 
+/*
+ * The slice window, bcs_lock; also shown in bcs_stat_hdr->window_*.
+ * @state BCS_WINDOW_NONE: every record is written.
+ */
+static struct {
+	u32 state;		/* enum bcs_window_state */
+	u64 from;
+	u64 to;
+	u64 records;		/* records written in the window */
+	u64 dropped;		/* records of it not written: ring full */
+	u64 first_seq;		/* seq of its first record */
+} bcs_window;
+
+/* Show the window to readers of the mapping.  bcs_lock held. */
+static void bcs_window_publish(void)
+{
+	struct bcs_stat_header *h = bcs_stat_hdr;
+
+	WRITE_ONCE(h->window_from, bcs_window.from);
+	WRITE_ONCE(h->window_to, bcs_window.to);
+	WRITE_ONCE(h->window_records, bcs_window.records);
+	WRITE_ONCE(h->window_first_seq, bcs_window.first_seq);
+	WRITE_ONCE(h->window_state, bcs_window.state);
+}
+
+/*
+ * May a switch to @slice write a record?  It may when there is no window,
+ * and for a slice in the window while the ring has room for it without
+ * overwriting the window's own records.  Moves the window on: the first
+ * slice after it ends it.  bcs_lock held.
+ */
+static bool bcs_window_admits(u64 slice)
+{
+	bool write = false;
+
+	switch (bcs_window.state) {
+	case BCS_WINDOW_NONE:
+		return true;
+	case BCS_WINDOW_DONE:
+		return false;
+	}
+	/* Before the window, or a slice number that went back: nothing. */
+	if (slice < bcs_window.from)
+		return false;
+	if (slice > bcs_window.to) {
+		bcs_window.state = BCS_WINDOW_DONE;
+	} else if (bcs_window.records >= bcs_stat_nr) {
+		bcs_window.dropped++;
+	} else {
+		if (!bcs_window.records)
+			bcs_window.first_seq = bcs_stat_hdr->head;
+		bcs_window.records++;
+		bcs_window.state = BCS_WINDOW_CAPTURING;
+		write = true;
+	}
+	bcs_window_publish();
+	return write;
+}
+
+/**
+ * bcs_ring_window_arm - record only the slices @from .. @to from now on
+ * @from: the first slice of the window
+ * @to: its last slice, inclusive
+ * @slice: the current slice, which has begun
+ *
+ * Replaces any window.  Context: bcs_lock held.
+ * Return: 0; -EINVAL if @to < @from, -E2BIG if the window has more slices
+ * than the ring has records, -ERANGE if slice @from has begun.
+ */
+int bcs_ring_window_arm(u64 from, u64 to, u64 slice)
+{
+	lockdep_assert_held(&bcs_lock);
+	if (to < from)
+		return -EINVAL;
+	if (to - from >= bcs_stat_nr)
+		return -E2BIG;
+	if (from <= slice)
+		return -ERANGE;
+	memset(&bcs_window, 0, sizeof(bcs_window));
+	bcs_window.state = BCS_WINDOW_ARMED;
+	bcs_window.from = from;
+	bcs_window.to = to;
+	bcs_window_publish();
+	return 0;
+}
+
+/* Remove the window: every switch is recorded again.  bcs_lock held. */
+void bcs_ring_window_disarm(void)
+{
+	lockdep_assert_held(&bcs_lock);
+	memset(&bcs_window, 0, sizeof(bcs_window));
+	bcs_window_publish();
+}
+
+/* Fill the output fields of @w with the window.  bcs_lock held. */
+void bcs_ring_window_get(struct bcs_window *w)
+{
+	lockdep_assert_held(&bcs_lock);
+	w->state = bcs_window.state;
+	w->from_slice = bcs_window.from;
+	w->to_slice = bcs_window.to;
+	w->records = bcs_window.records;
+	w->dropped = bcs_window.dropped;
+	w->first_seq = bcs_window.first_seq;
+}
+
 u32 bcs_ring_capacity(void)
 {
 	return bcs_stat_nr;
@@ -51,17 +162,21 @@ u64 bcs_ring_head(void)
 }
 
 /**
- * bcs_ring_begin - claim the next record of the ring
+ * bcs_ring_begin - claim the next record of the ring for a switch
+ * @slice: the slice number of the switch
  *
  * Context: bcs_lock held, until bcs_ring_commit().
- * Return: the record, zeroed but for @seq, which is marked invalid.
+ * Return: the record, zeroed but for @seq, which is marked invalid; NULL
+ * if the slice window leaves the switch unrecorded.
  */
-struct bcs_slice_record *bcs_ring_begin(void)
+struct bcs_slice_record *bcs_ring_begin(u64 slice)
 {
 	u64 head = bcs_stat_hdr->head;
 	struct bcs_slice_record *rec = &bcs_stat_ring[head % bcs_stat_nr];
 
 	lockdep_assert_held(&bcs_lock);
+	if (!bcs_window_admits(slice))
+		return NULL;
 	WRITE_ONCE(rec->seq, U64_MAX);
 	/* Readers of the mapping see the record invalid before it changes. */
 	smp_wmb();
@@ -110,10 +225,12 @@ void bcs_ring_rewritten(struct bcs_slice_record *rec, u64 seq)
 	WRITE_ONCE(rec->seq, seq);
 }
 
-/* Or @flags into the newest record's flags.  Context: bcs_lock held. */
-void bcs_ring_flag_newest(u32 flags)
+/*
+ * Or @flags into the flags of record @seq if it is the newest.
+ * Context: bcs_lock held.
+ */
+void bcs_ring_flag(u64 seq, u32 flags)
 {
-	u64 seq = bcs_stat_hdr->head - 1;
 	struct bcs_slice_record *rec;
 
 	lockdep_assert_held(&bcs_lock);

@@ -16,11 +16,15 @@ int bcs_ring_init(unsigned int nr_records);
 void bcs_ring_exit(void);
 u32 bcs_ring_capacity(void);
 
-struct bcs_slice_record *bcs_ring_begin(void);
+struct bcs_slice_record *bcs_ring_begin(u64 slice);
 void bcs_ring_commit(struct bcs_slice_record *rec);
 struct bcs_slice_record *bcs_ring_rewrite(u64 seq);
 void bcs_ring_rewritten(struct bcs_slice_record *rec, u64 seq);
-void bcs_ring_flag_newest(u32 flags);
+void bcs_ring_flag(u64 seq, u32 flags);
+
+int bcs_ring_window_arm(u64 from, u64 to, u64 slice);
+void bcs_ring_window_disarm(void);
+void bcs_ring_window_get(struct bcs_window *w);
 
 u64 bcs_ring_head(void);
 u64 bcs_ring_head_acquire(void);

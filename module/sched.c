@@ -54,6 +54,7 @@ const struct bcs_job_hooks bcs_sched_hooks = {
 void bcs_sched_get_state(struct bcs_state *st)
 {
 	struct bcs_sched *s = &bcs_sched;
+	struct bcs_window w;
 	unsigned long flags;
 
 	spin_lock_irqsave(&bcs_lock, flags);
@@ -78,7 +79,34 @@ void bcs_sched_get_state(struct bcs_state *st)
 	st->drain_cuts = s->drain_cuts;
 	st->predicted = s->predicted;
 	st->expired = s->expired;
+	bcs_ring_window_get(&w);
+	st->window_state = w.state;
 	spin_unlock_irqrestore(&bcs_lock, flags);
+}
+
+/**
+ * bcs_sched_window - read, arm or disarm the slice window of the ring
+ * @w: the request, checked by the caller; its output fields are filled
+ *	with the window as it is after the call
+ *
+ * A window must begin after the current slice: its first slice must not
+ * have begun.  Return: 0, or the error of bcs_ring_window_arm().
+ */
+int bcs_sched_window(struct bcs_window *w)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	if (w->op == BCS_WINDOW_ARM)
+		err = bcs_ring_window_arm(w->from_slice, w->to_slice,
+					  bcs_sched.slice);
+	else if (w->op == BCS_WINDOW_DISARM)
+		bcs_ring_window_disarm();
+	if (!err)
+		bcs_ring_window_get(w);
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return err;
 }
 
 int bcs_sched_init(unsigned long slice_ns, unsigned int watchdog_slices)

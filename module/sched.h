@@ -83,5 +83,6 @@ extern const struct bcs_job_hooks bcs_sched_hooks;
 int bcs_sched_init(unsigned long slice_ns, unsigned int watchdog_slices);
 void bcs_sched_exit(void);
 void bcs_sched_get_state(struct bcs_state *st);
+int bcs_sched_window(struct bcs_window *w);
 
 #endif /* _BCS_SCHED_H */

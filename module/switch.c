@@ -66,29 +66,37 @@ static struct hrtimer bcs_fill_timer;		/* drain limit */
 
 /*
  * What the newest switch still waits for, bcs_lock: tasks whose park_due
- * (wake_due) equals @gen, the record's sequence number + 1, and have not
- * parked (left their parking) yet.
+ * (wake_due) equals @gen, the switch's number (bcs_sched.switches + 1),
+ * and have not parked (left their parking) yet; and its record, @seq, if
+ * @recorded (the slice window may leave a switch unrecorded).
  */
 static struct {
 	u64 gen;
+	u64 seq;
+	bool recorded;
 	u32 parks_due;
 	u32 wakes_due;
 } bcs_settle;
 
 /*
  * bcs_settle_begin - the newest switch waits for tasks to settle
- * @gen: bcs_ring_head() + 1 as it was before the switch's record was
- *	 claimed; the tasks it waits for have park_due or wake_due == @gen
+ * @gen: the switch's number; the tasks it waits for have park_due or
+ *	 wake_due == @gen
+ * @rec: its record, committed, or NULL if it has none
+ * @seq: the sequence number of @rec
  * @parks: how many tasks it told to park and waits for
  * @wakes: how many tasks it woke
  *
  * Called after bcs_ring_commit(), whose record holds 0 in @parked_ns
  * (@resumed_ns) if @parks (@wakes) is not 0.  Context: bcs_lock held.
  */
-static void bcs_settle_begin(u64 gen, u32 parks, u32 wakes)
+static void bcs_settle_begin(u64 gen, const struct bcs_slice_record *rec,
+			     u64 seq, u32 parks, u32 wakes)
 {
 	lockdep_assert_held(&bcs_lock);
 	bcs_settle.gen = gen;
+	bcs_settle.seq = seq;
+	bcs_settle.recorded = rec;
 	bcs_settle.parks_due = parks;
 	bcs_settle.wakes_due = wakes;
 }
@@ -106,14 +114,14 @@ static void bcs_settle_begin(u64 gen, u32 parks, u32 wakes)
 static bool bcs_settle_one(u64 *due, bool parked)
 {
 	u32 *left = parked ? &bcs_settle.parks_due : &bcs_settle.wakes_due;
-	u64 seq = bcs_settle.gen - 1;
+	u64 seq = bcs_settle.seq;
 	struct bcs_slice_record *rec;
 	bool last;
 
 	lockdep_assert_held(&bcs_lock);
 	last = *due && *due == bcs_settle.gen && *left && !--*left;
 	*due = 0;
-	if (last) {
+	if (last && bcs_settle.recorded) {
 		rec = bcs_ring_rewrite(seq);
 		if (rec) {
 			if (parked)
@@ -144,7 +152,8 @@ static void bcs_fill(bool cut)
 	bcs_sched.fill_pending = false;
 	if (cut) {
 		bcs_sched.drain_cuts++;
-		bcs_ring_flag_newest(BCS_SLICE_DRAIN_CUT);
+		if (bcs_settle.recorded)
+			bcs_ring_flag(bcs_settle.seq, BCS_SLICE_DRAIN_CUT);
 	}
 }
 
@@ -193,8 +202,9 @@ void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	struct bcs_slice_record *rec;
 	u32 suspended = 0, resumed = 0, running = 0, blocked = 0, parks = 0;
 	u32 fills = 0;
-	/* This switch's record will have sequence number gen - 1. */
-	u64 start, exec, drain_ns = 0, gen = bcs_ring_head() + 1;
+	/* This switch's number, and its record's if it has one. */
+	u64 start, exec, drain_ns = 0, gen = s->switches + 1;
+	u64 seq = bcs_ring_head();
 	struct bcs_kjob *job;
 	struct bcs_task *bt;
 	bool run, ran, wake;
@@ -256,29 +266,33 @@ void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	if (fills && !drain_ns)
 		bcs_fill(false);
 
-	rec = bcs_ring_begin();
-	rec->slice = s->slice;
-	rec->strobe_ns = strobe_ns;
-	rec->deadline_ns = deadline_ns;
-	rec->switch_start_ns = start;
-	rec->switch_end_ns = ktime_get_real_ns();
-	rec->interval_ns = s->last_switch_ns && start > s->last_switch_ns ?
-			   start - s->last_switch_ns : 0;
-	rec->switch_ns = rec->switch_end_ns - start;
-	rec->row = row;
-	rec->flags = flags;
-	rec->nr_suspended = suspended;
-	rec->nr_resumed = resumed;
-	rec->nr_running = running;
-	rec->nr_blocked = blocked;
-	rec->late = !!(flags & BCS_SLICE_LATE);
-	rec->missed = s->missed_unrecorded;
-	rec->late_total = s->late;
-	rec->missed_total = s->missed;
-	rec->parked_ns = parks ? 0 : rec->switch_end_ns;
-	rec->resumed_ns = resumed ? 0 : rec->switch_end_ns;
-	bcs_ring_commit(rec);
-	bcs_settle_begin(gen, parks, resumed);
+	/* The slice window may leave the switch without a record. */
+	rec = bcs_ring_begin(s->slice);
+	if (rec) {
+		rec->slice = s->slice;
+		rec->strobe_ns = strobe_ns;
+		rec->deadline_ns = deadline_ns;
+		rec->switch_start_ns = start;
+		rec->switch_end_ns = ktime_get_real_ns();
+		rec->interval_ns = s->last_switch_ns &&
+				   start > s->last_switch_ns ?
+				   start - s->last_switch_ns : 0;
+		rec->switch_ns = rec->switch_end_ns - start;
+		rec->row = row;
+		rec->flags = flags;
+		rec->nr_suspended = suspended;
+		rec->nr_resumed = resumed;
+		rec->nr_running = running;
+		rec->nr_blocked = blocked;
+		rec->late = !!(flags & BCS_SLICE_LATE);
+		rec->missed = s->missed_unrecorded;
+		rec->late_total = s->late;
+		rec->missed_total = s->missed;
+		rec->parked_ns = parks ? 0 : rec->switch_end_ns;
+		rec->resumed_ns = resumed ? 0 : rec->switch_end_ns;
+		bcs_ring_commit(rec);
+	}
+	bcs_settle_begin(gen, rec, seq, parks, resumed);
 	if (drain_ns) {
 		s->fill_pending = true;
 		hrtimer_start(&bcs_fill_timer, ns_to_ktime(drain_ns),

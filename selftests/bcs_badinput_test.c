@@ -99,6 +99,13 @@ static const struct ioc_desc iocs[] = {
 	    RSV64(struct bcs_task_list, reserved, 0),
 	    RSV64(struct bcs_task_list, reserved, 1) }, { 4, 8, 8 }, 3,
 	  0, 0 },
+	/* Its output fields must be 0 on input, like reserved words. */
+	{ "WINDOW", BCS_IOC_WINDOW, sizeof(struct bcs_window),
+	  { offsetof(struct bcs_window, state),
+	    offsetof(struct bcs_window, records),
+	    RSV64(struct bcs_window, reserved, 0),
+	    RSV64(struct bcs_window, reserved, 1) }, { 4, 8, 8, 8 }, 4,
+	  offsetof(struct bcs_window, flags), ~0U },
 };
 
 #define NR_IOCS	ARRAY_SIZE(iocs)
@@ -157,6 +164,9 @@ static void fill_valid(const struct ctx *c, size_t i, void *buf)
 	case BCS_IOC_TASK_STATS:
 		((struct bcs_task_list *)buf)->size =
 			sizeof(struct bcs_task_list);
+		break;
+	case BCS_IOC_WINDOW:
+		((struct bcs_window *)buf)->size = sizeof(struct bcs_window);
 		break;
 	}
 }
@@ -291,8 +301,8 @@ TEST_F(bad, output_reserved_zeroed)
 	memset(st, 0xff, sizeof(*st));
 	st->size = sizeof(*st);
 	ASSERT_EQ(0, bt_ioctl(self->c.fd, BCS_IOC_GET_STATE, st));
-	EXPECT_EQ(0, st->reserved0);
-	for (i = 0; i < 4; i++) {
+	EXPECT_GE(BCS_WINDOW_DONE, st->window_state);
+	for (i = 0; i < (int)ARRAY_SIZE(st->reserved); i++) {
 		EXPECT_EQ(0, st->reserved[i]);
 	}
 
@@ -636,6 +646,11 @@ static void fill_edges(unsigned long cmd, char *buf)
 		PUT(buf, struct bcs_task_list, job, edge32());
 		PUT(buf, struct bcs_task_list, count, edge32());
 		break;
+	case BCS_IOC_WINDOW:
+		PUT(buf, struct bcs_window, op, edge32() % 4);
+		PUT(buf, struct bcs_window, from_slice, edge64());
+		PUT(buf, struct bcs_window, to_slice, edge64());
+		break;
 	}
 }
 
@@ -691,6 +706,7 @@ static bool fuzz_errno_known(int e)
 	case EINVAL: case EFAULT: case ENOTTY: case ENOENT: case ESRCH:
 	case EPERM: case EBUSY: case EEXIST: case ENOSPC: case ENOTCONN:
 	case EAGAIN: case ENOMEM: case EMSGSIZE: case EBADF: case ERANGE:
+	case E2BIG:
 		return true;
 	}
 	return false;

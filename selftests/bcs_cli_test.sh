@@ -19,7 +19,7 @@ bcsstat=${BCSSTAT:-$here/../tools/bcsstat}
 job=$((0x5a0000c1))
 nojob=$((0x5a0000c2))
 evjob=$((0x5a0000c4))
-plan=117
+plan=129
 tmp=$(mktemp -d) || exit 1
 busy=""
 driver=""
@@ -38,6 +38,7 @@ cleanup()
 	"$bcsctl" job destroy $((0x5a0000c3)) > /dev/null 2>&1
 	"$bcsctl" job destroy $evjob > /dev/null 2>&1
 	"$bcsctl" mode off > /dev/null 2>&1
+	"$bcsctl" stats window --clear > /dev/null 2>&1
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -619,6 +620,35 @@ check "bcsstat events --json -c 1 ends after one (exit $rc)" [ $rc = 0 ]
 check "--json: the job, its end and its number" \
 	grep -Eq "^\{\"job\":$evjob,\"end\":\"destroyed\",\"dist_tasks\":0,\"seq\":[0-9]+,\"lost\":0\}$" \
 	"$tmp/events.json"
+# --- stats window: armed, shown, refused, cleared (bcs off: the slice
+# number stays where it is) ---
+from=$(( $(field slice) + 100 ))
+to=$((from + 9))
+expect 0 '^window: +none$' "stats window shows no window" \
+	"$bcsctl" stats window
+expect 0 '^window: +none$' "status shows no window" "$bcsctl" status
+expect 1 'stats window: permission denied: arming a slice window needs CAP_SYS_ADMIN' \
+	"a user may not arm a window" \
+	user "$bcsctl" stats window --from-slice $from --to-slice $to
+expect 0 "^window: +armed, slices $from\\.\\.$to, 0 records$" \
+	"root arms a window of 10 slices" \
+	"$bcsctl" stats window --from-slice $from --to-slice $to
+expect 0 "^window: +armed, slices $from\\.\\.$to, 0 records$" \
+	"status shows the window, to a user too" user "$bcsctl" status
+expect 0 "^\\{\"state\":\"armed\",\"from_slice\":$from,\"to_slice\":$to,\"records\":0,\"dropped\":0,\"first_seq\":null\\}$" \
+	"stats window --json" user "$bcsctl" stats window --json
+expect 0 "\"window\":\\{\"state\":\"armed\"" "status --json has the window" \
+	"$bcsctl" status --json
+expect 1 'larger than the ring' "a window larger than the ring is refused" \
+	"$bcsctl" stats window --from-slice $from --to-slice $((from + 1000000))
+expect 1 'has begun' "a window that has begun is refused" \
+	"$bcsctl" stats window --from-slice "$(field slice)" --to-slice $to
+expect 2 'ends .* before it begins' "a window that ends first is a usage error" \
+	"$bcsctl" stats window --from-slice $to --to-slice $from
+expect 1 'permission denied' "a user may not clear the window" \
+	user "$bcsctl" stats window --clear
+expect 0 '^window: +none$' "root clears the window" \
+	"$bcsctl" stats window --clear
 
 if [ $n != $plan ]; then
 	echo "# $n tests ran, $plan planned"

@@ -256,6 +256,8 @@ TEST_F(nl, get_state)
 		BCS_A_FAILOPENS, BCS_A_PREDICTED, BCS_A_EXPIRED,
 		BCS_A_NR_PARKED, BCS_A_DRIVER_PID, BCS_A_SWITCHES,
 		BCS_A_ATTACH_FAILURES, BCS_A_STAT_RECORDS, BCS_A_DRAIN_CUTS,
+		BCS_A_WINDOW_STATE, BCS_A_WINDOW_FROM, BCS_A_WINDOW_TO,
+		BCS_A_WINDOW_RECORDS,
 	};
 	struct bcs_state st;
 	struct nlreply r;
@@ -290,6 +292,91 @@ TEST_F(nl, get_state)
 	EXPECT_EQ(st.attach_failures, r.val[BCS_A_ATTACH_FAILURES]);
 	EXPECT_EQ(st.stat_records, r.val[BCS_A_STAT_RECORDS]);
 	EXPECT_EQ(st.drain_cuts, r.val[BCS_A_DRAIN_CUTS]);
+	EXPECT_EQ(st.window_state, r.val[BCS_A_WINDOW_STATE]);
+}
+
+/* BCS_CMD_WINDOW: with @from and @to, or without either if @arm is false. */
+static int bnl_window(struct nlconn *c, bool arm, uint64_t from, uint64_t to)
+{
+	struct nl_msg *msg = bnl_new(c, BCS_CMD_WINDOW);
+	struct nlreply r;
+
+	if (!msg)
+		return -ENOMEM;
+	if (arm && (nla_put_u64(msg, BCS_A_WINDOW_FROM, from) ||
+		    nla_put_u64(msg, BCS_A_WINDOW_TO, to))) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return bnl_xfer(c, msg, &r);
+}
+
+/*
+ * A window armed through netlink is the ioctl's: the same window, the same
+ * errors, shown in GET_STATE; a command without bounds disarms it.
+ */
+TEST_F(nl, window)
+{
+	struct bcs_window w;
+	struct bcs_state st;
+	struct nlreply r;
+	struct nl_msg *m;
+	uint64_t base;
+
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	base = st.slice;
+	ASSERT_EQ(0, bnl_window(&self->c, true, base + 100, base + 199));
+	ASSERT_EQ(0, bt_window(self->fd, BCS_WINDOW_GET, 0, 0, &w));
+	EXPECT_EQ(BCS_WINDOW_ARMED, w.state);
+	EXPECT_EQ(base + 100, w.from_slice);
+	EXPECT_EQ(base + 199, w.to_slice);
+	EXPECT_EQ(0, w.records);
+	ASSERT_EQ(0, bnl_simple(&self->c, BCS_CMD_GET_STATE, &r));
+	EXPECT_EQ(BCS_WINDOW_ARMED, r.val[BCS_A_WINDOW_STATE]);
+	EXPECT_EQ(base + 100, r.val[BCS_A_WINDOW_FROM]);
+	EXPECT_EQ(base + 199, r.val[BCS_A_WINDOW_TO]);
+	EXPECT_EQ(0, r.val[BCS_A_WINDOW_RECORDS]);
+
+	/* The errors of BCS_WINDOW_ARM; none changes the window. */
+	EXPECT_EQ(-EINVAL, bnl_window(&self->c, true, base + 10, base + 9));
+	EXPECT_EQ(-E2BIG, bnl_window(&self->c, true, base + 10,
+				     base + 10 + st.stat_records));
+	EXPECT_EQ(-ERANGE, bnl_window(&self->c, true, base, base + 5));
+	/* One bound without the other. */
+	m = bnl_new(&self->c, BCS_CMD_WINDOW);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_WINDOW_FROM, base + 10);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+	m = bnl_new(&self->c, BCS_CMD_WINDOW);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_WINDOW_TO, base + 10);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+	/* A bound of the wrong length, and a reply-only attribute. */
+	m = bnl_new(&self->c, BCS_CMD_WINDOW);
+	ASSERT_NE(NULL, m);
+	nla_put_u32(m, BCS_A_WINDOW_FROM, 10);
+	nla_put_u64(m, BCS_A_WINDOW_TO, base + 10);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+	m = bnl_new(&self->c, BCS_CMD_WINDOW);
+	ASSERT_NE(NULL, m);
+	nla_put_u32(m, BCS_A_WINDOW_STATE, BCS_WINDOW_DONE);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+	ASSERT_EQ(0, bt_window(self->fd, BCS_WINDOW_GET, 0, 0, &w));
+	EXPECT_EQ(BCS_WINDOW_ARMED, w.state);
+	EXPECT_EQ(base + 100, w.from_slice);
+	EXPECT_EQ(base + 199, w.to_slice);
+
+	/* Arming again replaces it; no bounds disarm. */
+	ASSERT_EQ(0, bnl_window(&self->c, true, base + 1, base + 1));
+	ASSERT_EQ(0, bt_window(self->fd, BCS_WINDOW_GET, 0, 0, &w));
+	EXPECT_EQ(base + 1, w.from_slice);
+	EXPECT_EQ(base + 1, w.to_slice);
+	ASSERT_EQ(0, bnl_window(&self->c, false, 0, 0));
+	ASSERT_EQ(0, bt_window(self->fd, BCS_WINDOW_GET, 0, 0, &w));
+	EXPECT_EQ(BCS_WINDOW_NONE, w.state);
+	ASSERT_EQ(0, bnl_simple(&self->c, BCS_CMD_GET_STATE, &r));
+	EXPECT_EQ(BCS_WINDOW_NONE, r.val[BCS_A_WINDOW_STATE]);
+	EXPECT_EQ(0, r.val[BCS_A_WINDOW_FROM]);
 }
 
 TEST_F(nl, strobe_needs_drive)
@@ -454,7 +541,8 @@ TEST_F(nl, strobe_with_prediction)
 }
 
 /* What a forked child got: its set-up, the family, the commands. */
-enum { R_SETUP, R_OPEN, R_DRIVE, R_STROBE, R_RELEASE, R_GET_STATE, R_NR };
+enum { R_SETUP, R_OPEN, R_DRIVE, R_STROBE, R_RELEASE, R_GET_STATE,
+       R_WINDOW, R_NR };
 
 /*
  * Fork a child that calls @setup (drop privileges, leave the network
@@ -490,6 +578,7 @@ static int from_child(FIXTURE_DATA(nl) *self, int (*setup)(void),
 			sh[R_STROBE] = bnl_strobe(&c, 1);
 			sh[R_RELEASE] = bnl_simple(&c, BCS_CMD_RELEASE, &r);
 			sh[R_GET_STATE] = bnl_simple(&c, BCS_CMD_GET_STATE, &r);
+			sh[R_WINDOW] = bnl_simple(&c, BCS_CMD_WINDOW, &r);
 		}
 		bnl_close(&c);
 		_exit(0);
@@ -518,6 +607,7 @@ TEST_F(nl, unprivileged)
 	EXPECT_EQ(-EPERM, res[R_STROBE]);
 	EXPECT_EQ(-EPERM, res[R_RELEASE]);
 	EXPECT_EQ(0, res[R_GET_STATE]);
+	EXPECT_EQ(-EPERM, res[R_WINDOW]);
 }
 TEST_F(nl, close_fails_open)
 {
@@ -631,6 +721,7 @@ TEST_F(nl, net_admin_is_not_enough)
 	EXPECT_EQ(-EPERM, res[R_STROBE]);
 	EXPECT_EQ(-EPERM, res[R_RELEASE]);
 	EXPECT_EQ(0, res[R_GET_STATE]);
+	EXPECT_EQ(-EPERM, res[R_WINDOW]);
 }
 
 static int leave_the_network_namespace(void)

@@ -46,6 +46,9 @@ enum {
 	R_STAT_MMAP,
 	R_STAT_GET_STATE,
 	R_STAT_OPEN_RW,
+	R_WINDOW_ARM,
+	R_WINDOW_DISARM,
+	R_WINDOW_GET,
 	R_DONE,
 	R_MAX
 };
@@ -143,6 +146,10 @@ static void unprivileged(struct perm_sh *sh, int root_fd, pid_t root_pid)
 	sh->r[R_GET_STATE] = bt_get_state(fd, &st);
 	sh->r[R_JOB_LIST] = bt_ioctl(fd, BCS_IOC_JOB_LIST, &jl);
 	sh->r[R_TASK_STATS] = bt_ioctl(fd, BCS_IOC_TASK_STATS, &tl);
+	sh->r[R_WINDOW_ARM] = bt_window(fd, BCS_WINDOW_ARM, st.slice + 10,
+					st.slice + 20, NULL);
+	sh->r[R_WINDOW_DISARM] = bt_window(fd, BCS_WINDOW_DISARM, 0, 0, NULL);
+	sh->r[R_WINDOW_GET] = bt_window(fd, BCS_WINDOW_GET, 0, 0, NULL);
 	close(fd);
 
 	sfd = bt_open_stat();
@@ -203,6 +210,9 @@ TEST_F(perm, unprivileged_user)
 	EXPECT_EQ(0, self->sh->r[R_STAT_MMAP]);
 	EXPECT_EQ(0, self->sh->r[R_STAT_GET_STATE]);
 	EXPECT_EQ(-EACCES, self->sh->r[R_STAT_OPEN_RW]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_WINDOW_ARM]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_WINDOW_DISARM]);
+	EXPECT_EQ(0, self->sh->r[R_WINDOW_GET]);
 
 	/* Nothing the unprivileged child tried changed anything. */
 	ASSERT_EQ(0, bt_get_state(self->fd, &st));
@@ -213,6 +223,7 @@ TEST_F(perm, unprivileged_user)
 	EXPECT_EQ(0, ji.row);
 	EXPECT_EQ(0, ji.nr_tasks);
 	EXPECT_EQ(BCS_JOB_RUNNING, ji.state);
+	EXPECT_EQ(BCS_WINDOW_NONE, st.window_state);
 }
 
 /*

@@ -248,13 +248,33 @@ int bt_task_stats(int fd, uint32_t job, struct bcs_task_stat **out)
 	return -EAGAIN;
 }
 
+int bt_window(int fd, uint32_t op, uint64_t from, uint64_t to,
+	      struct bcs_window *out)
+{
+	struct bcs_window w = {
+		.size = sizeof(w),
+		.op = op,
+		.from_slice = from,
+		.to_slice = to,
+	};
+	int ret = bt_ioctl(fd, BCS_IOC_WINDOW, &w);
+
+	if (!ret && out)
+		*out = w;
+	return ret;
+}
+
 int bt_reset(int fd)
 {
 	struct bcs_job_info *jobs;
 	int n, i, ret, first = 0;
 
-	ret = bt_set_mode(fd, BCS_MODE_OFF);
+	/* Every switch recorded again, the mode change's too. */
+	ret = bt_window(fd, BCS_WINDOW_DISARM, 0, 0, NULL);
 	if (ret)
+		first = ret;
+	ret = bt_set_mode(fd, BCS_MODE_OFF);
+	if (ret && !first)
 		first = ret;
 	n = job_list(fd, &jobs);
 	if (n < 0)

@@ -102,7 +102,15 @@ int bt_nr_jobs(int fd);
 int bt_task_stats(int fd, uint32_t job, struct bcs_task_stat **out);
 
 /*
- * Put the module back into a known state: mode OFF, every job destroyed.
+ * BCS_IOC_WINDOW with @op (enum bcs_window_op) and the slices @from ..
+ * @to; the window after the call in @out if not NULL.  0 or -errno.
+ */
+int bt_window(int fd, uint32_t op, uint64_t from, uint64_t to,
+	      struct bcs_window *out);
+
+/*
+ * Put the module back into a known state: no slice window, mode OFF,
+ * every job destroyed.
  * Returns 0 or -errno of the first failure.
  */
 int bt_reset(int fd);

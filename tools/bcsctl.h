@@ -52,7 +52,10 @@ struct bcsctl_req {
 	char **pids;		/* attach/detach: validated pid arguments */
 	int nr_pids;
 	char **cmd_argv;	/* run: NULL-terminated command */
-	int json;		/* status, job list: --json */
+	int json;		/* status, job list, stats window: --json */
+	int window;		/* stats window: 1 arm, -1 clear, 0 show */
+	uint64_t from_slice;	/* stats window --from-slice */
+	uint64_t to_slice;	/* stats window --to-slice */
 	uint32_t dist_op;	/* stats: enum bcs_dist_op */
 	uint32_t metrics;	/* stats: 1 << enum bcs_dist_metric */
 	uint32_t sub_bits;	/* stats enable: log2 of --resolution */
@@ -97,5 +100,6 @@ int bcsctl_run_mode(const struct bcsctl_req *req);
 int bcsctl_run_strobe(const struct bcsctl_req *req);
 /* bcsctl_stats.c */
 int bcsctl_run_stats(const struct bcsctl_req *req);
+int bcsctl_run_stats_window(const struct bcsctl_req *req);
 
 #endif /* BCS_TOOLS_BCSCTL_H */

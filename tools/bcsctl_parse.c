@@ -481,6 +481,72 @@ static int parse_stats(struct bcsctl_req *req, int argc, char **argv)
 	return BCSCTL_PARSE_OK;
 }
 
+static int get_slice(struct bcsctl_req *req, const char *opt, const char *v,
+		     uint64_t *out)
+{
+	if (parse_u64(v, 0, UINT64_MAX, out))
+		return usage_err(req, "bad slice number '%s' for %s", v, opt);
+	return 0;
+}
+
+/*
+ * stats window: --from-slice A --to-slice B arms, --clear clears, neither
+ * shows; --json for showing.
+ */
+static int parse_stats_window(struct bcsctl_req *req, int argc, char **argv)
+{
+	int i, r, has_from = 0, has_to = 0;
+	const char *v;
+
+	for (i = 0; i < argc; i++) {
+		if (is_help(argv[i]))
+			return BCSCTL_PARSE_HELP;
+		if (!strcmp(argv[i], "--clear")) {
+			req->window = -1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--json")) {
+			req->json = 1;
+			continue;
+		}
+		r = opt_val(req, argc, argv, &i, "--from-slice", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (get_slice(req, "--from-slice", v, &req->from_slice))
+				return BCSCTL_PARSE_USAGE;
+			has_from = 1;
+			continue;
+		}
+		r = opt_val(req, argc, argv, &i, "--to-slice", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (get_slice(req, "--to-slice", v, &req->to_slice))
+				return BCSCTL_PARSE_USAGE;
+			has_to = 1;
+			continue;
+		}
+		return bad_arg(req, argv[i]);
+	}
+	if (has_from != has_to)
+		return usage_err(req, "a window needs both --from-slice and "
+				 "--to-slice");
+	if (has_from && req->window < 0)
+		return usage_err(req, "--clear excludes --from-slice and "
+				 "--to-slice");
+	if (has_from && req->to_slice < req->from_slice)
+		return usage_err(req, "the window ends (--to-slice %llu) "
+				 "before it begins (--from-slice %llu)",
+				 (unsigned long long)req->to_slice,
+				 (unsigned long long)req->from_slice);
+	if (has_from)
+		req->window = 1;
+	if (req->json && req->window)
+		return usage_err(req, "--json only shows the window");
+	return BCSCTL_PARSE_OK;
+}
+
 const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ NULL, "status", "[--json]",
 	  "Show mode, row, slice, jobs and counters",
@@ -528,6 +594,10 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ "stats", "release", "JOB [--pid PID]...",
 	  "Free the statistics, also of tasks that are gone",
 	  0, parse_stats, bcsctl_run_stats },
+	{ "stats", "window",
+	  "[--from-slice A --to-slice B | --clear | --json]",
+	  "Record only slices A..B (*), clear (*) or show the window",
+	  0, parse_stats_window, bcsctl_run_stats_window },
 };
 
 const size_t bcsctl_nr_cmds = sizeof(bcsctl_cmds) / sizeof(bcsctl_cmds[0]);
@@ -687,6 +757,9 @@ void bcsctl_usage(FILE *f, const struct bcsctl_cmd *cmd, const char *group)
 		print_synopsis(f, cmd, 0);
 		fprintf(f, "%s%s.\n", cmd->help,
 			cmd->admin ? "; needs CAP_SYS_ADMIN" : "");
+		/* A command whose options differ in privilege marks them. */
+		if (strstr(cmd->help, "(*)"))
+			fprintf(f, "(*) needs CAP_SYS_ADMIN.\n");
 		return;
 	}
 	if (group) {
@@ -697,7 +770,7 @@ void bcsctl_usage(FILE *f, const struct bcsctl_cmd *cmd, const char *group)
 
 			if (c->group && !strcmp(c->group, group)) {
 				print_synopsis(f, c, 1);
-				admin |= c->admin;
+				admin |= c->admin || strstr(c->help, "(*)");
 			}
 		}
 		if (admin)

@@ -172,6 +172,44 @@ static struct json_object *state_json(const struct bcs_state *st)
 	return o;
 }
 
+/* The slice window in JSON; its bounds are null when there is none. */
+static struct json_object *window_json(const struct bcs_window *w)
+{
+	struct json_object *o = json_object_new_object();
+	int none = w->state == BCS_WINDOW_NONE;
+
+	json_object_object_add(o, "state", json_object_new_string(
+			       bcs_window_state_name(w->state)));
+	json_object_object_add(o, "from_slice", none ? NULL :
+			       json_object_new_uint64(w->from_slice));
+	json_object_object_add(o, "to_slice", none ? NULL :
+			       json_object_new_uint64(w->to_slice));
+	json_u64(o, "records", w->records);
+	json_u64(o, "dropped", w->dropped);
+	json_object_object_add(o, "first_seq", w->records ?
+			       json_object_new_uint64(w->first_seq) : NULL);
+	return o;
+}
+
+/* "none", or "armed, slices A..B, N records" and so on. */
+static void print_window(const char *label, const struct bcs_window *w)
+{
+	printf("%-16s %s", label, bcs_window_state_name(w->state));
+	if (w->state != BCS_WINDOW_NONE) {
+		printf(", slices %llu..%llu, %llu records",
+		       (unsigned long long)w->from_slice,
+		       (unsigned long long)w->to_slice,
+		       (unsigned long long)w->records);
+		if (w->records)
+			printf(" from seq %llu",
+			       (unsigned long long)w->first_seq);
+		if (w->dropped)
+			printf(", %llu dropped (ring full)",
+			       (unsigned long long)w->dropped);
+	}
+	putchar('\n');
+}
+
 /* Create, destroy or move a job through bcsd. */
 static int cluster_job(int fd, const char *cmd, uint32_t job, uint32_t row,
 		       const char *what, uint32_t *id_out)
@@ -211,14 +249,17 @@ static const char *fmt_row(char *buf, size_t len, uint32_t row)
 int bcsctl_run_status(const struct bcsctl_req *req)
 {
 	struct json_object *resp;
+	struct bcs_window w;
 	struct bcs_state st;
 	struct bcs *h;
 	char b[64];
-	int err, cl;
+	int err, cl, has_window;
 
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
 	err = bcs_get_state(h, &st);
+	/* A module from before slice windows has none to show. */
+	has_window = !err && !bcs_window_get(h, &w);
 	bcs_close(h);
 	if (err)
 		return fail("status", err, BCS_CTX_GENERIC);
@@ -230,6 +271,8 @@ int bcsctl_run_status(const struct bcsctl_req *req)
 	if (req->json) {
 		struct json_object *o = state_json(&st);
 
+		json_object_object_add(o, "window", has_window ?
+				       window_json(&w) : NULL);
 		/* bcsd's own answer, as it gave it; null without bcsd. */
 		json_object_object_add(o, "cluster", resp);
 		json_print(o);
@@ -268,6 +311,8 @@ int bcsctl_run_status(const struct bcsctl_req *req)
 	printf("%-16s %llu\n", "attach failures:",
 	       (unsigned long long)st.attach_failures);
 	printf("%-16s %u\n", "stat records:", st.stat_records);
+	if (has_window)
+		print_window("window:", &w);
 	if (cl > 0) {
 		print_cluster_status(resp);
 		json_object_put(resp);
@@ -737,4 +782,37 @@ int bcsctl_run_strobe(const struct bcsctl_req *req)
 	}
 	bcs_close(h);
 	return err ? fail("strobe", err, BCS_CTX_STROBE) : BCSCTL_EXIT_OK;
+}
+
+/*
+ * stats window: arm the slice window of the local ring, clear it, or show
+ * it.  The cluster path (through bcsd, every node for the same slices) is
+ * not here yet: this acts on this node's module.
+ */
+int bcsctl_run_stats_window(const struct bcsctl_req *req)
+{
+	struct json_object *o;
+	struct bcs_window w;
+	struct bcs *h;
+	int err = 0;
+
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	if (req->window > 0)
+		err = bcs_window_set(h, req->from_slice, req->to_slice);
+	else if (req->window < 0)
+		err = bcs_window_clear(h);
+	if (!err)
+		err = bcs_window_get(h, &w);
+	bcs_close(h);
+	if (err)
+		return fail("stats window", err, BCS_CTX_WINDOW);
+	if (req->json) {
+		o = window_json(&w);
+		json_print(o);
+		json_object_put(o);
+		return BCSCTL_EXIT_OK;
+	}
+	print_window("window:", &w);
+	return BCSCTL_EXIT_OK;
 }

@@ -69,6 +69,8 @@ static struct {
 	struct bcs_attach last_attach;
 	unsigned int list_calls;
 	uint32_t dist_job;	/* the job with statistics (0: none) */
+	struct bcs_window window;
+	uint64_t slice;
 } fake;
 
 int __real_ioctl(int fd, unsigned long req, ...);
@@ -363,6 +365,35 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		st->version = BCS_VERSION;
 		st->mode = fake.cfg.mode;
 		st->nr_jobs = fake.nr_jobs;
+		st->window_state = fake.window.state;
+		return 0;
+	}
+	case BCS_IOC_WINDOW: {
+		struct bcs_window *w = arg;
+
+		/* The module's checks, before its answer. */
+		if (w->size != sizeof(*w) || w->flags || w->state ||
+		    w->records || w->dropped || w->first_seq ||
+		    !zero(w->reserved, sizeof(w->reserved)) ||
+		    w->op > BCS_WINDOW_DISARM ||
+		    (w->op != BCS_WINDOW_ARM && (w->from_slice || w->to_slice)))
+			return fake_err(EINVAL);
+		if (w->op == BCS_WINDOW_ARM) {
+			if (w->to_slice < w->from_slice)
+				return fake_err(EINVAL);
+			if (w->to_slice - w->from_slice >= 10000)
+				return fake_err(E2BIG);
+			if (w->from_slice <= fake.slice)
+				return fake_err(ERANGE);
+			memset(&fake.window, 0, sizeof(fake.window));
+			fake.window.state = BCS_WINDOW_ARMED;
+			fake.window.from_slice = w->from_slice;
+			fake.window.to_slice = w->to_slice;
+		} else if (w->op == BCS_WINDOW_DISARM) {
+			memset(&fake.window, 0, sizeof(fake.window));
+		}
+		*w = fake.window;
+		w->size = sizeof(*w);
 		return 0;
 	}
 	}
@@ -395,6 +426,56 @@ static void test_layout(void)
 	CHECK_EQ(sizeof(struct bcs_dist_totals), 80);
 	CHECK_EQ(sizeof(struct bcs_dist_read), 128);
 	CHECK_EQ(offsetof(struct bcs_dist_read, totals), 48);
+	CHECK_EQ(sizeof(struct bcs_window), 72);
+	CHECK_EQ(offsetof(struct bcs_window, from_slice), 16);
+	CHECK_EQ(offsetof(struct bcs_stat_header, window_from), 32);
+	CHECK_EQ(offsetof(struct bcs_stat_header, window_state), 64);
+	CHECK_EQ(sizeof(struct bcs_state), 144);
+	CHECK_EQ(offsetof(struct bcs_state, window_state), 108);
+}
+
+/* Slice windows: what the library sends, and the module's answers. */
+static void test_window(struct bcs *h)
+{
+	struct bcs_window w;
+	struct bcs_state st;
+
+	fake_reset();
+	fake.slice = 100;
+	memset(&w, 0xff, sizeof(w));
+	CHECK_EQ(bcs_window_get(h, &w), 0);
+	CHECK_EQ(w.state, BCS_WINDOW_NONE);
+	CHECK_EQ(w.size, sizeof(w));
+	CHECK_EQ(bcs_window_get(h, NULL), -EINVAL);
+	CHECK_EQ(bcs_window_get(NULL, &w), -EBADF);
+	CHECK_EQ(bcs_window_set(NULL, 1, 2), -EBADF);
+	CHECK_EQ(bcs_window_clear(NULL), -EBADF);
+
+	CHECK_EQ(bcs_window_set(h, 7500, 12499), 0);
+	CHECK_EQ(bcs_window_get(h, &w), 0);
+	CHECK_EQ(w.state, BCS_WINDOW_ARMED);
+	CHECK_EQ(w.from_slice, 7500);
+	CHECK_EQ(w.to_slice, 12499);
+	CHECK_EQ(bcs_get_state(h, &st), 0);
+	CHECK_EQ(st.window_state, BCS_WINDOW_ARMED);
+	CHECK_EQ(bcs_window_set(h, 200, 199), -EINVAL);
+	CHECK_EQ(bcs_window_set(h, 200, 200 + 10000), -E2BIG);
+	CHECK_EQ(bcs_window_set(h, 100, 101), -ERANGE);
+	CHECK_EQ(bcs_window_clear(h), 0);
+	CHECK_EQ(bcs_window_get(h, &w), 0);
+	CHECK_EQ(w.state, BCS_WINDOW_NONE);
+	CHECK_EQ(w.from_slice, 0);
+
+	CHECK(!strcmp(bcs_window_state_name(BCS_WINDOW_NONE), "none"));
+	CHECK(!strcmp(bcs_window_state_name(BCS_WINDOW_ARMED), "armed"));
+	CHECK(!strcmp(bcs_window_state_name(BCS_WINDOW_CAPTURING),
+		      "capturing"));
+	CHECK(!strcmp(bcs_window_state_name(BCS_WINDOW_DONE), "done"));
+	CHECK(!strcmp(bcs_window_state_name(4), "?"));
+	CHECK(strstr(bcs_strerror(-E2BIG, BCS_CTX_WINDOW), "stat_records"));
+	CHECK(strstr(bcs_strerror(-ERANGE, BCS_CTX_WINDOW), "has begun"));
+	CHECK(strstr(bcs_strerror(-EPERM, BCS_CTX_WINDOW), "CAP_SYS_ADMIN"));
+	CHECK(strstr(bcs_strerror(-ENOTTY, BCS_CTX_WINDOW), "do not match"));
 }
 
 /*
@@ -1429,6 +1510,7 @@ int main(void)
 		test_jobs(h);
 		test_control(h);
 		test_dump(h);
+		test_window(h);
 		bcs_close(h);
 	} else {
 		failed++;

@@ -231,6 +231,20 @@ static void test_values(void)
 	parse("stats release 3 --pid 5", &r, &a);
 	check(r.dist_op == BCS_DIST_RELEASE && !r.metrics && !r.sub_bits &&
 	      r.nr_pids == 1, "stats release", "stats release 3 --pid 5");
+	parse("stats window --from-slice 7500 --to-slice 12500", &r, &a);
+	check(r.window == 1 && r.from_slice == 7500 && r.to_slice == 12500,
+	      "window values", "stats window --from-slice 7500 --to-slice 12500");
+	parse("stats window --to-slice=18446744073709551615 --from-slice=0",
+	      &r, &a);
+	check(r.window == 1 && r.from_slice == 0 && r.to_slice == UINT64_MAX,
+	      "window = values", "stats window --to-slice=... --from-slice=0");
+	parse("stats window --clear", &r, &a);
+	check(r.window == -1, "window clear", "stats window --clear");
+	parse("stats window", &r, &a);
+	check(r.window == 0 && !r.json, "window show", "stats window");
+	parse("stats window --json", &r, &a);
+	check(r.window == 0 && r.json, "window show --json",
+	      "stats window --json");
 }
 
 static void test_usage_text(void)
@@ -325,6 +339,9 @@ int main(void)
 		{ "stats enable 1 --pid 2147483647", "stats enable" },
 		{ "stats disable 1", "stats disable" },
 		{ "stats release 1", "stats release" },
+		{ "stats window", "stats window" },
+		{ "stats window --clear", "stats window" },
+		{ "stats window --from-slice 5 --to-slice 5", "stats window" },
 	};
 	static const char *const usage[] = {
 		"", "bogus", "--bogus", "-x", "job", "job bogus", "slice",
@@ -361,6 +378,16 @@ int main(void)
 		"stats enable 1 --resolution 256", "stats enable --pid 5",
 		"stats disable 1 --resolution 4", "stats release 1 --metric all",
 		"stats bogus 1",
+		"stats", "stats bogus", "stats window 5",
+		"stats window --from-slice 5",
+		"stats window --to-slice 5",
+		"stats window --from-slice 6 --to-slice 5",
+		"stats window --from-slice 5 --to-slice 6 --clear",
+		"stats window --from-slice -1 --to-slice 5",
+		"stats window --from-slice 1 --to-slice 18446744073709551616",
+		"stats window --from-slice x --to-slice 5",
+		"stats window --from-slice", "stats window --clear --json",
+		"stats window --from-slice 1 --to-slice 2 --json",
 	};
 	size_t i;
 
@@ -378,6 +405,7 @@ int main(void)
 	expect("run --job 1 --help", BCSCTL_PARSE_HELP);
 	expect("strobe -h", BCSCTL_PARSE_HELP);
 	expect("stats enable 1 -h", BCSCTL_PARSE_HELP);
+	expect("stats window --help", BCSCTL_PARSE_HELP);
 	expect("--version", BCSCTL_PARSE_VERSION);
 	test_values();
 	test_usage_text();

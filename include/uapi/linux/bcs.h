@@ -96,6 +96,10 @@
  * caller without CAP_SYS_ADMIN or CAP_SYS_PTRACE only the tasks it could
  * attach.
  *
+ * BCS_IOC_WINDOW reads the slice window for everyone; arming and disarming
+ * it need CAP_SYS_ADMIN (checked after the argument), as BCS_CMD_WINDOW
+ * does.
+ *
  * BCS_IOC_DIST_CTL needs, for a list of pids, the right to signal each of
  * them, as attach; for a whole job, CAP_SYS_ADMIN or the right to signal
  * every task the job has.  BCS_IOC_DIST_READ shows a caller without
@@ -178,6 +182,19 @@
  *                      BCS_DIST_NEXT the task is the tracked one with the
  *                      smallest pid above @pid (start at 0), returned in
  *                      @pid; -ESRCH when there is none.
+ * BCS_IOC_WINDOW       struct bcs_window: the slice window of the ring
+ *                      (see "Slice windows" below).  @op BCS_WINDOW_GET
+ *                      (anyone) reads it, BCS_WINDOW_ARM (CAP_SYS_ADMIN)
+ *                      arms it for the slices @from_slice .. @to_slice,
+ *                      replacing any window, BCS_WINDOW_DISARM
+ *                      (CAP_SYS_ADMIN) removes it; each returns the window
+ *                      as it is after the call.  The argument is checked
+ *                      before the capability.  -EINVAL if @to_slice <
+ *                      @from_slice, -E2BIG if the window has more slices
+ *                      than the ring has records, -ERANGE if slice
+ *                      @from_slice has begun (it is not after the current
+ *                      slice); @from_slice and @to_slice must be 0 for the
+ *                      other ops, and the output fields 0 on input.
  *
  * /dev/bcsstat (mode 0444)
  * ------------------------
@@ -199,6 +216,24 @@
  *  - ioctl BCS_IOC_GET_STATE, BCS_IOC_JOB_LIST and BCS_IOC_TASK_STATS, as on
  *    /dev/bcs, for per-job and per-task accounting.
  *
+ * Slice windows
+ * -------------
+ * Like the EMDS window of BCS-MPI, the ring can be armed in advance for a
+ * range of slice numbers, so that the records of exactly those slices are
+ * captured, on every node that arms the same window, and kept.  While a
+ * window is armed, a switch writes its record only if its slice number
+ * lies in [@from_slice, @to_slice]: the switches before it leave the ring
+ * as it is (BCS_WINDOW_ARMED), those in it are recorded
+ * (BCS_WINDOW_CAPTURING), and the first switch to a slice after
+ * @to_slice ends it (BCS_WINDOW_DONE): nothing more is recorded, so the
+ * window's records stay in the ring, until the window is disarmed and
+ * every switch is recorded again.  A window holds at most as many slices
+ * as the ring has records; a slice switched more than once (a fail-open
+ * in it, say) has a record per switch, and records that would overwrite
+ * the window's own are not written but counted in @dropped.  The window
+ * is shown in struct bcs_window (BCS_IOC_WINDOW), in the ring's header
+ * and, its state, in struct bcs_state and BCS_CMD_GET_STATE.
+ *
  * Generic netlink family "bcs" (BCS_GENL_NAME, version BCS_GENL_VERSION)
  * ---------------------------------------------------------------------
  * BCS_CMD_GET_STATE  reply: BCS_A_MODE, BCS_A_ROW, BCS_A_SLICE,
@@ -208,8 +243,11 @@
  *                    BCS_A_PREDICTED, BCS_A_EXPIRED, BCS_A_NR_PARKED,
  *                    BCS_A_DRIVER_PID, BCS_A_SWITCHES,
  *                    BCS_A_ATTACH_FAILURES, BCS_A_STAT_RECORDS,
- *                    BCS_A_DRAIN_CUTS: every field of struct bcs_state
- *                    but @size and @version, with the same meaning.
+ *                    BCS_A_DRAIN_CUTS, BCS_A_WINDOW_STATE: every field
+ *                    of struct bcs_state but @size and @version, with the
+ *                    same meaning; and the slice window: BCS_A_WINDOW_FROM,
+ *                    BCS_A_WINDOW_TO, BCS_A_WINDOW_RECORDS, the fields of
+ *                    struct bcs_window of the same names.
  * BCS_CMD_DRIVE      (admin) make the sending socket the driver and enter
  *                    driven mode; optional BCS_A_SLICE_NS and
  *                    BCS_A_WATCHDOG_SLICES.  Closing the socket fails open.
@@ -221,6 +259,10 @@
  *                    optional, the prediction of BCS_STROBE_PREDICT (the
  *                    attribute sets the flag; the flag without it is
  *                    -EINVAL).
+ * BCS_CMD_WINDOW     (admin) with BCS_A_WINDOW_FROM and BCS_A_WINDOW_TO,
+ *                    arm the slice window as BCS_WINDOW_ARM does (same
+ *                    errors); with neither, disarm it; one without the
+ *                    other is -EINVAL.
  *
  * Multicast group "events" (BCS_GENL_MCGRP_EVENTS): the end of a job.
  * Joining it needs CAP_SYS_ADMIN in the initial user namespace: bind() or
@@ -425,7 +467,7 @@ struct bcs_state {
 	__u64 failopens;	/* fail-open events */
 	__u64 attach_failures;	/* children not attached (no memory) */
 	__u32 stat_records;	/* capacity of the /dev/bcsstat ring */
-	__u32 reserved0;
+	__u32 window_state;	/* enum bcs_window_state of the slice window */
 	__u64 drain_cuts;	/* switches that woke the next row at the
 				 * drain limit (BCS_SLICE_DRAIN_CUT)
 				 */
@@ -585,6 +627,42 @@ struct bcs_dist_read {
 	struct bcs_dist_totals totals;	/* out */
 };
 
+/* Slice windows (see "Slice windows" above) */
+enum bcs_window_op {
+	BCS_WINDOW_GET		= 0,	/* read the window */
+	BCS_WINDOW_ARM		= 1,	/* arm it for @from_slice .. @to_slice */
+	BCS_WINDOW_DISARM	= 2,	/* remove it: record every switch */
+};
+
+enum bcs_window_state {
+	BCS_WINDOW_NONE		= 0,	/* no window: every switch recorded */
+	BCS_WINDOW_ARMED	= 1,	/* waiting for a slice in the window */
+	BCS_WINDOW_CAPTURING	= 2,	/* recording the window's slices */
+	BCS_WINDOW_DONE		= 3,	/* a slice after it began: nothing is
+					 * recorded until it is disarmed
+					 */
+};
+
+/* BCS_IOC_WINDOW */
+struct bcs_window {
+	__u32 size;		/* sizeof(struct bcs_window) */
+	__u32 op;		/* enum bcs_window_op */
+	__u32 flags;		/* none defined: must be 0 */
+	__u32 state;		/* out: enum bcs_window_state; in: 0 */
+	__u64 from_slice;	/* first slice; in with BCS_WINDOW_ARM, else
+				 * 0 in; out
+				 */
+	__u64 to_slice;		/* last slice, inclusive; as @from_slice */
+	__u64 records;		/* out: records the window holds; in: 0 */
+	__u64 dropped;		/* out: records of the window not written,
+				 * the ring being full of it; in: 0
+				 */
+	__u64 first_seq;	/* out: sequence number of its first record,
+				 * valid while @records is not 0; in: 0
+				 */
+	__u64 reserved[2];	/* must be 0 */
+};
+
 #define BCS_IOC_MAGIC		0xbc
 #define BCS_IOC_JOB_CREATE	_IOWR(BCS_IOC_MAGIC, 1, struct bcs_job)
 #define BCS_IOC_JOB_DESTROY	_IOW(BCS_IOC_MAGIC, 2, struct bcs_job)
@@ -598,6 +676,7 @@ struct bcs_dist_read {
 #define BCS_IOC_TASK_STATS	_IOWR(BCS_IOC_MAGIC, 10, struct bcs_task_list)
 #define BCS_IOC_DIST_CTL	_IOW(BCS_IOC_MAGIC, 11, struct bcs_dist_ctl)
 #define BCS_IOC_DIST_READ	_IOWR(BCS_IOC_MAGIC, 12, struct bcs_dist_read)
+#define BCS_IOC_WINDOW		_IOWR(BCS_IOC_MAGIC, 13, struct bcs_window)
 
 /* /dev/bcsstat */
 #define BCS_STAT_MAGIC		0x53534342U	/* "BCSS" little endian */
@@ -611,7 +690,18 @@ struct bcs_stat_header {
 	__u32 nr_records;	/* ring capacity */
 	__u32 records_offset;	/* byte offset of record 0 in the mapping */
 	__u64 head;		/* sequence number of the next record */
-	__u64 reserved[5];
+	/*
+	 * The slice window, as in struct bcs_window; all 0 (BCS_WINDOW_NONE)
+	 * when there is none, and in modules before windows, where these
+	 * were reserved.  Each field is written on its own: BCS_IOC_WINDOW
+	 * reads them together.
+	 */
+	__u64 window_from;
+	__u64 window_to;
+	__u64 window_records;
+	__u64 window_first_seq;
+	__u32 window_state;	/* enum bcs_window_state */
+	__u32 reserved0;
 };
 
 /* struct bcs_slice_record.flags */
@@ -691,6 +781,7 @@ enum bcs_cmd {
 	BCS_CMD_DRIVE,
 	BCS_CMD_RELEASE,
 	BCS_CMD_STROBE,
+	BCS_CMD_WINDOW,
 	BCS_CMD_JOB_ENDED,
 	__BCS_CMD_MAX,
 };
@@ -723,6 +814,10 @@ enum bcs_attr {
 	BCS_A_ATTACH_FAILURES,	/* u64 */
 	BCS_A_STAT_RECORDS,	/* u32 */
 	BCS_A_DRAIN_CUTS,	/* u64 */
+	BCS_A_WINDOW_FROM,	/* u64, slice number */
+	BCS_A_WINDOW_TO,	/* u64, slice number */
+	BCS_A_WINDOW_STATE,	/* u32, enum bcs_window_state; reply only */
+	BCS_A_WINDOW_RECORDS,	/* u64; reply only */
 	BCS_A_JOB,		/* u32, a job id */
 	BCS_A_JOB_END,		/* u32, enum bcs_job_end */
 	BCS_A_DIST_TASKS,	/* u32 */
