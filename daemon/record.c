@@ -7,7 +7,8 @@
  *
  * Applying is reconciling: for each job of the context that bcs.ko holds
  * here, the metrics it should record are enabled and the others disabled,
- * and a release the node has not carried out yet is.  A job that is not
+ * and a release the node has not carried out yet is; the slice window is
+ * armed or cleared as the context has it.  A job that is not
  * here yet (its map comes later), or that bcs.ko refused, is tried again
  * every report period, so a node that joins late or lost a datagram ends
  * up recording what the others do.
@@ -103,6 +104,42 @@ static bool reconcile(struct bcsd *d, const struct bcsp_job_stats *want,
 	return done;
 }
 
+/*
+ * The slice window as the context has it.  Done either way: a node that
+ * comes to it after its first slice began (-ERANGE), or whose ring is too
+ * small (-E2BIG), cannot capture it, now or later.
+ */
+static void apply_window(struct bcsd *d, const struct bcsp_context *c)
+{
+	struct bcsd_record *r = &d->record;
+	bool armed = c->flags & BCSP_WINDOW_ARMED;
+	int err;
+
+	if (r->applied && (r->window_flags & BCSP_WINDOW_ARMED) == armed &&
+	    (!armed || (r->window_from == c->window_from &&
+			r->window_to == c->window_to)))
+		return;
+	if (armed)
+		err = bcs_window_set(d->bcs, c->window_from, c->window_to);
+	else if (r->applied && (r->window_flags & BCSP_WINDOW_ARMED))
+		err = bcs_window_clear(d->bcs);
+	else
+		return;		/* none armed by us: leave a local one alone */
+	if (err) {
+		d->cnt.kernel_errors++;
+		pr_warn("slice window %llu..%llu: %s",
+			(unsigned long long)c->window_from,
+			(unsigned long long)c->window_to,
+			bcs_strerror(err, BCS_CTX_WINDOW));
+	} else if (armed) {
+		pr_info("slice window armed: slices %llu..%llu",
+			(unsigned long long)c->window_from,
+			(unsigned long long)c->window_to);
+	} else {
+		pr_info("slice window cleared");
+	}
+}
+
 static void apply(struct bcsd *d)
 {
 	const struct bcsp_context *c = &d->followed.ctx;
@@ -124,6 +161,7 @@ static void apply(struct bcsd *d)
 		}
 		done = reconcile(d, &c->jobs[i], &next[i]) && done;
 	}
+	apply_window(d, c);
 	/* Jobs no longer in it are destroyed: bcs.ko keeps what they had. */
 	memcpy(r->jobs, next, sizeof(next[0]) * c->nr_jobs);
 	r->nr_jobs = c->nr_jobs;

@@ -789,13 +789,40 @@ int bcsctl_run_strobe(const struct bcsctl_req *req)
  * it.  The cluster path (through bcsd, every node for the same slices) is
  * not here yet: this acts on this node's module.
  */
+/*
+ * Arm or clear the window through bcsd, on every node of the cluster at
+ * the slice the master names; slice numbers beyond a JSON integer are
+ * refused there.
+ */
+static int window_cluster(int fd, const struct bcsctl_req *req)
+{
+	struct json_object *o, *resp;
+
+	o = cluster_req(req->window > 0 ? "window" : "window-clear");
+	if (req->window > 0) {
+		json_object_object_add(o, "from",
+				       json_object_new_int64((int64_t)req->from_slice));
+		json_object_object_add(o, "to",
+				       json_object_new_int64((int64_t)req->to_slice));
+	}
+	if (cluster(fd, o, &resp, "stats window", CLUSTER_TIMEOUT_MS))
+		return BCSCTL_EXIT_FAIL;
+	json_object_put(resp);
+	return BCSCTL_EXIT_OK;
+}
+
 int bcsctl_run_stats_window(const struct bcsctl_req *req)
 {
 	struct json_object *o;
 	struct bcs_window w;
 	struct bcs *h;
-	int err = 0;
+	int err = 0, fd;
 
+	if (req->window) {
+		fd = cluster_connect();
+		if (fd >= 0)
+			return window_cluster(fd, req);
+	}
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
 	if (req->window > 0)
