@@ -693,4 +693,4 @@ TEST_F(driven, record_fields)
 	bt_burner_stop(&spin);
 }
 
-TEST_HARNESS_MAIN
+BT_HARNESS_MAIN

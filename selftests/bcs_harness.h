@@ -15,9 +15,13 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 
+long bt_slowdown(void);
+
 /*
  * TEST_HARNESS_MAIN, plus a skip of the whole program when bcs.ko is not
- * loaded: the 6.1 harness would still run a test whose setup skipped.
+ * loaded (the 6.1 harness would still run a test whose setup skipped),
+ * and every test's time limit stretched by bt_slowdown(), as its waits
+ * are (make check-debug).
  */
 #define BT_HARNESS_MAIN							\
 	static void __attribute__((constructor))			\
@@ -28,6 +32,12 @@
 	}								\
 	int main(int argc, char **argv)					\
 	{								\
+		struct __fixture_metadata *f;				\
+		struct __test_metadata *t;				\
+									\
+		for (f = __fixture_list; f; f = f->next)		\
+			for (t = f->tests; t; t = t->next)		\
+				t->timeout *= (int)bt_slowdown();	\
 		if (access("/dev/bcs", F_OK)) {				\
 			ksft_print_header();				\
 			ksft_exit_skip("/dev/bcs missing: load bcs.ko\n"); \

@@ -88,7 +88,8 @@ start_bcsd()
 		--slice_us="$CL_SLICE_US" --lead_us="$CL_LEAD_US" \
 		--watchdog_slices="$CL_WATCHDOG" \
 		--failover_slices="$CL_FAILOVER" --report_ms="$CL_REPORT_MS" \
-		--stats_file="$STATE/stats.json" --verbose=1 "$@" \
+		--stats_file="$STATE/stats.json" --jobs_dir="$STATE/jobs" \
+		--verbose=1 "$@" \
 		>> "$BCS_OUT/bcsd.log" 2>&1 < /dev/null &
 	p=$!
 	echo "$p" > "$STATE/bcsd.pid"

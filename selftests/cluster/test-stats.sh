@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Statistics through bcsd: bcsctl stats enable of a whole job, asked on one
+# node, makes every node record the job's tasks; a slice window armed from
+# one node for slices [S, S+200] captures exactly those slices on every
+# node; the ends of jobs leave one dump per node in jobs_dir, which
+# bcsstat dist merges.
+
+# shellcheck disable=SC2154 # j1, j2, burners: set by two_jobs, start_burners
+. "$CL_DIR/lib.sh"
+
+two_jobs "two new jobs"
+start_burners stats "$j1" "$j2"
+
+# --- distributions of a whole job, enabled from node2 for every node ---
+out=$(on 2 bcsctl stats enable "$j1" --metric burst,wait 2>&1)
+ok $? "node2: stats enable $j1 through bcsd ($out)"
+# tracked NODE JOB: the tasks of JOB that NODE's bcs.ko records, with
+# bursts counted.
+tracked()
+{
+	on "$1" "{ bcsstat dist --job $2 --json 2>/dev/null || echo []; } | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(1 for doc in d for t in doc[\"tasks\"]
+          if t[\"metrics\"].get(\"burst\", {}).get(\"count\", 0) > 0))'"
+}
+for n in $CL_NODES; do
+	wait_until 30 eval '[ "$(tracked "$n" "$j1")" -ge 1 ] 2>/dev/null'
+	ok $? "node$n: records the task of job $j1 ($(tracked "$n" "$j1") tracked)"
+done
+for n in $CL_NODES; do
+	t=$(tracked "$n" "$j2")
+	[ "$t" = 0 ]
+	ok $? "node$n: records nothing of job $j2 (tracked: '$t')"
+done
+
+# --- a slice window from node3, the same slices on every node ---
+s=$(slice_now 1)
+from=$((s + 20))
+to=$((from + 200))
+out=$(on 3 bcsctl stats window --from-slice "$from" --to-slice "$to" 2>&1)
+ok $? "node3: stats window $from..$to through bcsd ($out)"
+win_state()	# win_state NODE: the window's state on NODE
+{
+	on "$1" 'bcsctl stats window --json' | json /dev/stdin 'v["state"]'
+}
+for n in $CL_NODES; do
+	wait_until 60 eval '[ "$(win_state "$n")" = done ]'
+	ok $? "node$n: the window is done ($(win_state "$n"))"
+done
+# From the window's first record on, the ring has exactly the slices
+# from..to, every one of them.
+for n in $CL_NODES; do
+	r=$(on "$n" "bcsctl stats window --json > \$STATE/win.json &&
+		bcsstat slices --json > \$STATE/slices.json &&
+		$PY -c '
+import json, sys
+w = json.load(open(sys.argv[1]))
+recs = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+mine = [r for r in recs if r[\"seq\"] >= w[\"first_seq\"]]
+got = sorted(set(r[\"slice\"] for r in mine))
+want = list(range($from, $to + 1))
+print(\"ok\" if got == want and len(mine) == w[\"records\"] else
+      \"slices %s..%s, %d distinct of %d, %d records (window says %d)\" %
+      (got[0] if got else None, got[-1] if got else None, len(got),
+       len(want), len(mine), w[\"records\"]))' \$STATE/win.json \$STATE/slices.json")
+	[ "$r" = ok ]
+	ok $? "node$n: the window holds exactly slices $from..$to ($r)"
+done
+out=$(on 1 bcsctl stats window --clear 2>&1)
+ok $? "node1: stats window --clear through bcsd ($out)"
+for n in $CL_NODES; do
+	wait_until 30 eval '[ "$(win_state "$n")" = none ]'
+	ok $? "node$n: the window is cleared ($(win_state "$n"))"
+done
+
+# --- the end of the job: a dump per node, merged by bcsstat dist ---
+on 1 "bcsctl job destroy $j1" > /dev/null
+ok $? "job $j1 destroyed"
+for n in $CL_NODES; do
+	wait_until 30 on "$n" "ls \$STATE/jobs/$j1-*.json" > /dev/null
+	ok $? "node$n: bcsd wrote job $j1's dump"
+	on "$n" "cp \$STATE/jobs/$j1-*.json $SHARE/out/stats-dump-node$n.json"
+done
+merged=$("$CL_DIR/../../tools/bcsstat" dist --job "$j1" --json "$SHARE"/out/stats-dump-node*.json |
+	json /dev/stdin 'sum(1 for doc in v for t in doc["tasks"])')
+[ "$merged" -ge "$nr_nodes" ] 2>/dev/null
+ok $? "bcsstat dist merges the $nr_nodes dumps ($merged tasks)"
+for n in $CL_NODES; do
+	t=$(tracked "$n" "$j1")
+	[ "${t:-0}" = 0 ]
+	ok $? "node$n: job $j1's statistics released after the dump"
+done
+stop_burners_all()
+{
+	local n
+	for n in $CL_NODES; do
+		on "$n" stop_burners > /dev/null
+	done
+}
+stop_burners_all
+on 1 "bcsctl job destroy $j2" > /dev/null
+tap_end
