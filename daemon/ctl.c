@@ -449,6 +449,16 @@ static void cmd_job_wait(struct bcsd *d, struct bcsd_client *c,
 	job_appeared(d);
 }
 
+/* The request to the master that each command of root's makes. */
+static const uint32_t ctl_ops[] = {
+	[CTL_JOB_CREATE]	= BCSP_OP_CREATE,
+	[CTL_JOB_DESTROY]	= BCSP_OP_DESTROY,
+	[CTL_JOB_ROW]		= BCSP_OP_SET_ROW,
+	[CTL_STATS]		= BCSP_OP_STATS,
+	[CTL_WINDOW]		= BCSP_OP_WINDOW,
+	[CTL_WINDOW_CLEAR]	= BCSP_OP_WINDOW_CLEAR,
+};
+
 static void ctl_on_client(struct bcsd *d, void *arg)
 {
 	struct bcsd_client *c = arg;
@@ -480,29 +490,14 @@ static void ctl_on_client(struct bcsd *d, void *arg)
 	case CTL_JOB_WAIT:
 		cmd_job_wait(d, c, &req);
 		break;
-	case CTL_JOB_CREATE:
-	case CTL_JOB_DESTROY:
-	case CTL_JOB_ROW:
+	default:
+		/* The rest go to the master, from root only. */
 		if (c->uid)
-			ctl_error(c, -EPERM, "permission denied: job changes need root");
+			ctl_error(c, -EPERM, req.cmd >= CTL_STATS ?
+				  "permission denied: the cluster's statistics need root" :
+				  "permission denied: job changes need root");
 		else
-			cmd_job_request(d, c, req.cmd == CTL_JOB_CREATE ?
-					BCSP_OP_CREATE :
-					req.cmd == CTL_JOB_DESTROY ?
-					BCSP_OP_DESTROY : BCSP_OP_SET_ROW,
-					&req);
-		break;
-	case CTL_STATS:
-	case CTL_WINDOW:
-	case CTL_WINDOW_CLEAR:
-		if (c->uid)
-			ctl_error(c, -EPERM, "permission denied: the cluster's statistics need root");
-		else
-			cmd_job_request(d, c, req.cmd == CTL_STATS ?
-					BCSP_OP_STATS :
-					req.cmd == CTL_WINDOW ?
-					BCSP_OP_WINDOW : BCSP_OP_WINDOW_CLEAR,
-					&req);
+			cmd_job_request(d, c, ctl_ops[req.cmd], &req);
 		break;
 	}
 }

@@ -78,6 +78,13 @@ static enum bcsp_verdict own_verdict(struct bcsd *d, const struct bcsp_msg *m,
 	return BCSP_REPLAY;
 }
 
+/* From the master followed, of its epoch: a map or context to hold. */
+static bool of_followed(const struct bcsd *d, const struct bcsp_msg *m)
+{
+	return d->followed.known && m->hdr.sender == d->followed.id &&
+	       m->hdr.epoch == d->followed.epoch;
+}
+
 /*
  * Is @m from a master at least as senior as the one we follow?  Seniority
  * is (epoch, priority, sender id), compared in that order.
@@ -175,8 +182,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		d->cnt.strobes_rx++;
 		break;
 	case BCSP_MAP:
-		if (own || !d->followed.known || m.hdr.sender != d->followed.id ||
-		    m.hdr.epoch != d->followed.epoch)
+		if (own || !of_followed(d, &m))
 			return;
 		d->followed.map = m.map;
 		d->followed.map_epoch = m.hdr.epoch;
@@ -184,8 +190,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		d->followed.have_map = true;
 		break;
 	case BCSP_CONTEXT:
-		if (own || !d->followed.known || m.hdr.sender != d->followed.id ||
-		    m.hdr.epoch != d->followed.epoch)
+		if (own || !of_followed(d, &m))
 			return;
 		d->followed.ctx = m.ctx;
 		d->followed.ctx_epoch = m.hdr.epoch;
