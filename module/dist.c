@@ -7,8 +7,9 @@
  * parked by bcs) and runnable wait (on a run queue, not running).
  *
  * The events come from the sched_switch and sched_wakeup tracepoints,
- * registered while some distribution is enabled.  The probes run for every
- * task switch in the system with a run queue lock held and interrupts off:
+ * registered while some distribution is enabled, and 10 s after
+ * (BCS_DIST_LINGER_MS).  The probes run for every task switch in the
+ * system with a run queue lock held and interrupts off:
  * an untracked task costs a hash of its task_struct pointer and one load
  * from bcs_dist_filter, a small table counting the tracked tasks by that
  * hash; only a task whose slot is not 0 is looked up in bcs_dist_hash.  A
@@ -438,8 +439,19 @@ static void bcs_dist_free_fn(struct work_struct *work)
 static void bcs_dist_task_gone(struct bcs_dist_task *tr, u64 now)
 {
 	raw_spin_lock(&tr->lock);
-	if (tr->active)
+	if (tr->active) {
 		bcs_dist_deactivate(tr, now);
+		/*
+		 * Leaving the job ends a burst as a sleep does, so that a
+		 * task that never sleeps (the slowest rank of a barrier
+		 * finds every message there) still shows its bursts.
+		 */
+		if (tr->burst_ns) {
+			bcs_dist_record(tr, BCS_DIST_BURST, tr->burst_ns);
+			tr->bursts++;
+			tr->burst_ns = 0;
+		}
+	}
 	tr->gone = true;
 	tr->bt = NULL;
 	raw_spin_unlock(&tr->lock);
@@ -669,6 +681,26 @@ static bool bcs_dist_wanted(void)
 	spin_unlock_irqrestore(&bcs_dist_lock, flags);
 	return want;
 }
+
+/*
+ * Probes no longer wanted are unregistered after BCS_DIST_LINGER_MS with
+ * nothing enabled, not at once.  Each registration and unregistration
+ * patches the scheduler's text on every CPU (text_poke_bp(), waiting for
+ * the other CPUs), so a tool that switches statistics on and off in turn
+ * would patch it at each switch; meanwhile an untracked task costs the
+ * probes' filter test only.
+ */
+#define BCS_DIST_LINGER_MS	10000
+
+static void bcs_dist_linger_fn(struct work_struct *work)
+{
+	mutex_lock(&bcs_dist_mutex);
+	if (!bcs_dist_wanted())
+		bcs_dist_probes(false);
+	mutex_unlock(&bcs_dist_mutex);
+}
+
+static DECLARE_DELAYED_WORK(bcs_dist_linger_work, bcs_dist_linger_fn);
 
 static bool bcs_dist_admin(void)
 {
@@ -1040,8 +1072,10 @@ int bcs_dist_ctl(const struct bcs_dist_ctl *ctl)
 		list_for_each_entry_safe(tr, tmp, &released, node)
 			bcs_dist_task_free(tr);
 	}
-	/* An unregistration failure cannot happen; a registration's is err. */
-	bcs_dist_probes(bcs_dist_wanted());
+	/* Probes nothing wants any more go later (bcs_dist_linger_fn()). */
+	if (bcs_dist_registered && !bcs_dist_wanted())
+		mod_delayed_work(system_wq, &bcs_dist_linger_work,
+				 msecs_to_jiffies(BCS_DIST_LINGER_MS));
 	mutex_unlock(&bcs_dist_mutex);
 out:
 	bcs_dist_pool_free(&pool);
@@ -1240,6 +1274,7 @@ void bcs_dist_exit(void)
 	struct bcs_dist_ctx *ctx, *tmp;
 	unsigned long flags;
 
+	cancel_delayed_work_sync(&bcs_dist_linger_work);
 	mutex_lock(&bcs_dist_mutex);
 	bcs_dist_probes(false);
 	spin_lock_irqsave(&bcs_dist_lock, flags);

@@ -27,6 +27,7 @@ for rank in 0 1 2 3; do
 	bcsctl run --job "$job" -- "$barrier" --rank $rank --size 4 \
 		--root 127.0.0.1:5411 --iters "$iters" --work "$w" &
 	pids+=($!)
+	echo "rank $rank: pid $! (work $w)"
 done
 wait "${pids[@]}"
 echo "\$ bcsstat dist --job $job"

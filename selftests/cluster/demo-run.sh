@@ -215,10 +215,30 @@ gang_at()
 		slice_table "$(label_of "bcs-${1}us${3:-}")" "${2:-$rows}"
 }
 
+# pictures LABEL: the slice interval and the switch lateness per node of
+# run LABEL as PNGs, and its Perfetto trace, drawn on the host from the
+# nodes' slice records.
+pictures()
+{
+	local d=$SHARE/data/demo-$1 out=$SHARE/pictures bcsstat
+	bcsstat=$CL_DIR/../../tools/bcsstat
+	mkdir -p "$out"
+	"$bcsstat" plot interval -o "$out/$1-interval.png" \
+		"$d"/node*.slices.json > "$SHARE/out/pictures.log" 2>&1 &&
+	"$bcsstat" plot lateness -o "$out/$1-lateness.png" \
+		"$d"/node*.slices.json >> "$SHARE/out/pictures.log" 2>&1 &&
+	"$bcsstat" trace -o "$out/$1-trace.json" \
+		"$d"/node*.slices.json >> "$SHARE/out/pictures.log" 2>&1
+	ok $? "$1: pictures of the slice records and their trace"
+	say "$1: slice interval $out/$1-interval.png, switch lateness" \
+		"$out/$1-lateness.png, trace $out/$1-trace.json" \
+		"(open it in https://ui.perfetto.dev)"
+}
+
 # --- the demo: plain time-sharing, then bcs -------------------------------
 slice=${DEMO_SLICE_US:-$CL_SLICE_US}
 pair plain 0 0
-gang_at "$slice"
+gang_at "$slice" && pictures "bcs-${slice}us"
 
 # --- the benchmark: one after the other, other slice lengths --------------
 if [ "${DEMO_BENCH:-0}" = 1 ]; then

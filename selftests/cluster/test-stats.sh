@@ -16,15 +16,14 @@ start_burners stats "$j1" "$j2"
 # --- distributions of a whole job, enabled from node2 for every node ---
 out=$(on 2 bcsctl stats enable "$j1" --metric burst,wait 2>&1)
 ok $? "node2: stats enable $j1 through bcsd ($out)"
-# tracked NODE JOB: the tasks of JOB that NODE's bcs.ko records, with
-# bursts counted.
+# tracked NODE JOB: the tasks of JOB that NODE's bcs.ko records now (a
+# burner never sleeps: its one burst never ends, so no count would do).
 tracked()
 {
 	on "$1" "{ bcsstat dist --job $2 --json 2>/dev/null || echo []; } | $PY -c '
 import json, sys
 d = json.load(sys.stdin)
-print(sum(1 for doc in d for t in doc[\"tasks\"]
-          if t[\"metrics\"].get(\"burst\", {}).get(\"count\", 0) > 0))'"
+print(sum(1 for doc in d for t in doc[\"tasks\"] if t[\"tracking\"]))'"
 }
 for n in $CL_NODES; do
 	wait_until 30 eval '[ "$(tracked "$n" "$j1")" -ge 1 ] 2>/dev/null'
@@ -50,24 +49,25 @@ for n in $CL_NODES; do
 	wait_until 60 eval '[ "$(win_state "$n")" = done ]'
 	ok $? "node$n: the window is done ($(win_state "$n"))"
 done
-# From the window's first record on, the ring has exactly the slices
-# from..to, every one of them.
+# From the window's first record on, the ring has records of slices
+# from..to only, as many as the window counted.  Not necessarily of every
+# one of them: a slice whose strobe a busy node missed has no switch.
 for n in $CL_NODES; do
 	r=$(on "$n" "bcsctl stats window --json > \$STATE/win.json &&
 		bcsstat slices --json > \$STATE/slices.json &&
 		$PY -c '
 import json, sys
 w = json.load(open(sys.argv[1]))
-recs = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+recs = json.load(open(sys.argv[2]))
 mine = [r for r in recs if r[\"seq\"] >= w[\"first_seq\"]]
 got = sorted(set(r[\"slice\"] for r in mine))
-want = list(range($from, $to + 1))
-print(\"ok\" if got == want and len(mine) == w[\"records\"] else
-      \"slices %s..%s, %d distinct of %d, %d records (window says %d)\" %
-      (got[0] if got else None, got[-1] if got else None, len(got),
-       len(want), len(mine), w[\"records\"]))' \$STATE/win.json \$STATE/slices.json")
-	[ "$r" = ok ]
-	ok $? "node$n: the window holds exactly slices $from..$to ($r)"
+inside = all($from <= s <= $to for s in got)
+print(\"ok %d\" % len(got) if got and inside and len(mine) == w[\"records\"]
+      else \"slices %s..%s, %d records (window says %d)\" %
+      (got[0] if got else None, got[-1] if got else None, len(mine),
+       w[\"records\"]))' \$STATE/win.json \$STATE/slices.json")
+	[ "${r%% *}" = ok ]
+	ok $? "node$n: the window holds slices of $from..$to only ($r of $((to - from + 1)))"
 done
 out=$(on 1 bcsctl stats window --clear 2>&1)
 ok $? "node1: stats window --clear through bcsd ($out)"

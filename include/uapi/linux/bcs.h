@@ -549,9 +549,9 @@ struct bcs_task_list {
  * splits the time since tracking began into four states, each one a
  * metric (enum bcs_dist_metric):
  *  - BCS_DIST_BURST: running; a burst is the CPU time from the end of a
- *    voluntary sleep to the start of the next one: preemptions and bcs
- *    suspensions inside it do not end it (they are counted in @preemptions
- *    and @suspensions);
+ *    voluntary sleep to the start of the next one, or to the task's leaving
+ *    the job (exit, detach): preemptions and bcs suspensions inside it do
+ *    not end it (they are counted in @preemptions and @suspensions);
  *  - BCS_DIST_BLOCKED: a voluntary sleep (blocked in the kernel on its own
  *    account), from the switch-out to its wake-up;
  *  - BCS_DIST_SUSPENDED: parked by bcs, from the switch-out to its wake-up;
