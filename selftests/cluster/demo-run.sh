@@ -140,12 +140,20 @@ gang()
 	for n in $CL_NODES; do
 		cpu0[$n]=$(on "$n" bcsd_cpu)
 	done
+	# The first job's distributions, on every node (through bcsd): each
+	# node's bcsd writes them to its jobs_dir when the ranks end.
+	on 1 "bcsctl stats enable $j1" > /dev/null
 	pair "$1" "$j1" "$j2" || return 1
 	bcsd_share "$label"
 	# The whole ring (bcs.ko's default stat_records): runs are long.
 	snapshot_all "demo-$label" 10000
 	echo "$j1 $j2" > "$SHARE/data/demo-$label/jobs"
 	echo "$cur_lead" > "$SHARE/data/demo-$label/lead_us"
+	for n in $CL_NODES; do
+		on "$n" "wait_for 10 eval 'ls \$STATE/jobs/$j1-*.json' &&
+			cp \$STATE/jobs/$j1-*.json $SHARE/data/demo-$label/" \
+			> /dev/null 2>&1
+	done
 }
 
 # slice_table LABEL [ROWS]: rows run on every node in the middle of the
@@ -233,6 +241,16 @@ pictures()
 	say "$1: slice interval $out/$1-interval.png, switch lateness" \
 		"$out/$1-lateness.png, trace $out/$1-trace.json" \
 		"(open it in https://ui.perfetto.dev)"
+	# The first job's dumps, one per node (gang()).
+	set -- "$1" "$d"/[0-9]*-*.json
+	if [ -e "$2" ]; then
+		"$bcsstat" plot dist -o "$out/$1-dist.png" "${@:2}" \
+			>> "$SHARE/out/pictures.log" 2>&1 &&
+		"$bcsstat" dist "${@:2}" > "$out/$1-dist.txt" 2>&1
+		ok $? "$1: the first job's distributions on $(($# - 1)) nodes"
+		say "$1: distributions of the first job $out/$1-dist.png" \
+			"and $out/$1-dist.txt"
+	fi
 }
 
 # --- the demo: plain time-sharing, then bcs -------------------------------
