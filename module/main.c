@@ -61,7 +61,7 @@ static int __init bcs_init(void)
 		goto err_park;
 	err = bcs_sched_init(slice_ns, watchdog_slices);
 	if (err)
-		goto err_park;
+		goto err_dist;
 	err = bcs_device_init();
 	if (err)
 		goto err_sched;
@@ -82,6 +82,8 @@ err_device:
 	bcs_device_exit();
 err_sched:
 	bcs_sched_exit();
+err_dist:
+	bcs_dist_exit();	/* no job yet: nothing recorded */
 err_park:
 	bcs_park_exit();
 err_job:
