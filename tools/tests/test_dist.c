@@ -297,6 +297,23 @@ static char *edited(const char *name, const char *text, const char *from,
 	return path;
 }
 
+/*
+ * Edits of a good dump that make it one to refuse: another version or
+ * format; buckets of resolution 3 said to be of 2 or 8; buckets that do
+ * not add up to the count; a negative pid, a string for a number, no
+ * totals.
+ */
+static const char *const refused[][3] = {
+	{ "v2.json", "\"version\":1", "\"version\":2" },
+	{ "fmt.json", "bcs-job-dump", "bcs-job-dumb" },
+	{ "res.json", "\"sub_bits\":3", "\"sub_bits\":2" },
+	{ "res8.json", "\"sub_bits\":3", "\"sub_bits\":8" },
+	{ "count.json", "\"count\":3", "\"count\":4" },
+	{ "pid.json", "\"pid\":101", "\"pid\":-1" },
+	{ "str.json", "\"job\":7", "\"job\":\"7\"" },
+	{ "tot.json", "\"totals\"", "\"totalz\"" },
+};
+
 static void test_dumps(void)
 {
 	uint64_t v1[] = { 2000000, 2100000, 3000000 };
@@ -305,6 +322,7 @@ static void test_dumps(void)
 	struct dist_set set;
 	char *files[4], *text, *p;
 	struct dist_task *t;
+	size_t k;
 
 	files[0] = write_dump("n1.json", "n1", 7, v1, 3, 3);
 	files[1] = write_dump("n2.json", "n2", 7, v2, 2, 2);
@@ -398,39 +416,18 @@ static void test_dumps(void)
 	CHECK_EQ(load(files + 3, 1, 0, 0, &set), EXIT_FAILURE);
 	free(files[3]);
 	free(p);
-	files[3] = edited("v2.json", text, "\"version\":1", "\"version\":2");
-	CHECK_EQ(load(files + 3, 1, 0, 0, &set), EXIT_FAILURE);
-	free(files[3]);
-	files[3] = edited("fmt.json", text, "bcs-job-dump", "bcs-job-dumb");
-	CHECK_EQ(load(files + 3, 1, 0, 0, &set), EXIT_FAILURE);
-	free(files[3]);
 	files[3] = write_text("slices.json", "[{\"seq\":1}]");
 	CHECK_EQ(load(files + 3, 1, 0, 0, &set), EXIT_FAILURE);
 	free(files[3]);
 	files[3] = write_text("empty.json", "[]");
 	CHECK_EQ(load(files + 3, 1, 0, 0, &set), EXIT_FAILURE);
 	free(files[3]);
-	/* Buckets of resolution 3 said to be of resolution 2. */
-	files[3] = edited("res.json", text, "\"sub_bits\":3", "\"sub_bits\":2");
-	CHECK_EQ(load(files + 3, 1, 0, 0, &set), EXIT_FAILURE);
-	free(files[3]);
-	files[3] = edited("res8.json", text, "\"sub_bits\":3", "\"sub_bits\":8");
-	CHECK_EQ(load(files + 3, 1, 0, 0, &set), EXIT_FAILURE);
-	free(files[3]);
-	/* Buckets that do not add up to the count. */
-	files[3] = edited("count.json", text, "\"count\":3", "\"count\":4");
-	CHECK_EQ(load(files + 3, 1, 0, 0, &set), EXIT_FAILURE);
-	free(files[3]);
-	/* A negative pid, a string for a number, no totals. */
-	files[3] = edited("pid.json", text, "\"pid\":101", "\"pid\":-1");
-	CHECK_EQ(load(files + 3, 1, 0, 0, &set), EXIT_FAILURE);
-	free(files[3]);
-	files[3] = edited("str.json", text, "\"job\":7", "\"job\":\"7\"");
-	CHECK_EQ(load(files + 3, 1, 0, 0, &set), EXIT_FAILURE);
-	free(files[3]);
-	files[3] = edited("tot.json", text, "\"totals\"", "\"totalz\"");
-	CHECK_EQ(load(files + 3, 1, 0, 0, &set), EXIT_FAILURE);
-	free(files[3]);
+	for (k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
+		files[3] = edited(refused[k][0], text, refused[k][1],
+				  refused[k][2]);
+		CHECK_EQ(load(files + 3, 1, 0, 0, &set), EXIT_FAILURE);
+		free(files[3]);
+	}
 	/* A metric of a later bcs is left aside, not refused. */
 	files[3] = edited("new.json", text, "\"wait\":", "\"later\":");
 	CHECK_EQ(load(files + 3, 1, 0, 0, &set), 0);
