@@ -28,6 +28,7 @@
 #include "master.h"
 #include "node.h"
 #include "record.h"
+#include "switches.h"
 #include "collect.h"
 
 #define BCSD_CONF_DEFAULT	"/etc/bcs/bcsd.conf"
@@ -114,6 +115,7 @@ static const struct bcsd_part {
 	{ is_node,	node_init,	node_exit },
 	{ is_node,	record_init,	record_exit },
 	{ is_node,	collect_init,	collect_exit },
+	{ is_node,	switches_init,	switches_exit },
 	{ NULL,		ctl_init,	ctl_exit },
 };
 

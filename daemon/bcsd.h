@@ -30,6 +30,7 @@
 
 struct bcs;
 struct bcs_nl;
+struct bcs_stat;
 
 /* One job of the cluster, as the master keeps it. */
 struct bcsd_job {
@@ -48,6 +49,30 @@ struct bcsd_peer {
 	uint32_t node;
 	uint64_t seen_ms;		/* CLOCK_MONOTONIC */
 	struct bcsp_report report;
+};
+
+/*
+ * global.c: the active master's record of a slice (GETTS, GTTS): its
+ * strobe, and how the nodes' switches to it went, summed.
+ */
+#define BCSD_GLOBAL_SLICES	4096	/* slices kept */
+
+struct bcsd_global_rec {
+	uint64_t slice;			/* none if @sent_ns is 0 */
+	uint64_t deadline_ns;		/* CLOCK_REALTIME, as the strobe */
+	uint64_t sent_ns;		/* its first copy sent */
+	uint64_t interval_ns;		/* since the strobe before; 0: none */
+	uint32_t row;
+	struct bcsp_switch_sum sw;	/* @sw.nodes 0: no node said yet */
+};
+
+struct bcsd_global {
+	uint32_t epoch;			/* of the strobes recorded */
+	uint64_t nr;			/* strobes recorded in @epoch */
+	uint64_t newest;		/* slice of the last */
+	uint64_t last_sent_ns;
+	uint64_t unknown;		/* summaries of slices not held */
+	struct bcsd_global_rec recs[BCSD_GLOBAL_SLICES];
 };
 
 /* A bcsctl connection, maybe waiting for the master's answer. */
@@ -73,6 +98,8 @@ struct bcsd_counters {
 	uint64_t kernel_errors;
 	uint64_t dumps;			/* jobs' statistics written */
 	uint64_t dumps_failed;
+	uint64_t switches_tx;		/* summaries sent to the master */
+	uint64_t switch_slices_skipped;	/* too many in one report period */
 	uint64_t strobes_tx;
 	uint64_t strobe_copies_tx;	/* of them, sent after the first */
 	uint64_t maps_tx;
@@ -218,6 +245,19 @@ struct bcsd_record {
 };
 
 /*
+ * switches.c: this node's slice ring (NULL: none, no summaries), read up
+ * to @next_seq, last at @sent_ms; the last slice summarised, of the
+ * master of @epoch.
+ */
+struct bcsd_switches {
+	struct bcs_stat *st;
+	uint64_t next_seq;
+	uint64_t sent_ms;
+	uint64_t last_slice;
+	uint32_t epoch;
+};
+
+/*
  * The kernel jobs bcsd made on this node, and their births (0: not
  * known): node.c keeps them, ctl.c waits for them (view_local_job()).
  */
@@ -287,6 +327,7 @@ struct bcsd {
 	struct bcsd_handlers dispatch[__BCSP_TYPE_MAX];
 	struct bcsd_followed followed;	/* rx.c, and master.c when active */
 	struct bcsd_view view;
+	struct bcsd_global global;	/* master.c records, ctl.c reads */
 	struct bcsd_local local;	/* node.c writes it */
 	struct bcsd_counters cnt;	/* each part its own */
 
@@ -295,6 +336,7 @@ struct bcsd {
 	struct bcsd_node node;
 	struct bcsd_record record;
 	struct bcsd_collect collect;
+	struct bcsd_switches switches;
 	struct bcsd_ctl ctl;
 };
 
@@ -335,6 +377,20 @@ bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
 struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 				   uint64_t now_ms);
 bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx);
+
+/*
+ * global.c: the active master's global records.  global_sent(): strobe
+ * @s of master epoch @epoch went out at @sent_ns (CLOCK_REALTIME); a new
+ * epoch starts afresh.  global_add(): a node's (or a subtree's) switch
+ * summaries, for the strobes of @epoch.  global_json(): the records of
+ * the last @last slices sent (at most BCSD_GLOBAL_SLICES), oldest first,
+ * as {"epoch", "unknown", "slices": [...]}.
+ */
+void global_sent(struct bcsd *d, uint32_t epoch, const struct bcsp_strobe *s,
+		 uint64_t sent_ns);
+void global_add(struct bcsd *d, uint32_t epoch,
+		const struct bcsp_switches *sw);
+struct json_object *global_json(const struct bcsd *d, uint64_t last);
 
 /* stats.c: every part's counters as JSON; reads them, calls no part. */
 struct json_object *stats_json(const struct bcsd *d);

@@ -15,6 +15,7 @@
  *                                                   release)
  *   {"cmd": "window", "from": A, "to": B}
  *   {"cmd": "window-clear"}
+ *   {"cmd": "slices", "last": N}                   (on the active master)
  *
  * No row is null, in requests and answers alike (-1 is taken for it in
  * requests too); a field that is null or left out takes its default.
@@ -298,6 +299,27 @@ static void cmd_status(struct bcsd *d, struct bcsd_client *c)
 	ctl_send(c, o);
 }
 
+/* The global records of the last @last slices, on the active master. */
+static void cmd_slices(struct bcsd *d, struct bcsd_client *c, uint64_t last)
+{
+	struct json_object *o;
+	char msg[96];
+
+	if (!followed_is_self(d)) {
+		if (d->followed.known)
+			snprintf(msg, sizeof(msg),
+				 "the global records are on the master, node %u",
+				 d->followed.id);
+		else
+			snprintf(msg, sizeof(msg), "no master heard");
+		ctl_error(c, -EREMOTE, msg);
+		return;
+	}
+	o = global_json(d, last);
+	json_object_object_add(o, "ok", json_object_new_boolean(1));
+	ctl_send(c, o);
+}
+
 static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 {
 	struct json_object *o = ok_object(), *arr = json_object_new_array();
@@ -489,6 +511,9 @@ static void ctl_on_client(struct bcsd *d, void *arg)
 		break;
 	case CTL_JOB_WAIT:
 		cmd_job_wait(d, c, &req);
+		break;
+	case CTL_SLICES:
+		cmd_slices(d, c, req.last);
 		break;
 	default:
 		/* The rest go to the master, from root only. */

@@ -30,6 +30,7 @@ static const struct {
 	{ "stats",	 CTL_STATS },
 	{ "window",	 CTL_WINDOW },
 	{ "window-clear", CTL_WINDOW_CLEAR },
+	{ "slices",	 CTL_SLICES },
 };
 
 /*
@@ -132,6 +133,7 @@ int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
 	struct json_tokener *tok;
 	struct json_object *in = NULL, *v;
 	int64_t job = 0, row = -1, timeout = CTL_WAIT_DEFAULT_MS;
+	int64_t last = CTL_SLICES_DEFAULT;
 	const char *cmd;
 	size_t i, end;
 	int ret = -EINVAL;
@@ -168,7 +170,8 @@ int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
 	if (get_int(in, "job", 0, UINT32_MAX, &job, err, errlen) ||
 	    get_int(in, "row", -1, (int64_t)BCS_ROW_NONE - 1, &row, err,
 		    errlen) ||
-	    get_int(in, "timeout_ms", 0, INT64_MAX, &timeout, err, errlen))
+	    get_int(in, "timeout_ms", 0, INT64_MAX, &timeout, err, errlen) ||
+	    get_int(in, "last", 1, UINT32_MAX, &last, err, errlen))
 		goto out;
 	/* Nothing would ever answer a wait for job 0. */
 	if (req->cmd == CTL_JOB_WAIT && !job) {
@@ -178,6 +181,7 @@ int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
 	req->job = (uint32_t)job;
 	req->row = row < 0 ? BCS_ROW_NONE : (uint32_t)row;
 	req->timeout_ms = (uint64_t)timeout;
+	req->last = (uint64_t)last;
 	if ((req->cmd == CTL_STATS && get_stats(in, req, err, errlen)) ||
 	    (req->cmd == CTL_WINDOW && get_window(in, req, err, errlen)))
 		goto out;

@@ -12,6 +12,7 @@
 
 #define CTL_MSG_MAX		65536	/* longest request */
 #define CTL_WAIT_DEFAULT_MS	5000	/* job-wait without timeout_ms */
+#define CTL_SLICES_DEFAULT	100	/* slices without last */
 
 enum ctl_cmd {
 	CTL_STATUS = 1,
@@ -23,6 +24,7 @@ enum ctl_cmd {
 	CTL_STATS,		/* root only, as the next two */
 	CTL_WINDOW,
 	CTL_WINDOW_CLEAR,
+	CTL_SLICES,		/* anyone: the master's global records */
 };
 
 struct ctl_req {
@@ -34,6 +36,7 @@ struct ctl_req {
 	uint32_t metrics;	/* stats: 1 << enum bcs_dist_metric */
 	uint32_t sub_bits;	/* stats: the resolution of an enable */
 	uint64_t from, to;	/* window: first and last slice */
+	uint64_t last;		/* slices: how many, the newest */
 };
 
 /*
@@ -43,7 +46,8 @@ struct ctl_req {
  * "timeout_ms" (>= 0); for stats a string "op" (enable, disable,
  * release) and integers "metrics" (1 .. BCS_DIST_ALL, 0 for release)
  * and "sub_bits" (0 .. BCS_HIST_SUB_BITS_MAX); for window integers
- * "from" and "to" (0 .. 2^63 - 1, from <= to).
+ * "from" and "to" (0 .. 2^63 - 1, from <= to); for slices an integer
+ * "last" (1 .. 2^32 - 1, CTL_SLICES_DEFAULT if absent).
  * Returns 0, or -EINVAL with a message for the client in @err.
  */
 int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,

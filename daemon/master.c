@@ -537,6 +537,7 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 	m->strobe.nr_rows = nr_rows(d);
 	if (!net_send(d, m, NULL))
 		d->cnt.strobes_tx++;
+	global_sent(d, d->master.epoch, &m->strobe, now_real_ns());
 	d->followed.slice = d->master.strobe_slice;
 	d->followed.heard_ms = now_mono_ms();
 	/* To this host's node part, as the group gets it. */
@@ -835,6 +836,18 @@ static void on_request_msg(struct bcsd *d, const struct bcsp_msg *m,
 	dispatch(d, &r, from);
 }
 
+/*
+ * How the nodes' switches went, for the global records: from the
+ * network, or from this host's switches part.
+ */
+static void on_switches(struct bcsd *d, const struct bcsp_msg *m,
+			const struct bcsd_origin *from)
+{
+	(void)from;
+	if (d->master.active)
+		global_add(d, m->hdr.epoch, &m->sw);
+}
+
 /* A report: from the network, or from this host's node part. */
 static void on_report_msg(struct bcsd *d, const struct bcsp_msg *m,
 			  const struct bcsd_origin *from)
@@ -858,6 +871,7 @@ int master_init(struct bcsd *d)
 		return -1;
 	dispatch_register(d, BCSP_STROBE, on_strobe);
 	dispatch_register(d, BCSP_REPORT, on_report_msg);
+	dispatch_register(d, BCSP_SWITCHES, on_switches);
 	dispatch_register(d, BCSP_REQUEST, on_request_msg);
 	dispatch_register(d, BCSP_REPLY, on_reply);
 	d->master.next_job_id = 1;

@@ -199,6 +199,23 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 			put32(c, m->report.jobs[i].birth);
 		}
 		break;
+	case BCSP_SWITCHES:
+		if (m->sw.nr > BCSP_MAX_SWITCHES) {
+			c->ok = false;
+			return;
+		}
+		put32(c, m->sw.nr);
+		put32(c, 0);
+		for (i = 0; i < m->sw.nr; i++) {
+			put64(c, m->sw.s[i].slice);
+			put64(c, (uint64_t)m->sw.s[i].end_max_ns);
+			put64(c, (uint64_t)m->sw.s[i].end_min_ns);
+			put16(c, m->sw.s[i].nodes);
+			put16(c, m->sw.s[i].late);
+			put16(c, m->sw.s[i].predicted);
+			put16(c, 0);
+		}
+		break;
 	default:
 		c->ok = false;
 	}
@@ -322,8 +339,46 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			m->report.jobs[i].birth = get32(c);
 		}
 		return c->ok;
+	case BCSP_SWITCHES:
+		m->sw.nr = get32(c);
+		m->sw.reserved = get32(c);
+		if (m->sw.nr > BCSP_MAX_SWITCHES || m->sw.reserved)
+			return false;
+		for (i = 0; i < m->sw.nr; i++) {
+			struct bcsp_switch_sum *w = &m->sw.s[i];
+
+			w->slice = get64(c);
+			w->end_max_ns = (int64_t)get64(c);
+			w->end_min_ns = (int64_t)get64(c);
+			w->nodes = get16(c);
+			w->late = get16(c);
+			w->predicted = get16(c);
+			w->reserved = get16(c);
+			if (!w->nodes || w->late > w->nodes ||
+			    w->predicted > w->nodes || w->reserved ||
+			    w->end_min_ns > w->end_max_ns)
+				return false;
+		}
+		return c->ok;
 	}
 	return false;
+}
+
+bool bcsp_switch_sum_add(struct bcsp_switch_sum *dst,
+			 const struct bcsp_switch_sum *src)
+{
+	if (dst->slice != src->slice ||
+	    (uint32_t)dst->nodes + src->nodes > UINT16_MAX)
+		return false;
+	/* late <= nodes and predicted <= nodes: neither passes either. */
+	dst->nodes += src->nodes;
+	dst->late += src->late;
+	dst->predicted += src->predicted;
+	if (src->end_max_ns > dst->end_max_ns)
+		dst->end_max_ns = src->end_max_ns;
+	if (src->end_min_ns < dst->end_min_ns)
+		dst->end_min_ns = src->end_min_ns;
+	return true;
 }
 
 /*
@@ -348,6 +403,9 @@ static bool body_len_ok(uint8_t type, size_t n)
 	case BCSP_REPORT:
 		return n >= 4 && (n - 4) % 12 == 0 &&
 		       (n - 4) / 12 <= BCSP_MAX_JOBS;
+	case BCSP_SWITCHES:
+		return n >= 8 && (n - 8) % 32 == 0 &&
+		       (n - 8) / 32 <= BCSP_MAX_SWITCHES;
 	}
 	return false;
 }

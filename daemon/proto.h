@@ -44,6 +44,7 @@ enum bcsp_type {
 	BCSP_REPLY	= 4,	/* master -> group: answer to a request */
 	BCSP_REPORT	= 5,	/* node -> master: local tasks per job */
 	BCSP_CONTEXT	= 6,	/* master -> group: statistics to record */
+	BCSP_SWITCHES	= 7,	/* node -> master: how its switches went */
 	__BCSP_TYPE_MAX,
 };
 
@@ -161,6 +162,41 @@ struct bcsp_report {
 	} jobs[BCSP_MAX_JOBS];
 };
 
+/*
+ * BCSP_SWITCHES body: 8 bytes + 32 per slice.  How the switches to some
+ * slices went, on one node or, summed, on several: what the master keeps
+ * as its global records of each slice (the paper's GTTS).  A node sends
+ * the slices its slice ring recorded since its last report, each once,
+ * with @nodes 1; the fields combine by the rule beside them, so that
+ * summaries of several nodes are summaries of the same kind.  Only
+ * switches to a master's slice count: driven, predicted or expired, not
+ * those of a fail-open, of the local timer or injected.
+ */
+struct bcsp_switch_sum {
+	uint64_t slice;		/* the key: only equal slices combine */
+	int64_t end_max_ns;	/* max: latest switch end - deadline */
+	int64_t end_min_ns;	/* min: earliest */
+	uint16_t nodes;		/* sum: nodes that switched to the slice */
+	uint16_t late;		/* sum: of them, late (BCS_SLICE_LATE) */
+	uint16_t predicted;	/* sum: of them, on a prediction */
+	uint16_t reserved;	/* zero */
+};
+
+#define BCSP_MAX_SWITCHES	40	/* slices per datagram */
+
+struct bcsp_switches {
+	uint32_t nr;
+	uint32_t reserved;	/* zero */
+	struct bcsp_switch_sum s[BCSP_MAX_SWITCHES];
+};
+
+/*
+ * Combine summary @src of a slice into @dst of the same slice; false,
+ * and @dst as it was, if the slices differ or a count would pass 65535.
+ */
+bool bcsp_switch_sum_add(struct bcsp_switch_sum *dst,
+			 const struct bcsp_switch_sum *src);
+
 struct bcsp_msg {
 	struct bcsp_hdr hdr;
 	union {
@@ -169,6 +205,7 @@ struct bcsp_msg {
 		struct bcsp_request req;
 		struct bcsp_report report;
 		struct bcsp_context ctx;
+		struct bcsp_switches sw;
 	};
 };
 

@@ -203,6 +203,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		view_on_report(d, m.hdr.sender, &m.report, now_mono_ms());
 		break;
 	case BCSP_REQUEST:
+	case BCSP_SWITCHES:
 		if (own)
 			return;	/* never sent to ourselves */
 		break;

@@ -42,6 +42,8 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "kernel_errors", d->cnt.kernel_errors);
 	add_u64(o, "dumps", d->cnt.dumps);
 	add_u64(o, "dumps_failed", d->cnt.dumps_failed);
+	add_u64(o, "switches_tx", d->cnt.switches_tx);
+	add_u64(o, "switch_slices_skipped", d->cnt.switch_slices_skipped);
 	add_u64(o, "jobs_superseded", d->cnt.jobs_superseded);
 	add_u64(o, "takeovers", d->cnt.takeovers);
 	add_u64(o, "stepdowns", d->cnt.stepdowns);
@@ -99,6 +101,8 @@ void stats_write(const struct bcsd *d)
 		add_u64(rej, bcsp_verdict_name(i), d->cnt.rejected[i]);
 	json_object_object_add(o, "rejected", rej);
 	json_object_object_add(o, "maps", map_history_json(d));
+	json_object_object_add(o, "global",
+			       global_json(d, BCSD_GLOBAL_SLICES));
 	/* A fresh file of our own (mkstemp): never one a link points to. */
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	fd = mkstemp(tmp);

@@ -52,16 +52,19 @@ struct bcsctl_req {
 	char **pids;		/* attach/detach: validated pid arguments */
 	int nr_pids;
 	char **cmd_argv;	/* run: NULL-terminated command */
-	int json;		/* status, job list, stats window: --json */
+	int json;		/* status, job list, stats: --json */
 	int window;		/* stats window: 1 arm, -1 clear, 0 show */
 	uint64_t from_slice;	/* stats window --from-slice */
 	uint64_t to_slice;	/* stats window --to-slice */
+	uint64_t last;		/* stats global --last */
 	uint32_t dist_op;	/* stats: enum bcs_dist_op */
 	uint32_t metrics;	/* stats: 1 << enum bcs_dist_metric */
 	uint32_t sub_bits;	/* stats enable: log2 of --resolution */
 	const char *group;	/* help or error for a group ("job") */
 	char err[256];		/* message for BCSCTL_PARSE_USAGE */
 };
+
+#define BCSCTL_GLOBAL_LAST	20	/* stats global without --last */
 
 struct bcsctl_cmd {
 	const char *group;	/* first word ("job"), or NULL */
@@ -101,5 +104,6 @@ int bcsctl_run_strobe(const struct bcsctl_req *req);
 /* bcsctl_stats.c */
 int bcsctl_run_stats(const struct bcsctl_req *req);
 int bcsctl_run_stats_window(const struct bcsctl_req *req);
+int bcsctl_run_stats_global(const struct bcsctl_req *req);
 
 #endif /* BCS_TOOLS_BCSCTL_H */

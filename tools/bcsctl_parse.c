@@ -547,6 +547,34 @@ static int parse_stats_window(struct bcsctl_req *req, int argc, char **argv)
 	return BCSCTL_PARSE_OK;
 }
 
+/* stats global: --last N, --json. */
+static int parse_stats_global(struct bcsctl_req *req, int argc, char **argv)
+{
+	const char *v;
+	int i, r;
+
+	req->last = BCSCTL_GLOBAL_LAST;
+	for (i = 0; i < argc; i++) {
+		if (is_help(argv[i]))
+			return BCSCTL_PARSE_HELP;
+		if (!strcmp(argv[i], "--json")) {
+			req->json = 1;
+			continue;
+		}
+		r = opt_val(req, argc, argv, &i, "--last", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (parse_u64(v, 1, UINT32_MAX, &req->last))
+				return usage_err(req, "bad --last '%s' (1..%u)",
+						 v, UINT32_MAX);
+			continue;
+		}
+		return bad_arg(req, argv[i]);
+	}
+	return BCSCTL_PARSE_OK;
+}
+
 const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ NULL, "status", "[--json]",
 	  "Show mode, row, slice, jobs and counters",
@@ -598,6 +626,9 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	  "[--from-slice A --to-slice B | --clear | --json]",
 	  "Record only slices A..B (*), clear (*) or show the window",
 	  0, parse_stats_window, bcsctl_run_stats_window },
+	{ "stats", "global", "[--last N] [--json]",
+	  "The master's records of its last N slices (20)",
+	  0, parse_stats_global, bcsctl_run_stats_global },
 };
 
 const size_t bcsctl_nr_cmds = sizeof(bcsctl_cmds) / sizeof(bcsctl_cmds[0]);

@@ -109,3 +109,81 @@ int bcsctl_run_stats(const struct bcsctl_req *req)
 	}
 	return BCSCTL_EXIT_OK;
 }
+
+/* @v ns as milliseconds, or "-" for null. */
+static const char *fmt_ms(char *buf, size_t len, struct json_object *o,
+			  const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return "-";
+	snprintf(buf, len, "%.3f", (double)json_object_get_int64(v) / 1e6);
+	return buf;
+}
+
+/*
+ * The master's global records (daemon/global.c): each slice's strobe,
+ * when it went out and the interval since the one before, and how the
+ * nodes' switches to it went.  On the master's host only: the records
+ * are there.
+ */
+int bcsctl_run_stats_global(const struct bcsctl_req *req)
+{
+	struct json_object *o = json_object_new_object(), *resp, *a, *r;
+	char msg[256], b[5][32];
+	int fd = cluster_connect(), err;
+	size_t i, n;
+
+	if (fd < 0) {
+		json_object_put(o);
+		fprintf(stderr, "bcsctl: stats global: bcsd does not run here\n");
+		return BCSCTL_EXIT_FAIL;
+	}
+	json_object_object_add(o, "cmd", json_object_new_string("slices"));
+	json_object_object_add(o, "last", json_object_new_int64(req->last));
+	err = cluster_call(fd, o, &resp, STATS_TIMEOUT_MS, msg, sizeof(msg));
+	close(fd);
+	if (err) {
+		fprintf(stderr, "bcsctl: stats global: %s\n", msg);
+		return BCSCTL_EXIT_FAIL;
+	}
+	json_object_object_del(resp, "ok");
+	if (req->json) {
+		printf("%s\n", json_object_to_json_string_ext(resp,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+		json_object_put(resp);
+		return BCSCTL_EXIT_OK;
+	}
+	if (!json_object_object_get_ex(resp, "slices", &a))
+		a = NULL;
+	n = a ? json_object_array_length(a) : 0;
+	printf("%12s %4s %12s %10s %5s %5s %5s %11s %11s\n", "slice", "row",
+	       "interval_ms", "lead_ms", "nodes", "late", "pred",
+	       "end_max_ms", "end_min_ms");
+	for (i = 0; i < n; i++) {
+		int64_t lead;
+
+		r = json_object_array_get_idx(a, i);
+		lead = cluster_int(r, "deadline_ns", 0) -
+		       cluster_int(r, "sent_ns", 0);
+		snprintf(b[1], sizeof(b[1]), "%.3f", (double)lead / 1e6);
+		if (cluster_row(r) == BCS_ROW_NONE)
+			snprintf(b[0], sizeof(b[0]), "-");
+		else
+			snprintf(b[0], sizeof(b[0]), "%u", cluster_row(r));
+		printf("%12lld %4s %12s %10s %5lld %5lld %5lld %11s %11s\n",
+		       (long long)cluster_int(r, "slice", 0), b[0],
+		       fmt_ms(b[2], sizeof(b[2]), r, "interval_ns"), b[1],
+		       (long long)cluster_int(r, "nodes", 0),
+		       (long long)cluster_int(r, "late", 0),
+		       (long long)cluster_int(r, "predicted", 0),
+		       fmt_ms(b[3], sizeof(b[3]), r, "end_max_ns"),
+		       fmt_ms(b[4], sizeof(b[4]), r, "end_min_ns"));
+	}
+	if (cluster_int(resp, "unknown", 0))
+		printf("(%lld switch summaries of slices not held were dropped)\n",
+		       (long long)cluster_int(resp, "unknown", 0));
+	json_object_put(resp);
+	return BCSCTL_EXIT_OK;
+}

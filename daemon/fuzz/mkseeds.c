@@ -132,6 +132,22 @@ int main(int argc, char **argv)
 	datagram("context", &m);
 
 	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_SWITCHES;
+	m.hdr.sender = 5;
+	m.sw.nr = 2;
+	m.sw.s[0].slice = 123456;
+	m.sw.s[0].end_max_ns = 42000;
+	m.sw.s[0].end_min_ns = 42000;
+	m.sw.s[0].nodes = 1;
+	m.sw.s[1].slice = 123457;
+	m.sw.s[1].end_max_ns = 2500000;
+	m.sw.s[1].end_min_ns = -3000;
+	m.sw.s[1].nodes = 3;
+	m.sw.s[1].late = 1;
+	m.sw.s[1].predicted = 1;
+	datagram("switches", &m);
+
+	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_REPORT;
 	m.hdr.sender = 5;
 	m.report.nr_jobs = 2;

@@ -89,6 +89,13 @@ int main(void)
 		      "\"from\" must be"));
 	CHECK(parse("{\"cmd\":\"window-clear\"}", &r) == 0 &&
 	      r.cmd == CTL_WINDOW_CLEAR);
+	CHECK(parse("{\"cmd\":\"slices\"}", &r) == 0 &&
+	      r.cmd == CTL_SLICES && r.last == CTL_SLICES_DEFAULT);
+	CHECK(parse("{\"cmd\":\"slices\",\"last\":4294967295}", &r) == 0 &&
+	      r.cmd == CTL_SLICES && r.last == 4294967295u);
+	CHECK(refused("{\"cmd\":\"slices\",\"last\":0}", "\"last\" must be"));
+	CHECK(refused("{\"cmd\":\"slices\",\"last\":4294967296}",
+		      "\"last\" must be"));
 
 	/* Was job 1: a cast to 32 bits. */
 	CHECK(refused("{\"cmd\":\"job-destroy\",\"job\":4294967297}",

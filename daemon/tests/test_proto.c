@@ -468,6 +468,9 @@ static bool can_be(unsigned int type, size_t body)
 	case BCSP_CONTEXT:
 		return body >= 40 && (body - 40) % 8 == 0 &&
 		       body <= 40 + 8 * BCSP_MAX_JOBS;
+	case BCSP_SWITCHES:
+		return body >= 8 && (body - 8) % 32 == 0 &&
+		       body <= 8 + 32 * BCSP_MAX_SWITCHES;
 	}
 	return body == 24 || body == 40;
 }
@@ -517,6 +520,75 @@ static void test_before_tag(void)
 	CHECK(bad == 0);
 }
 
+/* The switch summaries: their wire form, their checks, their sums. */
+static void test_switches(void)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_SWITCHES, .cluster = 7 } };
+	struct bcsp_switch_sum a, b;
+	uint8_t buf[BCSP_MAX_LEN];
+	struct bcsp_msg out;
+	uint32_t i;
+	int len;
+
+	m.sw.nr = BCSP_MAX_SWITCHES;
+	for (i = 0; i < m.sw.nr; i++) {
+		m.sw.s[i].slice = 1000 + i;
+		m.sw.s[i].end_max_ns = -5000 + (int64_t)i * 1000000000;
+		m.sw.s[i].end_min_ns = -5000 - (int64_t)i;
+		m.sw.s[i].nodes = (uint16_t)(1 + i);
+		m.sw.s[i].late = (uint16_t)i;
+		m.sw.s[i].predicted = 1;
+	}
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 8 + 32 * BCSP_MAX_SWITCHES + BCSP_TAG_LEN);
+	CHECK(len <= BCSP_MAX_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.sw.nr == BCSP_MAX_SWITCHES);
+	CHECK(!memcmp(out.sw.s, m.sw.s, sizeof(m.sw.s)));
+	/* One more does not fit. */
+	m.sw.nr = BCSP_MAX_SWITCHES + 1;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	/* No nodes, more late or predicted than nodes, min above max. */
+	m.sw.nr = 1;
+	m.sw.s[0].nodes = 0;
+	m.sw.s[0].late = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.sw.s[0].nodes = 2;
+	m.sw.s[0].late = 3;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.sw.s[0].late = 0;
+	m.sw.s[0].predicted = 3;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.sw.s[0].predicted = 0;
+	m.sw.s[0].end_min_ns = m.sw.s[0].end_max_ns + 1;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.sw.s[0].end_min_ns = m.sw.s[0].end_max_ns;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+
+	/* Sums: of the same slice only, counts below 65536. */
+	a = (struct bcsp_switch_sum){ .slice = 5, .end_max_ns = 100,
+				      .end_min_ns = -50, .nodes = 2,
+				      .late = 1 };
+	b = (struct bcsp_switch_sum){ .slice = 5, .end_max_ns = 300,
+				      .end_min_ns = -10, .nodes = 3,
+				      .late = 2, .predicted = 1 };
+	CHECK(bcsp_switch_sum_add(&a, &b));
+	CHECK(a.nodes == 5 && a.late == 3 && a.predicted == 1 &&
+	      a.end_max_ns == 300 && a.end_min_ns == -50);
+	b.slice = 6;
+	CHECK(!bcsp_switch_sum_add(&a, &b) && a.nodes == 5);
+	b.slice = 5;
+	b.nodes = (uint16_t)(UINT16_MAX - 4);
+	CHECK(!bcsp_switch_sum_add(&a, &b) && a.nodes == 5 && a.late == 3);
+	b.nodes = (uint16_t)(UINT16_MAX - 5);
+	CHECK(bcsp_switch_sum_add(&a, &b) && a.nodes == UINT16_MAX);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -528,6 +600,7 @@ int main(void)
 	test_window();
 	test_strobe_verdict();
 	test_strobe_verdict_wrap();
+	test_switches();
 	test_key_file();
 	test_next_row();
 	test_epochs();

@@ -4,8 +4,9 @@
 # Statistics through bcsd: bcsctl stats enable of a whole job, asked on one
 # node, makes every node record the job's tasks; a slice window armed from
 # one node for slices [S, S+200] captures exactly those slices on every
-# node; the ends of jobs leave one dump per node in jobs_dir, which
-# bcsstat dist merges.
+# node, and the master's global records of those slices agree with the
+# nodes' records; the ends of jobs leave one dump per node in jobs_dir,
+# which bcsstat dist merges.
 
 # shellcheck disable=SC2154 # j1, j2, burners: set by two_jobs, start_burners
 . "$CL_DIR/lib.sh"
@@ -71,6 +72,65 @@ print(\"ok %d\" % len(got) if got and inside and len(mine) == w[\"records\"]
 	[ "${r%% *}" = ok ]
 	ok $? "node$n: the window holds slices of $from..$to only ($r of $((to - from + 1)))"
 done
+# --- the master's global records agree with the nodes' slice records ---
+# For each slice of the window: as many nodes as have a record of a
+# switch to it (driven, not a fail-open; a node's first), as many late
+# and predicted, and the latest and earliest switch end after the
+# deadline, exactly.  The nodes report once per report period: wait.
+for n in $CL_NODES; do
+	on "$n" "cp \$STATE/slices.json $SHARE/out/stats-slices-node$n.json"
+done
+global_agrees()
+{
+	on 1 "bcsctl stats global --last 4096 --json" \
+		> "$SHARE/out/stats-global.json" 2>&1 &&
+	$PY - "$from" "$to" "$SHARE/out/stats-global.json" \
+		"$SHARE"/out/stats-slices-node*.json <<'PY'
+import json, sys
+lo, hi = int(sys.argv[1]), int(sys.argv[2])
+g = {r["slice"]: r for r in json.load(open(sys.argv[3]))["slices"]}
+want = {}
+for path in sys.argv[4:]:
+    first = {}
+    for r in json.load(open(path)):
+        f = r["flags"]
+        if f[2] == "D" and f[3] != "F" and r["slice"] not in first:
+            first[r["slice"]] = r
+    for s, r in first.items():
+        if lo <= s <= hi:
+            want.setdefault(s, []).append(r)
+bad = []
+for s in range(lo, hi + 1):
+    rs, m = want.get(s, []), g.get(s)
+    if not rs:
+        if m and m["nodes"]:
+            bad.append("%d: master %d nodes, none recorded" % (s, m["nodes"]))
+        continue
+    ends = [r["switch_end_ns"] - r["deadline_ns"] for r in rs]
+    exp = (len(rs), sum(r["flags"][0] == "L" for r in rs),
+           sum(r["flags"][7] == "P" for r in rs), max(ends), min(ends))
+    got = m and (m["nodes"], m["late"], m["predicted"], m["end_max_ns"],
+                 m["end_min_ns"])
+    if got != exp:
+        bad.append("%d: master %s, nodes %s" % (s, got, exp))
+n = sum(1 for s in range(lo, hi + 1) if s in want)
+print("ok %d slices" % n if n and not bad else
+      "%d differ, e.g. %s" % (len(bad), bad[:2]))
+sys.exit(0 if n and not bad else 1)
+PY
+}
+wait_until 30 global_agrees > /dev/null
+r=$(global_agrees)
+ok $? "the master's global records agree with the nodes' records ($r)"
+interval_ok=$($PY -c '
+import json, sys
+g = json.load(open(sys.argv[1]))["slices"]
+iv = [r["interval_ns"] for r in g if r["interval_ns"]]
+print(len(iv) > 0 and all(r["sent_ns"] < r["deadline_ns"] for r in g))' \
+	"$SHARE/out/stats-global.json")
+[ "$interval_ok" = True ]
+ok $? "the master recorded each strobe before its deadline, with intervals"
+
 out=$(on 1 bcsctl stats window --clear 2>&1)
 ok $? "node1: stats window --clear through bcsd ($out)"
 for n in $CL_NODES; do

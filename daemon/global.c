@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The active master's global records, per slice (the paper's GETTS and
+ * GTTS): when it sent the strobe of each slice and the interval since
+ * the strobe before, and, from the nodes' switch summaries
+ * (BCSP_SWITCHES), how many nodes switched to the slice, how many of
+ * them late or on a prediction, and the latest and earliest switch end
+ * of any of them relative to the deadline.
+ *
+ * The master part records each strobe it sends (global_sent()) and adds
+ * the summaries the nodes send (global_add()); a node summarises its
+ * slice ring once per report period, so a slice's record is complete
+ * about a report period after its deadline.  The last GLOBAL_SLICES
+ * slices are kept; a summary of a slice older than that, or of a slice
+ * this master did not send (another master's, before a take-over), is
+ * counted and dropped.  A take-over starts the records afresh.
+ */
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bcsd.h"
+
+static struct bcsd_global_rec *rec_of(struct bcsd *d, uint64_t slice)
+{
+	return &d->global.recs[slice % BCSD_GLOBAL_SLICES];
+}
+
+void global_sent(struct bcsd *d, uint32_t epoch, const struct bcsp_strobe *s,
+		 uint64_t sent_ns)
+{
+	struct bcsd_global *g = &d->global;
+	struct bcsd_global_rec *r;
+
+	if (g->epoch != epoch || !g->nr) {
+		memset(g->recs, 0, sizeof(g->recs));
+		g->epoch = epoch;
+		g->nr = 0;
+		g->last_sent_ns = 0;
+	}
+	/* A slice number at most once, never back: a new master's epoch. */
+	if (g->nr && s->slice <= g->newest)
+		return;
+	r = rec_of(d, s->slice);
+	memset(r, 0, sizeof(*r));
+	r->slice = s->slice;
+	r->deadline_ns = s->deadline_ns;
+	r->sent_ns = sent_ns;
+	r->interval_ns = g->last_sent_ns && sent_ns > g->last_sent_ns ?
+			 sent_ns - g->last_sent_ns : 0;
+	r->row = s->row;
+	r->sw.slice = s->slice;
+	g->last_sent_ns = sent_ns;
+	g->newest = s->slice;
+	g->nr++;
+}
+
+void global_add(struct bcsd *d, uint32_t epoch, const struct bcsp_switches *sw)
+{
+	struct bcsd_global *g = &d->global;
+	struct bcsd_global_rec *r;
+	uint32_t i;
+
+	for (i = 0; i < sw->nr; i++) {
+		const struct bcsp_switch_sum *s = &sw->s[i];
+
+		r = rec_of(d, s->slice);
+		if (!g->nr || epoch != g->epoch || !r->sent_ns ||
+		    r->slice != s->slice) {
+			g->unknown++;
+			continue;
+		}
+		if (!r->sw.nodes)
+			r->sw = *s;
+		else if (!bcsp_switch_sum_add(&r->sw, s))
+			g->unknown++;
+	}
+}
+
+static void add_u64(struct json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
+}
+
+static struct json_object *rec_json(const struct bcsd_global_rec *r)
+{
+	struct json_object *o = json_object_new_object();
+	bool any = r->sw.nodes;
+
+	add_u64(o, "slice", r->slice);
+	add_u64(o, "deadline_ns", r->deadline_ns);
+	add_u64(o, "sent_ns", r->sent_ns);
+	/* null: the first strobe this master sent has no interval. */
+	json_object_object_add(o, "interval_ns", r->interval_ns ?
+			       json_object_new_int64((int64_t)r->interval_ns) :
+			       NULL);
+	json_object_object_add(o, "row", r->row == BCS_ROW_NONE ? NULL :
+			       json_object_new_int64(r->row));
+	add_u64(o, "nodes", r->sw.nodes);
+	add_u64(o, "late", r->sw.late);
+	add_u64(o, "predicted", r->sw.predicted);
+	/* null: no node has said how its switch went, yet or at all. */
+	json_object_object_add(o, "end_max_ns", any ?
+			       json_object_new_int64(r->sw.end_max_ns) : NULL);
+	json_object_object_add(o, "end_min_ns", any ?
+			       json_object_new_int64(r->sw.end_min_ns) : NULL);
+	return o;
+}
+
+struct json_object *global_json(const struct bcsd *d, uint64_t last)
+{
+	const struct bcsd_global *g = &d->global;
+	struct json_object *o = json_object_new_object(), *a;
+	uint64_t s, first;
+
+	a = json_object_new_array();
+	add_u64(o, "epoch", g->epoch);
+	add_u64(o, "unknown", g->unknown);
+	if (last > BCSD_GLOBAL_SLICES)
+		last = BCSD_GLOBAL_SLICES;
+	first = g->nr && g->newest >= last ? g->newest - last + 1 : 0;
+	for (s = first; g->nr && s <= g->newest; s++) {
+		const struct bcsd_global_rec *r =
+			&g->recs[s % BCSD_GLOBAL_SLICES];
+
+		/* Slices skipped (a master that fell behind) have none. */
+		if (r->sent_ns && r->slice == s)
+			json_object_array_add(a, rec_json(r));
+	}
+	json_object_object_add(o, "slices", a);
+	return o;
+}
