@@ -106,7 +106,8 @@ int topo_tree_kary(struct topo_tree *t, const struct topo_list *l,
  * The tree of topology file stream @f (named @path in messages) over @l:
  * "host:idx => child:idx ... ;" statements.  Fails on a syntax error, a
  * name not in @l, a node with two parents or two statements, more than
- * one root or none, a cycle, or a node of @l missing from the file.
+ * one root or none, a cycle, or a node of @l missing from the file; @t
+ * is then no tree.
  */
 int topo_tree_read_stream(struct topo_tree *t, const struct topo_list *l,
 			  FILE *f, const char *path, char *err,
@@ -122,6 +123,8 @@ int topo_tree_read_file(struct topo_tree *t, const struct topo_list *l,
  */
 int topo_tree_reroot(struct topo_tree *t, const struct topo_list *l,
 		     uint32_t root_id, char *err, size_t errlen);
+
+/* The queries take a node @i less than @t->nr. */
 
 /* Node @i's parent, or TOPO_NONE for the root. */
 uint32_t topo_parent(const struct topo_tree *t, uint32_t i);
