@@ -31,6 +31,8 @@
 struct bcs;
 struct bcs_nl;
 struct bcs_stat;
+struct topo_list;
+struct topo_tree;
 
 /* One job of the cluster, as the master keeps it. */
 struct bcsd_job {
@@ -319,6 +321,9 @@ struct bcsd {
 	bool master_role, node_role;
 	uint64_t slice_ns;		/* slice_us */
 	struct bcs *bcs;		/* bcs.ko, opened by the node part */
+	/* The tree of daemons (topo.h), NULL without nodes_file. */
+	struct topo_list *nodes;
+	struct topo_tree *tree;
 
 	/* The core. */
 	struct loop loop;

@@ -43,6 +43,10 @@ struct cfg {
 	uint32_t ttl;
 	uint32_t rcvbuf_kb;
 	char key_file[CFG_STR_MAX];
+	/* The tree of daemons (topo.h). */
+	char nodes_file[CFG_STR_MAX];
+	uint32_t tree_fanout;
+	char topology_file[CFG_STR_MAX];
 	/* Master. */
 	uint32_t slice_us;
 	uint32_t lead_us;

@@ -72,6 +72,34 @@ static void test_typed(void)
 	CHECK(!strcmp(cfg.interface, "lo"));
 }
 
+/* The tree of daemons: no tree by default, a fan-out up to every node. */
+static void test_tree(void)
+{
+	char err[256], buf[16];
+	struct cfg cfg;
+
+	cfg_init(&cfg);
+	CHECK(!strcmp(cfg.nodes_file, "") && !strcmp(cfg.topology_file, ""));
+	CHECK(cfg.tree_fanout == 32);
+	CHECK(cfg_set(&cfg, "tree_fanout", "0", true, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "tree_fanout: '0' is not a number in 1..1024"));
+	snprintf(buf, sizeof(buf), "%d", BCSD_MAX_NODES + 1);
+	CHECK(cfg_set(&cfg, "tree_fanout", buf, true, err, sizeof(err)) < 0);
+	snprintf(buf, sizeof(buf), "%d", BCSD_MAX_NODES);
+	CHECK(cfg_set(&cfg, "tree_fanout", buf, true, err, sizeof(err)) == 0);
+	CHECK(cfg.tree_fanout == BCSD_MAX_NODES);
+	CHECK(cfg_set(&cfg, "tree_fanout", "1", false, err, sizeof(err)) == 0);
+	CHECK(cfg.tree_fanout == BCSD_MAX_NODES);	/* the command line's */
+	CHECK(cfg_set(&cfg, "nodes_file", "/etc/bcs/nodes", false, err,
+		      sizeof(err)) == 0);
+	CHECK(!strcmp(cfg.nodes_file, "/etc/bcs/nodes"));
+	CHECK(cfg_set(&cfg, "topology_file", "/etc/bcs/topology", false, err,
+		      sizeof(err)) == 0);
+	CHECK(!strcmp(cfg.topology_file, "/etc/bcs/topology"));
+	/* Every option has a bit of from_cmdline. */
+	CHECK(cfg_nr_opts <= 8 * sizeof(cfg.from_cmdline));
+}
+
 int main(void)
 {
 	char err[256], path[] = "/tmp/bcsd-conf-XXXXXX";
@@ -152,5 +180,6 @@ int main(void)
 	CHECK(cfg_read_file(&cfg, path, false, err, sizeof(err)) == 0);
 	CHECK(cfg_read_file(&cfg, path, true, err, sizeof(err)) < 0);
 	test_typed();
+	test_tree();
 	return unit_done("test_config");
 }
