@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bcsd's dependencies run one way (Documentation/design.rst): the core
-# (loop, net, rx, dispatch, view, stats) calls no part, and no part
-# (master, node, ctl) calls another; messages reach the parts through
-# the handlers they register.  Checked on the objects' symbols.
+# (loop, net, rx, dispatch, view, stats, and the pure filter) calls no
+# part, and no part (master, node, ctl) calls another; messages reach the
+# parts through the handlers they register.  Checked on the objects'
+# symbols.
 
 cd "$(dirname "$0")/.." || exit 1
 . ../scripts/check-lib.sh
 
-core="loop net rx dispatch view stats"
+core="loop net rx dispatch view stats filter"
 parts="master node record collect ctl"
 
 # defined O: the global functions and data object O.o defines.
