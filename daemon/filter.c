@@ -464,7 +464,7 @@ int filter_record_init(const struct filter_record *r, void *acc,
 	for (i = 0; i < r->nr_fields; i++) {
 		f = &r->fields[i];
 		switch (f->op) {
-		case FILTER_KEY_U64:
+		case FILTER_OP_KEY_U64:
 			u = 0;
 			if (first)
 				memcpy(&u, (const unsigned char *)first +
@@ -515,14 +515,14 @@ int filter_record_reduce(const struct filter_record *r, void *dst,
 	/* The keys first, so that a mismatch changes nothing. */
 	for (i = 0; i < r->nr_fields; i++) {
 		f = &r->fields[i];
-		if (f->op == FILTER_KEY_U64 &&
+		if (f->op == FILTER_OP_KEY_U64 &&
 		    memcmp(a + f->offset, b + f->offset, sizeof(uint64_t)))
 			return -EINVAL;
 	}
 	for (i = 0; i < r->nr_fields; i++) {
 		f = &r->fields[i];
 		switch (f->op) {
-		case FILTER_KEY_U64:
+		case FILTER_OP_KEY_U64:
 		case FILTER_OPS:
 			break;
 		case FILTER_OP_SUM_U64:

@@ -217,7 +217,7 @@ int filter_hist_merge(struct bcs_hist_header **acc,
 /* ---- records: a stream's packet reduced field by field ------------ */
 
 enum filter_op {
-	FILTER_KEY_U64,		/* must be equal in both: the wave's key */
+	FILTER_OP_KEY_U64,		/* must be equal in both: the wave's key */
 	FILTER_OP_SUM_U64,
 	FILTER_OP_MIN_U64,
 	FILTER_OP_MAX_U64,

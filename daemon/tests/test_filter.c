@@ -619,7 +619,7 @@ struct slice_summary {
 };
 
 static const struct filter_field slice_fields[] = {
-	{ "slice", offsetof(struct slice_summary, slice), FILTER_KEY_U64 },
+	{ "slice", offsetof(struct slice_summary, slice), FILTER_OP_KEY_U64 },
 	{ "switched", offsetof(struct slice_summary, switched),
 	  FILTER_OP_SUM_U64 },
 	{ "late", offsetof(struct slice_summary, late), FILTER_OP_SUM_U64 },
