@@ -288,6 +288,26 @@ int bcs_dump_end(struct bcs_dump *d);
 /* One histogram, as the dumps write it ({"sub_bits": .., "buckets": ..}). */
 int bcs_hist_json(FILE *out, const struct bcs_hist_header *h);
 
+/*
+ * A copy of @src at the resolution @sub_bits, no finer than its own
+ * (every bucket of @src lies inside one of the copy's), into *@out, to be
+ * freed.  0, or -EINVAL (@src not in the format of <linux/bcs_hist.h>, or
+ * @sub_bits finer than @src's) or -ENOMEM.
+ */
+int bcs_hist_coarsen(const struct bcs_hist_header *src, unsigned int sub_bits,
+		     struct bcs_hist_header **out);
+
+/*
+ * *@dst plus @src (NULL: nothing) into *@dst: a new histogram at the
+ * coarser of the two resolutions (a finer bucket lies inside one coarser
+ * bucket, so the sum is exact there), the old *@dst (NULL: none yet)
+ * freed.  Counts add up and stop at 2^64 - 1; a sum past it sets
+ * BCS_HIST_SATURATED.  0, or -EINVAL (@dst NULL, or *@dst or @src not in
+ * the format of <linux/bcs_hist.h>) or -ENOMEM, *@dst unchanged then.
+ */
+int bcs_hist_add(struct bcs_hist_header **dst,
+		 const struct bcs_hist_header *src);
+
 /* ------------------------------------------------------------------ */
 /* Generic netlink                                                      */
 /* ------------------------------------------------------------------ */

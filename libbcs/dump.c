@@ -150,28 +150,12 @@ int bcs_slice_json(FILE *out, const struct bcs_slice_record *r)
 	return io_result(out);
 }
 
-/* Is @h a histogram of the format of <linux/bcs_hist.h>? */
-static int hist_valid(const struct bcs_hist_header *h)
-{
-	const struct bcs_hist_bucket *b = (const void *)(h + 1);
-	uint32_t i;
-
-	if (h->magic != BCS_HIST_MAGIC || h->version != BCS_HIST_VERSION ||
-	    h->sub_bits > BCS_HIST_SUB_BITS_MAX)
-		return 0;
-	for (i = 0; i < h->nr_buckets; i++)
-		if (b[i].index >= bcs_hist_buckets(h->sub_bits) ||
-		    (i && b[i].index <= b[i - 1].index))
-			return 0;
-	return 1;
-}
-
 int bcs_hist_json(FILE *out, const struct bcs_hist_header *h)
 {
 	const struct bcs_hist_bucket *b;
 	uint32_t i;
 
-	if (!out || !h || !hist_valid(h))
+	if (!out || !h || !bcs__hist_valid(h))
 		return -EINVAL;
 	b = (const void *)(h + 1);
 	fprintf(out, "{\"sub_bits\":%u", h->sub_bits);
@@ -240,7 +224,7 @@ int bcs_dump_begin(FILE *out, const struct bcs_dump_head *head,
 	if (!out || !head || !head->node)
 		return -EINVAL;
 	for (k = 0; k < BCS_DIST_METRICS; k++)
-		if (head->merged[k] && !hist_valid(head->merged[k]))
+		if (head->merged[k] && !bcs__hist_valid(head->merged[k]))
 			return -EINVAL;
 	d = calloc(1, sizeof(*d));
 	if (!d)

@@ -54,6 +54,9 @@ struct nlmsghdr;
 int bcs__job_end_parse(const struct nlmsghdr *nh, int family,
 		       struct bcs_job_ended *out);
 
+/* Is @h a histogram of the format of <linux/bcs_hist.h> (hist.c)? */
+int bcs__hist_valid(const struct bcs_hist_header *h);
+
 /* Translate a libnl error code (NLE_*, either sign) to a negative errno. */
 int bcs__nlerr_to_errno(int nlerr);
 

@@ -131,12 +131,6 @@ struct dist_set {
  */
 int dist_load(const struct opts *o, struct dist_set *set);
 void dist_free(struct dist_set *set);
-/*
- * @dst plus @src (NULL: nothing), at the coarser of their resolutions;
- * @dst (NULL: none yet) is freed.  NULL if out of memory.
- */
-struct bcs_hist_header *dist_hist_add(struct bcs_hist_header *dst,
-				      const struct bcs_hist_header *src);
 /* Metric @m of every task of @j added up; NULL if none has it. */
 struct bcs_hist_header *dist_job_hist(const struct dist_job *j, uint32_t m,
 				      int *err);

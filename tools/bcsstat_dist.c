@@ -11,10 +11,8 @@
  * non-empty buckets), so that merging is a merge of two sorted lists and
  * the writer of libbcs prints the result.
  *
- * Histograms of different resolutions are added at the coarser one: every
- * bucket of a finer log-linear histogram lies inside one bucket of a
- * coarser one (both split the same powers of two), so the result is exact
- * at that resolution.
+ * Histograms of different resolutions are added at the coarser one
+ * (libbcs's bcs_hist_add(), which bcsd's filters use too).
  */
 #define _GNU_SOURCE		/* open_memstream() */
 #include <errno.h>
@@ -84,101 +82,9 @@ static struct bcs_hist_header *hist_alloc(uint32_t nr)
 	return h;
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b, int *sat)
+static uint64_t add_sat(uint64_t a, uint64_t b)
 {
-	if (a > UINT64_MAX - b) {
-		if (sat)
-			*sat = 1;
-		return UINT64_MAX;
-	}
-	return a + b;
-}
-
-/* A copy of @src at resolution @sub_bits, no finer than its own. */
-static struct bcs_hist_header *hist_rebucket(const struct bcs_hist_header *src,
-					     unsigned int sub_bits)
-{
-	const struct bcs_hist_bucket *b = buckets(src);
-	struct bcs_hist_header *h = hist_alloc(src->nr_buckets);
-	struct bcs_hist_bucket *o;
-	uint32_t i, k = 0, idx;
-
-	if (!h)
-		return NULL;
-	*h = *src;
-	h->sub_bits = (uint8_t)sub_bits;
-	o = buckets(h);
-	for (i = 0; i < src->nr_buckets; i++) {
-		idx = bcs_hist_index(bcs_hist_lower(b[i].index, src->sub_bits),
-				     sub_bits);
-		if (k && o[k - 1].index == idx) {
-			o[k - 1].count = add_sat(o[k - 1].count, b[i].count,
-						 NULL);
-		} else {
-			o[k].index = idx;
-			o[k++].count = b[i].count;
-		}
-	}
-	h->nr_buckets = k;
-	return h;
-}
-
-struct bcs_hist_header *dist_hist_add(struct bcs_hist_header *dst,
-				      const struct bcs_hist_header *src)
-{
-	struct bcs_hist_header *a, *b, *h;
-	struct bcs_hist_bucket *ba, *bb, *o;
-	unsigned int sub;
-	uint32_t i = 0, j = 0, k = 0;
-	int sat = 0;
-
-	if (!src)
-		return dst;
-	sub = dst && dst->sub_bits < src->sub_bits ? dst->sub_bits :
-	      src->sub_bits;
-	if (!dst)
-		return hist_rebucket(src, sub);
-	a = hist_rebucket(dst, sub);
-	b = hist_rebucket(src, sub);
-	h = a && b ? hist_alloc(a->nr_buckets + b->nr_buckets) : NULL;
-	if (!h) {
-		free(a);
-		free(b);
-		free(dst);
-		return NULL;
-	}
-	ba = buckets(a);
-	bb = buckets(b);
-	o = buckets(h);
-	while (i < a->nr_buckets || j < b->nr_buckets) {
-		if (j == b->nr_buckets ||
-		    (i < a->nr_buckets && ba[i].index < bb[j].index)) {
-			o[k++] = ba[i++];
-		} else if (i == a->nr_buckets || bb[j].index < ba[i].index) {
-			o[k++] = bb[j++];
-		} else {
-			o[k].index = ba[i].index;
-			o[k++].count = add_sat(ba[i++].count, bb[j++].count,
-					       NULL);
-		}
-	}
-	h->sub_bits = (uint8_t)sub;
-	h->nr_buckets = k;
-	h->count = add_sat(a->count, b->count, NULL);
-	h->sum = add_sat(a->sum, b->sum, &sat);
-	h->flags = (uint8_t)((a->flags | b->flags) |
-			     (sat ? BCS_HIST_SATURATED : 0));
-	if (!a->count || !b->count) {
-		h->min = a->count ? a->min : b->min;
-		h->max = a->count ? a->max : b->max;
-	} else {
-		h->min = a->min < b->min ? a->min : b->min;
-		h->max = a->max > b->max ? a->max : b->max;
-	}
-	free(a);
-	free(b);
-	free(dst);
-	return h;
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 /* ---- reading dumps ---- */
@@ -340,7 +246,7 @@ static struct bcs_hist_header *hist_parse(const struct src *s,
 			goto fail;
 		}
 		hb[i].count = n;
-		total = add_sat(total, n, NULL);
+		total = add_sat(total, n);
 	}
 	if (total != h->count) {
 		bad(s, "%s: the buckets hold %llu values, \"count\" says %llu",
@@ -528,8 +434,7 @@ static int job_add_task(struct dist_job *j, struct dist_task *t)
 		for (k = 0; k < BCS_DIST_METRICS; k++) {
 			if (!t->hist[k])
 				continue;
-			o->hist[k] = dist_hist_add(o->hist[k], t->hist[k]);
-			if (!o->hist[k])
+			if (bcs_hist_add(&o->hist[k], t->hist[k]))
 				return -1;
 		}
 		if (t->totals.start_ns < o->totals.start_ns)
@@ -867,9 +772,9 @@ struct bcs_hist_header *dist_job_hist(const struct dist_job *j, uint32_t m,
 	for (i = 0; i < j->nr_tasks; i++) {
 		if (!j->tasks[i].hist[m])
 			continue;
-		h = dist_hist_add(h, j->tasks[i].hist[m]);
-		if (!h) {
-			*err = -ENOMEM;
+		*err = bcs_hist_add(&h, j->tasks[i].hist[m]);
+		if (*err) {
+			free(h);
 			return NULL;
 		}
 	}
@@ -934,16 +839,16 @@ static int text_hist(uint32_t m, const struct bcs_hist_header *h)
 	char lo[24], hi[24];
 	uint64_t top = 0;
 	uint32_t i, gap;
-	int bar;
+	int bar, err;
 
 	/* Coarser until it fits a screen. */
-	show = hist_rebucket(h, sub);
-	while (show && show->nr_buckets > HIST_ROWS_MAX && sub > 0) {
+	err = bcs_hist_coarsen(h, sub, &show);
+	while (!err && show->nr_buckets > HIST_ROWS_MAX && sub > 0) {
 		free(show);
-		show = hist_rebucket(h, --sub);
+		err = bcs_hist_coarsen(h, --sub, &show);
 	}
-	if (!show)
-		return -ENOMEM;
+	if (err)
+		return err;
 	printf("\n%s: %s, %llu values, buckets within %.3g %%",
 	       bcs_dist_metric_name(m), metric_what[m],
 	       (unsigned long long)h->count, resolution_pct(sub));

@@ -596,9 +596,10 @@ static struct bcs_hist_header *node_hist(const struct dist_job *j,
 	for (i = 0; i < j->nr_tasks; i++) {
 		if (strcmp(j->tasks[i].node, node) || !j->tasks[i].hist[m])
 			continue;
-		h = dist_hist_add(h, j->tasks[i].hist[m]);
-		if (!h)
+		if (bcs_hist_add(&h, j->tasks[i].hist[m])) {
+			free(h);
 			return NULL;
+		}
 	}
 	return h;
 }

@@ -103,12 +103,23 @@ static uint64_t rnd(void)
 	return rnd_state;
 }
 
+/* @m plus @h with libbcs's bcs_hist_add(); NULL (@m freed) on failure. */
+static struct bcs_hist_header *add(struct bcs_hist_header *m,
+				   const struct bcs_hist_header *h)
+{
+	if (bcs_hist_add(&m, h)) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
 static void test_merge(void)
 {
 	uint64_t a[] = { 2000000, 2050000, 2100000, 3000000, 7 };
 	uint64_t b[] = { 2000000, 9000000, 1 };
 	uint64_t all[8], vals[400];
-	struct bcs_hist_header *ha, *hb, *hall, *m;
+	struct bcs_hist_header *ha, *hb, *hall, *m, *keep;
 	int round, ok = 1;
 	size_t i, na, n;
 
@@ -118,14 +129,19 @@ static void test_merge(void)
 	ha = hist_of(a, 5, 3);
 	hb = hist_of(b, 3, 3);
 	hall = hist_of(all, 8, 3);
-	m = dist_hist_add(NULL, ha);
+	m = add(NULL, ha);
 	CHECK(hist_equal(m, ha));
-	m = dist_hist_add(m, hb);
+	m = add(m, hb);
 	CHECK(hist_equal(m, hall));
 	CHECK_EQ(m->count, 8);
 	CHECK_EQ(m->min, 1);
 	CHECK_EQ(m->max, 9000000);
-	CHECK(dist_hist_add(m, NULL) == m);
+	keep = m;
+	CHECK(bcs_hist_add(&m, NULL) == 0 && m == keep);
+	/* Not a histogram: refused, the sum kept. */
+	hall->magic = 0;
+	CHECK(bcs_hist_add(&m, hall) == -EINVAL && m == keep);
+	CHECK(bcs_hist_add(NULL, hall) == -EINVAL);
 	free(m);
 	free(hall);
 
@@ -133,12 +149,12 @@ static void test_merge(void)
 	free(hb);
 	hb = hist_of(b, 3, 1);
 	hall = hist_of(all, 8, 1);
-	m = dist_hist_add(NULL, ha);
-	m = dist_hist_add(m, hb);
+	m = add(NULL, ha);
+	m = add(m, hb);
 	CHECK(hist_equal(m, hall));
 	free(m);
-	m = dist_hist_add(NULL, hb);
-	m = dist_hist_add(m, ha);
+	m = add(NULL, hb);
+	m = add(m, ha);
 	CHECK(hist_equal(m, hall));
 	free(m);
 	free(hall);
@@ -157,7 +173,7 @@ static void test_merge(void)
 		ha = hist_of(vals, na, s1);
 		hb = hist_of(vals + na, n - na, s2);
 		hall = hist_of(vals, n, s1 < s2 ? s1 : s2);
-		m = dist_hist_add(dist_hist_add(NULL, ha), hb);
+		m = add(add(NULL, ha), hb);
 		/* The sum may have saturated: compare the rest then. */
 		if (m && (m->flags & BCS_HIST_SATURATED)) {
 			m->flags = 0;
@@ -176,7 +192,7 @@ static void test_merge(void)
 		uint64_t big[] = { UINT64_MAX - 5 };
 
 		ha = hist_of(big, 1, 2);
-		m = dist_hist_add(dist_hist_add(NULL, ha), ha);
+		m = add(add(NULL, ha), ha);
 		CHECK(m && (m->flags & BCS_HIST_SATURATED));
 		CHECK_EQ(m->sum, UINT64_MAX);
 		CHECK_EQ(m->count, 2);
