@@ -30,7 +30,6 @@
 #include "record.h"
 #include "switches.h"
 #include "collect.h"
-#include "topo.h"
 
 #define BCSD_CONF_DEFAULT	"/etc/bcs/bcsd.conf"
 
@@ -111,6 +110,7 @@ static const struct bcsd_part {
 } parts[] = {
 	{ NULL,		loop_init,	loop_exit },
 	{ NULL,		rx_init,	NULL },
+	{ NULL,		tree_init,	tree_exit },
 	{ NULL,		net_init,	net_exit },
 	{ is_master,	master_init,	master_exit },
 	{ is_node,	node_init,	node_exit },
@@ -119,62 +119,6 @@ static const struct bcsd_part {
 	{ is_node,	switches_init,	switches_exit },
 	{ NULL,		ctl_init,	ctl_exit },
 };
-
-/*
- * The tree of daemons (Documentation/tree.rst): with nodes_file, the
- * node list and the tree over it are read and checked at start, and bcsd
- * refuses to start on an error in either, or if this node is not in the
- * list.  Until the tree carries strobes it is hung from the file's root,
- * or the list's first node, and nothing else uses it.
- */
-static int tree_load(struct bcsd *d)
-{
-	const struct cfg *c = &d->cfg;
-	char err[512];
-	const uint32_t *child;
-	uint32_t p;
-	int self;
-
-	if (!c->nodes_file[0]) {
-		if (c->topology_file[0]) {
-			pr_err("topology_file %s: set nodes_file too",
-			       c->topology_file);
-			return -1;
-		}
-		return 0;
-	}
-	d->nodes = malloc(sizeof(*d->nodes));
-	d->tree = malloc(sizeof(*d->tree));
-	if (!d->nodes || !d->tree) {
-		pr_err("nodes_file: out of memory");
-		return -1;
-	}
-	if (topo_list_read_file(d->nodes, c->nodes_file, err, sizeof(err))) {
-		pr_err("nodes_file: %s", err);
-		return -1;
-	}
-	self = topo_index(d->nodes, d->node_id);
-	if (self < 0) {
-		pr_err("nodes_file: %s: this node, %u, is not in it",
-		       c->nodes_file, d->node_id);
-		return -1;
-	}
-	if (c->topology_file[0] ?
-	    topo_tree_read_file(d->tree, d->nodes, c->topology_file, err,
-				sizeof(err)) :
-	    topo_tree_kary(d->tree, d->nodes, d->nodes->node[0].id,
-			   c->tree_fanout, err, sizeof(err))) {
-		pr_err("tree: %s", err);
-		return -1;
-	}
-	p = topo_parent(d->tree, (uint32_t)self);
-	pr_info("tree: %u nodes, root %u; this node's parent %u, depth %u, %u children",
-		d->nodes->nr, d->nodes->node[d->tree->root].id,
-		p == TOPO_NONE ? 0 : d->nodes->node[p].id,
-		topo_depth(d->tree, (uint32_t)self),
-		topo_children(d->tree, (uint32_t)self, &child));
-	return 0;
-}
 
 /* Started, or that failed to: the parts to stop. */
 static unsigned int nr_started;
@@ -199,8 +143,6 @@ static int setup(struct bcsd *d)
 		       BCSD_LEAD_SLICES_MAX * d->cfg.slice_us);
 		return -1;
 	}
-	if (tree_load(d))
-		return -1;
 	if (bcsp_load_key(d->cfg.key_file, d->key, err, sizeof(err))) {
 		if (access(d->cfg.key_file, F_OK) && errno == ENOENT)
 			pr_err("cluster key: %s: make one with 'bcsd --genkey %s' and copy it to every node",
@@ -237,10 +179,6 @@ static void teardown(struct bcsd *d)
 	}
 	stats_write(d);
 	sodium_memzero(d->key, sizeof(d->key));
-	free(d->tree);
-	free(d->nodes);
-	d->tree = NULL;
-	d->nodes = NULL;
 }
 
 static int run(struct bcsd *d)

@@ -59,8 +59,16 @@ struct bcsd_peer {
  */
 #define BCSD_GLOBAL_SLICES	4096	/* slices kept */
 
+enum bcsd_global_state {
+	GLOBAL_NONE = 0,
+	GLOBAL_PENDING,			/* nodes said, the strobe is not out */
+	GLOBAL_SENT,			/* its strobe went out */
+	GLOBAL_SKIPPED,			/* no strobe: the master fell behind */
+};
+
 struct bcsd_global_rec {
-	uint64_t slice;			/* none if @sent_ns is 0 */
+	uint64_t slice;			/* none if @state is GLOBAL_NONE */
+	enum bcsd_global_state state;
 	uint64_t deadline_ns;		/* CLOCK_REALTIME, as the strobe */
 	uint64_t sent_ns;		/* its first copy sent */
 	uint64_t interval_ns;		/* since the strobe before; 0: none */
@@ -110,6 +118,8 @@ struct bcsd_counters {
 	uint64_t takeovers;
 	uint64_t stepdowns;
 	uint64_t master_changes;
+	uint64_t tree_passed;		/* datagrams passed on down the tree */
+	uint64_t tree_reroots;
 };
 
 /* net.c: the UDP socket and what is sent on it. */
@@ -321,9 +331,15 @@ struct bcsd {
 	bool master_role, node_role;
 	uint64_t slice_ns;		/* slice_us */
 	struct bcs *bcs;		/* bcs.ko, opened by the node part */
-	/* The tree of daemons (topo.h), NULL without nodes_file. */
+	/*
+	 * The tree of daemons (tree.c, topo.h), NULL without nodes_file:
+	 * the list, the tree hung from the master followed, every node's
+	 * address, and this node's index in the list.
+	 */
 	struct topo_list *nodes;
 	struct topo_tree *tree;
+	struct sockaddr_in *tree_addr;
+	uint32_t tree_self;
 
 	/* The core. */
 	struct loop loop;
@@ -396,6 +412,25 @@ void global_sent(struct bcsd *d, uint32_t epoch, const struct bcsp_strobe *s,
 void global_add(struct bcsd *d, uint32_t epoch,
 		const struct bcsp_switches *sw);
 struct json_object *global_json(const struct bcsd *d, uint64_t last);
+
+/*
+ * tree.c: the tree of daemons.  tree_init() reads nodes_file (and
+ * topology_file) and resolves every node's address; nothing without
+ * nodes_file.  tree_transport(): strobe_transport is tree.
+ * tree_addr(): node @node's address from the list.  tree_port(): the
+ * port to bind, this node's in the list.  tree_reroot(): hang the tree
+ * from node @root.  tree_send_children(): datagram @buf to every child;
+ * returns how many there are, or -1 if a send failed (to the others it
+ * went).  tree_json(): this node's place, or NULL.
+ */
+int tree_init(struct bcsd *d);
+void tree_exit(struct bcsd *d);
+bool tree_transport(const struct bcsd *d);
+bool tree_addr(const struct bcsd *d, uint32_t node, struct sockaddr_in *sin);
+uint16_t tree_port(const struct bcsd *d);
+void tree_reroot(struct bcsd *d, uint32_t root);
+int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len);
+struct json_object *tree_json(const struct bcsd *d);
 
 /* stats.c: every part's counters as JSON; reads them, calls no part. */
 struct json_object *stats_json(const struct bcsd *d);

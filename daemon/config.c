@@ -56,6 +56,12 @@ static const char *const role_names[] = {
 	[CFG_ROLE_BOTH] = "both", NULL
 };
 
+static const char *const transport_names[] = {
+	[CFG_TRANSPORT_MULTICAST] = "multicast",
+	[CFG_TRANSPORT_TREE] = "tree",
+	NULL,
+};
+
 static const char *const log_names[] = {
 	[CFG_LOG_STDERR] = "stderr", [CFG_LOG_SYSLOG] = "syslog", NULL
 };
@@ -83,6 +89,9 @@ const struct cfg_opt cfg_opts[] = {
 		"the cluster's nodes as \"ID HOST[:PORT]\" lines, over which the tree of daemons is made (empty: no tree)"),
 	OPT_UINT(tree_fanout, "32", 1, BCSD_MAX_NODES,
 		 "children of each daemon in the k-ary tree over nodes_file"),
+	OPT_ENUM(strobe_transport, enum cfg_transport, "multicast",
+		 transport_names,
+		 "how the master's datagrams reach the nodes: multicast (the group) or tree (down the tree of nodes_file)"),
 	OPT_STR(topology_file, "",
 		"the tree as MRNet's \"host:idx => child:idx ... ;\" (empty: the k-ary tree)"),
 	OPT_UINT(slice_us, "10000", BCS_SLICE_NS_MIN / 1000,
@@ -141,6 +150,11 @@ _Static_assert(sizeof(enum cfg_role) == sizeof(unsigned int) &&
 const char *cfg_role_name(enum cfg_role role)
 {
 	return role_names[role];
+}
+
+const char *cfg_transport_name(enum cfg_transport t)
+{
+	return transport_names[t];
 }
 
 int cfg_find(const char *name)

@@ -28,6 +28,11 @@ enum cfg_role {
 	CFG_ROLE_BOTH,
 };
 
+enum cfg_transport {
+	CFG_TRANSPORT_MULTICAST,	/* the master's datagrams to the group */
+	CFG_TRANSPORT_TREE,		/* down the tree of nodes_file */
+};
+
 enum cfg_log {
 	CFG_LOG_STDERR,
 	CFG_LOG_SYSLOG,
@@ -46,6 +51,7 @@ struct cfg {
 	/* The tree of daemons (topo.h). */
 	char nodes_file[CFG_STR_MAX];
 	uint32_t tree_fanout;
+	enum cfg_transport strobe_transport;
 	char topology_file[CFG_STR_MAX];
 	/* Master. */
 	uint32_t slice_us;
@@ -98,6 +104,7 @@ extern const unsigned int cfg_nr_opts;
 /* The defaults; a default the table refuses is a bug and aborts. */
 void cfg_init(struct cfg *cfg);
 const char *cfg_role_name(enum cfg_role role);
+const char *cfg_transport_name(enum cfg_transport t);
 /* The index of option @name in cfg_opts[], or -1. */
 int cfg_find(const char *name);
 /* Set option @name; returns 0 or -1 with a message in @err. */

@@ -10,10 +10,14 @@
  * The master part records each strobe it sends (global_sent()) and adds
  * the summaries the nodes send (global_add()); a node summarises its
  * slice ring once per report period, so a slice's record is complete
- * about a report period after its deadline.  The last GLOBAL_SLICES
- * slices are kept; a summary of a slice older than that, or of a slice
- * this master did not send (another master's, before a take-over), is
- * counted and dropped.  A take-over starts the records afresh.
+ * about a report period after its deadline.  A slice the master skipped
+ * (it fell behind) has a record too, marked so, without a strobe: nodes
+ * may switch to it on a prediction.  A master that runs late may hear
+ * of a switch before it sends the slice's strobe: up to
+ * GLOBAL_AHEAD_SLICES ahead, the summary waits in the record for it.
+ * The last BCSD_GLOBAL_SLICES slices are kept; a summary of a slice
+ * older than that, too far ahead, or of another master's (before a
+ * take-over), is counted and dropped.  A take-over starts the records afresh.
  */
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -21,9 +25,37 @@
 
 #include "bcsd.h"
 
+/* How far ahead of the newest strobe sent a node's summary is kept. */
+#define GLOBAL_AHEAD_SLICES	16
+
+/* Does @r hold slice @slice, sent, skipped or, if @pending, ahead? */
+static bool held(const struct bcsd_global_rec *r, uint64_t slice,
+		 bool pending)
+{
+	return r->slice == slice &&
+	       (r->state == GLOBAL_SENT || r->state == GLOBAL_SKIPPED ||
+		(pending && r->state == GLOBAL_PENDING));
+}
+
 static struct bcsd_global_rec *rec_of(struct bcsd *d, uint64_t slice)
 {
 	return &d->global.recs[slice % BCSD_GLOBAL_SLICES];
+}
+
+/* The record of @slice, now @state, with what nodes said ahead of it. */
+static struct bcsd_global_rec *claim(struct bcsd *d, uint64_t slice,
+				     enum bcsd_global_state state)
+{
+	struct bcsd_global_rec *r = rec_of(d, slice);
+
+	if (!(r->slice == slice && r->state == GLOBAL_PENDING)) {
+		memset(r, 0, sizeof(*r));
+		r->slice = slice;
+		r->sw.slice = slice;
+	}
+	r->state = state;
+	r->row = BCS_ROW_NONE;
+	return r;
 }
 
 void global_sent(struct bcsd *d, uint32_t epoch, const struct bcsp_strobe *s,
@@ -31,6 +63,7 @@ void global_sent(struct bcsd *d, uint32_t epoch, const struct bcsp_strobe *s,
 {
 	struct bcsd_global *g = &d->global;
 	struct bcsd_global_rec *r;
+	uint64_t k;
 
 	if (g->epoch != epoch || !g->nr) {
 		memset(g->recs, 0, sizeof(g->recs));
@@ -41,15 +74,21 @@ void global_sent(struct bcsd *d, uint32_t epoch, const struct bcsp_strobe *s,
 	/* A slice number at most once, never back: a new master's epoch. */
 	if (g->nr && s->slice <= g->newest)
 		return;
-	r = rec_of(d, s->slice);
-	memset(r, 0, sizeof(*r));
-	r->slice = s->slice;
+	/*
+	 * Slices skipped by a master that fell behind: nodes may still
+	 * switch to them, on a prediction, and say so.
+	 */
+	k = g->nr ? g->newest + 1 : s->slice;
+	if (s->slice - k >= BCSD_GLOBAL_SLICES)
+		k = s->slice - (BCSD_GLOBAL_SLICES - 1);
+	for (; k < s->slice; k++)
+		claim(d, k, GLOBAL_SKIPPED);
+	r = claim(d, s->slice, GLOBAL_SENT);
 	r->deadline_ns = s->deadline_ns;
 	r->sent_ns = sent_ns;
 	r->interval_ns = g->last_sent_ns && sent_ns > g->last_sent_ns ?
 			 sent_ns - g->last_sent_ns : 0;
 	r->row = s->row;
-	r->sw.slice = s->slice;
 	g->last_sent_ns = sent_ns;
 	g->newest = s->slice;
 	g->nr++;
@@ -65,15 +104,31 @@ void global_add(struct bcsd *d, uint32_t epoch, const struct bcsp_switches *sw)
 		const struct bcsp_switch_sum *s = &sw->s[i];
 
 		r = rec_of(d, s->slice);
-		if (!g->nr || epoch != g->epoch || !r->sent_ns ||
-		    r->slice != s->slice) {
+		if (!g->nr || epoch != g->epoch) {
 			g->unknown++;
 			continue;
 		}
-		if (!r->sw.nodes)
+		if (held(r, s->slice, true)) {
+			if (!r->sw.nodes)
+				r->sw = *s;
+			else if (!bcsp_switch_sum_add(&r->sw, s))
+				g->unknown++;
+			continue;
+		}
+		/*
+		 * A node switched, on a prediction or an expiry, to a slice
+		 * whose strobe this master, running late, has not sent yet:
+		 * kept for it, in place of the oldest records.
+		 */
+		if (s->slice > g->newest &&
+		    s->slice - g->newest <= GLOBAL_AHEAD_SLICES) {
+			memset(r, 0, sizeof(*r));
+			r->slice = s->slice;
+			r->state = GLOBAL_PENDING;
 			r->sw = *s;
-		else if (!bcsp_switch_sum_add(&r->sw, s))
-			g->unknown++;
+			continue;
+		}
+		g->unknown++;
 	}
 }
 
@@ -88,8 +143,13 @@ static struct json_object *rec_json(const struct bcsd_global_rec *r)
 	bool any = r->sw.nodes;
 
 	add_u64(o, "slice", r->slice);
-	add_u64(o, "deadline_ns", r->deadline_ns);
-	add_u64(o, "sent_ns", r->sent_ns);
+	json_object_object_add(o, "skipped",
+			       json_object_new_boolean(r->state == GLOBAL_SKIPPED));
+	/* null: a skipped slice has no strobe, nor a deadline of its own. */
+	json_object_object_add(o, "deadline_ns", r->state == GLOBAL_SKIPPED ? NULL :
+			       json_object_new_int64((int64_t)r->deadline_ns));
+	json_object_object_add(o, "sent_ns", r->state == GLOBAL_SKIPPED ? NULL :
+			       json_object_new_int64((int64_t)r->sent_ns));
 	/* null: the first strobe this master sent has no interval. */
 	json_object_object_add(o, "interval_ns", r->interval_ns ?
 			       json_object_new_int64((int64_t)r->interval_ns) :
@@ -123,8 +183,7 @@ struct json_object *global_json(const struct bcsd *d, uint64_t last)
 		const struct bcsd_global_rec *r =
 			&g->recs[s % BCSD_GLOBAL_SLICES];
 
-		/* Slices skipped (a master that fell behind) have none. */
-		if (r->sent_ns && r->slice == s)
+		if (held(r, s, false))
 			json_object_array_add(a, rec_json(r));
 	}
 	json_object_object_add(o, "slices", a);

@@ -353,6 +353,8 @@ static void take_over(struct bcsd *d, uint32_t epoch)
 	d->master.epoch = epoch;
 	d->master.active = true;
 	d->cnt.takeovers++;
+	/* Down a tree, from this node now. */
+	tree_reroot(d, d->node_id);
 	/* Carry on with the schedule the old master announced. */
 	d->master.strobe_slice = d->followed.slice;
 	/*

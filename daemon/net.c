@@ -78,7 +78,7 @@ int net_init(struct bcsd *d)
 {
 	const char *group = d->cfg.group;
 	const char *ifname = d->cfg.interface;
-	uint16_t port = (uint16_t)d->cfg.port;
+	uint16_t port = tree_port(d);
 	struct sockaddr_in any = { .sin_family = AF_INET };
 	struct ip_mreqn mreq = { 0 };
 	int one = 1, ttl = (int)d->cfg.ttl;
@@ -87,7 +87,7 @@ int net_init(struct bcsd *d)
 	d->net.sock = -1;
 	memset(&d->net.group, 0, sizeof(d->net.group));
 	d->net.group.sin_family = AF_INET;
-	d->net.group.sin_port = htons(port);
+	d->net.group.sin_port = htons((uint16_t)d->cfg.port);
 	if (inet_pton(AF_INET, group, &d->net.group.sin_addr) != 1 ||
 	    !IN_MULTICAST(ntohl(d->net.group.sin_addr.s_addr))) {
 		pr_err("group: '%s' is not an IPv4 multicast address", group);
@@ -116,6 +116,9 @@ int net_init(struct bcsd *d)
 		pr_err("bind port %u: %s", port, strerror(errno));
 		return -1;
 	}
+	/* Down a tree, nothing is sent to the group, nor heard from it. */
+	if (tree_transport(d))
+		return loop_add(d, d->net.sock, LOOP_NET, on_socket, NULL);
 	if (setsockopt(d->net.sock, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq,
 		       sizeof(mreq)) ||
 	    setsockopt(d->net.sock, IPPROTO_IP, IP_MULTICAST_IF, &mreq,
@@ -139,7 +142,11 @@ void net_exit(struct bcsd *d)
 	d->net.sock = -1;
 }
 
-/* Sign and send @m to @to (the group if NULL), as this node. */
+/*
+ * Sign and send @m to @to, as this node.  @to NULL is every node: the
+ * group, or with strobe_transport = tree, the children for what goes
+ * down (a master's datagrams) and the master followed for a report.
+ */
 int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 {
 	uint8_t buf[BCSP_MAX_LEN];
@@ -151,6 +158,14 @@ int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 	len = bcsp_encode(m, d->key, buf, sizeof(buf));
 	if (len < 0)
 		return -1;
+	if (!to && tree_transport(d)) {
+		if (m->hdr.type != BCSP_REPORT)
+			return tree_send_children(d, buf, (size_t)len) < 0 ?
+			       -1 : 0;
+		if (!d->followed.known)
+			return -1;
+		to = &d->followed.addr;
+	}
 	if (!to)
 		to = &d->net.group;
 	if (sendto(d->net.sock, buf, (size_t)len, 0, (const struct sockaddr *)to,

@@ -288,8 +288,11 @@ static void send_report(struct bcsd *d)
 	view_on_report(d, d->node_id, &m.report, now_mono_ms());
 	/* To this host's master part, if any. */
 	dispatch(d, &m, &(struct bcsd_origin){ .local = true });
-	/* To the group: the master and every other node's view. */
-	net_send(d, &m, &d->net.group);
+	/*
+	 * To the group: the master and every other node's view; down a
+	 * tree, to the master.
+	 */
+	net_send(d, &m, NULL);
 }
 
 static void node_tick(struct bcsd *d, void *arg)

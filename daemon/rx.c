@@ -102,6 +102,16 @@ static bool from_senior_master(const struct bcsd *d, const struct bcsp_msg *m)
 	return h->sender >= d->followed.id;
 }
 
+/*
+ * With strobe_transport = tree, a datagram of the master followed goes on
+ * down the tree, as it came (tree.c).
+ */
+static void pass_down(struct bcsd *d, const uint8_t *buf, size_t len)
+{
+	if (tree_transport(d) && tree_send_children(d, buf, len) > 0)
+		d->cnt.tree_passed++;
+}
+
 static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
 			  const struct sockaddr_in *from)
 {
@@ -116,7 +126,11 @@ static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
 	d->followed.id = m->hdr.sender;
 	d->followed.epoch = m->hdr.epoch;
 	d->followed.priority = m->hdr.priority;
-	d->followed.addr = *from;
+	/* Down a tree, @from is the parent: the master is where the list says. */
+	if (!tree_transport(d) ||
+	    !tree_addr(d, m->hdr.sender, &d->followed.addr))
+		d->followed.addr = *from;
+	tree_reroot(d, m->hdr.sender);
 	d->followed.heard_ms = now_mono_ms();
 	if (m->hdr.epoch > d->followed.max_epoch_seen)
 		d->followed.max_epoch_seen = m->hdr.epoch;
@@ -170,6 +184,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		    m.strobe.slice <= d->followed.slice) {
 			d->followed.heard_ms = now_mono_ms();
 			d->cnt.strobe_copies++;
+			pass_down(d, buf, len);
 			return;
 		}
 		/* The master it replaces counts (master.c: outranks()). */
@@ -180,6 +195,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		follow_master(d, &m, from);
 		d->followed.slice = m.strobe.slice;
 		d->cnt.strobes_rx++;
+		pass_down(d, buf, len);
 		break;
 	case BCSP_MAP:
 		if (own || !of_followed(d, &m))
@@ -188,6 +204,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		d->followed.map_epoch = m.hdr.epoch;
 		d->followed.map_master = m.hdr.sender;
 		d->followed.have_map = true;
+		pass_down(d, buf, len);
 		break;
 	case BCSP_CONTEXT:
 		if (own || !of_followed(d, &m))
@@ -196,6 +213,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		d->followed.ctx_epoch = m.hdr.epoch;
 		d->followed.ctx_master = m.hdr.sender;
 		d->followed.have_ctx = true;
+		pass_down(d, buf, len);
 		break;
 	case BCSP_REPORT:
 		if (own)
@@ -214,6 +232,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		 */
 		if (own || !d->followed.known || m.hdr.sender != d->followed.id)
 			return;
+		pass_down(d, buf, len);
 		break;
 	default:
 		return;

@@ -51,6 +51,10 @@ struct json_object *stats_json(const struct bcsd *d)
 	view_quorum(d, now_mono_ms(), &fresh, &need);
 	add_u64(o, "nodes_reporting", fresh);
 	add_u64(o, "nodes_heard", d->view.nr_peers);
+	add_u64(o, "tree_passed", d->cnt.tree_passed);
+	add_u64(o, "tree_reroots", d->cnt.tree_reroots);
+	/* null: no nodes_file. */
+	json_object_object_add(o, "tree", tree_json(d));
 	add_u64(o, "quorum", need);
 	return o;
 }

@@ -91,6 +91,36 @@ static int cluster_query(const char *cmd, const char *what,
 	return 1;
 }
 
+/* This node's place in the tree of daemons, if bcsd has one. */
+static void print_tree(struct json_object *resp)
+{
+	struct json_object *t, *v, *a;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(resp, "tree", &t) || !t)
+		return;
+	printf("%-16s %s, %lld nodes, root %lld\n", "tree:",
+	       json_object_object_get_ex(t, "transport", &v) ?
+	       json_object_get_string(v) : "?",
+	       (long long)cluster_int(t, "nodes", 0),
+	       (long long)cluster_int(t, "root", 0));
+	if (cluster_int(t, "parent", 0))
+		printf("%-16s %lld, depth %lld\n", "tree parent:",
+		       (long long)cluster_int(t, "parent", 0),
+		       (long long)cluster_int(t, "depth", 0));
+	else
+		printf("%-16s none (the root)\n", "tree parent:");
+	printf("%-16s", "tree children:");
+	a = json_object_object_get_ex(t, "children", &a) ? a : NULL;
+	n = a ? json_object_array_length(a) : 0;
+	for (i = 0; i < n; i++)
+		printf("%s%lld", i ? ", " : " ",
+		       (long long)json_object_get_int64(
+			       json_object_array_get_idx(a, i)));
+	printf("%s (subtree of %lld)\n", n ? "" : " none",
+	       (long long)cluster_int(t, "subtree", 0));
+}
+
 static void print_cluster_status(struct json_object *resp)
 {
 	struct json_object *v;
@@ -121,6 +151,7 @@ static void print_cluster_status(struct json_object *resp)
 	       (long long)cluster_int(resp, "nodes_reporting", 0),
 	       (long long)cluster_int(resp, "nodes_heard", 0),
 	       (long long)cluster_int(resp, "quorum", 0));
+	print_tree(resp);
 }
 
 static void json_print(struct json_object *o)

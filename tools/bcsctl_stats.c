@@ -167,7 +167,12 @@ int bcsctl_run_stats_global(const struct bcsctl_req *req)
 		r = json_object_array_get_idx(a, i);
 		lead = cluster_int(r, "deadline_ns", 0) -
 		       cluster_int(r, "sent_ns", 0);
-		snprintf(b[1], sizeof(b[1]), "%.3f", (double)lead / 1e6);
+		/* A slice the master skipped: no strobe, no lead. */
+		if (cluster_int(r, "skipped", 0))
+			snprintf(b[1], sizeof(b[1]), "skipped");
+		else
+			snprintf(b[1], sizeof(b[1]), "%.3f",
+				 (double)lead / 1e6);
 		if (cluster_row(r) == BCS_ROW_NONE)
 			snprintf(b[0], sizeof(b[0]), "-");
 		else

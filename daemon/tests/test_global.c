@@ -60,22 +60,23 @@ int main(void)
 	/* Three nodes said how slice 101 went, one of them late. */
 	sw = one(101, 20000, false);
 	global_add(&d, 4, &sw);
-	sw = one(101, -3000, false);
+	sw = one(101, 3000, false);
 	global_add(&d, 4, &sw);
 	sw = one(101, 450000, true);
 	global_add(&d, 4, &sw);
-	/* Of another epoch, of a slice not sent, or too old: not added. */
+	/* Of another epoch, or too old: not added; a skipped slice's is. */
 	sw = one(102, 1, false);
 	global_add(&d, 3, &sw);
-	sw = one(103, 1, false);
+	sw = one(103, 7, false);
+	sw.s[0].predicted = 1;
 	global_add(&d, 4, &sw);
 	sw = one(100 + BCSD_GLOBAL_SLICES, 1, false);
 	global_add(&d, 4, &sw);
 
 	g = global_json(&d, 100);
 	json_object_object_get_ex(g, "slices", &a);
-	CHECK(json_object_array_length(a) == 4);
-	CHECK(field(g, "unknown") == 3 && field(g, "epoch") == 4);
+	CHECK(json_object_array_length(a) == 5);
+	CHECK(field(g, "unknown") == 2 && field(g, "epoch") == 4);
 	CHECK(field(slice_of(g, 0), "slice") == 100 &&
 	      field(slice_of(g, 0), "interval_ns") == -1 &&
 	      field(slice_of(g, 0), "nodes") == 0 &&
@@ -88,9 +89,19 @@ int main(void)
 	CHECK(field(slice_of(g, 1), "nodes") == 3 &&
 	      field(slice_of(g, 1), "late") == 1 &&
 	      field(slice_of(g, 1), "end_max_ns") == 450000 &&
-	      field(slice_of(g, 1), "end_min_ns") == -3000);
-	CHECK(field(slice_of(g, 3), "slice") == 104 &&
-	      field(slice_of(g, 3), "interval_ns") == 20000000);
+	      field(slice_of(g, 1), "end_min_ns") == 3000);
+	/* Skipped by the master, switched to on a prediction. */
+	CHECK(field(slice_of(g, 3), "slice") == 103 &&
+	      field(slice_of(g, 3), "skipped") == 1 &&
+	      field(slice_of(g, 3), "sent_ns") == -1 &&
+	      field(slice_of(g, 3), "deadline_ns") == -1 &&
+	      field(slice_of(g, 3), "row") == -1 &&
+	      field(slice_of(g, 3), "nodes") == 1 &&
+	      field(slice_of(g, 3), "predicted") == 1 &&
+	      field(slice_of(g, 3), "end_max_ns") == 7);
+	CHECK(field(slice_of(g, 4), "slice") == 104 &&
+	      field(slice_of(g, 4), "skipped") == 0 &&
+	      field(slice_of(g, 4), "interval_ns") == 20000000);
 	json_object_put(g);
 
 	/* The newest three slices; a slice number again or back is not recorded. */
@@ -98,27 +109,70 @@ int main(void)
 	sent(4, 90, 1060000000);
 	g = global_json(&d, 3);
 	CHECK(field(slice_of(g, 0), "slice") == 102 &&
-	      field(slice_of(g, 1), "slice") == 104 && !slice_of(g, 2) &&
-	      field(slice_of(g, 1), "sent_ns") == 1040000000);
+	      field(slice_of(g, 1), "slice") == 103 &&
+	      field(slice_of(g, 2), "slice") == 104 && !slice_of(g, 3) &&
+	      field(slice_of(g, 2), "sent_ns") == 1040000000);
+	json_object_put(g);
+
+	/*
+	 * A master running late: nodes switched to 106 and 107 on a
+	 * prediction before it sent them; it skips 106 and sends 107.
+	 * Too far ahead is not kept.
+	 */
+	sw = one(106, 11, false);
+	global_add(&d, 4, &sw);
+	sw = one(107, 12, false);
+	global_add(&d, 4, &sw);
+	sw = one(104 + 17, 13, false);
+	global_add(&d, 4, &sw);
+	g = global_json(&d, 100);
+	CHECK(field(slice_of(g, 4), "slice") == 104 && !slice_of(g, 5) &&
+	      field(g, "unknown") == 3);
+	json_object_put(g);
+	sent(4, 107, 1055000000);
+	g = global_json(&d, 3);
+	CHECK(field(slice_of(g, 0), "slice") == 105 &&
+	      field(slice_of(g, 0), "skipped") == 1 &&
+	      field(slice_of(g, 0), "nodes") == 0);
+	CHECK(field(slice_of(g, 1), "slice") == 106 &&
+	      field(slice_of(g, 1), "skipped") == 1 &&
+	      field(slice_of(g, 1), "nodes") == 1 &&
+	      field(slice_of(g, 1), "end_max_ns") == 11);
+	CHECK(field(slice_of(g, 2), "slice") == 107 &&
+	      field(slice_of(g, 2), "skipped") == 0 &&
+	      field(slice_of(g, 2), "sent_ns") == 1055000000 &&
+	      field(slice_of(g, 2), "nodes") == 1 &&
+	      field(slice_of(g, 2), "end_max_ns") == 12);
 	json_object_put(g);
 
 	/* A take-over: a new epoch starts afresh. */
-	sent(5, 106, 1070000000);
+	sent(5, 108, 1070000000);
 	sw = one(101, 1, false);
 	global_add(&d, 5, &sw);
 	g = global_json(&d, BCSD_GLOBAL_SLICES + 1);
-	CHECK(field(slice_of(g, 0), "slice") == 106 && !slice_of(g, 1) &&
+	CHECK(field(slice_of(g, 0), "slice") == 108 && !slice_of(g, 1) &&
 	      field(g, "unknown") == 4);
 	json_object_put(g);
 
+	/* A jump further than is kept: only the newest skipped are. */
+	sent(5, 108 + 3 * BCSD_GLOBAL_SLICES, 1075000000);
+	g = global_json(&d, UINT32_MAX);
+	json_object_object_get_ex(g, "slices", &a);
+	CHECK(json_object_array_length(a) == BCSD_GLOBAL_SLICES &&
+	      field(slice_of(g, 0), "skipped") == 1 &&
+	      field(slice_of(g, BCSD_GLOBAL_SLICES - 1), "skipped") == 0);
+	json_object_put(g);
+
 	/* More slices than are kept: the newest BCSD_GLOBAL_SLICES. */
-	for (uint64_t s = 107; s < 107 + 2 * BCSD_GLOBAL_SLICES; s++)
+	for (uint64_t s = 107 + 3 * BCSD_GLOBAL_SLICES;
+	     s < 107 + 5 * BCSD_GLOBAL_SLICES; s++)
 		sent(5, s, 1080000000 + s);
 	g = global_json(&d, UINT32_MAX);
 	json_object_object_get_ex(g, "slices", &a);
 	CHECK(json_object_array_length(a) == BCSD_GLOBAL_SLICES);
 	CHECK(field(slice_of(g, 0), "slice") ==
-	      107 + BCSD_GLOBAL_SLICES);
+	      107 + 4 * BCSD_GLOBAL_SLICES &&
+	      field(slice_of(g, 0), "skipped") == 0);
 	json_object_put(g);
 	return unit_done("test_global");
 }

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tree of daemons at run time (Documentation/tree.rst): the node list
+ * and the tree over it (topo.c), read at start, every node's UDP address,
+ * and the tree hung from the active master.
+ *
+ * With strobe_transport = tree, what the master sends to every node
+ * (strobes, maps, contexts, replies) goes to its children, and every
+ * daemon passes each such datagram it accepts from the master it follows
+ * on to its own children, as it came: the master's signature, sender and
+ * sequence number are untouched, so every daemon checks it as if it had
+ * come straight from the master, and each takes it once whatever the
+ * path (the replay window).  What nodes send the master (reports, switch
+ * summaries, requests) goes to it directly, by its address in the list.
+ * Without strobe_transport = tree the list and the tree are only shown.
+ *
+ * Every daemon hangs the tree from the master it follows (tree_reroot()):
+ * all do it from the same files, so all agree on it; a new master's first
+ * datagrams reach the nodes down the new tree, each node re-rooting it
+ * before passing them on.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <json-c/json.h>
+
+#include "bcsd.h"
+#include "log.h"
+#include "topo.h"
+
+/* Node @i's address: its own from the file, or the name resolved. */
+static int resolve(struct bcsd *d, uint32_t i, struct sockaddr_in *sin)
+{
+	const struct topo_node *n = &d->nodes->node[i];
+	struct addrinfo hints = { .ai_family = AF_INET,
+				  .ai_socktype = SOCK_DGRAM }, *ai;
+	int err;
+
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(n->port ? n->port : (uint16_t)d->cfg.port);
+	if (n->numeric) {
+		sin->sin_addr = n->addr;
+		return 0;
+	}
+	err = getaddrinfo(n->host, NULL, &hints, &ai);
+	if (err) {
+		pr_err("nodes_file: node %u, %s: %s", n->id, n->host,
+		       gai_strerror(err));
+		return -1;
+	}
+	sin->sin_addr = ((struct sockaddr_in *)ai->ai_addr)->sin_addr;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+static void say_place(const struct bcsd *d)
+{
+	const uint32_t *child;
+	uint32_t p = topo_parent(d->tree, d->tree_self);
+
+	pr_info("tree: %u nodes, root %u; this node's parent %u, depth %u, %u children",
+		d->nodes->nr, d->nodes->node[d->tree->root].id,
+		p == TOPO_NONE ? 0 : d->nodes->node[p].id,
+		topo_depth(d->tree, d->tree_self),
+		topo_children(d->tree, d->tree_self, &child));
+}
+
+int tree_init(struct bcsd *d)
+{
+	const struct cfg *c = &d->cfg;
+	char err[512];
+	uint32_t i;
+	int self;
+
+	if (!c->nodes_file[0]) {
+		if (c->topology_file[0]) {
+			pr_err("topology_file %s: set nodes_file too",
+			       c->topology_file);
+			return -1;
+		}
+		if (c->strobe_transport == CFG_TRANSPORT_TREE) {
+			pr_err("strobe_transport tree: set nodes_file too");
+			return -1;
+		}
+		return 0;
+	}
+	d->nodes = malloc(sizeof(*d->nodes));
+	d->tree = malloc(sizeof(*d->tree));
+	if (!d->nodes || !d->tree) {
+		pr_err("nodes_file: out of memory");
+		return -1;
+	}
+	if (topo_list_read_file(d->nodes, c->nodes_file, err, sizeof(err))) {
+		pr_err("nodes_file: %s", err);
+		return -1;
+	}
+	self = topo_index(d->nodes, d->node_id);
+	if (self < 0) {
+		pr_err("nodes_file: %s: this node, %u, is not in it",
+		       c->nodes_file, d->node_id);
+		return -1;
+	}
+	d->tree_self = (uint32_t)self;
+	if (c->topology_file[0] ?
+	    topo_tree_read_file(d->tree, d->nodes, c->topology_file, err,
+				sizeof(err)) :
+	    topo_tree_kary(d->tree, d->nodes, d->nodes->node[0].id,
+			   c->tree_fanout, err, sizeof(err))) {
+		pr_err("tree: %s", err);
+		return -1;
+	}
+	d->tree_addr = calloc(d->nodes->nr, sizeof(*d->tree_addr));
+	if (!d->tree_addr) {
+		pr_err("nodes_file: out of memory");
+		return -1;
+	}
+	for (i = 0; i < d->nodes->nr; i++)
+		if (resolve(d, i, &d->tree_addr[i]))
+			return -1;
+	say_place(d);
+	return 0;
+}
+
+void tree_exit(struct bcsd *d)
+{
+	free(d->tree_addr);
+	free(d->tree);
+	free(d->nodes);
+	d->tree_addr = NULL;
+	d->tree = NULL;
+	d->nodes = NULL;
+}
+
+bool tree_transport(const struct bcsd *d)
+{
+	return d->tree && d->cfg.strobe_transport == CFG_TRANSPORT_TREE;
+}
+
+bool tree_addr(const struct bcsd *d, uint32_t node,
+	       struct sockaddr_in *sin)
+{
+	int i;
+
+	if (!d->nodes)
+		return false;
+	i = topo_index(d->nodes, node);
+	if (i < 0)
+		return false;
+	*sin = d->tree_addr[i];
+	return true;
+}
+
+uint16_t tree_port(const struct bcsd *d)
+{
+	return d->nodes ? ntohs(d->tree_addr[d->tree_self].sin_port) :
+			  (uint16_t)d->cfg.port;
+}
+
+void tree_reroot(struct bcsd *d, uint32_t root)
+{
+	char err[256];
+
+	if (!d->tree || d->nodes->node[d->tree->root].id == root)
+		return;
+	if (topo_tree_reroot(d->tree, d->nodes, root, err, sizeof(err))) {
+		/* A master not in the list: the tree stays as it was. */
+		pr_warn("tree: %s", err);
+		return;
+	}
+	d->cnt.tree_reroots++;
+	say_place(d);
+}
+
+int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len)
+{
+	const uint32_t *child;
+	uint32_t n, i;
+	int ret;
+
+	if (!d->tree)
+		return 0;
+	n = topo_children(d->tree, d->tree_self, &child);
+	ret = (int)n;
+	for (i = 0; i < n; i++) {
+		const struct sockaddr_in *to = &d->tree_addr[child[i]];
+
+		if (sendto(d->net.sock, buf, len, 0,
+			   (const struct sockaddr *)to, sizeof(*to)) !=
+		    (ssize_t)len) {
+			pr_debug("sendto node %u: %s",
+				 d->nodes->node[child[i]].id, strerror(errno));
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+static void add_u64(struct json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
+}
+
+struct json_object *tree_json(const struct bcsd *d)
+{
+	struct json_object *o, *a;
+	const uint32_t *child;
+	uint32_t p, n, i;
+
+	if (!d->tree)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "transport", json_object_new_string(
+		tree_transport(d) ? "tree" : "multicast"));
+	add_u64(o, "nodes", d->nodes->nr);
+	add_u64(o, "root", d->nodes->node[d->tree->root].id);
+	p = topo_parent(d->tree, d->tree_self);
+	/* null: this node is the root. */
+	json_object_object_add(o, "parent", p == TOPO_NONE ? NULL :
+			       json_object_new_int64(d->nodes->node[p].id));
+	add_u64(o, "depth", topo_depth(d->tree, d->tree_self));
+	add_u64(o, "subtree", topo_subtree(d->tree, d->tree_self));
+	a = json_object_new_array();
+	n = topo_children(d->tree, d->tree_self, &child);
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int64(
+			d->nodes->node[child[i]].id));
+	json_object_object_add(o, "children", a);
+	return o;
+}

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Strobes down a tree, without multicast: every bcsd is started afresh
+# with a nodes file and strobe_transport = tree, fan-out 1, so that the
+# three nodes make a chain 1 -> 2 -> 3, and multicast is switched off on
+# every guest's interface.  node2 passes the master's datagrams on to
+# node3; every node must run the same row in every slice, jobs made from
+# node2 and node3 must reach every node, and the master's global records
+# must hear from all three.
+
+# shellcheck disable=SC2154 # j1, j2, burners: set by two_jobs, start_burners
+. "$CL_DIR/lib.sh"
+
+net=${CL_NET:-10.77.0}
+for n in $(echo "$CL_NODES" | tr ' ' '\n' | sort -rn); do
+	on "$n" 'kill_bcsd TERM; stop_burners' > /dev/null
+done
+nodes=""
+for n in $CL_NODES; do
+	nodes+="$n $net.$n\n"
+done
+rc=0
+for n in $CL_NODES; do
+	on "$n" "printf '$nodes' > \$STATE/nodes && ip link set eth0 multicast off" ||
+		rc=1
+done
+ok $rc "every node: a nodes file of $nr_nodes nodes, multicast off on eth0"
+
+tree="--nodes_file=\$STATE/nodes --tree_fanout=1 --strobe_transport=tree"
+on 1 "start_bcsd --role=both --priority=200 $tree" > /dev/null &&
+	wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]'
+ok $? "node1: bcsd restarted as the master, strobes down the tree"
+rc=0
+for n in $CL_NODES; do
+	[ "$n" = 1 ] || on "$n" "start_bcsd --role=node $tree" > /dev/null || rc=1
+done
+[ $rc = 0 ] && wait_until 30 all_follow_master
+ok $? "every node follows node1 through the tree"
+
+# The chain: node N's parent is N - 1, at depth N - 1.
+for n in $CL_NODES; do
+	p=$(status_of "$n" "tree parent")
+	c=$(status_of "$n" "tree children")
+	if [ "$n" = 1 ]; then
+		want="none (the root)"
+	else
+		want="$((n - 1)), depth $((n - 1))"
+	fi
+	[ "$p" = "$want" ]
+	ok $? "node$n: tree parent '$p', children '$c'"
+done
+
+two_jobs "two new jobs, made from node2 and node3 through the tree"
+start_burners tree "$j1" "$j2"
+from=$(slice_now 1)
+sleep 6
+snapshot_all tree
+analyse coherence --nodes "$nr_nodes" "$SHARE/data/tree" \
+	--from-slice "${from:-0}" --jobs "$j1,$j2" --min 20 --lead-us "$CL_LEAD_US"
+analyse tasks "$SHARE/data/tree" --pids "$burners"
+
+# node2 passes what the master sends on to node3; node3, a leaf, nothing.
+p2=$(stat_of 2 tree_passed)
+p3=$(stat_of 3 tree_passed)
+[ "${p2:-0}" -gt 0 ] 2>/dev/null && [ "$p3" = 0 ]
+ok $? "node2 passed datagrams down to node3 ($p2), node3 to nobody ($p3)"
+
+# The nodes' switch summaries reach the master without multicast.
+heard()
+{
+	on 1 "bcsctl stats global --last 30 --json" | "$PY" -c '
+import json, sys
+g = json.load(sys.stdin)["slices"]
+print(max((r["nodes"] for r in g), default=0))'
+}
+wait_until 20 eval '[ "$(heard)" = "$nr_nodes" ]'
+ok $? "the master's global records hear from all $nr_nodes nodes ($(heard))"
+
+on_all stop_burners > /dev/null
+for n in $CL_NODES; do
+	on "$n" 'ip link set eth0 multicast on' > /dev/null
+done
+tap_end
