@@ -28,7 +28,7 @@
  *    (an eventfd) is readable while one waits.
  * What is not: tasks, parking, the watchdog, standalone mode, statistics
  * (bcs_dist_ctl() checks its arguments and records nothing), and job dumps
- * (bcs_job_dump_file() fails with -ENOSYS; with no tasks no job has
+ * (bcs_job_dump_file() fails with -EOPNOTSUPP; with no tasks no job has
  * statistics to dump, so bcsd never asks).
  *
  * If $BCS_SIM_LOG (sim.h) names a file, every strobe that reaches the
@@ -73,6 +73,10 @@ struct bcs_events {
 	uint64_t last_seq;		/* of the last one read */
 };
 
+/* The model's tables, apart so that they take no room in the binary. */
+static struct bcs_job_info jobs_store[BCS_JOBS_MAX];
+static struct bcs_slice_record ring_store[BCS_SIM_RECORDS];
+
 /* The model of this process's bcs.ko. */
 static struct {
 	unsigned int opens;		/* struct bcs handles open */
@@ -90,11 +94,11 @@ static struct {
 	uint64_t last_switch_ns;
 	uint64_t strobes, switches, late, missed, missed_since, failopens;
 
-	struct bcs_job_info jobs[BCS_JOBS_MAX];
+	struct bcs_job_info *jobs;	/* jobs_store */
 	uint32_t nr_jobs;
 	uint32_t last_id;
 
-	struct bcs_slice_record ring[BCS_SIM_RECORDS];
+	struct bcs_slice_record *ring;	/* ring_store */
 	uint64_t head;
 
 	uint32_t window_state;
@@ -107,6 +111,8 @@ static struct {
 	.slice_ns = 10000000,
 	.watchdog_slices = 10,
 	.row = BCS_ROW_NONE,
+	.jobs = jobs_store,
+	.ring = ring_store,
 };
 
 static uint64_t now_ns(void)
@@ -187,7 +193,7 @@ static struct bcs_job_info *job_find(uint32_t id)
 	return NULL;
 }
 
-/* A free id, the next in turn after the last one handed out. */
+/* A free id, in turn from 1 after the last one handed out, as bcs.ko. */
 static uint32_t job_pick_id(void)
 {
 	uint32_t id = sim.last_id, i;
@@ -210,10 +216,10 @@ int bcs_job_create(struct bcs *h, uint32_t id, uint32_t row,
 		return -EBADF;
 	if ((id && !bcs_job_id_valid(id)) || !row_ok(row))
 		return -EINVAL;
-	if (id && job_find(id))
-		return -EEXIST;
 	if (sim.nr_jobs >= BCS_JOBS_MAX)
 		return -ENOSPC;
+	if (id && job_find(id))
+		return -EEXIST;
 	if (!id) {
 		id = job_pick_id();
 		if (!id)
@@ -408,7 +414,7 @@ int bcs_job_dump_file(struct bcs *h, uint32_t job, const char *path,
 		return -EBADF;
 	if (!path || (flags & ~BCS_DUMP_FLAGS))
 		return -EINVAL;
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 /* ------------------------------------------------------------------ */
