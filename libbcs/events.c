@@ -197,16 +197,3 @@ int bcs_events_read(struct bcs_events *ev, struct bcs_job_ended *out,
 		ev->last_seq = out->seq;
 	return 0;
 }
-
-const char *bcs_job_end_name(uint32_t reason)
-{
-	switch (reason) {
-	case BCS_JOB_END_DESTROYED:
-		return "destroyed";
-	case BCS_JOB_END_EXITED:
-		return "exited";
-	case BCS_JOB_END_DETACHED:
-		return "detached";
-	}
-	return "?";
-}

@@ -1,0 +1,778 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bcsd-sim's stand-in for bcs.ko: the libbcs functions bcsd calls that
+ * touch the device (/dev/bcs, /dev/bcsstat, the generic netlink family
+ * and its events group), answered in user space from a model of one
+ * node's bcs.ko, one model per process.  The pure functions of libbcs
+ * (bcs_strerror(), bcs_hist_add(), bcs_job_end_name()) are linked from
+ * libbcs's own objects.  Signatures, argument checks and errors are those
+ * of libbcs/bcs.h and <linux/bcs.h>.
+ *
+ * What is modelled:
+ *  - jobs: id, row, created, moved, listed, destroyed, at most
+ *    BCS_JOBS_MAX; never any task (nr_tasks 0), so nothing is suspended;
+ *  - the mode: off, or driven by the netlink handle that called
+ *    bcs_nl_drive(), until it releases or is closed (fail-open, mode off);
+ *  - strobes from the driver: each switches at once, at max(arrival,
+ *    deadline) (CLOCK_REALTIME), and is written to the slice ring as a
+ *    record with BCS_SLICE_DRIVEN (| BCS_SLICE_LATE if it arrived after its
+ *    deadline) and switch_start_ns = switch_end_ns = that time.  A strobe
+ *    for a slice before the current one is dropped and counted missed, as
+ *    bcs.ko does.  Predictions and expiries are checked and then ignored:
+ *    no strobe is ever lost here;
+ *  - the slice ring of BCS_SIM_RECORDS records, read through
+ *    bcs_stat_head() and bcs_stat_snapshot() with libbcs's semantics, and
+ *    the slice window that arms it;
+ *  - the ends of jobs: each destroyed job is announced, with no
+ *    statistics (dist_tasks 0), on every events handle, whose descriptor
+ *    (an eventfd) is readable while one waits.
+ * What is not: tasks, parking, the watchdog, standalone mode, statistics
+ * (bcs_dist_ctl() checks its arguments and records nothing), and job dumps
+ * (bcs_job_dump_file() fails with -EOPNOTSUPP; with no tasks no job has
+ * statistics to dump, so bcsd never asks).
+ *
+ * If $BCS_SIM_LOG (sim.h) names a file, every strobe that reaches the
+ * stand-in from the driver, accepted or not, is appended to it as the
+ * line "slice row deadline_ns arrival_ns", for a harness to compare the
+ * nodes' schedules.
+ *
+ * Handles hold no state of their own beyond what they are (the driver,
+ * an events queue): every handle of a process sees the same model.  Not
+ * thread-safe, as libbcs's handles are not.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../libbcs/bcs.h"
+#include "sim.h"
+
+struct bcs {
+	int unused;
+};
+
+struct bcs_stat {
+	bool mapped;
+};
+
+struct bcs_nl {
+	int unused;
+};
+
+struct bcs_events {
+	int fd;				/* eventfd: readable while one waits */
+	struct bcs_job_ended queue[BCS_SIM_EVENTS_QUEUE];
+	unsigned int first, len;
+	uint64_t last_seq;		/* of the last one read */
+};
+
+/* The model's tables, apart so that they take no room in the binary. */
+static struct bcs_job_info jobs_store[BCS_JOBS_MAX];
+static struct bcs_slice_record ring_store[BCS_SIM_RECORDS];
+
+/* The model of this process's bcs.ko. */
+static struct {
+	unsigned int opens;		/* struct bcs handles open */
+	int log_fd;			/* $BCS_SIM_LOG, or -1 */
+	bool log_failed;		/* said once */
+
+	uint32_t mode;
+	const struct bcs_nl *driver;
+	uint64_t slice_ns;
+	uint32_t watchdog_slices;
+	uint32_t failopen;
+	uint64_t slice;
+	uint32_t row;
+	bool switched;			/* some strobe has switched */
+	uint64_t last_switch_ns;
+	uint64_t strobes, switches, late, missed, missed_since, failopens;
+
+	struct bcs_job_info *jobs;	/* jobs_store */
+	uint32_t nr_jobs;
+	uint32_t last_id;
+
+	struct bcs_slice_record *ring;	/* ring_store */
+	uint64_t head;
+
+	uint32_t window_state;
+	uint64_t window_from, window_to, window_records, window_first_seq;
+
+	struct bcs_events *events[BCS_SIM_EVENTS_MAX];
+	uint64_t event_seq;
+} sim = {
+	.log_fd = -1,
+	.slice_ns = 10000000,
+	.watchdog_slices = 10,
+	.row = BCS_ROW_NONE,
+	.jobs = jobs_store,
+	.ring = ring_store,
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* /dev/bcs                                                             */
+/* ------------------------------------------------------------------ */
+
+static int log_open(void)
+{
+	const char *path = getenv(BCS_SIM_ENV_LOG);
+	int err;
+
+	if (!path || !*path || sim.log_fd >= 0)
+		return 0;
+	sim.log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			  0644);
+	if (sim.log_fd < 0) {
+		err = -errno;
+		fprintf(stderr, "bcsd-sim: %s %s: %s\n", BCS_SIM_ENV_LOG, path,
+			strerror(-err));
+		return err;
+	}
+	sim.log_failed = false;
+	return 0;
+}
+
+int bcs_open(struct bcs **out)
+{
+	struct bcs *h;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	err = log_open();
+	if (err) {
+		free(h);
+		return err;
+	}
+	sim.opens++;
+	*out = h;
+	return 0;
+}
+
+void bcs_close(struct bcs *h)
+{
+	if (!h)
+		return;
+	free(h);
+	if (--sim.opens || sim.log_fd < 0)
+		return;
+	close(sim.log_fd);
+	sim.log_fd = -1;
+}
+
+static int row_ok(uint32_t row)
+{
+	return row < BCS_ROWS_MAX || row == BCS_ROW_NONE;
+}
+
+static struct bcs_job_info *job_find(uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < sim.nr_jobs; i++)
+		if (sim.jobs[i].id == id)
+			return &sim.jobs[i];
+	return NULL;
+}
+
+/* A free id, in turn from 1 after the last one handed out, as bcs.ko. */
+static uint32_t job_pick_id(void)
+{
+	uint32_t id = sim.last_id, i;
+
+	/* Fewer jobs than BCS_JOBS_MAX: one of the next that many is free. */
+	for (i = 0; i <= BCS_JOBS_MAX; i++) {
+		id = bcs_job_id_next(id);
+		if (!job_find(id))
+			return id;
+	}
+	return 0;
+}
+
+int bcs_job_create(struct bcs *h, uint32_t id, uint32_t row,
+		   uint32_t *id_out)
+{
+	struct bcs_job_info *j;
+
+	if (!h)
+		return -EBADF;
+	if ((id && !bcs_job_id_valid(id)) || !row_ok(row))
+		return -EINVAL;
+	if (sim.nr_jobs >= BCS_JOBS_MAX)
+		return -ENOSPC;
+	if (id && job_find(id))
+		return -EEXIST;
+	if (!id) {
+		id = job_pick_id();
+		if (!id)
+			return -ENOSPC;
+		sim.last_id = id;
+	}
+	j = &sim.jobs[sim.nr_jobs++];
+	memset(j, 0, sizeof(*j));
+	j->id = id;
+	j->row = row;
+	if (id_out)
+		*id_out = id;
+	return 0;
+}
+
+/* Announce the end of job @id on every events handle. */
+static void events_announce(uint32_t id)
+{
+	struct bcs_job_ended e = {
+		.job = id, .reason = BCS_JOB_END_DESTROYED,
+		.seq = ++sim.event_seq,
+	};
+	uint64_t one = 1;
+	unsigned int i;
+
+	for (i = 0; i < BCS_SIM_EVENTS_MAX; i++) {
+		struct bcs_events *ev = sim.events[i];
+
+		/* A full queue loses it: the gap shows in the next's @lost. */
+		if (!ev || ev->len >= BCS_SIM_EVENTS_QUEUE)
+			continue;
+		ev->queue[(ev->first + ev->len++) % BCS_SIM_EVENTS_QUEUE] = e;
+		/* The counter cannot overflow: it is reset when drained. */
+		if (write(ev->fd, &one, sizeof(one)) != sizeof(one))
+			fprintf(stderr, "bcsd-sim: events eventfd: %s\n",
+				strerror(errno));
+	}
+}
+
+int bcs_job_destroy(struct bcs *h, uint32_t id)
+{
+	struct bcs_job_info *j;
+
+	if (!h)
+		return -EBADF;
+	if (!bcs_job_id_valid(id))
+		return -EINVAL;
+	j = job_find(id);
+	if (!j)
+		return -ENOENT;
+	*j = sim.jobs[--sim.nr_jobs];
+	events_announce(id);
+	return 0;
+}
+
+int bcs_job_set_row(struct bcs *h, uint32_t id, uint32_t row)
+{
+	struct bcs_job_info *j;
+
+	if (!h)
+		return -EBADF;
+	if (!bcs_job_id_valid(id) || !row_ok(row))
+		return -EINVAL;
+	j = job_find(id);
+	if (!j)
+		return -ENOENT;
+	j->row = row;
+	return 0;
+}
+
+/* Whether job @j may run now: no row, no gang scheduling, or its row's. */
+static uint32_t job_state(const struct bcs_job_info *j)
+{
+	if (j->row == BCS_ROW_NONE || sim.mode != BCS_MODE_DRIVEN ||
+	    sim.failopen || !sim.switched || j->row == sim.row)
+		return BCS_JOB_RUNNING;
+	return BCS_JOB_SUSPENDED;
+}
+
+int bcs_job_list(struct bcs *h, struct bcs_job_info **out, size_t *n)
+{
+	struct bcs_job_info *a;
+	uint32_t i;
+
+	if (!h)
+		return -EBADF;
+	if (!out || !n)
+		return -EINVAL;
+	*out = NULL;
+	*n = 0;
+	if (!sim.nr_jobs)
+		return 0;
+	a = calloc(sim.nr_jobs, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (i = 0; i < sim.nr_jobs; i++) {
+		a[i] = sim.jobs[i];
+		a[i].state = job_state(&sim.jobs[i]);
+	}
+	*out = a;
+	*n = sim.nr_jobs;
+	return 0;
+}
+
+int bcs_get_state(struct bcs *h, struct bcs_state *st)
+{
+	if (!h)
+		return -EBADF;
+	if (!st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->version = BCS_VERSION;
+	st->mode = sim.mode;
+	st->row = sim.row;
+	st->slice = sim.slice;
+	st->slice_ns = sim.slice_ns;
+	st->watchdog_slices = sim.watchdog_slices;
+	st->failopen = sim.failopen;
+	st->nr_jobs = sim.nr_jobs;
+	st->driver_pid = sim.driver ? (int32_t)getpid() : 0;
+	st->strobes = sim.strobes;
+	st->switches = sim.switches;
+	st->late = sim.late;
+	st->missed = sim.missed;
+	st->failopens = sim.failopens;
+	st->stat_records = BCS_SIM_RECORDS;
+	st->window_state = sim.window_state;
+	return 0;
+}
+
+/*
+ * Statistics: no task is ever tracked, so nothing is recorded; the
+ * arguments are checked as bcs.ko checks them, and a job that exists
+ * takes every op.
+ */
+int bcs_dist_ctl(struct bcs *h, uint32_t job, uint32_t op, uint32_t metrics,
+		 uint32_t sub_bits, const int32_t *pids, uint32_t nr_pids)
+{
+	if (!h)
+		return -EBADF;
+	if (op > BCS_DIST_RELEASE || (metrics & ~BCS_DIST_ALL) ||
+	    (op != BCS_DIST_RELEASE && !metrics) ||
+	    sub_bits > BCS_HIST_SUB_BITS_MAX || nr_pids > BCS_DIST_PIDS_MAX ||
+	    (nr_pids && !pids))
+		return -EINVAL;
+	if (!job_find(job))
+		return -ENOENT;
+	/* No task is in any job. */
+	return nr_pids ? -ESRCH : 0;
+}
+
+int bcs_window_set(struct bcs *h, uint64_t from, uint64_t to)
+{
+	if (!h)
+		return -EBADF;
+	if (to < from)
+		return -EINVAL;
+	if (to - from >= BCS_SIM_RECORDS)
+		return -E2BIG;
+	if (from <= sim.slice)
+		return -ERANGE;
+	sim.window_state = BCS_WINDOW_ARMED;
+	sim.window_from = from;
+	sim.window_to = to;
+	sim.window_records = 0;
+	sim.window_first_seq = 0;
+	return 0;
+}
+
+int bcs_window_clear(struct bcs *h)
+{
+	if (!h)
+		return -EBADF;
+	sim.window_state = BCS_WINDOW_NONE;
+	sim.window_from = 0;
+	sim.window_to = 0;
+	sim.window_records = 0;
+	sim.window_first_seq = 0;
+	return 0;
+}
+
+/*
+ * Without statistics there is nothing to dump, and bcsd asks for a dump
+ * only of a job that kept some (collect.c).
+ */
+int bcs_job_dump_file(struct bcs *h, uint32_t job, const char *path,
+		      unsigned int flags)
+{
+	(void)job;
+	if (!h)
+		return -EBADF;
+	if (!path || (flags & ~BCS_DUMP_FLAGS))
+		return -EINVAL;
+	return -EOPNOTSUPP;
+}
+
+/* ------------------------------------------------------------------ */
+/* The slice ring                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Whether the window lets the switch to @slice be recorded. */
+static bool window_records(uint64_t slice)
+{
+	switch (sim.window_state) {
+	case BCS_WINDOW_NONE:
+		return true;
+	case BCS_WINDOW_ARMED:
+	case BCS_WINDOW_CAPTURING:
+		if (slice > sim.window_to) {
+			sim.window_state = BCS_WINDOW_DONE;
+			return false;
+		}
+		if (slice < sim.window_from)
+			return false;
+		/* Never over the window's own records. */
+		if (sim.window_records >= BCS_SIM_RECORDS)
+			return false;
+		if (sim.window_state == BCS_WINDOW_ARMED)
+			sim.window_first_seq = sim.head;
+		sim.window_state = BCS_WINDOW_CAPTURING;
+		sim.window_records++;
+		return true;
+	}
+	return false;
+}
+
+static void ring_add(const struct bcs_strobe *s, uint64_t arrival,
+		     uint64_t at, bool late, uint32_t missed)
+{
+	struct bcs_slice_record *r;
+
+	if (!window_records(s->slice))
+		return;
+	r = &sim.ring[sim.head % BCS_SIM_RECORDS];
+	memset(r, 0, sizeof(*r));
+	r->seq = sim.head;
+	r->slice = s->slice;
+	r->strobe_ns = arrival;
+	r->deadline_ns = s->deadline_ns;
+	r->switch_start_ns = at;
+	r->switch_end_ns = at;
+	r->interval_ns = sim.last_switch_ns && at > sim.last_switch_ns ?
+			 at - sim.last_switch_ns : 0;
+	r->row = s->row;
+	r->flags = BCS_SLICE_DRIVEN | (late ? BCS_SLICE_LATE : 0);
+	r->late = late;
+	r->missed = missed;
+	r->late_total = sim.late;
+	r->missed_total = sim.missed;
+	/* Nothing to wait for: no task parks or wakes. */
+	r->parked_ns = at;
+	r->resumed_ns = at;
+	sim.head++;
+}
+
+int bcs_stat_open(struct bcs_stat **out)
+{
+	if (!out)
+		return -EINVAL;
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void bcs_stat_close(struct bcs_stat *st)
+{
+	free(st);
+}
+
+int bcs_stat_map(struct bcs_stat *st)
+{
+	if (!st)
+		return -EBADF;
+	st->mapped = true;
+	return 0;
+}
+
+int bcs_stat_head(struct bcs_stat *st, uint64_t *head)
+{
+	if (!st)
+		return -EBADF;
+	if (!head)
+		return -EINVAL;
+	if (!st->mapped)
+		return -ENODATA;
+	*head = sim.head;
+	return 0;
+}
+
+int bcs_stat_snapshot(struct bcs_stat *st, uint64_t from_seq,
+		      struct bcs_slice_record *buf, size_t max, size_t *n,
+		      uint64_t *next_seq)
+{
+	uint64_t s = from_seq;
+	size_t count = 0;
+
+	if (!st)
+		return -EBADF;
+	if (!n || (!buf && max))
+		return -EINVAL;
+	*n = 0;
+	if (!st->mapped)
+		return -ENODATA;
+	/* Records overwritten are skipped: the gap shows in seq. */
+	if (sim.head > BCS_SIM_RECORDS && s < sim.head - BCS_SIM_RECORDS)
+		s = sim.head - BCS_SIM_RECORDS;
+	while (count < max && s < sim.head)
+		buf[count++] = sim.ring[s++ % BCS_SIM_RECORDS];
+	*n = count;
+	if (next_seq)
+		*next_seq = s;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Generic netlink                                                      */
+/* ------------------------------------------------------------------ */
+
+int bcs_nl_open(struct bcs_nl **out)
+{
+	if (!out)
+		return -EINVAL;
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+/* The driver is gone: every job runs, the mode is off. */
+static void fail_open(void)
+{
+	sim.driver = NULL;
+	sim.mode = BCS_MODE_OFF;
+	sim.failopen = 0;
+	sim.failopens++;
+}
+
+void bcs_nl_close(struct bcs_nl *nl)
+{
+	if (!nl)
+		return;
+	if (sim.driver == nl)
+		fail_open();
+	free(nl);
+}
+
+int bcs_nl_drive(struct bcs_nl *nl, uint64_t slice_ns,
+		 uint32_t watchdog_slices)
+{
+	if (!nl)
+		return -EBADF;
+	if ((slice_ns && (slice_ns < BCS_SLICE_NS_MIN ||
+			  slice_ns > BCS_SLICE_NS_MAX)) ||
+	    (watchdog_slices != BCS_NL_DEFAULT &&
+	     watchdog_slices > BCS_WATCHDOG_MAX))
+		return -ERANGE;
+	if (sim.driver && sim.driver != nl)
+		return -EBUSY;
+	if (slice_ns)
+		sim.slice_ns = slice_ns;
+	if (watchdog_slices != BCS_NL_DEFAULT)
+		sim.watchdog_slices = watchdog_slices;
+	sim.driver = nl;
+	sim.mode = BCS_MODE_DRIVEN;
+	sim.failopen = 0;
+	return 0;
+}
+
+int bcs_nl_release(struct bcs_nl *nl)
+{
+	if (!nl)
+		return -EBADF;
+	if (sim.driver != nl)
+		return sim.driver ? -EBUSY : -ENOTCONN;
+	fail_open();
+	return 0;
+}
+
+/* Append the strobe to $BCS_SIM_LOG; a failure is said once. */
+static void log_strobe(const struct bcs_strobe *s, uint64_t arrival)
+{
+	char line[96];
+	int len;
+
+	if (sim.log_fd < 0)
+		return;
+	len = snprintf(line, sizeof(line), "%" PRIu64 " %" PRIu32 " %" PRIu64
+		       " %" PRIu64 "\n", (uint64_t)s->slice, (uint32_t)s->row,
+		       (uint64_t)s->deadline_ns, arrival);
+	if (len > 0 && len < (int)sizeof(line) &&
+	    write(sim.log_fd, line, (size_t)len) == len)
+		return;
+	if (!sim.log_failed)
+		fprintf(stderr, "bcsd-sim: %s: strobes not logged: %s\n",
+			BCS_SIM_ENV_LOG, strerror(errno));
+	sim.log_failed = true;
+}
+
+static int strobe_check(const struct bcs_strobe *s, uint64_t now)
+{
+	uint32_t f = s->flags;
+
+	if ((f & ~BCS_STROBE_FLAGS) ||
+	    ((f & BCS_STROBE_PREDICT) &&
+	     (f & (BCS_STROBE_NOW | BCS_STROBE_NEXT))) ||
+	    ((f & BCS_STROBE_EXPIRE) && (f & BCS_STROBE_NEXT)))
+		return -EINVAL;
+	if (s->row >= BCS_ROWS_MAX ||
+	    ((f & BCS_STROBE_PREDICT) && s->next_row >= BCS_ROWS_MAX) ||
+	    (s->slice_ns && (s->slice_ns < BCS_SLICE_NS_MIN ||
+			     s->slice_ns > BCS_SLICE_NS_MAX)) ||
+	    s->deadline_ns > BCS_DEADLINE_NS_MAX ||
+	    (s->deadline_ns > now &&
+	     s->deadline_ns - now > BCS_STROBE_AHEAD_MAX_NS))
+		return -ERANGE;
+	return 0;
+}
+
+/* Count the slice that starts now for the jobs that run in it. */
+static void jobs_switched(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < sim.nr_jobs; i++)
+		if (sim.jobs[i].row == BCS_ROW_NONE ||
+		    sim.jobs[i].row == sim.row)
+			sim.jobs[i].slices_run++;
+}
+
+int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s)
+{
+	uint64_t arrival = now_ns(), at;
+	uint32_t missed;
+	bool late;
+	int err;
+
+	if (!nl || !s)
+		return -EINVAL;
+	if (sim.mode != BCS_MODE_DRIVEN)
+		return -ENOTCONN;
+	if (sim.driver != nl)
+		return -EBUSY;
+	log_strobe(s, arrival);
+	err = strobe_check(s, arrival);
+	if (err)
+		return err;
+	sim.strobes++;
+	/* Its slice is over: dropped, missed. */
+	if (sim.switched && s->slice < sim.slice) {
+		sim.missed++;
+		sim.missed_since++;
+		return 0;
+	}
+	if (s->flags & BCS_STROBE_NOW) {
+		late = false;
+		at = arrival;
+	} else {
+		late = arrival > s->deadline_ns;
+		at = late ? arrival : s->deadline_ns;
+	}
+	if (s->slice_ns)
+		sim.slice_ns = s->slice_ns;
+	sim.slice = s->slice;
+	sim.row = s->row;
+	sim.switched = true;
+	sim.failopen = 0;
+	sim.switches++;
+	sim.late += late;
+	missed = sim.missed_since > UINT32_MAX ? UINT32_MAX :
+		 (uint32_t)sim.missed_since;
+	sim.missed_since = 0;
+	ring_add(s, arrival, at, late, missed);
+	sim.last_switch_ns = at;
+	jobs_switched();
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The ends of jobs                                                     */
+/* ------------------------------------------------------------------ */
+
+int bcs_events_open(struct bcs_events **out)
+{
+	struct bcs_events *ev;
+	unsigned int i;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	for (i = 0; i < BCS_SIM_EVENTS_MAX && sim.events[i]; i++)
+		;
+	if (i == BCS_SIM_EVENTS_MAX)
+		return -EMFILE;
+	ev = calloc(1, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	ev->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ev->fd < 0) {
+		int err = -errno;
+
+		free(ev);
+		return err;
+	}
+	/* Events that came before the open are not seen. */
+	ev->last_seq = sim.event_seq;
+	sim.events[i] = ev;
+	*out = ev;
+	return 0;
+}
+
+void bcs_events_close(struct bcs_events *ev)
+{
+	unsigned int i;
+
+	if (!ev)
+		return;
+	for (i = 0; i < BCS_SIM_EVENTS_MAX; i++)
+		if (sim.events[i] == ev)
+			sim.events[i] = NULL;
+	close(ev->fd);
+	free(ev);
+}
+
+int bcs_events_fd(const struct bcs_events *ev)
+{
+	return ev ? ev->fd : -EBADF;
+}
+
+/*
+ * Nothing else adds events while this process waits in here, so a
+ * blocking read with none queued would never return: it fails with
+ * -EAGAIN as a non-blocking one does.
+ */
+int bcs_events_read(struct bcs_events *ev, struct bcs_job_ended *out,
+		    int nonblock)
+{
+	uint64_t count;
+
+	(void)nonblock;
+	if (!ev)
+		return -EBADF;
+	if (!out)
+		return -EINVAL;
+	if (!ev->len) {
+		/* Drained: the descriptor is no longer readable. */
+		if (read(ev->fd, &count, sizeof(count)) < 0 &&
+		    errno != EAGAIN)
+			return -errno;
+		return -EAGAIN;
+	}
+	*out = ev->queue[ev->first];
+	ev->first = (ev->first + 1) % BCS_SIM_EVENTS_QUEUE;
+	ev->len--;
+	out->lost = out->seq > ev->last_seq + 1 ?
+		    out->seq - ev->last_seq - 1 : 0;
+	ev->last_seq = out->seq;
+	return 0;
+}

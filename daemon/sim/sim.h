@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bcsd-sim: bcsd linked against a user-space stand-in of the libbcs
+ * functions that touch bcs.ko (sim.c), so that many daemons can run on
+ * one host without the module.  The stand-ins keep the signatures and
+ * errors of libbcs/bcs.h; this header holds only the stand-in's own
+ * constants.
+ */
+#ifndef BCSD_SIM_H
+#define BCSD_SIM_H
+
+/*
+ * If set, the file to which every strobe that reaches the stand-in is
+ * appended, one line each: "slice row deadline_ns arrival_ns" (decimal,
+ * CLOCK_REALTIME nanoseconds).  Opened O_APPEND at the first bcs_open();
+ * bcs_open() fails with its errno if it cannot be opened.
+ */
+#define BCS_SIM_ENV_LOG		"BCS_SIM_LOG"
+
+/* Records in the stand-in's slice ring (bcs.ko's stat_records). */
+#define BCS_SIM_RECORDS		4096U
+
+/* Ends of jobs queued per events handle before they count as lost. */
+#define BCS_SIM_EVENTS_QUEUE	256U
+
+/* Events handles open at once in one process. */
+#define BCS_SIM_EVENTS_MAX	8U
+
+#endif /* BCSD_SIM_H */
