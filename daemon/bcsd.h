@@ -85,6 +85,27 @@ struct bcsd_global {
 	struct bcsd_global_rec recs[BCSD_GLOBAL_SLICES];
 };
 
+/*
+ * tree.c: a node's re-attachment while its parent is silent: the
+ * ancestor asked (list index, TOPO_NONE: none), and the nodes this one
+ * passes the master's datagrams to because they asked.
+ */
+#define TREE_ADOPTED_MAX	64
+
+struct tree_adopted {
+	uint32_t idx;			/* in the node list */
+	uint64_t until_ms;		/* CLOCK_MONOTONIC */
+};
+
+struct bcsd_tree_rt {
+	uint64_t parent_heard_ms;	/* the parent last passed on */
+	uint32_t adopter;
+	uint64_t asked_ms;		/* @adopter chosen */
+	uint64_t attach_sent_ms;
+	struct tree_adopted adopted[TREE_ADOPTED_MAX];
+	uint32_t nr_adopted;
+};
+
 /* A bcsctl connection, maybe waiting for the master's answer. */
 struct bcsd_client {
 	int fd;
@@ -120,6 +141,7 @@ struct bcsd_counters {
 	uint64_t master_changes;
 	uint64_t tree_passed;		/* datagrams passed on down the tree */
 	uint64_t tree_reroots;
+	uint64_t tree_adoptions;	/* nodes that asked to be passed on to */
 };
 
 /* net.c: the UDP socket and what is sent on it. */
@@ -156,6 +178,7 @@ struct bcsd_followed {
 	struct sockaddr_in addr;	/* where requests go */
 	uint64_t heard_ms;		/* CLOCK_MONOTONIC */
 	uint64_t slice;			/* of its last strobe followed */
+	uint64_t slice_ns;		/* and that strobe's slice length */
 	uint32_t max_epoch_seen;	/* in any datagram accepted */
 	/*
 	 * The last map received.  A map is named by (epoch, master,
@@ -340,6 +363,7 @@ struct bcsd {
 	struct topo_tree *tree;
 	struct sockaddr_in *tree_addr;
 	uint32_t tree_self;
+	struct bcsd_tree_rt tree_rt;
 
 	/* The core. */
 	struct loop loop;
@@ -419,9 +443,9 @@ struct json_object *global_json(const struct bcsd *d, uint64_t last);
  * nodes_file.  tree_transport(): strobe_transport is tree.
  * tree_addr(): node @node's address from the list.  tree_port(): the
  * port to bind, this node's in the list.  tree_reroot(): hang the tree
- * from node @root.  tree_send_children(): datagram @buf to every child;
- * returns how many there are, or -1 if a send failed (to the others it
- * went).  tree_json(): this node's place, or NULL.
+ * from node @root.  tree_send_children(): datagram @buf to every child,
+ * and to the nodes that asked (tree_adopt()); returns how many children
+ * there are, or -1 if a send failed (to the others it went).  tree_json(): this node's place, or NULL.
  */
 int tree_init(struct bcsd *d);
 void tree_exit(struct bcsd *d);
@@ -431,6 +455,13 @@ uint16_t tree_port(const struct bcsd *d);
 void tree_reroot(struct bcsd *d, uint32_t root);
 int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len);
 struct json_object *tree_json(const struct bcsd *d);
+/*
+ * tree_heard(): a datagram of the master came from @from (the parent,
+ * if it is its address).  tree_adopt(): node @node asked to be passed
+ * the master's datagrams, its parent @parent being silent.
+ */
+void tree_heard(struct bcsd *d, const struct sockaddr_in *from);
+void tree_adopt(struct bcsd *d, uint32_t node, uint32_t parent);
 
 /* stats.c: every part's counters as JSON; reads them, calls no part. */
 struct json_object *stats_json(const struct bcsd *d);

@@ -89,6 +89,8 @@ const struct cfg_opt cfg_opts[] = {
 		"the cluster's nodes as \"ID HOST[:PORT]\" lines, over which the tree of daemons is made (empty: no tree)"),
 	OPT_UINT(tree_fanout, "32", 1, BCSD_MAX_NODES,
 		 "children of each daemon in the k-ary tree over nodes_file"),
+	OPT_UINT(tree_reattach_slices, "3", 1, SLICES_MAX,
+		 "node: slices without the master's datagrams from its parent before it asks an ancestor"),
 	OPT_ENUM(strobe_transport, enum cfg_transport, "multicast",
 		 transport_names,
 		 "how the master's datagrams reach the nodes: multicast (the group) or tree (down the tree of nodes_file)"),

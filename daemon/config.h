@@ -52,6 +52,7 @@ struct cfg {
 	char nodes_file[CFG_STR_MAX];
 	uint32_t tree_fanout;
 	enum cfg_transport strobe_transport;
+	uint32_t tree_reattach_slices;
 	char topology_file[CFG_STR_MAX];
 	/* Master. */
 	uint32_t slice_us;

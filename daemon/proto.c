@@ -216,6 +216,10 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 			put16(c, 0);
 		}
 		break;
+	case BCSP_ATTACH:
+		put32(c, m->attach.parent);
+		put32(c, 0);
+		break;
 	default:
 		c->ok = false;
 	}
@@ -360,6 +364,10 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 				return false;
 		}
 		return c->ok;
+	case BCSP_ATTACH:
+		m->attach.parent = get32(c);
+		m->attach.reserved = get32(c);
+		return c->ok && !m->attach.reserved;
 	}
 	return false;
 }
@@ -406,6 +414,8 @@ static bool body_len_ok(uint8_t type, size_t n)
 	case BCSP_SWITCHES:
 		return n >= 8 && (n - 8) % 32 == 0 &&
 		       (n - 8) / 32 <= BCSP_MAX_SWITCHES;
+	case BCSP_ATTACH:
+		return n == 8;
 	}
 	return false;
 }

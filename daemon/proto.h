@@ -45,6 +45,7 @@ enum bcsp_type {
 	BCSP_REPORT	= 5,	/* node -> master: local tasks per job */
 	BCSP_CONTEXT	= 6,	/* master -> group: statistics to record */
 	BCSP_SWITCHES	= 7,	/* node -> master: how its switches went */
+	BCSP_ATTACH	= 8,	/* node -> ancestor: its parent is silent */
 	__BCSP_TYPE_MAX,
 };
 
@@ -197,6 +198,17 @@ struct bcsp_switches {
 bool bcsp_switch_sum_add(struct bcsp_switch_sum *dst,
 			 const struct bcsp_switch_sum *src);
 
+/*
+ * BCSP_ATTACH body: 8 bytes.  A node of a tree of daemons whose parent
+ * has passed nothing on for tree_reattach_slices asks an ancestor to pass
+ * the master's datagrams to it too, for 3 report periods; it asks again
+ * every report period while it needs to.
+ */
+struct bcsp_attach {
+	uint32_t parent;	/* the silent parent, for the log */
+	uint32_t reserved;	/* zero */
+};
+
 struct bcsp_msg {
 	struct bcsp_hdr hdr;
 	union {
@@ -206,6 +218,7 @@ struct bcsp_msg {
 		struct bcsp_report report;
 		struct bcsp_context ctx;
 		struct bcsp_switches sw;
+		struct bcsp_attach attach;
 	};
 };
 

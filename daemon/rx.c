@@ -106,9 +106,13 @@ static bool from_senior_master(const struct bcsd *d, const struct bcsp_msg *m)
  * With strobe_transport = tree, a datagram of the master followed goes on
  * down the tree, as it came (tree.c).
  */
-static void pass_down(struct bcsd *d, const uint8_t *buf, size_t len)
+static void pass_down(struct bcsd *d, const uint8_t *buf, size_t len,
+		      const struct sockaddr_in *from)
 {
-	if (tree_transport(d) && tree_send_children(d, buf, len) > 0)
+	if (!tree_transport(d))
+		return;
+	tree_heard(d, from);
+	if (tree_send_children(d, buf, len) > 0)
 		d->cnt.tree_passed++;
 }
 
@@ -184,7 +188,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		    m.strobe.slice <= d->followed.slice) {
 			d->followed.heard_ms = now_mono_ms();
 			d->cnt.strobe_copies++;
-			pass_down(d, buf, len);
+			pass_down(d, buf, len, from);
 			return;
 		}
 		/* The master it replaces counts (master.c: outranks()). */
@@ -194,8 +198,9 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		origin.prev_heard_ms = d->followed.heard_ms;
 		follow_master(d, &m, from);
 		d->followed.slice = m.strobe.slice;
+		d->followed.slice_ns = m.strobe.slice_ns;
 		d->cnt.strobes_rx++;
-		pass_down(d, buf, len);
+		pass_down(d, buf, len, from);
 		break;
 	case BCSP_MAP:
 		if (own || !of_followed(d, &m))
@@ -204,7 +209,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		d->followed.map_epoch = m.hdr.epoch;
 		d->followed.map_master = m.hdr.sender;
 		d->followed.have_map = true;
-		pass_down(d, buf, len);
+		pass_down(d, buf, len, from);
 		break;
 	case BCSP_CONTEXT:
 		if (own || !of_followed(d, &m))
@@ -213,7 +218,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		d->followed.ctx_epoch = m.hdr.epoch;
 		d->followed.ctx_master = m.hdr.sender;
 		d->followed.have_ctx = true;
-		pass_down(d, buf, len);
+		pass_down(d, buf, len, from);
 		break;
 	case BCSP_REPORT:
 		if (own)
@@ -225,6 +230,11 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		if (own)
 			return;	/* never sent to ourselves */
 		break;
+	case BCSP_ATTACH:
+		/* Not a part's business: the tree passes on to it. */
+		if (!own)
+			tree_adopt(d, m.hdr.sender, m.attach.parent);
+		return;
 	case BCSP_REPLY:
 		/*
 		 * To the group: the node that asked takes it, and standbys
@@ -232,7 +242,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		 */
 		if (own || !d->followed.known || m.hdr.sender != d->followed.id)
 			return;
-		pass_down(d, buf, len);
+		pass_down(d, buf, len, from);
 		break;
 	default:
 		return;

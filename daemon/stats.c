@@ -53,6 +53,7 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "nodes_heard", d->view.nr_peers);
 	add_u64(o, "tree_passed", d->cnt.tree_passed);
 	add_u64(o, "tree_reroots", d->cnt.tree_reroots);
+	add_u64(o, "tree_adoptions", d->cnt.tree_adoptions);
 	/* null: no nodes_file. */
 	json_object_object_add(o, "tree", tree_json(d));
 	add_u64(o, "quorum", need);

@@ -14,6 +14,11 @@
  * summaries, requests) goes to it directly, by its address in the list.
  * Without strobe_transport = tree the list and the tree are only shown.
  *
+ * A node whose parent passes nothing on asks an ancestor to pass it the
+ * master's datagrams (BCSP_ATTACH, tree_tick()), until its parent passes
+ * on again; the ancestor does so for a few report periods per request
+ * (tree_adopt()).
+ *
  * Every daemon hangs the tree from the master it follows (tree_reroot()):
  * all do it from the same files, so all agree on it; a new master's first
  * datagrams reach the nodes down the new tree, each node re-rooting it
@@ -31,6 +36,11 @@
 #include "bcsd.h"
 #include "log.h"
 #include "topo.h"
+
+/* Report periods an ATTACH holds for, unless asked again. */
+#define TREE_ADOPT_REPORTS	3
+
+static void tree_tick(struct bcsd *d, void *arg);
 
 /* Node @i's address: its own from the file, or the name resolved. */
 static int resolve(struct bcsd *d, uint32_t i, struct sockaddr_in *sin)
@@ -122,8 +132,11 @@ int tree_init(struct bcsd *d)
 	for (i = 0; i < d->nodes->nr; i++)
 		if (resolve(d, i, &d->tree_addr[i]))
 			return -1;
+	memset(&d->tree_rt, 0, sizeof(d->tree_rt));
+	d->tree_rt.adopter = TOPO_NONE;
+	d->tree_rt.parent_heard_ms = now_mono_ms();
 	say_place(d);
-	return 0;
+	return loop_on_tick(d, tree_tick, NULL);
 }
 
 void tree_exit(struct bcsd *d)
@@ -173,6 +186,10 @@ void tree_reroot(struct bcsd *d, uint32_t root)
 		return;
 	}
 	d->cnt.tree_reroots++;
+	/* Another tree: other parents, other ancestors. */
+	d->tree_rt.adopter = TOPO_NONE;
+	d->tree_rt.nr_adopted = 0;
+	d->tree_rt.parent_heard_ms = now_mono_ms();
 	say_place(d);
 }
 
@@ -197,7 +214,143 @@ int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len)
 			ret = -1;
 		}
 	}
+	/* And the nodes that asked, while their parents are silent. */
+	for (i = 0; i < d->tree_rt.nr_adopted; i++) {
+		struct tree_adopted *a = &d->tree_rt.adopted[i];
+		const struct sockaddr_in *to = &d->tree_addr[a->idx];
+
+		if (now_mono_ms() > a->until_ms)
+			continue;
+		if (sendto(d->net.sock, buf, len, 0,
+			   (const struct sockaddr *)to, sizeof(*to)) !=
+		    (ssize_t)len)
+			ret = -1;
+	}
 	return ret;
+}
+
+/* Is @from node @i's address? */
+static bool is_node(const struct bcsd *d, uint32_t i,
+		    const struct sockaddr_in *from)
+{
+	const struct sockaddr_in *a = &d->tree_addr[i];
+
+	return a->sin_addr.s_addr == from->sin_addr.s_addr &&
+	       a->sin_port == from->sin_port;
+}
+
+void tree_heard(struct bcsd *d, const struct sockaddr_in *from)
+{
+	struct bcsd_tree_rt *t = &d->tree_rt;
+	uint32_t p;
+
+	if (!d->tree)
+		return;
+	p = topo_parent(d->tree, d->tree_self);
+	if (p == TOPO_NONE || !is_node(d, p, from))
+		return;
+	t->parent_heard_ms = now_mono_ms();
+	if (t->adopter != TOPO_NONE) {
+		pr_notice("tree: parent %u passes on again; no longer asking %u",
+			  d->nodes->node[p].id, d->nodes->node[t->adopter].id);
+		t->adopter = TOPO_NONE;
+	}
+}
+
+void tree_adopt(struct bcsd *d, uint32_t node, uint32_t parent)
+{
+	struct bcsd_tree_rt *t = &d->tree_rt;
+	uint64_t now = now_mono_ms(), oldest = UINT64_MAX;
+	uint32_t i, slot = 0;
+	int idx;
+
+	if (!tree_transport(d))
+		return;
+	idx = topo_index(d->nodes, node);
+	if (idx < 0 || (uint32_t)idx == d->tree_self)
+		return;
+	for (i = 0; i < t->nr_adopted; i++) {
+		if (t->adopted[i].idx == (uint32_t)idx) {
+			slot = i;
+			goto found;
+		}
+		if (t->adopted[i].until_ms < oldest) {
+			oldest = t->adopted[i].until_ms;
+			slot = i;
+		}
+	}
+	/* Full: the one that lapses first makes room. */
+	if (t->nr_adopted < TREE_ADOPTED_MAX)
+		slot = t->nr_adopted++;
+	d->cnt.tree_adoptions++;
+	pr_notice("tree: node %u asks to be passed the master's datagrams (its parent %u is silent)",
+		  node, parent);
+	t->adopted[slot].idx = (uint32_t)idx;
+found:
+	t->adopted[slot].until_ms = now + TREE_ADOPT_REPORTS *
+					  (uint64_t)d->cfg.report_ms;
+}
+
+static void send_attach(struct bcsd *d, uint32_t parent)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_ATTACH } };
+	struct bcsd_tree_rt *t = &d->tree_rt;
+
+	m.hdr.epoch = d->followed.epoch;
+	m.attach.parent = d->nodes->node[parent].id;
+	net_send(d, &m, &d->tree_addr[t->adopter]);
+	t->attach_sent_ms = now_mono_ms();
+}
+
+/*
+ * A node whose parent has passed nothing on for tree_reattach_slices asks
+ * its grandparent to pass it the master's datagrams, and, while nothing
+ * comes, one level further up every tree_reattach_slices; it asks again
+ * every report period, and stops when its parent passes on again.  The
+ * root has nobody to ask: a silent master is the standbys' business.
+ */
+static void tree_tick(struct bcsd *d, void *arg)
+{
+	struct bcsd_tree_rt *t = &d->tree_rt;
+	uint64_t now = now_mono_ms(), wait_ms;
+	uint32_t p, up;
+
+	(void)arg;
+	if (!tree_transport(d) || !d->followed.known ||
+	    !d->followed.slice_ns)
+		return;
+	p = topo_parent(d->tree, d->tree_self);
+	if (p == TOPO_NONE)
+		return;
+	wait_ms = d->cfg.tree_reattach_slices * d->followed.slice_ns / 1000000;
+	if (now - t->parent_heard_ms <= wait_ms)
+		return;
+	if (t->adopter == TOPO_NONE) {
+		up = topo_parent(d->tree, p);
+		if (up == TOPO_NONE)
+			return;
+		t->adopter = up;
+		t->asked_ms = now;
+		pr_notice("tree: parent %u silent for %u slices: asking %u",
+			  d->nodes->node[p].id, d->cfg.tree_reattach_slices,
+			  d->nodes->node[up].id);
+		send_attach(d, p);
+		return;
+	}
+	/* The one asked passes nothing on either: one level up. */
+	if (now - d->followed.heard_ms > wait_ms &&
+	    now - t->asked_ms > wait_ms) {
+		up = topo_parent(d->tree, t->adopter);
+		if (up != TOPO_NONE) {
+			t->adopter = up;
+			t->asked_ms = now;
+			pr_notice("tree: asking %u", d->nodes->node[up].id);
+			send_attach(d, p);
+			return;
+		}
+	}
+	if (now - t->attach_sent_ms >= d->cfg.report_ms)
+		send_attach(d, p);
 }
 
 static void add_u64(struct json_object *o, const char *key, uint64_t v)
@@ -230,5 +383,15 @@ struct json_object *tree_json(const struct bcsd *d)
 		json_object_array_add(a, json_object_new_int64(
 			d->nodes->node[child[i]].id));
 	json_object_object_add(o, "children", a);
+	/* null: the parent passes on, or this is the root. */
+	json_object_object_add(o, "asking", d->tree_rt.adopter == TOPO_NONE ?
+			       NULL : json_object_new_int64(
+				       d->nodes->node[d->tree_rt.adopter].id));
+	a = json_object_new_array();
+	for (i = 0; i < d->tree_rt.nr_adopted; i++)
+		if (now_mono_ms() <= d->tree_rt.adopted[i].until_ms)
+			json_object_array_add(a, json_object_new_int64(
+				d->nodes->node[d->tree_rt.adopted[i].idx].id));
+	json_object_object_add(o, "adopted", a);
 	return o;
 }

@@ -148,6 +148,12 @@ int main(int argc, char **argv)
 	datagram("switches", &m);
 
 	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_ATTACH;
+	m.hdr.sender = 3;
+	m.attach.parent = 2;
+	datagram("attach", &m);
+
+	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_REPORT;
 	m.hdr.sender = 5;
 	m.report.nr_jobs = 2;

@@ -471,6 +471,8 @@ static bool can_be(unsigned int type, size_t body)
 	case BCSP_SWITCHES:
 		return body >= 8 && (body - 8) % 32 == 0 &&
 		       body <= 8 + 32 * BCSP_MAX_SWITCHES;
+	case BCSP_ATTACH:
+		return body == 8;
 	}
 	return body == 24 || body == 40;
 }
@@ -589,6 +591,24 @@ static void test_switches(void)
 	CHECK(bcsp_switch_sum_add(&a, &b) && a.nodes == UINT16_MAX);
 }
 
+static void test_attach(void)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_ATTACH, .cluster = 7,
+				       .sender = 3 } }, out;
+	uint8_t buf[BCSP_MAX_LEN];
+	int len;
+
+	m.attach.parent = 2;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 8 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.attach.parent == 2 && out.hdr.sender == 3);
+	/* The reserved word must be zero. */
+	buf[BCSP_HDR_LEN + 7] = 1;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -601,6 +621,7 @@ int main(void)
 	test_strobe_verdict();
 	test_strobe_verdict_wrap();
 	test_switches();
+	test_attach();
 	test_key_file();
 	test_next_row();
 	test_epochs();

@@ -7,7 +7,9 @@
 # every guest's interface.  node2 passes the master's datagrams on to
 # node3; every node must run the same row in every slice, jobs made from
 # node2 and node3 must reach every node, and the master's global records
-# must hear from all three.
+# must hear from all three.  Then node2's bcsd is killed: node3 asks node1
+# to pass it the master's datagrams, keeps switching and does not fail
+# open; node2 restarted, node3 hears from it again.
 
 # shellcheck disable=SC2154 # j1, j2, burners: set by two_jobs, start_burners
 . "$CL_DIR/lib.sh"
@@ -76,6 +78,38 @@ print(max((r["nodes"] for r in g), default=0))'
 }
 wait_until 20 eval '[ "$(heard)" = "$nr_nodes" ]'
 ok $? "the master's global records hear from all $nr_nodes nodes ($(heard))"
+
+# --- an interior node dies: its child asks its grandparent ---
+# node3 asks node1 after tree_reattach_slices (3) without strobes from
+# node2, well within the watchdog (CL_WATCHDOG slices): it goes on
+# switching with the others and its bcs.ko does not fail open.
+tree_of()	# tree_of NODE EXPR: EXPR over node NODE's place, "v"
+{
+	on "$1" "bcsctl status --json" |
+		json /dev/stdin "(lambda v: $2)(v['cluster']['tree'])"
+}
+f3=$(kstate 3 failopens)
+on 2 'kill_bcsd KILL' > /dev/null
+ok $? "node2: bcsd killed, an interior node of the chain"
+wait_until 20 eval '[ "$(tree_of 3 "v[\"asking\"]")" = 1 ]'
+ok $? "node3 asks node1 to pass it the master's datagrams ($(tree_of 3 'v["asking"]'))"
+a=$(tree_of 1 'v["adopted"]')
+[ "$a" = "[3]" ]
+ok $? "node1 passes them to node3 ($a)"
+r1=$(stat_of 3 strobes_rx)
+sleep 3
+r2=$(stat_of 3 strobes_rx)
+[ "$r2" -gt "$r1" ] 2>/dev/null
+ok $? "node3 follows the master's strobes meanwhile ($r1 -> $r2)"
+f3b=$(kstate 3 failopens)
+[ "$f3b" = "$f3" ]
+ok $? "node3's bcs.ko did not fail open (failopens $f3 -> $f3b)"
+on 2 "start_bcsd --role=node $tree" > /dev/null
+ok $? "node2: bcsd restarted"
+wait_until 30 eval '[ "$(tree_of 3 "v[\"asking\"]")" = None ]'
+ok $? "node3 hears from node2 again and asks nobody ($(tree_of 3 'v["asking"]'))"
+wait_until 30 all_follow_master
+ok $? "every node follows node1 again"
 
 on_all stop_burners > /dev/null
 for n in $CL_NODES; do
