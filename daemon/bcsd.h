@@ -106,6 +106,25 @@ struct bcsd_tree_rt {
 	uint32_t nr_adopted;
 };
 
+/*
+ * reduce.c: per slice, the switch summaries of this node's subtree
+ * being added up on their way to the master (@used: some came, the
+ * first at @first_ms), and the datagram going up.
+ */
+#define REDUCE_SLICES		256
+
+struct bcsd_reduce_slot {
+	struct bcsp_switch_sum sw;
+	uint64_t first_ms;		/* CLOCK_MONOTONIC */
+	bool used;
+};
+
+struct bcsd_reduce {
+	uint32_t epoch;			/* of the master the sums are for */
+	struct bcsd_reduce_slot slot[REDUCE_SLICES];
+	struct bcsp_msg out;
+};
+
 /* A bcsctl connection, maybe waiting for the master's answer. */
 struct bcsd_client {
 	int fd;
@@ -142,6 +161,9 @@ struct bcsd_counters {
 	uint64_t tree_passed;		/* datagrams passed on down the tree */
 	uint64_t tree_reroots;
 	uint64_t tree_adoptions;	/* nodes that asked to be passed on to */
+	uint64_t reduce_in;		/* switch summaries taken to add up */
+	uint64_t reduce_up;		/* datagrams of sums sent up */
+	uint64_t reduce_partial;	/* sums sent up before the subtree's all */
 };
 
 /* net.c: the UDP socket and what is sent on it. */
@@ -364,6 +386,7 @@ struct bcsd {
 	struct sockaddr_in *tree_addr;
 	uint32_t tree_self;
 	struct bcsd_tree_rt tree_rt;
+	struct bcsd_reduce reduce;
 
 	/* The core. */
 	struct loop loop;
@@ -462,6 +485,15 @@ struct json_object *tree_json(const struct bcsd *d);
  */
 void tree_heard(struct bcsd *d, const struct sockaddr_in *from);
 void tree_adopt(struct bcsd *d, uint32_t node, uint32_t parent);
+
+/*
+ * reduce.c: with strobe_transport tree, switch summaries @sw for the
+ * master of @epoch, this node's own or a child's, to add up and send on
+ * up the tree (the root: to the global records).
+ */
+int reduce_init(struct bcsd *d);
+void reduce_add(struct bcsd *d, uint32_t epoch,
+		const struct bcsp_switches *sw);
 
 /* stats.c: every part's counters as JSON; reads them, calls no part. */
 struct json_object *stats_json(const struct bcsd *d);

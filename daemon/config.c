@@ -62,6 +62,13 @@ static const char *const transport_names[] = {
 	NULL,
 };
 
+static const char *const sync_names[] = {
+	[CFG_SYNC_ALL] = "all",
+	[CFG_SYNC_TIMEOUT] = "timeout",
+	[CFG_SYNC_NONE] = "none",
+	NULL,
+};
+
 static const char *const log_names[] = {
 	[CFG_LOG_STDERR] = "stderr", [CFG_LOG_SYSLOG] = "syslog", NULL
 };
@@ -91,6 +98,10 @@ const struct cfg_opt cfg_opts[] = {
 		 "children of each daemon in the k-ary tree over nodes_file"),
 	OPT_UINT(tree_reattach_slices, "3", 1, SLICES_MAX,
 		 "node: slices without the master's datagrams from its parent before it asks an ancestor"),
+	OPT_ENUM(tree_sync, enum cfg_sync, "timeout", sync_names,
+		 "when a daemon sends its subtree's sums up: all (every node said), timeout (or tree_sync_ms after the first), none (at once)"),
+	OPT_UINT(tree_sync_ms, "1000", 0, HOUR_MS,
+		 "tree_sync timeout: how long a subtree's sum waits for the rest"),
 	OPT_ENUM(strobe_transport, enum cfg_transport, "multicast",
 		 transport_names,
 		 "how the master's datagrams reach the nodes: multicast (the group) or tree (down the tree of nodes_file)"),

@@ -33,6 +33,12 @@ enum cfg_transport {
 	CFG_TRANSPORT_TREE,		/* down the tree of nodes_file */
 };
 
+enum cfg_sync {
+	CFG_SYNC_ALL,		/* a subtree's sum when all have said */
+	CFG_SYNC_TIMEOUT,	/* or tree_sync_ms after the first */
+	CFG_SYNC_NONE,		/* each summary on as it comes */
+};
+
 enum cfg_log {
 	CFG_LOG_STDERR,
 	CFG_LOG_SYSLOG,
@@ -53,6 +59,8 @@ struct cfg {
 	uint32_t tree_fanout;
 	enum cfg_transport strobe_transport;
 	uint32_t tree_reattach_slices;
+	enum cfg_sync tree_sync;
+	uint32_t tree_sync_ms;
 	char topology_file[CFG_STR_MAX];
 	/* Master. */
 	uint32_t slice_us;

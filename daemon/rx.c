@@ -225,8 +225,14 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 			return;	/* looped back; node.c took it */
 		view_on_report(d, m.hdr.sender, &m.report, now_mono_ms());
 		break;
-	case BCSP_REQUEST:
 	case BCSP_SWITCHES:
+		/* Up a tree, added up on the way (reduce.c). */
+		if (!own && tree_transport(d)) {
+			reduce_add(d, m.hdr.epoch, &m.sw);
+			return;
+		}
+		/* fall through */
+	case BCSP_REQUEST:
 		if (own)
 			return;	/* never sent to ourselves */
 		break;

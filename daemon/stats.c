@@ -54,6 +54,9 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "tree_passed", d->cnt.tree_passed);
 	add_u64(o, "tree_reroots", d->cnt.tree_reroots);
 	add_u64(o, "tree_adoptions", d->cnt.tree_adoptions);
+	add_u64(o, "reduce_in", d->cnt.reduce_in);
+	add_u64(o, "reduce_up", d->cnt.reduce_up);
+	add_u64(o, "reduce_partial", d->cnt.reduce_partial);
 	/* null: no nodes_file. */
 	json_object_object_add(o, "tree", tree_json(d));
 	add_u64(o, "quorum", need);

@@ -51,7 +51,10 @@ static void send_switches(struct bcsd *d, struct bcsp_msg *m)
 	m->hdr.type = BCSP_SWITCHES;
 	m->hdr.epoch = d->followed.epoch;
 	m->hdr.sender = d->node_id;
-	if (followed_is_self(d))
+	/* Down a tree, up the tree: added up on the way (reduce.c). */
+	if (tree_transport(d))
+		reduce_add(d, m->hdr.epoch, &m->sw);
+	else if (followed_is_self(d))
 		dispatch(d, m, &(struct bcsd_origin){ .local = true });
 	else if (!net_send(d, m, &d->followed.addr))
 		d->cnt.switches_tx++;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bcsd's dependencies run one way (Documentation/design.rst): the core
-# (loop, net, rx, dispatch, view, stats, global, tree, and the pure
+# (loop, net, rx, dispatch, view, stats, global, tree, reduce, and the pure
 # modules topo, filter and skew) calls no part, and no part (master, node,
 # record, collect, switches, ctl) calls another; messages reach the parts
 # through the handlers they register.  Checked on the objects' symbols.
@@ -10,7 +10,7 @@
 cd "$(dirname "$0")/.." || exit 1
 . ../scripts/check-lib.sh
 
-core="loop net rx dispatch view stats global tree topo filter skew"
+core="loop net rx dispatch view stats global tree reduce topo filter skew"
 parts="master node record collect switches ctl"
 
 # defined O: the global functions and data object O.o defines.

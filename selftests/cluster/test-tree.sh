@@ -78,6 +78,11 @@ print(max((r["nodes"] for r in g), default=0))'
 }
 wait_until 20 eval '[ "$(heard)" = "$nr_nodes" ]'
 ok $? "the master's global records hear from all $nr_nodes nodes ($(heard))"
+# ... added up on the way: node2 takes its own and node3's, sends sums.
+i2=$(stat_of 2 reduce_in)
+u2=$(stat_of 2 reduce_up)
+[ "${i2:-0}" -gt 0 ] 2>/dev/null && [ "${u2:-0}" -gt 0 ] 2>/dev/null
+ok $? "node2 adds up its subtree's switch summaries ($i2 in, $u2 datagrams up)"
 
 # --- an interior node dies: its child asks its grandparent ---
 # node3 asks node1 after tree_reattach_slices (3) without strobes from

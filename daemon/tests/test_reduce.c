@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reductions up the tree (reduce.c), against stand-ins for the rest of
+ * bcsd: a tree of 7 nodes, fan-out 2 (1; 2 3; 4 5 6 7), seen from node 2,
+ * whose subtree is 2, 4 and 5; what it sends up, and when, in each
+ * synchronisation mode.
+ */
+#include <string.h>
+
+#include "bcsd.h"
+#include "topo.h"
+#include "unit.h"
+
+static struct bcsd d;
+static struct topo_list nodes;
+static struct topo_tree tree;
+static struct sockaddr_in addrs[7];
+static uint64_t clock_ms = 1000;
+static loop_fn *ticker;
+
+/* What went up, summed over datagrams, and where to. */
+static struct bcsp_switch_sum up[64];
+static unsigned int nr_up, nr_sent, nr_local;
+static struct sockaddr_in last_to;
+
+uint64_t now_mono_ms(void)
+{
+	return clock_ms;
+}
+
+int loop_on_tick(struct bcsd *dd, loop_fn *fn, void *arg)
+{
+	(void)dd;
+	(void)arg;
+	ticker = fn;
+	return 0;
+}
+
+bool tree_transport(const struct bcsd *dd)
+{
+	return dd->tree != NULL;
+}
+
+int net_send(struct bcsd *dd, struct bcsp_msg *m, const struct sockaddr_in *to)
+{
+	uint32_t i;
+
+	(void)dd;
+	nr_sent++;
+	last_to = *to;
+	for (i = 0; i < m->sw.nr && nr_up < 64; i++)
+		up[nr_up++] = m->sw.s[i];
+	return 0;
+}
+
+void dispatch(struct bcsd *dd, const struct bcsp_msg *m,
+	      const struct bcsd_origin *from)
+{
+	uint32_t i;
+
+	(void)dd;
+	(void)from;
+	nr_local++;
+	for (i = 0; i < m->sw.nr && nr_up < 64; i++)
+		up[nr_up++] = m->sw.s[i];
+}
+
+static struct bcsp_switches one(uint64_t slice, int64_t end, uint16_t nodes)
+{
+	struct bcsp_switches sw = { .nr = 1 };
+
+	sw.s[0] = (struct bcsp_switch_sum){ .slice = slice, .nodes = nodes,
+					    .end_max_ns = end,
+					    .end_min_ns = end };
+	return sw;
+}
+
+static void reset(enum cfg_sync mode)
+{
+	d.cfg.tree_sync = mode;
+	nr_up = nr_sent = nr_local = 0;
+	memset(&d.reduce, 0, sizeof(d.reduce));
+}
+
+int main(void)
+{
+	struct bcsp_switches sw;
+	char err[128];
+	uint32_t i;
+
+	topo_list_init(&nodes);
+	for (i = 0; i < 7; i++) {
+		char host[16];
+
+		snprintf(host, sizeof(host), "10.0.0.%u", i + 1);
+		CHECK(!topo_list_add(&nodes, i + 1, host, 0, err, sizeof(err)));
+		addrs[i].sin_family = AF_INET;
+		addrs[i].sin_port = htons((uint16_t)(5000 + i));
+	}
+	CHECK(!topo_tree_kary(&tree, &nodes, 1, 2, err, sizeof(err)));
+	d.nodes = &nodes;
+	d.tree = &tree;
+	d.tree_addr = addrs;
+	d.tree_self = 1;		/* node 2 */
+	d.tree_rt.adopter = TOPO_NONE;
+	d.cfg.report_ms = 500;
+	d.cfg.tree_sync_ms = 1000;
+	CHECK(topo_subtree(&tree, 1) == 3);
+	CHECK(!reduce_init(&d) && ticker);
+
+	/* all: up when the three of the subtree have said, as one sum. */
+	reset(CFG_SYNC_ALL);
+	sw = one(10, 500, 1);
+	reduce_add(&d, 1, &sw);
+	sw = one(10, -20, 1);
+	reduce_add(&d, 1, &sw);
+	CHECK(nr_sent == 0);
+	sw = one(10, 90, 1);
+	reduce_add(&d, 1, &sw);
+	CHECK(nr_sent == 1 && nr_up == 1 && up[0].slice == 10 &&
+	      up[0].nodes == 3 && up[0].end_max_ns == 500 &&
+	      up[0].end_min_ns == -20);
+	/* To the parent, node 1. */
+	CHECK(last_to.sin_port == addrs[0].sin_port);
+	CHECK(d.cnt.reduce_partial == 0);
+
+	/* all: a node that never says holds it up to 10 report periods. */
+	reset(CFG_SYNC_ALL);
+	sw = one(11, 1, 2);
+	reduce_add(&d, 1, &sw);
+	clock_ms += 9 * 500;
+	ticker(&d, NULL);
+	CHECK(nr_sent == 0);
+	clock_ms += 500;
+	ticker(&d, NULL);
+	CHECK(nr_sent == 1 && up[0].nodes == 2 && d.cnt.reduce_partial == 1);
+	/* What comes after its slice went up goes up on its own. */
+	sw = one(11, 7, 1);
+	reduce_add(&d, 1, &sw);
+	clock_ms += 5000;
+	ticker(&d, NULL);
+	CHECK(nr_up == 2 && up[1].slice == 11 && up[1].nodes == 1);
+
+	/* timeout: up tree_sync_ms after the first, or when all said. */
+	reset(CFG_SYNC_TIMEOUT);
+	sw = one(12, 1, 1);
+	reduce_add(&d, 1, &sw);
+	clock_ms += 999;
+	ticker(&d, NULL);
+	CHECK(nr_sent == 0);
+	clock_ms += 1;
+	ticker(&d, NULL);
+	CHECK(nr_sent == 1 && up[0].nodes == 1);
+
+	/* none: each on as it comes. */
+	reset(CFG_SYNC_NONE);
+	sw = one(13, 1, 1);
+	reduce_add(&d, 1, &sw);
+	sw = one(13, 2, 1);
+	reduce_add(&d, 1, &sw);
+	CHECK(nr_sent == 2 && nr_up == 2);
+
+	/* Another slice in the same place pushes the first up. */
+	reset(CFG_SYNC_TIMEOUT);
+	sw = one(14, 1, 1);
+	reduce_add(&d, 1, &sw);
+	sw = one(14 + REDUCE_SLICES, 1, 1);
+	reduce_add(&d, 1, &sw);
+	CHECK(nr_up == 1 && up[0].slice == 14);
+
+	/* A new master's epoch: the old sums are dropped. */
+	reset(CFG_SYNC_TIMEOUT);
+	d.reduce.epoch = 1;
+	sw = one(15, 1, 1);
+	reduce_add(&d, 1, &sw);
+	sw = one(16, 1, 1);
+	reduce_add(&d, 2, &sw);
+	clock_ms += 5000;
+	ticker(&d, NULL);
+	CHECK(nr_up == 1 && up[0].slice == 16);
+
+	/* A node asking an ancestor sends it its sums instead. */
+	reset(CFG_SYNC_NONE);
+	d.tree_rt.adopter = 0;
+	d.tree_self = 3;		/* node 4, parent 2 */
+	sw = one(17, 1, 1);
+	reduce_add(&d, 1, &sw);
+	CHECK(nr_sent == 1 && last_to.sin_port == addrs[0].sin_port);
+	d.tree_rt.adopter = TOPO_NONE;
+
+	/* The root hands its sums to the global records at once. */
+	reset(CFG_SYNC_ALL);
+	d.tree_self = 0;
+	sw = one(18, 1, 1);
+	reduce_add(&d, 1, &sw);
+	CHECK(nr_local == 1 && nr_sent == 0 && up[0].slice == 18);
+	return unit_done("test_reduce");
+}
