@@ -25,8 +25,13 @@
 #   m_cpu_ms    the master's CPU time per slice (/proc/PID/schedstat)
 #   i_cpu_ms    the busiest inner daemon's (one with children) CPU per slice
 #   m_rx        datagrams the master received per slice (its rx counter)
+#   worst50     each slice's latest arrival of its strobe at any node,
+#   worstmx     relative to the deadline (negative: before it), in ms:
+#               the median over the slices and the largest
 #   cpu_pct     all daemons' CPU over the run, in per cent of one CPU
 #   rss_mib     all daemons' resident memory at the end, MiB
+#   load        the host's load average (1 min) at the end: other work on
+#               the host shows here, and in late strobes
 #
 # --flat N (default 64; 0: none) adds the flat multicast transport with N
 # daemons for comparison; those need a network namespace each (every one
@@ -126,7 +131,8 @@ stop()
 cleanup()
 {
 	stop
-	rm -rf "$TMP"
+	[ -n "${BCS_SCALE_KEEP:-}" ] && echo "tree_scale: files kept in $TMP" >&2 ||
+		rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -150,13 +156,13 @@ start()
 	echo $! >> "$dir/pids"
 }
 
-# wait_up DIR N: wait for all N daemons to say "started:", at most
-# 10 s + N/16 s; prints the seconds it took, fails if not all came up.
+# wait_up DIR N T0: wait for all N daemons to say "started:", at most
+# 10 s + N/16 s; prints the seconds since T0 (ns, before the first
+# start), fails if not all came up.
 wait_up()
 {
-	local dir=$1 n=$2 t0 up=0 end
+	local dir=$1 n=$2 t0=$3 up=0 end
 
-	t0=$(date +%s%N)
 	end=$((SECONDS + 10 + n / 16))
 	while [ "$SECONDS" -lt "$end" ]; do
 		up=$(grep -l "started:" "$dir"/log* 2>/dev/null | wc -l)
@@ -249,19 +255,23 @@ nums = sorted(r["slice"] for r in recs)
 want = set(range(nums[0], nums[-1] + 1)) if nums else set()
 full = {r["slice"] for r in g if r["slice"] in want and r.get("nodes") == n}
 
-# Arrival before the deadline on every node.
-early = {}
+# Arrival before the deadline on every node; and each slice's latest
+# arrival, of any node, relative to its deadline.
+early, worst = {}, {}
 for i in range(1, n + 1):
     got = set()
     path = os.path.join(d, f"strobes{i}")
     if os.path.exists(path):
         for line in open(path):
             s, row, dl, arr = (int(x) for x in line.split())
-            if s in want and arr < dl:
-                got.add(s)
+            if s in want:
+                worst[s] = max(worst.get(s, arr - dl), arr - dl)
+                if arr < dl:
+                    got.add(s)
     for s in got:
         early[s] = early.get(s, 0) + 1
 on_time = sum(1 for s in want if early.get(s, 0) == n)
+late = sorted(worst.values())
 
 def ticks(name):
     return [tuple(int(x) for x in l.split()) for l in open(os.path.join(d, name))]
@@ -279,7 +289,10 @@ print(json.dumps({
     "master_cpu_ms": ms(dt[0]),
     "inner_cpu_ms": max((ms(dt[p]) for p in inner), default=None),
     "master_rx": (m1["rx"] - m0["rx"]) / slices,
+    "worst_p50_ms": late[len(late) // 2] / 1e6 if late else None,
+    "worst_max_ms": late[-1] / 1e6 if late else None,
     "cpu_pct": 100.0 * sum(dt) / (t1 - t0),
+    "loadavg": float(open("/proc/loadavg").read().split()[0]),
     "rss_mib": sum(b[1] for b in c1) * os.sysconf("SC_PAGE_SIZE") / 2**20,
 }))
 PY
@@ -288,7 +301,7 @@ PY
 # tree N K: N daemons in one namespace, a tree of fan-out K.
 run_tree()
 {
-	local n=$1 k=$2 dir=$TMP/tree-$1-$2 netns=$NS-t i start_s
+	local n=$1 k=$2 dir=$TMP/tree-$1-$2 netns=$NS-t i start_s t0
 
 	mkdir -p "$dir" && : > "$dir/pids" || return 1
 	ip netns add "$netns" || return 1
@@ -299,18 +312,19 @@ run_tree()
 	done > "$dir/nodes"
 	set -- --nodes_file="$dir/nodes" --tree_fanout="$k" \
 		--strobe_transport=tree
+	t0=$(date +%s%N)
 	start "$dir" 1 "$netns" both --priority=200 --failover_slices=2 "$@"
 	for i in $(seq 2 "$n"); do
 		start "$dir" "$i" "$netns" node "$@"
 	done
-	start_s=$(wait_up "$dir" "$n") &&
+	start_s=$(wait_up "$dir" "$n" "$t0") &&
 		measure "$dir" "$n" tree "$k" "$start_s"
 }
 
 # flat N: N daemons, a namespace each on a bridge, multicast.
 run_flat()
 {
-	local n=$1 dir=$TMP/flat-$1 br=$NS-br i start_s
+	local n=$1 dir=$TMP/flat-$1 br=$NS-br i start_s t0
 
 	mkdir -p "$dir" && : > "$dir/pids" || return 1
 	ip netns add "$br" || return 1
@@ -327,12 +341,13 @@ run_flat()
 			ip -n "$NS-$i" link set eth0 up &&
 			ip -n "$NS-$i" link set lo up || return 1
 	done
+	t0=$(date +%s%N)
 	start "$dir" 1 "$NS-1" both --priority=200 --failover_slices=2 \
 		--interface=eth0
 	for i in $(seq 2 "$n"); do
 		start "$dir" "$i" "$NS-$i" node --interface=eth0
 	done
-	start_s=$(wait_up "$dir" "$n") &&
+	start_s=$(wait_up "$dir" "$n" "$t0") &&
 		measure "$dir" "$n" flat 0 "$start_s"
 }
 
@@ -360,14 +375,17 @@ lines = [f"# bench/tree_scale.sh: {sys.argv[4]} s per configuration, "
          f"slices of 100 ms, lead {int(sys.argv[5]) // 1000} ms",
          f"{'mode':>9} {'nodes':>5} {'start_s':>7} {'slices':>6} "
          f"{'all_sw':>6} {'on_time':>7} {'m_cpu_ms':>8} {'i_cpu_ms':>8} "
-         f"{'m_rx':>6} {'cpu_pct':>7} {'rss_mib':>7}"]
+         f"{'m_rx':>6} {'worst50':>7} {'worstmx':>7} {'cpu_pct':>7} "
+         f"{'rss_mib':>7} {'load':>5}"]
 for r in rows:
     mode = f"tree/{r['fanout']}" if r["mode"] == "tree" else "multicast"
     lines.append(f"{mode:>9} {r['nodes']:>5} {f(r['start_s'], 1):>7} "
                  f"{r['slices']:>6} {f(r['all_switched'], 3):>6} "
                  f"{f(r['on_time'], 3):>7} {f(r['master_cpu_ms'], 3):>8} "
                  f"{f(r['inner_cpu_ms'], 3):>8} {f(r['master_rx'], 1):>6} "
-                 f"{f(r['cpu_pct'], 1):>7} {f(r['rss_mib'], 0):>7}")
+                 f"{f(r['worst_p50_ms'], 1):>7} {f(r['worst_max_ms'], 1):>7} "
+                 f"{f(r['cpu_pct'], 1):>7} {f(r['rss_mib'], 0):>7} "
+                 f"{f(r['loadavg'], 1):>5}")
 text = "\n".join(lines) + "\n"
 print(text, end="")
 open(sys.argv[2], "w").write(text)
