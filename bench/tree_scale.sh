@@ -11,7 +11,7 @@
 # network namespace on 127.0.0.1, a port each: node 1, the first of the
 # nodes file, is the master (role both), the others nodes.  Slices are
 # 100 ms, each strobe sent --lead US before its deadline (default 30000:
-# hundreds of ordinary tasks share the CPUs, and a leaf is up to three
+# hundreds of ordinary tasks share the CPUs, and a leaf is up to four
 # hops down); nodes report every second (report_ms, the default).  Two
 # jobs are made through the master, so it alternates two rows.  After a
 # warm-up of 3 s, S seconds (default 20) are measured; per configuration
