@@ -15,7 +15,7 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 
 .PHONY: all module userspace libbcs tools selftests bench daemon \
 	modules-all lint deps check check-debug fuzz cluster-check bench-run demo demo-node \
-	gang-benefit master-rt drain clean install
+	gang-benefit master-rt tree-scale drain clean install
 
 all: module userspace
 
@@ -99,6 +99,10 @@ gang-benefit:
 # bcsd's master on busy CPUs, as an ordinary task and at real-time priority.
 master-rt:
 	bench/master_rt.sh $(MASTER_RT_ARGS)
+
+# A tree of up to 1,024 bcsd-sim daemons on this host, against multicast.
+tree-scale:
+	bench/tree_scale.sh $(TREE_SCALE_ARGS)
 
 # When a switch takes effect, draining the old row first or not.
 drain:

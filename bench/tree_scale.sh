@@ -1,0 +1,394 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench/tree_scale.sh [--nodes "N..."] [--fanouts "K..."] [--seconds S]
+#                     [--flat N] [--lead US]
+#
+# How a tree of bcsd daemons (Documentation/tree.rst) scales: for each
+# number of nodes N (default "64 256 1024") and fan-out K (default
+# "32 8"), N bcsd-sim daemons (bcsd against the stand-in of bcs.ko,
+# daemon/sim/) run as one cluster with strobe_transport tree, all in one
+# network namespace on 127.0.0.1, a port each: node 1, the first of the
+# nodes file, is the master (role both), the others nodes.  Slices are
+# 100 ms, each strobe sent --lead US before its deadline (default 30000:
+# hundreds of ordinary tasks share the CPUs, and a leaf is up to four
+# hops down); nodes report every second (report_ms, the default).  Two
+# jobs are made through the master, so it alternates two rows.  After a
+# warm-up of 3 s, S seconds (default 20) are measured; per configuration
+# it reports, over the slices due in them:
+#
+#   start_s     seconds until all N daemons were up (bounded)
+#   all_sw      share of slices whose global record on the master counts
+#               a switch of all N nodes (bcsctl stats global)
+#   on_time     share of slices that every node's stand-in received before
+#               the deadline (arrival_ns < deadline_ns in $BCS_SIM_LOG)
+#   m_cpu_ms    the master's CPU time per slice (/proc/PID/schedstat)
+#   i_cpu_ms    the busiest inner daemon's (one with children) CPU per slice
+#   m_rx        datagrams the master received per slice (its rx counter)
+#   worst50     each slice's latest arrival of its strobe at any node,
+#   worstmx     relative to the deadline (negative: before it), in ms:
+#               the median over the slices and the largest
+#   cpu_pct     all daemons' CPU over the run, in per cent of one CPU
+#   rss_mib     all daemons' resident memory at the end, MiB
+#   load        the host's load average (1 min) at the end: other work on
+#               the host shows here, and in late strobes
+#
+# --flat N (default 64; 0: none) adds the flat multicast transport with N
+# daemons for comparison; those need a network namespace each (every one
+# binds the cluster's port and joins the group), joined by a bridge, so
+# only a small N is cheap.
+#
+# The daemons run with rt_priority 0: ordinary tasks, memory not locked
+# (bcsd locks its memory only at real-time priority), so a thousand of
+# them neither exhaust RLIMIT_MEMLOCK nor starve the host.  On a machine
+# of few CPUs they share those CPUs, and the numbers say more about that
+# than about a cluster's network.
+#
+# Results: a table on stdout and in $BUILD/bench/tree_scale.txt, the same
+# as JSON in $BUILD/bench/tree_scale.json.  Benchmarks measure and fail
+# only on errors, never on a number.  Needs root (network namespaces).
+# Nothing leaves the namespaces, which go away at the end, as does every
+# daemon.
+
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+
+nodes="64 256 1024"
+fanouts="32 8"
+secs=20
+flat=64
+lead=30000
+while [ $# -gt 0 ]; do
+	case $1 in
+	--nodes)    nodes=$2; shift 2 ;;
+	--fanouts)  fanouts=$2; shift 2 ;;
+	--seconds)  secs=$2; shift 2 ;;
+	--flat)     flat=$2; shift 2 ;;
+	--lead)     lead=$2; shift 2 ;;
+	-h|--help)  sed -n '4,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*)          echo "tree_scale: unknown option $1 (see --help)" >&2; exit 2 ;;
+	esac
+done
+for v in $nodes $fanouts "$secs" "$flat" "$lead"; do
+	case $v in
+	''|*[!0-9]*) echo "tree_scale: numbers only (see --help)" >&2; exit 2 ;;
+	esac
+done
+for v in $nodes; do
+	[ "$v" -ge 2 ] && [ "$v" -le 1024 ] ||
+		{ echo "tree_scale: --nodes: 2 to 1024" >&2; exit 2; }
+done
+for v in $fanouts; do
+	[ "$v" -ge 1 ] && [ "$v" -le 1024 ] ||
+		{ echo "tree_scale: --fanouts: 1 to 1024" >&2; exit 2; }
+done
+[ "$secs" -ge 2 ] && [ "$secs" -le 600 ] && [ "$flat" -le 254 ] &&
+	[ "$flat" != 1 ] && [ "$lead" -lt 100000 ] ||
+	{ echo "tree_scale: out of range (see --help)" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "tree_scale: must run as root" >&2; exit 2; }
+
+make -s -C "$top/libbcs" && make -s -C "$top/daemon" bcsd-sim &&
+	make -s -C "$top/tools" bcsctl > /dev/null 2>&1 ||
+	{ echo "tree_scale: cannot build bcsd-sim and bcsctl" >&2; exit 1; }
+BCSD=$top/daemon/bcsd-sim
+BCSCTL=$top/tools/bcsctl
+SLICE_US=100000
+PORT0=15400
+OUT=$BUILD/bench
+mkdir -p "$OUT" || exit 1
+TMP=$(mktemp -d) || exit 1
+NS=bcs-scale-$$
+pids=()
+nss=()
+
+# stop: end every daemon (SIGTERM, then SIGKILL after 10 s), delete
+# every namespace.
+stop()
+{
+	local p
+
+	{
+		for p in "${pids[@]}"; do
+			kill -TERM "$p"
+		done
+		for _ in $(seq 100); do
+			kill -0 "${pids[@]}" || break
+			sleep 0.1
+		done
+		for p in "${pids[@]}"; do
+			kill -KILL "$p"
+		done
+		wait
+	} 2>/dev/null
+	pids=()
+	for p in "${nss[@]}"; do
+		ip netns del "$p" 2>/dev/null
+	done
+	nss=()
+}
+cleanup()
+{
+	stop
+	[ -n "${BCS_SCALE_KEEP:-}" ] && echo "tree_scale: files kept in $TMP" >&2 ||
+		rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+"$BCSD" --genkey "$TMP/key" > /dev/null || exit 1
+
+# start DIR N NETNS ROLE [OPTION...]: bcsd-sim node N in NETNS, files in
+# DIR; its pid appended to DIR/pids (the line number is N).
+start()
+{
+	local dir=$1 n=$2 netns=$3 role=$4
+
+	shift 4
+	BCS_SIM_LOG=$dir/strobes$n nsenter --net="/run/netns/$netns" \
+		"$BCSD" --role="$role" --node_id="$n" --key_file="$TMP/key" \
+		--rt_priority=0 --slice_us="$SLICE_US" --lead_us="$lead" \
+		--stale_slices=20 --control_socket="$dir/ctl$n" \
+		--stats_file="$dir/stats$n.json" --jobs_dir="$dir/jobs$n" \
+		"$@" > "$dir/log$n" 2>&1 &
+	pids+=($!)
+	echo $! >> "$dir/pids"
+}
+
+# wait_up DIR N T0: wait for all N daemons to say "started:", at most
+# 10 s + N/16 s; prints the seconds since T0 (ns, before the first
+# start), fails if not all came up.
+wait_up()
+{
+	local dir=$1 n=$2 t0=$3 up=0 end
+
+	end=$((SECONDS + 10 + n / 16))
+	while [ "$SECONDS" -lt "$end" ]; do
+		up=$(grep -l "started:" "$dir"/log* 2>/dev/null | wc -l)
+		[ "$up" -ge "$n" ] && break
+		sleep 0.2
+	done
+	awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f\n", (b - a) / 1e9 }'
+	if [ "$up" -lt "$n" ]; then
+		echo "tree_scale: only $up of $n daemons started:" >&2
+		grep -L "started:" "$dir"/log* | head -3 | xargs tail -n 3 >&2
+		return 1
+	fi
+}
+
+# snap DIR N: daemon N (line N of DIR/pids) writes its counters.
+snap()
+{
+	local f=$1/stats$2.json
+
+	rm -f "$f"
+	kill -USR1 "$(sed -n "$2p" "$1/pids")" 2>/dev/null || return 1
+	for _ in $(seq 50); do
+		[ -s "$f" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# cpu DIR FILE: the CPU time in ns (the first field of
+# /proc/PID/schedstat: utime + stime of /proc/PID/stat count in ticks of
+# 10 ms, too coarse for a few ms per second) and the RSS in pages of every
+# daemon, a line each in the order of DIR/pids.
+cpu()
+{
+	local p st ns
+
+	while read -r p; do
+		read -r -a st < "/proc/$p/stat" 2>/dev/null || st=()
+		read -r ns _ < "/proc/$p/schedstat" 2>/dev/null || ns=0
+		if [ "${#st[@]}" -ge 24 ]; then
+			echo "$ns ${st[23]}"
+		else
+			echo "0 0"
+		fi
+	done < "$1/pids" > "$2"
+}
+
+# measure DIR N MODE K START_S: jobs, warm-up, the run; appends a JSON
+# line of results to $TMP/results.
+measure()
+{
+	local dir=$1 n=$2 mode=$3 k=$4 start_s=$5 out job t0 t1
+
+	for _ in 1 2; do
+		job=""
+		for _ in $(seq 50); do
+			out=$(BCS_CONTROL_SOCKET=$dir/ctl1 timeout 10 \
+			      "$BCSCTL" job create 2>&1) && job=$out && break
+			sleep 0.2
+		done
+		[ -n "$job" ] ||
+			{ echo "tree_scale: job create: $out" >&2; return 1; }
+	done
+	sleep 3
+	snap "$dir" 1 && cp "$dir/stats1.json" "$dir/m0.json" &&
+		cpu "$dir" "$dir/cpu0" || return 1
+	t0=$(date +%s%N)
+	sleep "$secs"
+	t1=$(date +%s%N)
+	snap "$dir" 1 && cp "$dir/stats1.json" "$dir/m1.json" &&
+		cpu "$dir" "$dir/cpu1" || return 1
+	# Every node summarises its switches once a report period (1 s).
+	sleep 2.5
+	BCS_CONTROL_SOCKET=$dir/ctl1 timeout 20 "$BCSCTL" stats global \
+		--last 4096 --json > "$dir/global.json" ||
+		{ echo "tree_scale: stats global failed" >&2; return 1; }
+	python3 - "$dir" "$n" "$mode" "$k" "$start_s" "$t0" "$t1" \
+		"$((SLICE_US * 1000))" \
+		>> "$TMP/results" <<'PY'
+import json, os, sys
+d, n, mode, k = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+start_s, t0, t1 = float(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+slice_ns = int(sys.argv[8])
+
+g = json.load(open(os.path.join(d, "global.json")))["slices"]
+recs = [r for r in g if r.get("deadline_ns") and t0 <= r["deadline_ns"] < t1]
+# The slices due in [t0, t1): from the master's records (skipped ones
+# have no deadline: they count by number, between the first and last).
+nums = sorted(r["slice"] for r in recs)
+want = set(range(nums[0], nums[-1] + 1)) if nums else set()
+full = {r["slice"] for r in g if r["slice"] in want and r.get("nodes") == n}
+
+# Arrival before the deadline on every node; and each slice's latest
+# arrival, of any node, relative to its deadline.
+early, worst = {}, {}
+for i in range(1, n + 1):
+    got = set()
+    path = os.path.join(d, f"strobes{i}")
+    if os.path.exists(path):
+        for line in open(path):
+            s, row, dl, arr = (int(x) for x in line.split())
+            if s in want:
+                worst[s] = max(worst.get(s, arr - dl), arr - dl)
+                if arr < dl:
+                    got.add(s)
+    for s in got:
+        early[s] = early.get(s, 0) + 1
+on_time = sum(1 for s in want if early.get(s, 0) == n)
+late = sorted(worst.values())
+
+def ticks(name):
+    return [tuple(int(x) for x in l.split()) for l in open(os.path.join(d, name))]
+c0, c1 = ticks("cpu0"), ticks("cpu1")
+dt = [b[0] - a[0] for a, b in zip(c0, c1)]
+slices = len(want) or 1
+ms = lambda t: t / 1e6 / slices
+inner = [p for p in range(1, n) if k * p + 1 < n] if mode == "tree" else []
+m0 = json.load(open(os.path.join(d, "m0.json")))
+m1 = json.load(open(os.path.join(d, "m1.json")))
+print(json.dumps({
+    "mode": mode, "nodes": n, "fanout": k if mode == "tree" else None,
+    "start_s": start_s, "slices": len(want),
+    "all_switched": len(full) / slices, "on_time": on_time / slices,
+    "master_cpu_ms": ms(dt[0]),
+    "inner_cpu_ms": max((ms(dt[p]) for p in inner), default=None),
+    "master_rx": (m1["rx"] - m0["rx"]) / slices,
+    "worst_p50_ms": late[len(late) // 2] / 1e6 if late else None,
+    "worst_max_ms": late[-1] / 1e6 if late else None,
+    "cpu_pct": 100.0 * sum(dt) / (t1 - t0),
+    "loadavg": float(open("/proc/loadavg").read().split()[0]),
+    "rss_mib": sum(b[1] for b in c1) * os.sysconf("SC_PAGE_SIZE") / 2**20,
+}))
+PY
+}
+
+# tree N K: N daemons in one namespace, a tree of fan-out K.
+run_tree()
+{
+	local n=$1 k=$2 dir=$TMP/tree-$1-$2 netns=$NS-t i start_s t0
+
+	mkdir -p "$dir" && : > "$dir/pids" || return 1
+	ip netns add "$netns" || return 1
+	nss+=("$netns")
+	ip -n "$netns" link set lo up || return 1
+	for i in $(seq "$n"); do
+		echo "$i 127.0.0.1:$((PORT0 + i))"
+	done > "$dir/nodes"
+	set -- --nodes_file="$dir/nodes" --tree_fanout="$k" \
+		--strobe_transport=tree
+	t0=$(date +%s%N)
+	start "$dir" 1 "$netns" both --priority=200 --failover_slices=2 "$@"
+	for i in $(seq 2 "$n"); do
+		start "$dir" "$i" "$netns" node "$@"
+	done
+	start_s=$(wait_up "$dir" "$n" "$t0") &&
+		measure "$dir" "$n" tree "$k" "$start_s"
+}
+
+# flat N: N daemons, a namespace each on a bridge, multicast.
+run_flat()
+{
+	local n=$1 dir=$TMP/flat-$1 br=$NS-br i start_s t0
+
+	mkdir -p "$dir" && : > "$dir/pids" || return 1
+	ip netns add "$br" || return 1
+	nss+=("$br")
+	ip -n "$br" link add br0 type bridge &&
+		ip -n "$br" link set br0 up || return 1
+	for i in $(seq "$n"); do
+		ip netns add "$NS-$i" || return 1
+		nss+=("$NS-$i")
+		ip -n "$br" link add "p$i" type veth peer name eth0 \
+			netns "$NS-$i" &&
+			ip -n "$br" link set "p$i" master br0 up &&
+			ip -n "$NS-$i" addr add "10.79.0.$i/24" dev eth0 &&
+			ip -n "$NS-$i" link set eth0 up &&
+			ip -n "$NS-$i" link set lo up || return 1
+	done
+	t0=$(date +%s%N)
+	start "$dir" 1 "$NS-1" both --priority=200 --failover_slices=2 \
+		--interface=eth0
+	for i in $(seq 2 "$n"); do
+		start "$dir" "$i" "$NS-$i" node --interface=eth0
+	done
+	start_s=$(wait_up "$dir" "$n" "$t0") &&
+		measure "$dir" "$n" flat 0 "$start_s"
+}
+
+: > "$TMP/results"
+for n in $nodes; do
+	for k in $fanouts; do
+		echo "tree_scale: $n daemons, fan-out $k, ${secs} s" >&2
+		run_tree "$n" "$k" ||
+			echo "tree_scale: $n daemons, fan-out $k: failed" >&2
+		stop
+	done
+done
+if [ "$flat" -gt 0 ]; then
+	echo "tree_scale: $flat daemons, flat multicast, ${secs} s" >&2
+	run_flat "$flat" || echo "tree_scale: flat multicast: failed" >&2
+	stop
+fi
+
+python3 - "$TMP/results" "$OUT/tree_scale.txt" "$OUT/tree_scale.json" \
+	"$secs" "$lead" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+f = lambda v, p: "-" if v is None else f"{v:.{p}f}"
+lines = [f"# bench/tree_scale.sh: {sys.argv[4]} s per configuration, "
+         f"slices of 100 ms, lead {int(sys.argv[5]) // 1000} ms",
+         f"{'mode':>9} {'nodes':>5} {'start_s':>7} {'slices':>6} "
+         f"{'all_sw':>6} {'on_time':>7} {'m_cpu_ms':>8} {'i_cpu_ms':>8} "
+         f"{'m_rx':>6} {'worst50':>7} {'worstmx':>7} {'cpu_pct':>7} "
+         f"{'rss_mib':>7} {'load':>5}"]
+for r in rows:
+    mode = f"tree/{r['fanout']}" if r["mode"] == "tree" else "multicast"
+    lines.append(f"{mode:>9} {r['nodes']:>5} {f(r['start_s'], 1):>7} "
+                 f"{r['slices']:>6} {f(r['all_switched'], 3):>6} "
+                 f"{f(r['on_time'], 3):>7} {f(r['master_cpu_ms'], 3):>8} "
+                 f"{f(r['inner_cpu_ms'], 3):>8} {f(r['master_rx'], 1):>6} "
+                 f"{f(r['worst_p50_ms'], 1):>7} {f(r['worst_max_ms'], 1):>7} "
+                 f"{f(r['cpu_pct'], 1):>7} {f(r['rss_mib'], 0):>7} "
+                 f"{f(r['loadavg'], 1):>5}")
+text = "\n".join(lines) + "\n"
+print(text, end="")
+open(sys.argv[2], "w").write(text)
+json.dump(rows, open(sys.argv[3], "w"), indent=1)
+PY
+echo "tree_scale: written to $OUT/tree_scale.txt and tree_scale.json" >&2

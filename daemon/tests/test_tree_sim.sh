@@ -1,0 +1,260 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A tree of 64 bcsd-sim daemons (Documentation/tree.rst) on the host, all
+# in one network namespace created by the test: with strobe_transport
+# tree each daemon binds the port of its line of the nodes file on every
+# address and joins no group, so daemons that differ in their ports can
+# share 127.0.0.1.  Node 1, first in the nodes file, is the master (role
+# both); nodes 2 to 64 are nodes.  tree_fanout 8 makes the tree two levels
+# deep: 8 children of the master, 55 grandchildren under seven of them.
+# Each daemon has its own control socket, stats file, jobs_dir and strobe
+# log ($BCS_SIM_LOG); they share the cluster key.
+#
+# Slices of 100 ms, each strobe sent 30 ms before its deadline: the 64
+# daemons are ordinary tasks (rt_priority 0) sharing the host's CPUs, so
+# a hop may wait for the scheduler for a few milliseconds, and a leaf is
+# two hops below the master; 30 ms covers both with room to spare and is
+# still less than a third of the slice.
+#
+# Two jobs are made through the master, so that it alternates rows 0 and
+# 1; then the checks: every daemon's stand-in got strobes; each slice due
+# in a stretch of two seconds names the same row in all 64 strobe logs;
+# the master's global records have a slice to which all 64 switched;
+# every daemon is where the k-ary tree puts it (parent and depth, from
+# the stats file, as bcsctl status --json has them); the daemons with children passed datagrams on
+# and the leaves none.
+#
+# Needs root (ip netns); skips otherwise.  Every wait is bounded.
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+top=$(pwd)/..
+BCSD=$(pwd)/bcsd-sim
+BCSCTL=$top/tools/bcsctl
+NS=bcs-tree-$$
+N=64
+FANOUT=8
+PORT0=15400
+TMP=$(mktemp -d) || exit 1
+pids=()
+ns_made=0
+
+. "$top/scripts/check-lib.sh"
+
+cleanup()
+{
+	local p
+
+	# SIGTERM first, so that no shell's notice of a killed job comes
+	# out; SIGKILL for any still there after 5 s.
+	{
+		for p in "${pids[@]}"; do
+			kill -TERM "$p"
+		done
+		for _ in $(seq 50); do
+			kill -0 "${pids[@]}" 2>/dev/null || break
+			sleep 0.1
+		done
+		for p in "${pids[@]}"; do
+			kill -KILL "$p"
+		done
+		wait
+	} 2>/dev/null
+	[ "$ns_made" = 1 ] && ip netns del "$NS" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+if [ ! -x "$BCSD" ] || [ ! -x "$BCSCTL" ]; then
+	echo "test_tree_sim: SKIP: needs $BCSD and $BCSCTL (make -C daemon sim, make -C tools)"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ] || ! ip netns add "$NS" 2>/dev/null; then
+	echo "test_tree_sim: SKIP: needs root and ip netns"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+ns_made=1
+ip -n "$NS" link set lo up || exit 1
+
+"$BCSD" --genkey "$TMP/key" > /dev/null || exit 1
+for n in $(seq "$N"); do
+	echo "$n 127.0.0.1:$((PORT0 + n))"
+done > "$TMP/nodes"
+
+# start N ROLE [OPTION...]: bcsd-sim with node id N; its pid in
+# $TMP/pidN, messages in $TMP/logN, counters in $TMP/statsN.json,
+# strobes in $TMP/strobesN.  It does not wait for the daemon.
+start()
+{
+	local n=$1 role=$2
+
+	shift 2
+	BCS_SIM_LOG=$TMP/strobes$n ip netns exec "$NS" "$BCSD" \
+		--role="$role" --node_id="$n" --key_file="$TMP/key" \
+		--nodes_file="$TMP/nodes" --tree_fanout="$FANOUT" \
+		--strobe_transport=tree --rt_priority=0 --slice_us=100000 \
+		--lead_us=30000 --report_ms=500 --stale_slices=20 \
+		--control_socket="$TMP/ctl$n" --stats_file="$TMP/stats$n.json" \
+		--jobs_dir="$TMP/jobs$n" --verbose=1 "$@" \
+		> "$TMP/log$n" 2>&1 &
+	echo $! > "$TMP/pid$n"
+	pids+=($!)
+}
+
+# bcsctl N ARG...: bcsctl against daemon N's control socket.
+ctl()
+{
+	local n=$1
+
+	shift
+	BCS_CONTROL_SOCKET=$TMP/ctl$n timeout 10 "$BCSCTL" "$@"
+}
+
+start 1 both --priority=200 --failover_slices=2
+for n in $(seq 2 "$N"); do
+	start "$n" node
+done
+# Every daemon says "started:" once its handlers are in: wait for all,
+# at most 20 s (a signal before then would kill it).
+up=0
+for _ in $(seq 200); do
+	up=$(grep -l "started:" "$TMP"/log* 2>/dev/null | wc -l)
+	[ "$up" -ge "$N" ] && break
+	sleep 0.1
+done
+[ "$up" -ge "$N" ]
+check $? "all $N daemons start in one namespace ($up up)"
+if [ "$up" -lt "$N" ]; then
+	for n in $(seq "$N"); do
+		grep -q "started:" "$TMP/log$n" ||
+			echo "# node$n did not start: $(tail -3 "$TMP/log$n")"
+	done
+	checks_done test_tree_sim
+	exit
+fi
+
+# The master takes over after two silent slices; then two jobs.
+jobs=()
+for _ in 1 2; do
+	out=""
+	for _ in $(seq 50); do
+		out=$(ctl 1 job create 2>&1) && break
+		sleep 0.2
+	done
+	echo "# bcsctl job create via node1: $out"
+	job=$(echo "$out" | grep -Eo '[0-9]+' | head -1)
+	[ -n "$job" ]
+	check $? "bcsctl job create through the master gets a job"
+	jobs+=("${job:-0}")
+done
+
+# The map with both jobs goes down the tree: give it a second, then
+# compare the slices due in the next two seconds; a second more for the
+# switch summaries of the last of them to reach the master.
+sleep 1
+t0=$(date +%s%N)
+sleep 2
+t1=$(date +%s%N)
+sleep 1
+
+out=$(python3 - "$t0" "$t1" "$N" "$TMP" <<'PY'
+import os, sys
+t0, t1, n, tmp = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+logs, empty = [], []
+for i in range(1, n + 1):
+    rows = {}
+    path = os.path.join(tmp, f"strobes{i}")
+    if os.path.exists(path):
+        for line in open(path):
+            slice_, row, deadline, arrival = (int(x) for x in line.split())
+            if t0 <= deadline < t1:
+                rows.setdefault(slice_, set()).add(row)
+    if not rows:
+        empty.append(i)
+    logs.append(rows)
+common = set.intersection(*(set(r) for r in logs))
+bad = [s for s in sorted(common)
+       if len(set.union(*(r[s] for r in logs))) != 1]
+seen = set().union(*(r[s] for r in logs for s in common))
+print(f"{len(common)} slices in all {n} logs, {len(bad)} incoherent, "
+      f"rows {sorted(seen)}, no strobes in the stretch: {empty or 'none'}")
+sys.exit(0 if not empty and len(common) >= 10 and not bad and seen == {0, 1}
+         else 1)
+PY
+)
+rc=$?
+echo "# coherence: $out"
+check $rc "every daemon got strobes, and each slice names one row (0 and 1) in all $N logs"
+
+out=$(ctl 1 stats global --last 4096 --json 2>&1)
+rc=$?
+if [ "$rc" = 0 ]; then
+	out=$(echo "$out" | python3 -c 'import json, sys
+s = json.load(sys.stdin).get("slices", [])
+full = sum(1 for r in s if r.get("nodes") == int(sys.argv[1]))
+print(f"{len(s)} slices, {full} with all nodes, at most",
+      max((r.get("nodes", 0) for r in s), default=0))
+sys.exit(0 if full else 1)' "$N" 2>&1)
+	rc=$?
+fi
+echo "# stats global: $out"
+check $rc "the master's global records have slices to which all $N nodes switched"
+
+# Each daemon's place and counters, against the k-ary tree over the list:
+# the node at place p (node id p + 1) has the parent at place
+# (p - 1) / FANOUT and children at FANOUT * p + 1 and on.  They come from
+# the stats files, written on SIGUSR1: the same JSON as bcsctl status
+# --json, which wants bcs.ko loaded on the host before it asks bcsd.
+for n in $(seq "$N"); do
+	rm -f "$TMP/stats$n.json"
+	kill -USR1 "$(cat "$TMP/pid$n")" 2>/dev/null
+done
+for _ in $(seq 100); do
+	have=$(find "$TMP" -name 'stats*.json' -size +0 | wc -l)
+	[ "$have" -ge "$N" ] && break
+	sleep 0.1
+done
+out=$(python3 - "$N" "$FANOUT" "$TMP" <<'PY'
+import json, os, sys
+n, k, tmp = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+wrong, inner, leaves = [], [], []
+for p in range(n):
+    node = p + 1
+    try:
+        st = json.load(open(os.path.join(tmp, f"stats{node}.json")))
+        t = st["tree"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        wrong.append(f"{node}: {e}")
+        continue
+    parent = None if p == 0 else (p - 1) // k + 1
+    depth = 0
+    q = p
+    while q:
+        q = (q - 1) // k
+        depth += 1
+    if t.get("parent") != parent or t.get("depth") != depth:
+        wrong.append(f"{node}: parent {t.get('parent')} depth {t.get('depth')},"
+                     f" not {parent} {depth}")
+    if p and k * p + 1 < n:
+        inner.append((node, st.get("tree_passed", -1)))
+    elif p:
+        leaves.append((node, st.get("tree_passed", -1)))
+print("place:", "; ".join(wrong[:8]) or "all as expected",
+      f"(and {len(wrong) - 8} more)" if len(wrong) > 8 else "")
+print("inner:", " ".join(f"{a}={b}" for a, b in inner))
+print("leaves passing:", " ".join(f"{a}={b}" for a, b in leaves if b) or "none")
+sys.exit((1 if wrong else 0) |
+         (0 if inner and all(b > 0 for a, b in inner) else 2) |
+         (0 if leaves and all(b == 0 for a, b in leaves) else 4))
+PY
+)
+rc=$?
+echo "$out" | sed 's/^/# /'
+check $((rc & 1)) "every daemon has the parent and depth of the k-ary tree (fan-out $FANOUT)"
+check $((rc & 2)) "every daemon with children passed datagrams on (tree_passed > 0)"
+check $((rc & 4)) "no leaf passed anything on (tree_passed 0)"
+
+checks_done test_tree_sim
