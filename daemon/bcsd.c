@@ -111,7 +111,7 @@ static const struct bcsd_part {
 	{ NULL,		loop_init,	loop_exit },
 	{ NULL,		rx_init,	NULL },
 	{ NULL,		tree_init,	tree_exit },
-	{ NULL,		reduce_init,	NULL },
+	{ NULL,		reduce_init,	reduce_exit },
 	{ NULL,		net_init,	net_exit },
 	{ is_master,	master_init,	master_exit },
 	{ is_node,	node_init,	node_exit },

@@ -39,8 +39,12 @@ struct bcsd_job {
 	uint32_t id;
 	uint32_t row;
 	uint32_t birth;			/* struct bcsp_job_row */
-	/* Tasks per node, from the nodes' reports. */
+	/*
+	 * Tasks per node, from the nodes' reports; down a tree, per sender
+	 * of a subtree's sum, with @nodes the nodes with tasks in it.
+	 */
 	uint32_t tasks[BCSD_MAX_NODES];
+	uint32_t nodes[BCSD_MAX_NODES];
 	uint32_t node_ids[BCSD_MAX_NODES];
 	uint64_t seen_ms[BCSD_MAX_NODES];
 	uint32_t nr_nodes;
@@ -119,10 +123,19 @@ struct bcsd_reduce_slot {
 	bool used;
 };
 
+/* A node's last report, or a child's last sum of its subtree's. */
+struct reduce_tasks {
+	uint64_t seen_ms;		/* CLOCK_MONOTONIC; 0: never */
+	struct bcsp_tasks t;
+};
+
 struct bcsd_reduce {
 	uint32_t epoch;			/* of the master the sums are for */
 	struct bcsd_reduce_slot slot[REDUCE_SLICES];
 	struct bcsp_msg out;
+	/* Per node of the list: this node's and its children's tasks. */
+	struct reduce_tasks *tasks;
+	uint64_t tasks_sent_ms;
 };
 
 /* A bcsctl connection, maybe waiting for the master's answer. */
@@ -164,6 +177,9 @@ struct bcsd_counters {
 	uint64_t reduce_in;		/* switch summaries taken to add up */
 	uint64_t reduce_up;		/* datagrams of sums sent up */
 	uint64_t reduce_partial;	/* sums sent up before the subtree's all */
+	uint64_t tasks_in;		/* children's sums of tasks taken */
+	uint64_t tasks_up;		/* sums of tasks sent up */
+	uint64_t tasks_jobs_dropped;	/* more than BCSP_MAX_JOBS jobs */
 };
 
 /* net.c: the UDP socket and what is sent on it. */
@@ -492,8 +508,16 @@ void tree_adopt(struct bcsd *d, uint32_t node, uint32_t parent);
  * up the tree (the root: to the global records).
  */
 int reduce_init(struct bcsd *d);
+void reduce_exit(struct bcsd *d);
 void reduce_add(struct bcsd *d, uint32_t epoch,
 		const struct bcsp_switches *sw);
+/*
+ * reduce_report(): this node's report of its tasks per job;
+ * reduce_tasks(): node @node's sum of its subtree's (BCSP_TASKS).  Their
+ * total goes up once per report period.
+ */
+void reduce_report(struct bcsd *d, const struct bcsp_report *rep);
+void reduce_tasks(struct bcsd *d, uint32_t node, const struct bcsp_tasks *t);
 
 /* stats.c: every part's counters as JSON; reads them, calls no part. */
 struct json_object *stats_json(const struct bcsd *d);

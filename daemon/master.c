@@ -102,7 +102,7 @@ static void fill_map(struct bcsd *d, struct bcsp_map *map)
 		for (k = 0; k < j->nr_nodes; k++) {
 			if (now - j->seen_ms[k] > expiry || !j->tasks[k])
 				continue;
-			map->jobs[i].nodes++;
+			map->jobs[i].nodes += j->nodes[k];
 			map->jobs[i].tasks += j->tasks[k];
 		}
 	}
@@ -776,7 +776,12 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m)
 	net_send(d, &r, NULL);
 }
 
-static void on_report(struct bcsd *d, const struct bcsp_msg *m)
+/*
+ * The tasks per job of the nodes that @sender speaks for: itself (a
+ * report), or its subtree of a tree of daemons (a sum of reports).
+ */
+static void take_tasks(struct bcsd *d, uint32_t sender,
+		       const struct bcsp_tasks *t)
 {
 	uint64_t now = now_mono_ms();
 	bool learnt = false;
@@ -786,27 +791,31 @@ static void on_report(struct bcsd *d, const struct bcsp_msg *m)
 	for (i = 0; i < d->master.nr_jobs; i++) {
 		j = &d->master.jobs[i];
 		for (k = 0; k < j->nr_nodes; k++)
-			if (j->node_ids[k] == m->hdr.sender)
+			if (j->node_ids[k] == sender)
 				break;
 		if (k == j->nr_nodes) {
 			if (k == BCSD_MAX_NODES)
 				continue;
 			j->nr_nodes++;
-			j->node_ids[k] = m->hdr.sender;
+			j->node_ids[k] = sender;
 		}
 		j->tasks[k] = 0;
+		j->nodes[k] = 0;
 		j->seen_ms[k] = now;
 	}
-	for (i = 0; i < m->report.nr_jobs; i++) {
-		j = find_job(d, m->report.jobs[i].job);
+	for (i = 0; i < t->nr_jobs && i < BCSP_MAX_JOBS; i++) {
+		j = find_job(d, t->jobs[i].job);
 		if (!j)
 			continue;
-		for (k = 0; k < j->nr_nodes; k++)
-			if (j->node_ids[k] == m->hdr.sender)
-				j->tasks[k] = m->report.jobs[i].tasks;
+		for (k = 0; k < j->nr_nodes; k++) {
+			if (j->node_ids[k] != sender)
+				continue;
+			j->tasks[k] = t->jobs[i].tasks;
+			j->nodes[k] = t->jobs[i].nodes;
+		}
 		/* Adopted from reports that did not know its birth. */
-		if (!j->birth && m->report.jobs[i].birth) {
-			j->birth = m->report.jobs[i].birth;
+		if (!j->birth && t->jobs[i].birth) {
+			j->birth = t->jobs[i].birth;
 			learnt = true;
 		}
 	}
@@ -814,6 +823,21 @@ static void on_report(struct bcsd *d, const struct bcsp_msg *m)
 		d->master.map_version++;
 		send_map(d);
 	}
+}
+
+static void on_report(struct bcsd *d, const struct bcsp_msg *m)
+{
+	struct bcsp_tasks t = { .nodes = 1 };
+	uint32_t i;
+
+	for (i = 0; i < m->report.nr_jobs && i < BCSP_MAX_JOBS; i++) {
+		t.jobs[i].job = m->report.jobs[i].job;
+		t.jobs[i].nodes = m->report.jobs[i].tasks ? 1 : 0;
+		t.jobs[i].tasks = m->report.jobs[i].tasks;
+		t.jobs[i].birth = m->report.jobs[i].birth;
+	}
+	t.nr_jobs = i;
+	take_tasks(d, m->hdr.sender, &t);
 }
 
 /*
@@ -851,6 +875,14 @@ static void on_switches(struct bcsd *d, const struct bcsp_msg *m,
 }
 
 /* A report: from the network, or from this host's node part. */
+/* Down a tree: the whole cluster's tasks, added up on the way (reduce.c). */
+static void on_tasks(struct bcsd *d, const struct bcsp_msg *m,
+		     const struct bcsd_origin *from)
+{
+	if (from->local && d->master.active)
+		take_tasks(d, m->hdr.sender, &m->tasks);
+}
+
 static void on_report_msg(struct bcsd *d, const struct bcsp_msg *m,
 			  const struct bcsd_origin *from)
 {
@@ -874,6 +906,7 @@ int master_init(struct bcsd *d)
 	dispatch_register(d, BCSP_STROBE, on_strobe);
 	dispatch_register(d, BCSP_REPORT, on_report_msg);
 	dispatch_register(d, BCSP_SWITCHES, on_switches);
+	dispatch_register(d, BCSP_TASKS, on_tasks);
 	dispatch_register(d, BCSP_REQUEST, on_request_msg);
 	dispatch_register(d, BCSP_REPLY, on_reply);
 	d->master.next_job_id = 1;

@@ -144,8 +144,8 @@ void net_exit(struct bcsd *d)
 
 /*
  * Sign and send @m to @to, as this node.  @to NULL is every node: the
- * group, or with strobe_transport = tree, the children for what goes
- * down (a master's datagrams) and the master followed for a report.
+ * group, or with strobe_transport = tree, the children (a master's
+ * datagrams, which they pass on).
  */
 int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 {
@@ -158,14 +158,8 @@ int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 	len = bcsp_encode(m, d->key, buf, sizeof(buf));
 	if (len < 0)
 		return -1;
-	if (!to && tree_transport(d)) {
-		if (m->hdr.type != BCSP_REPORT)
-			return tree_send_children(d, buf, (size_t)len) < 0 ?
-			       -1 : 0;
-		if (!d->followed.known)
-			return -1;
-		to = &d->followed.addr;
-	}
+	if (!to && tree_transport(d))
+		return tree_send_children(d, buf, (size_t)len) < 0 ? -1 : 0;
 	if (!to)
 		to = &d->net.group;
 	if (sendto(d->net.sock, buf, (size_t)len, 0, (const struct sockaddr *)to,

@@ -286,12 +286,14 @@ static void send_report(struct bcsd *d)
 	m.hdr.epoch = d->followed.epoch;
 	m.hdr.sender = d->node_id;
 	view_on_report(d, d->node_id, &m.report, now_mono_ms());
+	/* Down a tree, up the tree: added up on the way (reduce.c). */
+	if (tree_transport(d)) {
+		reduce_report(d, &m.report);
+		return;
+	}
 	/* To this host's master part, if any. */
 	dispatch(d, &m, &(struct bcsd_origin){ .local = true });
-	/*
-	 * To the group: the master and every other node's view; down a
-	 * tree, to the master.
-	 */
+	/* To the group: the master and every other node's view. */
 	net_send(d, &m, NULL);
 }
 

@@ -220,6 +220,20 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		put32(c, m->attach.parent);
 		put32(c, 0);
 		break;
+	case BCSP_TASKS:
+		if (m->tasks.nr_jobs > BCSP_MAX_JOBS) {
+			c->ok = false;
+			return;
+		}
+		put32(c, m->tasks.nodes);
+		put32(c, m->tasks.nr_jobs);
+		for (i = 0; i < m->tasks.nr_jobs; i++) {
+			put32(c, m->tasks.jobs[i].job);
+			put32(c, m->tasks.jobs[i].nodes);
+			put32(c, m->tasks.jobs[i].tasks);
+			put32(c, m->tasks.jobs[i].birth);
+		}
+		break;
 	default:
 		c->ok = false;
 	}
@@ -368,6 +382,21 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		m->attach.parent = get32(c);
 		m->attach.reserved = get32(c);
 		return c->ok && !m->attach.reserved;
+	case BCSP_TASKS:
+		m->tasks.nodes = get32(c);
+		m->tasks.nr_jobs = get32(c);
+		if (m->tasks.nr_jobs > BCSP_MAX_JOBS)
+			return false;
+		for (i = 0; i < m->tasks.nr_jobs; i++) {
+			m->tasks.jobs[i].job = get32(c);
+			m->tasks.jobs[i].nodes = get32(c);
+			m->tasks.jobs[i].tasks = get32(c);
+			m->tasks.jobs[i].birth = get32(c);
+			if (!bcs_job_id_valid(m->tasks.jobs[i].job) ||
+			    m->tasks.jobs[i].nodes > m->tasks.nodes)
+				return false;
+		}
+		return c->ok;
 	}
 	return false;
 }
@@ -416,6 +445,9 @@ static bool body_len_ok(uint8_t type, size_t n)
 		       (n - 8) / 32 <= BCSP_MAX_SWITCHES;
 	case BCSP_ATTACH:
 		return n == 8;
+	case BCSP_TASKS:
+		return n >= 8 && (n - 8) % 16 == 0 &&
+		       (n - 8) / 16 <= BCSP_MAX_JOBS;
 	}
 	return false;
 }

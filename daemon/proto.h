@@ -46,6 +46,8 @@ enum bcsp_type {
 	BCSP_CONTEXT	= 6,	/* master -> group: statistics to record */
 	BCSP_SWITCHES	= 7,	/* node -> master: how its switches went */
 	BCSP_ATTACH	= 8,	/* node -> ancestor: its parent is silent */
+	/* 9, 10: probes of clock offsets */
+	BCSP_TASKS	= 11,	/* node -> parent: its subtree's tasks per job */
 	__BCSP_TYPE_MAX,
 };
 
@@ -209,6 +211,22 @@ struct bcsp_attach {
 	uint32_t reserved;	/* zero */
 };
 
+/*
+ * BCSP_TASKS body: 8 bytes + 16 per job.  Down a tree of daemons, the
+ * reports of a subtree added up (reduce.c): how many of its nodes
+ * reported, and per job on how many of them it has tasks and how many.
+ */
+struct bcsp_tasks {
+	uint32_t nodes;		/* nodes whose reports are in the sum */
+	uint32_t nr_jobs;
+	struct {
+		uint32_t job;
+		uint32_t nodes;	/* of them, with tasks of the job */
+		uint32_t tasks;	/* summed over them */
+		uint32_t birth;	/* as the nodes learnt it, or 0 */
+	} jobs[BCSP_MAX_JOBS];
+};
+
 struct bcsp_msg {
 	struct bcsp_hdr hdr;
 	union {
@@ -219,6 +237,7 @@ struct bcsp_msg {
 		struct bcsp_context ctx;
 		struct bcsp_switches sw;
 		struct bcsp_attach attach;
+		struct bcsp_tasks tasks;
 	};
 };
 

@@ -16,14 +16,26 @@
  * the slice came, "none" sends each summary on as it comes.  A summary
  * that comes after its slice went up goes up on its own.  The master,
  * the root, hands what it gets to its global records at once.
+ *
+ * The nodes' reports of their tasks per job are added up the same way,
+ * as state rather than events: every daemon keeps its own last report
+ * and each child's last sum (BCSP_TASKS), and once per report period
+ * sends their total up; the root hands it to its master part, which
+ * builds the map's counts of nodes and tasks from it.  A child's sum
+ * that is REDUCE_TASKS_REPORTS periods old is left out: its subtree has
+ * gone.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bcsd.h"
+#include "log.h"
 #include "topo.h"
 
 /* "all": a subtree's slice goes up at the latest after so many reports. */
 #define REDUCE_ALL_REPORTS	10
+/* A child's sum of tasks is left out when so many report periods old. */
+#define REDUCE_TASKS_REPORTS	3
 
 static struct bcsp_msg *out_msg(struct bcsd *d)
 {
@@ -122,6 +134,95 @@ void reduce_add(struct bcsd *d, uint32_t epoch, const struct bcsp_switches *sw)
 	send_out(d);
 }
 
+void reduce_report(struct bcsd *d, const struct bcsp_report *rep)
+{
+	struct reduce_tasks *e;
+	uint32_t i;
+
+	if (!d->reduce.tasks)
+		return;
+	e = &d->reduce.tasks[d->tree_self];
+	memset(&e->t, 0, sizeof(e->t));
+	e->t.nodes = 1;
+	e->t.nr_jobs = rep->nr_jobs;
+	for (i = 0; i < rep->nr_jobs && i < BCSP_MAX_JOBS; i++) {
+		e->t.jobs[i].job = rep->jobs[i].job;
+		e->t.jobs[i].nodes = rep->jobs[i].tasks ? 1 : 0;
+		e->t.jobs[i].tasks = rep->jobs[i].tasks;
+		e->t.jobs[i].birth = rep->jobs[i].birth;
+	}
+	e->seen_ms = now_mono_ms();
+}
+
+void reduce_tasks(struct bcsd *d, uint32_t node, const struct bcsp_tasks *t)
+{
+	int i;
+
+	if (!d->reduce.tasks)
+		return;
+	i = topo_index(d->nodes, node);
+	if (i < 0 || (uint32_t)i == d->tree_self)
+		return;
+	d->reduce.tasks[i].t = *t;
+	d->reduce.tasks[i].seen_ms = now_mono_ms();
+	d->cnt.tasks_in++;
+}
+
+/* @t's jobs into @sum; false if @sum has no room for one of them. */
+static bool tasks_add(struct bcsp_tasks *sum, const struct bcsp_tasks *t)
+{
+	bool room = true;
+	uint32_t i, k;
+
+	sum->nodes += t->nodes;
+	for (i = 0; i < t->nr_jobs && i < BCSP_MAX_JOBS; i++) {
+		for (k = 0; k < sum->nr_jobs; k++)
+			if (sum->jobs[k].job == t->jobs[i].job)
+				break;
+		if (k == sum->nr_jobs) {
+			if (k == BCSP_MAX_JOBS) {
+				room = false;
+				continue;
+			}
+			sum->jobs[k] = t->jobs[i];
+			sum->nr_jobs++;
+			continue;
+		}
+		sum->jobs[k].nodes += t->jobs[i].nodes;
+		sum->jobs[k].tasks += t->jobs[i].tasks;
+		if (!sum->jobs[k].birth)
+			sum->jobs[k].birth = t->jobs[i].birth;
+	}
+	return room;
+}
+
+/* Once per report period: the subtree's tasks, up or to the master. */
+static void send_tasks(struct bcsd *d, uint64_t now)
+{
+	uint64_t old = REDUCE_TASKS_REPORTS * (uint64_t)d->cfg.report_ms;
+	struct bcsp_msg m = { .hdr = { .type = BCSP_TASKS } };
+	uint32_t i, to;
+
+	if (!d->followed.known)
+		return;
+	for (i = 0; i < d->nodes->nr; i++) {
+		const struct reduce_tasks *e = &d->reduce.tasks[i];
+
+		if (!e->seen_ms || now - e->seen_ms > old)
+			continue;
+		if (!tasks_add(&m.tasks, &e->t))
+			d->cnt.tasks_jobs_dropped++;
+	}
+	m.hdr.epoch = d->followed.epoch;
+	m.hdr.sender = d->node_id;
+	to = d->tree_rt.adopter != TOPO_NONE ? d->tree_rt.adopter :
+	     topo_parent(d->tree, d->tree_self);
+	if (to == TOPO_NONE)
+		dispatch(d, &m, &(struct bcsd_origin){ .local = true });
+	else if (!net_send(d, &m, &d->tree_addr[to]))
+		d->cnt.tasks_up++;
+}
+
 static void reduce_tick(struct bcsd *d, void *arg)
 {
 	struct bcsd_reduce *r = &d->reduce;
@@ -137,6 +238,10 @@ static void reduce_tick(struct bcsd *d, void *arg)
 		if (r->slot[i].used && now - r->slot[i].first_ms >= wait)
 			flush_slot(d, &r->slot[i], false);
 	send_out(d);
+	if (now - r->tasks_sent_ms >= d->cfg.report_ms) {
+		r->tasks_sent_ms = now;
+		send_tasks(d, now);
+	}
 }
 
 int reduce_init(struct bcsd *d)
@@ -144,5 +249,16 @@ int reduce_init(struct bcsd *d)
 	memset(&d->reduce, 0, sizeof(d->reduce));
 	if (!tree_transport(d))
 		return 0;
+	d->reduce.tasks = calloc(d->nodes->nr, sizeof(*d->reduce.tasks));
+	if (!d->reduce.tasks) {
+		pr_err("reductions: out of memory");
+		return -1;
+	}
 	return loop_on_tick(d, reduce_tick, NULL);
+}
+
+void reduce_exit(struct bcsd *d)
+{
+	free(d->reduce.tasks);
+	d->reduce.tasks = NULL;
 }

@@ -236,6 +236,11 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		if (own)
 			return;	/* never sent to ourselves */
 		break;
+	case BCSP_TASKS:
+		/* A child's subtree's tasks, added up on the way (reduce.c). */
+		if (!own && tree_transport(d))
+			reduce_tasks(d, m.hdr.sender, &m.tasks);
+		return;
 	case BCSP_ATTACH:
 		/* Not a part's business: the tree passes on to it. */
 		if (!own)

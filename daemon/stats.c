@@ -57,6 +57,9 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "reduce_in", d->cnt.reduce_in);
 	add_u64(o, "reduce_up", d->cnt.reduce_up);
 	add_u64(o, "reduce_partial", d->cnt.reduce_partial);
+	add_u64(o, "tasks_in", d->cnt.tasks_in);
+	add_u64(o, "tasks_up", d->cnt.tasks_up);
+	add_u64(o, "tasks_jobs_dropped", d->cnt.tasks_jobs_dropped);
 	/* null: no nodes_file. */
 	json_object_object_add(o, "tree", tree_json(d));
 	add_u64(o, "quorum", need);

@@ -154,6 +154,20 @@ int main(int argc, char **argv)
 	datagram("attach", &m);
 
 	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_TASKS;
+	m.hdr.sender = 2;
+	m.tasks.nodes = 31;
+	m.tasks.nr_jobs = 2;
+	m.tasks.jobs[0].job = 100;
+	m.tasks.jobs[0].nodes = 31;
+	m.tasks.jobs[0].tasks = 124;
+	m.tasks.jobs[1].job = 101;
+	m.tasks.jobs[1].nodes = 3;
+	m.tasks.jobs[1].tasks = 3;
+	m.tasks.jobs[1].birth = 0x12345678u;
+	datagram("tasks", &m);
+
+	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_REPORT;
 	m.hdr.sender = 5;
 	m.report.nr_jobs = 2;

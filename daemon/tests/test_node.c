@@ -149,6 +149,19 @@ void dispatch(struct bcsd *d, const struct bcsp_msg *m,
 	(void)from;
 }
 
+/* No tree of daemons here: the group, as ever. */
+bool tree_transport(const struct bcsd *d)
+{
+	(void)d;
+	return false;
+}
+
+void reduce_report(struct bcsd *d, const struct bcsp_report *rep)
+{
+	(void)d;
+	(void)rep;
+}
+
 int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 {
 	(void)d;

@@ -473,8 +473,14 @@ static bool can_be(unsigned int type, size_t body)
 		       body <= 8 + 32 * BCSP_MAX_SWITCHES;
 	case BCSP_ATTACH:
 		return body == 8;
+	case BCSP_TASKS:
+		return body >= 8 && (body - 8) % 16 == 0 &&
+		       body <= 8 + 16 * BCSP_MAX_JOBS;
+	case BCSP_REQUEST:
+	case BCSP_REPLY:
+		return body == 24 || body == 40;
 	}
-	return body == 24 || body == 40;
+	return false;	/* no such type */
 }
 
 static void test_before_tag(void)
@@ -609,6 +615,37 @@ static void test_attach(void)
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 }
 
+static void test_tasks(void)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_TASKS, .cluster = 7 } };
+	struct bcsp_msg out;
+	uint8_t buf[BCSP_MAX_LEN];
+	int len;
+
+	m.tasks.nodes = 33;
+	m.tasks.nr_jobs = BCSP_MAX_JOBS;
+	for (uint32_t i = 0; i < BCSP_MAX_JOBS; i++) {
+		m.tasks.jobs[i].job = i + 1;
+		m.tasks.jobs[i].nodes = i % 34;
+		m.tasks.jobs[i].tasks = 1000 + i;
+		m.tasks.jobs[i].birth = 0xabcd0000u + i;
+	}
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 8 + 16 * BCSP_MAX_JOBS + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.tasks.nodes == 33 && out.tasks.nr_jobs == BCSP_MAX_JOBS &&
+	      !memcmp(out.tasks.jobs, m.tasks.jobs, sizeof(m.tasks.jobs)));
+	/* More nodes with a job than in the sum, a bad job id. */
+	m.tasks.nr_jobs = 1;
+	m.tasks.jobs[0].nodes = 34;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.tasks.jobs[0].nodes = 1;
+	m.tasks.jobs[0].job = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -622,6 +659,7 @@ int main(void)
 	test_strobe_verdict_wrap();
 	test_switches();
 	test_attach();
+	test_tasks();
 	test_key_file();
 	test_next_row();
 	test_epochs();

@@ -22,6 +22,8 @@ static loop_fn *ticker;
 static struct bcsp_switch_sum up[64];
 static unsigned int nr_up, nr_sent, nr_local;
 static struct sockaddr_in last_to;
+static struct bcsp_tasks last_tasks;
+static unsigned int nr_tasks_msgs;
 
 uint64_t now_mono_ms(void)
 {
@@ -46,8 +48,13 @@ int net_send(struct bcsd *dd, struct bcsp_msg *m, const struct sockaddr_in *to)
 	uint32_t i;
 
 	(void)dd;
-	nr_sent++;
 	last_to = *to;
+	if (m->hdr.type == BCSP_TASKS) {
+		last_tasks = m->tasks;
+		nr_tasks_msgs++;
+		return 0;
+	}
+	nr_sent++;
 	for (i = 0; i < m->sw.nr && nr_up < 64; i++)
 		up[nr_up++] = m->sw.s[i];
 	return 0;
@@ -60,6 +67,11 @@ void dispatch(struct bcsd *dd, const struct bcsp_msg *m,
 
 	(void)dd;
 	(void)from;
+	if (m->hdr.type == BCSP_TASKS) {
+		last_tasks = m->tasks;
+		nr_tasks_msgs++;
+		return;
+	}
 	nr_local++;
 	for (i = 0; i < m->sw.nr && nr_up < 64; i++)
 		up[nr_up++] = m->sw.s[i];
@@ -78,8 +90,11 @@ static struct bcsp_switches one(uint64_t slice, int64_t end, uint16_t nodes)
 static void reset(enum cfg_sync mode)
 {
 	d.cfg.tree_sync = mode;
+	struct reduce_tasks *keep = d.reduce.tasks;
+
 	nr_up = nr_sent = nr_local = 0;
 	memset(&d.reduce, 0, sizeof(d.reduce));
+	d.reduce.tasks = keep;
 }
 
 int main(void)
@@ -194,5 +209,65 @@ int main(void)
 	sw = one(18, 1, 1);
 	reduce_add(&d, 1, &sw);
 	CHECK(nr_local == 1 && nr_sent == 0 && up[0].slice == 18);
+	d.reduce.tasks_sent_ms = clock_ms;
+	/*
+	 * Tasks: node 2's own report and the sums of its children 4 and 5
+	 * go up as one, once per report period; a child silent for three
+	 * periods is left out.
+	 */
+	{
+		struct bcsp_report rep = { .nr_jobs = 2 };
+		struct bcsp_tasks t4 = { .nodes = 1, .nr_jobs = 1 };
+		struct bcsp_tasks t5 = { .nodes = 1, .nr_jobs = 1 };
+
+		d.tree_self = 1;
+		d.followed.known = true;
+		rep.jobs[0].job = 7;
+		rep.jobs[0].tasks = 2;
+		rep.jobs[1].job = 8;
+		rep.jobs[1].tasks = 0;
+		rep.jobs[1].birth = 99;
+		t4.jobs[0].job = 7;
+		t4.jobs[0].nodes = 1;
+		t4.jobs[0].tasks = 3;
+		t5.jobs[0].job = 9;
+		t5.jobs[0].nodes = 1;
+		t5.jobs[0].tasks = 1;
+		reduce_report(&d, &rep);
+		reduce_tasks(&d, 4, &t4);
+		reduce_tasks(&d, 5, &t5);
+		nr_tasks_msgs = 0;
+		clock_ms += 500;
+		ticker(&d, NULL);
+		CHECK(nr_tasks_msgs == 1 && last_tasks.nodes == 3 &&
+		      last_tasks.nr_jobs == 3);
+		CHECK(last_tasks.jobs[0].job == 7 &&
+		      last_tasks.jobs[0].nodes == 2 &&
+		      last_tasks.jobs[0].tasks == 5);
+		CHECK(last_tasks.jobs[1].job == 8 &&
+		      last_tasks.jobs[1].nodes == 0 &&
+		      last_tasks.jobs[1].birth == 99);
+		CHECK(last_tasks.jobs[2].job == 9 &&
+		      last_tasks.jobs[2].tasks == 1);
+		CHECK(last_to.sin_port == addrs[0].sin_port);
+		/* Not again within the period. */
+		clock_ms += 100;
+		ticker(&d, NULL);
+		CHECK(nr_tasks_msgs == 1);
+		/* Child 5 silent, child 4 and node 2 itself go on. */
+		clock_ms += 1000;
+		reduce_report(&d, &rep);
+		reduce_tasks(&d, 4, &t4);
+		clock_ms += 500;
+		ticker(&d, NULL);
+		CHECK(nr_tasks_msgs == 2 && last_tasks.nodes == 2 &&
+		      last_tasks.nr_jobs == 2);
+		/* Its own node is not a child's. */
+		reduce_tasks(&d, 2, &t5);
+		clock_ms += 500;
+		ticker(&d, NULL);
+		CHECK(nr_tasks_msgs == 3 && last_tasks.nodes == 2);
+	}
+	reduce_exit(&d);
 	return unit_done("test_reduce");
 }

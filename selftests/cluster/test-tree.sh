@@ -55,6 +55,16 @@ done
 
 two_jobs "two new jobs, made from node2 and node3 through the tree"
 start_burners tree "$j1" "$j2"
+# The master's map counts each job's nodes and tasks from the sums of
+# tasks added up on the way (one task of each job on every node).
+counted()
+{
+	on 1 bcsctl job list | awk -v a="$j1" -v b="$j2" -v n="$nr_nodes" '
+		($1 == a || $1 == b) && $8 == n && $9 == n { f++ }
+		END { exit f != 2 }'
+}
+wait_until 30 counted
+ok $? "node1: the map counts $nr_nodes nodes and $nr_nodes tasks of each job, from the sums"
 from=$(slice_now 1)
 sleep 6
 snapshot_all tree
