@@ -45,8 +45,20 @@ enum bcsp_type {
 	BCSP_REPORT	= 5,	/* node -> master: local tasks per job */
 	BCSP_CONTEXT	= 6,	/* master -> group: statistics to record */
 	BCSP_SWITCHES	= 7,	/* node -> master: how its switches went */
+	/* 8 and 11 are not used by this version. */
+	BCSP_PROBE	= 9,	/* parent -> child: a timed round trip */
+	BCSP_PROBE_REPLY = 10,	/* child -> parent: its answer */
+	BCSP_OFFSETS	= 12,	/* parent -> master: its children's offsets */
 	__BCSP_TYPE_MAX,
 };
+
+/* Is @type one of enum bcsp_type (not a number between them)? */
+static inline bool bcsp_type_valid(unsigned int type)
+{
+	return (type >= BCSP_STROBE && type <= BCSP_SWITCHES) ||
+	       type == BCSP_PROBE || type == BCSP_PROBE_REPLY ||
+	       type == BCSP_OFFSETS;
+}
 
 struct bcsp_hdr {
 	uint8_t type;
@@ -197,6 +209,45 @@ struct bcsp_switches {
 bool bcsp_switch_sum_add(struct bcsp_switch_sum *dst,
 			 const struct bcsp_switch_sum *src);
 
+/*
+ * BCSP_PROBE body: 16 bytes; BCSP_PROBE_REPLY body: 32 bytes.  One round
+ * trip of the clock offset estimate (Documentation/tree.rst, "Clock
+ * offsets"): a parent sends @id and @t1, its CLOCK_REALTIME at sending;
+ * the child echoes both with @t2, its own clock when the probe came, and
+ * @t3, when it replies (@t3 >= @t2, else bad body).  PROBE has no @t2,
+ * @t3 on the wire.
+ */
+struct bcsp_probe {
+	uint32_t id;		/* chosen by the parent, echoed */
+	uint32_t reserved;	/* zero */
+	uint64_t t1;		/* parent's clock, ns */
+	uint64_t t2;		/* reply: child's clock at receipt, ns */
+	uint64_t t3;		/* reply: child's clock at reply, ns */
+};
+
+/*
+ * BCSP_OFFSETS body: 8 bytes + 24 per child.  A parent's estimates of its
+ * children's clock offsets (child minus sender), for the master.  A child
+ * appears at most once and is not the sender; @offset is within
+ * -INT64_MAX .. INT64_MAX; @bound BCSP_BOUND_NONE means not known, and
+ * then @offset is 0.  A parent with more children sends several.
+ */
+#define BCSP_MAX_OFFSETS	32	/* children per datagram */
+#define BCSP_BOUND_NONE		UINT64_MAX
+
+struct bcsp_offset {
+	uint32_t node;		/* the child's node id */
+	uint32_t reserved;	/* zero */
+	int64_t offset;		/* ns */
+	uint64_t bound;		/* ns, BCSP_BOUND_NONE: not known */
+};
+
+struct bcsp_offsets {
+	uint32_t nr;
+	uint32_t reserved;	/* zero */
+	struct bcsp_offset o[BCSP_MAX_OFFSETS];
+};
+
 struct bcsp_msg {
 	struct bcsp_hdr hdr;
 	union {
@@ -206,6 +257,8 @@ struct bcsp_msg {
 		struct bcsp_report report;
 		struct bcsp_context ctx;
 		struct bcsp_switches sw;
+		struct bcsp_probe probe;
+		struct bcsp_offsets offsets;
 	};
 };
 
