@@ -222,6 +222,10 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		break;
 	case BCSP_REQUEST:
 	case BCSP_SWITCHES:
+	case BCSP_PROBE:
+	case BCSP_PROBE_REPLY:
+	case BCSP_OFFSETS:
+		/* Unicast, never down the tree (probe.c). */
 		if (own)
 			return;	/* never sent to ourselves */
 		break;
