@@ -28,6 +28,7 @@
 #include "master.h"
 #include "node.h"
 #include "record.h"
+#include "probe.h"
 #include "switches.h"
 #include "collect.h"
 
@@ -118,6 +119,7 @@ static const struct bcsd_part {
 	{ is_node,	record_init,	record_exit },
 	{ is_node,	collect_init,	collect_exit },
 	{ is_node,	switches_init,	switches_exit },
+	{ NULL,		probe_init,	probe_exit },
 	{ NULL,		ctl_init,	ctl_exit },
 };
 

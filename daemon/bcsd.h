@@ -13,6 +13,7 @@
 #include "config.h"
 #include "loop.h"
 #include "proto.h"
+#include "skew.h"
 
 /* The largest cluster, BCSD_MAX_NODES, is in config.h (quorum). */
 #define BCSD_MAX_SENDERS	BCSD_MAX_NODES
@@ -25,6 +26,12 @@
  * ahead.  The rest is margin for the nodes' clock offsets.
  */
 #define BCSD_LEAD_SLICES_MAX	(BCS_STROBE_QUEUE / 2)
+
+/*
+ * Clock offsets (probe.c, offsets.c): estimates older than so many report
+ * periods are not used.
+ */
+#define BCSD_SKEW_PERIODS	10
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
@@ -138,6 +145,23 @@ struct bcsd_reduce {
 	uint64_t tasks_sent_ms;
 };
 
+/*
+ * offsets.c: the active master's record of the clock offsets, per node of
+ * the list (its index): the latest estimate of its clock minus its
+ * parent's, as that parent sent it (BCSP_OFFSETS).
+ */
+struct bcsd_offset_link {
+	bool known;
+	uint32_t parent;		/* node id of the sender */
+	struct skew_estimate est;
+	uint64_t at_ns;			/* CLOCK_REALTIME when it came */
+	uint64_t warned_ms;		/* CLOCK_MONOTONIC; 0: never */
+};
+
+struct bcsd_offsets {
+	struct bcsd_offset_link link[BCSD_MAX_NODES];
+};
+
 /* A bcsctl connection, maybe waiting for the master's answer. */
 struct bcsd_client {
 	int fd;
@@ -180,6 +204,17 @@ struct bcsd_counters {
 	uint64_t tasks_in;		/* children's sums of tasks taken */
 	uint64_t tasks_up;		/* sums of tasks sent up */
 	uint64_t tasks_jobs_dropped;	/* more than BCSP_MAX_JOBS jobs */
+	/* probe.c */
+	uint64_t probes_tx;		/* round trips started */
+	uint64_t probes_answered;	/* probes of parents answered */
+	uint64_t probe_replies;		/* replies taken into a window */
+	uint64_t probe_replies_dropped;	/* not of a child, not the last */
+	uint64_t probe_samples_refused;	/* skew_window_add() refused */
+	uint64_t offsets_tx;		/* BCSP_OFFSETS sent to the master */
+	/* offsets.c, on the active master */
+	uint64_t offsets_rx;		/* children's estimates taken */
+	uint64_t offsets_unknown;	/* of nodes not in the list */
+	uint64_t skew_warnings;		/* nodes' clocks said to be too far */
 };
 
 /* net.c: the UDP socket and what is sent on it. */
@@ -357,6 +392,24 @@ struct bcsd_ctl {
 	uint32_t next_req_id;
 };
 
+/*
+ * probe.c: the round trips to this node's children in the tree, per node
+ * of the list (its index; NULL without nodes_file): the last probe sent
+ * (@t1 0: none awaits its reply) and the window of round trips.
+ */
+struct bcsd_probe_child {
+	uint32_t id;
+	uint64_t t1;
+	struct skew_window w;
+};
+
+struct bcsd_probe {
+	struct bcsd_probe_child *child;
+	uint32_t next_id;
+	uint64_t resolution_ns;		/* of CLOCK_REALTIME */
+	uint64_t sent_ms;		/* the last period's probes */
+};
+
 /* Where a message handed to the parts (dispatch()) comes from. */
 struct bcsd_origin {
 	bool local;			/* a part of this daemon, not the network */
@@ -412,6 +465,7 @@ struct bcsd {
 	struct bcsd_followed followed;	/* rx.c, and master.c when active */
 	struct bcsd_view view;
 	struct bcsd_global global;	/* master.c records, ctl.c reads */
+	struct bcsd_offsets offsets;	/* master.c records, stats.c reads */
 	struct bcsd_local local;	/* node.c writes it */
 	struct bcsd_counters cnt;	/* each part its own */
 
@@ -421,6 +475,7 @@ struct bcsd {
 	struct bcsd_record record;
 	struct bcsd_collect collect;
 	struct bcsd_switches switches;
+	struct bcsd_probe probe;
 	struct bcsd_ctl ctl;
 };
 
@@ -518,6 +573,28 @@ void reduce_add(struct bcsd *d, uint32_t epoch,
  */
 void reduce_report(struct bcsd *d, const struct bcsp_report *rep);
 void reduce_tasks(struct bcsd *d, uint32_t node, const struct bcsp_tasks *t);
+
+/*
+ * offsets.c: the active master's clock offsets (the master part feeds
+ * them).  offsets_add(): the estimates @o of @sender's children, come at
+ * @now_ns (CLOCK_REALTIME); children not in the list are counted and
+ * dropped.  offsets_compose(): every node's offset from the root of the
+ * current tree at @now_ns into @out (d->nodes->nr of them), composed
+ * over the links whose sender is the node's parent in that tree and that
+ * are at most BCSD_SKEW_PERIODS report periods old; returns the number
+ * of nodes known, -ENOENT without nodes_file, or skew_tree()'s -EINVAL.
+ * offsets_check(): warn about nodes whose |offset| + bound is beyond
+ * skew_warn_permille of the slice, each at most once a minute (@now_ms,
+ * CLOCK_MONOTONIC), counted in skew_warnings.  offsets_json(): per node
+ * of the list {node, parent, depth, offset_ns, bound_ns, age_ms}, or
+ * NULL without nodes_file.
+ */
+void offsets_add(struct bcsd *d, uint32_t sender,
+		 const struct bcsp_offsets *o, uint64_t now_ns);
+int offsets_compose(const struct bcsd *d, uint64_t now_ns,
+		    struct skew_estimate *out);
+void offsets_check(struct bcsd *d, uint64_t now_ns, uint64_t now_ms);
+struct json_object *offsets_json(const struct bcsd *d, uint64_t now_ns);
 
 /* stats.c: every part's counters as JSON; reads them, calls no part. */
 struct json_object *stats_json(const struct bcsd *d);

@@ -132,6 +132,8 @@ const struct cfg_opt cfg_opts[] = {
 		 "node: ignore strobes whose deadline passed this many slices ago"),
 	OPT_UINT(report_ms, "1000", REPORT_MS_MIN, HOUR_MS,
 		 "node: how often to report local tasks to the master"),
+	OPT_UINT(skew_warn_permille, "100", 0, 1000000,
+		 "master, with nodes_file: warn about a node whose clock may be further from the master's than this many thousandths of a slice (0: never)"),
 	OPT_STR(jobs_dir, "/var/lib/bcs/jobs",
 		"node: write each job's statistics here as JOB-HOST.json when it ends (empty: keep them in bcs.ko)"),
 	OPT_UINT(rt_priority, "40", 0, RT_PRIORITY_MAX,

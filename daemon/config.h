@@ -76,6 +76,7 @@ struct cfg {
 	bool expire;
 	uint32_t stale_slices;
 	uint32_t report_ms;
+	uint32_t skew_warn_permille;
 	char jobs_dir[CFG_STR_MAX];
 	/* Process, control socket, logging. */
 	uint32_t rt_priority;

@@ -17,8 +17,7 @@ void dispatch_register(struct bcsd *d, enum bcsp_type type, dispatch_fn *fn)
 {
 	struct bcsd_handlers *h = &d->dispatch[type];
 
-	if (type < BCSP_STROBE || type >= __BCSP_TYPE_MAX ||
-	    h->nr >= DISPATCH_HANDLERS_MAX) {
+	if (!bcsp_type_valid(type) || h->nr >= DISPATCH_HANDLERS_MAX) {
 		pr_err("bug: handler for message type %d", (int)type);
 		abort();
 	}
@@ -31,7 +30,7 @@ void dispatch(struct bcsd *d, const struct bcsp_msg *m,
 	const struct bcsd_handlers *h;
 	unsigned int i;
 
-	if (m->hdr.type < BCSP_STROBE || m->hdr.type >= __BCSP_TYPE_MAX)
+	if (!bcsp_type_valid(m->hdr.type))
 		return;
 	h = &d->dispatch[m->hdr.type];
 	for (i = 0; i < h->nr; i++)

@@ -874,6 +874,23 @@ static void on_switches(struct bcsd *d, const struct bcsp_msg *m,
 		global_add(d, m->hdr.epoch, &m->sw);
 }
 
+/*
+ * A parent's estimates of its children's clock offsets (probe.c): from
+ * the network, or from this host's probe part.  Only the active master
+ * composes them; each batch is a moment to check them.
+ */
+static void on_offsets(struct bcsd *d, const struct bcsp_msg *m,
+		       const struct bcsd_origin *from)
+{
+	uint64_t now = now_real_ns();
+
+	(void)from;
+	if (!d->master.active)
+		return;
+	offsets_add(d, m->hdr.sender, &m->offsets, now);
+	offsets_check(d, now, now_mono_ms());
+}
+
 /* A report: from the network, or from this host's node part. */
 /* Down a tree: the whole cluster's tasks, added up on the way (reduce.c). */
 static void on_tasks(struct bcsd *d, const struct bcsp_msg *m,
@@ -907,6 +924,7 @@ int master_init(struct bcsd *d)
 	dispatch_register(d, BCSP_REPORT, on_report_msg);
 	dispatch_register(d, BCSP_SWITCHES, on_switches);
 	dispatch_register(d, BCSP_TASKS, on_tasks);
+	dispatch_register(d, BCSP_OFFSETS, on_offsets);
 	dispatch_register(d, BCSP_REQUEST, on_request_msg);
 	dispatch_register(d, BCSP_REPLY, on_reply);
 	d->master.next_job_id = 1;

@@ -9,6 +9,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -234,6 +235,30 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 			put32(c, m->tasks.jobs[i].birth);
 		}
 		break;
+	case BCSP_PROBE:
+	case BCSP_PROBE_REPLY:
+		put32(c, m->probe.id);
+		put32(c, 0);
+		put64(c, m->probe.t1);
+		if (m->hdr.type == BCSP_PROBE_REPLY) {
+			put64(c, m->probe.t2);
+			put64(c, m->probe.t3);
+		}
+		break;
+	case BCSP_OFFSETS:
+		if (m->offsets.nr > BCSP_MAX_OFFSETS) {
+			c->ok = false;
+			return;
+		}
+		put32(c, m->offsets.nr);
+		put32(c, 0);
+		for (i = 0; i < m->offsets.nr; i++) {
+			put32(c, m->offsets.o[i].node);
+			put32(c, 0);
+			put64(c, (uint64_t)m->offsets.o[i].offset);
+			put64(c, m->offsets.o[i].bound);
+		}
+		break;
 	default:
 		c->ok = false;
 	}
@@ -268,6 +293,34 @@ int bcsp_encode(const struct bcsp_msg *msg, const uint8_t *key,
 	memcpy(buf + 6, &len, 2);
 	crypto_auth_hmacsha256(buf + c.off, buf, c.off, key);
 	return (int)(c.off + BCSP_TAG_LEN);
+}
+
+static bool decode_offsets(struct cur *c, struct bcsp_msg *m)
+{
+	struct bcsp_offsets *o = &m->offsets;
+	uint32_t i, k;
+
+	o->nr = get32(c);
+	o->reserved = get32(c);
+	if (o->nr > BCSP_MAX_OFFSETS || o->reserved)
+		return false;
+	for (i = 0; i < o->nr; i++) {
+		struct bcsp_offset *e = &o->o[i];
+
+		e->node = get32(c);
+		e->reserved = get32(c);
+		e->offset = (int64_t)get64(c);
+		e->bound = get64(c);
+		if (e->reserved || e->node == m->hdr.sender ||
+		    e->offset == INT64_MIN ||
+		    (e->bound == BCSP_BOUND_NONE && e->offset))
+			return false;
+		/* At most BCSP_MAX_OFFSETS^2 / 2 comparisons. */
+		for (k = 0; k < i; k++)
+			if (o->o[k].node == e->node)
+				return false;
+	}
+	return c->ok;
 }
 
 static bool decode_body(struct cur *c, struct bcsp_msg *m)
@@ -397,6 +450,19 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 				return false;
 		}
 		return c->ok;
+	case BCSP_PROBE:
+	case BCSP_PROBE_REPLY:
+		m->probe.id = get32(c);
+		m->probe.reserved = get32(c);
+		m->probe.t1 = get64(c);
+		if (m->hdr.type == BCSP_PROBE_REPLY) {
+			m->probe.t2 = get64(c);
+			m->probe.t3 = get64(c);
+		}
+		return c->ok && !m->probe.reserved &&
+		       m->probe.t3 >= m->probe.t2;
+	case BCSP_OFFSETS:
+		return decode_offsets(c, m);
 	}
 	return false;
 }
@@ -448,6 +514,13 @@ static bool body_len_ok(uint8_t type, size_t n)
 	case BCSP_TASKS:
 		return n >= 8 && (n - 8) % 16 == 0 &&
 		       (n - 8) / 16 <= BCSP_MAX_JOBS;
+	case BCSP_PROBE:
+		return n == 16;
+	case BCSP_PROBE_REPLY:
+		return n == 32;
+	case BCSP_OFFSETS:
+		return n >= 8 && (n - 8) % 24 == 0 &&
+		       (n - 8) / 24 <= BCSP_MAX_OFFSETS;
 	}
 	return false;
 }
@@ -476,7 +549,7 @@ enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 	wire_len = get16(&c);
 	if (wire_len != len)
 		return BCSP_SHORT;
-	if (!type || type >= __BCSP_TYPE_MAX)
+	if (!bcsp_type_valid(type))
 		return BCSP_BAD_TYPE;
 	body_end = len - BCSP_TAG_LEN;
 	if (!body_len_ok(type, body_end - BCSP_HDR_LEN))

@@ -46,10 +46,18 @@ enum bcsp_type {
 	BCSP_CONTEXT	= 6,	/* master -> group: statistics to record */
 	BCSP_SWITCHES	= 7,	/* node -> master: how its switches went */
 	BCSP_ATTACH	= 8,	/* node -> ancestor: its parent is silent */
-	/* 9, 10: probes of clock offsets */
+	BCSP_PROBE	= 9,	/* parent -> child: a timed round trip */
+	BCSP_PROBE_REPLY = 10,	/* child -> parent: its answer */
 	BCSP_TASKS	= 11,	/* node -> parent: its subtree's tasks per job */
+	BCSP_OFFSETS	= 12,	/* parent -> master: its children's offsets */
 	__BCSP_TYPE_MAX,
 };
+
+/* Is @type one of enum bcsp_type? */
+static inline bool bcsp_type_valid(unsigned int type)
+{
+	return type >= BCSP_STROBE && type < __BCSP_TYPE_MAX;
+}
 
 struct bcsp_hdr {
 	uint8_t type;
@@ -227,6 +235,45 @@ struct bcsp_tasks {
 	} jobs[BCSP_MAX_JOBS];
 };
 
+/*
+ * BCSP_PROBE body: 16 bytes; BCSP_PROBE_REPLY body: 32 bytes.  One round
+ * trip of the clock offset estimate (Documentation/tree.rst, "Clock
+ * offsets"): a parent sends @id and @t1, its CLOCK_REALTIME at sending;
+ * the child echoes both with @t2, its own clock when the probe came, and
+ * @t3, when it replies (@t3 >= @t2, else bad body).  PROBE has no @t2,
+ * @t3 on the wire.
+ */
+struct bcsp_probe {
+	uint32_t id;		/* chosen by the parent, echoed */
+	uint32_t reserved;	/* zero */
+	uint64_t t1;		/* parent's clock, ns */
+	uint64_t t2;		/* reply: child's clock at receipt, ns */
+	uint64_t t3;		/* reply: child's clock at reply, ns */
+};
+
+/*
+ * BCSP_OFFSETS body: 8 bytes + 24 per child.  A parent's estimates of its
+ * children's clock offsets (child minus sender), for the master.  A child
+ * appears at most once and is not the sender; @offset is within
+ * -INT64_MAX .. INT64_MAX; @bound BCSP_BOUND_NONE means not known, and
+ * then @offset is 0.  A parent with more children sends several.
+ */
+#define BCSP_MAX_OFFSETS	32	/* children per datagram */
+#define BCSP_BOUND_NONE		UINT64_MAX
+
+struct bcsp_offset {
+	uint32_t node;		/* the child's node id */
+	uint32_t reserved;	/* zero */
+	int64_t offset;		/* ns */
+	uint64_t bound;		/* ns, BCSP_BOUND_NONE: not known */
+};
+
+struct bcsp_offsets {
+	uint32_t nr;
+	uint32_t reserved;	/* zero */
+	struct bcsp_offset o[BCSP_MAX_OFFSETS];
+};
+
 struct bcsp_msg {
 	struct bcsp_hdr hdr;
 	union {
@@ -238,6 +285,8 @@ struct bcsp_msg {
 		struct bcsp_switches sw;
 		struct bcsp_attach attach;
 		struct bcsp_tasks tasks;
+		struct bcsp_probe probe;
+		struct bcsp_offsets offsets;
 	};
 };
 

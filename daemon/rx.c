@@ -233,6 +233,10 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		}
 		/* fall through */
 	case BCSP_REQUEST:
+	case BCSP_PROBE:
+	case BCSP_PROBE_REPLY:
+	case BCSP_OFFSETS:
+		/* Unicast, never down the tree (probe.c). */
 		if (own)
 			return;	/* never sent to ourselves */
 		break;

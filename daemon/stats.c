@@ -62,6 +62,21 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "tasks_jobs_dropped", d->cnt.tasks_jobs_dropped);
 	/* null: no nodes_file. */
 	json_object_object_add(o, "tree", tree_json(d));
+	add_u64(o, "probes_tx", d->cnt.probes_tx);
+	add_u64(o, "probes_answered", d->cnt.probes_answered);
+	add_u64(o, "probe_replies", d->cnt.probe_replies);
+	add_u64(o, "probe_replies_dropped", d->cnt.probe_replies_dropped);
+	add_u64(o, "probe_samples_refused", d->cnt.probe_samples_refused);
+	add_u64(o, "offsets_tx", d->cnt.offsets_tx);
+	add_u64(o, "offsets_rx", d->cnt.offsets_rx);
+	add_u64(o, "offsets_unknown", d->cnt.offsets_unknown);
+	add_u64(o, "skew_warnings", d->cnt.skew_warnings);
+	/*
+	 * Every node's clock offset from the active master's (offsets.c);
+	 * null: not the active master, or no nodes_file.
+	 */
+	json_object_object_add(o, "offsets", d->master.active ?
+			       offsets_json(d, now_real_ns()) : NULL);
 	add_u64(o, "quorum", need);
 	return o;
 }

@@ -10,8 +10,9 @@
  * on to its own children, as it came: the master's signature, sender and
  * sequence number are untouched, so every daemon checks it as if it had
  * come straight from the master, and each takes it once whatever the
- * path (the replay window).  What nodes send the master (reports, switch
- * summaries, requests) goes to it directly, by its address in the list.
+ * path (the replay window).  Requests go to the master directly, by its
+ * address in the list; reports and switch summaries go up the tree,
+ * added up on the way (reduce.c).
  * Without strobe_transport = tree the list and the tree are only shown.
  *
  * A node whose parent passes nothing on asks an ancestor to pass it the

@@ -121,6 +121,44 @@ static void print_tree(struct json_object *resp)
 	       (long long)cluster_int(t, "subtree", 0));
 }
 
+/*
+ * On the active master with a tree: every node's clock offset from the
+ * master's, with its bound, in microseconds.
+ */
+static void print_offsets(struct json_object *resp)
+{
+	struct json_object *a, *o, *v;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(resp, "offsets", &a) || !a ||
+	    !json_object_is_type(a, json_type_array))
+		return;
+	printf("%-16s %lld warning(s)\n", "clock offsets:",
+	       (long long)cluster_int(resp, "skew_warnings", 0));
+	printf("  %8s %8s %5s %14s %12s %8s\n", "node", "parent", "depth",
+	       "offset_us", "bound_us", "age_ms");
+	n = json_object_array_length(a);
+	for (i = 0; i < n; i++) {
+		o = json_object_array_get_idx(a, i);
+		printf("  %8lld", (long long)cluster_int(o, "node", 0));
+		if (json_object_object_get_ex(o, "parent", &v) && v)
+			printf(" %8lld", (long long)json_object_get_int64(v));
+		else
+			printf(" %8s", "-");
+		printf(" %5lld", (long long)cluster_int(o, "depth", 0));
+		if (json_object_object_get_ex(o, "bound_ns", &v) && v)
+			printf(" %14.3f %12.3f",
+			       (double)cluster_int(o, "offset_ns", 0) / 1000,
+			       (double)json_object_get_int64(v) / 1000);
+		else
+			printf(" %14s %12s", "?", "?");
+		if (json_object_object_get_ex(o, "age_ms", &v) && v)
+			printf(" %8lld\n", (long long)json_object_get_int64(v));
+		else
+			printf(" %8s\n", "-");
+	}
+}
+
 static void print_cluster_status(struct json_object *resp)
 {
 	struct json_object *v;
@@ -152,6 +190,7 @@ static void print_cluster_status(struct json_object *resp)
 	       (long long)cluster_int(resp, "nodes_heard", 0),
 	       (long long)cluster_int(resp, "quorum", 0));
 	print_tree(resp);
+	print_offsets(resp);
 }
 
 static void json_print(struct json_object *o)

@@ -100,7 +100,7 @@ static inline void fuzz_check_decoded(const uint8_t *buf, size_t len,
 	FUZZ_ASSERT(strcmp(bcsp_verdict_name(v), "?"));
 	if (v != BCSP_OK)
 		return;
-	FUZZ_ASSERT(m->hdr.type && m->hdr.type < __BCSP_TYPE_MAX);
+	FUZZ_ASSERT(bcsp_type_valid(m->hdr.type));
 	FUZZ_ASSERT(m->hdr.cluster == FUZZ_CLUSTER);
 	n = bcsp_encode(m, key, out, sizeof(out));
 	FUZZ_ASSERT(n > 0 && (size_t)n == len && !memcmp(out, buf, len));
@@ -118,6 +118,12 @@ static inline void fuzz_check_decoded(const uint8_t *buf, size_t len,
 		break;
 	case BCSP_REPORT:
 		FUZZ_ASSERT(m->report.nr_jobs <= BCSP_MAX_JOBS);
+		break;
+	case BCSP_PROBE_REPLY:
+		FUZZ_ASSERT(m->probe.t3 >= m->probe.t2);
+		break;
+	case BCSP_OFFSETS:
+		FUZZ_ASSERT(m->offsets.nr <= BCSP_MAX_OFFSETS);
 		break;
 	}
 }

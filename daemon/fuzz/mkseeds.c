@@ -168,6 +168,32 @@ int main(int argc, char **argv)
 	datagram("tasks", &m);
 
 	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_PROBE;
+	m.hdr.sender = 1;
+	m.probe.id = 17;
+	m.probe.t1 = 1700000000123456789ULL;
+	datagram("probe", &m);
+	m.hdr.type = BCSP_PROBE_REPLY;
+	m.hdr.sender = 5;
+	m.probe.t2 = 1700000000123500000ULL;
+	m.probe.t3 = 1700000000123520000ULL;
+	datagram("probe-reply", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_OFFSETS;
+	m.hdr.sender = 1;
+	m.offsets.nr = 3;
+	m.offsets.o[0].node = 2;
+	m.offsets.o[0].offset = -25000;
+	m.offsets.o[0].bound = 40000;
+	m.offsets.o[1].node = 3;
+	m.offsets.o[1].offset = 1200;
+	m.offsets.o[1].bound = 900;
+	m.offsets.o[2].node = 4;
+	m.offsets.o[2].bound = BCSP_BOUND_NONE;
+	datagram("offsets", &m);
+
+	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_REPORT;
 	m.hdr.sender = 5;
 	m.report.nr_jobs = 2;

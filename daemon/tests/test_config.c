@@ -96,6 +96,18 @@ static void test_tree(void)
 	CHECK(cfg_set(&cfg, "topology_file", "/etc/bcs/topology", false, err,
 		      sizeof(err)) == 0);
 	CHECK(!strcmp(cfg.topology_file, "/etc/bcs/topology"));
+	/* The clock offsets' warning: 10 % of a slice unless set. */
+	CHECK(cfg.skew_warn_permille == 100);
+	CHECK(cfg_set(&cfg, "skew_warn_permille", "0", true, err,
+		      sizeof(err)) == 0 && cfg.skew_warn_permille == 0);
+	CHECK(cfg_set(&cfg, "skew_warn_permille", "1000000", true, err,
+		      sizeof(err)) == 0 && cfg.skew_warn_permille == 1000000);
+	CHECK(cfg_set(&cfg, "skew_warn_permille", "1000001", true, err,
+		      sizeof(err)) < 0);
+	CHECK(strstr(err, "skew_warn_permille: '1000001' is not a number in 0..1000000"));
+	CHECK(cfg_set(&cfg, "skew_warn_permille", "-1", true, err,
+		      sizeof(err)) < 0);
+	CHECK(cfg.skew_warn_permille == 1000000);
 	/* Every option has a bit of from_cmdline. */
 	CHECK(cfg_nr_opts <= 8 * sizeof(cfg.from_cmdline));
 }

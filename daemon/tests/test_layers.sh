@@ -2,16 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bcsd's dependencies run one way (Documentation/design.rst): the core
-# (loop, net, rx, dispatch, view, stats, global, tree, reduce, and the pure
-# modules topo, filter and skew) calls no part, and no part (master, node,
-# record, collect, switches, ctl) calls another; messages reach the parts
-# through the handlers they register.  Checked on the objects' symbols.
+# (loop, net, rx, dispatch, view, stats, global, offsets, tree, reduce,
+# and the pure modules topo, filter and skew) calls no part, and no part
+# (master, node, record, collect, switches, probe, ctl) calls another;
+# messages reach the parts through the handlers they register.  Checked
+# on the objects' symbols.
 
 cd "$(dirname "$0")/.." || exit 1
 . ../scripts/check-lib.sh
 
-core="loop net rx dispatch view stats global tree reduce topo filter skew"
-parts="master node record collect switches ctl"
+core="loop net rx dispatch view stats global offsets tree reduce topo filter skew"
+parts="master node record collect switches probe ctl"
 
 # defined O: the global functions and data object O.o defines.
 defined()

@@ -476,6 +476,13 @@ static bool can_be(unsigned int type, size_t body)
 	case BCSP_TASKS:
 		return body >= 8 && (body - 8) % 16 == 0 &&
 		       body <= 8 + 16 * BCSP_MAX_JOBS;
+	case BCSP_PROBE:
+		return body == 16;
+	case BCSP_PROBE_REPLY:
+		return body == 32;
+	case BCSP_OFFSETS:
+		return body >= 8 && (body - 8) % 24 == 0 &&
+		       body <= 8 + 24 * BCSP_MAX_OFFSETS;
 	case BCSP_REQUEST:
 	case BCSP_REPLY:
 		return body == 24 || body == 40;
@@ -513,15 +520,17 @@ static void test_before_tag(void)
 	for (i = BCSP_HDR_LEN + BCSP_TAG_LEN; i <= BCSP_MAX_LEN; i++) {
 		unsigned int t;
 
-		for (t = BCSP_STROBE; t < __BCSP_TYPE_MAX; t++) {
+		for (t = BCSP_STROBE; t <= __BCSP_TYPE_MAX; t++) {
 			memset(buf, 0, i);
 			memcpy(buf, "BCSP", 4);
 			buf[4] = BCSP_VERSION;
 			buf[5] = (uint8_t)t;
 			be16 = htobe16((uint16_t)i);
 			memcpy(buf + 6, &be16, 2);
+			/* Past the last: no such type. */
 			bad += bcsp_decode(buf, i, 7, key, &out) !=
-			       (can_be(t, i - BCSP_HDR_LEN - BCSP_TAG_LEN) ?
+			       (!bcsp_type_valid(t) ? BCSP_BAD_TYPE :
+				can_be(t, i - BCSP_HDR_LEN - BCSP_TAG_LEN) ?
 				BCSP_BAD_MAC : BCSP_SHORT);
 		}
 	}
@@ -646,6 +655,112 @@ static void test_tasks(void)
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 }
 
+/* Encode @m, decode it: the verdict. */
+static enum bcsp_verdict again(const struct bcsp_msg *m, struct bcsp_msg *out)
+{
+	uint8_t buf[BCSP_MAX_LEN];
+	int len;
+
+	len = bcsp_encode(m, key, buf, sizeof(buf));
+	if (len < 0)
+		return __BCSP_VERDICT_MAX;
+	return bcsp_decode(buf, (size_t)len, 7, key, out);
+}
+
+/* The round trips of the clock offsets, and the offsets to the master. */
+static void test_probes(void)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_PROBE, .cluster = 7,
+				       .sender = 1, .seq = 3 } }, out;
+	uint8_t buf[BCSP_MAX_LEN];
+	uint32_t i;
+	int len;
+
+	CHECK(!bcsp_type_valid(0) && bcsp_type_valid(BCSP_ATTACH) &&
+	      bcsp_type_valid(BCSP_TASKS) &&
+	      !bcsp_type_valid(__BCSP_TYPE_MAX) &&
+	      bcsp_type_valid(BCSP_PROBE) &&
+	      bcsp_type_valid(BCSP_PROBE_REPLY) &&
+	      bcsp_type_valid(BCSP_OFFSETS));
+
+	m.probe.id = 0xdeadbeef;
+	m.probe.t1 = UINT64_MAX - 1;
+	m.probe.t2 = 5;		/* not on the wire of a probe */
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 16 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.hdr.type == BCSP_PROBE && out.probe.id == 0xdeadbeef &&
+	      out.probe.t1 == UINT64_MAX - 1 && !out.probe.t2 &&
+	      !out.probe.t3);
+
+	m.hdr.type = BCSP_PROBE_REPLY;
+	m.probe.t2 = 1000;
+	m.probe.t3 = 1000;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 32 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.probe.id == 0xdeadbeef && out.probe.t1 == UINT64_MAX - 1 &&
+	      out.probe.t2 == 1000 && out.probe.t3 == 1000);
+	/* A reply sent before the probe came. */
+	m.probe.t3 = 999;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.probe.t3 = 1001;
+	CHECK(again(&m, &out) == BCSP_OK);
+	/* Reserved not zero. */
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[BCSP_HDR_LEN + 7] = 1;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+
+	memset(&m.offsets, 0, sizeof(m.offsets));
+	m.hdr.type = BCSP_OFFSETS;
+	m.offsets.nr = 0;
+	CHECK(again(&m, &out) == BCSP_OK && out.offsets.nr == 0);
+	m.offsets.nr = BCSP_MAX_OFFSETS;
+	for (i = 0; i < m.offsets.nr; i++) {
+		m.offsets.o[i].node = 100 + i;
+		m.offsets.o[i].offset = i & 1 ? -INT64_MAX : INT64_MAX - i;
+		m.offsets.o[i].bound = i * 1000;
+	}
+	m.offsets.o[3].offset = 0;
+	m.offsets.o[3].bound = BCSP_BOUND_NONE;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 8 + 24 * BCSP_MAX_OFFSETS + BCSP_TAG_LEN);
+	CHECK(len <= BCSP_MAX_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.offsets.nr == BCSP_MAX_OFFSETS &&
+	      !memcmp(out.offsets.o, m.offsets.o, sizeof(m.offsets.o)));
+	/* One more does not fit. */
+	m.offsets.nr = BCSP_MAX_OFFSETS + 1;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	m.offsets.nr = 4;
+	/* Not known, yet an offset. */
+	m.offsets.o[3].offset = 1;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.offsets.o[3].offset = 0;
+	CHECK(again(&m, &out) == BCSP_OK);
+	/* An offset that cannot be negated. */
+	m.offsets.o[1].offset = INT64_MIN;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.offsets.o[1].offset = -INT64_MAX;
+	/* A child twice; the sender its own child. */
+	m.offsets.o[2].node = m.offsets.o[0].node;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.offsets.o[2].node = m.hdr.sender;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.offsets.o[2].node = 102;
+	CHECK(again(&m, &out) == BCSP_OK);
+	/* Reserved, of the body and of an entry. */
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[BCSP_HDR_LEN + 7] = 1;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[BCSP_HDR_LEN + 8 + 24 + 7] = 1;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -660,6 +775,7 @@ int main(void)
 	test_switches();
 	test_attach();
 	test_tasks();
+	test_probes();
 	test_key_file();
 	test_next_row();
 	test_epochs();

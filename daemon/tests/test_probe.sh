@@ -1,0 +1,206 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The clock offsets of the tree of daemons (Documentation/tree.rst,
+# "Clock offsets"), with bcsd-sim as test_sim.sh runs it: a master (role
+# both, node 1) and two nodes (2, 3), each in a network namespace of its
+# own, joined by a bridge, with a nodes file, strobe_transport tree and
+# tree_fanout 1, so the tree is the chain 1 - 2 - 3 and node 3's offset
+# is composed over two links.  Every daemon with a child probes it and
+# sends its estimates to the master; the checks: the master shows an
+# offset with a bound for every node, and since the namespaces share one
+# clock, every node's interval, offset +- bound, holds 0; the probes went
+# as the tree says, and no warning was given.
+#
+# Needs root (ip netns); skips otherwise.  Every wait is bounded.
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+top=$(pwd)/..
+BCSD=$(pwd)/bcsd-sim
+BCSCTL=$top/tools/bcsctl
+NS=bcs-probe-$$
+TMP=$(mktemp -d) || exit 1
+pids=()
+nss=()
+
+. "$top/scripts/check-lib.sh"
+
+cleanup()
+{
+	local p
+
+	{
+		for p in "${pids[@]}"; do
+			kill -KILL "$p"
+		done
+		wait
+	} 2>/dev/null
+	for p in "${nss[@]}"; do
+		ip netns del "$p" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+if [ ! -x "$BCSD" ] || [ ! -x "$BCSCTL" ]; then
+	echo "test_probe: SKIP: needs $BCSD and $BCSCTL (make -C daemon sim, make -C tools)"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+# Namespace $NS-br holds the bridge; daemon N lives in $NS-N, address
+# 10.79.0.N, its veth's other end on the bridge.
+if [ "$(id -u)" != 0 ] || ! ip netns add "$NS-br" 2>/dev/null; then
+	echo "test_probe: SKIP: needs root and ip netns"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+nss=("$NS-br")
+ip -n "$NS-br" link add br0 type bridge &&
+	ip -n "$NS-br" link set br0 up || exit 1
+for n in 1 2 3; do
+	ip netns add "$NS-$n" || exit 1
+	nss+=("$NS-$n")
+	ip -n "$NS-br" link add p$n type veth peer name eth0 netns "$NS-$n" &&
+		ip -n "$NS-br" link set p$n master br0 up &&
+		ip -n "$NS-$n" addr add 10.79.0.$n/24 dev eth0 &&
+		ip -n "$NS-$n" link set eth0 up &&
+		ip -n "$NS-$n" link set lo up || exit 1
+done
+
+"$BCSD" --genkey "$TMP/key" > /dev/null || exit 1
+
+# start N ROLE [OPTION...]: bcsd-sim with node id N in its namespace;
+# its pid in $TMP/pidN, messages in $TMP/logN, counters in
+# $TMP/statsN.json, strobes in $TMP/strobesN.
+start()
+{
+	local n=$1 role=$2
+
+	shift 2
+	BCS_SIM_LOG=$TMP/strobes$n ip netns exec "$NS-$n" "$BCSD" \
+		--role="$role" --node_id="$n" --key_file="$TMP/key" \
+		--interface=eth0 --rt_priority=0 --slice_us=100000 \
+		--report_ms=200 --stale_slices=20 \
+		--control_socket="$TMP/ctl$n" --stats_file="$TMP/stats$n.json" \
+		--jobs_dir="$TMP/jobs$n" --verbose=1 "$@" \
+		> "$TMP/log$n" 2>&1 &
+	echo $! > "$TMP/pid$n"
+	pids+=($!)
+	# Signals before its handlers are in would kill it.
+	for _ in $(seq 50); do
+		grep -q "started:" "$TMP/log$n" && return 0
+		sleep 0.1
+	done
+	echo "# node$n did not start: $(cat "$TMP/log$n")"
+}
+
+# snap N: have daemon N write its counters (SIGUSR1) to $TMP/statsN.json.
+snap()
+{
+	local f=$TMP/stats$1.json
+
+	rm -f "$f"
+	kill -USR1 "$(cat "$TMP/pid$1")" 2>/dev/null || return 1
+	for _ in $(seq 50); do
+		[ -s "$f" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# val N KEY: counter KEY (a.b for nested ones) of the last snap of N.
+val()
+{
+	python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v[k]
+print(int(v))' "$TMP/stats$1.json" "$2" 2>/dev/null || echo -1
+}
+
+# until_stat N KEY OP VALUE SECONDS: wait for the counter to compare so.
+until_stat()
+{
+	local end=$((SECONDS + $5))
+
+	while [ "$SECONDS" -lt "$end" ]; do
+		snap "$1"
+		test "$(val "$1" "$2")" "$3" "$4" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+now_ns()
+{
+	date +%s%N
+}
+
+printf '1 10.79.0.1\n2 10.79.0.2\n3 10.79.0.3\n' > "$TMP/nodes"
+tree=(--nodes_file="$TMP/nodes" --strobe_transport=tree --tree_fanout=1)
+start 1 both --priority=200 --failover_slices=2 "${tree[@]}"
+start 2 node "${tree[@]}"
+start 3 node "${tree[@]}"
+until_stat 1 active_master -eq 1 10
+check $? "node1 takes over as master"
+
+# offsets N: the master's offsets of the last snap of N, one line per
+# node, "node parent depth offset_ns bound_ns" ("-" for null); nothing
+# if there are none.
+offsets()
+{
+	python3 -c 'import json, sys
+o = json.load(open(sys.argv[1])).get("offsets") or []
+n = lambda v: "-" if v is None else str(v)
+for e in o:
+    print(" ".join(n(e.get(k)) for k in
+                   ("node", "parent", "depth", "offset_ns", "bound_ns")))' \
+		"$TMP/stats$1.json" 2>/dev/null
+}
+
+# A few report periods: each link needs a probe and a reply, and then
+# its parent's next offsets.
+known=0
+end=$((SECONDS + 15))
+while [ "$SECONDS" -lt "$end" ]; do
+	snap 1
+	known=$(offsets 1 | awk '$5 != "-"' | wc -l)
+	[ "$known" = 3 ] && break
+	sleep 0.2
+done
+offsets 1 | sed 's/^/# offsets: /'
+[ "$known" = 3 ]
+check $? "the master knows every node's clock offset, with a bound ($known of 3)"
+
+out=$(offsets 1)
+echo "$out" | awk '$1 == 1 && $2 == "-" && $3 == 0 && $4 == 0 && $5 == 0 { r++ }
+	$1 == 2 && $2 == 1 && $3 == 1 { a++ }
+	$1 == 3 && $2 == 2 && $3 == 2 { b++ }
+	END { exit !(r == 1 && a == 1 && b == 1) }'
+check $? "the offsets follow the chain 1 - 2 - 3 from the master, itself 0 +- 0"
+
+# One clock: the true offset of every node is 0, within every bound.
+echo "$out" | awk '$5 == "-" { bad++; next }
+	{ o = $4 < 0 ? -$4 : $4; if (o > $5) bad++ }
+	END { exit bad > 0 }'
+check $? "every node's interval, offset +- bound, holds 0 (one clock)"
+
+# Node 2 probes node 3 and answers node 1; node 3, a leaf, probes none.
+snap 2
+snap 3
+echo "# node2: $(val 2 probes_tx) probes, $(val 2 probe_replies) replies, $(val 2 probes_answered) answered, $(val 2 offsets_tx) offsets sent"
+[ "$(val 2 probes_tx)" -ge 1 ] && [ "$(val 2 probe_replies)" -ge 1 ] &&
+	[ "$(val 2 probes_answered)" -ge 1 ] && [ "$(val 2 offsets_tx)" -ge 1 ]
+check $? "node2 probes its child, answers its parent, sends the master its child's offset"
+[ "$(val 3 probes_tx)" = 0 ] && [ "$(val 3 offsets_tx)" = 0 ] &&
+	[ "$(val 3 probes_answered)" -ge 1 ]
+check $? "node3, a leaf, answers its parent and probes no one"
+[ "$(val 1 probe_replies)" -ge 1 ] && [ "$(val 1 offsets_rx)" -ge 2 ] &&
+	[ "$(val 1 skew_warnings)" = 0 ] && [ "$(val 1 offsets_unknown)" = 0 ]
+check $? "the master took its own link and node2's, and warned of none"
+# Only the active master shows offsets.
+[ -z "$(offsets 2)" ]
+check $? "a node that is not the master shows no offsets"
+
+checks_done test_probe
