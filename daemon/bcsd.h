@@ -130,6 +130,9 @@ struct bcsd_reduce_slot {
 	bool used;
 };
 
+/* A child's sum of tasks is left out when so many report periods old. */
+#define REDUCE_TASKS_REPORTS	3
+
 /* A node's last report, or a child's last sum of its subtree's. */
 struct reduce_tasks {
 	uint64_t seen_ms;		/* CLOCK_MONOTONIC; 0: never */
@@ -185,6 +188,8 @@ struct bcsd_counters {
 	uint64_t kernel_errors;
 	uint64_t dumps;			/* jobs' statistics written */
 	uint64_t dumps_failed;
+	uint64_t commands;		/* commands carried out on this node */
+	uint64_t signals_sent;		/* processes signalled by them */
 	uint64_t switches_tx;		/* summaries sent to the master */
 	uint64_t switch_slices_skipped;	/* too many in one report period */
 	uint64_t strobes_tx;
@@ -204,6 +209,7 @@ struct bcsd_counters {
 	uint64_t tasks_in;		/* children's sums of tasks taken */
 	uint64_t tasks_up;		/* sums of tasks sent up */
 	uint64_t tasks_jobs_dropped;	/* more than BCSP_MAX_JOBS jobs */
+	uint64_t tree_pruned;		/* commands kept from a subtree */
 	/* probe.c */
 	uint64_t probes_tx;		/* round trips started */
 	uint64_t probes_answered;	/* probes of parents answered */
@@ -301,6 +307,7 @@ struct bcsd_master {
 	unsigned int done_next;
 	/* What the nodes record (bcsctl stats): sent with every map. */
 	struct bcsp_context ctx;
+	uint32_t cmd_id;		/* of the last command sent */
 };
 
 /*
@@ -327,6 +334,8 @@ struct bcsd_node {
 	struct bcsd_map_event history[BCSD_MAP_HISTORY];
 	uint32_t nr_history;
 	uint64_t reported_ms;		/* the last report sent */
+	/* The last command carried out: (epoch, id) of its master. */
+	uint32_t cmd_epoch, cmd_id;
 };
 
 /* collect.c: the ends of jobs that bcs.ko announces, and their dumps. */
@@ -490,6 +499,8 @@ int net_init(struct bcsd *d);
 void net_exit(struct bcsd *d);
 int net_send(struct bcsd *d, struct bcsp_msg *m,
 	     const struct sockaddr_in *to);
+/* To every node, but down a tree only into subtrees with tasks of @job. */
+int net_send_job(struct bcsd *d, struct bcsp_msg *m, uint32_t job);
 
 /* rx.c: datagram acceptance; what passes goes to dispatch(). */
 int rx_init(struct bcsd *d);
@@ -548,6 +559,12 @@ bool tree_addr(const struct bcsd *d, uint32_t node, struct sockaddr_in *sin);
 uint16_t tree_port(const struct bcsd *d);
 void tree_reroot(struct bcsd *d, uint32_t root);
 int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len);
+/*
+ * The same to the children whose subtrees hold tasks of job @job, or
+ * have not said (reduce.c's sums of tasks); returns how many took it.
+ */
+unsigned int tree_send_job(struct bcsd *d, const uint8_t *buf, size_t len,
+			   uint32_t job);
 struct json_object *tree_json(const struct bcsd *d);
 /*
  * tree_heard(): a datagram of the master came from @from (the parent,

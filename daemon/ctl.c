@@ -16,6 +16,7 @@
  *   {"cmd": "window", "from": A, "to": B}
  *   {"cmd": "window-clear"}
  *   {"cmd": "slices", "last": N}                   (on the active master)
+ *   {"cmd": "job-signal", "job": J, "signal": S}   (root only)
  *
  * No row is null, in requests and answers alike (-1 is taken for it in
  * requests too); a field that is null or left out takes its default.
@@ -400,6 +401,9 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 	} else if (op == BCSP_OP_WINDOW) {
 		c->req.window.from = in->from;
 		c->req.window.to = in->to;
+	} else if (op == BCSP_OP_SIGNAL) {
+		c->req.row = 0;
+		c->req.signal.sig = in->signal;
 	}
 	if (!d->followed.known) {
 		ctl_error(c, -EHOSTUNREACH, "no master heard yet");
@@ -479,6 +483,7 @@ static const uint32_t ctl_ops[] = {
 	[CTL_STATS]		= BCSP_OP_STATS,
 	[CTL_WINDOW]		= BCSP_OP_WINDOW,
 	[CTL_WINDOW_CLEAR]	= BCSP_OP_WINDOW_CLEAR,
+	[CTL_JOB_SIGNAL]	= BCSP_OP_SIGNAL,
 };
 
 static void ctl_on_client(struct bcsd *d, void *arg)
@@ -518,7 +523,9 @@ static void ctl_on_client(struct bcsd *d, void *arg)
 	default:
 		/* The rest go to the master, from root only. */
 		if (c->uid)
-			ctl_error(c, -EPERM, req.cmd >= CTL_STATS ?
+			ctl_error(c, -EPERM, req.cmd == CTL_JOB_SIGNAL ?
+				  "permission denied: signals to a job need root" :
+				  req.cmd >= CTL_STATS ?
 				  "permission denied: the cluster's statistics need root" :
 				  "permission denied: job changes need root");
 		else

@@ -16,6 +16,7 @@
 #include <linux/bcs_hist.h>
 
 #include "ctl_req.h"
+#include "proto.h"
 
 static const struct {
 	const char *name;
@@ -31,6 +32,7 @@ static const struct {
 	{ "window",	 CTL_WINDOW },
 	{ "window-clear", CTL_WINDOW_CLEAR },
 	{ "slices",	 CTL_SLICES },
+	{ "job-signal",	 CTL_JOB_SIGNAL },
 };
 
 /*
@@ -173,6 +175,22 @@ int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
 	    get_int(in, "timeout_ms", 0, INT64_MAX, &timeout, err, errlen) ||
 	    get_int(in, "last", 1, UINT32_MAX, &last, err, errlen))
 		goto out;
+	if (req->cmd == CTL_JOB_SIGNAL) {
+		int64_t sig = 0;
+
+		if (!job) {
+			snprintf(err, errlen, "job-signal needs a job");
+			goto out;
+		}
+		if (get_int(in, "signal", 1, BCSP_SIGNAL_MAX, &sig, err,
+			    errlen))
+			goto out;
+		if (!sig) {
+			snprintf(err, errlen, "job-signal needs \"signal\"");
+			goto out;
+		}
+		req->signal = (uint32_t)sig;
+	}
 	/* Nothing would ever answer a wait for job 0. */
 	if (req->cmd == CTL_JOB_WAIT && !job) {
 		snprintf(err, errlen, "job-wait needs a job");

@@ -25,6 +25,7 @@ enum ctl_cmd {
 	CTL_WINDOW,
 	CTL_WINDOW_CLEAR,
 	CTL_SLICES,		/* anyone: the master's global records */
+	CTL_JOB_SIGNAL,		/* root only: a signal to a job's tasks */
 };
 
 struct ctl_req {
@@ -37,6 +38,7 @@ struct ctl_req {
 	uint32_t sub_bits;	/* stats: the resolution of an enable */
 	uint64_t from, to;	/* window: first and last slice */
 	uint64_t last;		/* slices: how many, the newest */
+	uint32_t signal;	/* job-signal: 1 .. BCSP_SIGNAL_MAX */
 };
 
 /*
@@ -47,7 +49,8 @@ struct ctl_req {
  * release) and integers "metrics" (1 .. BCS_DIST_ALL, 0 for release)
  * and "sub_bits" (0 .. BCS_HIST_SUB_BITS_MAX); for window integers
  * "from" and "to" (0 .. 2^63 - 1, from <= to); for slices an integer
- * "last" (1 .. 2^32 - 1, CTL_SLICES_DEFAULT if absent).
+ * "last" (1 .. 2^32 - 1, CTL_SLICES_DEFAULT if absent); for job-signal
+ * a job (at least 1) and an integer "signal" (1 .. BCSP_SIGNAL_MAX).
  * Returns 0, or -EINVAL with a message for the client in @err.
  */
 int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,

@@ -630,6 +630,30 @@ static void report_epoch(struct bcsd *d, const struct bcsp_msg *m)
 }
 
 /* Carry out request @req from @sender; the answer is in @reply. */
+/*
+ * A command on the tasks of job @job, to the nodes (down a tree, to the
+ * subtrees that hold its tasks) and to this host's node part; sent as
+ * often as a strobe, each node carrying it out once (its @id).
+ */
+static void send_command(struct bcsd *d, uint32_t op, uint32_t job,
+			 uint32_t arg)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_COMMAND } };
+	unsigned int i;
+
+	m.hdr.epoch = d->master.epoch;
+	m.hdr.priority = (uint16_t)d->cfg.priority;
+	m.cmd.id = ++d->master.cmd_id;
+	m.cmd.op = op;
+	m.cmd.job = job;
+	m.cmd.arg = arg;
+	for (i = 0; i < d->cfg.strobe_copies; i++)
+		net_send_job(d, &m, job);
+	pr_info("job %u: command %u (%u) sent", job, op, arg);
+	dispatch(d, &m, &(struct bcsd_origin){
+		.local = true, .slice = d->master.strobe_slice });
+}
+
 static void carry_out(struct bcsd *d, const struct bcsp_request *req,
 		      struct bcsp_request *reply)
 {
@@ -683,6 +707,13 @@ static void carry_out(struct bcsd *d, const struct bcsp_request *req,
 		else
 			j->row = req->row;
 		break;
+	case BCSP_OP_SIGNAL:
+		if (!find_job(d, req->job))
+			reply->error = -ENOENT;
+		else
+			send_command(d, BCSP_CMD_SIGNAL, req->job,
+				     req->signal.sig);
+		return;
 	case BCSP_OP_STATS:
 		reply->error = ctx_stats(d, req);
 		return;

@@ -169,3 +169,20 @@ int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 	}
 	return 0;
 }
+
+int net_send_job(struct bcsd *d, struct bcsp_msg *m, uint32_t job)
+{
+	uint8_t buf[BCSP_MAX_LEN];
+	int len;
+
+	if (!tree_transport(d))
+		return net_send(d, m, NULL);
+	m->hdr.cluster = d->cluster;
+	m->hdr.sender = d->node_id;
+	m->hdr.seq = d->net.seq++;
+	len = bcsp_encode(m, d->key, buf, sizeof(buf));
+	if (len < 0)
+		return -1;
+	tree_send_job(d, buf, (size_t)len, job);
+	return 0;
+}

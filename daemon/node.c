@@ -10,6 +10,7 @@
  * task stays suspended, and the next strobe resumes gang scheduling.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -297,6 +298,44 @@ static void send_report(struct bcsd *d)
 	net_send(d, &m, NULL);
 }
 
+/*
+ * A command of the master on the tasks of a job (BCSP_COMMAND), carried
+ * out once per (epoch, id) whatever the copies, on this node's tasks of
+ * the job if it has any: a signal to each of their processes.
+ */
+static void on_command(struct bcsd *d, const struct bcsp_msg *m,
+		       const struct bcsd_origin *from)
+{
+	const struct bcsp_command *c = &m->cmd;
+	struct bcs_task_stat *ts = NULL;
+	size_t n = 0, i, k, sent = 0;
+
+	(void)from;
+	if (m->hdr.epoch == d->node.cmd_epoch && c->id <= d->node.cmd_id)
+		return;
+	d->node.cmd_epoch = m->hdr.epoch;
+	d->node.cmd_id = c->id;
+	if (c->op != BCSP_CMD_SIGNAL || bcs_task_stats(d->bcs, c->job, &ts, &n))
+		return;		/* not here: nothing to do */
+	d->cnt.commands++;
+	for (i = 0; i < n; i++) {
+		/* Each process once, not each of its threads. */
+		for (k = 0; k < i; k++)
+			if (ts[k].tgid == ts[i].tgid)
+				break;
+		if (k < i)
+			continue;
+		if (!kill(ts[i].tgid, (int)c->arg))
+			sent++;
+		else
+			pr_warn("job %u: signal %u to %d: %s", c->job, c->arg,
+				ts[i].tgid, strerror(errno));
+	}
+	free(ts);
+	d->cnt.signals_sent += sent;
+	pr_notice("job %u: signal %u to %zu processes", c->job, c->arg, sent);
+}
+
 static void node_tick(struct bcsd *d, void *arg)
 {
 	uint64_t now = now_mono_ms();
@@ -324,6 +363,7 @@ int node_init(struct bcsd *d)
 	d->node.reported_ms = now_mono_ms();
 	dispatch_register(d, BCSP_STROBE, on_strobe);
 	dispatch_register(d, BCSP_MAP, on_map);
+	dispatch_register(d, BCSP_COMMAND, on_command);
 	return loop_on_tick(d, node_tick, NULL);
 }
 

@@ -167,7 +167,18 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		} else if (m->req.op == BCSP_OP_WINDOW) {
 			put64(c, m->req.window.from);
 			put64(c, m->req.window.to);
+		} else if (m->req.op == BCSP_OP_SIGNAL) {
+			put32(c, m->req.signal.sig);
+			put32(c, 0);
+			put32(c, 0);
+			put32(c, 0);
 		}
+		break;
+	case BCSP_COMMAND:
+		put32(c, m->cmd.id);
+		put32(c, m->cmd.op);
+		put32(c, m->cmd.job);
+		put32(c, m->cmd.arg);
 		break;
 	case BCSP_CONTEXT:
 		if (m->ctx.nr_jobs > BCSP_MAX_JOBS) {
@@ -373,6 +384,17 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		} else if (m->req.op == BCSP_OP_WINDOW) {
 			m->req.window.from = get64(c);
 			m->req.window.to = get64(c);
+		} else if (m->req.op == BCSP_OP_SIGNAL) {
+			m->req.signal.sig = get32(c);
+			m->req.signal.reserved[0] = get32(c);
+			m->req.signal.reserved[1] = get32(c);
+			m->req.signal.reserved[2] = get32(c);
+			if (!m->req.signal.sig ||
+			    m->req.signal.sig > BCSP_SIGNAL_MAX ||
+			    m->req.signal.reserved[0] ||
+			    m->req.signal.reserved[1] ||
+			    m->req.signal.reserved[2])
+				return false;
 		}
 		/* A node asks for itself only. */
 		return c->ok && (m->hdr.type == BCSP_REPLY ||
@@ -435,6 +457,14 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		m->attach.parent = get32(c);
 		m->attach.reserved = get32(c);
 		return c->ok && !m->attach.reserved;
+	case BCSP_COMMAND:
+		m->cmd.id = get32(c);
+		m->cmd.op = get32(c);
+		m->cmd.job = get32(c);
+		m->cmd.arg = get32(c);
+		return c->ok && m->cmd.op == BCSP_CMD_SIGNAL &&
+		       bcs_job_id_valid(m->cmd.job) && m->cmd.arg &&
+		       m->cmd.arg <= BCSP_SIGNAL_MAX;
 	case BCSP_TASKS:
 		m->tasks.nodes = get32(c);
 		m->tasks.nr_jobs = get32(c);
@@ -514,6 +544,8 @@ static bool body_len_ok(uint8_t type, size_t n)
 	case BCSP_TASKS:
 		return n >= 8 && (n - 8) % 16 == 0 &&
 		       (n - 8) / 16 <= BCSP_MAX_JOBS;
+	case BCSP_COMMAND:
+		return n == 16;
 	case BCSP_PROBE:
 		return n == 16;
 	case BCSP_PROBE_REPLY:

@@ -50,6 +50,7 @@ enum bcsp_type {
 	BCSP_PROBE_REPLY = 10,	/* child -> parent: its answer */
 	BCSP_TASKS	= 11,	/* node -> parent: its subtree's tasks per job */
 	BCSP_OFFSETS	= 12,	/* parent -> master: its children's offsets */
+	BCSP_COMMAND	= 13,	/* master -> nodes of a job: act on its tasks */
 	__BCSP_TYPE_MAX,
 };
 
@@ -108,11 +109,16 @@ enum bcsp_op {
 	BCSP_OP_STATS	= 4,	/* a job's distributions, @stats */
 	BCSP_OP_WINDOW	= 5,	/* arm the slice window, @window */
 	BCSP_OP_WINDOW_CLEAR = 6,
+	BCSP_OP_SIGNAL	= 7,	/* a signal to every task of a job, @signal */
 };
 
+/* The highest signal number a command may send (SIGRTMAX on Linux). */
+#define BCSP_SIGNAL_MAX		64
+
 /*
- * BCSP_REQUEST and BCSP_REPLY body: 24 bytes, and 16 more (@stats or
- * @window) for BCSP_OP_STATS and BCSP_OP_WINDOW, and for them only.
+ * BCSP_REQUEST and BCSP_REPLY body: 24 bytes, and 16 more (@stats,
+ * @window or @signal) for BCSP_OP_STATS, BCSP_OP_WINDOW and
+ * BCSP_OP_SIGNAL, and for them only.
  */
 struct bcsp_request {
 	uint32_t id;		/* chosen by the node, echoed in the reply */
@@ -132,6 +138,10 @@ struct bcsp_request {
 			uint64_t from;		/* first slice, inclusive */
 			uint64_t to;		/* last slice, inclusive */
 		} window;
+		struct {
+			uint32_t sig;		/* 1 .. BCSP_SIGNAL_MAX */
+			uint32_t reserved[3];
+		} signal;
 	};
 };
 
@@ -274,6 +284,25 @@ struct bcsp_offsets {
 	struct bcsp_offset o[BCSP_MAX_OFFSETS];
 };
 
+/*
+ * BCSP_COMMAND body: 16 bytes.  An application-oriented command on the
+ * tasks of a job, as scalable DPCL sends to a context: the master sends
+ * it to the nodes (down a tree, only into subtrees that hold the job's
+ * tasks), and every node that holds tasks of @job carries it out once:
+ * @id rises with every command of a master's epoch, and a node takes
+ * each id once, whatever the copies.
+ */
+enum bcsp_cmd_op {
+	BCSP_CMD_SIGNAL	= 1,	/* kill(2) every task of @job with @arg */
+};
+
+struct bcsp_command {
+	uint32_t id;
+	uint32_t op;		/* enum bcsp_cmd_op */
+	uint32_t job;
+	uint32_t arg;		/* BCSP_CMD_SIGNAL: 1 .. BCSP_SIGNAL_MAX */
+};
+
 struct bcsp_msg {
 	struct bcsp_hdr hdr;
 	union {
@@ -285,6 +314,7 @@ struct bcsp_msg {
 		struct bcsp_switches sw;
 		struct bcsp_attach attach;
 		struct bcsp_tasks tasks;
+		struct bcsp_command cmd;
 		struct bcsp_probe probe;
 		struct bcsp_offsets offsets;
 	};

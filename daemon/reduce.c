@@ -34,8 +34,6 @@
 
 /* "all": a subtree's slice goes up at the latest after so many reports. */
 #define REDUCE_ALL_REPORTS	10
-/* A child's sum of tasks is left out when so many report periods old. */
-#define REDUCE_TASKS_REPORTS	3
 
 static struct bcsp_msg *out_msg(struct bcsd *d)
 {

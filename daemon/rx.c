@@ -240,6 +240,16 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		if (own)
 			return;	/* never sent to ourselves */
 		break;
+	case BCSP_COMMAND:
+		if (own || !of_followed(d, &m))
+			return;
+		/* Down a tree: only into the subtrees with the job's tasks. */
+		if (tree_transport(d)) {
+			tree_heard(d, from);
+			if (tree_send_job(d, buf, len, m.cmd.job))
+				d->cnt.tree_passed++;
+		}
+		break;
 	case BCSP_TASKS:
 		/* A child's subtree's tasks, added up on the way (reduce.c). */
 		if (!own && tree_transport(d))

@@ -230,6 +230,49 @@ int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len)
 	return ret;
 }
 
+/* Does the subtree of child @i hold tasks of @job, or not say? */
+static bool holds(const struct bcsd *d, uint32_t i, uint32_t job)
+{
+	const struct reduce_tasks *e;
+	uint32_t k;
+
+	if (!d->reduce.tasks)
+		return true;
+	e = &d->reduce.tasks[i];
+	if (!e->seen_ms || now_mono_ms() - e->seen_ms >
+	    REDUCE_TASKS_REPORTS * (uint64_t)d->cfg.report_ms)
+		return true;
+	for (k = 0; k < e->t.nr_jobs && k < BCSP_MAX_JOBS; k++)
+		if (e->t.jobs[k].job == job)
+			return e->t.jobs[k].nodes > 0;
+	return false;
+}
+
+unsigned int tree_send_job(struct bcsd *d, const uint8_t *buf, size_t len,
+			   uint32_t job)
+{
+	const uint32_t *child;
+	unsigned int sent = 0;
+	uint32_t n, i;
+
+	if (!d->tree)
+		return 0;
+	n = topo_children(d->tree, d->tree_self, &child);
+	for (i = 0; i < n; i++) {
+		const struct sockaddr_in *to = &d->tree_addr[child[i]];
+
+		if (!holds(d, child[i], job)) {
+			d->cnt.tree_pruned++;
+			continue;
+		}
+		if (sendto(d->net.sock, buf, len, 0,
+			   (const struct sockaddr *)to, sizeof(*to)) ==
+		    (ssize_t)len)
+			sent++;
+	}
+	return sent;
+}
+
 /* Is @from node @i's address? */
 static bool is_node(const struct bcsd *d, uint32_t i,
 		    const struct sockaddr_in *from)

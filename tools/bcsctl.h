@@ -57,6 +57,7 @@ struct bcsctl_req {
 	uint64_t from_slice;	/* stats window --from-slice */
 	uint64_t to_slice;	/* stats window --to-slice */
 	uint64_t last;		/* stats global --last */
+	int signal;		/* job signal */
 	uint32_t dist_op;	/* stats: enum bcs_dist_op */
 	uint32_t metrics;	/* stats: 1 << enum bcs_dist_metric */
 	uint32_t sub_bits;	/* stats enable: log2 of --resolution */
@@ -92,6 +93,7 @@ void bcsctl_usage(FILE *f, const struct bcsctl_cmd *cmd, const char *group);
 int bcsctl_run_status(const struct bcsctl_req *req);
 int bcsctl_run_job_create(const struct bcsctl_req *req);
 int bcsctl_run_job_destroy(const struct bcsctl_req *req);
+int bcsctl_run_job_signal(const struct bcsctl_req *req);
 int bcsctl_run_job_list(const struct bcsctl_req *req);
 int bcsctl_run_job_attach(const struct bcsctl_req *req);
 int bcsctl_run_job_detach(const struct bcsctl_req *req);

@@ -6,10 +6,12 @@
  * struct bcsctl_req, fully validated, and then handed to the run function
  * named by the table entry.
  */
+#define _GNU_SOURCE		/* sigabbrev_np() */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <bcs.h>
 #include <linux/bcs.h>
@@ -180,6 +182,45 @@ static int parse_job_destroy(struct bcsctl_req *req, int argc, char **argv)
 	if (n < 1)
 		return usage_err(req, "missing JOB");
 	return get_job(req, pos[0], &req->job);
+}
+
+/* A signal by number (1 .. 64) or name, with or without "SIG". */
+static int parse_signal(const char *s)
+{
+	const char *name;
+	uint64_t v;
+	int i;
+
+	if (!parse_u64(s, 1, 64, &v))
+		return (int)v;
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (i = 1; i <= 64; i++) {
+		name = sigabbrev_np(i);
+		if (name && !strcasecmp(name, s))
+			return i;
+	}
+	return 0;
+}
+
+/* job signal: JOB SIG. */
+static int parse_job_signal(struct bcsctl_req *req, int argc, char **argv)
+{
+	char *pos[2];
+	int n, r;
+
+	r = positionals(req, argc, argv, 0, pos, 2, &n);
+	if (r)
+		return r;
+	if (n < 2)
+		return usage_err(req, n ? "missing SIGNAL" : "missing JOB");
+	if (get_job(req, pos[0], &req->job))
+		return BCSCTL_PARSE_USAGE;
+	req->signal = parse_signal(pos[1]);
+	if (!req->signal)
+		return usage_err(req, "bad signal '%s' (a number 1..64 or a name such as TERM)",
+				 pos[1]);
+	return BCSCTL_PARSE_OK;
 }
 
 static int parse_job_pids(struct bcsctl_req *req, int argc, char **argv)
@@ -588,6 +629,9 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ "job", "list", "[--json]",
 	  "List the jobs (and the cluster's, with bcsd)",
 	  0, parse_query, bcsctl_run_job_list },
+	{ "job", "signal", "JOB SIGNAL",
+	  "Send a signal to every process of a job (on every node)",
+	  1, parse_job_signal, bcsctl_run_job_signal },
 	{ "job", "attach", "[--thread] JOB PID...",
 	  "Attach processes (or threads) to a job",
 	  0, parse_job_pids, bcsctl_run_job_attach },

@@ -432,6 +432,54 @@ int bcsctl_run_job_destroy(const struct bcsctl_req *req)
 	return err ? fail(what, err, BCS_CTX_JOB) : BCSCTL_EXIT_OK;
 }
 
+/*
+ * A signal to every process of a job: through bcsd to every node that
+ * holds its tasks, or, without bcsd, to those of this node.
+ */
+int bcsctl_run_job_signal(const struct bcsctl_req *req)
+{
+	struct bcs_task_stat *ts = NULL;
+	int fd = cluster_connect();
+	struct json_object *o;
+	size_t n = 0, i, k, sent = 0;
+	char what[64];
+	struct bcs *h;
+	int err;
+
+	snprintf(what, sizeof(what), "job signal %u", req->job);
+	if (fd >= 0) {
+		o = cluster_req("job-signal");
+		cluster_add(o, "job", req->job);
+		cluster_add(o, "signal", req->signal);
+		if (cluster(fd, o, &o, what, CLUSTER_TIMEOUT_MS))
+			return BCSCTL_EXIT_FAIL;
+		json_object_put(o);
+		return BCSCTL_EXIT_OK;
+	}
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	err = bcs_task_stats(h, req->job, &ts, &n);
+	bcs_close(h);
+	if (err)
+		return fail(what, err, BCS_CTX_JOB);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < i && ts[k].tgid != ts[i].tgid; k++)
+			;
+		if (k < i)
+			continue;	/* a process once, not each thread */
+		if (kill(ts[i].tgid, req->signal)) {
+			fprintf(stderr, "bcsctl: %s: process %d: %s\n", what,
+				ts[i].tgid, strerror(errno));
+			err = -errno;
+		} else {
+			sent++;
+		}
+	}
+	free(ts);
+	printf("%zu\n", sent);
+	return err ? BCSCTL_EXIT_FAIL : BCSCTL_EXIT_OK;
+}
+
 int bcsctl_run_job_row(const struct bcsctl_req *req)
 {
 	int fd = cluster_connect();

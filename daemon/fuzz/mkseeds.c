@@ -194,6 +194,15 @@ int main(int argc, char **argv)
 	datagram("offsets", &m);
 
 	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_COMMAND;
+	m.hdr.sender = 1;
+	m.cmd.id = 4;
+	m.cmd.op = BCSP_CMD_SIGNAL;
+	m.cmd.job = 100;
+	m.cmd.arg = 15;
+	datagram("command", &m);
+
+	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_REPORT;
 	m.hdr.sender = 5;
 	m.report.nr_jobs = 2;

@@ -94,6 +94,17 @@ int main(void)
 	CHECK(parse("{\"cmd\":\"slices\",\"last\":4294967295}", &r) == 0 &&
 	      r.cmd == CTL_SLICES && r.last == 4294967295u);
 	CHECK(refused("{\"cmd\":\"slices\",\"last\":0}", "\"last\" must be"));
+	CHECK(parse("{\"cmd\":\"job-signal\",\"job\":4,\"signal\":15}",
+		    &r) == 0 && r.cmd == CTL_JOB_SIGNAL && r.job == 4 &&
+	      r.signal == 15);
+	CHECK(refused("{\"cmd\":\"job-signal\",\"signal\":15}",
+		      "needs a job"));
+	CHECK(refused("{\"cmd\":\"job-signal\",\"job\":4}",
+		      "needs \"signal\""));
+	CHECK(refused("{\"cmd\":\"job-signal\",\"job\":4,\"signal\":65}",
+		      "\"signal\" must be"));
+	CHECK(refused("{\"cmd\":\"job-signal\",\"job\":4,\"signal\":0}",
+		      "\"signal\" must be"));
 	CHECK(refused("{\"cmd\":\"slices\",\"last\":4294967296}",
 		      "\"last\" must be"));
 

@@ -483,6 +483,8 @@ static bool can_be(unsigned int type, size_t body)
 	case BCSP_OFFSETS:
 		return body >= 8 && (body - 8) % 24 == 0 &&
 		       body <= 8 + 24 * BCSP_MAX_OFFSETS;
+	case BCSP_COMMAND:
+		return body == 16;
 	case BCSP_REQUEST:
 	case BCSP_REPLY:
 		return body == 24 || body == 40;
@@ -761,6 +763,49 @@ static void test_probes(void)
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 }
 
+/* Commands on a job's tasks, and the request for a signal. */
+static void test_command(void)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_COMMAND, .cluster = 7 } };
+	struct bcsp_msg out;
+	uint8_t buf[BCSP_MAX_LEN];
+	int len;
+
+	m.cmd = (struct bcsp_command){ .id = 3, .op = BCSP_CMD_SIGNAL,
+				       .job = 9, .arg = 15 };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 16 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      !memcmp(&out.cmd, &m.cmd, sizeof(m.cmd)));
+	/* No such operation, job or signal. */
+	m.cmd.op = 2;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.cmd.op = BCSP_CMD_SIGNAL;
+	m.cmd.job = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.cmd.job = 9;
+	m.cmd.arg = BCSP_SIGNAL_MAX + 1;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_REQUEST;
+	m.hdr.cluster = 7;
+	m.hdr.sender = 4;
+	m.req = (struct bcsp_request){ .id = 1, .op = BCSP_OP_SIGNAL,
+				       .job = 9, .node = 4 };
+	m.req.signal.sig = 10;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.req.signal.sig == 10);
+	m.req.signal.sig = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -775,6 +820,7 @@ int main(void)
 	test_switches();
 	test_attach();
 	test_tasks();
+	test_command();
 	test_probes();
 	test_key_file();
 	test_next_row();

@@ -15,9 +15,6 @@
 # bound + chrony's uncertainty + CL_SKEW_MARGIN_US (default 200 us, for
 # the readings of a TCG guest's clock that neither bound covers: chrony's
 # figures are of a moment a little before ours).
-#
-# Not in run-cluster.sh's default list: name it to run it
-# (selftests/cluster/run-cluster.sh skew).
 
 # shellcheck disable=SC2016,SC2154,SC2317 # expanded in the guest; nr_nodes:
 # lib.sh; known(): called by wait_until

@@ -9,7 +9,8 @@
 # node2 and node3 must reach every node, and the master's global records
 # must hear from all three.  Then node2's bcsd is killed: node3 asks node1
 # to pass it the master's datagrams, keeps switching and does not fail
-# open; node2 restarted, node3 hears from it again.
+# open; node2 restarted, node3 hears from it again.  Last, a signal to
+# one job from node2 ends its tasks on every node, and not the other's.
 
 # shellcheck disable=SC2154 # j1, j2, burners: set by two_jobs, start_burners
 . "$CL_DIR/lib.sh"
@@ -125,6 +126,26 @@ wait_until 30 eval '[ "$(tree_of 3 "v[\"asking\"]")" = None ]'
 ok $? "node3 hears from node2 again and asks nobody ($(tree_of 3 'v["asking"]'))"
 wait_until 30 all_follow_master
 ok $? "every node follows node1 again"
+
+# --- a command on a job's tasks, to every node that holds them ---
+on 2 "bcsctl job signal $j1 TERM" > /dev/null
+ok $? "node2: bcsctl job signal $j1 TERM through the master"
+alive_of()	# alive_of JOB: "NODE:PID" of JOB's burners still alive
+{
+	local e n j p out=""
+	for e in ${burners//,/ }; do
+		IFS=: read -r n j p <<< "$e"
+		[ "$j" = "$1" ] || continue
+		on "$n" "kill -0 $p 2> /dev/null" > /dev/null 2>&1 &&
+			out+="$n:$p "
+	done
+	echo "$out"
+}
+wait_until 20 eval '[ -z "$(alive_of "$j1")" ]'
+ok $? "every node's task of job $j1 ended (alive: '$(alive_of "$j1")')"
+a2=$(alive_of "$j2")
+[ "$(echo "$a2" | wc -w)" = "$nr_nodes" ]
+ok $? "job $j2's tasks all run on ($a2)"
 
 on_all stop_burners > /dev/null
 for n in $CL_NODES; do
