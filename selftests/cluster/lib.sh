@@ -238,6 +238,37 @@ all_follow_master()	# every node but node1 names node1 its master
 	done
 }
 
+# tree_chain [GUEST-CMD]: every bcsd stopped (and the burners), a nodes
+# file of the cluster's nodes on each (and GUEST-CMD run there too), then
+# bcsd started afresh with strobe_transport tree and fan-out 1, a chain
+# 1 -> 2 -> 3, node1 the master; records three results.  The options are
+# left in $tree for a restart.
+tree_chain()
+{
+	local net=${CL_NET:-10.77.0} nodes="" n rc=0
+	for n in $(echo "$CL_NODES" | tr ' ' '\n' | sort -rn); do
+		on "$n" 'kill_bcsd TERM; stop_burners' > /dev/null
+	done
+	for n in $CL_NODES; do
+		nodes+="$n $net.$n\n"
+	done
+	for n in $CL_NODES; do
+		on "$n" "printf '$nodes' > \$STATE/nodes${1:+ && $1}" || rc=1
+	done
+	ok $rc "every node: a nodes file of $nr_nodes nodes${1:+, then '$1'}"
+	tree="--nodes_file=\$STATE/nodes --tree_fanout=1 --strobe_transport=tree"
+	on 1 "start_bcsd --role=both --priority=200 $tree" > /dev/null &&
+		wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]'
+	ok $? "node1: bcsd restarted as the master, strobes down a chain"
+	rc=0
+	for n in $CL_NODES; do
+		[ "$n" = 1 ] ||
+			on "$n" "start_bcsd --role=node $tree" > /dev/null || rc=1
+	done
+	[ $rc = 0 ] && wait_until 30 all_follow_master
+	ok $? "every node follows node1 through the tree"
+}
+
 # snapshot_all LABEL [RECORDS]: every node's view into SHARE/data/LABEL,
 # with the last RECORDS slice records (default 800).
 snapshot_all()

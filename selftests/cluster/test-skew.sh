@@ -20,31 +20,8 @@
 # lib.sh; known(): called by wait_until
 . "$CL_DIR/lib.sh"
 
-net=${CL_NET:-10.77.0}
 margin_us=${CL_SKEW_MARGIN_US:-200}
-for n in $(echo "$CL_NODES" | tr ' ' '\n' | sort -rn); do
-	on "$n" 'kill_bcsd TERM; stop_burners' > /dev/null
-done
-nodes=""
-for n in $CL_NODES; do
-	nodes+="$n $net.$n\n"
-done
-rc=0
-for n in $CL_NODES; do
-	on "$n" "printf '$nodes' > \$STATE/nodes" || rc=1
-done
-ok $rc "every node: a nodes file of $nr_nodes nodes"
-
-tree="--nodes_file=\$STATE/nodes --tree_fanout=1 --strobe_transport=tree"
-on 1 "start_bcsd --role=both --priority=200 $tree" > /dev/null &&
-	wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]'
-ok $? "node1: bcsd restarted as the master, the tree a chain"
-rc=0
-for n in $CL_NODES; do
-	[ "$n" = 1 ] || on "$n" "start_bcsd --role=node $tree" > /dev/null || rc=1
-done
-[ $rc = 0 ] && wait_until 30 all_follow_master
-ok $? "every node follows node1 through the tree"
+tree_chain
 
 # offsets: the master's, one line per node, "node parent depth offset_ns
 # bound_ns" ("-" for null).

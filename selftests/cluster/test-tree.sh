@@ -15,31 +15,7 @@
 # shellcheck disable=SC2154 # j1, j2, burners: set by two_jobs, start_burners
 . "$CL_DIR/lib.sh"
 
-net=${CL_NET:-10.77.0}
-for n in $(echo "$CL_NODES" | tr ' ' '\n' | sort -rn); do
-	on "$n" 'kill_bcsd TERM; stop_burners' > /dev/null
-done
-nodes=""
-for n in $CL_NODES; do
-	nodes+="$n $net.$n\n"
-done
-rc=0
-for n in $CL_NODES; do
-	on "$n" "printf '$nodes' > \$STATE/nodes && ip link set eth0 multicast off" ||
-		rc=1
-done
-ok $rc "every node: a nodes file of $nr_nodes nodes, multicast off on eth0"
-
-tree="--nodes_file=\$STATE/nodes --tree_fanout=1 --strobe_transport=tree"
-on 1 "start_bcsd --role=both --priority=200 $tree" > /dev/null &&
-	wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]'
-ok $? "node1: bcsd restarted as the master, strobes down the tree"
-rc=0
-for n in $CL_NODES; do
-	[ "$n" = 1 ] || on "$n" "start_bcsd --role=node $tree" > /dev/null || rc=1
-done
-[ $rc = 0 ] && wait_until 30 all_follow_master
-ok $? "every node follows node1 through the tree"
+tree_chain 'ip link set eth0 multicast off'
 
 # The chain: node N's parent is N - 1, at depth N - 1.
 for n in $CL_NODES; do
