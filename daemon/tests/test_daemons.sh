@@ -20,52 +20,23 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)/..
+NAME=test_daemons
 BCSD=$(pwd)/bcsd
 BCSCTL=$top/tools/bcsctl
 NS=bcs-test-$$
-TMP=$(mktemp -d) || exit 1
-pids=()
-nss=()
+NET=10.77.0
 
 . "$top/scripts/check-lib.sh"
-
-cleanup()
-{
-	local p
-
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	for p in "${nss[@]}"; do
-		ip netns del "$p" 2>/dev/null
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
+# shellcheck source-path=SCRIPTDIR source=netns-lib.sh
+. "$top/daemon/tests/netns-lib.sh"
 
 # Namespace $NS-br holds the bridge; node N lives in $NS-N, address
-# 10.77.0.N, its veth's other end on the bridge.
-if [ "$(id -u)" != 0 ] || ! ip netns add "$NS-br" 2>/dev/null; then
-	echo "test_daemons: SKIP: needs root and ip netns"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
-nss=("$NS-br")
-ip -n "$NS-br" link add br0 type bridge &&
-	ip -n "$NS-br" link set br0 up || exit 1
-for n in 1 2 3 9; do
-	ip netns add "$NS-$n" || exit 1
-	nss+=("$NS-$n")
-	ip -n "$NS-br" link add p$n type veth peer name eth0 netns "$NS-$n" &&
-		ip -n "$NS-br" link set p$n master br0 up &&
-		ip -n "$NS-$n" addr add 10.77.0.$n/24 dev eth0 &&
-		ip -n "$NS-$n" link set eth0 up &&
-		ip -n "$NS-$n" link set lo up || exit 1
-done
+# $NET.N, its veth's other end on the bridge.
+netns_bridge
+netns_join 1 2 3 9
 
-"$BCSD" --genkey "$TMP/key" > /dev/null || exit 1
-"$BCSD" --genkey "$TMP/other.key" > /dev/null || exit 1
+genkey key
+genkey other.key
 
 out=$("$BCSD" --version)
 [[ $out =~ ^bcsd\ [0-9][^\ ]*\ \(bcs\ interface\ [0-9]+\)$ ]]
@@ -76,54 +47,19 @@ check $(( $? != 1 )) "bcsd without a key file exits 1"
 [[ $out == *"bcsd --genkey $TMP/no.key"* ]]
 check $? "and says how to make one"
 
-# start N [OPTION...]: bcsd with node id N in the namespace; its pid is
-# saved in $TMP/pidN, messages in $TMP/logN, counters in $TMP/statsN.json.
-# A wide stale_slices: on a busy host a datagram may arrive slices late,
-# and the checks below count rejections for what they are, not for delay.
+# start N [OPTION...]: bcsd in the master role with node id N in its
+# namespace; back once it has started.  A wide stale_slices: on a busy
+# host a datagram may arrive slices late, and the checks below count
+# rejections for what they are, not for delay.
 start()
 {
 	local n=$1
 
 	shift
-	ip netns exec "$NS-$n" "$BCSD" --role=master --node_id="$n" \
-		--key_file="$TMP/key" --interface=eth0 --rt_priority=0 \
+	spawn "$n" "$NS-$n" --role=master --interface=eth0 --rt_priority=0 \
 		--slice_us=10000 --lead_us=3000 --report_ms=100 \
-		--failover_slices=20 --stale_slices=1000 \
-		--control_socket="$TMP/ctl$n" \
-		--stats_file="$TMP/stats$n.json" --verbose=1 "$@" \
-		> "$TMP/log$n" 2>&1 &
-	echo $! > "$TMP/pid$n"
-	pids+=($!)
-	# Signals before its handlers are in would kill it.
-	for _ in $(seq 50); do
-		grep -q "started:" "$TMP/log$n" && return 0
-		sleep 0.1
-	done
-	echo "# node$n did not start: $(cat "$TMP/log$n")"
-}
-
-# snap N: have daemon N write its counters (SIGUSR1) to $TMP/statsN.json.
-snap()
-{
-	local f=$TMP/stats$1.json
-
-	rm -f "$f"
-	kill -USR1 "$(cat "$TMP/pid$1")" 2>/dev/null || return 1
-	for _ in $(seq 50); do
-		[ -s "$f" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# val N KEY: counter KEY (a.b for nested ones) of the last snap of N.
-val()
-{
-	python3 -c 'import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    v = v[k]
-print(int(v))' "$TMP/stats$1.json" "$2" 2>/dev/null || echo -1
+		--failover_slices=20 --stale_slices=1000 "$@"
+	wait_started "$n"
 }
 
 # stop_all: kill every daemon started so far, for a section of its own.
@@ -147,7 +83,7 @@ inject()
 
 	shift
 	ip netns exec "$NS-$n" python3 "$top/selftests/cluster/bcsp-inject.py" \
-		--ifaddr "10.77.0.$n" "$@"
+		--ifaddr "$NET.$n" "$@"
 }
 
 # stat N KEY: counter KEY of daemon N, now.
@@ -155,18 +91,6 @@ stat()
 {
 	snap "$1"
 	val "$1" "$2"
-}
-
-# until_stat N KEY OP VALUE SECONDS: wait for the counter to compare so.
-until_stat()
-{
-	local end=$((SECONDS + $5))
-
-	while [ "$SECONDS" -lt "$end" ]; do
-		test "$(stat "$1" "$2")" "$3" "$4" && return 0
-		sleep 0.2
-	done
-	return 1
 }
 
 # --- an active master and a standby that follows it ---
@@ -491,15 +415,7 @@ check $? "flood: node2 said so in $n log line(s), at most one per 10 s"
 # notices the master's death first and takes over first; node22, the
 # higher priority, must end up the master all the same, and node23 follow
 # it.
-for n in 21 22 23; do
-	ip netns add "$NS-$n" || exit 1
-	nss+=("$NS-$n")
-	ip -n "$NS-br" link add p$n type veth peer name eth0 netns "$NS-$n" &&
-		ip -n "$NS-br" link set p$n master br0 up &&
-		ip -n "$NS-$n" addr add 10.77.0.$n/24 dev eth0 &&
-		ip -n "$NS-$n" link set eth0 up &&
-		ip -n "$NS-$n" link set lo up || exit 1
-done
+netns_join 21 22 23
 prio_opts=(--cluster=21 --port=5421)
 start 21 "${prio_opts[@]}" --priority=300
 until_stat 21 active_master -eq 1 10

@@ -17,131 +17,29 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)/..
+NAME=test_probe
 BCSD=$(pwd)/bcsd-sim
 BCSCTL=$top/tools/bcsctl
 NS=bcs-probe-$$
-TMP=$(mktemp -d) || exit 1
-pids=()
-nss=()
+NET=10.79.0
 
 . "$top/scripts/check-lib.sh"
+# shellcheck source-path=SCRIPTDIR source=netns-lib.sh
+. "$top/daemon/tests/netns-lib.sh"
 
-cleanup()
-{
-	local p
-
-	{
-		for p in "${pids[@]}"; do
-			kill -KILL "$p"
-		done
-		wait
-	} 2>/dev/null
-	for p in "${nss[@]}"; do
-		ip netns del "$p" 2>/dev/null
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-if [ ! -x "$BCSD" ] || [ ! -x "$BCSCTL" ]; then
-	echo "test_probe: SKIP: needs $BCSD and $BCSCTL (make -C daemon sim, make -C tools)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
+[ -x "$BCSD" ] && [ -x "$BCSCTL" ] ||
+	skip "needs $BCSD and $BCSCTL (make -C daemon sim, make -C tools)"
 # Namespace $NS-br holds the bridge; daemon N lives in $NS-N, address
-# 10.79.0.N, its veth's other end on the bridge.
-if [ "$(id -u)" != 0 ] || ! ip netns add "$NS-br" 2>/dev/null; then
-	echo "test_probe: SKIP: needs root and ip netns"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
-nss=("$NS-br")
-ip -n "$NS-br" link add br0 type bridge &&
-	ip -n "$NS-br" link set br0 up || exit 1
-for n in 1 2 3; do
-	ip netns add "$NS-$n" || exit 1
-	nss+=("$NS-$n")
-	ip -n "$NS-br" link add p$n type veth peer name eth0 netns "$NS-$n" &&
-		ip -n "$NS-br" link set p$n master br0 up &&
-		ip -n "$NS-$n" addr add 10.79.0.$n/24 dev eth0 &&
-		ip -n "$NS-$n" link set eth0 up &&
-		ip -n "$NS-$n" link set lo up || exit 1
-done
-
-"$BCSD" --genkey "$TMP/key" > /dev/null || exit 1
-
-# start N ROLE [OPTION...]: bcsd-sim with node id N in its namespace;
-# its pid in $TMP/pidN, messages in $TMP/logN, counters in
-# $TMP/statsN.json, strobes in $TMP/strobesN.
-start()
-{
-	local n=$1 role=$2
-
-	shift 2
-	BCS_SIM_LOG=$TMP/strobes$n ip netns exec "$NS-$n" "$BCSD" \
-		--role="$role" --node_id="$n" --key_file="$TMP/key" \
-		--interface=eth0 --rt_priority=0 --slice_us=100000 \
-		--report_ms=200 --stale_slices=20 \
-		--control_socket="$TMP/ctl$n" --stats_file="$TMP/stats$n.json" \
-		--jobs_dir="$TMP/jobs$n" --verbose=1 "$@" \
-		> "$TMP/log$n" 2>&1 &
-	echo $! > "$TMP/pid$n"
-	pids+=($!)
-	# Signals before its handlers are in would kill it.
-	for _ in $(seq 50); do
-		grep -q "started:" "$TMP/log$n" && return 0
-		sleep 0.1
-	done
-	echo "# node$n did not start: $(cat "$TMP/log$n")"
-}
-
-# snap N: have daemon N write its counters (SIGUSR1) to $TMP/statsN.json.
-snap()
-{
-	local f=$TMP/stats$1.json
-
-	rm -f "$f"
-	kill -USR1 "$(cat "$TMP/pid$1")" 2>/dev/null || return 1
-	for _ in $(seq 50); do
-		[ -s "$f" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# val N KEY: counter KEY (a.b for nested ones) of the last snap of N.
-val()
-{
-	python3 -c 'import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    v = v[k]
-print(int(v))' "$TMP/stats$1.json" "$2" 2>/dev/null || echo -1
-}
-
-# until_stat N KEY OP VALUE SECONDS: wait for the counter to compare so.
-until_stat()
-{
-	local end=$((SECONDS + $5))
-
-	while [ "$SECONDS" -lt "$end" ]; do
-		snap "$1"
-		test "$(val "$1" "$2")" "$3" "$4" && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
-now_ns()
-{
-	date +%s%N
-}
+# $NET.N, its veth's other end on the bridge.
+netns_bridge
+netns_join 1 2 3
+genkey key
 
 printf '1 10.79.0.1\n2 10.79.0.2\n3 10.79.0.3\n' > "$TMP/nodes"
 tree=(--nodes_file="$TMP/nodes" --strobe_transport=tree --tree_fanout=1)
-start 1 both --priority=200 --failover_slices=2 "${tree[@]}"
-start 2 node "${tree[@]}"
-start 3 node "${tree[@]}"
+sim_start 1 both --priority=200 --failover_slices=2 "${tree[@]}"
+sim_start 2 node "${tree[@]}"
+sim_start 3 node "${tree[@]}"
 until_stat 1 active_master -eq 1 10
 check $? "node1 takes over as master"
 

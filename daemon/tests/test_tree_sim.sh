@@ -30,87 +30,40 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)/..
+NAME=test_tree_sim
 BCSD=$(pwd)/bcsd-sim
 BCSCTL=$top/tools/bcsctl
 NS=bcs-tree-$$
 N=64
 FANOUT=8
 PORT0=15400
-TMP=$(mktemp -d) || exit 1
-pids=()
-ns_made=0
 
 . "$top/scripts/check-lib.sh"
+# shellcheck source-path=SCRIPTDIR source=netns-lib.sh
+. "$top/daemon/tests/netns-lib.sh"
 
-cleanup()
-{
-	local p
-
-	# SIGTERM first, so that no shell's notice of a killed job comes
-	# out; SIGKILL for any still there after 5 s.
-	{
-		for p in "${pids[@]}"; do
-			kill -TERM "$p"
-		done
-		for _ in $(seq 50); do
-			kill -0 "${pids[@]}" 2>/dev/null || break
-			sleep 0.1
-		done
-		for p in "${pids[@]}"; do
-			kill -KILL "$p"
-		done
-		wait
-	} 2>/dev/null
-	[ "$ns_made" = 1 ] && ip netns del "$NS" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-if [ ! -x "$BCSD" ] || [ ! -x "$BCSCTL" ]; then
-	echo "test_tree_sim: SKIP: needs $BCSD and $BCSCTL (make -C daemon sim, make -C tools)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
-if [ "$(id -u)" != 0 ] || ! ip netns add "$NS" 2>/dev/null; then
-	echo "test_tree_sim: SKIP: needs root and ip netns"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
-ns_made=1
+[ -x "$BCSD" ] && [ -x "$BCSCTL" ] ||
+	skip "needs $BCSD and $BCSCTL (make -C daemon sim, make -C tools)"
+netns_first "$NS"
 ip -n "$NS" link set lo up || exit 1
 
-"$BCSD" --genkey "$TMP/key" > /dev/null || exit 1
+genkey key
 for n in $(seq "$N"); do
 	echo "$n 127.0.0.1:$((PORT0 + n))"
 done > "$TMP/nodes"
 
-# start N ROLE [OPTION...]: bcsd-sim with node id N; its pid in
-# $TMP/pidN, messages in $TMP/logN, counters in $TMP/statsN.json,
-# strobes in $TMP/strobesN.  It does not wait for the daemon.
+# start N ROLE [OPTION...]: bcsd-sim with node id N, its strobes in
+# $TMP/strobesN.  It does not wait for the daemon.
 start()
 {
 	local n=$1 role=$2
 
 	shift 2
-	BCS_SIM_LOG=$TMP/strobes$n ip netns exec "$NS" "$BCSD" \
-		--role="$role" --node_id="$n" --key_file="$TMP/key" \
+	BCS_SIM_LOG=$TMP/strobes$n spawn "$n" "$NS" --role="$role" \
 		--nodes_file="$TMP/nodes" --tree_fanout="$FANOUT" \
 		--strobe_transport=tree --rt_priority=0 --slice_us=100000 \
 		--lead_us=30000 --report_ms=500 --stale_slices=20 \
-		--control_socket="$TMP/ctl$n" --stats_file="$TMP/stats$n.json" \
-		--jobs_dir="$TMP/jobs$n" --verbose=1 "$@" \
-		> "$TMP/log$n" 2>&1 &
-	echo $! > "$TMP/pid$n"
-	pids+=($!)
-}
-
-# bcsctl N ARG...: bcsctl against daemon N's control socket.
-ctl()
-{
-	local n=$1
-
-	shift
-	BCS_CONTROL_SOCKET=$TMP/ctl$n timeout 10 "$BCSCTL" "$@"
+		--jobs_dir="$TMP/jobs$n" "$@"
 }
 
 start 1 both --priority=200 --failover_slices=2
