@@ -549,8 +549,8 @@ struct json_object *global_json(const struct bcsd *d, uint64_t last);
  * tree_addr(): node @node's address from the list.  tree_port(): the
  * port to bind, this node's in the list.  tree_reroot(): hang the tree
  * from node @root.  tree_send_children(): datagram @buf to every child,
- * and to the nodes that asked (tree_adopt()); returns how many children
- * there are, or -1 if a send failed (to the others it went).  tree_json(): this node's place, or NULL.
+ * and to the nodes that asked (tree_adopt()); returns how many took it,
+ * or -1 if a send failed (to the others it went).  tree_json(): this node's place, or NULL.
  */
 int tree_init(struct bcsd *d);
 void tree_exit(struct bcsd *d);
@@ -560,8 +560,8 @@ uint16_t tree_port(const struct bcsd *d);
 void tree_reroot(struct bcsd *d, uint32_t root);
 int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len);
 /*
- * The same to the children whose subtrees hold tasks of job @job, or
- * have not said (reduce.c's sums of tasks); returns how many took it.
+ * The same to those whose subtrees hold tasks of job @job, or have not
+ * said (reduce.c's sums of tasks); returns how many took it.
  */
 unsigned int tree_send_job(struct bcsd *d, const uint8_t *buf, size_t len,
 			   uint32_t job);

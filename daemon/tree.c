@@ -194,43 +194,7 @@ void tree_reroot(struct bcsd *d, uint32_t root)
 	say_place(d);
 }
 
-int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len)
-{
-	const uint32_t *child;
-	uint32_t n, i;
-	int ret;
-
-	if (!d->tree)
-		return 0;
-	n = topo_children(d->tree, d->tree_self, &child);
-	ret = (int)n;
-	for (i = 0; i < n; i++) {
-		const struct sockaddr_in *to = &d->tree_addr[child[i]];
-
-		if (sendto(d->net.sock, buf, len, 0,
-			   (const struct sockaddr *)to, sizeof(*to)) !=
-		    (ssize_t)len) {
-			pr_debug("sendto node %u: %s",
-				 d->nodes->node[child[i]].id, strerror(errno));
-			ret = -1;
-		}
-	}
-	/* And the nodes that asked, while their parents are silent. */
-	for (i = 0; i < d->tree_rt.nr_adopted; i++) {
-		struct tree_adopted *a = &d->tree_rt.adopted[i];
-		const struct sockaddr_in *to = &d->tree_addr[a->idx];
-
-		if (now_mono_ms() > a->until_ms)
-			continue;
-		if (sendto(d->net.sock, buf, len, 0,
-			   (const struct sockaddr *)to, sizeof(*to)) !=
-		    (ssize_t)len)
-			ret = -1;
-	}
-	return ret;
-}
-
-/* Does the subtree of child @i hold tasks of @job, or not say? */
+/* Does the subtree of node @i hold tasks of @job, or not say? */
 static bool holds(const struct bcsd *d, uint32_t i, uint32_t job)
 {
 	const struct reduce_tasks *e;
@@ -248,28 +212,75 @@ static bool holds(const struct bcsd *d, uint32_t i, uint32_t job)
 	return false;
 }
 
-unsigned int tree_send_job(struct bcsd *d, const uint8_t *buf, size_t len,
-			   uint32_t job)
+/* Datagram @buf to node @i of the list: 0, or -1 if the send failed. */
+static int send_node(struct bcsd *d, uint32_t i, const uint8_t *buf,
+		     size_t len)
+{
+	const struct sockaddr_in *to = &d->tree_addr[i];
+
+	if (sendto(d->net.sock, buf, len, 0, (const struct sockaddr *)to,
+		   sizeof(*to)) == (ssize_t)len)
+		return 0;
+	pr_debug("sendto node %u: %s", d->nodes->node[i].id, strerror(errno));
+	return -1;
+}
+
+/*
+ * @buf to the children, and to the nodes that asked while their parents
+ * are silent; with @job not 0, only to those whose subtrees hold tasks
+ * of @job (or have not said).  Counts in *@sent those that took it;
+ * -1 if a send failed.
+ */
+static int send_down(struct bcsd *d, const uint8_t *buf, size_t len,
+		     uint32_t job, unsigned int *sent)
 {
 	const uint32_t *child;
-	unsigned int sent = 0;
-	uint32_t n, i;
+	uint64_t now = now_mono_ms();
+	uint32_t n, i, to;
+	int ret = 0;
 
+	*sent = 0;
 	if (!d->tree)
 		return 0;
 	n = topo_children(d->tree, d->tree_self, &child);
-	for (i = 0; i < n; i++) {
-		const struct sockaddr_in *to = &d->tree_addr[child[i]];
+	for (i = 0; i < n + d->tree_rt.nr_adopted; i++) {
+		if (i < n) {
+			to = child[i];
+		} else {
+			const struct tree_adopted *a =
+				&d->tree_rt.adopted[i - n];
 
-		if (!holds(d, child[i], job)) {
+			if (now > a->until_ms)
+				continue;
+			to = a->idx;
+		}
+		if (job && !holds(d, to, job)) {
 			d->cnt.tree_pruned++;
 			continue;
 		}
-		if (sendto(d->net.sock, buf, len, 0,
-			   (const struct sockaddr *)to, sizeof(*to)) ==
-		    (ssize_t)len)
-			sent++;
+		if (send_node(d, to, buf, len))
+			ret = -1;
+		else
+			(*sent)++;
 	}
+	return ret;
+}
+
+int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len)
+{
+	unsigned int sent;
+
+	if (send_down(d, buf, len, 0, &sent))
+		return -1;
+	return (int)sent;
+}
+
+unsigned int tree_send_job(struct bcsd *d, const uint8_t *buf, size_t len,
+			   uint32_t job)
+{
+	unsigned int sent;
+
+	send_down(d, buf, len, job, &sent);
 	return sent;
 }
 
