@@ -26,6 +26,7 @@ enum ctl_cmd {
 	CTL_WINDOW_CLEAR,
 	CTL_SLICES,		/* anyone: the master's global records */
 	CTL_JOB_SIGNAL,		/* root only: a signal to a job's tasks */
+	__CTL_CMD_MAX,
 };
 
 struct ctl_req {

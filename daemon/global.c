@@ -139,7 +139,8 @@ static void add_u64(struct json_object *o, const char *key, uint64_t v)
 
 static struct json_object *rec_json(const struct bcsd_global_rec *r)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *a;
+	uint32_t k;
 	bool any = r->sw.nodes;
 
 	add_u64(o, "slice", r->slice);
@@ -164,6 +165,22 @@ static struct json_object *rec_json(const struct bcsd_global_rec *r)
 			       json_object_new_int64(r->sw.end_max_ns) : NULL);
 	json_object_object_add(o, "end_min_ns", any ?
 			       json_object_new_int64(r->sw.end_min_ns) : NULL);
+	/* The rows run, as classes: {"row": R or null, "nodes": N}. */
+	a = json_object_new_array();
+	for (k = 0; k < BCSP_ROW_CLASSES; k++) {
+		const struct bcsp_row_class *c = &r->sw.rows[k];
+		struct json_object *e;
+
+		if (!c->nodes)
+			continue;
+		e = json_object_new_object();
+		json_object_object_add(e, "row", c->row == BCSP_ROW_CLASS_NONE ?
+				       NULL : json_object_new_int64(c->row));
+		add_u64(e, "nodes", c->nodes);
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "rows", a);
+	add_u64(o, "rows_other", r->sw.other);
 	return o;
 }
 

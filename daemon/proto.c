@@ -124,7 +124,7 @@ static uint64_t get64(struct cur *c)
 
 static void encode_body(struct cur *c, const struct bcsp_msg *m)
 {
-	uint32_t i;
+	uint32_t i, k;
 
 	switch (m->hdr.type) {
 	case BCSP_STROBE:
@@ -225,7 +225,11 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 			put16(c, m->sw.s[i].nodes);
 			put16(c, m->sw.s[i].late);
 			put16(c, m->sw.s[i].predicted);
-			put16(c, 0);
+			put16(c, m->sw.s[i].other);
+			for (k = 0; k < BCSP_ROW_CLASSES; k++) {
+				put16(c, m->sw.s[i].rows[k].row);
+				put16(c, m->sw.s[i].rows[k].nodes);
+			}
 		}
 		break;
 	case BCSP_ATTACH:
@@ -334,9 +338,35 @@ static bool decode_offsets(struct cur *c, struct bcsp_msg *m)
 	return c->ok;
 }
 
+/*
+ * The row classes of @w: rows in range, no row twice, unused ones zero,
+ * and with @other the nodes of them all.
+ */
+static bool row_classes_ok(const struct bcsp_switch_sum *w)
+{
+	uint32_t k, j, sum = w->other;
+
+	for (k = 0; k < BCSP_ROW_CLASSES; k++) {
+		const struct bcsp_row_class *r = &w->rows[k];
+
+		sum += r->nodes;
+		if (!r->nodes) {
+			if (r->row)
+				return false;
+			continue;
+		}
+		if (r->row >= BCS_ROWS_MAX && r->row != BCSP_ROW_CLASS_NONE)
+			return false;
+		for (j = 0; j < k; j++)
+			if (w->rows[j].nodes && w->rows[j].row == r->row)
+				return false;
+	}
+	return sum == w->nodes;
+}
+
 static bool decode_body(struct cur *c, struct bcsp_msg *m)
 {
-	uint32_t i;
+	uint32_t i, k;
 
 	switch (m->hdr.type) {
 	case BCSP_STROBE:
@@ -446,10 +476,15 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			w->nodes = get16(c);
 			w->late = get16(c);
 			w->predicted = get16(c);
-			w->reserved = get16(c);
+			w->other = get16(c);
+			for (k = 0; k < BCSP_ROW_CLASSES; k++) {
+				w->rows[k].row = get16(c);
+				w->rows[k].nodes = get16(c);
+			}
 			if (!w->nodes || w->late > w->nodes ||
-			    w->predicted > w->nodes || w->reserved ||
-			    w->end_min_ns > w->end_max_ns)
+			    w->predicted > w->nodes ||
+			    w->end_min_ns > w->end_max_ns ||
+			    !row_classes_ok(w))
 				return false;
 		}
 		return c->ok;
@@ -497,12 +532,58 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 	return false;
 }
 
+/* @a before @b in the classes kept: more nodes, then the lower row. */
+static bool class_before(const struct bcsp_row_class *a,
+			 const struct bcsp_row_class *b)
+{
+	return a->nodes != b->nodes ? a->nodes > b->nodes : a->row < b->row;
+}
+
+/* The row classes of @src into @dst's (the counts fit: checked before). */
+static void merge_rows(struct bcsp_switch_sum *dst,
+		       const struct bcsp_switch_sum *src)
+{
+	struct bcsp_row_class all[2 * BCSP_ROW_CLASSES], t;
+	uint32_t n = 0, i, j, other = dst->other + src->other;
+
+	for (i = 0; i < BCSP_ROW_CLASSES; i++)
+		if (dst->rows[i].nodes)
+			all[n++] = dst->rows[i];
+	for (i = 0; i < BCSP_ROW_CLASSES; i++) {
+		if (!src->rows[i].nodes)
+			continue;
+		for (j = 0; j < n; j++)
+			if (all[j].row == src->rows[i].row)
+				break;
+		if (j < n)
+			all[j].nodes += src->rows[i].nodes;
+		else
+			all[n++] = src->rows[i];
+	}
+	/* Insertion sort of at most four. */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && class_before(&all[j], &all[j - 1]); j--) {
+			t = all[j];
+			all[j] = all[j - 1];
+			all[j - 1] = t;
+		}
+	memset(dst->rows, 0, sizeof(dst->rows));
+	for (i = 0; i < n; i++) {
+		if (i < BCSP_ROW_CLASSES)
+			dst->rows[i] = all[i];
+		else
+			other += all[i].nodes;
+	}
+	dst->other = (uint16_t)other;
+}
+
 bool bcsp_switch_sum_add(struct bcsp_switch_sum *dst,
 			 const struct bcsp_switch_sum *src)
 {
 	if (dst->slice != src->slice ||
 	    (uint32_t)dst->nodes + src->nodes > UINT16_MAX)
 		return false;
+	merge_rows(dst, src);
 	/* late <= nodes and predicted <= nodes: neither passes either. */
 	dst->nodes += src->nodes;
 	dst->late += src->late;
@@ -537,8 +618,8 @@ static bool body_len_ok(uint8_t type, size_t n)
 		return n >= 4 && (n - 4) % 12 == 0 &&
 		       (n - 4) / 12 <= BCSP_MAX_JOBS;
 	case BCSP_SWITCHES:
-		return n >= 8 && (n - 8) % 32 == 0 &&
-		       (n - 8) / 32 <= BCSP_MAX_SWITCHES;
+		return n >= 8 && (n - 8) % 40 == 0 &&
+		       (n - 8) / 40 <= BCSP_MAX_SWITCHES;
 	case BCSP_ATTACH:
 		return n == 8;
 	case BCSP_TASKS:

@@ -184,7 +184,7 @@ struct bcsp_report {
 };
 
 /*
- * BCSP_SWITCHES body: 8 bytes + 32 per slice.  How the switches to some
+ * BCSP_SWITCHES body: 8 bytes + 40 per slice.  How the switches to some
  * slices went, on one node or, summed, on several: what the master keeps
  * as its global records of each slice (the paper's GTTS).  A node sends
  * the slices its slice ring recorded since its last report, each once,
@@ -193,6 +193,18 @@ struct bcsp_report {
  * switches to a master's slice count: driven, predicted or expired, not
  * those of a fail-open, of the local timer or injected.
  */
+#define BCSP_ROW_CLASSES	2	/* rows run, told apart per summary */
+#define BCSP_ROW_CLASS_NONE	0xffff	/* the class of "no row ran" */
+
+/*
+ * An equivalence class (MRNet's EQ_CLASS) of the nodes that ran row
+ * @row in the slice; @nodes 0: unused, and then @row 0.
+ */
+struct bcsp_row_class {
+	uint16_t row;		/* 0 .. BCS_ROWS_MAX - 1, BCSP_ROW_CLASS_NONE */
+	uint16_t nodes;
+};
+
 struct bcsp_switch_sum {
 	uint64_t slice;		/* the key: only equal slices combine */
 	int64_t end_max_ns;	/* max: latest switch end - deadline */
@@ -200,10 +212,16 @@ struct bcsp_switch_sum {
 	uint16_t nodes;		/* sum: nodes that switched to the slice */
 	uint16_t late;		/* sum: of them, late (BCS_SLICE_LATE) */
 	uint16_t predicted;	/* sum: of them, on a prediction */
-	uint16_t reserved;	/* zero */
+	/*
+	 * The rows the nodes ran, as equivalence classes: the largest
+	 * BCSP_ROW_CLASSES, and the nodes of any other rows in @other;
+	 * @other and the classes' nodes add up to @nodes.
+	 */
+	uint16_t other;
+	struct bcsp_row_class rows[BCSP_ROW_CLASSES];
 };
 
-#define BCSP_MAX_SWITCHES	40	/* slices per datagram */
+#define BCSP_MAX_SWITCHES	33	/* slices per datagram */
 
 struct bcsp_switches {
 	uint32_t nr;
@@ -214,6 +232,8 @@ struct bcsp_switches {
 /*
  * Combine summary @src of a slice into @dst of the same slice; false,
  * and @dst as it was, if the slices differ or a count would pass 65535.
+ * The row classes of both are merged, the largest kept (the lower row
+ * first among equals), the nodes of the others counted in @other.
  */
 bool bcsp_switch_sum_add(struct bcsp_switch_sum *dst,
 			 const struct bcsp_switch_sum *src);

@@ -44,6 +44,9 @@ static void fill(struct bcsp_switch_sum *s, const struct bcs_slice_record *r)
 	s->nodes = 1;
 	s->late = !!(r->flags & BCS_SLICE_LATE);
 	s->predicted = !!(r->flags & BCS_SLICE_PREDICTED);
+	s->rows[0].row = r->row < BCS_ROWS_MAX ? (uint16_t)r->row :
+			 BCSP_ROW_CLASS_NONE;
+	s->rows[0].nodes = 1;
 }
 
 static void send_switches(struct bcsd *d, struct bcsp_msg *m)

@@ -123,6 +123,40 @@ static const char *fmt_ms(char *buf, size_t len, struct json_object *o,
 }
 
 /*
+ * The rows the nodes ran in a slice, as equivalence classes: "ROW:NODES"
+ * each ("-" for no row), and "+N" for the nodes of other rows.
+ */
+static const char *fmt_rows(char *buf, size_t len, struct json_object *r)
+{
+	struct json_object *a, *c, *v;
+	size_t i, n, off = 0;
+	int64_t other = cluster_int(r, "rows_other", 0);
+
+	buf[0] = '\0';
+	a = json_object_object_get_ex(r, "rows", &a) ? a : NULL;
+	n = a ? json_object_array_length(a) : 0;
+	for (i = 0; i < n && off < len; i++) {
+		c = json_object_array_get_idx(a, i);
+		json_object_object_get_ex(c, "row", &v);
+		if (v)
+			off += (size_t)snprintf(buf + off, len - off, "%s%lld:%lld",
+						i ? "," : "",
+						(long long)json_object_get_int64(v),
+						(long long)cluster_int(c, "nodes", 0));
+		else
+			off += (size_t)snprintf(buf + off, len - off, "%s-:%lld",
+						i ? "," : "",
+						(long long)cluster_int(c, "nodes", 0));
+	}
+	if (other && off < len)
+		snprintf(buf + off, len - off, "%s+%lld", n ? "," : "",
+			 (long long)other);
+	if (!buf[0] && len > 1)
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/*
  * The master's global records (daemon/global.c): each slice's strobe,
  * when it went out and the interval since the one before, and how the
  * nodes' switches to it went.  On the master's host only: the records
@@ -131,7 +165,7 @@ static const char *fmt_ms(char *buf, size_t len, struct json_object *o,
 int bcsctl_run_stats_global(const struct bcsctl_req *req)
 {
 	struct json_object *o = json_object_new_object(), *resp, *a, *r;
-	char msg[256], b[5][32];
+	char msg[256], b[5][32], rows[64];
 	int fd = cluster_connect(), err;
 	size_t i, n;
 
@@ -158,9 +192,9 @@ int bcsctl_run_stats_global(const struct bcsctl_req *req)
 	if (!json_object_object_get_ex(resp, "slices", &a))
 		a = NULL;
 	n = a ? json_object_array_length(a) : 0;
-	printf("%12s %4s %12s %10s %5s %5s %5s %11s %11s\n", "slice", "row",
-	       "interval_ms", "lead_ms", "nodes", "late", "pred",
-	       "end_max_ms", "end_min_ms");
+	printf("%12s %4s %12s %10s %5s %5s %5s %11s %11s  %s\n", "slice",
+	       "row", "interval_ms", "lead_ms", "nodes", "late", "pred",
+	       "end_max_ms", "end_min_ms", "rows_run");
 	for (i = 0; i < n; i++) {
 		int64_t lead;
 
@@ -177,14 +211,15 @@ int bcsctl_run_stats_global(const struct bcsctl_req *req)
 			snprintf(b[0], sizeof(b[0]), "-");
 		else
 			snprintf(b[0], sizeof(b[0]), "%u", cluster_row(r));
-		printf("%12lld %4s %12s %10s %5lld %5lld %5lld %11s %11s\n",
+		printf("%12lld %4s %12s %10s %5lld %5lld %5lld %11s %11s  %s\n",
 		       (long long)cluster_int(r, "slice", 0), b[0],
 		       fmt_ms(b[2], sizeof(b[2]), r, "interval_ns"), b[1],
 		       (long long)cluster_int(r, "nodes", 0),
 		       (long long)cluster_int(r, "late", 0),
 		       (long long)cluster_int(r, "predicted", 0),
 		       fmt_ms(b[3], sizeof(b[3]), r, "end_max_ns"),
-		       fmt_ms(b[4], sizeof(b[4]), r, "end_min_ns"));
+		       fmt_ms(b[4], sizeof(b[4]), r, "end_min_ns"),
+		       fmt_rows(rows, sizeof(rows), r));
 	}
 	if (cluster_int(resp, "unknown", 0))
 		printf("(%lld switch summaries of slices not held were dropped)\n",

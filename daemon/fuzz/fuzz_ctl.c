@@ -15,6 +15,7 @@
 
 #include "ctl_req.h"
 #include "fuzz_assert.h"
+#include "proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(err[0]);
 		return 0;
 	}
-	FUZZ_ASSERT(req.cmd >= CTL_STATUS && req.cmd <= CTL_WINDOW_CLEAR);
+	FUZZ_ASSERT(req.cmd >= CTL_STATUS && req.cmd < __CTL_CMD_MAX);
 	FUZZ_ASSERT(req.row == BCS_ROW_NONE || req.row < BCS_ROW_NONE);
 	FUZZ_ASSERT(req.cmd != CTL_JOB_WAIT || req.job);
 	FUZZ_ASSERT(req.timeout_ms <= INT64_MAX);
@@ -40,5 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     (req.dist_op == BCS_DIST_ENABLE || !req.sub_bits)));
 	FUZZ_ASSERT(req.cmd != CTL_WINDOW ||
 		    (req.from <= req.to && req.to <= INT64_MAX));
+	FUZZ_ASSERT(req.cmd != CTL_SLICES ||
+		    (req.last >= 1 && req.last <= UINT32_MAX));
+	FUZZ_ASSERT(req.cmd != CTL_JOB_SIGNAL ||
+		    (req.job && req.signal >= 1 &&
+		     req.signal <= BCSP_SIGNAL_MAX));
 	return 0;
 }

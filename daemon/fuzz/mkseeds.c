@@ -139,12 +139,18 @@ int main(int argc, char **argv)
 	m.sw.s[0].end_max_ns = 42000;
 	m.sw.s[0].end_min_ns = 42000;
 	m.sw.s[0].nodes = 1;
+	m.sw.s[0].rows[0].row = 1;
+	m.sw.s[0].rows[0].nodes = 1;
 	m.sw.s[1].slice = 123457;
 	m.sw.s[1].end_max_ns = 2500000;
 	m.sw.s[1].end_min_ns = -3000;
 	m.sw.s[1].nodes = 3;
 	m.sw.s[1].late = 1;
 	m.sw.s[1].predicted = 1;
+	m.sw.s[1].rows[0].row = 0;
+	m.sw.s[1].rows[0].nodes = 2;
+	m.sw.s[1].rows[1].row = BCSP_ROW_CLASS_NONE;
+	m.sw.s[1].rows[1].nodes = 1;
 	datagram("switches", &m);
 
 	memset(&m, 0, sizeof(m));

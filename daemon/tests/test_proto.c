@@ -469,8 +469,8 @@ static bool can_be(unsigned int type, size_t body)
 		return body >= 40 && (body - 40) % 8 == 0 &&
 		       body <= 40 + 8 * BCSP_MAX_JOBS;
 	case BCSP_SWITCHES:
-		return body >= 8 && (body - 8) % 32 == 0 &&
-		       body <= 8 + 32 * BCSP_MAX_SWITCHES;
+		return body >= 8 && (body - 8) % 40 == 0 &&
+		       body <= 8 + 40 * BCSP_MAX_SWITCHES;
 	case BCSP_ATTACH:
 		return body == 8;
 	case BCSP_TASKS:
@@ -557,9 +557,18 @@ static void test_switches(void)
 		m.sw.s[i].nodes = (uint16_t)(1 + i);
 		m.sw.s[i].late = (uint16_t)i;
 		m.sw.s[i].predicted = 1;
+		/* Every node but one ran row i, one no row at all. */
+		m.sw.s[i].rows[0].row = (uint16_t)(i % BCS_ROWS_MAX);
+		m.sw.s[i].rows[0].nodes = (uint16_t)i;
+		if (i) {
+			m.sw.s[i].rows[1].row = BCSP_ROW_CLASS_NONE;
+			m.sw.s[i].rows[1].nodes = 1;
+		} else {
+			m.sw.s[i].other = 1;
+		}
 	}
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(len == BCSP_HDR_LEN + 8 + 32 * BCSP_MAX_SWITCHES + BCSP_TAG_LEN);
+	CHECK(len == BCSP_HDR_LEN + 8 + 40 * BCSP_MAX_SWITCHES + BCSP_TAG_LEN);
 	CHECK(len <= BCSP_MAX_LEN);
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
 	CHECK(out.sw.nr == BCSP_MAX_SWITCHES);
@@ -586,8 +595,28 @@ static void test_switches(void)
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 	m.sw.s[0].end_min_ns = m.sw.s[0].end_max_ns;
+	/* 2 nodes: the classes and other must count them. */
+	m.sw.s[0].rows[0] = (struct bcsp_row_class){ .row = 3, .nodes = 1 };
+	m.sw.s[0].other = 1;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	m.sw.s[0].other = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* The same row twice; a row out of range; an unused class's row. */
+	m.sw.s[0].rows[1] = (struct bcsp_row_class){ .row = 3, .nodes = 1 };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.sw.s[0].rows[1].row = BCS_ROWS_MAX;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.sw.s[0].rows[1].row = BCSP_ROW_CLASS_NONE;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	m.sw.s[0].rows[1] = (struct bcsp_row_class){ .row = 5 };
+	m.sw.s[0].other = 1;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 
 	/* Sums: of the same slice only, counts below 65536. */
 	a = (struct bcsp_switch_sum){ .slice = 5, .end_max_ns = 100,
@@ -606,6 +635,24 @@ static void test_switches(void)
 	CHECK(!bcsp_switch_sum_add(&a, &b) && a.nodes == 5 && a.late == 3);
 	b.nodes = (uint16_t)(UINT16_MAX - 5);
 	CHECK(bcsp_switch_sum_add(&a, &b) && a.nodes == UINT16_MAX);
+
+	/*
+	 * Row classes (MRNet's EQ_CLASS): equal rows add up, the largest
+	 * two are kept, the lower row first among equals, the rest other.
+	 */
+	a = (struct bcsp_switch_sum){ .slice = 7, .nodes = 3,
+				      .rows = { { 1, 2 }, { 0, 1 } } };
+	b = (struct bcsp_switch_sum){ .slice = 7, .nodes = 4,
+				      .rows = { { 1, 3 }, { 2, 1 } } };
+	CHECK(bcsp_switch_sum_add(&a, &b));
+	CHECK(a.nodes == 7 && a.rows[0].row == 1 && a.rows[0].nodes == 5 &&
+	      a.rows[1].row == 0 && a.rows[1].nodes == 1 && a.other == 1);
+	b = (struct bcsp_switch_sum){ .slice = 7, .nodes = 3, .other = 1,
+				      .rows = { { BCSP_ROW_CLASS_NONE, 2 } } };
+	CHECK(bcsp_switch_sum_add(&a, &b));
+	CHECK(a.nodes == 10 && a.rows[0].row == 1 && a.rows[0].nodes == 5 &&
+	      a.rows[1].row == BCSP_ROW_CLASS_NONE && a.rows[1].nodes == 2 &&
+	      a.other == 3);
 }
 
 static void test_attach(void)

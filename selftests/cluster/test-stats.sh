@@ -75,8 +75,8 @@ done
 # --- the master's global records agree with the nodes' slice records ---
 # For each slice of the window: as many nodes as have a record of a
 # switch to it (driven, not a fail-open; a node's first), as many late
-# and predicted, and the latest and earliest switch end after the
-# deadline, exactly.  The nodes report once per report period: wait.
+# and predicted, the latest and earliest switch end after the deadline,
+# and the rows they ran as classes, exactly.  The nodes report once per report period: wait.
 for n in $CL_NODES; do
 	on "$n" "cp \$STATE/slices.json $SHARE/out/stats-slices-node$n.json"
 done
@@ -107,10 +107,20 @@ for s in range(lo, hi + 1):
             bad.append("%d: master %d nodes, none recorded" % (s, m["nodes"]))
         continue
     ends = [r["switch_end_ns"] - r["deadline_ns"] for r in rs]
+    # The rows run, as classes: the largest two, the lower row first
+    # among equals ("no row", 0xffff, last), the rest "other".
+    count = {}
+    for r in rs:
+        row = r["row"] if r["row"] is not None and r["row"] < 64 else 0xffff
+        count[row] = count.get(row, 0) + 1
+    classes = sorted(count.items(), key=lambda c: (-c[1], c[0]))
     exp = (len(rs), sum(r["flags"][0] == "L" for r in rs),
-           sum(r["flags"][7] == "P" for r in rs), max(ends), min(ends))
+           sum(r["flags"][7] == "P" for r in rs), max(ends), min(ends),
+           classes[:2], sum(c[1] for c in classes[2:]))
     got = m and (m["nodes"], m["late"], m["predicted"], m["end_max_ns"],
-                 m["end_min_ns"])
+                 m["end_min_ns"],
+                 [(0xffff if c["row"] is None else c["row"], c["nodes"])
+                  for c in m["rows"]], m["rows_other"])
     if got != exp:
         bad.append("%d: master %s, nodes %s" % (s, got, exp))
 n = sum(1 for s in range(lo, hi + 1) if s in want)
