@@ -57,6 +57,7 @@ struct bcsctl_req {
 	uint64_t from_slice;	/* stats window --from-slice */
 	uint64_t to_slice;	/* stats window --to-slice */
 	uint64_t last;		/* stats global --last */
+	int cluster;		/* status --cluster */
 	int signal;		/* job signal */
 	uint32_t dist_op;	/* stats: enum bcs_dist_op */
 	uint32_t metrics;	/* stats: 1 << enum bcs_dist_metric */

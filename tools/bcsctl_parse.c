@@ -105,6 +105,26 @@ static int parse_query(struct bcsctl_req *req, int argc, char **argv)
 	return BCSCTL_PARSE_OK;
 }
 
+/* status: --json, or --cluster. */
+static int parse_status(struct bcsctl_req *req, int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (is_help(argv[i]))
+			return BCSCTL_PARSE_HELP;
+		if (!strcmp(argv[i], "--json"))
+			req->json = 1;
+		else if (!strcmp(argv[i], "--cluster"))
+			req->cluster = 1;
+		else
+			return bad_arg(req, argv[i]);
+	}
+	if (req->json && req->cluster)
+		return usage_err(req, "--cluster shows text; the JSON is bcsctl stats global --json");
+	return BCSCTL_PARSE_OK;
+}
+
 /* slice get: no arguments. */
 static int parse_none(struct bcsctl_req *req, int argc, char **argv)
 {
@@ -617,9 +637,9 @@ static int parse_stats_global(struct bcsctl_req *req, int argc, char **argv)
 }
 
 const struct bcsctl_cmd bcsctl_cmds[] = {
-	{ NULL, "status", "[--json]",
-	  "Show mode, row, slice, jobs and counters",
-	  0, parse_query, bcsctl_run_status },
+	{ NULL, "status", "[--json | --cluster]",
+	  "Show mode, row, slice, jobs and counters (and the last slices)",
+	  0, parse_status, bcsctl_run_status },
 	{ "job", "create", "[--id N] [--row R]",
 	  "Create a job and print its id",
 	  1, parse_job_create, bcsctl_run_job_create },

@@ -387,6 +387,15 @@ int bcsctl_run_status(const struct bcsctl_req *req)
 		print_cluster_status(resp);
 		json_object_put(resp);
 	}
+	/* --cluster: the master's summary of the last slices too. */
+	if (cl > 0 && req->cluster) {
+		struct bcsctl_req g = *req;
+
+		g.json = 0;
+		g.last = BCSCTL_GLOBAL_LAST;
+		printf("\n");
+		return bcsctl_run_stats_global(&g);
+	}
 	return BCSCTL_EXIT_OK;
 }
 
