@@ -50,6 +50,10 @@ static const struct cmd cmds[] = {
 	{ "dump", "--job J [-o FILE.json]",
 	  "Job J's statistics on this node as one JSON document (a job dump)",
 	  OPT_JOB | OPT_OUTPUT, run_dump, NULL },
+	{ "mpi", "[--json] FILE...",
+	  "Per-primitive MPI statistics of the ranks whose libbcsmpi files "
+	  "are given",
+	  OPT_JSON | OPT_ARGS, run_mpi, NULL },
 	{ "trace", "-o FILE.json [FILE...]",
 	  "Slice records of nodes as a trace for https://ui.perfetto.dev",
 	  OPT_OUTPUT | OPT_ARGS, run_trace, NULL },
@@ -201,7 +205,7 @@ static int fail(struct bcs_stat *st, const char *what, int err,
 
 /* ---- output helpers ---- */
 
-static void json_add_u64(struct json_object *o, const char *k, uint64_t v)
+void json_add_u64(struct json_object *o, const char *k, uint64_t v)
 {
 	json_object_object_add(o, k, json_object_new_uint64(v));
 }
@@ -212,7 +216,7 @@ static void json_add_row(struct json_object *o, uint32_t row)
 			       json_object_new_int64(row));
 }
 
-static void json_print(struct json_object *o, int pretty)
+void json_print(struct json_object *o, int pretty)
 {
 	int fl = JSON_C_TO_STRING_NOSLASHESCAPE |
 		 (pretty ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN);

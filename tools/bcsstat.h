@@ -54,6 +54,9 @@ struct cmd {
 /* bcsstat events (bcsstat_events.c). */
 int run_events(const struct opts *o);
 
+/* bcsstat mpi: the files of libbcsmpi (bcsstat_mpi.c). */
+int run_mpi(const struct opts *o);
+
 /* Print "bcsstat: MSG 'ARG'" and the usage of @c; returns EXIT_USAGE. */
 int usage_err(const struct cmd *c, const char *msg, const char *arg);
 
@@ -85,6 +88,10 @@ int inputs_load(char **files, int nr_files, int want_jobs,
 void inputs_free(struct node_input *in, size_t n);
 
 struct json_object;
+/* Add @v to object @o as @k. */
+void json_add_u64(struct json_object *o, const char *k, uint64_t v);
+/* Print @o and a newline on stdout, indented if @pretty. */
+void json_print(struct json_object *o, int pretty);
 /*
  * The JSON of file @path, or of @text read from @path: one value, or
  * objects one after the other as an array of them.  Prints what is wrong

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * bcs - the statistics file of one MPI process, as libbcsmpi writes it
+ * (through a shared mapping, so that it is current at every instant) and
+ * bcsstat mpi reads it.  Documentation/mpi.rst describes it in prose.
+ *
+ * Layout, all in the byte order of the host and naturally aligned:
+ *
+ *   struct bcs_mpi_file_header                 at 0
+ *   struct bcs_mpi_prim[nr_prims]              at prim_off
+ *   histograms                                 at the offsets the records
+ *                                              give, each a struct
+ *                                              bcs_hist_header and then
+ *                                              ALL bcs_hist_buckets(sub_bits)
+ *                                              struct bcs_hist_bucket of
+ *                                              <linux/bcs_hist.h>, index i
+ *                                              at position i (a valid
+ *                                              histogram of that format
+ *                                              whose empty buckets are
+ *                                              left in)
+ *
+ * The first two records are the process's own distributions:
+ * BCS_MPI_PRIM_COMP ("Comp Granularity", the time between two blocking
+ * MPI calls) and BCS_MPI_PRIM_COMM ("Comm Overhead", the time inside
+ * blocking MPI calls); both always have a latency histogram.  The sum of
+ * their @total_ns is the time from the return of MPI_Init to the entry of
+ * MPI_Finalize (@finalize_ns - @init_ns) once BCS_MPI_COMPLETE is set.
+ */
+#ifndef _UAPI_LINUX_BCS_MPI_H
+#define _UAPI_LINUX_BCS_MPI_H
+
+#include <linux/types.h>
+
+#define BCS_MPI_MAGIC		0x4d534342	/* "BCSM" little endian */
+#define BCS_MPI_VERSION		1
+#define BCS_MPI_NAME_LEN	32
+#define BCS_MPI_PRIM_COMP	0	/* record of the computation granularity */
+#define BCS_MPI_PRIM_COMM	1	/* record of the communication overhead */
+
+/* @flags of the file header. */
+#define BCS_MPI_COMPLETE	(1U << 0)	/* MPI_Finalize was reached */
+
+struct bcs_mpi_file_header {
+	__u32 magic;		/* BCS_MPI_MAGIC, written last at creation */
+	__u16 version;		/* BCS_MPI_VERSION */
+	__u16 header_size;	/* sizeof(struct bcs_mpi_file_header) */
+	__u32 flags;		/* BCS_MPI_* */
+	__u32 nr_prims;		/* records at @prim_off */
+	__u32 prim_size;	/* sizeof(struct bcs_mpi_prim) */
+	__u32 sub_bits;		/* resolution of every histogram */
+	__u64 prim_off;		/* bytes from the start of the file */
+	__u64 file_size;	/* bytes of the whole file */
+	__s32 rank;		/* in MPI_COMM_WORLD */
+	__s32 world_size;
+	__s32 pid;
+	__u32 reserved0;	/* 0 */
+	__u64 init_ns;		/* CLOCK_MONOTONIC at MPI_Init's return */
+	__u64 finalize_ns;	/* at MPI_Finalize's entry; 0 before */
+	__u64 start_realtime_ns; /* CLOCK_REALTIME at MPI_Init's return */
+	char job[BCS_MPI_NAME_LEN];	/* $BCS_JOB, or "" */
+	char host[64];			/* gethostname() */
+	char mpi[BCS_MPI_NAME_LEN];	/* "openmpi" or "mpich" */
+};
+
+/* @flags of a record. */
+#define BCS_MPI_PRIM_BLOCKING	(1U << 0)	/* counts as communication */
+#define BCS_MPI_PRIM_SIZED	(1U << 1)	/* @bytes means something */
+
+/*
+ * The totals of one primitive ("MPI_Allreduce") in this process.  @min_ns
+ * and @max_ns are 0 while @calls is 0.  @bytes is the sum over the calls
+ * of count times MPI_Type_size of the datatype (for the collectives the
+ * data the calling process contributes or receives, see
+ * Documentation/mpi.rst).  @lat_hist_off and @size_hist_off are the
+ * offsets of the latency (ns) and size (bytes) histograms, 0 for none.
+ */
+struct bcs_mpi_prim {
+	char name[BCS_MPI_NAME_LEN];
+	__u32 flags;		/* BCS_MPI_PRIM_* */
+	__u32 reserved0;	/* 0 */
+	__u64 calls;
+	__u64 total_ns;
+	__u64 min_ns;
+	__u64 max_ns;
+	__u64 bytes;
+	__u64 lat_hist_off;
+	__u64 size_hist_off;
+};
+
+#endif /* _UAPI_LINUX_BCS_MPI_H */

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libbcsmpi: the reader of statistics files.  The file is copied whole
+ * before it is checked, so that a process still writing it changes
+ * nothing under the checks; a copy is as consistent as the counters of a
+ * running process can be (each one current, not all of one instant).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mpifile.h"
+
+static size_t hist_bytes(unsigned int sub_bits)
+{
+	return sizeof(struct bcs_hist_header) +
+	       (size_t)bcs_hist_buckets(sub_bits) *
+	       sizeof(struct bcs_hist_bucket);
+}
+
+/* Read all of @fd (@size bytes by fstat) into a new buffer. */
+static int read_all(int fd, void **out, size_t *size)
+{
+	struct stat sb;
+	size_t got = 0;
+	ssize_t n;
+	char *buf;
+
+	if (fstat(fd, &sb))
+		return -errno;
+	if (sb.st_size < (off_t)sizeof(struct bcs_mpi_file_header))
+		return -EINVAL;
+	buf = malloc((size_t)sb.st_size);
+	if (!buf)
+		return -ENOMEM;
+	/* Each round reads something or ends: bounded by the size. */
+	while (got < (size_t)sb.st_size) {
+		n = read(fd, buf + got, (size_t)sb.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return n < 0 ? -errno : -EINVAL;
+		}
+		got += (size_t)n;
+	}
+	*out = buf;
+	*size = got;
+	return 0;
+}
+
+static int hist_ok(const struct bcs_mpi_stats *st, uint64_t off)
+{
+	const struct bcs_hist_header *h;
+
+	if (!off)
+		return 1;
+	if (off % 8 || off > st->size ||
+	    st->size - off < hist_bytes(st->hdr->sub_bits))
+		return 0;
+	h = (const void *)((const char *)st->data + off);
+	return h->magic == BCS_HIST_MAGIC && h->version == BCS_HIST_VERSION &&
+	       h->sub_bits == st->hdr->sub_bits &&
+	       h->nr_buckets == bcs_hist_buckets(h->sub_bits);
+}
+
+/* What is wrong with @st, or NULL. */
+static const char *check(struct bcs_mpi_stats *st)
+{
+	struct bcs_mpi_file_header *h = st->data;
+	struct bcs_mpi_prim *p;
+	uint32_t i;
+
+	if (h->magic != BCS_MPI_MAGIC)
+		return h->magic ? "not a libbcsmpi statistics file" : NULL;
+	if (h->version != BCS_MPI_VERSION)
+		return "of another version of the format";
+	if (h->header_size != sizeof(*h) ||
+	    h->prim_size != sizeof(struct bcs_mpi_prim) ||
+	    h->nr_prims > BCS_MPI_MAX_PRIMS || h->nr_prims < 2 ||
+	    h->sub_bits > BCS_HIST_SUB_BITS_MAX || h->prim_off % 8 ||
+	    h->file_size != st->size || h->prim_off > st->size ||
+	    (st->size - h->prim_off) / sizeof(*p) < h->nr_prims)
+		return "corrupt (header)";
+	h->job[sizeof(h->job) - 1] = 0;
+	h->host[sizeof(h->host) - 1] = 0;
+	h->mpi[sizeof(h->mpi) - 1] = 0;
+	st->hdr = h;
+	p = (void *)((char *)st->data + h->prim_off);
+	for (i = 0; i < h->nr_prims; i++) {
+		p[i].name[sizeof(p[i].name) - 1] = 0;
+		if (!hist_ok(st, p[i].lat_hist_off) ||
+		    !hist_ok(st, p[i].size_hist_off))
+			return "corrupt (a histogram)";
+	}
+	if (!p[BCS_MPI_PRIM_COMP].lat_hist_off ||
+	    !p[BCS_MPI_PRIM_COMM].lat_hist_off)
+		return "corrupt (no process distributions)";
+	st->prims = p;
+	return NULL;
+}
+
+int bcs_mpi_stats_read(const char *path, struct bcs_mpi_stats *st, char *err,
+		       size_t errlen)
+{
+	const char *what;
+	int fd, r;
+
+	memset(st, 0, sizeof(*st));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	r = read_all(fd, &st->data, &st->size);
+	close(fd);
+	if (r) {
+		snprintf(err, errlen, "%s: %s", path, r == -EINVAL ?
+			 "too short for a libbcsmpi statistics file" :
+			 strerror(-r));
+		return r;
+	}
+	what = check(st);
+	if (!what && !st->prims) {
+		snprintf(err, errlen, "%s: not written yet (its process is "
+			 "in MPI_Init, or died there)", path);
+		r = -EAGAIN;
+	} else if (what) {
+		snprintf(err, errlen, "%s: %s", path, what);
+		r = -EINVAL;
+	}
+	if (r)
+		bcs_mpi_stats_free(st);
+	return r;
+}
+
+void bcs_mpi_stats_free(struct bcs_mpi_stats *st)
+{
+	free(st->data);
+	memset(st, 0, sizeof(*st));
+}
+
+int bcs_mpi_stats_hist(const struct bcs_mpi_stats *st, uint64_t off,
+		       struct bcs_hist_header **out)
+{
+	const struct bcs_hist_header *h =
+		(const void *)((const char *)st->data + off);
+	const struct bcs_hist_bucket *b = (const void *)(h + 1);
+	struct bcs_hist_bucket *o;
+	struct bcs_hist_header *n;
+	uint32_t i, k = 0;
+
+	for (i = 0; i < h->nr_buckets; i++)
+		k += b[i].count != 0;
+	n = malloc(sizeof(*n) + (size_t)k * sizeof(*o));
+	if (!n)
+		return -ENOMEM;
+	*n = *h;
+	o = (void *)(n + 1);
+	for (i = 0, k = 0; i < h->nr_buckets; i++)
+		if (b[i].count)
+			o[k++] = b[i];
+	n->nr_buckets = k;
+	if (!n->count) {
+		n->min = 0;
+		n->max = 0;
+	}
+	*out = n;
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libbcsmpi: reading the statistics file of an MPI process
+ * (<linux/bcs_mpi.h>), whether its process still runs, ended in
+ * MPI_Finalize or was killed.  Needs no MPI; bcsstat mpi uses it.
+ */
+#ifndef BCSMPI_MPIFILE_H
+#define BCSMPI_MPIFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/bcs_hist.h>
+#include <linux/bcs_mpi.h>
+
+/* Records in a file at most, against a corrupt count. */
+#define BCS_MPI_MAX_PRIMS	4096
+
+struct bcs_mpi_stats {
+	void *data;				/* a copy of the file */
+	size_t size;
+	const struct bcs_mpi_file_header *hdr;	/* at @data */
+	const struct bcs_mpi_prim *prims;	/* hdr->nr_prims of them */
+};
+
+/*
+ * Read the file at @path into @st, checked: its magic, version and sizes,
+ * every record's histograms inside the file and in the format of
+ * <linux/bcs_hist.h> at the file's resolution, the strings terminated.
+ * Returns 0, or a negative errno with a message naming @path in the
+ * @errlen bytes at @err: -EIO and the like (unreadable), -EINVAL (not
+ * such a file, or of another version), -EAGAIN (still being created),
+ * -ENOMEM.  Free with bcs_mpi_stats_free().
+ */
+int bcs_mpi_stats_read(const char *path, struct bcs_mpi_stats *st, char *err,
+		       size_t errlen);
+
+void bcs_mpi_stats_free(struct bcs_mpi_stats *st);
+
+/*
+ * The histogram at offset @off of @st (a record's @lat_hist_off or
+ * @size_hist_off, not 0) as a new one in the exported format of
+ * <linux/bcs_hist.h>: its empty buckets left out, @min 0 while @count is
+ * 0.  Returns 0 with *@out to be freed, or -ENOMEM.
+ */
+int bcs_mpi_stats_hist(const struct bcs_mpi_stats *st, uint64_t off,
+		       struct bcs_hist_header **out);
+
+#endif /* BCSMPI_MPIFILE_H */

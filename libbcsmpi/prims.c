@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libbcsmpi: the names and kinds of the records, from the table of
+ * prims.h.
+ */
+#include <linux/bcs_mpi.h>
+
+#include "prims.h"
+
+#define KIND(blocking, sized)						\
+	(((blocking) ? BCS_MPI_PRIM_BLOCKING : 0) |			\
+	 ((sized) ? BCS_MPI_PRIM_SIZED : 0))
+
+const struct bcsmpi_prim_info bcsmpi_prim_info[BCSMPI_NR_PRIMS] = {
+	[BCSMPI_COMP] = { "Comp Granularity", 0 },
+	[BCSMPI_COMM] = { "Comm Overhead", 0 },
+	[BCSMPI_Init] = { "MPI_Init", 0 },
+	[BCSMPI_Init_thread] = { "MPI_Init_thread", 0 },
+	[BCSMPI_Finalize] = { "MPI_Finalize", 0 },
+#define P(name, blocking, sized, ...)					\
+	[BCSMPI_##name] = { "MPI_" #name, KIND(blocking, sized) },
+	BCSMPI_PRIMS
+#undef P
+};

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libbcsmpi: the MPI primitives it interposes, as one table.  Each entry
+ * of BCSMPI_PRIMS is
+ *
+ *   P(name, blocking, sized, (parameters), (arguments), bytes)
+ *
+ * name: the primitive without its "MPI_" prefix; blocking: 1 if the time
+ * inside it is communication overhead (and the time before it computation
+ * granularity), 0 if not; sized: 1 if @bytes means something; bytes: an
+ * expression of the parameters, the bytes of one call (evaluated after a
+ * successful call only).  wrappers.c expands the table into the wrappers,
+ * this header into the indices and names of the records.  The parameters
+ * are those of MPI-3.1, which Open MPI 4.1 and MPICH 4.0 both declare.
+ *
+ * The records of a file are, in this order: the two process
+ * distributions (BCS_MPI_PRIM_COMP, BCS_MPI_PRIM_COMM of
+ * <linux/bcs_mpi.h>), MPI_Init, MPI_Init_thread, MPI_Finalize, then the
+ * table.
+ */
+#ifndef BCSMPI_PRIMS_H
+#define BCSMPI_PRIMS_H
+
+#define BCSMPI_SEND_PARAMS (const void *buf, int count, MPI_Datatype datatype, \
+			    int dest, int tag, MPI_Comm comm)
+#define BCSMPI_SEND_ARGS (buf, count, datatype, dest, tag, comm)
+#define BCSMPI_XFER_PARAMS(...) (const void *sendbuf, int sendcount, \
+	MPI_Datatype sendtype, void *recvbuf, int recvcount, \
+	MPI_Datatype recvtype, __VA_ARGS__)
+#define BCSMPI_XFER_ARGS(...) (sendbuf, sendcount, sendtype, recvbuf, \
+	recvcount, recvtype, __VA_ARGS__)
+/* Bytes of a collective's sending side, or of the receiving one in place. */
+#define BCSMPI_XFER_BYTES bcsmpi_io_bytes(sendbuf, sendcount, sendtype, \
+					  recvcount, recvtype)
+
+#define BCSMPI_PRIMS							\
+	/* point-to-point, blocking */					\
+	P(Send, 1, 1, BCSMPI_SEND_PARAMS, BCSMPI_SEND_ARGS,		\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Ssend, 1, 1, BCSMPI_SEND_PARAMS, BCSMPI_SEND_ARGS,		\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Bsend, 1, 1, BCSMPI_SEND_PARAMS, BCSMPI_SEND_ARGS,		\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Rsend, 1, 1, BCSMPI_SEND_PARAMS, BCSMPI_SEND_ARGS,		\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Recv, 1, 1, (void *buf, int count, MPI_Datatype datatype,	\
+		       int source, int tag, MPI_Comm comm,		\
+		       MPI_Status *status),				\
+	  (buf, count, datatype, source, tag, comm, status),		\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Sendrecv, 1, 1, (const void *sendbuf, int sendcount,		\
+			   MPI_Datatype sendtype, int dest, int sendtag, \
+			   void *recvbuf, int recvcount,		\
+			   MPI_Datatype recvtype, int source,		\
+			   int recvtag, MPI_Comm comm, MPI_Status *status), \
+	  (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,	\
+	   recvcount, recvtype, source, recvtag, comm, status),		\
+	  bcsmpi_bytes(sendcount, sendtype) +				\
+	  bcsmpi_bytes(recvcount, recvtype))				\
+	P(Probe, 1, 0, (int source, int tag, MPI_Comm comm,		\
+			MPI_Status *status),				\
+	  (source, tag, comm, status), 0)				\
+	/* point-to-point, non-blocking, and their completion */	\
+	P(Isend, 0, 1, (const void *buf, int count,			\
+			MPI_Datatype datatype, int dest, int tag,	\
+			MPI_Comm comm, MPI_Request *request),		\
+	  (buf, count, datatype, dest, tag, comm, request),		\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Irecv, 0, 1, (void *buf, int count, MPI_Datatype datatype,	\
+			int source, int tag, MPI_Comm comm,		\
+			MPI_Request *request),				\
+	  (buf, count, datatype, source, tag, comm, request),		\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Iprobe, 0, 0, (int source, int tag, MPI_Comm comm, int *flag, \
+			 MPI_Status *status),				\
+	  (source, tag, comm, flag, status), 0)				\
+	P(Wait, 1, 0, (MPI_Request *request, MPI_Status *status),	\
+	  (request, status), 0)						\
+	P(Waitall, 1, 0, (int count, MPI_Request array_of_requests[],	\
+			  MPI_Status array_of_statuses[]),		\
+	  (count, array_of_requests, array_of_statuses), 0)		\
+	P(Waitany, 1, 0, (int count, MPI_Request array_of_requests[],	\
+			  int *index, MPI_Status *status),		\
+	  (count, array_of_requests, index, status), 0)			\
+	P(Waitsome, 1, 0, (int incount, MPI_Request array_of_requests[], \
+			   int *outcount, int array_of_indices[],	\
+			   MPI_Status array_of_statuses[]),		\
+	  (incount, array_of_requests, outcount, array_of_indices,	\
+	   array_of_statuses), 0)					\
+	P(Test, 0, 0, (MPI_Request *request, int *flag, MPI_Status *status), \
+	  (request, flag, status), 0)					\
+	P(Testall, 0, 0, (int count, MPI_Request array_of_requests[],	\
+			  int *flag, MPI_Status array_of_statuses[]),	\
+	  (count, array_of_requests, flag, array_of_statuses), 0)	\
+	P(Testany, 0, 0, (int count, MPI_Request array_of_requests[],	\
+			  int *index, int *flag, MPI_Status *status),	\
+	  (count, array_of_requests, index, flag, status), 0)		\
+	P(Testsome, 0, 0, (int incount, MPI_Request array_of_requests[], \
+			   int *outcount, int array_of_indices[],	\
+			   MPI_Status array_of_statuses[]),		\
+	  (incount, array_of_requests, outcount, array_of_indices,	\
+	   array_of_statuses), 0)					\
+	/* collectives, blocking */					\
+	P(Barrier, 1, 0, (MPI_Comm comm), (comm), 0)			\
+	P(Bcast, 1, 1, (void *buffer, int count, MPI_Datatype datatype, \
+			int root, MPI_Comm comm),			\
+	  (buffer, count, datatype, root, comm),			\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Reduce, 1, 1, (const void *sendbuf, void *recvbuf, int count, \
+			 MPI_Datatype datatype, MPI_Op op, int root,	\
+			 MPI_Comm comm),				\
+	  (sendbuf, recvbuf, count, datatype, op, root, comm),		\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Allreduce, 1, 1, (const void *sendbuf, void *recvbuf,		\
+			    int count, MPI_Datatype datatype, MPI_Op op, \
+			    MPI_Comm comm),				\
+	  (sendbuf, recvbuf, count, datatype, op, comm),		\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Scan, 1, 1, (const void *sendbuf, void *recvbuf, int count,	\
+		       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), \
+	  (sendbuf, recvbuf, count, datatype, op, comm),		\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Reduce_scatter, 1, 1, (const void *sendbuf, void *recvbuf,	\
+				 const int recvcounts[],		\
+				 MPI_Datatype datatype, MPI_Op op,	\
+				 MPI_Comm comm),			\
+	  (sendbuf, recvbuf, recvcounts, datatype, op, comm),		\
+	  bcsmpi_vbytes(recvcounts, datatype, comm))			\
+	P(Reduce_scatter_block, 1, 1, (const void *sendbuf,		\
+				       void *recvbuf, int recvcount,	\
+				       MPI_Datatype datatype, MPI_Op op, \
+				       MPI_Comm comm),			\
+	  (sendbuf, recvbuf, recvcount, datatype, op, comm),		\
+	  bcsmpi_bytes(recvcount, datatype))				\
+	P(Gather, 1, 1, BCSMPI_XFER_PARAMS(int root, MPI_Comm comm),	\
+	  BCSMPI_XFER_ARGS(root, comm), BCSMPI_XFER_BYTES)		\
+	P(Allgather, 1, 1, BCSMPI_XFER_PARAMS(MPI_Comm comm),		\
+	  BCSMPI_XFER_ARGS(comm), BCSMPI_XFER_BYTES)			\
+	P(Scatter, 1, 1, BCSMPI_XFER_PARAMS(int root, MPI_Comm comm),	\
+	  BCSMPI_XFER_ARGS(root, comm),					\
+	  bcsmpi_io_bytes(recvbuf, recvcount, recvtype, sendcount,	\
+			  sendtype))					\
+	P(Alltoall, 1, 1, BCSMPI_XFER_PARAMS(MPI_Comm comm),		\
+	  BCSMPI_XFER_ARGS(comm), BCSMPI_XFER_BYTES)			\
+	P(Gatherv, 1, 1, (const void *sendbuf, int sendcount,		\
+			  MPI_Datatype sendtype, void *recvbuf,		\
+			  const int recvcounts[], const int displs[],	\
+			  MPI_Datatype recvtype, int root, MPI_Comm comm), \
+	  (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,	\
+	   recvtype, root, comm),					\
+	  bcsmpi_io_bytes(sendbuf, sendcount, sendtype, 0, recvtype))	\
+	P(Allgatherv, 1, 1, (const void *sendbuf, int sendcount,	\
+			     MPI_Datatype sendtype, void *recvbuf,	\
+			     const int recvcounts[], const int displs[], \
+			     MPI_Datatype recvtype, MPI_Comm comm),	\
+	  (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,	\
+	   recvtype, comm),						\
+	  bcsmpi_io_bytes(sendbuf, sendcount, sendtype, 0, recvtype))	\
+	P(Scatterv, 1, 1, (const void *sendbuf, const int sendcounts[], \
+			   const int displs[], MPI_Datatype sendtype,	\
+			   void *recvbuf, int recvcount,		\
+			   MPI_Datatype recvtype, int root, MPI_Comm comm), \
+	  (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,	\
+	   recvtype, root, comm),					\
+	  bcsmpi_io_bytes(recvbuf, recvcount, recvtype, 0, sendtype))	\
+	P(Alltoallv, 1, 1, (const void *sendbuf, const int sendcounts[], \
+			    const int sdispls[], MPI_Datatype sendtype,	\
+			    void *recvbuf, const int recvcounts[],	\
+			    const int rdispls[], MPI_Datatype recvtype,	\
+			    MPI_Comm comm),				\
+	  (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, \
+	   rdispls, recvtype, comm),					\
+	  sendbuf == MPI_IN_PLACE ?					\
+	  bcsmpi_vbytes(recvcounts, recvtype, comm) :			\
+	  bcsmpi_vbytes(sendcounts, sendtype, comm))			\
+	/* collectives, non-blocking */					\
+	P(Ibarrier, 0, 0, (MPI_Comm comm, MPI_Request *request),	\
+	  (comm, request), 0)						\
+	P(Ibcast, 0, 1, (void *buffer, int count, MPI_Datatype datatype, \
+			 int root, MPI_Comm comm, MPI_Request *request), \
+	  (buffer, count, datatype, root, comm, request),		\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Ireduce, 0, 1, (const void *sendbuf, void *recvbuf, int count, \
+			  MPI_Datatype datatype, MPI_Op op, int root,	\
+			  MPI_Comm comm, MPI_Request *request),		\
+	  (sendbuf, recvbuf, count, datatype, op, root, comm, request), \
+	  bcsmpi_bytes(count, datatype))				\
+	P(Iallreduce, 0, 1, (const void *sendbuf, void *recvbuf,	\
+			     int count, MPI_Datatype datatype, MPI_Op op, \
+			     MPI_Comm comm, MPI_Request *request),	\
+	  (sendbuf, recvbuf, count, datatype, op, comm, request),	\
+	  bcsmpi_bytes(count, datatype))				\
+	P(Igather, 0, 1, BCSMPI_XFER_PARAMS(int root, MPI_Comm comm,	\
+					    MPI_Request *request),	\
+	  BCSMPI_XFER_ARGS(root, comm, request), BCSMPI_XFER_BYTES)	\
+	P(Iallgather, 0, 1, BCSMPI_XFER_PARAMS(MPI_Comm comm,		\
+					       MPI_Request *request),	\
+	  BCSMPI_XFER_ARGS(comm, request), BCSMPI_XFER_BYTES)		\
+	P(Iscatter, 0, 1, BCSMPI_XFER_PARAMS(int root, MPI_Comm comm,	\
+					     MPI_Request *request),	\
+	  BCSMPI_XFER_ARGS(root, comm, request),			\
+	  bcsmpi_io_bytes(recvbuf, recvcount, recvtype, sendcount,	\
+			  sendtype))					\
+	P(Ialltoall, 0, 1, BCSMPI_XFER_PARAMS(MPI_Comm comm,		\
+					      MPI_Request *request),	\
+	  BCSMPI_XFER_ARGS(comm, request), BCSMPI_XFER_BYTES)
+
+/* The index of each record in the file. */
+enum bcsmpi_prim {
+	BCSMPI_COMP,		/* = BCS_MPI_PRIM_COMP */
+	BCSMPI_COMM,		/* = BCS_MPI_PRIM_COMM */
+	BCSMPI_Init,
+	BCSMPI_Init_thread,
+	BCSMPI_Finalize,
+#define P(name, ...) BCSMPI_##name,
+	BCSMPI_PRIMS
+#undef P
+	BCSMPI_NR_PRIMS
+};
+
+/* What a record is: its name ("MPI_Send") and BCS_MPI_PRIM_* flags. */
+struct bcsmpi_prim_info {
+	const char *name;
+	unsigned int flags;
+};
+
+/* The records, indexed by enum bcsmpi_prim (prims.c). */
+extern const struct bcsmpi_prim_info bcsmpi_prim_info[BCSMPI_NR_PRIMS];
+
+#endif /* BCSMPI_PRIMS_H */

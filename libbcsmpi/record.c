@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libbcsmpi: the counters and histograms of this process, updated in its
+ * statistics file.  Updates are atomic (relaxed), so that calls from
+ * several threads lose nothing; a reader sees every field current.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#include <linux/bcs_hist.h>
+
+#include "record.h"
+#include "select.h"
+#include "statfile.h"
+
+#define DEFAULT_DIR	"/run/bcs/mpi"
+/* Tries of a compare-and-swap on a minimum or maximum under contention. */
+#define CAS_TRIES	64
+
+int bcsmpi_on;
+
+static struct bcsmpi_statfile file;
+static uint64_t last_ns;		/* end of the last blocking call */
+static __thread unsigned int depth;	/* wrappers of this thread entered */
+
+uint64_t bcsmpi_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void add(__u64 *p, uint64_t v)
+{
+	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+/* *@p = min(*@p, @v) (@less) or max (!@less). */
+static void bound(__u64 *p, uint64_t v, int less)
+{
+	__u64 old = __atomic_load_n(p, __ATOMIC_RELAXED);
+	int i;
+
+	for (i = 0; i < CAS_TRIES; i++) {
+		if (less ? old <= v : old >= v)
+			return;
+		if (__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return;
+	}
+}
+
+static void hist_add(uint64_t off, uint64_t v)
+{
+	struct bcs_hist_header *h = (void *)((char *)file.hdr + off);
+	struct bcs_hist_bucket *b = (void *)(h + 1);
+
+	add(&b[bcs_hist_index(v, h->sub_bits)].count, 1);
+	add(&h->count, 1);
+	add(&h->sum, v);
+	bound(&h->min, v, 1);
+	bound(&h->max, v, 0);
+}
+
+static void record(enum bcsmpi_prim prim, uint64_t ns, uint64_t bytes)
+{
+	struct bcs_mpi_prim *p = &file.prims[prim];
+
+	/* The first call sets the minimum: min_ns is 0 until then. */
+	if (__atomic_fetch_add(&p->calls, 1, __ATOMIC_RELAXED) == 0)
+		__atomic_store_n(&p->min_ns, ns, __ATOMIC_RELAXED);
+	else
+		bound(&p->min_ns, ns, 1);
+	bound(&p->max_ns, ns, 0);
+	add(&p->total_ns, ns);
+	add(&p->bytes, bytes);
+	if (p->lat_hist_off)
+		hist_add(p->lat_hist_off, ns);
+	if (p->size_hist_off)
+		hist_add(p->size_hist_off, bytes);
+}
+
+/* A computation point: from the end of the last blocking call to @t. */
+static void computation(uint64_t t)
+{
+	uint64_t last = __atomic_exchange_n(&last_ns, t, __ATOMIC_RELAXED);
+
+	record(BCSMPI_COMP, t - last, 0);
+}
+
+uint64_t bcsmpi_enter(int blocking)
+{
+	uint64_t t;
+
+	if (depth++)
+		return 0;
+	t = bcsmpi_now();
+	if (blocking)
+		computation(t);
+	return t;
+}
+
+void bcsmpi_leave(enum bcsmpi_prim prim, int blocking, uint64_t t0,
+		  uint64_t bytes)
+{
+	uint64_t t;
+
+	depth--;
+	if (!t0)
+		return;
+	t = bcsmpi_now();
+	record(prim, t - t0, bytes);
+	if (blocking) {
+		record(BCSMPI_COMM, t - t0, 0);
+		__atomic_store_n(&last_ns, t, __ATOMIC_RELAXED);
+	}
+}
+
+static void say(const char *msg)
+{
+	fprintf(stderr, "libbcsmpi: %s; MPI profiling off\n", msg);
+}
+
+void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi)
+{
+	struct bcsmpi_select sel;
+	struct bcsmpi_where w = { .mpi = mpi };
+	const char *job = getenv("BCS_JOB");
+	char err[PATH_MAX + 128];
+	struct timespec rt;
+	uint64_t t;
+
+	if (file.hdr)		/* MPI_Init called twice: MPI says no */
+		return;
+	if (bcsmpi_select_parse(getenv("BCS_MPI_STATS"),
+				getenv("BCS_MPI_RESOLUTION"), &sel, err,
+				sizeof(err))) {
+		say(err);
+		return;
+	}
+	if (sel.off)
+		return;
+	w.dir = getenv("BCS_MPI_DIR");
+	if (!w.dir || !*w.dir)
+		w.dir = DEFAULT_DIR;
+	w.job = job ? job : "";
+	if (PMPI_Comm_rank(MPI_COMM_WORLD, &w.rank) != MPI_SUCCESS ||
+	    PMPI_Comm_size(MPI_COMM_WORLD, &w.world_size) != MPI_SUCCESS) {
+		say("cannot learn the rank in MPI_COMM_WORLD");
+		return;
+	}
+	if (bcsmpi_statfile_create(&file, &sel, &w, err, sizeof(err))) {
+		say(err);
+		return;
+	}
+	t = bcsmpi_now();
+	record(prim, t - t0, 0);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	file.hdr->start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000ULL +
+				      (uint64_t)rt.tv_nsec;
+	t = bcsmpi_now();
+	file.hdr->init_ns = t;
+	last_ns = t;
+	__atomic_store_n(&bcsmpi_on, 1, __ATOMIC_RELEASE);
+}
+
+uint64_t bcsmpi_finalize_enter(void)
+{
+	uint64_t t = bcsmpi_now();
+
+	__atomic_store_n(&bcsmpi_on, 0, __ATOMIC_RELAXED);
+	computation(t);
+	__atomic_store_n(&file.hdr->finalize_ns, t, __ATOMIC_RELAXED);
+	return t;
+}
+
+void bcsmpi_finalize_leave(uint64_t t0)
+{
+	record(BCSMPI_Finalize, bcsmpi_now() - t0, 0);
+	__atomic_or_fetch(&file.hdr->flags, BCS_MPI_COMPLETE,
+			  __ATOMIC_RELEASE);
+	bcsmpi_statfile_close(&file);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libbcsmpi: recording the calls of this process into its statistics
+ * file.  The wrappers (wrappers.c) call these and nothing else.
+ *
+ * Computation granularity and communication overhead follow the paper's
+ * MMDS: at the entry of a blocking primitive the time since the end of
+ * the previous one (or since MPI_Init's return) is a computation point,
+ * at its return the time inside it a communication point.  The time
+ * inside non-blocking primitives is part of the computation.  The two
+ * add up to the time from MPI_Init's return to MPI_Finalize's entry for
+ * a process that calls MPI from one thread at a time.
+ */
+#ifndef BCSMPI_RECORD_H
+#define BCSMPI_RECORD_H
+
+#include <stdint.h>
+
+#include "prims.h"
+
+/* Non-zero while recording: read by every wrapper before anything else. */
+extern int bcsmpi_on;
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t bcsmpi_now(void);
+
+/*
+ * A call of a primitive begins: returns its start time, or 0 if it is a
+ * call from inside another one (then bcsmpi_leave() only undoes this).
+ */
+uint64_t bcsmpi_enter(int blocking);
+
+/* The call that began at @t0 (bcsmpi_enter()) returns, with @bytes. */
+void bcsmpi_leave(enum bcsmpi_prim prim, int blocking, uint64_t t0,
+		  uint64_t bytes);
+
+/*
+ * MPI_Init or MPI_Init_thread (@prim) returned successfully after
+ * starting at @t0: read the environment, create the file and start
+ * recording.  Any failure is said once on stderr and leaves recording
+ * off; the application goes on.
+ */
+void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi);
+
+/*
+ * MPI_Finalize is entered: the end of the measured time, and of
+ * recording other calls; returns the time.
+ */
+uint64_t bcsmpi_finalize_enter(void);
+
+/*
+ * MPI_Finalize that began at @t0 returned: its row, the file marked
+ * complete (whatever MPI_Finalize returned: the measured time ended at
+ * its entry) and unmapped.
+ */
+void bcsmpi_finalize_leave(uint64_t t0);
+
+#endif /* BCSMPI_RECORD_H */

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libbcsmpi: BCS_MPI_STATS and BCS_MPI_RESOLUTION.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <linux/bcs_hist.h>
+#include <linux/bcs_mpi.h>
+
+#include "select.h"
+
+/* The record named @name ("Allreduce" or "MPI_Allreduce"), or -1. */
+static int prim_index(const char *name, size_t len)
+{
+	unsigned int i;
+
+	if (len > 4 && !strncasecmp(name, "MPI_", 4)) {
+		name += 4;
+		len -= 4;
+	}
+	for (i = BCSMPI_Init; i < BCSMPI_NR_PRIMS; i++) {
+		const char *n = bcsmpi_prim_info[i].name + 4;
+
+		if (strlen(n) == len && !strncasecmp(n, name, len))
+			return (int)i;
+	}
+	return -1;
+}
+
+static int parse_resolution(const char *s, unsigned int *out)
+{
+	if (!s || !*s) {
+		*out = BCS_HIST_SUB_BITS_DEFAULT;
+		return 0;
+	}
+	if (s[0] < '0' || s[0] > '0' + BCS_HIST_SUB_BITS_MAX || s[1])
+		return -EINVAL;
+	*out = (unsigned int)(s[0] - '0');
+	return 0;
+}
+
+int bcsmpi_select_parse(const char *stats, const char *resolution,
+			struct bcsmpi_select *sel, char *err, size_t errlen)
+{
+	const char *p, *end;
+	unsigned int i;
+	int k;
+
+	memset(sel, 0, sizeof(*sel));
+	sel->dist[BCSMPI_COMP] = sel->dist[BCSMPI_COMM] = 1;
+	if (parse_resolution(resolution, &sel->sub_bits)) {
+		snprintf(err, errlen, "BCS_MPI_RESOLUTION '%s' is not 0 .. %d",
+			 resolution, BCS_HIST_SUB_BITS_MAX);
+		return -EINVAL;
+	}
+	if (!stats || !*stats || !strcasecmp(stats, "on"))
+		return 0;
+	if (!strcasecmp(stats, "off")) {
+		sel->off = 1;
+		return 0;
+	}
+	if (!strcasecmp(stats, "all")) {
+		for (i = 0; i < BCSMPI_NR_PRIMS; i++)
+			sel->dist[i] = 1;
+		return 0;
+	}
+	/* Each round consumes one name and its comma. */
+	for (p = stats; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ',');
+		k = prim_index(p, (size_t)(end - p));
+		if (k < 0) {
+			snprintf(err, errlen, "BCS_MPI_STATS: '%.*s' is not "
+				 "an MPI primitive libbcsmpi measures "
+				 "(or on, off, all)", (int)(end - p), p);
+			return -EINVAL;
+		}
+		sel->dist[k] = 1;
+	}
+	return 0;
+}

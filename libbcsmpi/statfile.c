@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libbcsmpi: creating the statistics file of this process.  The file is
+ * allocated in full (posix_fallocate) before it is mapped, so that a full
+ * disk is an error here and never a SIGBUS in the middle of an MPI call.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/bcs_hist.h>
+
+#include "statfile.h"
+
+static size_t hist_bytes(unsigned int sub_bits)
+{
+	return sizeof(struct bcs_hist_header) +
+	       (size_t)bcs_hist_buckets(sub_bits) *
+	       sizeof(struct bcs_hist_bucket);
+}
+
+/* mkdir -p @dir; at most PATH_MAX components, as @dir is shorter. */
+static int make_dirs(const char *dir)
+{
+	char p[PATH_MAX];
+	size_t i, n = strlen(dir);
+
+	if (n >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i])
+			continue;
+		p[i] = 0;
+		if (mkdir(p, 0755) && errno != EEXIST)
+			return -errno;
+		p[i] = i < n ? '/' : 0;
+	}
+	return 0;
+}
+
+static void init_hist(void *at, unsigned int sub_bits)
+{
+	struct bcs_hist_header *h = at;
+	struct bcs_hist_bucket *b = (void *)(h + 1);
+	uint32_t i, n = bcs_hist_buckets(sub_bits);
+
+	h->version = BCS_HIST_VERSION;
+	h->sub_bits = (uint8_t)sub_bits;
+	h->nr_buckets = n;
+	h->min = UINT64_MAX;		/* until the first value */
+	for (i = 0; i < n; i++)
+		b[i].index = i;
+	h->magic = BCS_HIST_MAGIC;
+}
+
+static void set_name(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src);
+}
+
+/* The size of the file for @sel in *@size; with @hdr, lay it out there. */
+static void lay_out(struct bcs_mpi_file_header *hdr,
+		    const struct bcsmpi_select *sel, size_t *size)
+{
+	struct bcs_mpi_prim *p = hdr ? (void *)(hdr + 1) : NULL;
+	size_t off = sizeof(*hdr) + BCSMPI_NR_PRIMS * sizeof(struct bcs_mpi_prim);
+	size_t hb = hist_bytes(sel->sub_bits);
+	unsigned int i;
+
+	for (i = 0; i < BCSMPI_NR_PRIMS; i++) {
+		if (hdr) {
+			set_name(p[i].name, sizeof(p[i].name),
+				 bcsmpi_prim_info[i].name);
+			p[i].flags = bcsmpi_prim_info[i].flags;
+		}
+		if (!sel->dist[i])
+			continue;
+		if (hdr) {
+			p[i].lat_hist_off = off;
+			init_hist((char *)hdr + off, sel->sub_bits);
+		}
+		off += hb;
+		if (!(bcsmpi_prim_info[i].flags & BCS_MPI_PRIM_SIZED))
+			continue;
+		if (hdr) {
+			p[i].size_hist_off = off;
+			init_hist((char *)hdr + off, sel->sub_bits);
+		}
+		off += hb;
+	}
+	*size = off;
+}
+
+int bcsmpi_statfile_create(struct bcsmpi_statfile *f,
+			   const struct bcsmpi_select *sel,
+			   const struct bcsmpi_where *w, char *err,
+			   size_t errlen)
+{
+	struct bcs_mpi_file_header *hdr;
+	char host[64] = "";
+	const char *what;
+	size_t size;
+	void *map;
+	int fd, r;
+
+	memset(f, 0, sizeof(*f));
+	gethostname(host, sizeof(host) - 1);
+	r = snprintf(f->path, sizeof(f->path), "%s/%s.%s.%d.%d.bcsmpi",
+		     w->dir, *w->job ? w->job : "nojob", host, w->rank,
+		     (int)getpid());
+	if (r < 0 || (size_t)r >= sizeof(f->path)) {
+		snprintf(err, errlen, "the file name in %s is too long",
+			 w->dir);
+		return -ENAMETOOLONG;
+	}
+	r = make_dirs(w->dir);
+	if (r) {
+		snprintf(err, errlen, "cannot create %s: %s", w->dir,
+			 strerror(-r));
+		return r;
+	}
+	lay_out(NULL, sel, &size);
+	what = "cannot create";
+	fd = open(f->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto fail;
+	what = "cannot allocate";
+	r = posix_fallocate(fd, 0, (off_t)size);
+	if (r) {
+		errno = r;
+		goto fail_unlink;
+	}
+	what = "cannot map";
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		goto fail_unlink;
+	close(fd);
+	hdr = map;
+	lay_out(hdr, sel, &size);
+	hdr->version = BCS_MPI_VERSION;
+	hdr->header_size = sizeof(*hdr);
+	hdr->nr_prims = BCSMPI_NR_PRIMS;
+	hdr->prim_size = sizeof(struct bcs_mpi_prim);
+	hdr->sub_bits = sel->sub_bits;
+	hdr->prim_off = sizeof(*hdr);
+	hdr->file_size = size;
+	hdr->rank = w->rank;
+	hdr->world_size = w->world_size;
+	hdr->pid = (int32_t)getpid();
+	set_name(hdr->job, sizeof(hdr->job), w->job);
+	set_name(hdr->host, sizeof(hdr->host), host);
+	set_name(hdr->mpi, sizeof(hdr->mpi), w->mpi);
+	__atomic_store_n(&hdr->magic, BCS_MPI_MAGIC, __ATOMIC_RELEASE);
+	f->hdr = hdr;
+	f->prims = (void *)(hdr + 1);
+	f->size = size;
+	return 0;
+
+fail_unlink:
+	r = -errno;
+	unlink(f->path);
+	close(fd);
+	errno = -r;
+fail:
+	r = -errno;
+	snprintf(err, errlen, "%s %s: %s", what, f->path, strerror(-r));
+	return r;
+}
+
+void bcsmpi_statfile_close(struct bcsmpi_statfile *f)
+{
+	if (f->hdr)
+		munmap(f->hdr, f->size);
+	f->hdr = NULL;
+	f->prims = NULL;
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libbcsmpi: the MPI functions it interposes, each calling its PMPI_
+ * twin.  While recording is off a wrapper costs the read of one flag.
+ * The wrappers of the table in prims.h are all alike; MPI_Init,
+ * MPI_Init_thread and MPI_Finalize start and end the recording.
+ *
+ * BCSMPI_MPI names the implementation the library is built for
+ * ("openmpi", "mpich"), written into each file.
+ */
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "prims.h"
+#include "record.h"
+
+/* Only the MPI functions are exported (the rest is built hidden). */
+#define EXPORT __attribute__((visibility("default")))
+
+#ifndef BCSMPI_MPI
+#error "build with -DBCSMPI_MPI=\"openmpi\" or \"mpich\""
+#endif
+
+/* Bytes of @count elements of @type; 0 for a negative count. */
+static uint64_t bcsmpi_bytes(int count, MPI_Datatype type)
+{
+	int size;
+
+	if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+	    size <= 0)
+		return 0;
+	return (uint64_t)count * (uint64_t)size;
+}
+
+/* The bytes of @buf, or of the other side's (@alt...) if it is in place. */
+static uint64_t bcsmpi_io_bytes(const void *buf, int count, MPI_Datatype type,
+				int altcount, MPI_Datatype alttype)
+{
+	if (buf == MPI_IN_PLACE)
+		return bcsmpi_bytes(altcount, alttype);
+	return bcsmpi_bytes(count, type);
+}
+
+/* The bytes of counts[0 .. size of @comm) elements of @type. */
+static uint64_t bcsmpi_vbytes(const int counts[], MPI_Datatype type,
+			      MPI_Comm comm)
+{
+	uint64_t sum = 0;
+	int i, n;
+
+	if (!counts || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
+		return 0;
+	for (i = 0; i < n; i++)
+		sum += bcsmpi_bytes(counts[i], type);
+	return sum;
+}
+
+#define P(name, blocking, sized, params, args, bytes)			\
+EXPORT int MPI_##name params							\
+{									\
+	uint64_t t0;							\
+	int rc;								\
+									\
+	if (!__atomic_load_n(&bcsmpi_on, __ATOMIC_RELAXED))		\
+		return PMPI_##name args;				\
+	t0 = bcsmpi_enter(blocking);					\
+	rc = PMPI_##name args;						\
+	bcsmpi_leave(BCSMPI_##name, blocking, t0,			\
+		     (sized) && t0 && rc == MPI_SUCCESS ?		\
+		     (uint64_t)(bytes) : 0);				\
+	return rc;							\
+}
+BCSMPI_PRIMS
+#undef P
+
+EXPORT int MPI_Init(int *argc, char ***argv)
+{
+	uint64_t t0 = bcsmpi_now();
+	int rc = PMPI_Init(argc, argv);
+
+	if (rc == MPI_SUCCESS)
+		bcsmpi_start(BCSMPI_Init, t0, BCSMPI_MPI);
+	return rc;
+}
+
+EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	uint64_t t0 = bcsmpi_now();
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+
+	if (rc == MPI_SUCCESS)
+		bcsmpi_start(BCSMPI_Init_thread, t0, BCSMPI_MPI);
+	return rc;
+}
+
+EXPORT int MPI_Finalize(void)
+{
+	uint64_t t0;
+	int rc;
+
+	if (!__atomic_load_n(&bcsmpi_on, __ATOMIC_RELAXED))
+		return PMPI_Finalize();
+	t0 = bcsmpi_finalize_enter();
+	rc = PMPI_Finalize();
+	bcsmpi_finalize_leave(t0);
+	return rc;
+}

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bcsstat mpi - the per-primitive table of MPI processes from the files
+ * libbcsmpi writes (Documentation/mpi.rst), in the layout of Table 2 of
+ * the BCS-MPI paper: calls, average, minimum and maximum latency and total
+ * time of each primitive, then the rows "Comp Granularity" and "Comm
+ * Overhead", added up over the files given, with the slowest and fastest
+ * rank of each primitive (by its total time there) and the check that
+ * computation plus communication make up each rank's time from MPI_Init
+ * to MPI_Finalize.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include <bcs.h>
+
+#include "../libbcsmpi/mpifile.h"
+#include "bcsstat.h"
+
+/* One primitive over all the files. */
+struct mpi_row {
+	const char *name;		/* in the first file that has it */
+	uint32_t flags;
+	uint64_t calls, total_ns, min_ns, max_ns, bytes;
+	const struct bcs_mpi_stats *slowest, *fastest;	/* by total_ns */
+	uint64_t slowest_ns, fastest_ns;
+	struct bcs_hist_header *lat, *size;	/* merged, or NULL */
+};
+
+struct mpi_set {
+	struct bcs_mpi_stats *files;
+	int nr_files;
+	struct mpi_row *rows;
+	size_t nr_rows;
+};
+
+static struct mpi_row *row_of(struct mpi_set *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_rows; i++)
+		if (!strcmp(s->rows[i].name, name))
+			return &s->rows[i];
+	return NULL;
+}
+
+static int add_hist(struct bcs_hist_header **dst,
+		    const struct bcs_mpi_stats *st, uint64_t off)
+{
+	struct bcs_hist_header *h;
+	int err;
+
+	if (!off)
+		return 0;
+	err = bcs_mpi_stats_hist(st, off, &h);
+	if (err)
+		return err;
+	err = bcs_hist_add(dst, h);
+	free(h);
+	return err;
+}
+
+/* Add record @p of file @st to the rows of @s. */
+static int add_prim(struct mpi_set *s, const struct bcs_mpi_stats *st,
+		    const struct bcs_mpi_prim *p, size_t max_rows)
+{
+	struct mpi_row *r = row_of(s, p->name);
+	int err;
+
+	if (!r) {
+		if (s->nr_rows == max_rows)
+			return -E2BIG;
+		r = &s->rows[s->nr_rows++];
+		memset(r, 0, sizeof(*r));
+		r->name = p->name;
+		r->flags = p->flags;
+	}
+	if (p->calls) {
+		if (!r->calls || p->min_ns < r->min_ns)
+			r->min_ns = p->min_ns;
+		if (p->max_ns > r->max_ns)
+			r->max_ns = p->max_ns;
+		if (!r->slowest || p->total_ns > r->slowest_ns) {
+			r->slowest = st;
+			r->slowest_ns = p->total_ns;
+		}
+		if (!r->fastest || p->total_ns < r->fastest_ns) {
+			r->fastest = st;
+			r->fastest_ns = p->total_ns;
+		}
+	}
+	r->calls += p->calls;
+	r->total_ns += p->total_ns;
+	r->bytes += p->bytes;
+	err = add_hist(&r->lat, st, p->lat_hist_off);
+	return err ? err : add_hist(&r->size, st, p->size_hist_off);
+}
+
+static void set_free(struct mpi_set *s)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < s->nr_rows; i++) {
+		free(s->rows[i].lat);
+		free(s->rows[i].size);
+	}
+	free(s->rows);
+	for (k = 0; k < s->nr_files; k++)
+		bcs_mpi_stats_free(&s->files[k]);
+	free(s->files);
+}
+
+static int set_load(struct mpi_set *s, char **paths, int n)
+{
+	char err[PATH_MAX + 128];
+	size_t max_rows = 0;
+	uint32_t i;
+	int k, r;
+
+	memset(s, 0, sizeof(*s));
+	s->files = calloc((size_t)n, sizeof(*s->files));
+	if (!s->files)
+		goto nomem;
+	for (k = 0; k < n; k++) {
+		r = bcs_mpi_stats_read(paths[k], &s->files[k], err,
+				       sizeof(err));
+		if (r) {
+			fprintf(stderr, "bcsstat: mpi: %s\n", err);
+			return EXIT_FAILURE;
+		}
+		s->nr_files++;
+		max_rows += s->files[k].hdr->nr_prims;
+	}
+	s->rows = calloc(max_rows, sizeof(*s->rows));
+	if (!s->rows)
+		goto nomem;
+	for (k = 0; k < n; k++) {
+		const struct bcs_mpi_stats *st = &s->files[k];
+
+		for (i = 0; i < st->hdr->nr_prims; i++) {
+			r = add_prim(s, st, &st->prims[i], max_rows);
+			if (r == -ENOMEM)
+				goto nomem;
+			if (r) {
+				fprintf(stderr, "bcsstat: mpi: %s: cannot "
+					"merge its histograms: %s\n", paths[k],
+					strerror(-r));
+				return EXIT_FAILURE;
+			}
+		}
+	}
+	return 0;
+nomem:
+	fprintf(stderr, "bcsstat: mpi: %s\n", strerror(ENOMEM));
+	return EXIT_FAILURE;
+}
+
+/* The time of file @st from MPI_Init to MPI_Finalize and its split. */
+struct mpi_identity {
+	uint64_t elapsed_ns, comp_ns, comm_ns;
+	double error_pct;	/* |comp + comm - elapsed| / elapsed */
+};
+
+static int identity(const struct bcs_mpi_stats *st, struct mpi_identity *id)
+{
+	const struct bcs_mpi_file_header *h = st->hdr;
+	double d;
+
+	id->comp_ns = st->prims[BCS_MPI_PRIM_COMP].total_ns;
+	id->comm_ns = st->prims[BCS_MPI_PRIM_COMM].total_ns;
+	if (!(h->flags & BCS_MPI_COMPLETE) || h->finalize_ns < h->init_ns)
+		return 0;
+	id->elapsed_ns = h->finalize_ns - h->init_ns;
+	d = (double)(id->comp_ns + id->comm_ns) - (double)id->elapsed_ns;
+	id->error_pct = id->elapsed_ns ?
+			100.0 * (d < 0 ? -d : d) / (double)id->elapsed_ns : 0;
+	return 1;
+}
+
+/* The process rows last, as in the paper. */
+static int is_process_row(const struct mpi_set *s, const struct mpi_row *r)
+{
+	const struct bcs_mpi_prim *p = s->files[0].prims;
+
+	return !strcmp(r->name, p[BCS_MPI_PRIM_COMP].name) ||
+	       !strcmp(r->name, p[BCS_MPI_PRIM_COMM].name);
+}
+
+static void print_row(const struct mpi_row *r)
+{
+	char slow[32] = "-", fast[32] = "-";
+
+	if (r->slowest)
+		snprintf(slow, sizeof(slow), "%d", r->slowest->hdr->rank);
+	if (r->fastest)
+		snprintf(fast, sizeof(fast), "%d", r->fastest->hdr->rank);
+	printf("%-22s %10" PRIu64 " %10.3f %10.3f %10.3f %12.3f %14" PRIu64
+	       " %7s %7s\n", r->name, r->calls,
+	       r->calls ? r->total_ns / 1e6 / (double)r->calls : 0.0,
+	       r->min_ns / 1e6, r->max_ns / 1e6, r->total_ns / 1e6,
+	       r->bytes, slow, fast);
+}
+
+static void print_table(const struct mpi_set *s)
+{
+	double worst = 0, sum = 0, elapsed = 0;
+	struct mpi_identity id;
+	int k, pass, complete = 0;
+	size_t i;
+
+	for (k = 0; k < s->nr_files; k++)
+		complete += !!(s->files[k].hdr->flags & BCS_MPI_COMPLETE);
+	printf("%d rank file%s, %d complete\n", s->nr_files,
+	       s->nr_files == 1 ? "" : "s", complete);
+	printf("%-22s %10s %10s %10s %10s %12s %14s %7s %7s\n", "Primitive",
+	       "Calls", "Avg(ms)", "Min(ms)", "Max(ms)", "Total(ms)", "Bytes",
+	       "Slowest", "Fastest");
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < s->nr_rows; i++)
+			if (is_process_row(s, &s->rows[i]) == pass &&
+			    (s->rows[i].calls || pass))
+				print_row(&s->rows[i]);
+	for (k = 0; k < s->nr_files; k++) {
+		const struct bcs_mpi_stats *st = &s->files[k];
+
+		if (!identity(st, &id)) {
+			printf("rank %d (pid %d on %s): incomplete, no "
+			       "MPI_Finalize (killed, or still running)\n",
+			       st->hdr->rank, st->hdr->pid, st->hdr->host);
+			continue;
+		}
+		sum += (double)(id.comp_ns + id.comm_ns);
+		elapsed += (double)id.elapsed_ns;
+		if (id.error_pct > worst)
+			worst = id.error_pct;
+	}
+	if (complete)
+		printf("Computation + communication: %.3f ms of %.3f ms from "
+		       "MPI_Init to MPI_Finalize (largest gap of a rank "
+		       "%.4f %%)\n", sum / 1e6, elapsed / 1e6, worst);
+}
+
+static struct json_object *hist_json(const struct bcs_hist_header *h)
+{
+	struct json_object *o = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!h)
+		return NULL;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	if (!bcs_hist_json(f, h) && !fclose(f))
+		o = json_text_parse("histogram", text);
+	else
+		fclose(f);
+	free(text);
+	return o;
+}
+
+static void prim_json(struct json_object *o, const struct bcs_mpi_prim *p)
+{
+	json_add_u64(o, "calls", p->calls);
+	json_add_u64(o, "total_ns", p->total_ns);
+	json_add_u64(o, "min_ns", p->min_ns);
+	json_add_u64(o, "max_ns", p->max_ns);
+	json_add_u64(o, "bytes", p->bytes);
+}
+
+static struct json_object *rank_json(const struct bcs_mpi_stats *st,
+				     const char *path)
+{
+	const struct bcs_mpi_file_header *h = st->hdr;
+	struct json_object *o = json_object_new_object(), *prims;
+	struct mpi_identity id;
+	uint32_t i;
+
+	json_object_object_add(o, "file", json_object_new_string(path));
+	json_object_object_add(o, "rank", json_object_new_int(h->rank));
+	json_object_object_add(o, "world_size",
+			       json_object_new_int(h->world_size));
+	json_object_object_add(o, "pid", json_object_new_int(h->pid));
+	json_object_object_add(o, "host", json_object_new_string(h->host));
+	json_object_object_add(o, "job", json_object_new_string(h->job));
+	json_object_object_add(o, "mpi", json_object_new_string(h->mpi));
+	json_add_u64(o, "sub_bits", h->sub_bits);
+	json_object_object_add(o, "complete", json_object_new_boolean(
+				       !!(h->flags & BCS_MPI_COMPLETE)));
+	if (identity(st, &id)) {
+		json_add_u64(o, "elapsed_ns", id.elapsed_ns);
+		json_object_object_add(o, "identity_error_pct",
+				       json_object_new_double(id.error_pct));
+	}
+	json_add_u64(o, "comp_ns", id.comp_ns);
+	json_add_u64(o, "comm_ns", id.comm_ns);
+	prims = json_object_new_object();
+	for (i = 0; i < h->nr_prims; i++) {
+		struct json_object *p = json_object_new_object();
+
+		prim_json(p, &st->prims[i]);
+		json_object_object_add(prims, st->prims[i].name, p);
+	}
+	json_object_object_add(o, "primitives", prims);
+	return o;
+}
+
+static void print_json(const struct mpi_set *s, char **paths)
+{
+	struct json_object *top = json_object_new_object();
+	struct json_object *rows = json_object_new_array();
+	struct json_object *ranks = json_object_new_array();
+	size_t i;
+	int k;
+
+	for (i = 0; i < s->nr_rows; i++) {
+		const struct mpi_row *r = &s->rows[i];
+		struct json_object *o = json_object_new_object();
+		struct bcs_mpi_prim p = {
+			.calls = r->calls, .total_ns = r->total_ns,
+			.min_ns = r->min_ns, .max_ns = r->max_ns,
+			.bytes = r->bytes,
+		};
+
+		json_object_object_add(o, "name",
+				       json_object_new_string(r->name));
+		prim_json(o, &p);
+		json_add_u64(o, "avg_ns", r->calls ? r->total_ns / r->calls :
+			     0);
+		if (r->slowest) {
+			json_object_object_add(o, "slowest_rank",
+				json_object_new_int(r->slowest->hdr->rank));
+			json_add_u64(o, "slowest_total_ns", r->slowest_ns);
+			json_object_object_add(o, "fastest_rank",
+				json_object_new_int(r->fastest->hdr->rank));
+			json_add_u64(o, "fastest_total_ns", r->fastest_ns);
+		}
+		if (r->lat)
+			json_object_object_add(o, "latency_hist",
+					       hist_json(r->lat));
+		if (r->size)
+			json_object_object_add(o, "size_hist",
+					       hist_json(r->size));
+		json_object_array_add(rows, o);
+	}
+	for (k = 0; k < s->nr_files; k++)
+		json_object_array_add(ranks, rank_json(&s->files[k],
+						       paths[k]));
+	json_object_object_add(top, "primitives", rows);
+	json_object_object_add(top, "ranks", ranks);
+	json_print(top, 1);
+	json_object_put(top);
+}
+
+int run_mpi(const struct opts *o)
+{
+	struct mpi_set s;
+	int r;
+
+	if (!o->nr_args)
+		return usage_err(o->cmd, "no FILE given", NULL);
+	r = set_load(&s, o->args, o->nr_args);
+	if (!r) {
+		if (o->given & OPT_JSON)
+			print_json(&s, o->args);
+		else
+			print_table(&s);
+	}
+	set_free(&s);
+	return r;
+}
