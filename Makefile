@@ -13,7 +13,7 @@ export BUILD BCS_CACHE
 KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 			/lib/modules/$(shell uname -r)/build)
 
-.PHONY: all module userspace libbcs tools selftests bench daemon \
+.PHONY: all module userspace libbcs libbcsmpi tools selftests bench daemon \
 	modules-all lint deps check check-debug fuzz cluster-check bench-run demo demo-node \
 	gang-benefit master-rt tree-scale drain clean install
 
@@ -22,10 +22,14 @@ all: module userspace
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
-userspace: libbcs tools
+userspace: libbcs tools libbcsmpi
 
 libbcs:
 	$(MAKE) -C libbcs
+
+# The MPI profiling library, one per MPI installed (libbcsmpi/Makefile).
+libbcsmpi:
+	$(MAKE) -C libbcsmpi
 
 tools: libbcs
 	$(MAKE) -C tools
@@ -110,6 +114,6 @@ drain:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	-for d in libbcs tools daemon selftests bench; do \
+	-for d in libbcs libbcsmpi tools daemon selftests bench; do \
 		[ -f $$d/Makefile ] && $(MAKE) -C $$d clean; done
 	rm -rf $(BUILD) module/generated

@@ -6,7 +6,8 @@
 #
 #   - Debian packages (compiler, qemu, busybox, sparse, libraries, the kernel
 #     headers of both guest kernels, linux-source-6.1, Open MPI and the SSH
-#     server and client through which mpirun reaches the test guests, the
+#     server and client through which mpirun reaches the test guests,
+#     MPICH (libbcsmpi is built and tested against both MPIs), the
 #     tools that build the debug kernel of `make check-debug`);
 #   - the two guest kernel image packages, downloaded (not installed: the
 #     host keeps its own kernel) and unpacked into
@@ -60,7 +61,8 @@ packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
 	libnl-3-dev libnl-genl-3-dev libsodium-dev libjson-c-dev
 	linux-source-6.1 linux-headers-amd64 $headers
 	iproute2 nftables kmod cpio xz-utils gzip procps util-linux perl
-	openmpi-bin libopenmpi-dev dropbear-bin openssh-client rt-tests
+	openmpi-bin libopenmpi-dev mpich libmpich-dev
+	dropbear-bin openssh-client rt-tests
 	gcc-multilib bc bison flex libelf-dev libssl-dev dkms
 	shellcheck python3-pyflakes gnuplot-nox
 	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Check the `bcsstat mpi --json` output of a run of pattern.c (on stdin)
+# against what the program did; prints what differs, exits 1 if anything.
+#
+#   check_stats.py full NP SUB_BITS   every rank ran the whole pattern
+#   check_stats.py killed             one file, of the rank killed after
+#                                     half of its Allreduce calls
+
+import json
+import sys
+
+MIB = 1 << 20
+# Per rank: calls and bytes of each primitive the whole pattern makes.
+FULL = {
+    "MPI_Init": (1, 0),
+    "MPI_Allreduce": (1000, 1000 * 8 * 8),
+    "MPI_Isend": (200, 200 * MIB),
+    "MPI_Irecv": (200, 200 * MIB),
+    "MPI_Waitall": (200, 0),
+    "MPI_Barrier": (50, 0),
+    "MPI_Finalize": (1, 0),
+    "Comm Overhead": (1000 + 200 + 50, 0),
+    "Comp Granularity": (1000 + 200 + 50 + 1, 0),
+}
+# The primitives BCS_MPI_STATS selects in run.sh, and those it does not.
+SELECTED = ("MPI_Allreduce", "MPI_Isend")
+UNSELECTED = ("MPI_Barrier", "MPI_Waitall")
+
+errors = []
+
+
+def check(cond, what):
+    if not cond:
+        errors.append(what)
+
+
+def check_counts(rank, want):
+    prims = rank["primitives"]
+    for name, p in prims.items():
+        calls, nbytes = want.get(name, (0, 0))
+        check(p["calls"] == calls, "rank %d %s: %d calls, want %d" %
+              (rank["rank"], name, p["calls"], calls))
+        check(p["bytes"] == nbytes, "rank %d %s: %d bytes, want %d" %
+              (rank["rank"], name, p["bytes"], nbytes))
+        if p["calls"]:
+            check(p["min_ns"] <= p["max_ns"] <= p["total_ns"],
+                  "rank %d %s: min/max/total out of order" %
+                  (rank["rank"], name))
+    for name in want:
+        check(name in prims, "rank %d: no %s" % (rank["rank"], name))
+
+
+def full(doc, np, sub_bits):
+    ranks = doc["ranks"]
+    check(sorted(r["rank"] for r in ranks) == list(range(np)),
+          "ranks %s, want 0..%d" % ([r["rank"] for r in ranks], np - 1))
+    for r in ranks:
+        check(r["complete"], "rank %d not complete" % r["rank"])
+        check(r["world_size"] == np, "rank %d: world size %d" %
+              (r["rank"], r["world_size"]))
+        check(r["sub_bits"] == sub_bits, "rank %d: sub_bits %d, want %d" %
+              (r["rank"], r["sub_bits"], sub_bits))
+        check_counts(r, FULL)
+        err = r.get("identity_error_pct")
+        check(err is not None and err <= 0.01,
+              "rank %d: computation + communication off by %s %%" %
+              (r["rank"], err))
+        check(r["comp_ns"] + r["comm_ns"] <= r["elapsed_ns"] * 1.0001,
+              "rank %d: more time than elapsed" % r["rank"])
+    rows = {p["name"]: p for p in doc["primitives"]}
+    for name, (calls, nbytes) in FULL.items():
+        row = rows.get(name, {})
+        check(row.get("calls") == calls * np,
+              "merged %s: %s calls, want %d" %
+              (name, row.get("calls"), calls * np))
+        check(row.get("bytes") == nbytes * np,
+              "merged %s: %s bytes, want %d" %
+              (name, row.get("bytes"), nbytes * np))
+        check(0 <= row.get("slowest_rank", -1) < np and
+              0 <= row.get("fastest_rank", -1) < np and
+              row["fastest_total_ns"] <= row["slowest_total_ns"],
+              "merged %s: slowest/fastest rank wrong" % name)
+    for name in SELECTED + ("Comp Granularity", "Comm Overhead"):
+        h = rows[name].get("latency_hist")
+        check(h is not None and h["count"] == rows[name]["calls"] and
+              sum(b[2] for b in h["buckets"]) == h["count"] and
+              h["sub_bits"] == sub_bits,
+              "merged %s: latency histogram %s" % (name, h))
+    for name in SELECTED:
+        h = rows[name].get("size_hist")
+        size = FULL[name][1] // FULL[name][0]
+        check(h is not None and h["count"] == rows[name]["calls"] and
+              all(b[0] <= size <= b[1] for b in h["buckets"]) and
+              h["sum"] == rows[name]["bytes"],
+              "merged %s: size histogram %s" % (name, h))
+    for name in UNSELECTED:
+        check("latency_hist" not in rows[name],
+              "%s has a histogram, not selected" % name)
+
+
+def killed(doc):
+    ranks = doc["ranks"]
+    check(len(ranks) == 1, "%d files" % len(ranks))
+    r = ranks[0]
+    check(not r["complete"], "the killed rank's file is marked complete")
+    check("identity_error_pct" not in r, "an identity for a killed rank")
+    want = {"MPI_Init": (1, 0), "MPI_Allreduce": (500, 500 * 64),
+            "Comm Overhead": (500, 0), "Comp Granularity": (500, 0)}
+    check_counts(r, want)
+
+
+def main():
+    doc = json.load(sys.stdin)
+    if sys.argv[1] == "full":
+        full(doc, int(sys.argv[2]), int(sys.argv[3]))
+    else:
+        killed(doc)
+    for e in errors:
+        print(e)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests of libbcsmpi with each MPI installed (no module needed):
+# pattern.c under mpirun with the library preloaded, and bcsstat mpi
+# reading what the ranks wrote.  Per MPI:
+#   - exact calls and bytes of every primitive of every rank, the merged
+#     table, the histograms of the selected primitives only, and the
+#     identity computation + communication = MPI_Init .. MPI_Finalize
+#     within 0.01 % (check_stats.py);
+#   - a rank killed with SIGKILL mid-run leaves a readable file, marked
+#     incomplete, with exactly the calls it had made;
+#   - BCS_MPI_STATS=off writes no file; a bad BCS_MPI_STATS says so on
+#     stderr, writes no file and the program still succeeds;
+# and bcsstat mpi's errors on files that are not statistics.  An MPI
+# whose library or mpirun is missing is skipped with the reason.
+#
+# Ranks: BCS_MPI_TEST_NP (default 4) for Open MPI, which yields the CPU
+# while it waits; 2 for MPICH (ch4:ucx polls, and four polling ranks on
+# two busy cores make a run take minutes).  Output is TAP.
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+top=$PWD
+BCSSTAT=${BCSSTAT:-$top/../tools/bcsstat}
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT
+
+n=0
+failed=0
+
+result()	# result ok|fail|skip NAME [REASON]
+{
+	n=$((n + 1))
+	case $1 in
+	ok)   echo "ok $n $2" ;;
+	skip) echo "ok $n $2 # SKIP $3" ;;
+	*)    echo "not ok $n $2"; failed=$((failed + 1)) ;;
+	esac
+}
+
+# mpirun_of MPI: the launcher and its options for a single host.
+mpirun_of()
+{
+	case $1 in
+	openmpi)
+		echo "mpirun.openmpi --allow-run-as-root --oversubscribe" \
+		     "--mca btl self,vader -np ${BCS_MPI_TEST_NP:-4}" ;;
+	mpich)
+		echo "mpirun.mpich -np ${BCS_MPI_TEST_NP_MPICH:-2}" ;;
+	esac
+}
+
+# run MPI DIR OUT [ENV...] -- ARGS: pattern-MPI under mpirun, the library
+# preloaded, files into DIR; stdout and stderr into OUT.  Its status.
+run()
+{
+	local mpi=$1 dir=$2 out=$3 envs=()
+
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	mkdir -p "$dir"
+	# shellcheck disable=SC2046
+	timeout -k 5 60 $(mpirun_of "$mpi") env \
+		LD_PRELOAD="$top/libbcsmpi-$mpi.so" BCS_MPI_DIR="$dir" \
+		"${envs[@]}" "tests/pattern-$mpi" "$@" > "$out" 2>&1
+}
+
+test_mpi()
+{
+	local mpi=$1 np d files rc
+
+	case $mpi in
+	openmpi) np=${BCS_MPI_TEST_NP:-4} ;;
+	*) np=${BCS_MPI_TEST_NP_MPICH:-2} ;;
+	esac
+	if [ ! -f "libbcsmpi-$mpi.so" ] || [ ! -x "tests/pattern-$mpi" ]; then
+		result skip "$mpi" "libbcsmpi-$mpi.so not built (no mpicc.$mpi)"
+		return
+	fi
+	if ! command -v "mpirun.$mpi" > /dev/null; then
+		result skip "$mpi" "mpirun.$mpi not installed"
+		return
+	fi
+
+	# The whole pattern, histograms for two primitives at resolution 3.
+	d=$TMP/$mpi-full
+	if run "$mpi" "$d" "$TMP/out" BCS_JOB="t$mpi" \
+			BCS_MPI_STATS=Allreduce,MPI_Isend \
+			BCS_MPI_RESOLUTION=3 --; then
+		files=("$d"/*.bcsmpi)
+		if [ "${#files[@]}" = "$np" ] &&
+		   "$BCSSTAT" mpi --json "${files[@]}" > "$TMP/json" &&
+		   tests/check_stats.py full "$np" 3 < "$TMP/json" &&
+		   "$BCSSTAT" mpi "${files[@]}" > "$TMP/table" &&
+		   grep -Eq "^MPI_Allreduce +$((np * 1000)) " "$TMP/table" &&
+		   grep -q "^Comm Overhead" "$TMP/table" &&
+		   grep -q "largest gap of a rank 0\.0" "$TMP/table"; then
+			result ok "$mpi: counts, bytes, histograms, identity"
+		else
+			ls "$d" >&2
+			cat "$TMP/table" >&2 2>/dev/null
+			result fail "$mpi: counts, bytes, histograms, identity"
+		fi
+	else
+		cat "$TMP/out" >&2
+		result fail "$mpi: counts, bytes, histograms, identity"
+	fi
+
+	# Rank 1 kills itself after 500 Allreduce; mpirun fails.
+	d=$TMP/$mpi-kill
+	run "$mpi" "$d" "$TMP/out" BCS_JOB=kill -- 1
+	rc=$?
+	files=("$d"/kill.*.1.*.bcsmpi)
+	if [ "$rc" != 0 ] && [ -f "${files[0]}" ] &&
+	   "$BCSSTAT" mpi --json "${files[0]}" > "$TMP/json" &&
+	   tests/check_stats.py killed < "$TMP/json" &&
+	   "$BCSSTAT" mpi "${files[0]}" | grep -q "incomplete"; then
+		result ok "$mpi: a rank killed with SIGKILL leaves its file"
+	else
+		echo "mpirun: $rc; files: $(ls "$d")" >&2
+		result fail "$mpi: a rank killed with SIGKILL leaves its file"
+	fi
+
+	d=$TMP/$mpi-off
+	if run "$mpi" "$d" "$TMP/out" BCS_MPI_STATS=off -- &&
+	   [ -z "$(ls -A "$d")" ]; then
+		result ok "$mpi: BCS_MPI_STATS=off writes nothing"
+	else
+		result fail "$mpi: BCS_MPI_STATS=off writes nothing"
+	fi
+
+	d=$TMP/$mpi-bad
+	if run "$mpi" "$d" "$TMP/out" BCS_MPI_STATS=Allreduce,Bogus -- &&
+	   [ -z "$(ls -A "$d")" ] &&
+	   grep -q "^libbcsmpi: BCS_MPI_STATS: 'Bogus' is not" "$TMP/out" &&
+	   run "$mpi" "$d" "$TMP/out" BCS_MPI_RESOLUTION=8 -- &&
+	   [ -z "$(ls -A "$d")" ] &&
+	   grep -q "^libbcsmpi: BCS_MPI_RESOLUTION '8'" "$TMP/out"; then
+		result ok "$mpi: bad settings said, program unharmed"
+	else
+		cat "$TMP/out" >&2
+		result fail "$mpi: bad settings said, program unharmed"
+	fi
+}
+
+echo "TAP version 13"
+test_mpi openmpi
+test_mpi mpich
+
+# bcsstat mpi on files that are not statistics, or not whole.
+good=$(find "$TMP" -path "*-full/*.bcsmpi" | head -n 1)
+printf 'not a statistics file, but long enough to be read as one, '\
+'with more bytes than its header has, and more, and more, and more, '\
+'and more, and more, and more, and more, and more, and more, and more.'\
+'and more, and more, and more, and more, and more, and more, and more.'\
+> "$TMP/junk"
+if ! "$BCSSTAT" mpi "$TMP/none" 2>&1 | grep -q "none: No such file" ||
+   ! "$BCSSTAT" mpi "$TMP/junk" 2>&1 |
+	grep -q "junk: not a libbcsmpi statistics file" ||
+   "$BCSSTAT" mpi > /dev/null 2>&1 || [ $? != 2 ]; then
+	result fail "bcsstat mpi: unreadable files and usage"
+elif [ -n "$good" ] &&
+     { head -c 1000 "$good" > "$TMP/short"
+       "$BCSSTAT" mpi "$TMP/short" 2>&1 | grep -q "short: corrupt"; } &&
+     { cp "$good" "$TMP/ver"
+       printf '\x07' | dd of="$TMP/ver" bs=1 seek=4 conv=notrunc 2>/dev/null
+       "$BCSSTAT" mpi "$TMP/ver" 2>&1 | grep -q "of another version"; }; then
+	result ok "bcsstat mpi: unreadable files and usage"
+elif [ -z "$good" ]; then
+	result ok "bcsstat mpi: unreadable files and usage (no file to cut)"
+else
+	result fail "bcsstat mpi: truncated or other-version file"
+fi
+
+echo "1..$n"
+[ "$failed" = 0 ]
