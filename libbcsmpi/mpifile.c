@@ -16,13 +16,6 @@
 
 #include "mpifile.h"
 
-static size_t hist_bytes(unsigned int sub_bits)
-{
-	return sizeof(struct bcs_hist_header) +
-	       (size_t)bcs_hist_buckets(sub_bits) *
-	       sizeof(struct bcs_hist_bucket);
-}
-
 /* Read all of @fd (@size bytes by fstat) into a new buffer. */
 static int read_all(int fd, void **out, size_t *size)
 {
@@ -61,7 +54,7 @@ static int hist_ok(const struct bcs_mpi_stats *st, uint64_t off)
 	if (!off)
 		return 1;
 	if (off % 8 || off > st->size ||
-	    st->size - off < hist_bytes(st->hdr->sub_bits))
+	    st->size - off < bcs_mpi_hist_bytes(st->hdr->sub_bits))
 		return 0;
 	h = (const void *)((const char *)st->data + off);
 	return h->magic == BCS_HIST_MAGIC && h->version == BCS_HIST_VERSION &&

@@ -5,6 +5,7 @@
  * several threads lose nothing; a reader sees every field current.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,17 @@ void bcsmpi_leave(enum bcsmpi_prim prim, int blocking, uint64_t t0,
 	}
 }
 
+/*
+ * A child forked by a process that records shares its mapping: it must
+ * not count into its parent's file.
+ */
+static void child_off(void)
+{
+	__atomic_store_n(&bcsmpi_on, 0, __ATOMIC_RELAXED);
+	file.hdr = NULL;
+	file.prims = NULL;
+}
+
 static void say(const char *msg)
 {
 	fprintf(stderr, "libbcsmpi: %s; MPI profiling off\n", msg);
@@ -153,6 +165,10 @@ void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi)
 	if (PMPI_Comm_rank(MPI_COMM_WORLD, &w.rank) != MPI_SUCCESS ||
 	    PMPI_Comm_size(MPI_COMM_WORLD, &w.world_size) != MPI_SUCCESS) {
 		say("cannot learn the rank in MPI_COMM_WORLD");
+		return;
+	}
+	if (pthread_atfork(NULL, NULL, child_off)) {
+		say("cannot register a fork handler");
 		return;
 	}
 	if (bcsmpi_statfile_create(&file, &sel, &w, err, sizeof(err))) {

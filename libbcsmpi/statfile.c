@@ -18,13 +18,6 @@
 
 #include "statfile.h"
 
-static size_t hist_bytes(unsigned int sub_bits)
-{
-	return sizeof(struct bcs_hist_header) +
-	       (size_t)bcs_hist_buckets(sub_bits) *
-	       sizeof(struct bcs_hist_bucket);
-}
-
 /* mkdir -p @dir; at most PATH_MAX components, as @dir is shorter. */
 static int make_dirs(const char *dir)
 {
@@ -71,7 +64,7 @@ static void lay_out(struct bcs_mpi_file_header *hdr,
 {
 	struct bcs_mpi_prim *p = hdr ? (void *)(hdr + 1) : NULL;
 	size_t off = sizeof(*hdr) + BCSMPI_NR_PRIMS * sizeof(struct bcs_mpi_prim);
-	size_t hb = hist_bytes(sel->sub_bits);
+	size_t hb = bcs_mpi_hist_bytes(sel->sub_bits);
 	unsigned int i;
 
 	for (i = 0; i < BCSMPI_NR_PRIMS; i++) {

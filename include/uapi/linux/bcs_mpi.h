@@ -30,6 +30,7 @@
 #define _UAPI_LINUX_BCS_MPI_H
 
 #include <linux/types.h>
+#include <linux/bcs_hist.h>
 
 #define BCS_MPI_MAGIC		0x4d534342	/* "BCSM" little endian */
 #define BCS_MPI_VERSION		1
@@ -86,5 +87,13 @@ struct bcs_mpi_prim {
 	__u64 lat_hist_off;
 	__u64 size_hist_off;
 };
+
+/* The bytes of one histogram of the file at resolution @sub_bits. */
+static inline __u64 bcs_mpi_hist_bytes(unsigned int sub_bits)
+{
+	return sizeof(struct bcs_hist_header) +
+	       (__u64)bcs_hist_buckets(sub_bits) *
+	       sizeof(struct bcs_hist_bucket);
+}
 
 #endif /* _UAPI_LINUX_BCS_MPI_H */
