@@ -7,6 +7,9 @@
 #   check_stats.py full NP SUB_BITS   every rank ran the whole pattern
 #   check_stats.py killed             one file, of the rank killed after
 #                                     half of its Allreduce calls
+#   check_stats.py default NP         the whole pattern, BCS_MPI_STATS
+#                                     unset: histograms of the process
+#                                     rows only
 
 import json
 import sys
@@ -111,10 +114,25 @@ def killed(doc):
     check_counts(r, want)
 
 
+def default(doc, np):
+    check(len(doc["ranks"]) == np, "%d files" % len(doc["ranks"]))
+    for r in doc["ranks"]:
+        check_counts(r, FULL)
+    for row in doc["primitives"]:
+        process = row["name"] in ("Comp Granularity", "Comm Overhead")
+        check(("latency_hist" in row) == process,
+              "%s: latency histogram %s" % (row["name"],
+                                            "missing" if process else
+                                            "not selected"))
+        check("size_hist" not in row, "%s: a size histogram" % row["name"])
+
+
 def main():
     doc = json.load(sys.stdin)
     if sys.argv[1] == "full":
         full(doc, int(sys.argv[2]), int(sys.argv[3]))
+    elif sys.argv[1] == "default":
+        default(doc, int(sys.argv[2]))
     else:
         killed(doc)
     for e in errors:

@@ -10,6 +10,7 @@
 #     within 0.01 % (check_stats.py);
 #   - a rank killed with SIGKILL mid-run leaves a readable file, marked
 #     incomplete, with exactly the calls it had made;
+#   - by default, histograms of the process rows only;
 #   - BCS_MPI_STATS=off writes no file; a bad BCS_MPI_STATS says so on
 #     stderr, writes no file and the program still succeeds;
 # and bcsstat mpi's errors on files that are not statistics.  An MPI
@@ -124,6 +125,15 @@ test_mpi()
 	else
 		echo "mpirun: $rc; files: $(ls "$d")" >&2
 		result fail "$mpi: a rank killed with SIGKILL leaves its file"
+	fi
+
+	d=$TMP/$mpi-default
+	if run "$mpi" "$d" "$TMP/out" -- &&
+	   "$BCSSTAT" mpi --json "$d"/*.bcsmpi > "$TMP/json" &&
+	   tests/check_stats.py default "$np" < "$TMP/json"; then
+		result ok "$mpi: by default counters, process histograms only"
+	else
+		result fail "$mpi: by default counters, process histograms only"
 	fi
 
 	d=$TMP/$mpi-off
