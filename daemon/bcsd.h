@@ -110,7 +110,6 @@ struct tree_adopted {
 
 struct bcsd_tree_rt {
 	uint64_t parent_heard_ms;	/* the parent last passed on */
-	uint64_t parent_back_ms;	/* passes on again since, or 0 */
 	uint32_t adopter;
 	uint64_t asked_ms;		/* @adopter chosen */
 	uint64_t attach_sent_ms;

@@ -190,7 +190,6 @@ void tree_reroot(struct bcsd *d, uint32_t root)
 	/* Another tree: other parents, other ancestors. */
 	d->tree_rt.adopter = TOPO_NONE;
 	d->tree_rt.nr_adopted = 0;
-	d->tree_rt.parent_back_ms = 0;
 	d->tree_rt.parent_heard_ms = now_mono_ms();
 	say_place(d);
 }
@@ -306,9 +305,11 @@ void tree_heard(struct bcsd *d, const struct sockaddr_in *from)
 	if (p == TOPO_NONE || !is_node(d, p, from))
 		return;
 	t->parent_heard_ms = now_mono_ms();
-	/* Back, maybe: tree_tick() stops asking when it stays so. */
-	if (t->adopter != TOPO_NONE && !t->parent_back_ms)
-		t->parent_back_ms = t->parent_heard_ms;
+	if (t->adopter != TOPO_NONE) {
+		pr_notice("tree: parent %u passes on again; no longer asking %u",
+			  d->nodes->node[p].id, d->nodes->node[t->adopter].id);
+		t->adopter = TOPO_NONE;
+	}
 }
 
 void tree_adopt(struct bcsd *d, uint32_t node, uint32_t parent)
@@ -377,27 +378,8 @@ static void tree_tick(struct bcsd *d, void *arg)
 	if (p == TOPO_NONE)
 		return;
 	wait_ms = d->cfg.tree_reattach_slices * d->followed.slice_ns / 1000000;
-	if (now - t->parent_heard_ms <= wait_ms) {
-		/*
-		 * The parent passes on again: once it has for a report
-		 * period, stop asking (a parent that passes on in bursts
-		 * would make a node ask and stop at every burst).
-		 */
-		if (t->adopter != TOPO_NONE && t->parent_back_ms &&
-		    now - t->parent_back_ms >= d->cfg.report_ms) {
-			pr_notice("tree: parent %u passes on again; no longer asking %u",
-				  d->nodes->node[p].id,
-				  d->nodes->node[t->adopter].id);
-			t->adopter = TOPO_NONE;
-			t->parent_back_ms = 0;
-		}
-		if (t->adopter == TOPO_NONE ||
-		    now - t->attach_sent_ms < d->cfg.report_ms)
-			return;
-		send_attach(d, p);
+	if (now - t->parent_heard_ms <= wait_ms)
 		return;
-	}
-	t->parent_back_ms = 0;
 	if (t->adopter == TOPO_NONE) {
 		up = topo_parent(d->tree, p);
 		if (up == TOPO_NONE)
