@@ -89,8 +89,9 @@ static int get_row(struct bcsctl_req *req, const char *s, int allow_none)
 	return 0;
 }
 
-/* status, job list: --json only. */
-static int parse_query(struct bcsctl_req *req, int argc, char **argv)
+/* --json, and --cluster if @cluster_ok. */
+static int parse_flags(struct bcsctl_req *req, int argc, char **argv,
+		       int cluster_ok)
 {
 	int i;
 
@@ -99,23 +100,7 @@ static int parse_query(struct bcsctl_req *req, int argc, char **argv)
 			return BCSCTL_PARSE_HELP;
 		if (!strcmp(argv[i], "--json"))
 			req->json = 1;
-		else
-			return bad_arg(req, argv[i]);
-	}
-	return BCSCTL_PARSE_OK;
-}
-
-/* status: --json, or --cluster. */
-static int parse_status(struct bcsctl_req *req, int argc, char **argv)
-{
-	int i;
-
-	for (i = 0; i < argc; i++) {
-		if (is_help(argv[i]))
-			return BCSCTL_PARSE_HELP;
-		if (!strcmp(argv[i], "--json"))
-			req->json = 1;
-		else if (!strcmp(argv[i], "--cluster"))
+		else if (cluster_ok && !strcmp(argv[i], "--cluster"))
 			req->cluster = 1;
 		else
 			return bad_arg(req, argv[i]);
@@ -123,6 +108,18 @@ static int parse_status(struct bcsctl_req *req, int argc, char **argv)
 	if (req->json && req->cluster)
 		return usage_err(req, "--cluster shows text; the JSON is bcsctl stats global --json");
 	return BCSCTL_PARSE_OK;
+}
+
+/* job list: --json only. */
+static int parse_query(struct bcsctl_req *req, int argc, char **argv)
+{
+	return parse_flags(req, argc, argv, 0);
+}
+
+/* status: --json, or --cluster. */
+static int parse_status(struct bcsctl_req *req, int argc, char **argv)
+{
+	return parse_flags(req, argc, argv, 1);
 }
 
 /* slice get: no arguments. */
