@@ -50,6 +50,33 @@ static inline void bcs_hrtimer_setup(struct hrtimer *timer,
 #endif
 
 /*
+ * What the scheduler keeps of a task's run-queue waits (CONFIG_SCHED_INFO):
+ * their total, and when the one still open began (0: none).  Without it a
+ * task seems never to wait after a sleep.
+ */
+#ifdef CONFIG_SCHED_INFO
+static inline u64 bcs_task_run_delay(const struct task_struct *p)
+{
+	return READ_ONCE(p->sched_info.run_delay);
+}
+
+static inline u64 bcs_task_last_queued(const struct task_struct *p)
+{
+	return READ_ONCE(p->sched_info.last_queued);
+}
+#else
+static inline u64 bcs_task_run_delay(const struct task_struct *p)
+{
+	return 0;
+}
+
+static inline u64 bcs_task_last_queued(const struct task_struct *p)
+{
+	return 0;
+}
+#endif
+
+/*
  * Sleeps that the freezer (system suspend, cgroup v1 freezer) may freeze in
  * place; before the freezer rewrite there is no such state bit and a parked
  * task holds up freezing, as any killable sleep does.

@@ -6,21 +6,32 @@
  * the next), blocked time (each voluntary sleep), suspended time (each sleep
  * parked by bcs) and runnable wait (on a run queue, not running).
  *
- * The events come from the sched_switch and sched_wakeup tracepoints,
- * registered while some distribution is enabled, and 10 s after
- * (BCS_DIST_LINGER_MS).  The probes run for every task switch in the
- * system with a run queue lock held and interrupts off:
- * an untracked task costs a hash of its task_struct pointer and one load
- * from bcs_dist_filter, a small table counting the tracked tasks by that
- * hash; only a task whose slot is not 0 is looked up in bcs_dist_hash.  A
- * tracked task's state changes under its own raw lock, taken inside the
- * run queue lock and never around anything else.
+ * The events come from one tracepoint, sched_switch, registered while some
+ * distribution is enabled, and 10 s after (BCS_DIST_LINGER_MS).  The probe
+ * runs for every task switch in the system with a run queue lock held and
+ * interrupts off: an untracked task costs a hash of its task_struct pointer
+ * and one load from bcs_dist_filter, a small table counting the tracked
+ * tasks by that hash; only a task whose slot is not 0 is looked up in
+ * bcs_dist_hash.  A tracked task's state changes under its own raw lock,
+ * taken inside the run queue lock and never around anything else.
+ *
+ * When a sleep ended is not taken from the sched_wakeup tracepoint (a
+ * second probe on every wake-up in the system) but, when the task next
+ * runs, from what the scheduler itself keeps of its run-queue waits
+ * (CONFIG_SCHED_INFO, task_struct.sched_info): the waits counted in
+ * run_delay since the sleep began, and the wait still open since
+ * last_queued, which sched_info_arrive() folds in only after the probe.
+ * The sleep is the rest of the interval.  A kernel without SCHED_INFO
+ * counts the wait after a sleep as part of the sleep.
  *
  * A task parked by bcs sleeps in park.c with bcs_task.parked set: its
  * sleep is suspended time, any other sleep is blocked time.  Preemptions
  * and parks do not end a burst.  Every nanosecond of the time a task is
- * tracked belongs to exactly one state, all read from CLOCK_MONOTONIC, so
- * that the four totals add up to the time tracked.
+ * tracked belongs to exactly one state, all read from the scheduler's
+ * clock (local_clock(), the clock of run_delay and of the CPU time the
+ * scheduler accounts; only start_ns is CLOCK_MONOTONIC), never going back
+ * for one task (a reading behind the last one counts as the last one), so
+ * that the four totals add up to the time tracked exactly.
  *
  * Nothing is allocated in the probes: histograms are allocated when a
  * metric is enabled (BCS_IOC_DIST_CTL), or without sleeping when a task
@@ -49,6 +60,7 @@
 #include <linux/overflow.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -57,6 +69,7 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "dist.h"
 
 struct bcs_dist_hist {
@@ -83,9 +96,10 @@ struct bcs_dist_task {
 	bool gone;			/* left its job */
 	u32 metrics;			/* 1 << enum bcs_dist_metric */
 	u32 state;			/* enum bcs_dist_metric */
-	u64 since;			/* CLOCK_MONOTONIC: @state began */
-	u64 period_start;		/* CLOCK_MONOTONIC: @active began */
+	u64 since;			/* bcs_dist_now(): @state began */
+	u64 period_start;		/* bcs_dist_now(): @active began */
 	u64 start_ns;			/* CLOCK_MONOTONIC: first tracked */
+	u64 run_delay;			/* of the task when its sleep began */
 	u64 tracked_ns;			/* of the periods that ended */
 	u64 time[BCS_DIST_METRICS];
 	u64 burst_ns;			/* CPU time of the burst so far */
@@ -121,7 +135,7 @@ static LIST_HEAD(bcs_dist_free_list);		/* bcs_dist_lock */
 static LIST_HEAD(bcs_dist_dead);		/* bcs_dist_lock */
 static u32 bcs_dist_nr_dead;			/* bcs_dist_lock */
 static u64 bcs_dist_dead_dropped;		/* bcs_dist_lock */
-static struct tracepoint *bcs_tp_switch, *bcs_tp_wakeup;
+static struct tracepoint *bcs_tp_switch;
 static bool bcs_dist_registered;		/* bcs_dist_mutex */
 
 static void bcs_dist_free_fn(struct work_struct *work);
@@ -156,6 +170,12 @@ static const struct kernel_param_ops bcs_dist_kept_ops = {
 module_param_cb(dist_kept_jobs, &bcs_dist_kept_ops, &bcs_dist_kept, 0644);
 MODULE_PARM_DESC(dist_kept_jobs,
 		 "Destroyed jobs whose distributions are kept until released; past it the oldest go (1..65536, default 1024)");
+
+/* The clock of every interval; see the top of this file. */
+static inline u64 bcs_dist_now(void)
+{
+	return local_clock();
+}
 
 static inline u16 *bcs_dist_slot(const struct task_struct *t)
 {
@@ -193,7 +213,11 @@ static void bcs_dist_record(struct bcs_dist_task *tr, u32 m, u64 v)
 		bcs_hist_add(tr->hist[m], v);
 }
 
-/* Close the interval of the current state at @now; return its length. */
+/*
+ * Close the interval of the current state at @now; return its length.  A
+ * reading behind @tr->since (another CPU's clock) closes it at
+ * @tr->since, so that the intervals still add up to the time tracked.
+ */
 static u64 bcs_dist_account(struct bcs_dist_task *tr, u64 now)
 {
 	u64 d = now > tr->since ? now - tr->since : 0;
@@ -201,8 +225,26 @@ static u64 bcs_dist_account(struct bcs_dist_task *tr, u64 now)
 	tr->time[tr->state] += d;
 	if (tr->state == BCS_DIST_BURST)
 		tr->burst_ns += d;
-	tr->since = now;
+	tr->since += d;
 	return d;
+}
+
+/*
+ * How long the sleeping task @p has waited on run queues since its sleep
+ * began, at @now: the waits the scheduler has counted since (it counts a
+ * task moved to another CPU's queue as a wait ended there), and the one
+ * still open.  No more than the interval of the sleep.
+ */
+static u64 bcs_dist_queued(const struct bcs_dist_task *tr,
+			   const struct task_struct *p, u64 now)
+{
+	u64 w = bcs_task_run_delay(p) - tr->run_delay;
+	u64 q = bcs_task_last_queued(p);
+	u64 d = now > tr->since ? now - tr->since : 0;
+
+	if (q && now > q)
+		w += now - q;
+	return min(w, d);
 }
 
 static void bcs_dist_out(struct bcs_dist_task *tr, struct task_struct *p,
@@ -226,30 +268,39 @@ static void bcs_dist_out(struct bcs_dist_task *tr, struct task_struct *p,
 	} else if (READ_ONCE(tr->bt->parked)) {
 		tr->state = BCS_DIST_SUSPENDED;
 		tr->suspensions++;
+		tr->run_delay = bcs_task_run_delay(p);
 	} else {
 		tr->state = BCS_DIST_BLOCKED;
 		bcs_dist_record(tr, BCS_DIST_BURST, tr->burst_ns);
 		tr->bursts++;
 		tr->burst_ns = 0;
+		tr->run_delay = bcs_task_run_delay(p);
 	}
 out:
 	raw_spin_unlock(&tr->lock);
 }
 
-static void bcs_dist_in(struct bcs_dist_task *tr, u64 now)
+static void bcs_dist_in(struct bcs_dist_task *tr, struct task_struct *p,
+			u64 now)
 {
 	u32 s;
 	u64 d;
 
 	raw_spin_lock(&tr->lock);
-	if (tr->active) {
-		s = tr->state;
-		d = bcs_dist_account(tr, now);
-		/* A sleep whose wake-up was not seen ends here as well. */
-		if (s != BCS_DIST_BURST)
-			bcs_dist_record(tr, s, d);
-		tr->state = BCS_DIST_BURST;
+	if (!tr->active)
+		goto out;
+	s = tr->state;
+	/* A sleep ended when the task was first queued again. */
+	if (s == BCS_DIST_BLOCKED || s == BCS_DIST_SUSPENDED) {
+		d = bcs_dist_account(tr, now - bcs_dist_queued(tr, p, now));
+		bcs_dist_record(tr, s, d);
+		tr->state = BCS_DIST_WAIT;
 	}
+	d = bcs_dist_account(tr, now);
+	if (tr->state == BCS_DIST_WAIT)
+		bcs_dist_record(tr, BCS_DIST_WAIT, d);
+	tr->state = BCS_DIST_BURST;
+out:
 	raw_spin_unlock(&tr->lock);
 }
 
@@ -264,14 +315,14 @@ static noinline void bcs_dist_switch(bool preempt, struct task_struct *prev,
 	if (READ_ONCE(*bcs_dist_slot(prev))) {
 		tr = bcs_dist_find(prev);
 		if (tr) {
-			now = ktime_get_ns();
+			now = bcs_dist_now();
 			bcs_dist_out(tr, prev, preempt, prev_state, now);
 		}
 	}
 	if (READ_ONCE(*bcs_dist_slot(next))) {
 		tr = bcs_dist_find(next);
 		if (tr)
-			bcs_dist_in(tr, now ?: ktime_get_ns());
+			bcs_dist_in(tr, next, now ?: bcs_dist_now());
 	}
 }
 
@@ -283,31 +334,6 @@ static void bcs_dist_probe_switch(void *data, bool preempt,
 	if (unlikely(READ_ONCE(*bcs_dist_slot(prev)) ||
 		     READ_ONCE(*bcs_dist_slot(next))))
 		bcs_dist_switch(preempt, prev, next, prev_state);
-}
-
-static noinline void bcs_dist_wakeup(struct task_struct *p)
-{
-	struct bcs_dist_task *tr = bcs_dist_find(p);
-	u32 s;
-	u64 d;
-
-	if (!tr)
-		return;
-	raw_spin_lock(&tr->lock);
-	s = tr->state;
-	if (tr->active &&
-	    (s == BCS_DIST_BLOCKED || s == BCS_DIST_SUSPENDED)) {
-		d = bcs_dist_account(tr, ktime_get_ns());
-		bcs_dist_record(tr, s, d);
-		tr->state = BCS_DIST_WAIT;
-	}
-	raw_spin_unlock(&tr->lock);
-}
-
-static void bcs_dist_probe_wakeup(void *data, struct task_struct *p)
-{
-	if (unlikely(READ_ONCE(*bcs_dist_slot(p))))
-		bcs_dist_wakeup(p);
 }
 
 /*
@@ -335,7 +361,8 @@ static void bcs_dist_activate(struct bcs_dist_task *tr, u64 now)
 	tr->since = now;
 	tr->period_start = now;
 	if (!tr->start_ns)
-		tr->start_ns = now;
+		tr->start_ns = ktime_get_ns();
+	tr->run_delay = bcs_task_run_delay(t);
 	tr->burst_ns = 0;
 	tr->active = true;
 	(*bcs_dist_slot(t))++;
@@ -346,7 +373,7 @@ static void bcs_dist_activate(struct bcs_dist_task *tr, u64 now)
 static void bcs_dist_deactivate(struct bcs_dist_task *tr, u64 now)
 {
 	bcs_dist_account(tr, now);
-	tr->tracked_ns += now - tr->period_start;
+	tr->tracked_ns += tr->since - tr->period_start;
 	tr->active = false;
 	(*bcs_dist_slot(tr->task))--;
 	bcs_dist_nr_active--;
@@ -521,7 +548,7 @@ void bcs_dist_linked(struct bcs_task *bt)
 	bcs_dist_task_add(ctx, tr, bt);
 	raw_spin_lock(&tr->lock);
 	tr->metrics = ctx->metrics;
-	bcs_dist_activate(tr, ktime_get_ns());
+	bcs_dist_activate(tr, bcs_dist_now());
 	raw_spin_unlock(&tr->lock);
 out:
 	spin_unlock_irqrestore(&bcs_dist_lock, flags);
@@ -541,7 +568,7 @@ void bcs_dist_unlinked(struct bcs_task *bt)
 	spin_lock_irqsave(&bcs_dist_lock, flags);
 	tr = bcs_dist_of(bt);
 	if (tr)
-		bcs_dist_task_gone(tr, ktime_get_ns());
+		bcs_dist_task_gone(tr, bcs_dist_now());
 	spin_unlock_irqrestore(&bcs_dist_lock, flags);
 }
 
@@ -559,7 +586,7 @@ void bcs_dist_job_created(struct bcs_kjob *job)
 	spin_lock_irqsave(&bcs_dist_lock, flags);
 	ctx = bcs_dist_ctx_find(job->id);
 	if (ctx) {
-		bcs_dist_ctx_drop(ctx, ktime_get_ns());
+		bcs_dist_ctx_drop(ctx, bcs_dist_now());
 		schedule_work(&bcs_dist_free_work);
 	}
 	spin_unlock_irqrestore(&bcs_dist_lock, flags);
@@ -649,17 +676,7 @@ static int bcs_dist_probes(bool want)
 						bcs_dist_probe_switch, NULL);
 		if (err)
 			return err;
-		err = tracepoint_probe_register(bcs_tp_wakeup,
-						bcs_dist_probe_wakeup, NULL);
-		if (err) {
-			tracepoint_probe_unregister(bcs_tp_switch,
-						    bcs_dist_probe_switch, NULL);
-			tracepoint_synchronize_unregister();
-			return err;
-		}
 	} else {
-		tracepoint_probe_unregister(bcs_tp_wakeup,
-					    bcs_dist_probe_wakeup, NULL);
 		tracepoint_probe_unregister(bcs_tp_switch,
 					    bcs_dist_probe_switch, NULL);
 		tracepoint_synchronize_unregister();
@@ -946,7 +963,7 @@ static int bcs_dist_apply(const struct bcs_dist_ctl *ctl,
 			return -EAGAIN;
 	}
 
-	now = ktime_get_ns();
+	now = bcs_dist_now();
 	if (!ctx) {
 		ctx = p->ctx;
 		p->ctx = NULL;
@@ -1096,7 +1113,7 @@ static void bcs_dist_fill_totals(const struct bcs_dist_task *tr,
 	t->start_ns = tr->start_ns;
 	t->tracked_ns = tr->tracked_ns;
 	if (tr->active)
-		t->tracked_ns += now - tr->period_start;
+		t->tracked_ns += tr->since + d - tr->period_start;
 	t->run_ns = tr->time[BCS_DIST_BURST];
 	t->blocked_ns = tr->time[BCS_DIST_BLOCKED];
 	t->suspended_ns = tr->time[BCS_DIST_SUSPENDED];
@@ -1211,7 +1228,7 @@ int bcs_dist_read(struct bcs_dist_read *rd)
 		}
 	}
 	raw_spin_lock_irqsave(&tr->lock, flags);
-	bcs_dist_fill_totals(tr, &rd->totals, ktime_get_ns());
+	bcs_dist_fill_totals(tr, &rd->totals, bcs_dist_now());
 	if (h) {
 		memcpy(counts, h->buckets, nr * sizeof(*counts));
 		hdr.magic = BCS_HIST_MAGIC;
@@ -1264,8 +1281,7 @@ out:
 int bcs_dist_init(void)
 {
 	bcs_tp_switch = bcs_tracepoint("sched_switch");
-	bcs_tp_wakeup = bcs_tracepoint("sched_wakeup");
-	return bcs_tp_switch && bcs_tp_wakeup ? 0 : -ENOENT;
+	return bcs_tp_switch ? 0 : -ENOENT;
 }
 
 /* Module exit, after every job is gone: stop the probes, free it all. */
@@ -1279,7 +1295,7 @@ void bcs_dist_exit(void)
 	bcs_dist_probes(false);
 	spin_lock_irqsave(&bcs_dist_lock, flags);
 	list_for_each_entry_safe(ctx, tmp, &bcs_dist_ctxs, node)
-		bcs_dist_ctx_drop(ctx, ktime_get_ns());
+		bcs_dist_ctx_drop(ctx, bcs_dist_now());
 	spin_unlock_irqrestore(&bcs_dist_lock, flags);
 	mutex_unlock(&bcs_dist_mutex);
 	flush_work(&bcs_dist_free_work);

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,6 +296,77 @@ TEST_F(dist, suspended_and_waiting)
 			       BCS_DIST_WAIT, h, HIST_ROOM, &rd));
 	EXPECT_LT(0, h->count);
 	EXPECT_LT(0, rd.totals.wait_ns);
+}
+
+static int pin_cpu0(pid_t pid)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* Spin @ns of CPU time, sleep @sleep_ns, on CPU 0 at SCHED_FIFO, until killed. */
+static void __attribute__((noreturn)) rt_hog(uint64_t ns, uint64_t sleep_ns)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	struct timespec ts = { 0, (long)sleep_ns };
+	int i;
+
+	if (pin_cpu0(0) || sched_setscheduler(0, SCHED_FIFO, &sp))
+		_exit(1);
+	/* Bounded: the test kills it long before. */
+	for (i = 0; i < 10000; i++) {
+		burn_cpu(ns);
+		nanosleep(&ts, NULL);
+	}
+	_exit(0);
+}
+
+/*
+ * A sleep ends when the task is woken, not when it runs: woken while a
+ * real-time task holds its CPU, it waits on the run queue (taken from the
+ * scheduler's own accounting of run-queue waits), and that wait is
+ * runnable wait, not blocked time.
+ */
+TEST_F(dist, wait_after_a_sleep_is_not_a_sleep)
+{
+	struct bcs_hist_header *h = self->hist;
+	struct bcs_dist_read rd;
+	uint32_t idx;
+	pid_t hog;
+
+	self->child = start_rhythm(self->sh);
+	ASSERT_LT(0, self->child);
+	ASSERT_EQ(0, pin_cpu0(self->child));
+	fflush(stdout);
+	fflush(stderr);
+	hog = fork();
+	ASSERT_LE(0, hog);
+	if (!hog)
+		rt_hog(4 * SLEEP_NS, 4 * NS_MS);
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 4, NULL, 0));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->child, 0, NULL));
+	self->sh->go = 1;
+	EXPECT_TRUE(WAIT_UNTIL(self->sh->done, 20 * BT_WAIT_MS));
+	kill(hog, SIGKILL);
+	bt_waitpid_bounded(hog, NULL, BT_WAIT_MS);
+	ASSERT_TRUE(self->sh->done);
+
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, self->child,
+			       BCS_DIST_BLOCKED, h, HIST_ROOM, &rd));
+	EXPECT_TRUE(identity_holds(&rd.totals));
+	/* Woken behind 32 ms of the hog, most of its time is waiting. */
+	EXPECT_GT(rd.totals.wait_ns, rd.totals.blocked_ns);
+	ASSERT_EQ(0, median_bucket(h, &idx));
+	/* The sleeps asked for, not the hog's 32 ms on top. */
+	EXPECT_LE(SLEEP_NS, bcs_hist_upper(idx, h->sub_bits));
+	EXPECT_GT(3 * SLEEP_NS, bcs_hist_lower(idx, h->sub_bits));
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, self->child, BCS_DIST_WAIT,
+			       h, HIST_ROOM, &rd));
+	EXPECT_LE(ROUNDS / 2, h->count);
 }
 
 TEST_F(dist, per_pid_and_per_metric)
