@@ -40,6 +40,8 @@ struct bcsctl_req {
 	uint32_t row;		/* BCS_ROW_NONE unless given */
 	int has_row;
 	int create;		/* run --create */
+	int mpi_stats;		/* run --mpi-stats: preload libbcsmpi */
+	int no_attach;		/* run --no-attach: without the module */
 	int thread;		/* attach/detach --thread */
 	uint32_t mode;		/* mode: enum bcs_mode */
 	int has_watchdog;

@@ -319,6 +319,14 @@ static int parse_run(struct bcsctl_req *req, int argc, char **argv)
 			req->create = 1;
 			continue;
 		}
+		if (!strcmp(a, "--mpi-stats")) {
+			req->mpi_stats = 1;
+			continue;
+		}
+		if (!strcmp(a, "--no-attach")) {
+			req->no_attach = 1;
+			continue;
+		}
 		r = opt_val(req, argc, argv, &i, "--job", &v);
 		if (r < 0)
 			return r;
@@ -340,8 +348,13 @@ static int parse_run(struct bcsctl_req *req, int argc, char **argv)
 			return bad_arg(req, a);
 		break;
 	}
-	if (!has_job)
+	if (!has_job && !req->no_attach)
 		return usage_err(req, "missing --job JOB");
+	if (req->no_attach && !req->mpi_stats)
+		return usage_err(req, "--no-attach is for --mpi-stats alone");
+	if (req->no_attach && req->create)
+		return usage_err(req, "--create needs the job joined, not "
+				 "--no-attach");
 	if (req->has_row && !req->create)
 		return usage_err(req, "--row needs --create");
 	if (i >= argc)
@@ -658,7 +671,8 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ "job", "row", "JOB ROW|none",
 	  "Move a job to a row at the next strobe",
 	  1, parse_job_row, bcsctl_run_job_row },
-	{ NULL, "run", "--job JOB [--create [--row R]] [--] CMD [ARGS...]",
+	{ NULL, "run", "--job JOB [--create [--row R]] "
+	  "[--mpi-stats [--no-attach]] [--] CMD [ARGS...]",
 	  "Join a job, then execute CMD in it",
 	  0, parse_run, bcsctl_run_run },
 	{ "slice", "set", "USEC",

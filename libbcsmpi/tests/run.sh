@@ -13,7 +13,11 @@
 #   - by default, histograms of the process rows only;
 #   - BCS_MPI_STATS=off writes no file; a bad BCS_MPI_STATS says so on
 #     stderr, writes no file and the program still succeeds;
-# and bcsstat mpi's errors on files that are not statistics.  An MPI
+#   - bcsctl run --mpi-stats under mpirun -np 2 preloads the library of
+#     the program's MPI, found in the build tree, and says so when the
+#     library is not where BCS_MPI_LIBDIR says;
+# and bcsctl run --mpi-stats on programs of no MPI, bcsstat mpi's errors
+# on files that are not statistics.  An MPI
 # whose library or mpirun is missing is skipped with the reason.
 #
 # Ranks: BCS_MPI_TEST_NP (default 4) for Open MPI, which yields the CPU
@@ -24,6 +28,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
 BCSSTAT=${BCSSTAT:-$top/../tools/bcsstat}
+BCSCTL=${BCSCTL:-$top/../tools/bcsctl}
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT
 
@@ -144,6 +149,35 @@ test_mpi()
 		result fail "$mpi: BCS_MPI_STATS=off writes nothing"
 	fi
 
+	# bcsctl run --mpi-stats finds the MPI and the library itself (here
+	# in the build tree); no module: --no-attach.
+	d=$TMP/$mpi-bcsctl
+	mkdir -p "$d"
+	# shellcheck disable=SC2046
+	if timeout -k 5 60 $(mpirun_of "$mpi" | sed 's/-np [0-9]*/-np 2/') \
+		env -u LD_PRELOAD -u BCS_MPI_STATS -u BCS_JOB -u BCS_MPI_LIBDIR \
+		BCS_MPI_DIR="$d" "$BCSCTL" run --job 77 --mpi-stats --no-attach \
+		-- "tests/pattern-$mpi" > "$TMP/out" 2>&1 &&
+	   files=("$d"/77.*.bcsmpi) && [ "${#files[@]}" = 2 ] &&
+	   "$BCSSTAT" mpi --json "${files[@]}" > "$TMP/json" &&
+	   tests/check_stats.py default 2 < "$TMP/json" &&
+	   grep -q "\"mpi\": *\"$mpi\"" "$TMP/json"; then
+		result ok "$mpi: bcsctl run --mpi-stats preloads libbcsmpi-$mpi.so"
+	else
+		cat "$TMP/out" >&2
+		ls "$d" >&2
+		result fail "$mpi: bcsctl run --mpi-stats preloads libbcsmpi-$mpi.so"
+	fi
+	if BCS_MPI_LIBDIR=$TMP/nolib "$BCSCTL" run --mpi-stats --no-attach \
+		-- "tests/pattern-$mpi" > "$TMP/out" 2>&1 ||
+	   ! grep -q "libbcsmpi-$mpi.so is not installed (looked in $TMP/nolib" \
+		"$TMP/out"; then
+		cat "$TMP/out" >&2
+		result fail "$mpi: bcsctl run --mpi-stats without the library"
+	else
+		result ok "$mpi: bcsctl run --mpi-stats without the library"
+	fi
+
 	d=$TMP/$mpi-bad
 	if run "$mpi" "$d" "$TMP/out" BCS_MPI_STATS=Allreduce,Bogus -- &&
 	   [ -z "$(ls -A "$d")" ] &&
@@ -185,6 +219,18 @@ elif [ -z "$good" ]; then
 	result ok "bcsstat mpi: unreadable files and usage (no file to cut)"
 else
 	result fail "bcsstat mpi: truncated or other-version file"
+fi
+
+# bcsctl run --mpi-stats on a program of no MPI, or a script.
+if "$BCSCTL" run --mpi-stats --no-attach -- /bin/true > "$TMP/out" 2>&1 ||
+   ! grep -q "^bcsctl: run: --mpi-stats: cannot tell which MPI /bin/true" \
+	"$TMP/out" ||
+   "$BCSCTL" run --mpi-stats --no-attach -- tests/run.sh > "$TMP/out" 2>&1 ||
+   ! grep -q "not a 64-bit ELF program" "$TMP/out"; then
+	cat "$TMP/out" >&2
+	result fail "bcsctl run --mpi-stats: cannot tell"
+else
+	result ok "bcsctl run --mpi-stats: cannot tell"
 fi
 
 echo "1..$n"

@@ -13,6 +13,7 @@
 #include <linux/bcs_hist.h>
 
 #include "bcsctl.h"
+#include "bcsctl_mpi.h"
 #include "numparse.h"
 
 static int passed, failed;
@@ -317,6 +318,60 @@ static void test_queries(void)
 	      "unlike any command", r.err);
 }
 
+static int same(const char *a, const char *b)
+{
+	return a && !strcmp(a, b);
+}
+
+/* bcsctl run --mpi-stats: the MPI of a program and the preload. */
+static void test_mpi(void)
+{
+	const char *mpi;
+	char out[64], err[512];
+	int r;
+
+	check(same(bcsctl_mpi_of_soname("libmpi.so.40"), "openmpi"),
+	      "soname", "libmpi.so.40");
+	check(same(bcsctl_mpi_of_soname("libmpich.so.12"), "mpich"),
+	      "soname", "libmpich.so.12");
+	check(same(bcsctl_mpi_of_soname("libmpi.so.12"), "mpich"),
+	      "soname", "libmpi.so.12");
+	check(same(bcsctl_mpi_of_soname("libmpi.so.120"), "openmpi"),
+	      "soname", "libmpi.so.120");
+	check(same(bcsctl_mpi_of_soname("libopen-pal.so.40"), "openmpi"),
+	      "soname", "libopen-pal.so.40");
+	check(!bcsctl_mpi_of_soname("libc.so.6"), "soname", "libc.so.6");
+	check(!bcsctl_mpi_of_soname("libmpi_dummy.so"), "soname",
+	      "libmpi_dummy.so");
+
+	r = bcsctl_mpi_preload(NULL, "/l/a.so", out, sizeof(out));
+	check(!r && !strcmp(out, "/l/a.so"), "preload", "none");
+	r = bcsctl_mpi_preload("", "/l/a.so", out, sizeof(out));
+	check(!r && !strcmp(out, "/l/a.so"), "preload", "empty");
+	r = bcsctl_mpi_preload("/x.so", "/l/a.so", out, sizeof(out));
+	check(!r && !strcmp(out, "/x.so:/l/a.so"), "preload", "appended");
+	r = bcsctl_mpi_preload("/x.so /l/a.so", "/l/a.so", out, sizeof(out));
+	check(!r && !strcmp(out, "/x.so /l/a.so"), "preload", "not twice");
+	r = bcsctl_mpi_preload("/l/a.so.1", "/l/a.so", out, sizeof(out));
+	check(!r && !strcmp(out, "/l/a.so.1:/l/a.so"), "preload", "prefix");
+	r = bcsctl_mpi_preload("/x.so", "/l/a.so", out, 8);
+	check(r == -ENAMETOOLONG, "preload", "too long");
+
+	/* A program of no MPI, a script, one that is not there. */
+	r = bcsctl_mpi_which("/bin/true", &mpi, err, sizeof(err));
+	check(r == -ESRCH && !mpi && strstr(err, "cannot tell which MPI"),
+	      "which", "/bin/true");
+	r = bcsctl_mpi_which("true", &mpi, err, sizeof(err));
+	check(r == -ESRCH, "which in PATH", "true");
+	r = bcsctl_mpi_which("tests/test_cli.sh", &mpi, err, sizeof(err));
+	check(r == -ENOEXEC && strstr(err, "not a 64-bit ELF program"),
+	      "which", "tests/test_cli.sh");
+	r = bcsctl_mpi_which("/nonexistent/app", &mpi, err, sizeof(err));
+	check(r == -ENOENT, "which", "/nonexistent/app");
+	r = bcsctl_mpi_which("no-such-program-here", &mpi, err, sizeof(err));
+	check(r == -ENOENT, "which", "no-such-program-here");
+}
+
 int main(void)
 {
 	static const char *const ok[][2] = {
@@ -330,6 +385,9 @@ int main(void)
 		{ "job row 3 none", "job row" },
 		{ "run --job 4 -- sleep 1", "run" },
 		{ "run --job 4 --create sleep", "run" },
+		{ "run --job 4 --mpi-stats -- ./app", "run" },
+		{ "run --mpi-stats --no-attach ./app", "run" },
+		{ "run --no-attach --job 2 --mpi-stats ./app", "run" },
 		{ "slice set 1000", "slice set" },
 		{ "slice get", "slice get" },
 		{ "mode off", "mode" },
@@ -361,6 +419,9 @@ int main(void)
 		"run", "run --job 1", "run --job 1 --", "run -- ls",
 		"run --job 0 ls", "run --job 1 --row 2 ls",
 		"run --job 1 --bogus ls", "run --job", "run --create ls",
+		"run --no-attach ls", "run --job 1 --no-attach ls",
+		"run --mpi-stats ls", "run --mpi-stats --no-attach",
+		"run --mpi-stats --no-attach --create ls",
 		"slice set", "slice set 49", "slice set 10000001",
 		"slice set 1e3", "slice set 18446744073709551616",
 		"slice set 100 200", "slice get 1",
@@ -410,6 +471,7 @@ int main(void)
 	test_values();
 	test_usage_text();
 	test_queries();
+	test_mpi();
 
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
