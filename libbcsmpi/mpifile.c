@@ -77,9 +77,11 @@ static const char *check(struct bcs_mpi_stats *st)
 	    h->prim_size != sizeof(struct bcs_mpi_prim) ||
 	    h->nr_prims > BCS_MPI_MAX_PRIMS || h->nr_prims < 2 ||
 	    h->sub_bits > BCS_HIST_SUB_BITS_MAX || h->prim_off % 8 ||
-	    h->file_size != st->size || h->prim_off > st->size ||
-	    (st->size - h->prim_off) / sizeof(*p) < h->nr_prims)
+	    h->file_size > st->size || h->prim_off > h->file_size ||
+	    (h->file_size - h->prim_off) / sizeof(*p) < h->nr_prims)
 		return "corrupt (header)";
+	/* A file growing: what lies past its size is not written yet. */
+	st->size = h->file_size;
 	h->job[sizeof(h->job) - 1] = 0;
 	h->host[sizeof(h->host) - 1] = 0;
 	h->mpi[sizeof(h->mpi) - 1] = 0;

@@ -62,7 +62,7 @@ EXPORT int MPI_##name params							\
 	uint64_t t0;							\
 	int rc;								\
 									\
-	if (!__atomic_load_n(&bcsmpi_on, __ATOMIC_RELAXED))		\
+	if (!bcsmpi_active())						\
 		return PMPI_##name args;				\
 	t0 = bcsmpi_enter(blocking);					\
 	rc = PMPI_##name args;						\
@@ -99,7 +99,7 @@ EXPORT int MPI_Finalize(void)
 	uint64_t t0;
 	int rc;
 
-	if (!__atomic_load_n(&bcsmpi_on, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&bcsmpi_started, __ATOMIC_RELAXED))
 		return PMPI_Finalize();
 	t0 = bcsmpi_finalize_enter();
 	rc = PMPI_Finalize();

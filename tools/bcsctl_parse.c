@@ -512,6 +512,21 @@ static int parse_stats(struct bcsctl_req *req, int argc, char **argv)
 			argv[req->nr_pids++] = (char *)v;
 			continue;
 		}
+		if (!enable && req->dist_op == BCS_DIST_DISABLE &&
+		    !strcmp(a, "--mpi")) {
+			req->mpi = "";
+			continue;
+		}
+		r = enable ? opt_val(req, argc, argv, &i, "--mpi", &v) : 0;
+		if (r < 0)
+			return r;
+		if (r) {
+			if (!*v)
+				return usage_err(req, "--mpi needs a list of "
+						 "MPI primitives, on or all");
+			req->mpi = v;
+			continue;
+		}
 		r = req->dist_op == BCS_DIST_RELEASE ? 0 :
 		    opt_val(req, argc, argv, &i, "--metric", &v);
 		if (r < 0)
@@ -536,6 +551,7 @@ static int parse_stats(struct bcsctl_req *req, int argc, char **argv)
 						 "power of two)", v,
 						 1U << BCS_HIST_SUB_BITS_MAX);
 			req->sub_bits = (uint32_t)__builtin_ctz(per2);
+			req->has_resolution = 1;
 			continue;
 		}
 		if ((a[0] == '-' && a[1] != '\0') || has_job)
@@ -546,6 +562,10 @@ static int parse_stats(struct bcsctl_req *req, int argc, char **argv)
 	}
 	if (!has_job)
 		return usage_err(req, "missing JOB");
+	/* The MPI processes' selection is theirs: no module metrics. */
+	if (req->mpi && (has_metric || req->nr_pids))
+		return usage_err(req, "--mpi takes no --metric or --pid (it "
+				 "acts on the job's MPI processes)");
 	/* Release frees every metric: the module takes no metrics then. */
 	if (!has_metric && req->dist_op != BCS_DIST_RELEASE)
 		req->metrics = BCS_DIST_ALL;
@@ -688,11 +708,12 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	  "Inject a strobe (next row, in 1 ms)",
 	  1, parse_strobe, bcsctl_run_strobe },
 	{ "stats", "enable",
-	  "JOB [--pid PID]... [--metric NAME]... [--resolution N]",
-	  "Record distributions of the tasks of a job",
+	  "JOB [--pid PID]... [--metric NAME]... [--mpi LIST] "
+	  "[--resolution N]",
+	  "Record distributions of the tasks (MPI primitives) of a job",
 	  0, parse_stats, bcsctl_run_stats },
-	{ "stats", "disable", "JOB [--pid PID]... [--metric NAME]...",
-	  "Stop recording them; what was recorded stays",
+	{ "stats", "disable", "JOB [--pid PID]... [--metric NAME]... [--mpi]",
+	  "Stop recording them (MPI statistics); what was recorded stays",
 	  0, parse_stats, bcsctl_run_stats },
 	{ "stats", "release", "JOB [--pid PID]...",
 	  "Free the statistics, also of tasks that are gone",

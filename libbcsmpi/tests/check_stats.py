@@ -10,6 +10,9 @@
 #   check_stats.py default NP         the whole pattern, BCS_MPI_STATS
 #                                     unset: histograms of the process
 #                                     rows only
+#   check_stats.py control NP         pattern phases: Allreduce selected
+#                                     during the second of three phases
+#                                     of 100, recording off in the third
 
 import json
 import sys
@@ -127,12 +130,39 @@ def default(doc, np):
         check("size_hist" not in row, "%s: a size histogram" % row["name"])
 
 
+def control(doc, np):
+    check(len(doc["ranks"]) == np, "%d files" % len(doc["ranks"]))
+    for r in doc["ranks"]:
+        check(r["complete"], "rank %d not complete" % r["rank"])
+        p = r["primitives"].get("MPI_Allreduce", {})
+        check(p.get("calls") == 200, "rank %d: %s Allreduce, want 200 "
+              "(the third phase off)" % (r["rank"], p.get("calls")))
+    rows = {p["name"]: p for p in doc["primitives"]}
+    row = rows.get("MPI_Allreduce", {})
+    h = row.get("latency_hist")
+    check(h is not None and h["count"] == 100 * np and
+          sum(b[2] for b in h["buckets"]) == h["count"],
+          "Allreduce latency histogram %s, want %d values (phase 2)" %
+          (h and h["count"], 100 * np))
+    h = row.get("size_hist")
+    check(h is not None and h["count"] == 100 * np and
+          h["sum"] == 100 * 8 * np,
+          "Allreduce size histogram %s, want %d values of 8 bytes" %
+          (h and (h["count"], h["sum"]), 100 * np))
+    for name, row in rows.items():
+        if name not in ("MPI_Allreduce", "Comp Granularity",
+                        "Comm Overhead"):
+            check("latency_hist" not in row, "%s: a histogram" % name)
+
+
 def main():
     doc = json.load(sys.stdin)
     if sys.argv[1] == "full":
         full(doc, int(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1] == "default":
         default(doc, int(sys.argv[2]))
+    elif sys.argv[1] == "control":
+        control(doc, int(sys.argv[2]))
     else:
         killed(doc)
     for e in errors:

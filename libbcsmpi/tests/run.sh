@@ -16,6 +16,8 @@
 #   - bcsctl run --mpi-stats under mpirun -np 2 preloads the library of
 #     the program's MPI, found in the build tree, and says so when the
 #     library is not where BCS_MPI_LIBDIR says;
+#   - bcsctl stats enable|disable --mpi changing the selection of a
+#     running job of 2 ranks between two phases of its calls;
 # and bcsctl run --mpi-stats on programs of no MPI, bcsstat mpi's errors
 # on files that are not statistics.  An MPI
 # whose library or mpirun is missing is skipped with the reason.
@@ -74,6 +76,19 @@ run()
 	timeout -k 5 60 $(mpirun_of "$mpi") env \
 		LD_PRELOAD="$top/libbcsmpi-$mpi.so" BCS_MPI_DIR="$dir" \
 		"${envs[@]}" "tests/pattern-$mpi" "$@" > "$out" 2>&1
+}
+
+# wait_file PATH: until it exists, 60 s at most.
+wait_file()
+{
+	local i
+
+	for i in $(seq 600); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "no $1 after 60 s" >&2
+	return 1
 }
 
 test_mpi()
@@ -176,6 +191,34 @@ test_mpi()
 		result fail "$mpi: bcsctl run --mpi-stats without the library"
 	else
 		result ok "$mpi: bcsctl run --mpi-stats without the library"
+	fi
+
+	# The selection changed while 2 ranks run: Allreduce histograms from
+	# the second phase on, recording off in the third.
+	d=$TMP/$mpi-control
+	mkdir -p "$d"
+	# shellcheck disable=SC2046
+	timeout -k 5 90 $(mpirun_of "$mpi" | sed 's/-np [0-9]*/-np 2/') \
+		env LD_PRELOAD="$top/libbcsmpi-$mpi.so" BCS_MPI_DIR="$d" \
+		BCS_JOB=42 "tests/pattern-$mpi" phases "$d" > "$TMP/out" 2>&1 &
+	pid=$!
+	if wait_file "$d/done1" &&
+	   ! BCS_MPI_DIR=$d "$BCSCTL" stats enable 42 --mpi Allreduce,Bogus \
+		2> "$TMP/err" &&
+	   grep -q "^bcsctl: stats enable 42: --mpi: 'Bogus' is not" \
+		"$TMP/err" &&
+	   BCS_MPI_DIR=$d "$BCSCTL" stats enable 42 --mpi Allreduce &&
+	   touch "$d/go1" && wait_file "$d/done2" &&
+	   BCS_MPI_DIR=$d "$BCSCTL" stats disable 42 --mpi &&
+	   touch "$d/go2" && wait "$pid" &&
+	   "$BCSSTAT" mpi --json "$d"/42.*.bcsmpi > "$TMP/json" &&
+	   tests/check_stats.py control 2 < "$TMP/json"; then
+		result ok "$mpi: the selection changed while the job runs"
+	else
+		touch "$d/go1" "$d/go2"
+		wait "$pid"
+		cat "$TMP/out" "$TMP/err" >&2
+		result fail "$mpi: the selection changed while the job runs"
 	fi
 
 	d=$TMP/$mpi-bad

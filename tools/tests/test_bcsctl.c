@@ -3,17 +3,19 @@
  * Host unit tests of bcsctl's command-line parser and of the number
  * parsers shared by the tools.  No module is needed: nothing is run.
  */
-#define _POSIX_C_SOURCE 200809L	/* open_memstream(), strdup() */
+#define _POSIX_C_SOURCE 200809L	/* open_memstream(), strdup(), mkdtemp() */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/bcs.h>
 #include <linux/bcs_hist.h>
 
 #include "bcsctl.h"
 #include "bcsctl_mpi.h"
+#include "control.h"
 #include "numparse.h"
 
 static int passed, failed;
@@ -173,6 +175,18 @@ static void test_values(void)
 	check(r.job == 4 && r.row == BCS_ROW_NONE, "row none", "job row 4 none");
 	parse("job row 4 63", &r, &a);
 	check(r.job == 4 && r.row == 63, "row 63", "job row 4 63");
+
+	parse("stats enable 5 --mpi Allreduce --resolution 8", &r, &a);
+	check(r.job == 5 && r.mpi && !strcmp(r.mpi, "Allreduce") &&
+	      r.has_resolution && r.sub_bits == 3, "stats --mpi values",
+	      "stats enable 5 --mpi Allreduce --resolution 8");
+	parse("stats enable 5 --mpi on", &r, &a);
+	check(!r.has_resolution, "stats --mpi without --resolution",
+	      "stats enable 5 --mpi on");
+	parse("stats disable 6 --mpi", &r, &a);
+	check(r.job == 6 && r.mpi && !*r.mpi &&
+	      r.dist_op == BCS_DIST_DISABLE, "stats disable --mpi",
+	      "stats disable 6 --mpi");
 
 	parse("run --job 4 -- sleep 1", &r, &a);
 	check(r.job == 4 && !r.create && !strcmp(r.cmd_argv[0], "sleep") &&
@@ -372,6 +386,60 @@ static void test_mpi(void)
 	check(r == -ENOENT, "which", "no-such-program-here");
 }
 
+/* The control file of a job's MPI statistics, as bcsctl writes it. */
+static void test_mpi_control(void)
+{
+	char dir[] = "/tmp/bcsctl-test.XXXXXX", path[64], err[512];
+	struct bcs_mpi_control *c, copy;
+	FILE *f;
+	int fd, r;
+
+	if (!mkdtemp(dir)) {
+		check(0, "mkdtemp", dir);
+		return;
+	}
+	r = bcs_mpi_control_set(dir, "7", 0, "Allreduce,MPI_Isend", 3, err,
+				sizeof(err));
+	check(!r, "control set", err);
+	fd = bcsmpi_control_open(dir, "7", 0, &c, err, sizeof(err));
+	check(fd >= 0, "control open", err);
+	if (fd >= 0) {
+		r = bcsmpi_control_read(c, &copy);
+		check(!r && copy.generation == 2 &&
+		      !strcmp(copy.stats, "Allreduce,MPI_Isend") &&
+		      copy.sub_bits == 3 && !(copy.flags & BCS_MPI_CTL_OFF),
+		      "control contents", copy.stats);
+		r = bcs_mpi_control_set(dir, "7", 1, NULL, -1, err,
+					sizeof(err));
+		/* Seen through the mapping of a reader. */
+		check(!r && !bcsmpi_control_read(c, &copy) &&
+		      copy.generation == 4 && copy.sub_bits == 3 &&
+		      (copy.flags & BCS_MPI_CTL_OFF) &&
+		      !strcmp(copy.stats, "Allreduce,MPI_Isend"),
+		      "control off", copy.stats);
+		bcsmpi_control_close(c, fd);
+	}
+	r = bcs_mpi_control_set(dir, "7", 0, "Allreduce,Nope", -1, err,
+				sizeof(err));
+	check(r == -EINVAL && !strncmp(err, "'Nope' is not", 13),
+	      "control bad selection", err);
+	r = bcs_mpi_control_set(dir, "7", 0, "all", 8, err, sizeof(err));
+	check(r == -EINVAL, "control bad resolution", err);
+	snprintf(path, sizeof(path), "%s/8.control", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("not a control file", f);
+		fclose(f);
+	}
+	r = bcs_mpi_control_set(dir, "8", 0, "on", -1, err, sizeof(err));
+	check(r == -EINVAL && strstr(err, "not a control file"),
+	      "control not a control file", err);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/7.control", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	static const char *const ok[][2] = {
@@ -397,6 +465,10 @@ int main(void)
 		{ "stats enable 1 --pid 2147483647", "stats enable" },
 		{ "stats disable 1", "stats disable" },
 		{ "stats release 1", "stats release" },
+		{ "stats enable 5 --mpi Allreduce,Isend --resolution 8",
+		  "stats enable" },
+		{ "stats enable 5 --mpi=all", "stats enable" },
+		{ "stats disable 5 --mpi", "stats disable" },
 		{ "stats window", "stats window" },
 		{ "stats window --clear", "stats window" },
 		{ "stats window --from-slice 5 --to-slice 5", "stats window" },
@@ -439,6 +511,11 @@ int main(void)
 		"stats enable 1 --resolution 256", "stats enable --pid 5",
 		"stats disable 1 --resolution 4", "stats release 1 --metric all",
 		"stats bogus 1",
+		"stats enable 5 --mpi", "stats enable 5 --mpi=",
+		"stats enable 5 --mpi all --pid 3",
+		"stats enable 5 --metric burst --mpi all",
+		"stats disable 5 --mpi x", "stats release 5 --mpi",
+		"stats disable 5 --mpi --pid 4",
 		"stats", "stats bogus", "stats window 5",
 		"stats window --from-slice 5",
 		"stats window --to-slice 5",
@@ -472,6 +549,7 @@ int main(void)
 	test_usage_text();
 	test_queries();
 	test_mpi();
+	test_mpi_control();
 
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

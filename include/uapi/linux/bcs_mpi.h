@@ -96,4 +96,43 @@ static inline __u64 bcs_mpi_hist_bytes(unsigned int sub_bits)
 	       sizeof(struct bcs_hist_bucket);
 }
 
+/*
+ * The control file of the MPI statistics of a job, BCS_MPI_DIR/JOB.control
+ * (JOB as in BCS_JOB): what its processes measure, changed while they run.
+ * `bcsctl stats enable|disable JOB --mpi` writes it; each process of the
+ * job maps it in MPI_Init (creating it, "never set", if it is missing)
+ * and applies it whenever @generation changes, at its next MPI call; the
+ * one load of @generation is all it costs while nothing changes.
+ *
+ * A writer holds an flock() on the file, makes @generation odd, writes
+ * the rest, and makes it even again (a sequence lock): a reader that sees
+ * it odd, or changed across its copy, tries again at a later call.  0
+ * means never set: the processes follow their environment.
+ *
+ * @stats is in the syntax of BCS_MPI_STATS ("on", "all", or a list of
+ * primitives "Allreduce,Isend" that get distributions); the processes
+ * parse it as they parse the variable, so the selection does not depend
+ * on the order of the records in their files.  @sub_bits (0: the
+ * environment's) is the resolution of processes that start after it is
+ * set: a process keeps the resolution it started with.
+ */
+#define BCS_MPI_CTL_MAGIC	0x43534342	/* "BCSC" little endian */
+#define BCS_MPI_CTL_VERSION	1
+#define BCS_MPI_CTL_STATS_LEN	1024
+
+/* @flags of the control file. */
+#define BCS_MPI_CTL_OFF		(1U << 0)	/* record nothing */
+#define BCS_MPI_CTL_SUB_BITS	(1U << 1)	/* @sub_bits is set */
+
+struct bcs_mpi_control {
+	__u32 magic;		/* BCS_MPI_CTL_MAGIC, written last */
+	__u16 version;		/* BCS_MPI_CTL_VERSION */
+	__u16 size;		/* sizeof(struct bcs_mpi_control) */
+	__u32 generation;	/* even: stable, odd: being written */
+	__u32 flags;		/* BCS_MPI_CTL_* */
+	__u32 sub_bits;		/* with BCS_MPI_CTL_SUB_BITS */
+	__u32 reserved0;	/* 0 */
+	char stats[BCS_MPI_CTL_STATS_LEN];	/* NUL-terminated */
+};
+
 #endif /* _UAPI_LINUX_BCS_MPI_H */
