@@ -831,7 +831,22 @@ static double resolution_pct(unsigned int sub_bits)
 	return 100.0 / (double)(1U << sub_bits);
 }
 
-static int text_hist(uint32_t m, const struct bcs_hist_header *h)
+/* @bytes with a binary unit, 3 significant digits: "8 B", "1 MiB". */
+const char *dist_fmt_bytes(char *buf, size_t len, double bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	size_t u = 0;
+
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && bytes >= 999.5) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.3g %s", bytes, units[u]);
+	return buf;
+}
+
+int dist_text_hist(const char *title, const struct bcs_hist_header *h,
+		   dist_fmt_fn fmt)
 {
 	struct bcs_hist_header *show;
 	struct bcs_hist_bucket *b;
@@ -849,8 +864,7 @@ static int text_hist(uint32_t m, const struct bcs_hist_header *h)
 	}
 	if (err)
 		return err;
-	printf("\n%s: %s, %llu values, buckets within %.3g %%",
-	       bcs_dist_metric_name(m), metric_what[m],
+	printf("\n%s, %llu values, buckets within %.3g %%", title,
 	       (unsigned long long)h->count, resolution_pct(sub));
 	if (sub != h->sub_bits)
 		printf(" (recorded within %.3g %%)",
@@ -867,22 +881,31 @@ static int text_hist(uint32_t m, const struct bcs_hist_header *h)
 		else if (i)
 			for (gap = b[i - 1].index + 1; gap < b[i].index; gap++)
 				printf("  %-10s %-10s %12d\n",
-				       dist_fmt_ns(lo, sizeof(lo), (double)
-						   bcs_hist_lower(gap, sub)),
-				       dist_fmt_ns(hi, sizeof(hi), (double)
-						   bcs_hist_upper(gap, sub) + 1),
+				       fmt(lo, sizeof(lo), (double)
+					   bcs_hist_lower(gap, sub)),
+				       fmt(hi, sizeof(hi), (double)
+					   bcs_hist_upper(gap, sub) + 1),
 				       0);
 		bar = (int)((b[i].count * BAR_WIDTH + top - 1) / top);
 		printf("  %-10s %-10s %12llu %.*s\n",
-		       dist_fmt_ns(lo, sizeof(lo),
-				   (double)bcs_hist_lower(b[i].index, sub)),
-		       dist_fmt_ns(hi, sizeof(hi),
-				   (double)bcs_hist_upper(b[i].index, sub) + 1),
+		       fmt(lo, sizeof(lo),
+			   (double)bcs_hist_lower(b[i].index, sub)),
+		       fmt(hi, sizeof(hi),
+			   (double)bcs_hist_upper(b[i].index, sub) + 1),
 		       (unsigned long long)b[i].count, bar,
 		       "########################################");
 	}
 	free(show);
 	return 0;
+}
+
+static int text_hist(uint32_t m, const struct bcs_hist_header *h)
+{
+	char title[128];
+
+	snprintf(title, sizeof(title), "%s: %s", bcs_dist_metric_name(m),
+		 metric_what[m]);
+	return dist_text_hist(title, h, dist_fmt_ns);
 }
 
 static int want_metric(const struct opts *o, uint32_t m)

@@ -16,6 +16,7 @@
 #   - bcsctl run --mpi-stats under mpirun -np 2 preloads the library of
 #     the program's MPI, found in the build tree, and says so when the
 #     library is not where BCS_MPI_LIBDIR says;
+#   - bcsstat mpi --hist and bcsstat plot mpi of the selected primitives;
 #   - bcsctl stats enable|disable --mpi changing the selection of a
 #     running job of 2 ranks between two phases of its calls;
 # and bcsctl run --mpi-stats on programs of no MPI, bcsstat mpi's errors
@@ -91,6 +92,42 @@ wait_file()
 	return 1
 }
 
+# test_hist MPI NP FILE...: bcsstat mpi --hist and plot mpi on the files
+# of the full pattern (Allreduce and Isend selected).
+test_hist()
+{
+	local mpi=$1 np=$2 png=$TMP/$1-isend.png
+
+	shift 2
+	if "$BCSSTAT" mpi --hist Isend "$@" > "$TMP/hist" &&
+	   grep -q "^MPI_Isend in $np rank files: $((np * 200)) calls, $((np * 200)) with" \
+		"$TMP/hist" &&
+	   grep -q "^MPI_Isend latency, $((np * 200)) values" "$TMP/hist" &&
+	   grep -Eq "^  1 MiB +1[.0-9]* MiB +$((np * 200)) #+$" "$TMP/hist" &&
+	   "$BCSSTAT" mpi --hist mpi_allreduce "$@" |
+		grep -Eq "^  64 B +[0-9]+ B +$((np * 1000)) #+$" &&
+	   ! "$BCSSTAT" mpi --hist Barrier "$@" 2> "$TMP/err" &&
+	   grep -q "MPI_Barrier has no distributions in these files" \
+		"$TMP/err" &&
+	   ! "$BCSSTAT" mpi --hist Bogus "$@" 2> /dev/null &&
+	   "$BCSSTAT" mpi --hist comp "$@" |
+		grep -q "^Comp Granularity latency, $((np * 1251)) values"; then
+		result ok "$mpi: bcsstat mpi --hist"
+	else
+		cat "$TMP/hist" "$TMP/err" >&2
+		result fail "$mpi: bcsstat mpi --hist"
+	fi
+	if ! command -v gnuplot > /dev/null; then
+		result skip "$mpi: bcsstat plot mpi" "no gnuplot"
+	elif "$BCSSTAT" plot mpi -o "$png" --hist Isend "$@" &&
+	     [ "$(head -c 4 "$png" | tail -c 3)" = PNG ] &&
+	     ! "$BCSSTAT" plot mpi -o "$png" "$@" 2> /dev/null; then
+		result ok "$mpi: bcsstat plot mpi"
+	else
+		result fail "$mpi: bcsstat plot mpi"
+	fi
+}
+
 test_mpi()
 {
 	local mpi=$1 np d files rc
@@ -127,6 +164,7 @@ test_mpi()
 			cat "$TMP/table" >&2 2>/dev/null
 			result fail "$mpi: counts, bytes, histograms, identity"
 		fi
+		test_hist "$mpi" "$np" "${files[@]}"
 	else
 		cat "$TMP/out" >&2
 		result fail "$mpi: counts, bytes, histograms, identity"
