@@ -195,6 +195,14 @@ static int is_process_row(const struct mpi_set *s, const struct mpi_row *r)
 	       !strcmp(r->name, p[BCS_MPI_PRIM_COMM].name);
 }
 
+/* 0: a communication primitive, 1: another function, 2: a process row. */
+static int row_pass(const struct mpi_set *s, const struct mpi_row *r)
+{
+	if (is_process_row(s, r))
+		return 2;
+	return r->flags & BCS_MPI_PRIM_OTHER ? 1 : 0;
+}
+
 static void print_row(const struct mpi_row *r)
 {
 	char slow[32] = "-", fast[32] = "-";
@@ -224,10 +232,11 @@ static void print_table(const struct mpi_set *s)
 	printf("%-22s %10s %10s %10s %10s %12s %14s %7s %7s\n", "Primitive",
 	       "Calls", "Avg(ms)", "Min(ms)", "Max(ms)", "Total(ms)", "Bytes",
 	       "Slowest", "Fastest");
-	for (pass = 0; pass < 2; pass++)
+	/* Primitives, other functions, the process rows. */
+	for (pass = 0; pass < 3; pass++)
 		for (i = 0; i < s->nr_rows; i++)
-			if (is_process_row(s, &s->rows[i]) == pass &&
-			    (s->rows[i].calls || pass))
+			if (row_pass(s, &s->rows[i]) == pass &&
+			    (s->rows[i].calls || pass == 2))
 				print_row(&s->rows[i]);
 	for (k = 0; k < s->nr_files; k++) {
 		const struct bcs_mpi_stats *st = &s->files[k];
@@ -334,6 +343,8 @@ static void print_json(const struct mpi_set *s, char **paths)
 
 		json_object_object_add(o, "name",
 				       json_object_new_string(r->name));
+		json_object_object_add(o, "other", json_object_new_boolean(
+				       !!(r->flags & BCS_MPI_PRIM_OTHER)));
 		prim_json(o, &p);
 		json_add_u64(o, "avg_ns", r->calls ? r->total_ns / r->calls :
 			     0);

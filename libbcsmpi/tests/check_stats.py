@@ -5,8 +5,9 @@
 # against what the program did; prints what differs, exits 1 if anything.
 #
 #   check_stats.py full NP SUB_BITS   every rank ran the whole pattern
-#   check_stats.py killed             one file, of the rank killed after
-#                                     half of its Allreduce calls
+#   check_stats.py killed [abort]     one file, of the rank killed after
+#                                     half of its Allreduce calls (or
+#                                     that called MPI_Abort there)
 #   check_stats.py default NP         the whole pattern, BCS_MPI_STATS
 #                                     unset: histograms of the process
 #                                     rows only
@@ -21,14 +22,18 @@ MIB = 1 << 20
 # Per rank: calls and bytes of each primitive the whole pattern makes.
 FULL = {
     "MPI_Init": (1, 0),
+    "MPI_Comm_rank": (1, 0),
+    "MPI_Comm_size": (1, 0),
+    "MPI_Comm_dup": (1, 0),
+    "MPI_Comm_free": (1, 0),
     "MPI_Allreduce": (1000, 1000 * 8 * 8),
     "MPI_Isend": (200, 200 * MIB),
     "MPI_Irecv": (200, 200 * MIB),
     "MPI_Waitall": (200, 0),
     "MPI_Barrier": (50, 0),
     "MPI_Finalize": (1, 0),
-    "Comm Overhead": (1000 + 200 + 50, 0),
-    "Comp Granularity": (1000 + 200 + 50 + 1, 0),
+    "Comm Overhead": (1000 + 200 + 50 + 1, 0),          # + Comm_dup
+    "Comp Granularity": (1000 + 200 + 50 + 1 + 1, 0),
 }
 # The primitives BCS_MPI_STATS selects in run.sh, and those it does not.
 SELECTED = ("MPI_Allreduce", "MPI_Isend")
@@ -113,8 +118,12 @@ def killed(doc):
     check(not r["complete"], "the killed rank's file is marked complete")
     check("identity_error_pct" not in r, "an identity for a killed rank")
     want = {"MPI_Init": (1, 0), "MPI_Allreduce": (500, 500 * 64),
+            "MPI_Comm_rank": (1, 0), "MPI_Comm_size": (1, 0),
             "Comm Overhead": (500, 0), "Comp Granularity": (500, 0)}
+    if len(sys.argv) > 2 and sys.argv[2] == "abort":
+        want["MPI_Abort"] = (1, 0)
     check_counts(r, want)
+    check("MPI_Wtime" not in r["primitives"], "MPI_Wtime measured")
 
 
 def default(doc, np):

@@ -9,7 +9,8 @@
 #     identity computation + communication = MPI_Init .. MPI_Finalize
 #     within 0.01 % (check_stats.py);
 #   - a rank killed with SIGKILL mid-run leaves a readable file, marked
-#     incomplete, with exactly the calls it had made;
+#     incomplete, with exactly the calls it had made; one that calls
+#     MPI_Abort too, with MPI_Abort counted among the other functions;
 #   - by default, histograms of the process rows only;
 #   - BCS_MPI_STATS=off writes no file; a bad BCS_MPI_STATS says so on
 #     stderr, writes no file and the program still succeeds;
@@ -111,7 +112,7 @@ test_hist()
 		"$TMP/err" &&
 	   ! "$BCSSTAT" mpi --hist Bogus "$@" 2> /dev/null &&
 	   "$BCSSTAT" mpi --hist comp "$@" |
-		grep -q "^Comp Granularity latency, $((np * 1251)) values"; then
+		grep -q "^Comp Granularity latency, $((np * 1252)) values"; then
 		result ok "$mpi: bcsstat mpi --hist"
 	else
 		cat "$TMP/hist" "$TMP/err" >&2
@@ -183,6 +184,21 @@ test_mpi()
 	else
 		echo "mpirun: $rc; files: $(ls "$d")" >&2
 		result fail "$mpi: a rank killed with SIGKILL leaves its file"
+	fi
+
+	# Rank 1 calls MPI_Abort there instead: counted, with its name.
+	d=$TMP/$mpi-abort
+	run "$mpi" "$d" "$TMP/out" BCS_JOB=abort -- abort
+	rc=$?
+	files=("$d"/abort.*.1.*.bcsmpi)
+	if [ "$rc" != 0 ] && [ -f "${files[0]}" ] &&
+	   "$BCSSTAT" mpi --json "${files[0]}" > "$TMP/json" &&
+	   tests/check_stats.py killed abort < "$TMP/json" &&
+	   "$BCSSTAT" mpi "${files[0]}" | grep -Eq "^MPI_Abort +1 "; then
+		result ok "$mpi: MPI_Abort counted as another function"
+	else
+		echo "mpirun: $rc; files: $(ls "$d")" >&2
+		result fail "$mpi: MPI_Abort counted as another function"
 	fi
 
 	d=$TMP/$mpi-default

@@ -66,6 +66,7 @@ struct bcs_mpi_file_header {
 /* @flags of a record. */
 #define BCS_MPI_PRIM_BLOCKING	(1U << 0)	/* counts as communication */
 #define BCS_MPI_PRIM_SIZED	(1U << 1)	/* @bytes means something */
+#define BCS_MPI_PRIM_OTHER	(1U << 2)	/* no communication primitive */
 
 /*
  * The totals of one primitive ("MPI_Allreduce") in this process.  @min_ns
