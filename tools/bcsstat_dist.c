@@ -65,23 +65,6 @@ void dist_help(FILE *f)
 
 /* ---- histograms ---- */
 
-static struct bcs_hist_bucket *buckets(const struct bcs_hist_header *h)
-{
-	return (struct bcs_hist_bucket *)(void *)(h + 1);
-}
-
-static struct bcs_hist_header *hist_alloc(uint32_t nr)
-{
-	struct bcs_hist_header *h;
-
-	h = calloc(1, sizeof(*h) + (size_t)nr * sizeof(struct bcs_hist_bucket));
-	if (h) {
-		h->magic = BCS_HIST_MAGIC;
-		h->version = BCS_HIST_VERSION;
-	}
-	return h;
-}
-
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
@@ -203,7 +186,7 @@ static struct bcs_hist_header *hist_parse(const struct src *s,
 		    (unsigned long long)sub);
 		return NULL;
 	}
-	h = hist_alloc((uint32_t)nr);
+	h = bcs_hist_alloc((uint32_t)nr);
 	if (!h) {
 		bad(s, "%s", strerror(ENOMEM));
 		return NULL;
@@ -215,7 +198,7 @@ static struct bcs_hist_header *hist_parse(const struct src *s,
 	    get_bool(s, o, "saturated", &sat))
 		goto fail;
 	h->flags = sat ? BCS_HIST_SATURATED : 0;
-	hb = buckets(h);
+	hb = bcs_hist_bucket_array(h);
 	for (i = 0; i < nr; i++) {
 		b = json_object_array_get_idx(arr, i);
 		if (!json_object_is_type(b, json_type_array) ||
@@ -870,7 +853,7 @@ int dist_text_hist(const char *title, const struct bcs_hist_header *h,
 		printf(" (recorded within %.3g %%)",
 		       resolution_pct(h->sub_bits));
 	printf("\n  %-10s %-10s %12s\n", "FROM", "TO", "COUNT");
-	b = buckets(show);
+	b = bcs_hist_bucket_array(show);
 	for (i = 0; i < show->nr_buckets; i++)
 		if (b[i].count > top)
 			top = b[i].count;
