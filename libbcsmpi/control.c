@@ -63,11 +63,11 @@ static int create(const char *path)
 	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >=
 	    (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	/* Writable by the job's users, who may not be the creator. */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	/* Changed by its creator (the job's user, or root) and root. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
 	if (fd < 0)
 		return -errno;
-	fchmod(fd, 0666);
 	n = write(fd, &c, sizeof(c));
 	if (n != (ssize_t)sizeof(c))
 		r = n < 0 ? -errno : -EIO;
@@ -100,7 +100,8 @@ int bcsmpi_control_open(const char *dir, const char *job, int writable,
 			 strerror(-r));
 		return r;
 	}
-	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW |
+		  O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		r = create(path);
 		if (r) {
@@ -108,7 +109,8 @@ int bcsmpi_control_open(const char *dir, const char *job, int writable,
 				 strerror(-r));
 			return r;
 		}
-		fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+		fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW |
+			  O_CLOEXEC);
 	}
 	if (fd < 0 || fstat(fd, &sb)) {
 		r = -errno;
@@ -117,7 +119,7 @@ int bcsmpi_control_open(const char *dir, const char *job, int writable,
 			close(fd);
 		return r;
 	}
-	if (sb.st_size != sizeof(*c)) {
+	if (!S_ISREG(sb.st_mode) || sb.st_size != sizeof(*c)) {
 		close(fd);
 		snprintf(err, errlen, "%s: not a control file of this "
 			 "version", path);

@@ -83,11 +83,12 @@ run()
 # wait_file PATH: until it exists, 60 s at most.
 wait_file()
 {
-	local i
+	local n=0
 
-	for i in $(seq 600); do
+	while [ "$n" -lt 600 ]; do
 		[ -e "$1" ] && return 0
 		sleep 0.1
+		n=$((n + 1))
 	done
 	echo "no $1 after 60 s" >&2
 	return 1

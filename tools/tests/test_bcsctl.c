@@ -435,6 +435,15 @@ static void test_mpi_control(void)
 	check(r == -EINVAL && strstr(err, "not a control file"),
 	      "control not a control file", err);
 	unlink(path);
+	/* A symbolic link is not followed. */
+	snprintf(path, sizeof(path), "%s/9.control", dir);
+	if (symlink("7.control", path) == 0) {
+		r = bcs_mpi_control_set(dir, "9", 0, "on", -1, err,
+					sizeof(err));
+		check(r == -ELOOP && strstr(err, "cannot open"),
+		      "control through a symbolic link", err);
+		unlink(path);
+	}
 	snprintf(path, sizeof(path), "%s/7.control", dir);
 	unlink(path);
 	rmdir(dir);
