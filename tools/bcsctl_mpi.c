@@ -294,10 +294,15 @@ static int try_dir(const char *dir, const char *mpi, char *path, size_t len,
 		   char *tried, size_t tlen)
 {
 	size_t n = strlen(tried);
+	char real[PATH_MAX];
 
 	snprintf(path, len, "%s/libbcsmpi-%s.so", dir, mpi);
-	if (!access(path, R_OK))
+	if (!access(path, R_OK)) {
+		/* Without "..": LD_PRELOAD as one would write it. */
+		if (realpath(path, real) && strlen(real) < len)
+			strcpy(path, real);
 		return 0;
+	}
 	snprintf(tried + n, tlen - n, "%s%s", n ? ", " : "", dir);
 	return -ENOENT;
 }

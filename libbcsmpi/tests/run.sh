@@ -331,5 +331,34 @@ else
 	result ok "bcsctl run --mpi-stats: cannot tell"
 fi
 
+# The MPI of a program that needs it only through a library of its own,
+# found through the program's RUNPATH ($ORIGIN).
+if ! command -v mpicc.openmpi > /dev/null || ! command -v cc > /dev/null ||
+   [ ! -f libbcsmpi-openmpi.so ]; then
+	result skip "bcsctl run --mpi-stats: MPI of a library" \
+		"no mpicc.openmpi, cc or libbcsmpi-openmpi.so"
+else
+	mkdir -p "$TMP/app"
+	printf '#include <mpi.h>\nint wrap(void)\n{\n\tint f = 0;\n\n'\
+'\tMPI_Initialized(&f);\n\treturn f;\n}\n' > "$TMP/app/wrap.c"
+	printf '#include <stdio.h>\n#include <stdlib.h>\nint wrap(void);\n'\
+'int main(void)\n{\n\tputs(getenv("LD_PRELOAD"));\n\treturn wrap();\n}\n' \
+		> "$TMP/app/prog.c"
+	# shellcheck disable=SC2016
+	if mpicc.openmpi -shared -fPIC -o "$TMP/app/libwrap.so" \
+		"$TMP/app/wrap.c" &&
+	   cc -o "$TMP/app/prog" "$TMP/app/prog.c" -L"$TMP/app" -lwrap \
+		-Wl,--no-as-needed,--enable-new-dtags,-rpath,'$ORIGIN' &&
+	   ! readelf -d "$TMP/app/prog" | grep -q 'libmpi\.so' &&
+	   env -u LD_PRELOAD "$BCSCTL" run --mpi-stats --no-attach \
+		-- "$TMP/app/prog" > "$TMP/out" 2>&1 &&
+	   grep -qx "$top/libbcsmpi-openmpi.so" "$TMP/out"; then
+		result ok "bcsctl run --mpi-stats: MPI of a library"
+	else
+		cat "$TMP/out" >&2
+		result fail "bcsctl run --mpi-stats: MPI of a library"
+	fi
+fi
+
 echo "1..$n"
 [ "$failed" = 0 ]
