@@ -54,11 +54,13 @@ static int hist_ok(const struct bcs_mpi_stats *st, uint64_t off)
 	if (!off)
 		return 1;
 	if (off % 8 || off > st->size ||
-	    st->size - off < bcs_mpi_hist_bytes(st->hdr->sub_bits))
+	    st->size - off < sizeof(struct bcs_hist_header))
 		return 0;
+	/* Its own resolution: another after a change while it ran. */
 	h = (const void *)((const char *)st->data + off);
 	return h->magic == BCS_HIST_MAGIC && h->version == BCS_HIST_VERSION &&
-	       h->sub_bits == st->hdr->sub_bits &&
+	       h->sub_bits <= BCS_HIST_SUB_BITS_MAX &&
+	       st->size - off >= bcs_mpi_hist_bytes(h->sub_bits) &&
 	       h->nr_buckets == bcs_hist_buckets(h->sub_bits);
 }
 

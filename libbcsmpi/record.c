@@ -189,7 +189,8 @@ void bcsmpi_control(void)
 	struct bcs_mpi_control c;
 	struct bcsmpi_select sel;
 	char err[PATH_MAX + 64];
-	unsigned int i;
+	unsigned int i, sub;
+	int restart;
 
 	if (pthread_mutex_trylock(&control_lock))
 		return;
@@ -200,14 +201,22 @@ void bcsmpi_control(void)
 			 __ATOMIC_RELAXED);
 	if (control_select(&c, &sel))
 		goto out;
-	for (i = BCSMPI_Init; i < BCSMPI_NR_PRIMS; i++) {
-		if (sel.dist[i] && !file.prims[i].lat_hist_off &&
-		    bcsmpi_statfile_add_hists(&file, i, err, sizeof(err))) {
+	/* A new resolution starts the distributions selected again. */
+	sub = c.flags & BCS_MPI_CTL_SUB_BITS ? c.sub_bits : file.hdr->sub_bits;
+	restart = sub != file.hdr->sub_bits;
+	for (i = 0; i < BCSMPI_NR_PRIMS; i++) {
+		if (sel.dist[i] && (restart || !file.prims[i].lat_hist_off) &&
+		    bcsmpi_statfile_add_hists(&file, i, sub, err,
+					      sizeof(err))) {
 			warn(err, "no more distributions");
-			sel.dist[i] = 0;
+			/* The process rows keep theirs. */
+			sel.dist[i] = !!file.prims[i].lat_hist_off &&
+				      i <= BCSMPI_COMM;
 		}
 		__atomic_store_n(&dist_on[i], sel.dist[i], __ATOMIC_RELAXED);
 	}
+	if (restart)
+		__atomic_store_n(&file.hdr->sub_bits, sub, __ATOMIC_RELEASE);
 	__atomic_store_n(&bcsmpi_on, !sel.off, __ATOMIC_RELEASE);
 out:
 	pthread_mutex_unlock(&control_lock);

@@ -19,6 +19,9 @@
 #include "control.h"
 #include "statfile.h"
 
+/* The histograms of every record the reserve of a growable file holds. */
+#define GROW_LAYOUTS	8
+
 static void init_hist(void *at, unsigned int sub_bits)
 {
 	struct bcs_hist_header *h = at;
@@ -82,12 +85,16 @@ static int growable(struct bcsmpi_statfile *f, char *err, size_t errlen)
 	int r;
 
 	memset(&all, 0, sizeof(all));
-	all.sub_bits = f->hdr->sub_bits;
+	all.sub_bits = BCS_HIST_SUB_BITS_MAX;
 	for (i = 0; i < BCSMPI_NR_PRIMS; i++)
 		all.dist[i] = 1;
 	lay_out(NULL, &all, &size);
-	/* The file's pages, then those it may grow into. */
-	size = (f->size + size + page - 1) / page * page;
+	/*
+	 * The file's pages, then those it may grow into: every record's
+	 * histograms at the finest resolution, GROW_LAYOUTS times (each
+	 * change of resolution starts them again).  Address space only.
+	 */
+	size = (f->size + GROW_LAYOUTS * size + page - 1) / page * page;
 	base = mmap(NULL, size, PROT_NONE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (base == MAP_FAILED) {
@@ -205,10 +212,10 @@ fail:
 }
 
 int bcsmpi_statfile_add_hists(struct bcsmpi_statfile *f, unsigned int prim,
-			      char *err, size_t errlen)
+			      unsigned int sub_bits, char *err, size_t errlen)
 {
 	struct bcs_mpi_prim *p = &f->prims[prim];
-	size_t hb = bcs_mpi_hist_bytes(f->hdr->sub_bits);
+	size_t hb = bcs_mpi_hist_bytes(sub_bits);
 	int sized = !!(p->flags & BCS_MPI_PRIM_SIZED);
 	size_t old = f->size, size = old + hb * (sized ? 2 : 1);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), start = old / page * page;
@@ -216,7 +223,7 @@ int bcsmpi_statfile_add_hists(struct bcsmpi_statfile *f, unsigned int prim,
 	int r;
 
 	if (!f->reserved || size > f->reserved) {
-		snprintf(err, errlen, "%s cannot grow", f->path);
+		snprintf(err, errlen, "%s cannot grow any more", f->path);
 		return -ENOSPC;
 	}
 	r = posix_fallocate(f->fd, (off_t)old, (off_t)(size - old));
@@ -235,9 +242,9 @@ int bcsmpi_statfile_add_hists(struct bcsmpi_statfile *f, unsigned int prim,
 			 strerror(-r));
 		return r;
 	}
-	init_hist((char *)f->hdr + old, f->hdr->sub_bits);
+	init_hist((char *)f->hdr + old, sub_bits);
 	if (sized)
-		init_hist((char *)f->hdr + old + hb, f->hdr->sub_bits);
+		init_hist((char *)f->hdr + old + hb, sub_bits);
 	f->size = size;
 	__atomic_store_n(&f->hdr->file_size, size, __ATOMIC_RELEASE);
 	if (sized)

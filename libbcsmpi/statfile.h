@@ -48,13 +48,15 @@ int bcsmpi_statfile_create(struct bcsmpi_statfile *f,
 			   size_t errlen);
 
 /*
- * Give record @prim, which has none, its histograms (latency, and size
- * if it is sized) at the end of the growable file @f, empty, and
- * publish their offsets last.  Returns 0 or a negative errno with a
- * message in @err (-ENOSPC: no room left in the reserve; the disk full).
+ * Give record @prim new histograms (latency, and size if it is sized) of
+ * resolution @sub_bits at the end of the growable file @f, empty, and
+ * publish their offsets last; histograms it had stay in the file,
+ * unused.  Returns 0 or a negative errno with a message in @err
+ * (-ENOSPC: no room left in the reserve; the disk full).
  */
 int bcsmpi_statfile_add_hists(struct bcsmpi_statfile *f, unsigned int prim,
-			      char *err, size_t errlen);
+			      unsigned int sub_bits, char *err,
+			      size_t errlen);
 
 /* Unmap @f; the file stays. */
 void bcsmpi_statfile_close(struct bcsmpi_statfile *f);

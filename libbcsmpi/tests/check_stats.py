@@ -13,7 +13,8 @@
 #                                     rows only
 #   check_stats.py control NP         pattern phases: Allreduce selected
 #                                     during the second of three phases
-#                                     of 100, recording off in the third
+#                                     of 100 at resolution 3, recording
+#                                     off in the third
 
 import json
 import sys
@@ -143,6 +144,8 @@ def control(doc, np):
     check(len(doc["ranks"]) == np, "%d files" % len(doc["ranks"]))
     for r in doc["ranks"]:
         check(r["complete"], "rank %d not complete" % r["rank"])
+        check(r["sub_bits"] == 3, "rank %d: sub_bits %d, want 3 (changed)" %
+              (r["rank"], r["sub_bits"]))
         p = r["primitives"].get("MPI_Allreduce", {})
         check(p.get("calls") == 200, "rank %d: %s Allreduce, want 200 "
               "(the third phase off)" % (r["rank"], p.get("calls")))
@@ -150,17 +153,29 @@ def control(doc, np):
     row = rows.get("MPI_Allreduce", {})
     h = row.get("latency_hist")
     check(h is not None and h["count"] == 100 * np and
-          sum(b[2] for b in h["buckets"]) == h["count"],
-          "Allreduce latency histogram %s, want %d values (phase 2)" %
-          (h and h["count"], 100 * np))
+          sum(b[2] for b in h["buckets"]) == h["count"] and
+          h["sub_bits"] == 3,
+          "Allreduce latency histogram %s, want %d values (phase 2) at "
+          "sub_bits 3" % (h and (h["count"], h["sub_bits"]), 100 * np))
+    for name in ("Comp Granularity", "Comm Overhead"):
+        h = rows[name].get("latency_hist")
+        check(h is not None and h["sub_bits"] == 3 and
+              0 < h["count"] < rows[name]["calls"],
+              "%s: histogram %s, want one started again at sub_bits 3" %
+              (name, h and (h["count"], h["sub_bits"])))
     h = row.get("size_hist")
     check(h is not None and h["count"] == 100 * np and
           h["sum"] == 100 * 8 * np,
           "Allreduce size histogram %s, want %d values of 8 bytes" %
           (h and (h["count"], h["sum"]), 100 * np))
+    # Selected at the start only: its histogram of then, at 4.
+    h = rows.get("MPI_Comm_rank", {}).get("latency_hist")
+    check(h is not None and h["count"] == np and h["sub_bits"] == 4,
+          "Comm_rank histogram %s, want %d values at sub_bits 4" %
+          (h and (h["count"], h["sub_bits"]), np))
     for name, row in rows.items():
-        if name not in ("MPI_Allreduce", "Comp Granularity",
-                        "Comm Overhead"):
+        if name not in ("MPI_Allreduce", "MPI_Comm_rank",
+                        "Comp Granularity", "Comm Overhead"):
             check("latency_hist" not in row, "%s: a histogram" % name)
 
 

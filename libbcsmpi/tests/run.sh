@@ -249,20 +249,24 @@ test_mpi()
 	fi
 
 	# The selection changed while 2 ranks run: Allreduce histograms from
-	# the second phase on, recording off in the third.
+	# the second phase on, at resolution 3 (8 buckets per power of two,
+	# the process rows started again at it), recording off in the third;
+	# Comm_rank, selected at the start only, keeps its histogram at 4.
 	d=$TMP/$mpi-control
 	mkdir -p "$d"
 	# shellcheck disable=SC2046
 	timeout -k 5 90 $(mpirun_of "$mpi" | sed 's/-np [0-9]*/-np 2/') \
 		env LD_PRELOAD="$top/libbcsmpi-$mpi.so" BCS_MPI_DIR="$d" \
-		BCS_JOB=42 "tests/pattern-$mpi" phases "$d" > "$TMP/out" 2>&1 &
+		BCS_JOB=42 BCS_MPI_STATS=Comm_rank "tests/pattern-$mpi" \
+		phases "$d" > "$TMP/out" 2>&1 &
 	pid=$!
 	if wait_file "$d/done1" &&
 	   ! BCS_MPI_DIR=$d "$BCSCTL" stats enable 42 --mpi Allreduce,Bogus \
 		2> "$TMP/err" &&
 	   grep -q "^bcsctl: stats enable 42: --mpi: 'Bogus' is not" \
 		"$TMP/err" &&
-	   BCS_MPI_DIR=$d "$BCSCTL" stats enable 42 --mpi Allreduce &&
+	   BCS_MPI_DIR=$d "$BCSCTL" stats enable 42 --mpi Allreduce \
+		--resolution 8 &&
 	   touch "$d/go1" && wait_file "$d/done2" &&
 	   BCS_MPI_DIR=$d "$BCSCTL" stats disable 42 --mpi &&
 	   touch "$d/go2" && wait "$pid" &&

@@ -19,6 +19,13 @@
  *                                              whose empty buckets are
  *                                              left in)
  *
+ * Each histogram is of its own header's @sub_bits: the file's, except
+ * those from before a change of resolution while the process ran (see
+ * struct bcs_mpi_control), which stay in the file and are no longer
+ * pointed to by records that were given new ones.  A file that grew has
+ * @file_size updated after its new histograms are written; what lies
+ * beyond it is not in use yet.
+ *
  * The first two records are the process's own distributions:
  * BCS_MPI_PRIM_COMP ("Comp Granularity", the time between two blocking
  * MPI calls) and BCS_MPI_PRIM_COMM ("Comm Overhead", the time inside
@@ -48,7 +55,7 @@ struct bcs_mpi_file_header {
 	__u32 flags;		/* BCS_MPI_* */
 	__u32 nr_prims;		/* records at @prim_off */
 	__u32 prim_size;	/* sizeof(struct bcs_mpi_prim) */
-	__u32 sub_bits;		/* resolution of every histogram */
+	__u32 sub_bits;		/* resolution of the histograms (below) */
 	__u64 prim_off;		/* bytes from the start of the file */
 	__u64 file_size;	/* bytes of the whole file */
 	__s32 rank;		/* in MPI_COMM_WORLD */
@@ -113,9 +120,10 @@ static inline __u64 bcs_mpi_hist_bytes(unsigned int sub_bits)
  * @stats is in the syntax of BCS_MPI_STATS ("on", "all", or a list of
  * primitives "Allreduce,Isend" that get distributions); the processes
  * parse it as they parse the variable, so the selection does not depend
- * on the order of the records in their files.  @sub_bits (0: the
- * environment's) is the resolution of processes that start after it is
- * set: a process keeps the resolution it started with.
+ * on the order of the records in their files.  @sub_bits (with
+ * BCS_MPI_CTL_SUB_BITS) is the resolution: a process that runs when it
+ * changes starts the distributions selected again at it, in new
+ * histograms at the end of its file.
  */
 #define BCS_MPI_CTL_MAGIC	0x43534342	/* "BCSC" little endian */
 #define BCS_MPI_CTL_VERSION	1
