@@ -5,6 +5,7 @@
  * several threads lose nothing; a reader sees every field current.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,12 @@ static int control_select(const struct bcs_mpi_control *c,
 	}
 	if (c->flags & BCS_MPI_CTL_OFF)
 		sel->off = 1;
+	if ((c->flags & BCS_MPI_CTL_SUB_BITS) &&
+	    c->sub_bits > BCS_HIST_SUB_BITS_MAX) {
+		warn("the control file's resolution is not 0 .. 7",
+		     "the control file ignored");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -190,7 +197,7 @@ void bcsmpi_control(void)
 	struct bcsmpi_select sel;
 	char err[PATH_MAX + 64];
 	unsigned int i, sub;
-	int restart;
+	int restart, warned = 0;
 
 	if (pthread_mutex_trylock(&control_lock))
 		return;
@@ -208,7 +215,8 @@ void bcsmpi_control(void)
 		if (sel.dist[i] && (restart || !file.prims[i].lat_hist_off) &&
 		    bcsmpi_statfile_add_hists(&file, i, sub, err,
 					      sizeof(err))) {
-			warn(err, "no more distributions");
+			if (!warned++)
+				warn(err, "no more distributions");
 			/* The process rows keep theirs. */
 			sel.dist[i] = !!file.prims[i].lat_hist_off &&
 				      i <= BCSMPI_COMM;

@@ -280,6 +280,24 @@ test_mpi()
 		result fail "$mpi: the selection changed while the job runs"
 	fi
 
+	# A control file set by hand to a resolution out of range: said,
+	# ignored, the environment's selection stands.
+	d=$TMP/$mpi-badctl
+	mkdir -p "$d"
+	python3 -c 'import struct, sys
+sys.stdout.buffer.write(struct.pack("<IHHIIII1024s", 0x43534342, 1, 1048,
+                                    2, 2, 9, 0, b"all"))' > "$d/43.control"
+	if run "$mpi" "$d" "$TMP/out" BCS_JOB=43 -- &&
+	   grep -q "^libbcsmpi: the control file's resolution is not 0 .. 7" \
+		"$TMP/out" &&
+	   "$BCSSTAT" mpi --json "$d"/43.*.bcsmpi > "$TMP/json" &&
+	   tests/check_stats.py default "$np" < "$TMP/json"; then
+		result ok "$mpi: a bad control file said and ignored"
+	else
+		cat "$TMP/out" >&2
+		result fail "$mpi: a bad control file said and ignored"
+	fi
+
 	d=$TMP/$mpi-bad
 	if run "$mpi" "$d" "$TMP/out" BCS_MPI_STATS=Allreduce,Bogus -- &&
 	   [ -z "$(ls -A "$d")" ] &&
