@@ -45,12 +45,14 @@ bench: libbcs
 
 # User space under PREFIX (default /usr/local; DESTDIR for staging): libbcs
 # with its headers and pkg-config file, bcsctl, bcsstat, bcsd with its
-# systemd unit and example configuration, the manual pages.  The module is
+# systemd unit and example configuration, the manual pages, the libbcsmpi
+# of each MPI installed.  The module is
 # installed with DKMS or by hand (Documentation/admin-guide.rst).
-install: libbcs tools daemon
+install: libbcs tools daemon libbcsmpi
 	$(MAKE) -C libbcs install
 	$(MAKE) -C tools install
 	$(MAKE) -C daemon install
+	$(MAKE) -C libbcsmpi install
 
 # Build bcs.ko for every supported kernel into $(BUILD)/kmod/<release>/.
 modules-all:

@@ -288,6 +288,20 @@ int bcs_dump_end(struct bcs_dump *d);
 /* One histogram, as the dumps write it ({"sub_bits": .., "buckets": ..}). */
 int bcs_hist_json(FILE *out, const struct bcs_hist_header *h);
 
+/* The buckets of @h, after its header. */
+static inline struct bcs_hist_bucket *
+bcs_hist_bucket_array(const struct bcs_hist_header *h)
+{
+	return (struct bcs_hist_bucket *)(void *)(h + 1);
+}
+
+/*
+ * A new histogram with room for @nr_buckets buckets, zeroed but for its
+ * magic and version (the caller sets the rest), to be freed; NULL when
+ * out of memory.
+ */
+struct bcs_hist_header *bcs_hist_alloc(uint32_t nr_buckets);
+
 /*
  * A copy of @src at the resolution @sub_bits, no finer than its own
  * (every bucket of @src lies inside one of the copy's), into *@out, to be

@@ -32,12 +32,7 @@ int bcs__hist_valid(const struct bcs_hist_header *h)
 	return 1;
 }
 
-static struct bcs_hist_bucket *buckets(const struct bcs_hist_header *h)
-{
-	return (struct bcs_hist_bucket *)(void *)(h + 1);
-}
-
-static struct bcs_hist_header *hist_alloc(uint32_t nr)
+struct bcs_hist_header *bcs_hist_alloc(uint32_t nr)
 {
 	struct bcs_hist_header *h;
 
@@ -63,8 +58,8 @@ static uint64_t add_sat(uint64_t a, uint64_t b, int *sat)
 static struct bcs_hist_header *hist_rebucket(const struct bcs_hist_header *src,
 					     unsigned int sub_bits)
 {
-	const struct bcs_hist_bucket *b = buckets(src);
-	struct bcs_hist_header *h = hist_alloc(src->nr_buckets);
+	const struct bcs_hist_bucket *b = bcs_hist_bucket_array(src);
+	struct bcs_hist_header *h = bcs_hist_alloc(src->nr_buckets);
 	struct bcs_hist_bucket *o;
 	uint32_t i, k = 0, idx;
 
@@ -72,7 +67,7 @@ static struct bcs_hist_header *hist_rebucket(const struct bcs_hist_header *src,
 		return NULL;
 	*h = *src;
 	h->sub_bits = (uint8_t)sub_bits;
-	o = buckets(h);
+	o = bcs_hist_bucket_array(h);
 	for (i = 0; i < src->nr_buckets; i++) {
 		idx = bcs_hist_index(bcs_hist_lower(b[i].index, src->sub_bits),
 				     sub_bits);
@@ -94,16 +89,17 @@ static struct bcs_hist_header *hist_sum(const struct bcs_hist_header *a,
 					const struct bcs_hist_header *b,
 					unsigned int sub)
 {
-	const struct bcs_hist_bucket *ba = buckets(a), *bb = buckets(b);
+	const struct bcs_hist_bucket *ba = bcs_hist_bucket_array(a);
+	const struct bcs_hist_bucket *bb = bcs_hist_bucket_array(b);
 	struct bcs_hist_header *h;
 	struct bcs_hist_bucket *o;
 	uint32_t i = 0, j = 0, k = 0;
 	int sat = 0;
 
-	h = hist_alloc(a->nr_buckets + b->nr_buckets);
+	h = bcs_hist_alloc(a->nr_buckets + b->nr_buckets);
 	if (!h)
 		return NULL;
-	o = buckets(h);
+	o = bcs_hist_bucket_array(h);
 	while (i < a->nr_buckets || j < b->nr_buckets) {
 		if (j == b->nr_buckets ||
 		    (i < a->nr_buckets && ba[i].index < bb[j].index)) {

@@ -54,11 +54,13 @@ static int hist_ok(const struct bcs_mpi_stats *st, uint64_t off)
 	if (!off)
 		return 1;
 	if (off % 8 || off > st->size ||
-	    st->size - off < bcs_mpi_hist_bytes(st->hdr->sub_bits))
+	    st->size - off < sizeof(struct bcs_hist_header))
 		return 0;
+	/* Its own resolution: another after a change while it ran. */
 	h = (const void *)((const char *)st->data + off);
 	return h->magic == BCS_HIST_MAGIC && h->version == BCS_HIST_VERSION &&
-	       h->sub_bits == st->hdr->sub_bits &&
+	       h->sub_bits <= BCS_HIST_SUB_BITS_MAX &&
+	       st->size - off >= bcs_mpi_hist_bytes(h->sub_bits) &&
 	       h->nr_buckets == bcs_hist_buckets(h->sub_bits);
 }
 
@@ -77,9 +79,11 @@ static const char *check(struct bcs_mpi_stats *st)
 	    h->prim_size != sizeof(struct bcs_mpi_prim) ||
 	    h->nr_prims > BCS_MPI_MAX_PRIMS || h->nr_prims < 2 ||
 	    h->sub_bits > BCS_HIST_SUB_BITS_MAX || h->prim_off % 8 ||
-	    h->file_size != st->size || h->prim_off > st->size ||
-	    (st->size - h->prim_off) / sizeof(*p) < h->nr_prims)
+	    h->file_size > st->size || h->prim_off > h->file_size ||
+	    (h->file_size - h->prim_off) / sizeof(*p) < h->nr_prims)
 		return "corrupt (header)";
+	/* A file growing: what lies past its size is not written yet. */
+	st->size = h->file_size;
 	h->job[sizeof(h->job) - 1] = 0;
 	h->host[sizeof(h->host) - 1] = 0;
 	h->mpi[sizeof(h->mpi) - 1] = 0;

@@ -21,4 +21,10 @@ const struct bcsmpi_prim_info bcsmpi_prim_info[BCSMPI_NR_PRIMS] = {
 	[BCSMPI_##name] = { "MPI_" #name, KIND(blocking, sized) },
 	BCSMPI_PRIMS
 #undef P
+	[BCSMPI_Abort] = { "MPI_Abort", BCS_MPI_PRIM_OTHER },
+#define O(name, blocking, ...)						\
+	[BCSMPI_##name] = { "MPI_" #name,				\
+			    KIND(blocking, 0) | BCS_MPI_PRIM_OTHER },
+	BCSMPI_OTHERS
+#undef O
 };

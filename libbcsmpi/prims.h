@@ -15,8 +15,8 @@
  *
  * The records of a file are, in this order: the two process
  * distributions (BCS_MPI_PRIM_COMP, BCS_MPI_PRIM_COMM of
- * <linux/bcs_mpi.h>), MPI_Init, MPI_Init_thread, MPI_Finalize, then the
- * table.
+ * <linux/bcs_mpi.h>), MPI_Init, MPI_Init_thread, MPI_Finalize, the
+ * table, then MPI_Abort and the other functions (BCSMPI_OTHERS).
  */
 #ifndef BCSMPI_PRIMS_H
 #define BCSMPI_PRIMS_H
@@ -205,6 +205,95 @@
 					      MPI_Request *request),	\
 	  BCSMPI_XFER_ARGS(comm, request), BCSMPI_XFER_BYTES)
 
+/*
+ * The MPI functions that are no communication primitive but are called
+ * often enough to be worth counting, "other" by name (BCS_MPI_PRIM_OTHER
+ * records):
+ *
+ *   O(name, blocking, (parameters), (arguments))
+ *
+ * blocking as above: the collectives that make communicators wait for
+ * the other processes.  MPI_Wtime and MPI_Wtick are left out on purpose:
+ * programs call them around everything, and measuring them would cost
+ * more than they do.  MPI_Abort, which does not return, is counted at
+ * its entry (wrappers.c).
+ */
+#define BCSMPI_OTHERS							\
+	O(Comm_rank, 0, (MPI_Comm comm, int *rank), (comm, rank))	\
+	O(Comm_size, 0, (MPI_Comm comm, int *size), (comm, size))	\
+	O(Comm_dup, 1, (MPI_Comm comm, MPI_Comm *newcomm),		\
+	  (comm, newcomm))						\
+	O(Comm_split, 1, (MPI_Comm comm, int color, int key,		\
+			  MPI_Comm *newcomm), (comm, color, key, newcomm)) \
+	O(Comm_create, 1, (MPI_Comm comm, MPI_Group group,		\
+			   MPI_Comm *newcomm), (comm, group, newcomm))	\
+	O(Comm_free, 0, (MPI_Comm *comm), (comm))			\
+	O(Comm_group, 0, (MPI_Comm comm, MPI_Group *group), (comm, group)) \
+	O(Comm_compare, 0, (MPI_Comm comm1, MPI_Comm comm2, int *result), \
+	  (comm1, comm2, result))					\
+	O(Comm_set_errhandler, 0, (MPI_Comm comm,			\
+				   MPI_Errhandler errhandler),		\
+	  (comm, errhandler))						\
+	O(Group_incl, 0, (MPI_Group group, int n, const int ranks[],	\
+			  MPI_Group *newgroup), (group, n, ranks, newgroup)) \
+	O(Group_free, 0, (MPI_Group *group), (group))			\
+	O(Group_size, 0, (MPI_Group group, int *size), (group, size))	\
+	O(Group_rank, 0, (MPI_Group group, int *rank), (group, rank))	\
+	O(Cart_create, 1, (MPI_Comm comm_old, int ndims, const int dims[], \
+			   const int periods[], int reorder,		\
+			   MPI_Comm *comm_cart),			\
+	  (comm_old, ndims, dims, periods, reorder, comm_cart))		\
+	O(Cart_coords, 0, (MPI_Comm comm, int rank, int maxdims,	\
+			   int coords[]), (comm, rank, maxdims, coords)) \
+	O(Cart_rank, 0, (MPI_Comm comm, const int coords[], int *rank),	\
+	  (comm, coords, rank))						\
+	O(Cart_shift, 0, (MPI_Comm comm, int direction, int disp,	\
+			  int *rank_source, int *rank_dest),		\
+	  (comm, direction, disp, rank_source, rank_dest))		\
+	O(Dims_create, 0, (int nnodes, int ndims, int dims[]),		\
+	  (nnodes, ndims, dims))					\
+	O(Type_size, 0, (MPI_Datatype datatype, int *size),		\
+	  (datatype, size))						\
+	O(Type_commit, 0, (MPI_Datatype *datatype), (datatype))	\
+	O(Type_free, 0, (MPI_Datatype *datatype), (datatype))		\
+	O(Type_contiguous, 0, (int count, MPI_Datatype oldtype,	\
+			       MPI_Datatype *newtype),			\
+	  (count, oldtype, newtype))					\
+	O(Type_vector, 0, (int count, int blocklength, int stride,	\
+			   MPI_Datatype oldtype, MPI_Datatype *newtype), \
+	  (count, blocklength, stride, oldtype, newtype))		\
+	O(Type_indexed, 0, (int count, const int array_of_blocklengths[], \
+			    const int array_of_displacements[],	\
+			    MPI_Datatype oldtype, MPI_Datatype *newtype), \
+	  (count, array_of_blocklengths, array_of_displacements, oldtype, \
+	   newtype))							\
+	O(Type_create_struct, 0, (int count,				\
+				  const int array_of_blocklengths[],	\
+				  const MPI_Aint array_of_displacements[], \
+				  const MPI_Datatype array_of_types[],	\
+				  MPI_Datatype *newtype),		\
+	  (count, array_of_blocklengths, array_of_displacements,	\
+	   array_of_types, newtype))					\
+	O(Type_get_extent, 0, (MPI_Datatype datatype, MPI_Aint *lb,	\
+			       MPI_Aint *extent), (datatype, lb, extent)) \
+	O(Get_count, 0, (const MPI_Status *status, MPI_Datatype datatype, \
+			 int *count), (status, datatype, count))	\
+	O(Get_elements, 0, (const MPI_Status *status,			\
+			    MPI_Datatype datatype, int *count),		\
+	  (status, datatype, count))					\
+	O(Op_create, 0, (MPI_User_function *user_fn, int commute,	\
+			 MPI_Op *op), (user_fn, commute, op))		\
+	O(Op_free, 0, (MPI_Op *op), (op))				\
+	O(Request_free, 0, (MPI_Request *request), (request))		\
+	O(Cancel, 0, (MPI_Request *request), (request))			\
+	O(Get_processor_name, 0, (char *name, int *resultlen),		\
+	  (name, resultlen))						\
+	O(Error_string, 0, (int errorcode, char *string, int *resultlen), \
+	  (errorcode, string, resultlen))				\
+	O(Initialized, 0, (int *flag), (flag))				\
+	O(Finalized, 0, (int *flag), (flag))				\
+	O(Query_thread, 0, (int *provided), (provided))
+
 /* The index of each record in the file. */
 enum bcsmpi_prim {
 	BCSMPI_COMP,		/* = BCS_MPI_PRIM_COMP */
@@ -215,6 +304,10 @@ enum bcsmpi_prim {
 #define P(name, ...) BCSMPI_##name,
 	BCSMPI_PRIMS
 #undef P
+	BCSMPI_Abort,
+#define O(name, ...) BCSMPI_##name,
+	BCSMPI_OTHERS
+#undef O
 	BCSMPI_NR_PRIMS
 };
 

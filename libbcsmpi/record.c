@@ -5,6 +5,7 @@
  * several threads lose nothing; a reader sees every field current.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,17 +16,28 @@
 
 #include <linux/bcs_hist.h>
 
+#include "control.h"
 #include "record.h"
 #include "select.h"
 #include "statfile.h"
 
-#define DEFAULT_DIR	"/run/bcs/mpi"
 /* Tries of a compare-and-swap on a minimum or maximum under contention. */
 #define CAS_TRIES	64
 
 int bcsmpi_on;
+int bcsmpi_started;
 
-static struct bcsmpi_statfile file;
+/* The generation of the control file, or 0 without one. */
+static const __u32 no_generation;
+const __u32 *bcsmpi_generation = &no_generation;
+__u32 bcsmpi_generation_seen;
+
+static struct bcsmpi_statfile file = { .fd = -1 };
+static struct bcs_mpi_control *control;
+static int control_fd = -1;
+static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
+/* 1: the record's histograms are updated (they may exist while 0). */
+static unsigned char dist_on[BCSMPI_NR_PRIMS];
 static uint64_t last_ns;		/* end of the last blocking call */
 static __thread unsigned int depth;	/* wrappers of this thread entered */
 
@@ -72,6 +84,7 @@ static void hist_add(uint64_t off, uint64_t v)
 static void record(enum bcsmpi_prim prim, uint64_t ns, uint64_t bytes)
 {
 	struct bcs_mpi_prim *p = &file.prims[prim];
+	uint64_t off;
 
 	/* The first call sets the minimum: min_ns is 0 until then. */
 	if (__atomic_fetch_add(&p->calls, 1, __ATOMIC_RELAXED) == 0)
@@ -81,10 +94,14 @@ static void record(enum bcsmpi_prim prim, uint64_t ns, uint64_t bytes)
 	bound(&p->max_ns, ns, 0);
 	add(&p->total_ns, ns);
 	add(&p->bytes, bytes);
-	if (p->lat_hist_off)
-		hist_add(p->lat_hist_off, ns);
-	if (p->size_hist_off)
-		hist_add(p->size_hist_off, bytes);
+	if (!__atomic_load_n(&dist_on[prim], __ATOMIC_RELAXED))
+		return;
+	off = __atomic_load_n(&p->lat_hist_off, __ATOMIC_ACQUIRE);
+	if (off)
+		hist_add(off, ns);
+	off = __atomic_load_n(&p->size_hist_off, __ATOMIC_ACQUIRE);
+	if (off)
+		hist_add(off, bytes);
 }
 
 /* A computation point: from the end of the last blocking call to @t. */
@@ -130,6 +147,9 @@ void bcsmpi_leave(enum bcsmpi_prim prim, int blocking, uint64_t t0,
 static void child_off(void)
 {
 	__atomic_store_n(&bcsmpi_on, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&bcsmpi_started, 0, __ATOMIC_RELAXED);
+	bcsmpi_generation = &no_generation;
+	bcsmpi_generation_seen = 0;
 	file.hdr = NULL;
 	file.prims = NULL;
 }
@@ -137,6 +157,117 @@ static void child_off(void)
 static void say(const char *msg)
 {
 	fprintf(stderr, "libbcsmpi: %s; MPI profiling off\n", msg);
+}
+
+static void warn(const char *msg, const char *what)
+{
+	fprintf(stderr, "libbcsmpi: %s; %s\n", msg, what);
+}
+
+/* The selection of the control file @c into @sel; 0 or -EINVAL. */
+static int control_select(const struct bcs_mpi_control *c,
+			  struct bcsmpi_select *sel)
+{
+	char err[256];
+	int r;
+
+	r = bcsmpi_select_parse(c->stats, NULL, sel, err, sizeof(err));
+	if (r) {
+		warn(err, "the control file's selection ignored");
+		return r;
+	}
+	if (c->flags & BCS_MPI_CTL_OFF)
+		sel->off = 1;
+	if ((c->flags & BCS_MPI_CTL_SUB_BITS) &&
+	    c->sub_bits > BCS_HIST_SUB_BITS_MAX) {
+		warn("the control file's resolution is not 0 .. 7",
+		     "the control file ignored");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The control file changed (or is being changed): apply it when it is
+ * consistent.  One thread at a time; the others go on as they were.
+ */
+void bcsmpi_control(void)
+{
+	struct bcs_mpi_control c;
+	struct bcsmpi_select sel;
+	char err[PATH_MAX + 64];
+	unsigned int i, sub;
+	int restart, warned = 0;
+
+	if (pthread_mutex_trylock(&control_lock))
+		return;
+	if (!control || bcsmpi_control_read(control, &c) ||
+	    c.generation == bcsmpi_generation_seen)
+		goto out;
+	__atomic_store_n(&bcsmpi_generation_seen, c.generation,
+			 __ATOMIC_RELAXED);
+	if (control_select(&c, &sel))
+		goto out;
+	/* A new resolution starts the distributions selected again. */
+	sub = c.flags & BCS_MPI_CTL_SUB_BITS ? c.sub_bits : file.hdr->sub_bits;
+	restart = sub != file.hdr->sub_bits;
+	for (i = 0; i < BCSMPI_NR_PRIMS; i++) {
+		if (sel.dist[i] && (restart || !file.prims[i].lat_hist_off) &&
+		    bcsmpi_statfile_add_hists(&file, i, sub, err,
+					      sizeof(err))) {
+			if (!warned++)
+				warn(err, "no more distributions");
+			/* The process rows keep theirs. */
+			sel.dist[i] = !!file.prims[i].lat_hist_off &&
+				      i <= BCSMPI_COMM;
+		}
+		__atomic_store_n(&dist_on[i], sel.dist[i], __ATOMIC_RELAXED);
+	}
+	if (restart)
+		__atomic_store_n(&file.hdr->sub_bits, sub, __ATOMIC_RELEASE);
+	__atomic_store_n(&bcsmpi_on, !sel.off, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&control_lock);
+}
+
+/*
+ * The control file of job @job: mapped, and its selection in @sel if it
+ * was ever set.  Without one (it cannot be created) the selection of the
+ * environment stays, said once.
+ */
+static void control_start(const char *dir, const char *job,
+			  struct bcsmpi_select *sel)
+{
+	struct bcs_mpi_control c;
+	struct bcsmpi_select csel;
+	char err[PATH_MAX + 64];
+	int fd;
+
+	fd = bcsmpi_control_open(dir, job, 0, &control, err, sizeof(err));
+	if (fd < 0) {
+		warn(err, "the selection cannot change while it runs");
+		return;
+	}
+	control_fd = fd;
+	/* Being written (odd): the environment's until the next call. */
+	if (bcsmpi_control_read(control, &c)) {
+		bcsmpi_generation_seen = 1;
+		return;
+	}
+	bcsmpi_generation_seen = c.generation;
+	if (!c.generation || control_select(&c, &csel))
+		return;
+	csel.sub_bits = c.flags & BCS_MPI_CTL_SUB_BITS ? c.sub_bits :
+			sel->sub_bits;
+	*sel = csel;
+}
+
+/* Unmap the control file (nothing reads it any more). */
+static void control_stop(void)
+{
+	bcsmpi_control_close(control, control_fd);
+	control = NULL;
+	control_fd = -1;
 }
 
 void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi)
@@ -158,9 +289,7 @@ void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi)
 	}
 	if (sel.off)
 		return;
-	w.dir = getenv("BCS_MPI_DIR");
-	if (!w.dir || !*w.dir)
-		w.dir = DEFAULT_DIR;
+	w.dir = bcsmpi_dir();
 	w.job = job ? job : "";
 	if (PMPI_Comm_rank(MPI_COMM_WORLD, &w.rank) != MPI_SUCCESS ||
 	    PMPI_Comm_size(MPI_COMM_WORLD, &w.world_size) != MPI_SUCCESS) {
@@ -171,10 +300,16 @@ void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi)
 		say("cannot register a fork handler");
 		return;
 	}
-	if (bcsmpi_statfile_create(&file, &sel, &w, err, sizeof(err))) {
+	/* A job's selection can change while it runs. */
+	if (*w.job)
+		control_start(w.dir, w.job, &sel);
+	if (bcsmpi_statfile_create(&file, &sel, &w, control != NULL, err,
+				   sizeof(err))) {
 		say(err);
+		control_stop();
 		return;
 	}
+	memcpy(dist_on, sel.dist, sizeof(dist_on));
 	t = bcsmpi_now();
 	record(prim, t - t0, 0);
 	clock_gettime(CLOCK_REALTIME, &rt);
@@ -183,13 +318,21 @@ void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi)
 	t = bcsmpi_now();
 	file.hdr->init_ns = t;
 	last_ns = t;
-	__atomic_store_n(&bcsmpi_on, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&bcsmpi_started, 1, __ATOMIC_RELAXED);
+	if (control)
+		bcsmpi_generation = &control->generation;
+	__atomic_store_n(&bcsmpi_on, !sel.off, __ATOMIC_RELEASE);
 }
 
 uint64_t bcsmpi_finalize_enter(void)
 {
 	uint64_t t = bcsmpi_now();
 
+	/* No more changes: the control file is not read again. */
+	pthread_mutex_lock(&control_lock);
+	bcsmpi_generation = &no_generation;
+	bcsmpi_generation_seen = 0;
+	pthread_mutex_unlock(&control_lock);
 	__atomic_store_n(&bcsmpi_on, 0, __ATOMIC_RELAXED);
 	computation(t);
 	__atomic_store_n(&file.hdr->finalize_ns, t, __ATOMIC_RELAXED);
@@ -201,5 +344,7 @@ void bcsmpi_finalize_leave(uint64_t t0)
 	record(BCSMPI_Finalize, bcsmpi_now() - t0, 0);
 	__atomic_or_fetch(&file.hdr->flags, BCS_MPI_COMPLETE,
 			  __ATOMIC_RELEASE);
+	__atomic_store_n(&bcsmpi_started, 0, __ATOMIC_RELAXED);
 	bcsmpi_statfile_close(&file);
+	control_stop();
 }

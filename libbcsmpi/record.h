@@ -18,8 +18,34 @@
 
 #include "prims.h"
 
+#include <linux/types.h>
+
 /* Non-zero while recording: read by every wrapper before anything else. */
 extern int bcsmpi_on;
+/* Non-zero from MPI_Init to MPI_Finalize if the process has its file. */
+extern int bcsmpi_started;
+
+/*
+ * The generation of the job's control file (a constant 0 without one),
+ * and the one last applied: a wrapper compares them, one load from the
+ * mapping, and calls bcsmpi_control() when they differ.
+ */
+extern const __u32 *bcsmpi_generation;
+extern __u32 bcsmpi_generation_seen;
+
+/* Apply the control file, which changed. */
+void bcsmpi_control(void);
+
+/* Whether to record this call: the control file looked at first. */
+static inline int bcsmpi_active(void)
+{
+	if (__builtin_expect(__atomic_load_n(bcsmpi_generation,
+					     __ATOMIC_RELAXED) !=
+			     __atomic_load_n(&bcsmpi_generation_seen,
+					     __ATOMIC_RELAXED), 0))
+		bcsmpi_control();
+	return __atomic_load_n(&bcsmpi_on, __ATOMIC_RELAXED);
+}
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t bcsmpi_now(void);

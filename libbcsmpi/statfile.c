@@ -16,27 +16,11 @@
 
 #include <linux/bcs_hist.h>
 
+#include "control.h"
 #include "statfile.h"
 
-/* mkdir -p @dir; at most PATH_MAX components, as @dir is shorter. */
-static int make_dirs(const char *dir)
-{
-	char p[PATH_MAX];
-	size_t i, n = strlen(dir);
-
-	if (n >= sizeof(p))
-		return -ENAMETOOLONG;
-	memcpy(p, dir, n + 1);
-	for (i = 1; i <= n; i++) {
-		if (p[i] != '/' && p[i])
-			continue;
-		p[i] = 0;
-		if (mkdir(p, 0755) && errno != EEXIST)
-			return -errno;
-		p[i] = i < n ? '/' : 0;
-	}
-	return 0;
-}
+/* The histograms of every record the reserve of a growable file holds. */
+#define GROW_LAYOUTS	8
 
 static void init_hist(void *at, unsigned int sub_bits)
 {
@@ -91,9 +75,53 @@ static void lay_out(struct bcs_mpi_file_header *hdr,
 	*size = off;
 }
 
+/* Keep the address space @f may grow into; its mapping moves there. */
+static int growable(struct bcsmpi_statfile *f, char *err, size_t errlen)
+{
+	struct bcsmpi_select all;
+	size_t size, page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned int i;
+	void *base, *map;
+	int r;
+
+	memset(&all, 0, sizeof(all));
+	all.sub_bits = BCS_HIST_SUB_BITS_MAX;
+	for (i = 0; i < BCSMPI_NR_PRIMS; i++)
+		all.dist[i] = 1;
+	lay_out(NULL, &all, &size);
+	/*
+	 * The file's pages, then those it may grow into: every record's
+	 * histograms at the finest resolution, GROW_LAYOUTS times (each
+	 * change of resolution starts them again).  Address space only.
+	 */
+	size = (f->size + GROW_LAYOUTS * size + page - 1) / page * page;
+	base = mmap(NULL, size, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED) {
+		r = -errno;
+		goto fail;
+	}
+	map = mmap(base, f->size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, f->fd, 0);
+	if (map == MAP_FAILED) {
+		r = -errno;
+		munmap(base, size);
+		goto fail;
+	}
+	munmap(f->hdr, f->size);
+	f->hdr = map;
+	f->prims = (void *)(f->hdr + 1);
+	f->reserved = size;
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot map %s to grow: %s", f->path,
+		 strerror(-r));
+	return r;
+}
+
 int bcsmpi_statfile_create(struct bcsmpi_statfile *f,
 			   const struct bcsmpi_select *sel,
-			   const struct bcsmpi_where *w, char *err,
+			   const struct bcsmpi_where *w, int grow, char *err,
 			   size_t errlen)
 {
 	struct bcs_mpi_file_header *hdr;
@@ -104,6 +132,7 @@ int bcsmpi_statfile_create(struct bcsmpi_statfile *f,
 	int fd, r;
 
 	memset(f, 0, sizeof(*f));
+	f->fd = -1;
 	gethostname(host, sizeof(host) - 1);
 	r = snprintf(f->path, sizeof(f->path), "%s/%s.%s.%d.%d.bcsmpi",
 		     w->dir, *w->job ? w->job : "nojob", host, w->rank,
@@ -113,7 +142,7 @@ int bcsmpi_statfile_create(struct bcsmpi_statfile *f,
 			 w->dir);
 		return -ENAMETOOLONG;
 	}
-	r = make_dirs(w->dir);
+	r = bcsmpi_make_dirs(w->dir);
 	if (r) {
 		snprintf(err, errlen, "cannot create %s: %s", w->dir,
 			 strerror(-r));
@@ -134,7 +163,8 @@ int bcsmpi_statfile_create(struct bcsmpi_statfile *f,
 	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		goto fail_unlink;
-	close(fd);
+	/* Kept until it is known whether the file must grow. */
+	f->fd = fd;
 	hdr = map;
 	lay_out(hdr, sel, &size);
 	hdr->version = BCS_MPI_VERSION;
@@ -154,7 +184,21 @@ int bcsmpi_statfile_create(struct bcsmpi_statfile *f,
 	f->hdr = hdr;
 	f->prims = (void *)(hdr + 1);
 	f->size = size;
-	return 0;
+	if (!grow) {
+		close(fd);
+		f->fd = -1;
+		return 0;
+	}
+	r = growable(f, err, errlen);
+	if (r) {
+		munmap(map, size);
+		unlink(f->path);
+		close(fd);
+		f->hdr = NULL;
+		f->prims = NULL;
+		f->fd = -1;
+	}
+	return r;
 
 fail_unlink:
 	r = -errno;
@@ -167,10 +211,56 @@ fail:
 	return r;
 }
 
+int bcsmpi_statfile_add_hists(struct bcsmpi_statfile *f, unsigned int prim,
+			      unsigned int sub_bits, char *err, size_t errlen)
+{
+	struct bcs_mpi_prim *p = &f->prims[prim];
+	size_t hb = bcs_mpi_hist_bytes(sub_bits);
+	int sized = !!(p->flags & BCS_MPI_PRIM_SIZED);
+	size_t old = f->size, size = old + hb * (sized ? 2 : 1);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), start = old / page * page;
+	void *map;
+	int r;
+
+	if (!f->reserved || size > f->reserved) {
+		snprintf(err, errlen, "%s cannot grow any more", f->path);
+		return -ENOSPC;
+	}
+	r = posix_fallocate(f->fd, (off_t)old, (off_t)(size - old));
+	if (r) {
+		snprintf(err, errlen, "cannot allocate %s: %s", f->path,
+			 strerror(r));
+		return -r;
+	}
+	/* The last page again (the same pages of the file) and the new. */
+	map = mmap((char *)f->hdr + start, size - start,
+		   PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, f->fd,
+		   (off_t)start);
+	if (map == MAP_FAILED) {
+		r = -errno;
+		snprintf(err, errlen, "cannot map %s: %s", f->path,
+			 strerror(-r));
+		return r;
+	}
+	init_hist((char *)f->hdr + old, sub_bits);
+	if (sized)
+		init_hist((char *)f->hdr + old + hb, sub_bits);
+	f->size = size;
+	__atomic_store_n(&f->hdr->file_size, size, __ATOMIC_RELEASE);
+	if (sized)
+		__atomic_store_n(&p->size_hist_off, old + hb, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->lat_hist_off, old, __ATOMIC_RELEASE);
+	return 0;
+}
+
 void bcsmpi_statfile_close(struct bcsmpi_statfile *f)
 {
 	if (f->hdr)
-		munmap(f->hdr, f->size);
+		munmap(f->hdr, f->reserved ? f->reserved : f->size);
+	if (f->fd >= 0)
+		close(f->fd);
 	f->hdr = NULL;
 	f->prims = NULL;
+	f->fd = -1;
+	f->reserved = 0;
 }

@@ -17,6 +17,8 @@ struct bcsmpi_statfile {
 	struct bcs_mpi_file_header *hdr;	/* the mapping */
 	struct bcs_mpi_prim *prims;		/* its records */
 	size_t size;
+	size_t reserved;	/* address space kept for growing, or 0 */
+	int fd;			/* open while it may grow, or -1 */
 	char path[PATH_MAX];
 };
 
@@ -34,12 +36,27 @@ struct bcsmpi_where {
  * @sel, map it shared into @f and fill in everything but @init_ns, the
  * magic written last.  Returns 0, or a negative errno with a message in
  * @err (directory or file not creatable, disk full, mmap failing,
- * -ENAMETOOLONG); nothing is left behind then.
+ * -ENAMETOOLONG); nothing is left behind then.  With @grow, the file
+ * can grow later (bcsmpi_statfile_add_hists()): the address space its
+ * histograms of every record would take is kept after its mapping, and
+ * the file open, so that it is extended in place and the mapping never
+ * moves under other threads.
  */
 int bcsmpi_statfile_create(struct bcsmpi_statfile *f,
 			   const struct bcsmpi_select *sel,
-			   const struct bcsmpi_where *w, char *err,
+			   const struct bcsmpi_where *w, int grow, char *err,
 			   size_t errlen);
+
+/*
+ * Give record @prim new histograms (latency, and size if it is sized) of
+ * resolution @sub_bits at the end of the growable file @f, empty, and
+ * publish their offsets last; histograms it had stay in the file,
+ * unused.  Returns 0 or a negative errno with a message in @err
+ * (-ENOSPC: no room left in the reserve; the disk full).
+ */
+int bcsmpi_statfile_add_hists(struct bcsmpi_statfile *f, unsigned int prim,
+			      unsigned int sub_bits, char *err,
+			      size_t errlen);
 
 /* Unmap @f; the file stays. */
 void bcsmpi_statfile_close(struct bcsmpi_statfile *f);

@@ -62,7 +62,7 @@ EXPORT int MPI_##name params							\
 	uint64_t t0;							\
 	int rc;								\
 									\
-	if (!__atomic_load_n(&bcsmpi_on, __ATOMIC_RELAXED))		\
+	if (!bcsmpi_active())						\
 		return PMPI_##name args;				\
 	t0 = bcsmpi_enter(blocking);					\
 	rc = PMPI_##name args;						\
@@ -72,7 +72,22 @@ EXPORT int MPI_##name params							\
 	return rc;							\
 }
 BCSMPI_PRIMS
+#define O(name, blocking, params, args) P(name, blocking, 0, params, args, 0)
+BCSMPI_OTHERS
+#undef O
 #undef P
+
+/* It does not return: counted at its entry, with no latency. */
+EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+	uint64_t t0;
+
+	if (bcsmpi_active()) {
+		t0 = bcsmpi_enter(0);
+		bcsmpi_leave(BCSMPI_Abort, 0, t0, 0);
+	}
+	return PMPI_Abort(comm, errorcode);
+}
 
 EXPORT int MPI_Init(int *argc, char ***argv)
 {
@@ -99,7 +114,7 @@ EXPORT int MPI_Finalize(void)
 	uint64_t t0;
 	int rc;
 
-	if (!__atomic_load_n(&bcsmpi_on, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&bcsmpi_started, __ATOMIC_RELAXED))
 		return PMPI_Finalize();
 	t0 = bcsmpi_finalize_enter();
 	rc = PMPI_Finalize();

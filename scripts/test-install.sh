@@ -33,6 +33,24 @@ done
 [ -z "$missing" ]
 check $? "every file installed under $prefix${missing:+ (missing:$missing)}"
 
+# libbcsmpi: the library of every MPI built, where bcsctl run --mpi-stats
+# looks for it (the one place, libbcsmpi/libdir.mk).
+libs=$(cd "$top/libbcsmpi" && ls libbcsmpi-*.so 2>/dev/null)
+missing=
+for f in $libs; do
+	[ -e "$dest$prefix/lib/$f" ] || missing="$missing $f"
+done
+[ -n "$libs" ] && [ -z "$missing" ]
+check $? "libbcsmpi of each MPI under $prefix/lib (built: ${libs:-none}${missing:+, missing:$missing})"
+out=$(env -u BCS_MPI_LIBDIR "$dest$prefix/sbin/bcsctl" run --mpi-stats \
+	--no-attach -- "$top/libbcsmpi/tests/pattern-openmpi" 2>&1)
+echo "# $out"
+case $out in
+*"is not installed (looked in $prefix/lib,"*) rc=0 ;;
+*) rc=1 ;;
+esac
+check $rc "the installed bcsctl looks for libbcsmpi in $prefix/lib"
+
 grep -q "^ExecStart=$prefix/sbin/bcsd " \
 	"$dest$prefix/lib/systemd/system/bcsd.service"
 check $? "bcsd.service starts $prefix/sbin/bcsd"

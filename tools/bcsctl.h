@@ -40,6 +40,8 @@ struct bcsctl_req {
 	uint32_t row;		/* BCS_ROW_NONE unless given */
 	int has_row;
 	int create;		/* run --create */
+	int mpi_stats;		/* run --mpi-stats: preload libbcsmpi */
+	int no_attach;		/* run --no-attach: without the module */
 	int thread;		/* attach/detach --thread */
 	uint32_t mode;		/* mode: enum bcs_mode */
 	int has_watchdog;
@@ -62,6 +64,8 @@ struct bcsctl_req {
 	uint32_t dist_op;	/* stats: enum bcs_dist_op */
 	uint32_t metrics;	/* stats: 1 << enum bcs_dist_metric */
 	uint32_t sub_bits;	/* stats enable: log2 of --resolution */
+	int has_resolution;	/* stats enable: --resolution given */
+	const char *mpi;	/* stats --mpi: the selection ("" disable) */
 	const char *group;	/* help or error for a group ("job") */
 	char err[256];		/* message for BCSCTL_PARSE_USAGE */
 };

@@ -319,6 +319,14 @@ static int parse_run(struct bcsctl_req *req, int argc, char **argv)
 			req->create = 1;
 			continue;
 		}
+		if (!strcmp(a, "--mpi-stats")) {
+			req->mpi_stats = 1;
+			continue;
+		}
+		if (!strcmp(a, "--no-attach")) {
+			req->no_attach = 1;
+			continue;
+		}
 		r = opt_val(req, argc, argv, &i, "--job", &v);
 		if (r < 0)
 			return r;
@@ -340,8 +348,13 @@ static int parse_run(struct bcsctl_req *req, int argc, char **argv)
 			return bad_arg(req, a);
 		break;
 	}
-	if (!has_job)
+	if (!has_job && !req->no_attach)
 		return usage_err(req, "missing --job JOB");
+	if (req->no_attach && !req->mpi_stats)
+		return usage_err(req, "--no-attach is for --mpi-stats alone");
+	if (req->no_attach && req->create)
+		return usage_err(req, "--create needs the job joined, not "
+				 "--no-attach");
 	if (req->has_row && !req->create)
 		return usage_err(req, "--row needs --create");
 	if (i >= argc)
@@ -499,6 +512,21 @@ static int parse_stats(struct bcsctl_req *req, int argc, char **argv)
 			argv[req->nr_pids++] = (char *)v;
 			continue;
 		}
+		if (!enable && req->dist_op == BCS_DIST_DISABLE &&
+		    !strcmp(a, "--mpi")) {
+			req->mpi = "";
+			continue;
+		}
+		r = enable ? opt_val(req, argc, argv, &i, "--mpi", &v) : 0;
+		if (r < 0)
+			return r;
+		if (r) {
+			if (!*v)
+				return usage_err(req, "--mpi needs a list of "
+						 "MPI primitives, on or all");
+			req->mpi = v;
+			continue;
+		}
 		r = req->dist_op == BCS_DIST_RELEASE ? 0 :
 		    opt_val(req, argc, argv, &i, "--metric", &v);
 		if (r < 0)
@@ -523,6 +551,7 @@ static int parse_stats(struct bcsctl_req *req, int argc, char **argv)
 						 "power of two)", v,
 						 1U << BCS_HIST_SUB_BITS_MAX);
 			req->sub_bits = (uint32_t)__builtin_ctz(per2);
+			req->has_resolution = 1;
 			continue;
 		}
 		if ((a[0] == '-' && a[1] != '\0') || has_job)
@@ -533,6 +562,10 @@ static int parse_stats(struct bcsctl_req *req, int argc, char **argv)
 	}
 	if (!has_job)
 		return usage_err(req, "missing JOB");
+	/* The MPI processes' selection is theirs: no module metrics. */
+	if (req->mpi && (has_metric || req->nr_pids))
+		return usage_err(req, "--mpi takes no --metric or --pid (it "
+				 "acts on the job's MPI processes)");
 	/* Release frees every metric: the module takes no metrics then. */
 	if (!has_metric && req->dist_op != BCS_DIST_RELEASE)
 		req->metrics = BCS_DIST_ALL;
@@ -658,7 +691,8 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ "job", "row", "JOB ROW|none",
 	  "Move a job to a row at the next strobe",
 	  1, parse_job_row, bcsctl_run_job_row },
-	{ NULL, "run", "--job JOB [--create [--row R]] [--] CMD [ARGS...]",
+	{ NULL, "run", "--job JOB [--create [--row R]] "
+	  "[--mpi-stats [--no-attach]] [--] CMD [ARGS...]",
 	  "Join a job, then execute CMD in it",
 	  0, parse_run, bcsctl_run_run },
 	{ "slice", "set", "USEC",
@@ -674,11 +708,12 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	  "Inject a strobe (next row, in 1 ms)",
 	  1, parse_strobe, bcsctl_run_strobe },
 	{ "stats", "enable",
-	  "JOB [--pid PID]... [--metric NAME]... [--resolution N]",
-	  "Record distributions of the tasks of a job",
+	  "JOB [--pid PID]... [--metric NAME]... [--mpi LIST] "
+	  "[--resolution N]",
+	  "Record distributions of the tasks (MPI primitives) of a job",
 	  0, parse_stats, bcsctl_run_stats },
-	{ "stats", "disable", "JOB [--pid PID]... [--metric NAME]...",
-	  "Stop recording them; what was recorded stays",
+	{ "stats", "disable", "JOB [--pid PID]... [--metric NAME]... [--mpi]",
+	  "Stop recording them (MPI statistics); what was recorded stays",
 	  0, parse_stats, bcsctl_run_stats },
 	{ "stats", "release", "JOB [--pid PID]...",
 	  "Free the statistics, also of tasks that are gone",

@@ -12,6 +12,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 
 #include "bcsctl.h"
 #include "bcsctl_cluster.h"
+#include "bcsctl_mpi.h"
 #include "numparse.h"
 
 static int fail(const char *what, int err, enum bcs_err_ctx ctx)
@@ -720,13 +722,34 @@ int bcsctl_run_job_detach(const struct bcsctl_req *req)
 	return attach_detach(req, 0);
 }
 
+/* Execute the command of `run`; returns only if that fails. */
+static int run_exec(const struct bcsctl_req *req)
+{
+	int err;
+
+	fflush(NULL);
+	execvp(req->cmd_argv[0], req->cmd_argv);
+	err = errno;
+	fprintf(stderr, "bcsctl: run: %s: %s\n", req->cmd_argv[0],
+		strerror(err));
+	return err == ENOENT ? BCSCTL_EXIT_NOTFOUND : BCSCTL_EXIT_NOEXEC;
+}
+
 int bcsctl_run_run(const struct bcsctl_req *req)
 {
-	char what[64];
+	char what[64], msg[PATH_MAX + 256];
 	struct bcs *h;
 	int err, fd, create_err = 0;
 	bool cluster;
 
+	/* Before joining: a program it cannot profile is said at once. */
+	if (req->mpi_stats &&
+	    bcsctl_mpi_setup(req->cmd_argv[0], req->job, msg, sizeof(msg))) {
+		fprintf(stderr, "bcsctl: run: --mpi-stats: %s\n", msg);
+		return BCSCTL_EXIT_FAIL;
+	}
+	if (req->no_attach)
+		return run_exec(req);
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
 	/*
@@ -806,12 +829,7 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 		snprintf(what, sizeof(what), "run: job attach %u", req->job);
 		return fail(what, err, BCS_CTX_TASK);
 	}
-	fflush(NULL);
-	execvp(req->cmd_argv[0], req->cmd_argv);
-	err = errno;
-	fprintf(stderr, "bcsctl: run: %s: %s\n", req->cmd_argv[0],
-		strerror(err));
-	return err == ENOENT ? BCSCTL_EXIT_NOTFOUND : BCSCTL_EXIT_NOEXEC;
+	return run_exec(req);
 }
 
 static int config(const struct bcsctl_req *req, struct bcs_config *cfg,

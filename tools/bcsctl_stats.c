@@ -16,6 +16,7 @@
 
 #include "bcsctl.h"
 #include "bcsctl_cluster.h"
+#include "control.h"
 #include "numparse.h"
 
 #define STATS_TIMEOUT_MS	5000
@@ -62,6 +63,28 @@ static int stats_cluster(int fd, const struct bcsctl_req *req,
 	return BCSCTL_EXIT_OK;
 }
 
+/*
+ * --mpi: the control file of the job's MPI processes on this node
+ * (libbcsmpi/control.c), which they apply at their next MPI call.  The
+ * cluster-wide path (bcsd calling bcs_mpi_control_set() on every node of
+ * the job) is not here yet.
+ */
+static int stats_mpi(const struct bcsctl_req *req, const char *what)
+{
+	char job[16], err[1024];
+	int off = req->dist_op == BCS_DIST_DISABLE;
+
+	snprintf(job, sizeof(job), "%u", req->job);
+	if (bcs_mpi_control_set(bcsmpi_dir(), job, off,
+				off ? NULL : req->mpi,
+				req->has_resolution ? (int)req->sub_bits : -1,
+				err, sizeof(err))) {
+		fprintf(stderr, "bcsctl: %s: --mpi: %s\n", what, err);
+		return BCSCTL_EXIT_FAIL;
+	}
+	return BCSCTL_EXIT_OK;
+}
+
 int bcsctl_run_stats(const struct bcsctl_req *req)
 {
 	int fd;
@@ -72,6 +95,8 @@ int bcsctl_run_stats(const struct bcsctl_req *req)
 
 	snprintf(what, sizeof(what), "stats %s %u", op_name(req->dist_op),
 		 req->job);
+	if (req->mpi)
+		return stats_mpi(req, what);
 	if (!req->nr_pids) {
 		fd = cluster_connect();
 		if (fd >= 0)

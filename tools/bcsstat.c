@@ -40,9 +40,11 @@ static const struct cmd cmds[] = {
 	{ "events", "[-c COUNT] [--json]",
 	  "Jobs' ends as they happen, one line each (needs CAP_SYS_ADMIN)",
 	  OPT_COUNT | OPT_JSON, run_events, NULL },
-	{ "plot", "KIND -o FILE.png [--job J] [--metric NAME] [FILE...]",
+	{ "plot", "KIND -o FILE.png [--job J] [--metric NAME] "
+	  "[--hist PRIM] [FILE...]",
 	  "Draw slice records or distributions of nodes with gnuplot",
-	  OPT_OUTPUT | OPT_JOB | OPT_METRIC | OPT_ARGS, run_plot, plot_help },
+	  OPT_OUTPUT | OPT_JOB | OPT_METRIC | OPT_HIST | OPT_ARGS, run_plot,
+	  plot_help },
 	{ "dist", "[--job J] [--pid P] [--metric NAME] [--json] [FILE...]",
 	  "Distributions of bursts, sleeps, parks, waits (FILE: job dumps)",
 	  OPT_JOB | OPT_PID | OPT_METRIC | OPT_JSON | OPT_ARGS, run_dist,
@@ -50,10 +52,11 @@ static const struct cmd cmds[] = {
 	{ "dump", "--job J [-o FILE.json]",
 	  "Job J's statistics on this node as one JSON document (a job dump)",
 	  OPT_JOB | OPT_OUTPUT, run_dump, NULL },
-	{ "mpi", "[--json] FILE...",
+	{ "mpi", "[--json | --hist PRIM] FILE...",
 	  "Per-primitive MPI statistics of the ranks whose libbcsmpi files "
-	  "are given",
-	  OPT_JSON | OPT_ARGS, run_mpi, NULL },
+	  "are given\n      (--hist: the latency and size distributions of "
+	  "PRIM)",
+	  OPT_JSON | OPT_HIST | OPT_ARGS, run_mpi, NULL },
 	{ "trace", "-o FILE.json [FILE...]",
 	  "Slice records of nodes as a trace for https://ui.perfetto.dev",
 	  OPT_OUTPUT | OPT_ARGS, run_trace, NULL },
@@ -150,6 +153,8 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			opt = OPT_PID;
 		else if (!strcmp(a, "--metric") || !strncmp(a, "--metric=", 9))
 			opt = OPT_METRIC;
+		else if (!strcmp(a, "--hist") || !strncmp(a, "--hist=", 7))
+			opt = OPT_HIST;
 		else if (a[0] == '-')
 			return usage_err(c, "unknown option", a);
 		else
@@ -160,7 +165,8 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 		if (opt == OPT_JSON || opt == OPT_FOLLOW)
 			continue;
 		v = opt_value(argc, argv, &i, opt == OPT_JOB ? 5 :
-			      opt == OPT_PID ? 5 : opt == OPT_METRIC ? 8 : 2);
+			      opt == OPT_PID ? 5 : opt == OPT_METRIC ? 8 :
+			      opt == OPT_HIST ? 6 : 2);
 		if (!v)
 			return usage_err(c, "missing value for", a);
 		if (opt == OPT_N && parse_u64(v, 1, UINT32_MAX, &o->n))
@@ -178,6 +184,10 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			return usage_err(c, "empty output file name", NULL);
 		if (opt == OPT_OUTPUT)
 			o->output = v;
+		if (opt == OPT_HIST && !*v)
+			return usage_err(c, "empty primitive name", NULL);
+		if (opt == OPT_HIST)
+			o->hist = v;
 	}
 	if ((o->given & OPT_COUNT) && (c->allowed & OPT_FOLLOW) &&
 	    !(o->given & OPT_FOLLOW))

@@ -25,6 +25,7 @@ enum {
 	OPT_ARGS	= 1 << 6,	/* takes arguments, not only options */
 	OPT_PID		= 1 << 7,
 	OPT_METRIC	= 1 << 8,
+	OPT_HIST	= 1 << 9,	/* --hist PRIM */
 };
 
 struct cmd;
@@ -38,6 +39,7 @@ struct opts {
 	int32_t pid;
 	uint32_t metric;	/* enum bcs_dist_metric */
 	const char *output;	/* -o FILE */
+	const char *hist;	/* --hist PRIM */
 	char **args;		/* the arguments that are not options */
 	int nr_args;
 };
@@ -56,6 +58,17 @@ int run_events(const struct opts *o);
 
 /* bcsstat mpi: the files of libbcsmpi (bcsstat_mpi.c). */
 int run_mpi(const struct opts *o);
+
+/*
+ * The distributions of primitive @prim ("Allreduce", "MPI_Isend", "comp",
+ * "comm") merged over the libbcsmpi files @paths[0 .. @n): its name in
+ * @name, the latency histogram in *@lat and the size histogram in *@size
+ * (NULL if it has none), both to be freed.  0, or EXIT_FAILURE after
+ * saying why (a file unreadable, no such primitive, no distributions).
+ */
+int mpi_hists(char **paths, int n, const char *prim, char *name,
+	      size_t len, struct bcs_hist_header **lat,
+	      struct bcs_hist_header **size);
 
 /* Print "bcsstat: MSG 'ARG'" and the usage of @c; returns EXIT_USAGE. */
 int usage_err(const struct cmd *c, const char *msg, const char *arg);
@@ -143,6 +156,19 @@ struct bcs_hist_header *dist_job_hist(const struct dist_job *j, uint32_t m,
 				      int *err);
 /* @ns with a unit and 3 significant digits ("1.88 ms"). */
 const char *dist_fmt_ns(char *buf, size_t len, double ns);
+/* @bytes with a unit, 3 significant digits: "8 B", "1 MiB". */
+const char *dist_fmt_bytes(char *buf, size_t len, double bytes);
+
+/* How the values of a histogram read: dist_fmt_ns, dist_fmt_bytes. */
+typedef const char *(*dist_fmt_fn)(char *buf, size_t len, double v);
+
+/*
+ * @h as a text histogram under the heading @title ("burst: CPU time ..."):
+ * a row a bucket with a bar, coarsened until it fits a screen, values
+ * read by @fmt.  0, or -ENOMEM.
+ */
+int dist_text_hist(const char *title, const struct bcs_hist_header *h,
+		   dist_fmt_fn fmt);
 
 /* ---- the commands in their own files ---- */
 

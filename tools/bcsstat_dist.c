@@ -65,23 +65,6 @@ void dist_help(FILE *f)
 
 /* ---- histograms ---- */
 
-static struct bcs_hist_bucket *buckets(const struct bcs_hist_header *h)
-{
-	return (struct bcs_hist_bucket *)(void *)(h + 1);
-}
-
-static struct bcs_hist_header *hist_alloc(uint32_t nr)
-{
-	struct bcs_hist_header *h;
-
-	h = calloc(1, sizeof(*h) + (size_t)nr * sizeof(struct bcs_hist_bucket));
-	if (h) {
-		h->magic = BCS_HIST_MAGIC;
-		h->version = BCS_HIST_VERSION;
-	}
-	return h;
-}
-
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
@@ -203,7 +186,7 @@ static struct bcs_hist_header *hist_parse(const struct src *s,
 		    (unsigned long long)sub);
 		return NULL;
 	}
-	h = hist_alloc((uint32_t)nr);
+	h = bcs_hist_alloc((uint32_t)nr);
 	if (!h) {
 		bad(s, "%s", strerror(ENOMEM));
 		return NULL;
@@ -215,7 +198,7 @@ static struct bcs_hist_header *hist_parse(const struct src *s,
 	    get_bool(s, o, "saturated", &sat))
 		goto fail;
 	h->flags = sat ? BCS_HIST_SATURATED : 0;
-	hb = buckets(h);
+	hb = bcs_hist_bucket_array(h);
 	for (i = 0; i < nr; i++) {
 		b = json_object_array_get_idx(arr, i);
 		if (!json_object_is_type(b, json_type_array) ||
@@ -831,7 +814,22 @@ static double resolution_pct(unsigned int sub_bits)
 	return 100.0 / (double)(1U << sub_bits);
 }
 
-static int text_hist(uint32_t m, const struct bcs_hist_header *h)
+/* @bytes with a binary unit, 3 significant digits: "8 B", "1 MiB". */
+const char *dist_fmt_bytes(char *buf, size_t len, double bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	size_t u = 0;
+
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && bytes >= 999.5) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.3g %s", bytes, units[u]);
+	return buf;
+}
+
+int dist_text_hist(const char *title, const struct bcs_hist_header *h,
+		   dist_fmt_fn fmt)
 {
 	struct bcs_hist_header *show;
 	struct bcs_hist_bucket *b;
@@ -849,14 +847,13 @@ static int text_hist(uint32_t m, const struct bcs_hist_header *h)
 	}
 	if (err)
 		return err;
-	printf("\n%s: %s, %llu values, buckets within %.3g %%",
-	       bcs_dist_metric_name(m), metric_what[m],
+	printf("\n%s, %llu values, buckets within %.3g %%", title,
 	       (unsigned long long)h->count, resolution_pct(sub));
 	if (sub != h->sub_bits)
 		printf(" (recorded within %.3g %%)",
 		       resolution_pct(h->sub_bits));
 	printf("\n  %-10s %-10s %12s\n", "FROM", "TO", "COUNT");
-	b = buckets(show);
+	b = bcs_hist_bucket_array(show);
 	for (i = 0; i < show->nr_buckets; i++)
 		if (b[i].count > top)
 			top = b[i].count;
@@ -867,22 +864,31 @@ static int text_hist(uint32_t m, const struct bcs_hist_header *h)
 		else if (i)
 			for (gap = b[i - 1].index + 1; gap < b[i].index; gap++)
 				printf("  %-10s %-10s %12d\n",
-				       dist_fmt_ns(lo, sizeof(lo), (double)
-						   bcs_hist_lower(gap, sub)),
-				       dist_fmt_ns(hi, sizeof(hi), (double)
-						   bcs_hist_upper(gap, sub) + 1),
+				       fmt(lo, sizeof(lo), (double)
+					   bcs_hist_lower(gap, sub)),
+				       fmt(hi, sizeof(hi), (double)
+					   bcs_hist_upper(gap, sub) + 1),
 				       0);
 		bar = (int)((b[i].count * BAR_WIDTH + top - 1) / top);
 		printf("  %-10s %-10s %12llu %.*s\n",
-		       dist_fmt_ns(lo, sizeof(lo),
-				   (double)bcs_hist_lower(b[i].index, sub)),
-		       dist_fmt_ns(hi, sizeof(hi),
-				   (double)bcs_hist_upper(b[i].index, sub) + 1),
+		       fmt(lo, sizeof(lo),
+			   (double)bcs_hist_lower(b[i].index, sub)),
+		       fmt(hi, sizeof(hi),
+			   (double)bcs_hist_upper(b[i].index, sub) + 1),
 		       (unsigned long long)b[i].count, bar,
 		       "########################################");
 	}
 	free(show);
 	return 0;
+}
+
+static int text_hist(uint32_t m, const struct bcs_hist_header *h)
+{
+	char title[128];
+
+	snprintf(title, sizeof(title), "%s: %s", bcs_dist_metric_name(m),
+		 metric_what[m]);
+	return dist_text_hist(title, h, dist_fmt_ns);
 }
 
 static int want_metric(const struct opts *o, uint32_t m)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <json-c/json.h>
 
@@ -194,6 +195,14 @@ static int is_process_row(const struct mpi_set *s, const struct mpi_row *r)
 	       !strcmp(r->name, p[BCS_MPI_PRIM_COMM].name);
 }
 
+/* 0: a communication primitive, 1: another function, 2: a process row. */
+static int row_pass(const struct mpi_set *s, const struct mpi_row *r)
+{
+	if (is_process_row(s, r))
+		return 2;
+	return r->flags & BCS_MPI_PRIM_OTHER ? 1 : 0;
+}
+
 static void print_row(const struct mpi_row *r)
 {
 	char slow[32] = "-", fast[32] = "-";
@@ -223,10 +232,11 @@ static void print_table(const struct mpi_set *s)
 	printf("%-22s %10s %10s %10s %10s %12s %14s %7s %7s\n", "Primitive",
 	       "Calls", "Avg(ms)", "Min(ms)", "Max(ms)", "Total(ms)", "Bytes",
 	       "Slowest", "Fastest");
-	for (pass = 0; pass < 2; pass++)
+	/* Primitives, other functions, the process rows. */
+	for (pass = 0; pass < 3; pass++)
 		for (i = 0; i < s->nr_rows; i++)
-			if (is_process_row(s, &s->rows[i]) == pass &&
-			    (s->rows[i].calls || pass))
+			if (row_pass(s, &s->rows[i]) == pass &&
+			    (s->rows[i].calls || pass == 2))
 				print_row(&s->rows[i]);
 	for (k = 0; k < s->nr_files; k++) {
 		const struct bcs_mpi_stats *st = &s->files[k];
@@ -333,6 +343,8 @@ static void print_json(const struct mpi_set *s, char **paths)
 
 		json_object_object_add(o, "name",
 				       json_object_new_string(r->name));
+		json_object_object_add(o, "other", json_object_new_boolean(
+				       !!(r->flags & BCS_MPI_PRIM_OTHER)));
 		prim_json(o, &p);
 		json_add_u64(o, "avg_ns", r->calls ? r->total_ns / r->calls :
 			     0);
@@ -361,6 +373,115 @@ static void print_json(const struct mpi_set *s, char **paths)
 	json_object_put(top);
 }
 
+/*
+ * The row of @s named @name: a primitive with or without "MPI_", case
+ * ignored, or "comp" and "comm" for the process rows.
+ */
+static struct mpi_row *find_row(struct mpi_set *s, const char *name)
+{
+	const struct bcs_mpi_prim *p = s->files[0].prims;
+	size_t i;
+
+	if (!strcasecmp(name, "comp"))
+		name = p[BCS_MPI_PRIM_COMP].name;
+	else if (!strcasecmp(name, "comm"))
+		name = p[BCS_MPI_PRIM_COMM].name;
+	for (i = 0; i < s->nr_rows; i++) {
+		const char *n = s->rows[i].name;
+
+		if (!strcasecmp(n, name) ||
+		    (!strncmp(n, "MPI_", 4) && !strcasecmp(n + 4, name)))
+			return &s->rows[i];
+	}
+	return NULL;
+}
+
+/* The row @prim of @s with its distributions, or NULL after saying why. */
+static struct mpi_row *hist_row(struct mpi_set *s, const char *prim)
+{
+	struct mpi_row *r = find_row(s, prim);
+
+	if (!r) {
+		fprintf(stderr, "bcsstat: mpi: no primitive '%s' in these "
+			"files (a name of the table, with or without MPI_; "
+			"comp, comm)\n", prim);
+		return NULL;
+	}
+	if (!r->lat) {
+		fprintf(stderr, "bcsstat: mpi: %s has no distributions in "
+			"these files: select it (BCS_MPI_STATS=%s, or bcsctl "
+			"stats enable JOB --mpi %s)\n", r->name,
+			r->name + (strncmp(r->name, "MPI_", 4) ? 0 : 4),
+			r->name + (strncmp(r->name, "MPI_", 4) ? 0 : 4));
+		return NULL;
+	}
+	return r;
+}
+
+static int print_hists(struct mpi_set *s, const char *prim)
+{
+	struct mpi_row *r = hist_row(s, prim);
+	char title[128];
+	int err;
+
+	if (!r)
+		return EXIT_FAILURE;
+	printf("%s in %d rank file%s: %" PRIu64 " calls, %" PRIu64 " with "
+	       "distributions\n", r->name, s->nr_files,
+	       s->nr_files == 1 ? "" : "s", r->calls, (uint64_t)r->lat->count);
+	snprintf(title, sizeof(title), "%s latency", r->name);
+	err = dist_text_hist(title, r->lat, dist_fmt_ns);
+	if (!err && r->size) {
+		snprintf(title, sizeof(title), "%s size", r->name);
+		err = dist_text_hist(title, r->size, dist_fmt_bytes);
+	}
+	if (err) {
+		fprintf(stderr, "bcsstat: mpi: %s\n", strerror(-err));
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static struct bcs_hist_header *hist_copy(const struct bcs_hist_header *h)
+{
+	struct bcs_hist_header *c = NULL;
+
+	if (h && bcs_hist_add(&c, h))
+		return NULL;
+	return c;
+}
+
+int mpi_hists(char **paths, int n, const char *prim, char *name,
+	      size_t len, struct bcs_hist_header **lat,
+	      struct bcs_hist_header **size)
+{
+	struct mpi_row *r;
+	struct mpi_set s;
+	int ret;
+
+	*lat = *size = NULL;
+	ret = set_load(&s, paths, n);
+	if (!ret) {
+		r = hist_row(&s, prim);
+		if (r) {
+			snprintf(name, len, "%s", r->name);
+			*lat = hist_copy(r->lat);
+			*size = hist_copy(r->size);
+			if (!*lat || (r->size && !*size)) {
+				fprintf(stderr, "bcsstat: mpi: %s\n",
+					strerror(ENOMEM));
+				free(*lat);
+				free(*size);
+				*lat = *size = NULL;
+			}
+		}
+		if (!*lat)
+			ret = EXIT_FAILURE;
+	}
+	set_free(&s);
+	return ret;
+}
+
 int run_mpi(const struct opts *o)
 {
 	struct mpi_set s;
@@ -368,9 +489,14 @@ int run_mpi(const struct opts *o)
 
 	if (!o->nr_args)
 		return usage_err(o->cmd, "no FILE given", NULL);
+	if ((o->given & OPT_JSON) && o->hist)
+		return usage_err(o->cmd, "--json has every histogram; --hist "
+				 "is for text", NULL);
 	r = set_load(&s, o->args, o->nr_args);
 	if (!r) {
-		if (o->given & OPT_JSON)
+		if (o->hist)
+			r = print_hists(&s, o->hist);
+		else if (o->given & OPT_JSON)
 			print_json(&s, o->args);
 		else
 			print_table(&s);

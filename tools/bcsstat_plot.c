@@ -74,6 +74,9 @@ void plot_help(FILE *f)
 		"tasks against their duration\n"
 		"             (--metric NAME: that one, a line per node; "
 		"--job J)");
+	fprintf(f, "  %-10s %s\n", "mpi", "the latency and size "
+		"distributions of an MPI primitive\n"
+		"             (--hist PRIM; FILE: libbcsmpi files, merged)");
 	fprintf(f, "FILE: bcsstat slices --json of one node each (the node "
 		"is named after\nnodeN.slices.json, else the file), or job "
 		"dumps; none: the local ring.\n");
@@ -778,6 +781,139 @@ static int plot_dist(const struct opts *o)
 	return ret;
 }
 
+/* ---- mpi: the distributions of one MPI primitive ---- */
+
+struct mpi_ctx {
+	const char *name;			/* "MPI_Allreduce" */
+	const struct bcs_hist_header *lat, *size;	/* size: or NULL */
+};
+
+/*
+ * The x tics of a log axis of bytes from @lo to @hi: at powers of two
+ * with binary units, every fourth one over a wide range.
+ */
+static void byte_tics(FILE *s, double lo, double hi)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int step = hi / lo <= 4096 ? 1 : 4, p, n = 0;
+
+	fprintf(s, "set xtics (");
+	for (p = 0; p < 50; p += step)
+		fprintf(s, "%s\"%d %s\" %.0f", n++ ? ", " : "",
+			1 << (p % 10), unit[p / 10], (double)(1ULL << p));
+	fprintf(s, ")\nset mxtics default\n");
+}
+
+/* One panel of a histogram: its step curve, axes from its range. */
+static void mpi_panel(FILE *s, FILE *d, int index,
+		      const struct bcs_hist_header *h, const char *title,
+		      const char *data, const char *what, int bytes)
+{
+	double xmin = 0, xmax = 0, ymax = 0;
+	char key[128], nb[32];
+
+	dist_block(d, h, &xmin, &xmax, &ymax);
+	fprintf(s, "set title ");
+	put_quoted(s, title);
+	fprintf(s, "\nset xlabel '%s (log scale; buckets within %.3g %%)'\n",
+		what,
+		100.0 / (double)(1U << h->sub_bits));
+	fprintf(s, "set yrange [0:%.3f]\n", ymax > 0 ? ymax * 1.25 : 1);
+	xmin = xmin / 2 > 1 ? xmin / 2 : 1;
+	xmax = xmax > xmin ? xmax * 2 : xmin * 4;
+	fprintf(s, "set xrange [%.0f:%.0f]\n", xmin, xmax);
+	if (bytes)
+		byte_tics(s, xmin, xmax);
+	else
+		time_tics(s, xmin, xmax);
+	snprintf(key, sizeof(key), "n=%llu, avg %s",
+		 (unsigned long long)h->count,
+		 bytes ? dist_fmt_bytes(nb, sizeof(nb), h->count ?
+					(double)h->sum / (double)h->count : 0) :
+			 dist_fmt_ns(nb, sizeof(nb), h->count ?
+				     (double)h->sum / (double)h->count : 0));
+	fprintf(s, "plot ");
+	put_quoted(s, data);
+	fprintf(s, " index %d using 1:2 with steps lw 2 lc %d title ", index,
+		index + 1);
+	put_quoted(s, key);
+	fprintf(s, "\n");
+}
+
+static int write_mpi(void *ctx, const char *data, const char *script)
+{
+	struct mpi_ctx *c = ctx;
+	char title[128];
+	FILE *d, *s;
+	int err = 0, panels = c->size ? 2 : 1;
+
+	if (!c->lat->count)
+		return 0;
+	d = fopen(data, "w");
+	s = d ? fopen(script, "w") : NULL;
+	if (!s) {
+		if (d)
+			fclose(d);
+		return -1;
+	}
+	fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		"  set terminal pngcairo size %d,560 font 'Sans,12' "
+		"noenhanced\n"
+		"} else {\n"
+		"  set terminal png size %d,560 noenhanced\n"
+		"}\n"
+		"set output\nset encoding utf8\n"
+		"set ylabel 'share of the calls in the bucket (%%)'\n"
+		"set logscale x 10\nset grid xtics mxtics ytics\n"
+		"set key top left opaque box\n", 640 * panels, 640 * panels);
+	if (panels > 1)
+		fprintf(s, "set multiplot layout 1,2\n");
+	/* A primitive's latency, or a process row's durations. */
+	if (strncmp(c->name, "MPI_", 4)) {
+		mpi_panel(s, d, 0, c->lat, c->name, data, "duration", 0);
+	} else {
+		snprintf(title, sizeof(title), "%s: latency", c->name);
+		mpi_panel(s, d, 0, c->lat, title, data, "latency", 0);
+	}
+	if (c->size) {
+		snprintf(title, sizeof(title), "%s: size", c->name);
+		fprintf(s, "set logscale x 2\n");
+		mpi_panel(s, d, 1, c->size, title, data, "bytes", 1);
+		fprintf(s, "unset multiplot\n");
+	}
+	if (ferror(d) || ferror(s))
+		err = -1;
+	if (fclose(d))
+		err = -1;
+	if (fclose(s))
+		err = -1;
+	return err ? -1 : panels;
+}
+
+static int plot_mpi(const struct opts *o)
+{
+	struct bcs_hist_header *lat, *size;
+	struct mpi_ctx c;
+	char name[64];
+	int ret;
+
+	if (!o->hist)
+		return usage_err(o->cmd, "plot mpi needs --hist PRIM", NULL);
+	if (o->nr_args < 2)
+		return usage_err(o->cmd, "plot mpi needs the libbcsmpi FILEs",
+				 NULL);
+	if (mpi_hists(o->args + 1, o->nr_args - 1, o->hist, name,
+		      sizeof(name), &lat, &size))
+		return EXIT_FAILURE;
+	c.name = name;
+	c.lat = lat;
+	c.size = size && size->count ? size : NULL;
+	ret = plot(write_mpi, &c, o->output);
+	free(lat);
+	free(size);
+	return ret;
+}
+
 int run_plot(const struct opts *o)
 {
 	const struct plot_kind *k = NULL;
@@ -790,10 +926,18 @@ int run_plot(const struct opts *o)
 	for (i = 0; i < NR_PLOT_KINDS; i++)
 		if (!strcmp(o->args[0], plot_kinds[i].name))
 			k = &plot_kinds[i];
-	if (!k && strcmp(o->args[0], "dist"))
+	if (!k && strcmp(o->args[0], "dist") && strcmp(o->args[0], "mpi"))
 		return usage_err(o->cmd, "unknown plot kind", o->args[0]);
 	if (!o->output)
 		return usage_err(o->cmd, "missing -o FILE.png", NULL);
+	if (o->hist && (k || strcmp(o->args[0], "mpi")))
+		return usage_err(o->cmd, "--hist is for plot mpi", NULL);
+	if (!k && !strcmp(o->args[0], "mpi")) {
+		if (o->given & (OPT_METRIC | OPT_JOB))
+			return usage_err(o->cmd, "--metric and --job are for "
+					 "plot dist", NULL);
+		return plot_mpi(o);
+	}
 	if (!k)
 		return plot_dist(o);
 	if (o->given & (OPT_METRIC | OPT_JOB))

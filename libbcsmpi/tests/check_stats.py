@@ -5,11 +5,16 @@
 # against what the program did; prints what differs, exits 1 if anything.
 #
 #   check_stats.py full NP SUB_BITS   every rank ran the whole pattern
-#   check_stats.py killed             one file, of the rank killed after
-#                                     half of its Allreduce calls
+#   check_stats.py killed [abort]     one file, of the rank killed after
+#                                     half of its Allreduce calls (or
+#                                     that called MPI_Abort there)
 #   check_stats.py default NP         the whole pattern, BCS_MPI_STATS
 #                                     unset: histograms of the process
 #                                     rows only
+#   check_stats.py control NP         pattern phases: Allreduce selected
+#                                     during the second of three phases
+#                                     of 100 at resolution 3, recording
+#                                     off in the third
 
 import json
 import sys
@@ -18,14 +23,18 @@ MIB = 1 << 20
 # Per rank: calls and bytes of each primitive the whole pattern makes.
 FULL = {
     "MPI_Init": (1, 0),
+    "MPI_Comm_rank": (1, 0),
+    "MPI_Comm_size": (1, 0),
+    "MPI_Comm_dup": (1, 0),
+    "MPI_Comm_free": (1, 0),
     "MPI_Allreduce": (1000, 1000 * 8 * 8),
     "MPI_Isend": (200, 200 * MIB),
     "MPI_Irecv": (200, 200 * MIB),
     "MPI_Waitall": (200, 0),
     "MPI_Barrier": (50, 0),
     "MPI_Finalize": (1, 0),
-    "Comm Overhead": (1000 + 200 + 50, 0),
-    "Comp Granularity": (1000 + 200 + 50 + 1, 0),
+    "Comm Overhead": (1000 + 200 + 50 + 1, 0),          # + Comm_dup
+    "Comp Granularity": (1000 + 200 + 50 + 1 + 1, 0),
 }
 # The primitives BCS_MPI_STATS selects in run.sh, and those it does not.
 SELECTED = ("MPI_Allreduce", "MPI_Isend")
@@ -110,8 +119,12 @@ def killed(doc):
     check(not r["complete"], "the killed rank's file is marked complete")
     check("identity_error_pct" not in r, "an identity for a killed rank")
     want = {"MPI_Init": (1, 0), "MPI_Allreduce": (500, 500 * 64),
+            "MPI_Comm_rank": (1, 0), "MPI_Comm_size": (1, 0),
             "Comm Overhead": (500, 0), "Comp Granularity": (500, 0)}
+    if len(sys.argv) > 2 and sys.argv[2] == "abort":
+        want["MPI_Abort"] = (1, 0)
     check_counts(r, want)
+    check("MPI_Wtime" not in r["primitives"], "MPI_Wtime measured")
 
 
 def default(doc, np):
@@ -127,12 +140,53 @@ def default(doc, np):
         check("size_hist" not in row, "%s: a size histogram" % row["name"])
 
 
+def control(doc, np):
+    check(len(doc["ranks"]) == np, "%d files" % len(doc["ranks"]))
+    for r in doc["ranks"]:
+        check(r["complete"], "rank %d not complete" % r["rank"])
+        check(r["sub_bits"] == 3, "rank %d: sub_bits %d, want 3 (changed)" %
+              (r["rank"], r["sub_bits"]))
+        p = r["primitives"].get("MPI_Allreduce", {})
+        check(p.get("calls") == 200, "rank %d: %s Allreduce, want 200 "
+              "(the third phase off)" % (r["rank"], p.get("calls")))
+    rows = {p["name"]: p for p in doc["primitives"]}
+    row = rows.get("MPI_Allreduce", {})
+    h = row.get("latency_hist")
+    check(h is not None and h["count"] == 100 * np and
+          sum(b[2] for b in h["buckets"]) == h["count"] and
+          h["sub_bits"] == 3,
+          "Allreduce latency histogram %s, want %d values (phase 2) at "
+          "sub_bits 3" % (h and (h["count"], h["sub_bits"]), 100 * np))
+    for name in ("Comp Granularity", "Comm Overhead"):
+        h = rows[name].get("latency_hist")
+        check(h is not None and h["sub_bits"] == 3 and
+              0 < h["count"] < rows[name]["calls"],
+              "%s: histogram %s, want one started again at sub_bits 3" %
+              (name, h and (h["count"], h["sub_bits"])))
+    h = row.get("size_hist")
+    check(h is not None and h["count"] == 100 * np and
+          h["sum"] == 100 * 8 * np,
+          "Allreduce size histogram %s, want %d values of 8 bytes" %
+          (h and (h["count"], h["sum"]), 100 * np))
+    # Selected at the start only: its histogram of then, at 4.
+    h = rows.get("MPI_Comm_rank", {}).get("latency_hist")
+    check(h is not None and h["count"] == np and h["sub_bits"] == 4,
+          "Comm_rank histogram %s, want %d values at sub_bits 4" %
+          (h and (h["count"], h["sub_bits"]), np))
+    for name, row in rows.items():
+        if name not in ("MPI_Allreduce", "MPI_Comm_rank",
+                        "Comp Granularity", "Comm Overhead"):
+            check("latency_hist" not in row, "%s: a histogram" % name)
+
+
 def main():
     doc = json.load(sys.stdin)
     if sys.argv[1] == "full":
         full(doc, int(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1] == "default":
         default(doc, int(sys.argv[2]))
+    elif sys.argv[1] == "control":
+        control(doc, int(sys.argv[2]))
     else:
         killed(doc)
     for e in errors:

@@ -5,15 +5,31 @@
  * (each pair completed by one MPI_Waitall), NR_BARRIER MPI_Barrier.
  *
  *   pattern [KILL_RANK]
+ *   pattern abort
+ *   pattern phases DIR
  *
  * With KILL_RANK, that rank sends itself SIGKILL after its
  * NR_ALLREDUCE / 2 Allreduce calls (it has made exactly those, and one
  * MPI_Init); the others wait in the next Allreduce until mpirun ends them.
+ * With "abort", rank 1 calls MPI_Abort there instead.  The whole pattern
+ * ends with an MPI_Comm_dup and MPI_Comm_free of MPI_COMM_WORLD and an
+ * MPI_Wtime (not measured), besides the MPI_Comm_rank and MPI_Comm_size
+ * at its start.
+ *
+ * With "phases DIR", instead: NR_PHASES phases of PHASE_CALLS
+ * MPI_Allreduce; after each but the last, rank 0 creates DIR/doneN and
+ * every rank waits (without MPI calls) for DIR/goN, so that the test can
+ * change the job's selection between two phases.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -21,6 +37,47 @@
 #define NR_PAIRS	200
 #define NR_BARRIER	50
 #define MSG_BYTES	(1 << 20)
+#define NR_PHASES	3
+#define PHASE_CALLS	100
+#define WAIT_S		60	/* for a goN file at most */
+
+/* DIR/NAMEN exists. */
+static int there(const char *dir, const char *name, int n)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s%d", dir, name, n);
+	return !access(p, F_OK);
+}
+
+static int phases(const char *dir, int rank)
+{
+	struct timespec ms = { 0, 10 * 1000 * 1000 };
+	double in = rank, out;
+	char p[PATH_MAX];
+	int k, i, fd;
+
+	for (k = 1; k <= NR_PHASES; k++) {
+		for (i = 0; i < PHASE_CALLS; i++)
+			MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM,
+				      MPI_COMM_WORLD);
+		if (k == NR_PHASES)
+			break;
+		if (!rank) {
+			snprintf(p, sizeof(p), "%s/done%d", dir, k);
+			fd = open(p, O_WRONLY | O_CREAT, 0644);
+			if (fd >= 0)
+				close(fd);
+		}
+		for (i = 0; i < WAIT_S * 100 && !there(dir, "go", k); i++)
+			nanosleep(&ms, NULL);
+		if (!there(dir, "go", k)) {
+			fprintf(stderr, "pattern: no %s/go%d\n", dir, k);
+			return 1;
+		}
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -28,18 +85,29 @@ int main(int argc, char **argv)
 	MPI_Request req[2];
 	MPI_Status st[2];
 	char *sbuf, *rbuf;
-	int rank, size, i, kill_rank = -1;
+	int rank, size, i, kill_rank = -1, abort_rank = -1;
+	volatile double wtime;
+	MPI_Comm dup;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (argc > 1)
+	if (argc > 2 && !strcmp(argv[1], "phases")) {
+		i = phases(argv[2], rank);
+		MPI_Finalize();
+		return i;
+	}
+	if (argc > 1 && !strcmp(argv[1], "abort"))
+		abort_rank = 1;
+	else if (argc > 1)
 		kill_rank = atoi(argv[1]);
 	for (i = 0; i < 8; i++)
 		in[i] = rank + i;
 	for (i = 0; i < NR_ALLREDUCE; i++) {
 		if (rank == kill_rank && i == NR_ALLREDUCE / 2)
 			raise(SIGKILL);
+		if (rank == abort_rank && i == NR_ALLREDUCE / 2)
+			MPI_Abort(MPI_COMM_WORLD, 3);
 		MPI_Allreduce(in, out, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 	}
 	sbuf = calloc(1, MSG_BYTES);
@@ -57,8 +125,11 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < NR_BARRIER; i++)
 		MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	MPI_Comm_free(&dup);
+	wtime = MPI_Wtime();
 	free(sbuf);
 	free(rbuf);
 	MPI_Finalize();
-	return out[0] == size * (size - 1) / 2.0 ? 0 : 1;
+	return out[0] == size * (size - 1) / 2.0 && wtime >= 0 ? 0 : 1;
 }

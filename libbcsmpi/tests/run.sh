@@ -9,11 +9,19 @@
 #     identity computation + communication = MPI_Init .. MPI_Finalize
 #     within 0.01 % (check_stats.py);
 #   - a rank killed with SIGKILL mid-run leaves a readable file, marked
-#     incomplete, with exactly the calls it had made;
+#     incomplete, with exactly the calls it had made; one that calls
+#     MPI_Abort too, with MPI_Abort counted among the other functions;
 #   - by default, histograms of the process rows only;
 #   - BCS_MPI_STATS=off writes no file; a bad BCS_MPI_STATS says so on
 #     stderr, writes no file and the program still succeeds;
-# and bcsstat mpi's errors on files that are not statistics.  An MPI
+#   - bcsctl run --mpi-stats under mpirun -np 2 preloads the library of
+#     the program's MPI, found in the build tree, and says so when the
+#     library is not where BCS_MPI_LIBDIR says;
+#   - bcsstat mpi --hist and bcsstat plot mpi of the selected primitives;
+#   - bcsctl stats enable|disable --mpi changing the selection of a
+#     running job of 2 ranks between two phases of its calls;
+# and bcsctl run --mpi-stats on programs of no MPI, bcsstat mpi's errors
+# on files that are not statistics.  An MPI
 # whose library or mpirun is missing is skipped with the reason.
 #
 # Ranks: BCS_MPI_TEST_NP (default 4) for Open MPI, which yields the CPU
@@ -24,6 +32,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
 BCSSTAT=${BCSSTAT:-$top/../tools/bcsstat}
+BCSCTL=${BCSCTL:-$top/../tools/bcsctl}
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT
 
@@ -71,6 +80,56 @@ run()
 		"${envs[@]}" "tests/pattern-$mpi" "$@" > "$out" 2>&1
 }
 
+# wait_file PATH: until it exists, 60 s at most.
+wait_file()
+{
+	local n=0
+
+	while [ "$n" -lt 600 ]; do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	echo "no $1 after 60 s" >&2
+	return 1
+}
+
+# test_hist MPI NP FILE...: bcsstat mpi --hist and plot mpi on the files
+# of the full pattern (Allreduce and Isend selected).
+test_hist()
+{
+	local mpi=$1 np=$2 png=$TMP/$1-isend.png
+
+	shift 2
+	if "$BCSSTAT" mpi --hist Isend "$@" > "$TMP/hist" &&
+	   grep -q "^MPI_Isend in $np rank files: $((np * 200)) calls, $((np * 200)) with" \
+		"$TMP/hist" &&
+	   grep -q "^MPI_Isend latency, $((np * 200)) values" "$TMP/hist" &&
+	   grep -Eq "^  1 MiB +1[.0-9]* MiB +$((np * 200)) #+$" "$TMP/hist" &&
+	   "$BCSSTAT" mpi --hist mpi_allreduce "$@" |
+		grep -Eq "^  64 B +[0-9]+ B +$((np * 1000)) #+$" &&
+	   ! "$BCSSTAT" mpi --hist Barrier "$@" 2> "$TMP/err" &&
+	   grep -q "MPI_Barrier has no distributions in these files" \
+		"$TMP/err" &&
+	   ! "$BCSSTAT" mpi --hist Bogus "$@" 2> /dev/null &&
+	   "$BCSSTAT" mpi --hist comp "$@" |
+		grep -q "^Comp Granularity latency, $((np * 1252)) values"; then
+		result ok "$mpi: bcsstat mpi --hist"
+	else
+		cat "$TMP/hist" "$TMP/err" >&2
+		result fail "$mpi: bcsstat mpi --hist"
+	fi
+	if ! command -v gnuplot > /dev/null; then
+		result skip "$mpi: bcsstat plot mpi" "no gnuplot"
+	elif "$BCSSTAT" plot mpi -o "$png" --hist Isend "$@" &&
+	     [ "$(head -c 4 "$png" | tail -c 3)" = PNG ] &&
+	     ! "$BCSSTAT" plot mpi -o "$png" "$@" 2> /dev/null; then
+		result ok "$mpi: bcsstat plot mpi"
+	else
+		result fail "$mpi: bcsstat plot mpi"
+	fi
+}
+
 test_mpi()
 {
 	local mpi=$1 np d files rc
@@ -107,6 +166,7 @@ test_mpi()
 			cat "$TMP/table" >&2 2>/dev/null
 			result fail "$mpi: counts, bytes, histograms, identity"
 		fi
+		test_hist "$mpi" "$np" "${files[@]}"
 	else
 		cat "$TMP/out" >&2
 		result fail "$mpi: counts, bytes, histograms, identity"
@@ -127,6 +187,21 @@ test_mpi()
 		result fail "$mpi: a rank killed with SIGKILL leaves its file"
 	fi
 
+	# Rank 1 calls MPI_Abort there instead: counted, with its name.
+	d=$TMP/$mpi-abort
+	run "$mpi" "$d" "$TMP/out" BCS_JOB=abort -- abort
+	rc=$?
+	files=("$d"/abort.*.1.*.bcsmpi)
+	if [ "$rc" != 0 ] && [ -f "${files[0]}" ] &&
+	   "$BCSSTAT" mpi --json "${files[0]}" > "$TMP/json" &&
+	   tests/check_stats.py killed abort < "$TMP/json" &&
+	   "$BCSSTAT" mpi "${files[0]}" | grep -Eq "^MPI_Abort +1 "; then
+		result ok "$mpi: MPI_Abort counted as another function"
+	else
+		echo "mpirun: $rc; files: $(ls "$d")" >&2
+		result fail "$mpi: MPI_Abort counted as another function"
+	fi
+
 	d=$TMP/$mpi-default
 	if run "$mpi" "$d" "$TMP/out" -- &&
 	   "$BCSSTAT" mpi --json "$d"/*.bcsmpi > "$TMP/json" &&
@@ -142,6 +217,85 @@ test_mpi()
 		result ok "$mpi: BCS_MPI_STATS=off writes nothing"
 	else
 		result fail "$mpi: BCS_MPI_STATS=off writes nothing"
+	fi
+
+	# bcsctl run --mpi-stats finds the MPI and the library itself (here
+	# in the build tree); no module: --no-attach.
+	d=$TMP/$mpi-bcsctl
+	mkdir -p "$d"
+	# shellcheck disable=SC2046
+	if timeout -k 5 60 $(mpirun_of "$mpi" | sed 's/-np [0-9]*/-np 2/') \
+		env -u LD_PRELOAD -u BCS_MPI_STATS -u BCS_JOB -u BCS_MPI_LIBDIR \
+		BCS_MPI_DIR="$d" "$BCSCTL" run --job 77 --mpi-stats --no-attach \
+		-- "tests/pattern-$mpi" > "$TMP/out" 2>&1 &&
+	   files=("$d"/77.*.bcsmpi) && [ "${#files[@]}" = 2 ] &&
+	   "$BCSSTAT" mpi --json "${files[@]}" > "$TMP/json" &&
+	   tests/check_stats.py default 2 < "$TMP/json" &&
+	   grep -q "\"mpi\": *\"$mpi\"" "$TMP/json"; then
+		result ok "$mpi: bcsctl run --mpi-stats preloads libbcsmpi-$mpi.so"
+	else
+		cat "$TMP/out" >&2
+		ls "$d" >&2
+		result fail "$mpi: bcsctl run --mpi-stats preloads libbcsmpi-$mpi.so"
+	fi
+	if BCS_MPI_LIBDIR=$TMP/nolib "$BCSCTL" run --mpi-stats --no-attach \
+		-- "tests/pattern-$mpi" > "$TMP/out" 2>&1 ||
+	   ! grep -q "libbcsmpi-$mpi.so is not installed (looked in $TMP/nolib" \
+		"$TMP/out"; then
+		cat "$TMP/out" >&2
+		result fail "$mpi: bcsctl run --mpi-stats without the library"
+	else
+		result ok "$mpi: bcsctl run --mpi-stats without the library"
+	fi
+
+	# The selection changed while 2 ranks run: Allreduce histograms from
+	# the second phase on, at resolution 3 (8 buckets per power of two,
+	# the process rows started again at it), recording off in the third;
+	# Comm_rank, selected at the start only, keeps its histogram at 4.
+	d=$TMP/$mpi-control
+	mkdir -p "$d"
+	# shellcheck disable=SC2046
+	timeout -k 5 90 $(mpirun_of "$mpi" | sed 's/-np [0-9]*/-np 2/') \
+		env LD_PRELOAD="$top/libbcsmpi-$mpi.so" BCS_MPI_DIR="$d" \
+		BCS_JOB=42 BCS_MPI_STATS=Comm_rank "tests/pattern-$mpi" \
+		phases "$d" > "$TMP/out" 2>&1 &
+	pid=$!
+	if wait_file "$d/done1" &&
+	   ! BCS_MPI_DIR=$d "$BCSCTL" stats enable 42 --mpi Allreduce,Bogus \
+		2> "$TMP/err" &&
+	   grep -q "^bcsctl: stats enable 42: --mpi: 'Bogus' is not" \
+		"$TMP/err" &&
+	   BCS_MPI_DIR=$d "$BCSCTL" stats enable 42 --mpi Allreduce \
+		--resolution 8 &&
+	   touch "$d/go1" && wait_file "$d/done2" &&
+	   BCS_MPI_DIR=$d "$BCSCTL" stats disable 42 --mpi &&
+	   touch "$d/go2" && wait "$pid" &&
+	   "$BCSSTAT" mpi --json "$d"/42.*.bcsmpi > "$TMP/json" &&
+	   tests/check_stats.py control 2 < "$TMP/json"; then
+		result ok "$mpi: the selection changed while the job runs"
+	else
+		touch "$d/go1" "$d/go2"
+		wait "$pid"
+		cat "$TMP/out" "$TMP/err" >&2
+		result fail "$mpi: the selection changed while the job runs"
+	fi
+
+	# A control file set by hand to a resolution out of range: said,
+	# ignored, the environment's selection stands.
+	d=$TMP/$mpi-badctl
+	mkdir -p "$d"
+	python3 -c 'import struct, sys
+sys.stdout.buffer.write(struct.pack("<IHHIIII1024s", 0x43534342, 1, 1048,
+                                    2, 2, 9, 0, b"all"))' > "$d/43.control"
+	if run "$mpi" "$d" "$TMP/out" BCS_JOB=43 -- &&
+	   grep -q "^libbcsmpi: the control file's resolution is not 0 .. 7" \
+		"$TMP/out" &&
+	   "$BCSSTAT" mpi --json "$d"/43.*.bcsmpi > "$TMP/json" &&
+	   tests/check_stats.py default "$np" < "$TMP/json"; then
+		result ok "$mpi: a bad control file said and ignored"
+	else
+		cat "$TMP/out" >&2
+		result fail "$mpi: a bad control file said and ignored"
 	fi
 
 	d=$TMP/$mpi-bad
@@ -185,6 +339,47 @@ elif [ -z "$good" ]; then
 	result ok "bcsstat mpi: unreadable files and usage (no file to cut)"
 else
 	result fail "bcsstat mpi: truncated or other-version file"
+fi
+
+# bcsctl run --mpi-stats on a program of no MPI, or a script.
+if "$BCSCTL" run --mpi-stats --no-attach -- /bin/true > "$TMP/out" 2>&1 ||
+   ! grep -q "^bcsctl: run: --mpi-stats: cannot tell which MPI /bin/true" \
+	"$TMP/out" ||
+   "$BCSCTL" run --mpi-stats --no-attach -- tests/run.sh > "$TMP/out" 2>&1 ||
+   ! grep -q "not a 64-bit ELF program" "$TMP/out"; then
+	cat "$TMP/out" >&2
+	result fail "bcsctl run --mpi-stats: cannot tell"
+else
+	result ok "bcsctl run --mpi-stats: cannot tell"
+fi
+
+# The MPI of a program that needs it only through a library of its own,
+# found through the program's RUNPATH ($ORIGIN).
+if ! command -v mpicc.openmpi > /dev/null || ! command -v cc > /dev/null ||
+   [ ! -f libbcsmpi-openmpi.so ]; then
+	result skip "bcsctl run --mpi-stats: MPI of a library" \
+		"no mpicc.openmpi, cc or libbcsmpi-openmpi.so"
+else
+	mkdir -p "$TMP/app"
+	printf '#include <mpi.h>\nint wrap(void)\n{\n\tint f = 0;\n\n'\
+'\tMPI_Initialized(&f);\n\treturn f;\n}\n' > "$TMP/app/wrap.c"
+	printf '#include <stdio.h>\n#include <stdlib.h>\nint wrap(void);\n'\
+'int main(void)\n{\n\tputs(getenv("LD_PRELOAD"));\n\treturn wrap();\n}\n' \
+		> "$TMP/app/prog.c"
+	# shellcheck disable=SC2016
+	if mpicc.openmpi -shared -fPIC -o "$TMP/app/libwrap.so" \
+		"$TMP/app/wrap.c" &&
+	   cc -o "$TMP/app/prog" "$TMP/app/prog.c" -L"$TMP/app" -lwrap \
+		-Wl,--no-as-needed,--enable-new-dtags,-rpath,'$ORIGIN' &&
+	   ! readelf -d "$TMP/app/prog" | grep -q 'libmpi\.so' &&
+	   env -u LD_PRELOAD "$BCSCTL" run --mpi-stats --no-attach \
+		-- "$TMP/app/prog" > "$TMP/out" 2>&1 &&
+	   grep -qx "$top/libbcsmpi-openmpi.so" "$TMP/out"; then
+		result ok "bcsctl run --mpi-stats: MPI of a library"
+	else
+		cat "$TMP/out" >&2
+		result fail "bcsctl run --mpi-stats: MPI of a library"
+	fi
 fi
 
 echo "1..$n"

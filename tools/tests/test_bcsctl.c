@@ -3,16 +3,19 @@
  * Host unit tests of bcsctl's command-line parser and of the number
  * parsers shared by the tools.  No module is needed: nothing is run.
  */
-#define _POSIX_C_SOURCE 200809L	/* open_memstream(), strdup() */
+#define _POSIX_C_SOURCE 200809L	/* open_memstream(), strdup(), mkdtemp() */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/bcs.h>
 #include <linux/bcs_hist.h>
 
 #include "bcsctl.h"
+#include "bcsctl_mpi.h"
+#include "control.h"
 #include "numparse.h"
 
 static int passed, failed;
@@ -173,6 +176,18 @@ static void test_values(void)
 	parse("job row 4 63", &r, &a);
 	check(r.job == 4 && r.row == 63, "row 63", "job row 4 63");
 
+	parse("stats enable 5 --mpi Allreduce --resolution 8", &r, &a);
+	check(r.job == 5 && r.mpi && !strcmp(r.mpi, "Allreduce") &&
+	      r.has_resolution && r.sub_bits == 3, "stats --mpi values",
+	      "stats enable 5 --mpi Allreduce --resolution 8");
+	parse("stats enable 5 --mpi on", &r, &a);
+	check(!r.has_resolution, "stats --mpi without --resolution",
+	      "stats enable 5 --mpi on");
+	parse("stats disable 6 --mpi", &r, &a);
+	check(r.job == 6 && r.mpi && !*r.mpi &&
+	      r.dist_op == BCS_DIST_DISABLE, "stats disable --mpi",
+	      "stats disable 6 --mpi");
+
 	parse("run --job 4 -- sleep 1", &r, &a);
 	check(r.job == 4 && !r.create && !strcmp(r.cmd_argv[0], "sleep") &&
 	      !strcmp(r.cmd_argv[1], "1") && !r.cmd_argv[2], "run argv",
@@ -317,6 +332,123 @@ static void test_queries(void)
 	      "unlike any command", r.err);
 }
 
+static int same(const char *a, const char *b)
+{
+	return a && !strcmp(a, b);
+}
+
+/* bcsctl run --mpi-stats: the MPI of a program and the preload. */
+static void test_mpi(void)
+{
+	const char *mpi;
+	char out[64], err[512];
+	int r;
+
+	check(same(bcsctl_mpi_of_soname("libmpi.so.40"), "openmpi"),
+	      "soname", "libmpi.so.40");
+	check(same(bcsctl_mpi_of_soname("libmpich.so.12"), "mpich"),
+	      "soname", "libmpich.so.12");
+	check(same(bcsctl_mpi_of_soname("libmpi.so.12"), "mpich"),
+	      "soname", "libmpi.so.12");
+	check(same(bcsctl_mpi_of_soname("libmpi.so.120"), "openmpi"),
+	      "soname", "libmpi.so.120");
+	check(same(bcsctl_mpi_of_soname("libopen-pal.so.40"), "openmpi"),
+	      "soname", "libopen-pal.so.40");
+	check(!bcsctl_mpi_of_soname("libc.so.6"), "soname", "libc.so.6");
+	check(!bcsctl_mpi_of_soname("libmpi_dummy.so"), "soname",
+	      "libmpi_dummy.so");
+
+	r = bcsctl_mpi_preload(NULL, "/l/a.so", out, sizeof(out));
+	check(!r && !strcmp(out, "/l/a.so"), "preload", "none");
+	r = bcsctl_mpi_preload("", "/l/a.so", out, sizeof(out));
+	check(!r && !strcmp(out, "/l/a.so"), "preload", "empty");
+	r = bcsctl_mpi_preload("/x.so", "/l/a.so", out, sizeof(out));
+	check(!r && !strcmp(out, "/x.so:/l/a.so"), "preload", "appended");
+	r = bcsctl_mpi_preload("/x.so /l/a.so", "/l/a.so", out, sizeof(out));
+	check(!r && !strcmp(out, "/x.so /l/a.so"), "preload", "not twice");
+	r = bcsctl_mpi_preload("/l/a.so.1", "/l/a.so", out, sizeof(out));
+	check(!r && !strcmp(out, "/l/a.so.1:/l/a.so"), "preload", "prefix");
+	r = bcsctl_mpi_preload("/x.so", "/l/a.so", out, 8);
+	check(r == -ENAMETOOLONG, "preload", "too long");
+
+	/* A program of no MPI, a script, one that is not there. */
+	r = bcsctl_mpi_which("/bin/true", &mpi, err, sizeof(err));
+	check(r == -ESRCH && !mpi && strstr(err, "cannot tell which MPI"),
+	      "which", "/bin/true");
+	r = bcsctl_mpi_which("true", &mpi, err, sizeof(err));
+	check(r == -ESRCH, "which in PATH", "true");
+	r = bcsctl_mpi_which("tests/test_cli.sh", &mpi, err, sizeof(err));
+	check(r == -ENOEXEC && strstr(err, "not a 64-bit ELF program"),
+	      "which", "tests/test_cli.sh");
+	r = bcsctl_mpi_which("/nonexistent/app", &mpi, err, sizeof(err));
+	check(r == -ENOENT, "which", "/nonexistent/app");
+	r = bcsctl_mpi_which("no-such-program-here", &mpi, err, sizeof(err));
+	check(r == -ENOENT, "which", "no-such-program-here");
+}
+
+/* The control file of a job's MPI statistics, as bcsctl writes it. */
+static void test_mpi_control(void)
+{
+	char dir[] = "/tmp/bcsctl-test.XXXXXX", path[64], err[512];
+	struct bcs_mpi_control *c, copy;
+	FILE *f;
+	int fd, r;
+
+	if (!mkdtemp(dir)) {
+		check(0, "mkdtemp", dir);
+		return;
+	}
+	r = bcs_mpi_control_set(dir, "7", 0, "Allreduce,MPI_Isend", 3, err,
+				sizeof(err));
+	check(!r, "control set", err);
+	fd = bcsmpi_control_open(dir, "7", 0, &c, err, sizeof(err));
+	check(fd >= 0, "control open", err);
+	if (fd >= 0) {
+		r = bcsmpi_control_read(c, &copy);
+		check(!r && copy.generation == 2 &&
+		      !strcmp(copy.stats, "Allreduce,MPI_Isend") &&
+		      copy.sub_bits == 3 && !(copy.flags & BCS_MPI_CTL_OFF),
+		      "control contents", copy.stats);
+		r = bcs_mpi_control_set(dir, "7", 1, NULL, -1, err,
+					sizeof(err));
+		/* Seen through the mapping of a reader. */
+		check(!r && !bcsmpi_control_read(c, &copy) &&
+		      copy.generation == 4 && copy.sub_bits == 3 &&
+		      (copy.flags & BCS_MPI_CTL_OFF) &&
+		      !strcmp(copy.stats, "Allreduce,MPI_Isend"),
+		      "control off", copy.stats);
+		bcsmpi_control_close(c, fd);
+	}
+	r = bcs_mpi_control_set(dir, "7", 0, "Allreduce,Nope", -1, err,
+				sizeof(err));
+	check(r == -EINVAL && !strncmp(err, "'Nope' is not", 13),
+	      "control bad selection", err);
+	r = bcs_mpi_control_set(dir, "7", 0, "all", 8, err, sizeof(err));
+	check(r == -EINVAL, "control bad resolution", err);
+	snprintf(path, sizeof(path), "%s/8.control", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("not a control file", f);
+		fclose(f);
+	}
+	r = bcs_mpi_control_set(dir, "8", 0, "on", -1, err, sizeof(err));
+	check(r == -EINVAL && strstr(err, "not a control file"),
+	      "control not a control file", err);
+	unlink(path);
+	/* A symbolic link is not followed. */
+	snprintf(path, sizeof(path), "%s/9.control", dir);
+	if (symlink("7.control", path) == 0) {
+		r = bcs_mpi_control_set(dir, "9", 0, "on", -1, err,
+					sizeof(err));
+		check(r == -ELOOP && strstr(err, "cannot open"),
+		      "control through a symbolic link", err);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/7.control", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	static const char *const ok[][2] = {
@@ -330,6 +462,9 @@ int main(void)
 		{ "job row 3 none", "job row" },
 		{ "run --job 4 -- sleep 1", "run" },
 		{ "run --job 4 --create sleep", "run" },
+		{ "run --job 4 --mpi-stats -- ./app", "run" },
+		{ "run --mpi-stats --no-attach ./app", "run" },
+		{ "run --no-attach --job 2 --mpi-stats ./app", "run" },
 		{ "slice set 1000", "slice set" },
 		{ "slice get", "slice get" },
 		{ "mode off", "mode" },
@@ -339,6 +474,10 @@ int main(void)
 		{ "stats enable 1 --pid 2147483647", "stats enable" },
 		{ "stats disable 1", "stats disable" },
 		{ "stats release 1", "stats release" },
+		{ "stats enable 5 --mpi Allreduce,Isend --resolution 8",
+		  "stats enable" },
+		{ "stats enable 5 --mpi=all", "stats enable" },
+		{ "stats disable 5 --mpi", "stats disable" },
 		{ "stats window", "stats window" },
 		{ "stats window --clear", "stats window" },
 		{ "stats window --from-slice 5 --to-slice 5", "stats window" },
@@ -361,6 +500,9 @@ int main(void)
 		"run", "run --job 1", "run --job 1 --", "run -- ls",
 		"run --job 0 ls", "run --job 1 --row 2 ls",
 		"run --job 1 --bogus ls", "run --job", "run --create ls",
+		"run --no-attach ls", "run --job 1 --no-attach ls",
+		"run --mpi-stats ls", "run --mpi-stats --no-attach",
+		"run --mpi-stats --no-attach --create ls",
 		"slice set", "slice set 49", "slice set 10000001",
 		"slice set 1e3", "slice set 18446744073709551616",
 		"slice set 100 200", "slice get 1",
@@ -378,6 +520,11 @@ int main(void)
 		"stats enable 1 --resolution 256", "stats enable --pid 5",
 		"stats disable 1 --resolution 4", "stats release 1 --metric all",
 		"stats bogus 1",
+		"stats enable 5 --mpi", "stats enable 5 --mpi=",
+		"stats enable 5 --mpi all --pid 3",
+		"stats enable 5 --metric burst --mpi all",
+		"stats disable 5 --mpi x", "stats release 5 --mpi",
+		"stats disable 5 --mpi --pid 4",
 		"stats", "stats bogus", "stats window 5",
 		"stats window --from-slice 5",
 		"stats window --to-slice 5",
@@ -410,6 +557,8 @@ int main(void)
 	test_values();
 	test_usage_text();
 	test_queries();
+	test_mpi();
+	test_mpi_control();
 
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

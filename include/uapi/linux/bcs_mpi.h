@@ -19,6 +19,13 @@
  *                                              whose empty buckets are
  *                                              left in)
  *
+ * Each histogram is of its own header's @sub_bits: the file's, except
+ * those from before a change of resolution while the process ran (see
+ * struct bcs_mpi_control), which stay in the file and are no longer
+ * pointed to by records that were given new ones.  A file that grew has
+ * @file_size updated after its new histograms are written; what lies
+ * beyond it is not in use yet.
+ *
  * The first two records are the process's own distributions:
  * BCS_MPI_PRIM_COMP ("Comp Granularity", the time between two blocking
  * MPI calls) and BCS_MPI_PRIM_COMM ("Comm Overhead", the time inside
@@ -48,7 +55,7 @@ struct bcs_mpi_file_header {
 	__u32 flags;		/* BCS_MPI_* */
 	__u32 nr_prims;		/* records at @prim_off */
 	__u32 prim_size;	/* sizeof(struct bcs_mpi_prim) */
-	__u32 sub_bits;		/* resolution of every histogram */
+	__u32 sub_bits;		/* resolution of the histograms (below) */
 	__u64 prim_off;		/* bytes from the start of the file */
 	__u64 file_size;	/* bytes of the whole file */
 	__s32 rank;		/* in MPI_COMM_WORLD */
@@ -66,6 +73,7 @@ struct bcs_mpi_file_header {
 /* @flags of a record. */
 #define BCS_MPI_PRIM_BLOCKING	(1U << 0)	/* counts as communication */
 #define BCS_MPI_PRIM_SIZED	(1U << 1)	/* @bytes means something */
+#define BCS_MPI_PRIM_OTHER	(1U << 2)	/* no communication primitive */
 
 /*
  * The totals of one primitive ("MPI_Allreduce") in this process.  @min_ns
@@ -95,5 +103,45 @@ static inline __u64 bcs_mpi_hist_bytes(unsigned int sub_bits)
 	       (__u64)bcs_hist_buckets(sub_bits) *
 	       sizeof(struct bcs_hist_bucket);
 }
+
+/*
+ * The control file of the MPI statistics of a job, BCS_MPI_DIR/JOB.control
+ * (JOB as in BCS_JOB): what its processes measure, changed while they run.
+ * `bcsctl stats enable|disable JOB --mpi` writes it; each process of the
+ * job maps it in MPI_Init (creating it, "never set", if it is missing)
+ * and applies it whenever @generation changes, at its next MPI call; the
+ * one load of @generation is all it costs while nothing changes.
+ *
+ * A writer holds an flock() on the file, makes @generation odd, writes
+ * the rest, and makes it even again (a sequence lock): a reader that sees
+ * it odd, or changed across its copy, tries again at a later call.  0
+ * means never set: the processes follow their environment.
+ *
+ * @stats is in the syntax of BCS_MPI_STATS ("on", "all", or a list of
+ * primitives "Allreduce,Isend" that get distributions); the processes
+ * parse it as they parse the variable, so the selection does not depend
+ * on the order of the records in their files.  @sub_bits (with
+ * BCS_MPI_CTL_SUB_BITS) is the resolution: a process that runs when it
+ * changes starts the distributions selected again at it, in new
+ * histograms at the end of its file.
+ */
+#define BCS_MPI_CTL_MAGIC	0x43534342	/* "BCSC" little endian */
+#define BCS_MPI_CTL_VERSION	1
+#define BCS_MPI_CTL_STATS_LEN	1024
+
+/* @flags of the control file. */
+#define BCS_MPI_CTL_OFF		(1U << 0)	/* record nothing */
+#define BCS_MPI_CTL_SUB_BITS	(1U << 1)	/* @sub_bits is set */
+
+struct bcs_mpi_control {
+	__u32 magic;		/* BCS_MPI_CTL_MAGIC, written last */
+	__u16 version;		/* BCS_MPI_CTL_VERSION */
+	__u16 size;		/* sizeof(struct bcs_mpi_control) */
+	__u32 generation;	/* even: stable, odd: being written */
+	__u32 flags;		/* BCS_MPI_CTL_* */
+	__u32 sub_bits;		/* with BCS_MPI_CTL_SUB_BITS */
+	__u32 reserved0;	/* 0 */
+	char stats[BCS_MPI_CTL_STATS_LEN];	/* NUL-terminated */
+};
 
 #endif /* _UAPI_LINUX_BCS_MPI_H */
