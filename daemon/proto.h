@@ -51,6 +51,8 @@ enum bcsp_type {
 	BCSP_TASKS	= 11,	/* node -> parent: its subtree's tasks per job */
 	BCSP_OFFSETS	= 12,	/* parent -> master: its children's offsets */
 	BCSP_COMMAND	= 13,	/* master -> nodes of a job: act on its tasks */
+	BCSP_RESULT	= 14,	/* node -> master: how a command went here */
+	BCSP_ACK	= 15,	/* child -> parent: a command taken */
 	__BCSP_TYPE_MAX,
 };
 
@@ -110,15 +112,19 @@ enum bcsp_op {
 	BCSP_OP_WINDOW	= 5,	/* arm the slice window, @window */
 	BCSP_OP_WINDOW_CLEAR = 6,
 	BCSP_OP_SIGNAL	= 7,	/* a signal to every task of a job, @signal */
+	BCSP_OP_ATTACH	= 8,	/* a process of one node to a job, @attach */
 };
 
 /* The highest signal number a command may send (SIGRTMAX on Linux). */
 #define BCSP_SIGNAL_MAX		64
+/* The highest process id a command may name (Linux's PID_MAX_LIMIT). */
+#define BCSP_PID_MAX		4194304
 
 /*
  * BCSP_REQUEST and BCSP_REPLY body: 24 bytes, and 16 more (@stats,
- * @window or @signal) for BCSP_OP_STATS, BCSP_OP_WINDOW and
- * BCSP_OP_SIGNAL, and for them only.
+ * @window, @signal or @attach) for BCSP_OP_STATS, BCSP_OP_WINDOW,
+ * BCSP_OP_SIGNAL and BCSP_OP_ATTACH, and for them only.  The reply to an
+ * attach carries the error of the node that carried it out.
  */
 struct bcsp_request {
 	uint32_t id;		/* chosen by the node, echoed in the reply */
@@ -142,6 +148,11 @@ struct bcsp_request {
 			uint32_t sig;		/* 1 .. BCSP_SIGNAL_MAX */
 			uint32_t reserved[3];
 		} signal;
+		struct {
+			uint32_t target;	/* node id, not 0 */
+			uint32_t pid;		/* 1 .. BCSP_PID_MAX */
+			uint32_t reserved[2];
+		} attach;
 	};
 };
 
@@ -305,22 +316,54 @@ struct bcsp_offsets {
 };
 
 /*
- * BCSP_COMMAND body: 16 bytes.  An application-oriented command on the
- * tasks of a job, as scalable DPCL sends to a context: the master sends
- * it to the nodes (down a tree, only into subtrees that hold the job's
- * tasks), and every node that holds tasks of @job carries it out once:
- * @id rises with every command of a master's epoch, and a node takes
- * each id once, whatever the copies.
+ * BCSP_COMMAND body: 16 bytes, 24 for BCSP_CMD_ATTACH.  An
+ * application-oriented command on the tasks of a job, as scalable DPCL
+ * sends to a context: the master sends it to the nodes (down a tree, only
+ * into subtrees that hold the job's tasks, or for an attach only towards
+ * node @node), and every node that holds tasks of @job (for an attach:
+ * node @node alone) carries it out once: @id rises with every command of
+ * a master's epoch, and a node takes each id once, whatever the copies
+ * and in whatever order they come.  Down a tree each child acknowledges
+ * each command to the daemon that passed it (BCSP_ACK), which sends it
+ * again, a bounded number of times, until it does.
  */
 enum bcsp_cmd_op {
 	BCSP_CMD_SIGNAL	= 1,	/* kill(2) every task of @job with @arg */
+	BCSP_CMD_ATTACH	= 2,	/* on node @node: process @arg to @job */
 };
 
 struct bcsp_command {
+	uint32_t id;		/* not 0 */
+	uint32_t op;		/* enum bcsp_cmd_op */
+	uint32_t job;
+	uint32_t arg;		/* SIGNAL: 1 .. BCSP_SIGNAL_MAX; ATTACH: pid */
+	uint32_t node;		/* ATTACH: the node, not 0; else not sent */
+	uint32_t reserved;	/* zero */
+};
+
+/*
+ * BCSP_RESULT body: 24 bytes.  How command @id of the master's epoch (the
+ * header's) went on the node that sent it, for the master, which answers
+ * the request that made it: @op, @job and @arg as in the command, @error
+ * 0 or a negative errno (-ESRCH: no such process there).
+ */
+struct bcsp_result {
 	uint32_t id;
 	uint32_t op;		/* enum bcsp_cmd_op */
 	uint32_t job;
-	uint32_t arg;		/* BCSP_CMD_SIGNAL: 1 .. BCSP_SIGNAL_MAX */
+	uint32_t arg;
+	int32_t error;		/* 0 or -4095 .. -1 */
+	uint32_t reserved;	/* zero */
+};
+
+/*
+ * BCSP_ACK body: 8 bytes.  A child of a tree of daemons has taken command
+ * @id of master @master, of the epoch in the header: its parent (or the
+ * ancestor that passed it on) stops sending it again.
+ */
+struct bcsp_ack {
+	uint32_t master;	/* the command's sender, not 0 */
+	uint32_t id;		/* not 0 */
 };
 
 struct bcsp_msg {
@@ -335,6 +378,8 @@ struct bcsp_msg {
 		struct bcsp_attach attach;
 		struct bcsp_tasks tasks;
 		struct bcsp_command cmd;
+		struct bcsp_result result;
+		struct bcsp_ack ack;
 		struct bcsp_probe probe;
 		struct bcsp_offsets offsets;
 	};

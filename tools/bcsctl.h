@@ -41,6 +41,7 @@ struct bcsctl_req {
 	int has_row;
 	int create;		/* run --create */
 	int thread;		/* attach/detach --thread */
+	uint32_t node;		/* attach --node, 0: this node's bcs.ko */
 	uint32_t mode;		/* mode: enum bcs_mode */
 	int has_watchdog;
 	uint32_t watchdog;	/* slices */

@@ -710,8 +710,46 @@ static int attach_detach(const struct bcsctl_req *req, int attach)
 	return status;
 }
 
+/*
+ * attach --node N: each pid through bcsd, its master and down to node N,
+ * whose bcsd attaches it and says how it went.
+ */
+static int attach_remote(const struct bcsctl_req *req)
+{
+	int status = BCSCTL_EXIT_OK;
+	struct json_object *o;
+	char what[80];
+	int i, fd;
+	int32_t pid;
+
+	for (i = 0; i < req->nr_pids; i++) {
+		if (parse_pid(req->pids[i], &pid))
+			continue;	/* cannot happen: checked by the parser */
+		snprintf(what, sizeof(what), "job attach %u --node %u %d",
+			 req->job, req->node, pid);
+		fd = cluster_connect();
+		if (fd < 0) {
+			fprintf(stderr, "bcsctl: %s: bcsd does not run here\n",
+				what);
+			return BCSCTL_EXIT_FAIL;
+		}
+		o = cluster_req("job-attach");
+		cluster_add(o, "job", req->job);
+		cluster_add(o, "node", req->node);
+		cluster_add(o, "pid", pid);
+		if (cluster(fd, o, &o, what, CLUSTER_TIMEOUT_MS)) {
+			status = BCSCTL_EXIT_FAIL;
+			continue;
+		}
+		json_object_put(o);
+	}
+	return status;
+}
+
 int bcsctl_run_job_attach(const struct bcsctl_req *req)
 {
+	if (req->node)
+		return attach_remote(req);
 	return attach_detach(req, 1);
 }
 
