@@ -154,10 +154,15 @@ struct bcsd_reduce_slot {
 /* A child's sum of tasks is left out when so many report periods old. */
 #define REDUCE_TASKS_REPORTS	3
 
-/* A node's last report, or a child's last sum of its subtree's. */
+/*
+ * A node's last report, or a child's last sum of its subtree's; and the
+ * same per node (@nt, allocated when the first came; NULL: never).
+ */
 struct reduce_tasks {
 	uint64_t seen_ms;		/* CLOCK_MONOTONIC; 0: never */
 	struct bcsp_tasks t;
+	uint64_t nt_seen_ms;
+	struct bcsp_node_tasks *nt;
 };
 
 struct bcsd_reduce {
@@ -167,6 +172,13 @@ struct bcsd_reduce {
 	/* Per node of the list: this node's and its children's tasks. */
 	struct reduce_tasks *tasks;
 	uint64_t tasks_sent_ms;
+	/*
+	 * The last concatenation of this node's and its children's tasks
+	 * per node, made when the sums went up (@nodes_ms; 0: never): the
+	 * subtree's, on the root the cluster's.
+	 */
+	struct bcsp_node_tasks nodes;
+	uint64_t nodes_ms;
 };
 
 /*
@@ -230,6 +242,8 @@ struct bcsd_counters {
 	uint64_t tasks_in;		/* children's sums of tasks taken */
 	uint64_t tasks_up;		/* sums of tasks sent up */
 	uint64_t tasks_jobs_dropped;	/* more than BCSP_MAX_JOBS jobs */
+	uint64_t node_tasks_in;		/* children's tasks per node taken */
+	uint64_t node_tasks_up;		/* tasks per node sent up */
 	uint64_t tree_pruned;		/* commands kept from a subtree */
 	uint64_t command_copies;	/* commands taken before, dropped */
 	uint64_t attaches;		/* attach commands carried out here */
@@ -572,6 +586,11 @@ bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
 		 uint32_t *need);
 struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 				   uint64_t now_ms);
+/*
+ * What view_job_nodes() shows: {"of": "reports" | "subtree" | "cluster",
+ * "more": pairs (job, node) left out of a tree's bounded lists}.
+ */
+struct json_object *view_nodes_json(const struct bcsd *d, uint64_t now_ms);
 bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx);
 
 /*
@@ -646,6 +665,13 @@ void reduce_add(struct bcsd *d, uint32_t epoch,
  */
 void reduce_report(struct bcsd *d, const struct bcsp_report *rep);
 void reduce_tasks(struct bcsd *d, uint32_t node, const struct bcsp_tasks *t);
+/*
+ * reduce_node_tasks(): node @node's list of its subtree's tasks per node
+ * (BCSP_NODE_TASKS), concatenated with this node's and its other
+ * children's and sent up with the sums, and kept as d->reduce.nodes.
+ */
+void reduce_node_tasks(struct bcsd *d, uint32_t node,
+		       const struct bcsp_node_tasks *nt);
 
 /*
  * offsets.c: the active master's clock offsets (the master part feeds

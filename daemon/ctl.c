@@ -350,6 +350,7 @@ static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 	}
 	free(local);
 	json_object_object_add(o, "jobs", arr);
+	json_object_object_add(o, "per_node", view_nodes_json(d, now));
 	add_u64(o, "map_version", d->followed.map.version);
 	ctl_send(c, o);
 }

@@ -201,6 +201,20 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		put32(c, m->ack.master);
 		put32(c, m->ack.id);
 		break;
+	case BCSP_NODE_TASKS:
+		if (m->node_tasks.nr > BCSP_MAX_NODE_TASKS) {
+			c->ok = false;
+			return;
+		}
+		put32(c, m->node_tasks.nr);
+		put32(c, 0);
+		put64(c, m->node_tasks.more);
+		for (i = 0; i < m->node_tasks.nr; i++) {
+			put32(c, m->node_tasks.e[i].job);
+			put32(c, m->node_tasks.e[i].node);
+			put32(c, m->node_tasks.e[i].tasks);
+		}
+		break;
 	case BCSP_CONTEXT:
 		if (m->ctx.nr_jobs > BCSP_MAX_JOBS) {
 			c->ok = false;
@@ -556,6 +570,26 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		m->ack.master = get32(c);
 		m->ack.id = get32(c);
 		return c->ok && m->ack.master && m->ack.id;
+	case BCSP_NODE_TASKS:
+		m->node_tasks.nr = get32(c);
+		m->node_tasks.reserved = get32(c);
+		m->node_tasks.more = get64(c);
+		if (m->node_tasks.nr > BCSP_MAX_NODE_TASKS ||
+		    m->node_tasks.reserved)
+			return false;
+		for (i = 0; i < m->node_tasks.nr; i++) {
+			struct bcsp_node_task *e = &m->node_tasks.e[i];
+
+			e->job = get32(c);
+			e->node = get32(c);
+			e->tasks = get32(c);
+			/* Sorted, each pair once. */
+			if (!bcs_job_id_valid(e->job) || !e->node ||
+			    !e->tasks ||
+			    (i && bcsp_node_task_cmp(e - 1, e) >= 0))
+				return false;
+		}
+		return c->ok;
 	case BCSP_TASKS:
 		m->tasks.nodes = get32(c);
 		m->tasks.nr_jobs = get32(c);
@@ -688,6 +722,9 @@ static bool body_len_ok(uint8_t type, size_t n)
 		return n == 24;
 	case BCSP_ACK:
 		return n == 8;
+	case BCSP_NODE_TASKS:
+		return n >= 16 && (n - 16) % 12 == 0 &&
+		       (n - 16) / 12 <= BCSP_MAX_NODE_TASKS;
 	case BCSP_PROBE:
 		return n == 16;
 	case BCSP_PROBE_REPLY:
@@ -744,6 +781,15 @@ enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 	    !decode_body(&c, msg) || c.off != body_end)
 		return BCSP_BAD_BODY;
 	return BCSP_OK;
+}
+
+int bcsp_node_task_cmp(const void *a, const void *b)
+{
+	const struct bcsp_node_task *x = a, *y = b;
+
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
 }
 
 bool bcsp_epoch_next(uint32_t seen, uint32_t *next)

@@ -53,6 +53,7 @@ enum bcsp_type {
 	BCSP_COMMAND	= 13,	/* master -> nodes of a job: act on its tasks */
 	BCSP_RESULT	= 14,	/* node -> master: how a command went here */
 	BCSP_ACK	= 15,	/* child -> parent: a command taken */
+	BCSP_NODE_TASKS	= 16,	/* node -> parent: its subtree's tasks per node */
 	__BCSP_TYPE_MAX,
 };
 
@@ -277,6 +278,34 @@ struct bcsp_tasks {
 };
 
 /*
+ * BCSP_NODE_TASKS body: 16 bytes + 12 per entry.  Down a tree of
+ * daemons, the reports of a subtree concatenated (filter.c's bounded
+ * list) rather than added up: per node and job with tasks there, how
+ * many, for the per-node column of the job list.  The entries are
+ * sorted by job, then node, each pair once; when more pairs come than
+ * fit, the smallest BCSP_MAX_NODE_TASKS are kept and the others counted
+ * in @more, here or below, so that what a daemon keeps does not depend
+ * on the order in which its children's lists came.
+ */
+#define BCSP_MAX_NODE_TASKS	96	/* pairs per datagram */
+
+struct bcsp_node_task {
+	uint32_t job;		/* a valid job id */
+	uint32_t node;		/* not 0 */
+	uint32_t tasks;		/* at least 1 */
+};
+
+struct bcsp_node_tasks {
+	uint32_t nr;
+	uint32_t reserved;	/* zero */
+	uint64_t more;		/* pairs left out */
+	struct bcsp_node_task e[BCSP_MAX_NODE_TASKS];
+};
+
+/* Order of the pairs of struct bcsp_node_tasks: by job, then node. */
+int bcsp_node_task_cmp(const void *a, const void *b);
+
+/*
  * BCSP_PROBE body: 16 bytes; BCSP_PROBE_REPLY body: 32 bytes.  One round
  * trip of the clock offset estimate (Documentation/tree.rst, "Clock
  * offsets"): a parent sends @id and @t1, its CLOCK_REALTIME at sending;
@@ -380,6 +409,7 @@ struct bcsp_msg {
 		struct bcsp_command cmd;
 		struct bcsp_result result;
 		struct bcsp_ack ack;
+		struct bcsp_node_tasks node_tasks;
 		struct bcsp_probe probe;
 		struct bcsp_offsets offsets;
 	};

@@ -317,6 +317,11 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		if (!own && tree_transport(d))
 			reduce_tasks(d, m.hdr.sender, &m.tasks);
 		return;
+	case BCSP_NODE_TASKS:
+		/* The same per node, concatenated on the way (reduce.c). */
+		if (!own && tree_transport(d))
+			reduce_node_tasks(d, m.hdr.sender, &m.node_tasks);
+		return;
 	case BCSP_ATTACH:
 		/* Not a part's business: the tree passes on to it. */
 		if (!own)

@@ -72,6 +72,8 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "tasks_in", d->cnt.tasks_in);
 	add_u64(o, "tasks_up", d->cnt.tasks_up);
 	add_u64(o, "tasks_jobs_dropped", d->cnt.tasks_jobs_dropped);
+	add_u64(o, "node_tasks_in", d->cnt.node_tasks_in);
+	add_u64(o, "node_tasks_up", d->cnt.node_tasks_up);
 	/* null: no nodes_file. */
 	json_object_object_add(o, "tree", tree_json(d));
 	add_u64(o, "probes_tx", d->cnt.probes_tx);

@@ -232,6 +232,16 @@ int main(int argc, char **argv)
 	datagram("ack", &m);
 
 	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_NODE_TASKS;
+	m.hdr.sender = 2;
+	m.node_tasks.nr = 3;
+	m.node_tasks.more = 1;
+	m.node_tasks.e[0] = (struct bcsp_node_task){ 100, 2, 4 };
+	m.node_tasks.e[1] = (struct bcsp_node_task){ 100, 5, 1 };
+	m.node_tasks.e[2] = (struct bcsp_node_task){ 101, 3, 2 };
+	datagram("node-tasks", &m);
+
+	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_REQUEST;
 	m.hdr.sender = 2;
 	m.req.id = 9;

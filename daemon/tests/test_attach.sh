@@ -15,7 +15,9 @@
 # --node 3 PID` through node 2 succeeds; node 3 attached the process
 # exactly once, after node 2 sent the command again; the master's map
 # counts the task (from the sums of tasks up the tree); an attach on the
-# master's own node from node 3; the errors come back to the asker (no
+# master's own node from node 3; the per-node column of the job list
+# (the lists of tasks per node concatenated up the tree): the cluster's
+# on the master, a subtree's on the others; the errors come back to the asker (no
 # such process, job or node); and `bcsctl job signal` ends the processes
 # attached.
 #
@@ -113,6 +115,29 @@ rc=$?
 snap 1
 [ "$rc" = 0 ] && [ "$(val 1 attaches)" = 1 ]
 check $? "bcsctl job attach --node 1 through node3, on the master's node ($out)"
+
+# per_node N: "OF node:tasks..." of job $job in daemon N's job list.
+per_node()
+{
+	ctl "$1" job list --json 2>/dev/null | python3 -c 'import json, sys
+o = json.load(sys.stdin)
+for j in o["jobs"]:
+    if j["id"] == int(sys.argv[1]):
+        print(o["per_node_of"], " ".join("%d:%d" % (e["node"], e["tasks"])
+                                         for e in j["per_node"] or []))' \
+		"$job" 2>/dev/null
+}
+# The per-node column down a tree: the master's is the cluster's, node2's
+# its subtree's (itself and node3), each from the lists concatenated up.
+for _ in $(seq 50); do
+	[ "$(per_node 1)" = "cluster 1:1 3:1" ] && [ "$(per_node 2)" = "subtree 3:1" ] && break
+	sleep 0.2
+done
+echo "# per node: master '$(per_node 1)', node2 '$(per_node 2)', node3 '$(per_node 3)'"
+[ "$(per_node 1)" = "cluster 1:1 3:1" ]
+check $? "the master's job list shows the task of node1 and of node3"
+[ "$(per_node 2)" = "subtree 3:1" ] && [ "$(per_node 3)" = "subtree 3:1" ]
+check $? "node2's and node3's show their subtrees' (node3's task)"
 
 # The errors, each from where it is known.
 sh -c 'exit 0' &

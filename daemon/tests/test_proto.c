@@ -490,6 +490,9 @@ static bool can_be(unsigned int type, size_t body)
 		return body == 24;
 	case BCSP_ACK:
 		return body == 8;
+	case BCSP_NODE_TASKS:
+		return body >= 16 && (body - 16) % 12 == 0 &&
+		       body <= 16 + 12 * BCSP_MAX_NODE_TASKS;
 	case BCSP_REQUEST:
 	case BCSP_REPLY:
 		return body == 24 || body == 40;
@@ -962,6 +965,58 @@ static void test_attach_command(void)
 	CHECK(poked(&m, 7, 0, &out) == BCSP_BAD_BODY);
 }
 
+/* A subtree's tasks per node: sorted pairs, each once, and the rest. */
+static void test_node_tasks(void)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_NODE_TASKS, .cluster = 7 } };
+	struct bcsp_msg out;
+	uint8_t buf[BCSP_MAX_LEN];
+	uint32_t i;
+	int len;
+
+	m.node_tasks.nr = 3;
+	m.node_tasks.more = 5;
+	m.node_tasks.e[0] = (struct bcsp_node_task){ 4, 2, 1 };
+	m.node_tasks.e[1] = (struct bcsp_node_task){ 4, 9, 3 };
+	m.node_tasks.e[2] = (struct bcsp_node_task){ 7, 1, 2 };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 16 + 3 * 12 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      !memcmp(&out.node_tasks, &m.node_tasks,
+		      16 + 3 * sizeof(m.node_tasks.e[0])));
+	/* Reserved; out of order, twice; job 0, node 0, no tasks. */
+	CHECK(poked(&m, 7, 1, &out) == BCSP_BAD_BODY);
+	m.node_tasks.e[1].node = 2;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.node_tasks.e[1].node = 1;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.node_tasks.e[1].node = 9;
+	m.node_tasks.e[0].job = 0;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.node_tasks.e[0].job = 4;
+	m.node_tasks.e[2].node = 0;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.node_tasks.e[2].node = 1;
+	m.node_tasks.e[2].tasks = 0;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.node_tasks.e[2].tasks = 2;
+	/* The most that fit; one more does not encode. */
+	m.node_tasks.nr = BCSP_MAX_NODE_TASKS;
+	for (i = 0; i < BCSP_MAX_NODE_TASKS; i++)
+		m.node_tasks.e[i] = (struct bcsp_node_task){ 1, i + 1, 1 };
+	CHECK(again(&m, &out) == BCSP_OK && out.node_tasks.nr ==
+	      BCSP_MAX_NODE_TASKS);
+	m.node_tasks.nr++;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	/* The order: job first, then node. */
+	CHECK(bcsp_node_task_cmp(&(struct bcsp_node_task){ 1, 9, 1 },
+				 &(struct bcsp_node_task){ 2, 1, 1 }) < 0);
+	CHECK(bcsp_node_task_cmp(&(struct bcsp_node_task){ 2, 1, 5 },
+				 &(struct bcsp_node_task){ 2, 1, 1 }) == 0);
+	CHECK(bcsp_node_task_cmp(&(struct bcsp_node_task){ 2, 3, 1 },
+				 &(struct bcsp_node_task){ 2, 1, 1 }) > 0);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -978,6 +1033,7 @@ int main(void)
 	test_tasks();
 	test_command();
 	test_attach_command();
+	test_node_tasks();
 	test_probes();
 	test_key_file();
 	test_next_row();
