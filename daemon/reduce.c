@@ -32,6 +32,14 @@
  * rest, and sends that up with the sums.  What it made last is the
  * per-node view of its subtree (d->reduce.nodes; on the root, of the
  * cluster), which the job list shows.
+ *
+ * filter.c's pieces are used where they fit the wire: the bounded list
+ * for the tasks per node, the saturating sum for the sums of tasks.  The
+ * switch summaries keep their own rule (bcsp_switch_sum_add(): 16-bit
+ * counts and two row classes on the wire) and a slice is complete when it
+ * counts every node of the subtree, not every child, since a child may
+ * send a slice in two parts (Documentation/filters.rst, "What bcsd
+ * uses").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -265,13 +273,26 @@ void reduce_tasks(struct bcsd *d, uint32_t node, const struct bcsp_tasks *t)
 	d->cnt.tasks_in++;
 }
 
+/*
+ * *@acc += @v by filter.c's saturating sum, stopping at 2^32 - 1: a sum
+ * of many large counts (or a child's nonsense) stays the largest count,
+ * not a small one.
+ */
+static void sum_u32(uint32_t *acc, uint32_t v)
+{
+	uint64_t x = *acc;
+
+	filter_sum_u64(&x, v);
+	*acc = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+}
+
 /* @t's jobs into @sum; false if @sum has no room for one of them. */
 static bool tasks_add(struct bcsp_tasks *sum, const struct bcsp_tasks *t)
 {
 	bool room = true;
 	uint32_t i, k;
 
-	sum->nodes += t->nodes;
+	sum_u32(&sum->nodes, t->nodes);
 	for (i = 0; i < t->nr_jobs && i < BCSP_MAX_JOBS; i++) {
 		for (k = 0; k < sum->nr_jobs; k++)
 			if (sum->jobs[k].job == t->jobs[i].job)
@@ -285,8 +306,8 @@ static bool tasks_add(struct bcsp_tasks *sum, const struct bcsp_tasks *t)
 			sum->nr_jobs++;
 			continue;
 		}
-		sum->jobs[k].nodes += t->jobs[i].nodes;
-		sum->jobs[k].tasks += t->jobs[i].tasks;
+		sum_u32(&sum->jobs[k].nodes, t->jobs[i].nodes);
+		sum_u32(&sum->jobs[k].tasks, t->jobs[i].tasks);
 		if (!sum->jobs[k].birth)
 			sum->jobs[k].birth = t->jobs[i].birth;
 	}

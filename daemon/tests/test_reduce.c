@@ -202,6 +202,33 @@ static void test_node_tasks(void)
 	d.tree_self = 1;
 }
 
+/* Sums of tasks saturate (filter.c's sum) rather than wrap. */
+static void test_tasks_saturate(void)
+{
+	struct bcsp_tasks t4 = { .nodes = 1, .nr_jobs = 1 };
+	struct bcsp_tasks t5 = { .nodes = 1, .nr_jobs = 1 };
+	struct bcsp_report rep = { .nr_jobs = 0 };
+
+	d.tree_self = 1;
+	d.followed.known = true;
+	t4.jobs[0].job = 7;
+	t4.jobs[0].nodes = 1;
+	t4.jobs[0].tasks = 0xfffffff0u;
+	t5.jobs[0].job = 7;
+	t5.jobs[0].nodes = 1;
+	t5.jobs[0].tasks = 0x100;
+	clock_ms += 5000;
+	reduce_report(&d, &rep);
+	reduce_tasks(&d, 4, &t4);
+	reduce_tasks(&d, 5, &t5);
+	nr_tasks_msgs = 0;
+	clock_ms += 500;
+	ticker(&d, NULL);
+	CHECK(nr_tasks_msgs == 1 && last_tasks.nr_jobs == 1 &&
+	      last_tasks.jobs[0].tasks == UINT32_MAX &&
+	      last_tasks.jobs[0].nodes == 2 && last_tasks.nodes == 3);
+}
+
 int main(void)
 {
 	struct bcsp_switches sw;
@@ -374,6 +401,7 @@ int main(void)
 		CHECK(nr_tasks_msgs == 3 && last_tasks.nodes == 2);
 	}
 	test_node_tasks();
+	test_tasks_saturate();
 	reduce_exit(&d);
 	return unit_done("test_reduce");
 }
