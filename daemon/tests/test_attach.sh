@@ -36,11 +36,9 @@ NET=10.80.0
 # shellcheck source-path=SCRIPTDIR source=netns-lib.sh
 . "$top/daemon/tests/netns-lib.sh"
 
-[ -x "$BCSD" ] && [ -x "$BCSCTL" ] ||
-	skip "needs $BCSD and $BCSCTL (make -C daemon sim, make -C tools)"
-netns_bridge
-netns_join 1 2 3
-genkey key
+# Namespace $NS-br holds the bridge; daemon N lives in $NS-N, address
+# $NET.N, its veth's other end on the bridge.
+sim_setup 1 2 3
 
 printf '1 %s.1\n2 %s.2\n3 %s.3\n' "$NET" "$NET" "$NET" > "$TMP/nodes"
 tree=(--nodes_file="$TMP/nodes" --strobe_transport=tree --tree_fanout=1
