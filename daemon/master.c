@@ -718,9 +718,12 @@ static int attaching_find(const struct bcsd *d, const struct bcsp_request *req,
 static int attach(struct bcsd *d, const struct bcsp_request *req,
 		  struct bcsp_request *reply)
 {
-	unsigned int i, slot = 0;
-	uint64_t oldest = UINT64_MAX;
+	unsigned int i;
 
+	if (!req->id) {
+		reply->error = -EINVAL;	/* no retry could be told */
+		return 0;
+	}
 	if (attaching_find(d, req, 0) >= 0)
 		return 1;
 	if (!find_job(d, req->job)) {
@@ -731,24 +734,17 @@ static int attach(struct bcsd *d, const struct bcsp_request *req,
 		reply->error = -ENXIO;
 		return 0;
 	}
-	for (i = 0; i < ARRAY_SIZE(d->master.attaching); i++) {
-		if (!d->master.attaching[i].req.id) {
-			slot = i;
+	for (i = 0; i < ARRAY_SIZE(d->master.attaching); i++)
+		if (!d->master.attaching[i].req.id)
 			break;
-		}
-		if (d->master.attaching[i].sent_ms < oldest) {
-			oldest = d->master.attaching[i].sent_ms;
-			slot = i;
-		}
-	}
-	if (d->master.attaching[slot].req.id) {
+	if (i == ARRAY_SIZE(d->master.attaching)) {
 		reply->error = -EBUSY;	/* BCSD_ATTACHING_MAX in flight */
 		return 0;
 	}
-	d->master.attaching[slot].req = *req;
-	d->master.attaching[slot].sent_ms = now_mono_ms();
+	d->master.attaching[i].req = *req;
+	d->master.attaching[i].sent_ms = now_mono_ms();
 	/* Before it goes: this master's own node answers at once. */
-	d->master.attaching[slot].cmd_id = next_cmd_id(d);
+	d->master.attaching[i].cmd_id = next_cmd_id(d);
 	send_command(d, BCSP_CMD_ATTACH, req->job, req->attach.pid,
 		     req->attach.target);
 	return 1;
@@ -812,10 +808,10 @@ static void attaching_tick(struct bcsd *d)
 }
 
 /*
- * Carry out request @req; the answer is in @reply, which has @id 0 if it
- * comes later (an attach).
+ * Carry out request @req; the answer is in @reply.  Returns false if the
+ * answer comes later (an attach: attach_answer()).
  */
-static void carry_out(struct bcsd *d, const struct bcsp_request *req,
+static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 		      struct bcsp_request *reply)
 {
 	struct bcsd_job *j;
@@ -874,19 +870,17 @@ static void carry_out(struct bcsd *d, const struct bcsp_request *req,
 		else
 			send_command(d, BCSP_CMD_SIGNAL, req->job,
 				     req->signal.sig, 0);
-		return;
+		return true;
 	case BCSP_OP_ATTACH:
-		/* No answer yet: the node's result answers it. */
-		if (attach(d, req, reply))
-			reply->id = 0;
-		return;
+		/* The node's result answers it, unless it cannot go. */
+		return !attach(d, req, reply);
 	case BCSP_OP_STATS:
 		reply->error = ctx_stats(d, req);
-		return;
+		return true;
 	case BCSP_OP_WINDOW:
 	case BCSP_OP_WINDOW_CLEAR:
 		reply->error = ctx_window(d, req);
-		return;
+		return true;
 	default:
 		reply->error = -EOPNOTSUPP;
 	}
@@ -894,6 +888,7 @@ static void carry_out(struct bcsd *d, const struct bcsp_request *req,
 		d->master.map_version++;
 		send_map(d);
 	}
+	return true;
 }
 
 /*
@@ -964,8 +959,7 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m)
 		     find_job(d, done->job))) {
 		r.req = *done;
 	} else {
-		carry_out(d, &m->req, &r.req);
-		if (!r.req.id)
+		if (!carry_out(d, &m->req, &r.req))
 			return;		/* answered later */
 		if (done)
 			*done = r.req;
@@ -1057,8 +1051,7 @@ static void on_request_msg(struct bcsd *d, const struct bcsp_msg *m,
 	}
 	r.hdr.epoch = d->master.epoch;
 	r.hdr.sender = d->node_id;
-	carry_out(d, &m->req, &r.req);
-	if (r.req.id)
+	if (carry_out(d, &m->req, &r.req))
 		dispatch(d, &r, from);
 }
 
