@@ -18,8 +18,9 @@
 # master's own node from node 3; the per-node column of the job list
 # (the lists of tasks per node concatenated up the tree): the cluster's
 # on the master, a subtree's on the others; the errors come back to the asker (no
-# such process, job or node); and `bcsctl job signal` ends the processes
-# attached.
+# such process, job or node); `bcsctl job signal` ends the processes
+# attached; last, node3 restarted to lose every command: node2 gives up
+# after tree_retries and the asker hears that node3 did not answer.
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
 
@@ -166,5 +167,35 @@ for _ in $(seq 50); do
 done
 ! kill -0 "$p1" 2>/dev/null && ! kill -0 "$p3" 2>/dev/null
 check $? "the signal ended the processes attached on node1 and node3"
+
+# A node that takes nothing: node3 again, losing every command.  node2
+# sends the attach again tree_retries (4) times and gives up; the master
+# tells the asker that node3 did not answer (after 2 s).
+kill "$(cat "$TMP/pid3")" 2>/dev/null
+for _ in $(seq 50); do
+	kill -0 "$(cat "$TMP/pid3")" 2>/dev/null || break
+	sleep 0.1
+done
+rm -f "$TMP/log3"
+BCS_SIM_DROP=13:1000 sim_start 3 node "${tree[@]}"
+until_stat 3 strobes_rx -ge 1 10
+snap 2
+r0=$(val 2 tree_resent)
+u0=$(val 2 tree_unacked)
+sleep 500 &
+pn=$!
+pids+=("$pn")
+out=$(ctl 1 job attach "$job" --node 3 "$pn" 2>&1)
+rc=$?
+echo "# $out"
+[ "$rc" != 0 ] && [[ "$out" == *"node 3 did not answer"* ]]
+check $? "a node that takes no command: the asker hears that it did not answer"
+snap 2
+snap 3
+echo "# node2: resent $r0 -> $(val 2 tree_resent), unacked $u0 -> $(val 2 tree_unacked); node3: attaches $(val 3 attaches)"
+[ "$(val 2 tree_unacked)" = $((u0 + 1)) ] &&
+	[ "$(val 2 tree_resent)" = $((r0 + 4)) ] && [ "$(val 3 attaches)" = 0 ]
+check $? "node2 sent it again tree_retries (4) times, then gave up"
+kill "$pn" 2>/dev/null
 
 checks_done test_attach
