@@ -98,10 +98,14 @@ SLICE_US=100000
 PORT0=15400
 OUT=$BUILD/bench
 mkdir -p "$OUT" || exit 1
-TMP=$(mktemp -d) || exit 1
+# The namespaces of the flat runs as the host tests make them: $TMP,
+# pids, nss, netns_bridge, netns_join and genkey (its EXIT trap is
+# replaced by cleanup below, which can keep the files).
+NAME=tree_scale
 NS=bcs-scale-$$
-pids=()
-nss=()
+NET=10.79.0
+# shellcheck source-path=SCRIPTDIR source=../daemon/tests/netns-lib.sh
+. "$top/daemon/tests/netns-lib.sh"
 
 # stop: end every daemon (SIGTERM, then SIGKILL after 10 s), delete
 # every namespace.
@@ -137,7 +141,7 @@ cleanup()
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-"$BCSD" --genkey "$TMP/key" > /dev/null || exit 1
+genkey key
 
 # start DIR N NETNS ROLE [OPTION...]: bcsd-sim node N in NETNS, files in
 # DIR; its pid appended to DIR/pids (the line number is N).
@@ -324,23 +328,13 @@ run_tree()
 # flat N: N daemons, a namespace each on a bridge, multicast.
 run_flat()
 {
-	local n=$1 dir=$TMP/flat-$1 br=$NS-br i start_s t0
+	local n=$1 dir=$TMP/flat-$1 i start_s t0
 
 	mkdir -p "$dir" && : > "$dir/pids" || return 1
-	ip netns add "$br" || return 1
-	nss+=("$br")
-	ip -n "$br" link add br0 type bridge &&
-		ip -n "$br" link set br0 up || return 1
-	for i in $(seq "$n"); do
-		ip netns add "$NS-$i" || return 1
-		nss+=("$NS-$i")
-		ip -n "$br" link add "p$i" type veth peer name eth0 \
-			netns "$NS-$i" &&
-			ip -n "$br" link set "p$i" master br0 up &&
-			ip -n "$NS-$i" addr add "10.79.0.$i/24" dev eth0 &&
-			ip -n "$NS-$i" link set eth0 up &&
-			ip -n "$NS-$i" link set lo up || return 1
-	done
+	# Namespace $NS-br holds the bridge, daemon N lives in $NS-N.
+	netns_bridge
+	# shellcheck disable=SC2046 # the numbers, split
+	netns_join $(seq "$n")
 	t0=$(date +%s%N)
 	start "$dir" 1 "$NS-1" both --priority=200 --failover_slices=2 \
 		--interface=eth0

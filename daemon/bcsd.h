@@ -20,6 +20,9 @@
 #define BCSD_MAP_HISTORY	32	/* maps kept for the stats file */
 #define BCSD_REQ_TIMEOUT_MS	500
 #define BCSD_REQ_TRIES		6
+/* Attach requests in flight at the master, and how long each waits. */
+#define BCSD_ATTACHING_MAX	16
+#define BCSD_ATTACH_WAIT_MS	2000
 /*
  * The longest lead, in slices: bcs.ko holds BCS_STROBE_QUEUE strobes until
  * their deadlines, and a node takes none due more than BCSP_AHEAD_SLICES
@@ -108,6 +111,23 @@ struct tree_adopted {
 	uint64_t until_ms;		/* CLOCK_MONOTONIC */
 };
 
+/*
+ * A command passed to a child (or a node that asked) and not yet
+ * acknowledged (BCSP_ACK): sent again every tree_ack_ms, tree_retries
+ * times at most, as it was (the master's signature and sequence number).
+ * @len 0: a free slot.
+ */
+#define TREE_UNACKED_MAX	32
+
+struct tree_unacked {
+	uint32_t idx;			/* the child, in the node list */
+	uint32_t master, epoch, id;	/* the command */
+	uint32_t tries;			/* sent again so often */
+	uint64_t next_ms;		/* CLOCK_MONOTONIC: send again */
+	uint16_t len;
+	uint8_t buf[BCSP_MAX_LEN];
+};
+
 struct bcsd_tree_rt {
 	uint64_t parent_heard_ms;	/* the parent last passed on */
 	uint32_t adopter;
@@ -115,6 +135,7 @@ struct bcsd_tree_rt {
 	uint64_t attach_sent_ms;
 	struct tree_adopted adopted[TREE_ADOPTED_MAX];
 	uint32_t nr_adopted;
+	struct tree_unacked unacked[TREE_UNACKED_MAX];
 };
 
 /*
@@ -133,10 +154,15 @@ struct bcsd_reduce_slot {
 /* A child's sum of tasks is left out when so many report periods old. */
 #define REDUCE_TASKS_REPORTS	3
 
-/* A node's last report, or a child's last sum of its subtree's. */
+/*
+ * A node's last report, or a child's last sum of its subtree's; and the
+ * same per node (@nt, allocated when the first came; NULL: never).
+ */
 struct reduce_tasks {
 	uint64_t seen_ms;		/* CLOCK_MONOTONIC; 0: never */
 	struct bcsp_tasks t;
+	uint64_t nt_seen_ms;
+	struct bcsp_node_tasks *nt;
 };
 
 struct bcsd_reduce {
@@ -146,6 +172,13 @@ struct bcsd_reduce {
 	/* Per node of the list: this node's and its children's tasks. */
 	struct reduce_tasks *tasks;
 	uint64_t tasks_sent_ms;
+	/*
+	 * The last concatenation of this node's and its children's tasks
+	 * per node, made when the sums went up (@nodes_ms; 0: never): the
+	 * subtree's, on the root the cluster's.
+	 */
+	struct bcsp_node_tasks nodes;
+	uint64_t nodes_ms;
 };
 
 /*
@@ -209,7 +242,18 @@ struct bcsd_counters {
 	uint64_t tasks_in;		/* children's sums of tasks taken */
 	uint64_t tasks_up;		/* sums of tasks sent up */
 	uint64_t tasks_jobs_dropped;	/* more than BCSP_MAX_JOBS jobs */
+	uint64_t node_tasks_in;		/* children's tasks per node taken */
+	uint64_t node_tasks_up;		/* tasks per node sent up */
 	uint64_t tree_pruned;		/* commands kept from a subtree */
+	uint64_t command_copies;	/* commands taken before, dropped */
+	uint64_t attaches;		/* attach commands carried out here */
+	uint64_t attach_failures;	/* of them, refused by bcs.ko */
+	uint64_t results_tx;		/* results of commands sent */
+	uint64_t results_rx;		/* taken by the active master */
+	uint64_t tree_acks_tx;		/* commands acknowledged to a parent */
+	uint64_t tree_acks_rx;		/* a child's acknowledgement taken */
+	uint64_t tree_resent;		/* commands sent again to a child */
+	uint64_t tree_unacked;		/* given up after tree_retries */
 	/* probe.c */
 	uint64_t probes_tx;		/* round trips started */
 	uint64_t probes_answered;	/* probes of parents answered */
@@ -243,6 +287,8 @@ struct bcsd_rx {
 	uint64_t said[__BCSP_VERDICT_MAX];	/* cnt.rejected when last said */
 	uint64_t said_ms;
 	struct in_addr last_from;	/* the last rejected datagram's */
+	/* The ids of the followed master's commands taken, each once. */
+	struct bcsp_window cmds;
 };
 
 /*
@@ -308,6 +354,16 @@ struct bcsd_master {
 	/* What the nodes record (bcsctl stats): sent with every map. */
 	struct bcsp_context ctx;
 	uint32_t cmd_id;		/* of the last command sent */
+	/*
+	 * Attach requests whose command went to their node, waiting for
+	 * its result (BCSP_RESULT); @req.id 0: a free slot.  Answered with
+	 * -EHOSTUNREACH after BCSD_ATTACH_WAIT_MS.
+	 */
+	struct {
+		struct bcsp_request req;
+		uint32_t cmd_id;
+		uint64_t sent_ms;	/* CLOCK_MONOTONIC */
+	} attaching[BCSD_ATTACHING_MAX];
 };
 
 /*
@@ -334,8 +390,8 @@ struct bcsd_node {
 	struct bcsd_map_event history[BCSD_MAP_HISTORY];
 	uint32_t nr_history;
 	uint64_t reported_ms;		/* the last report sent */
-	/* The last command carried out: (epoch, id) of its master. */
-	uint32_t cmd_epoch, cmd_id;
+	/* The commands carried out: (epoch, id) of their master. */
+	struct bcsp_window cmds;
 };
 
 /* collect.c: the ends of jobs that bcs.ko announces, and their dumps. */
@@ -499,8 +555,12 @@ int net_init(struct bcsd *d);
 void net_exit(struct bcsd *d);
 int net_send(struct bcsd *d, struct bcsp_msg *m,
 	     const struct sockaddr_in *to);
-/* To every node, but down a tree only into subtrees with tasks of @job. */
-int net_send_job(struct bcsd *d, struct bcsp_msg *m, uint32_t job);
+/*
+ * Command @m (BCSP_COMMAND) to every node; down a tree only into the
+ * subtrees with tasks of its job, or for an attach towards its node,
+ * each child acknowledging it (tree_send_command()).
+ */
+int net_send_command(struct bcsd *d, struct bcsp_msg *m);
 
 /* rx.c: datagram acceptance; what passes goes to dispatch(). */
 int rx_init(struct bcsd *d);
@@ -526,6 +586,11 @@ bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
 		 uint32_t *need);
 struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 				   uint64_t now_ms);
+/*
+ * What view_job_nodes() shows: {"of": "reports" | "subtree" | "cluster",
+ * "more": pairs (job, node) left out of a tree's bounded lists}.
+ */
+struct json_object *view_nodes_json(const struct bcsd *d, uint64_t now_ms);
 bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx);
 
 /*
@@ -560,11 +625,21 @@ uint16_t tree_port(const struct bcsd *d);
 void tree_reroot(struct bcsd *d, uint32_t root);
 int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len);
 /*
- * The same to those whose subtrees hold tasks of job @job, or have not
- * said (reduce.c's sums of tasks); returns how many took it.
+ * Command datagram @buf, decoded as @m, down the tree: to the children
+ * (and nodes that asked) whose subtrees hold tasks of its job, or have
+ * not said (reduce.c's sums of tasks), or for an
+ * attach, whose subtrees hold its node; each must acknowledge it
+ * (tree_on_ack()), or it is sent again every tree_ack_ms, tree_retries
+ * times at most (tree_tick()).  Returns how many took it.
+ * tree_send_ack(): acknowledge command @m to @to, the daemon that passed
+ * it.  tree_on_ack(): node @sender acknowledged a command.
  */
-unsigned int tree_send_job(struct bcsd *d, const uint8_t *buf, size_t len,
-			   uint32_t job);
+unsigned int tree_send_command(struct bcsd *d, const uint8_t *buf,
+			       size_t len, const struct bcsp_msg *m);
+void tree_send_ack(struct bcsd *d, const struct bcsp_msg *m,
+		   const struct sockaddr_in *to);
+void tree_on_ack(struct bcsd *d, uint32_t sender, uint32_t epoch,
+		 const struct bcsp_ack *a);
 struct json_object *tree_json(const struct bcsd *d);
 /*
  * tree_heard(): a datagram of the master came from @from (the parent,
@@ -590,6 +665,13 @@ void reduce_add(struct bcsd *d, uint32_t epoch,
  */
 void reduce_report(struct bcsd *d, const struct bcsp_report *rep);
 void reduce_tasks(struct bcsd *d, uint32_t node, const struct bcsp_tasks *t);
+/*
+ * reduce_node_tasks(): node @node's list of its subtree's tasks per node
+ * (BCSP_NODE_TASKS), concatenated with this node's and its other
+ * children's and sent up with the sums, and kept as d->reduce.nodes.
+ */
+void reduce_node_tasks(struct bcsd *d, uint32_t node,
+		       const struct bcsp_node_tasks *nt);
 
 /*
  * offsets.c: the active master's clock offsets (the master part feeds

@@ -26,6 +26,7 @@
 #define RCVBUF_KB_MIN		64U
 #define RCVBUF_KB_MAX		65536U
 #define VERBOSE_MAX		2U
+#define TREE_RETRIES_MAX	16U
 
 /*
  * The offset of field @f of struct cfg, which must be of type @T: a
@@ -102,6 +103,10 @@ const struct cfg_opt cfg_opts[] = {
 		 "when a daemon sends its subtree's sums up: all (every node said), timeout (or tree_sync_ms after the first), none (at once)"),
 	OPT_UINT(tree_sync_ms, "1000", 0, HOUR_MS,
 		 "tree_sync timeout: how long a subtree's sum waits for the rest"),
+	OPT_UINT(tree_ack_ms, "20", 1, 10000,
+		 "strobe_transport tree: send a command again to a child that has not acknowledged it after this many ms"),
+	OPT_UINT(tree_retries, "4", 0, TREE_RETRIES_MAX,
+		 "strobe_transport tree: send a command again so many times at most (0: once, no acknowledgements awaited)"),
 	OPT_ENUM(strobe_transport, enum cfg_transport, "multicast",
 		 transport_names,
 		 "how the master's datagrams reach the nodes: multicast (the group) or tree (down the tree of nodes_file)"),

@@ -61,6 +61,8 @@ struct cfg {
 	uint32_t tree_reattach_slices;
 	enum cfg_sync tree_sync;
 	uint32_t tree_sync_ms;
+	uint32_t tree_ack_ms;
+	uint32_t tree_retries;
 	char topology_file[CFG_STR_MAX];
 	/* Master. */
 	uint32_t slice_us;

@@ -350,8 +350,40 @@ static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 	}
 	free(local);
 	json_object_object_add(o, "jobs", arr);
+	json_object_object_add(o, "per_node", view_nodes_json(d, now));
 	add_u64(o, "map_version", d->followed.map.version);
 	ctl_send(c, o);
+}
+
+/* The error of an attach, which its node gave, in words. */
+static void reply_attach(struct bcsd_client *c, const struct bcsp_request *r)
+{
+	char msg[160];
+
+	switch (r->error) {
+	case -ENOENT:
+		snprintf(msg, sizeof(msg), "no such job %u", r->job);
+		break;
+	case -ENXIO:
+		snprintf(msg, sizeof(msg), "no such node %u in the cluster",
+			 r->attach.target);
+		break;
+	case -EHOSTUNREACH:
+		snprintf(msg, sizeof(msg), "node %u did not answer",
+			 r->attach.target);
+		break;
+	case -ESRCH:
+		snprintf(msg, sizeof(msg), "no process %u on node %u",
+			 r->attach.pid, r->attach.target);
+		break;
+	case -EBUSY:
+		snprintf(msg, sizeof(msg), "too many attaches in flight at the master");
+		break;
+	default:
+		snprintf(msg, sizeof(msg), "node %u: %s", r->attach.target,
+			 bcs_strerror(r->error, BCS_CTX_TASK));
+	}
+	ctl_error(c, r->error, msg);
 }
 
 static void reply_request(struct bcsd_client *c, const struct bcsp_request *r)
@@ -360,6 +392,10 @@ static void reply_request(struct bcsd_client *c, const struct bcsp_request *r)
 
 	if (r->error == -ERANGE && r->op == BCSP_OP_WINDOW) {
 		ctl_error(c, r->error, "the window must start more than 2 slices after the current one");
+		return;
+	}
+	if (r->error && r->op == BCSP_OP_ATTACH) {
+		reply_attach(c, r);
 		return;
 	}
 	if (r->error) {
@@ -404,6 +440,10 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 	} else if (op == BCSP_OP_SIGNAL) {
 		c->req.row = 0;
 		c->req.signal.sig = in->signal;
+	} else if (op == BCSP_OP_ATTACH) {
+		c->req.row = 0;
+		c->req.attach.target = in->node;
+		c->req.attach.pid = in->pid;
 	}
 	if (!d->followed.known) {
 		ctl_error(c, -EHOSTUNREACH, "no master heard yet");
@@ -423,6 +463,12 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 	m.hdr.sender = d->node_id;
 	m.req = c->req;
 	dispatch(d, &m, &(struct bcsd_origin){ .local = true });
+	/* An attach is answered when its node has said (ctl_tick() bounds it). */
+	if (c->req_id && op == BCSP_OP_ATTACH) {
+		c->sent_ms = now_mono_ms();
+		c->tries = 1;
+		return;
+	}
 	if (c->req_id) {
 		c->req_id = 0;
 		ctl_error(c, -EHOSTUNREACH, "the master did not answer");
@@ -484,6 +530,7 @@ static const uint32_t ctl_ops[] = {
 	[CTL_WINDOW]		= BCSP_OP_WINDOW,
 	[CTL_WINDOW_CLEAR]	= BCSP_OP_WINDOW_CLEAR,
 	[CTL_JOB_SIGNAL]	= BCSP_OP_SIGNAL,
+	[CTL_JOB_ATTACH]	= BCSP_OP_ATTACH,
 };
 
 static void ctl_on_client(struct bcsd *d, void *arg)
@@ -525,6 +572,8 @@ static void ctl_on_client(struct bcsd *d, void *arg)
 		if (c->uid)
 			ctl_error(c, -EPERM, req.cmd == CTL_JOB_SIGNAL ?
 				  "permission denied: signals to a job need root" :
+				  req.cmd == CTL_JOB_ATTACH ?
+				  "permission denied: attaching through bcsd needs root" :
 				  req.cmd >= CTL_STATS ?
 				  "permission denied: the cluster's statistics need root" :
 				  "permission denied: job changes need root");
@@ -584,6 +633,10 @@ static void ctl_tick(struct bcsd *d, void *arg)
 		if (c->tries >= BCSD_REQ_TRIES || !d->followed.known) {
 			c->req_id = 0;
 			ctl_error(c, -ETIMEDOUT, "the master did not answer");
+		} else if (followed_is_self(d)) {
+			/* This master has it (an attach waiting for its node). */
+			c->sent_ms = now;
+			c->tries++;
 		} else {
 			send_request(d, c);
 		}

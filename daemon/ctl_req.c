@@ -33,6 +33,7 @@ static const struct {
 	{ "window-clear", CTL_WINDOW_CLEAR },
 	{ "slices",	 CTL_SLICES },
 	{ "job-signal",	 CTL_JOB_SIGNAL },
+	{ "job-attach",	 CTL_JOB_ATTACH },
 };
 
 /*
@@ -190,6 +191,23 @@ int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
 			goto out;
 		}
 		req->signal = (uint32_t)sig;
+	}
+	if (req->cmd == CTL_JOB_ATTACH) {
+		int64_t node = 0, pid = 0;
+
+		if (!job) {
+			snprintf(err, errlen, "job-attach needs a job");
+			goto out;
+		}
+		if (get_int(in, "node", 1, UINT32_MAX, &node, err, errlen) ||
+		    get_int(in, "pid", 1, BCSP_PID_MAX, &pid, err, errlen))
+			goto out;
+		if (!node || !pid) {
+			snprintf(err, errlen, "job-attach needs \"node\" and \"pid\"");
+			goto out;
+		}
+		req->node = (uint32_t)node;
+		req->pid = (uint32_t)pid;
 	}
 	/* Nothing would ever answer a wait for job 0. */
 	if (req->cmd == CTL_JOB_WAIT && !job) {

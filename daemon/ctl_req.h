@@ -26,6 +26,7 @@ enum ctl_cmd {
 	CTL_WINDOW_CLEAR,
 	CTL_SLICES,		/* anyone: the master's global records */
 	CTL_JOB_SIGNAL,		/* root only: a signal to a job's tasks */
+	CTL_JOB_ATTACH,		/* root only: a process of a node to a job */
 	__CTL_CMD_MAX,
 };
 
@@ -40,6 +41,8 @@ struct ctl_req {
 	uint64_t from, to;	/* window: first and last slice */
 	uint64_t last;		/* slices: how many, the newest */
 	uint32_t signal;	/* job-signal: 1 .. BCSP_SIGNAL_MAX */
+	uint32_t node;		/* job-attach: the node, at least 1 */
+	uint32_t pid;		/* job-attach: 1 .. BCSP_PID_MAX */
 };
 
 /*
@@ -51,7 +54,9 @@ struct ctl_req {
  * and "sub_bits" (0 .. BCS_HIST_SUB_BITS_MAX); for window integers
  * "from" and "to" (0 .. 2^63 - 1, from <= to); for slices an integer
  * "last" (1 .. 2^32 - 1, CTL_SLICES_DEFAULT if absent); for job-signal
- * a job (at least 1) and an integer "signal" (1 .. BCSP_SIGNAL_MAX).
+ * a job (at least 1) and an integer "signal" (1 .. BCSP_SIGNAL_MAX);
+ * for job-attach a job (at least 1) and integers "node" (1 .. 2^32 - 1)
+ * and "pid" (1 .. BCSP_PID_MAX).
  * Returns 0, or -EINVAL with a message for the client in @err.
  */
 int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,

@@ -28,6 +28,7 @@
 #include "bcsd.h"
 #include "log.h"
 #include "master.h"
+#include "topo.h"
 
 /*
  * The map goes out again every MAP_RESEND_SLICES slices, or every
@@ -556,6 +557,8 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 	next_copy(d, lead, now);
 }
 
+static void attaching_tick(struct bcsd *d);
+
 static void master_tick(struct bcsd *d, void *arg)
 {
 	uint64_t silence = slices_ms(d, d->cfg.failover_slices);
@@ -563,6 +566,8 @@ static void master_tick(struct bcsd *d, void *arg)
 	uint32_t fresh, need, epoch;
 
 	(void)arg;
+	if (d->master.active)
+		attaching_tick(d);
 	if (d->master.active || now - d->followed.heard_ms <= silence ||
 	    now < d->master.listen_until_ms)
 		return;
@@ -629,32 +634,184 @@ static void report_epoch(struct bcsd *d, const struct bcsp_msg *m)
 	send_map(d);
 }
 
-/* Carry out request @req from @sender; the answer is in @reply. */
+/* The id of the next command; 0 is none. */
+static uint32_t next_cmd_id(const struct bcsd *d)
+{
+	return d->master.cmd_id + 1 ? d->master.cmd_id + 1 : 1;
+}
+
 /*
- * A command on the tasks of job @job, to the nodes (down a tree, to the
- * subtrees that hold its tasks) and to this host's node part; sent as
- * often as a strobe, each node carrying it out once (its @id).
+ * A command on the tasks of job @job (for an attach, on node @node), to
+ * the nodes (down a tree, to the subtrees that hold its tasks, or its
+ * node, each child acknowledging it) and to this host's node part, whose
+ * result may come before this returns.  Multicast, sent as often as a
+ * strobe; each node carries it out once (its id, next_cmd_id()).
  */
 static void send_command(struct bcsd *d, uint32_t op, uint32_t job,
-			 uint32_t arg)
+			 uint32_t arg, uint32_t node)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_COMMAND } };
-	unsigned int i;
+	unsigned int i, copies;
 
 	m.hdr.epoch = d->master.epoch;
 	m.hdr.priority = (uint16_t)d->cfg.priority;
-	m.cmd.id = ++d->master.cmd_id;
+	d->master.cmd_id = next_cmd_id(d);
+	m.cmd.id = d->master.cmd_id;
 	m.cmd.op = op;
 	m.cmd.job = job;
 	m.cmd.arg = arg;
-	for (i = 0; i < d->cfg.strobe_copies; i++)
-		net_send_job(d, &m, job);
-	pr_info("job %u: command %u (%u) sent", job, op, arg);
+	m.cmd.node = node;
+	/* Down a tree, the acknowledgements stand for the copies. */
+	copies = tree_transport(d) ? 1 : d->cfg.strobe_copies;
+	for (i = 0; i < copies; i++)
+		net_send_command(d, &m);
+	pr_info("job %u: command %u (%u) %u sent", job, op, arg, m.cmd.id);
 	dispatch(d, &m, &(struct bcsd_origin){
 		.local = true, .slice = d->master.strobe_slice });
 }
 
-static void carry_out(struct bcsd *d, const struct bcsp_request *req,
+/*
+ * Is node @node one of the cluster's: in the nodes file if there is
+ * one, else heard from (its reports), or this one?
+ */
+static bool node_known(const struct bcsd *d, uint32_t node)
+{
+	uint32_t i;
+
+	if (node == d->node_id)
+		return true;
+	if (d->nodes)
+		return topo_index(d->nodes, node) >= 0;
+	for (i = 0; i < d->view.nr_peers; i++)
+		if (d->view.peers[i].node == node)
+			return true;
+	return false;
+}
+
+/*
+ * The slot of the attach waiting: request @req (a retry of it), or with
+ * @req NULL command @cmd_id; -1 if none.
+ */
+static int attaching_find(const struct bcsd *d, const struct bcsp_request *req,
+			  uint32_t cmd_id)
+{
+	const struct bcsp_request *r;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(d->master.attaching); i++) {
+		r = &d->master.attaching[i].req;
+		if (!r->id)
+			continue;
+		if (req ? r->id == req->id && r->node == req->node &&
+			  r->job == req->job :
+			  d->master.attaching[i].cmd_id == cmd_id)
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * Attach request @req: its command goes to its node, and the reply waits
+ * for the node's result (on_result()); 1 then, or 0 with @reply->error
+ * set if it cannot go.  A retry of one in flight waits with it.
+ */
+static int attach(struct bcsd *d, const struct bcsp_request *req,
+		  struct bcsp_request *reply)
+{
+	unsigned int i;
+
+	if (!req->id) {
+		reply->error = -EINVAL;	/* no retry could be told */
+		return 0;
+	}
+	if (attaching_find(d, req, 0) >= 0)
+		return 1;
+	if (!find_job(d, req->job)) {
+		reply->error = -ENOENT;
+		return 0;
+	}
+	if (!node_known(d, req->attach.target)) {
+		reply->error = -ENXIO;
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(d->master.attaching); i++)
+		if (!d->master.attaching[i].req.id)
+			break;
+	if (i == ARRAY_SIZE(d->master.attaching)) {
+		reply->error = -EBUSY;	/* BCSD_ATTACHING_MAX in flight */
+		return 0;
+	}
+	d->master.attaching[i].req = *req;
+	d->master.attaching[i].sent_ms = now_mono_ms();
+	/* Before it goes: this master's own node answers at once. */
+	d->master.attaching[i].cmd_id = next_cmd_id(d);
+	send_command(d, BCSP_CMD_ATTACH, req->job, req->attach.pid,
+		     req->attach.target);
+	return 1;
+}
+
+static void done_add(struct bcsd *d, const struct bcsp_request *reply);
+
+/*
+ * The reply to attach @i, with @error: to the group (down a tree) and to
+ * this host's control socket, and kept for retries.
+ */
+static void attach_answer(struct bcsd *d, unsigned int i, int32_t error)
+{
+	struct bcsp_msg r = { .hdr = { .type = BCSP_REPLY } };
+
+	r.hdr.epoch = d->master.epoch;
+	r.hdr.priority = (uint16_t)d->cfg.priority;
+	r.req = d->master.attaching[i].req;
+	r.req.error = error;
+	d->master.attaching[i].req.id = 0;
+	done_add(d, &r.req);
+	net_send(d, &r, NULL);
+	r.hdr.sender = d->node_id;
+	dispatch(d, &r, &(struct bcsd_origin){ .local = true });
+}
+
+/* How a command went on a node: for an attach, its reply. */
+static void on_result(struct bcsd *d, const struct bcsp_msg *m,
+		      const struct bcsd_origin *from)
+{
+	const struct bcsp_result *res = &m->result;
+	const struct bcsp_request *req;
+	int i;
+
+	(void)from;
+	if (!d->master.active || m->hdr.epoch != d->master.epoch ||
+	    res->op != BCSP_CMD_ATTACH)
+		return;
+	i = attaching_find(d, NULL, res->id);
+	if (i < 0)
+		return;		/* answered, or timed out */
+	req = &d->master.attaching[i].req;
+	/* From its node, about its process. */
+	if (m->hdr.sender != req->attach.target || res->job != req->job ||
+	    res->arg != req->attach.pid)
+		return;
+	d->cnt.results_rx++;
+	attach_answer(d, (unsigned int)i, res->error);
+}
+
+/* Attaches whose node has not answered for BCSD_ATTACH_WAIT_MS. */
+static void attaching_tick(struct bcsd *d)
+{
+	uint64_t now = now_mono_ms();
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(d->master.attaching); i++)
+		if (d->master.attaching[i].req.id &&
+		    now - d->master.attaching[i].sent_ms > BCSD_ATTACH_WAIT_MS)
+			attach_answer(d, i, -EHOSTUNREACH);
+}
+
+/*
+ * Carry out request @req; the answer is in @reply.  Returns false if the
+ * answer comes later (an attach: attach_answer()).
+ */
+static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 		      struct bcsp_request *reply)
 {
 	struct bcsd_job *j;
@@ -712,15 +869,18 @@ static void carry_out(struct bcsd *d, const struct bcsp_request *req,
 			reply->error = -ENOENT;
 		else
 			send_command(d, BCSP_CMD_SIGNAL, req->job,
-				     req->signal.sig);
-		return;
+				     req->signal.sig, 0);
+		return true;
+	case BCSP_OP_ATTACH:
+		/* The node's result answers it, unless it cannot go. */
+		return !attach(d, req, reply);
 	case BCSP_OP_STATS:
 		reply->error = ctx_stats(d, req);
-		return;
+		return true;
 	case BCSP_OP_WINDOW:
 	case BCSP_OP_WINDOW_CLEAR:
 		reply->error = ctx_window(d, req);
-		return;
+		return true;
 	default:
 		reply->error = -EOPNOTSUPP;
 	}
@@ -728,6 +888,7 @@ static void carry_out(struct bcsd *d, const struct bcsp_request *req,
 		d->master.map_version++;
 		send_map(d);
 	}
+	return true;
 }
 
 /*
@@ -798,7 +959,8 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m)
 		     find_job(d, done->job))) {
 		r.req = *done;
 	} else {
-		carry_out(d, &m->req, &r.req);
+		if (!carry_out(d, &m->req, &r.req))
+			return;		/* answered later */
 		if (done)
 			*done = r.req;
 		else
@@ -889,8 +1051,8 @@ static void on_request_msg(struct bcsd *d, const struct bcsp_msg *m,
 	}
 	r.hdr.epoch = d->master.epoch;
 	r.hdr.sender = d->node_id;
-	carry_out(d, &m->req, &r.req);
-	dispatch(d, &r, from);
+	if (carry_out(d, &m->req, &r.req))
+		dispatch(d, &r, from);
 }
 
 /*
@@ -958,6 +1120,7 @@ int master_init(struct bcsd *d)
 	dispatch_register(d, BCSP_OFFSETS, on_offsets);
 	dispatch_register(d, BCSP_REQUEST, on_request_msg);
 	dispatch_register(d, BCSP_REPLY, on_reply);
+	dispatch_register(d, BCSP_RESULT, on_result);
 	d->master.next_job_id = 1;
 	/*
 	 * Listen for a live master before taking over, and for the nodes'

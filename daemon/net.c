@@ -170,7 +170,7 @@ int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 	return 0;
 }
 
-int net_send_job(struct bcsd *d, struct bcsp_msg *m, uint32_t job)
+int net_send_command(struct bcsd *d, struct bcsp_msg *m)
 {
 	uint8_t buf[BCSP_MAX_LEN];
 	int len;
@@ -183,6 +183,6 @@ int net_send_job(struct bcsd *d, struct bcsp_msg *m, uint32_t job)
 	len = bcsp_encode(m, d->key, buf, sizeof(buf));
 	if (len < 0)
 		return -1;
-	tree_send_job(d, buf, (size_t)len, job);
+	tree_send_command(d, buf, (size_t)len, m);
 	return 0;
 }

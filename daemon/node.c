@@ -299,9 +299,55 @@ static void send_report(struct bcsd *d)
 }
 
 /*
+ * How command @c of master epoch @epoch went here, for the master: to
+ * this host's master part if it is the master followed, else to it.
+ */
+static void send_result(struct bcsd *d, uint32_t epoch,
+			const struct bcsp_command *c, int err)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_RESULT } };
+
+	m.hdr.epoch = epoch;
+	m.result.id = c->id;
+	m.result.op = c->op;
+	m.result.job = c->job;
+	m.result.arg = c->arg;
+	m.result.error = err < 0 && err >= -4095 ? err : err ? -EIO : 0;
+	d->cnt.results_tx++;
+	if (followed_is_self(d)) {
+		m.hdr.sender = d->node_id;
+		dispatch(d, &m, &(struct bcsd_origin){ .local = true });
+		return;
+	}
+	if (d->followed.known)
+		net_send(d, &m, &d->followed.addr);
+}
+
+/* Attach command @c: process @c->arg to job @c->job in bcs.ko. */
+static void do_attach(struct bcsd *d, uint32_t epoch,
+		      const struct bcsp_command *c)
+{
+	uint32_t nr = 0;
+	int err;
+
+	err = bcs_attach(d->bcs, c->job, (pid_t)c->arg, 0, &nr);
+	d->cnt.attaches++;
+	if (err) {
+		d->cnt.attach_failures++;
+		pr_warn("job %u: attach of %u: %s", c->job, c->arg,
+			bcs_strerror(err, BCS_CTX_TASK));
+	} else {
+		pr_notice("job %u: process %u attached (%u threads)", c->job,
+			  c->arg, nr);
+	}
+	send_result(d, epoch, c, err);
+}
+
+/*
  * A command of the master on the tasks of a job (BCSP_COMMAND), carried
- * out once per (epoch, id) whatever the copies, on this node's tasks of
- * the job if it has any: a signal to each of their processes.
+ * out once per (epoch, id) whatever the copies and their order: a signal
+ * to each of this node's processes of the job, if it has any; an attach
+ * on its node only.
  */
 static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 		       const struct bcsd_origin *from)
@@ -311,10 +357,13 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 	size_t n = 0, i, k, sent = 0;
 
 	(void)from;
-	if (m->hdr.epoch == d->node.cmd_epoch && c->id <= d->node.cmd_id)
+	if (bcsp_window_check(&d->node.cmds, m->hdr.epoch, c->id) != BCSP_OK)
 		return;
-	d->node.cmd_epoch = m->hdr.epoch;
-	d->node.cmd_id = c->id;
+	if (c->op == BCSP_CMD_ATTACH) {
+		if (c->node == d->node_id)
+			do_attach(d, m->hdr.epoch, c);
+		return;
+	}
 	if (c->op != BCSP_CMD_SIGNAL || bcs_task_stats(d->bcs, c->job, &ts, &n))
 		return;		/* not here: nothing to do */
 	d->cnt.commands++;

@@ -172,6 +172,11 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 			put32(c, 0);
 			put32(c, 0);
 			put32(c, 0);
+		} else if (m->req.op == BCSP_OP_ATTACH) {
+			put32(c, m->req.attach.target);
+			put32(c, m->req.attach.pid);
+			put32(c, 0);
+			put32(c, 0);
 		}
 		break;
 	case BCSP_COMMAND:
@@ -179,6 +184,36 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		put32(c, m->cmd.op);
 		put32(c, m->cmd.job);
 		put32(c, m->cmd.arg);
+		if (m->cmd.op == BCSP_CMD_ATTACH) {
+			put32(c, m->cmd.node);
+			put32(c, 0);
+		}
+		break;
+	case BCSP_RESULT:
+		put32(c, m->result.id);
+		put32(c, m->result.op);
+		put32(c, m->result.job);
+		put32(c, m->result.arg);
+		put32(c, (uint32_t)m->result.error);
+		put32(c, 0);
+		break;
+	case BCSP_ACK:
+		put32(c, m->ack.master);
+		put32(c, m->ack.id);
+		break;
+	case BCSP_NODE_TASKS:
+		if (m->node_tasks.nr > BCSP_MAX_NODE_TASKS) {
+			c->ok = false;
+			return;
+		}
+		put32(c, m->node_tasks.nr);
+		put32(c, 0);
+		put64(c, m->node_tasks.more);
+		for (i = 0; i < m->node_tasks.nr; i++) {
+			put32(c, m->node_tasks.e[i].job);
+			put32(c, m->node_tasks.e[i].node);
+			put32(c, m->node_tasks.e[i].tasks);
+		}
 		break;
 	case BCSP_CONTEXT:
 		if (m->ctx.nr_jobs > BCSP_MAX_JOBS) {
@@ -425,6 +460,17 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			    m->req.signal.reserved[1] ||
 			    m->req.signal.reserved[2])
 				return false;
+		} else if (m->req.op == BCSP_OP_ATTACH) {
+			m->req.attach.target = get32(c);
+			m->req.attach.pid = get32(c);
+			m->req.attach.reserved[0] = get32(c);
+			m->req.attach.reserved[1] = get32(c);
+			if (!m->req.attach.target || !m->req.attach.pid ||
+			    m->req.attach.pid > BCSP_PID_MAX ||
+			    m->req.attach.reserved[0] ||
+			    m->req.attach.reserved[1] ||
+			    !bcs_job_id_valid(m->req.job))
+				return false;
 		}
 		/* A node asks for itself only. */
 		return c->ok && (m->hdr.type == BCSP_REPLY ||
@@ -497,9 +543,53 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		m->cmd.op = get32(c);
 		m->cmd.job = get32(c);
 		m->cmd.arg = get32(c);
-		return c->ok && m->cmd.op == BCSP_CMD_SIGNAL &&
+		if (m->cmd.op == BCSP_CMD_ATTACH) {
+			m->cmd.node = get32(c);
+			m->cmd.reserved = get32(c);
+			return c->ok && m->cmd.id && m->cmd.node &&
+			       !m->cmd.reserved &&
+			       bcs_job_id_valid(m->cmd.job) && m->cmd.arg &&
+			       m->cmd.arg <= BCSP_PID_MAX;
+		}
+		return c->ok && m->cmd.id && m->cmd.op == BCSP_CMD_SIGNAL &&
 		       bcs_job_id_valid(m->cmd.job) && m->cmd.arg &&
 		       m->cmd.arg <= BCSP_SIGNAL_MAX;
+	case BCSP_RESULT:
+		m->result.id = get32(c);
+		m->result.op = get32(c);
+		m->result.job = get32(c);
+		m->result.arg = get32(c);
+		m->result.error = (int32_t)get32(c);
+		m->result.reserved = get32(c);
+		return c->ok && m->result.id && !m->result.reserved &&
+		       (m->result.op == BCSP_CMD_SIGNAL ||
+			m->result.op == BCSP_CMD_ATTACH) &&
+		       bcs_job_id_valid(m->result.job) &&
+		       m->result.error <= 0 && m->result.error >= -4095;
+	case BCSP_ACK:
+		m->ack.master = get32(c);
+		m->ack.id = get32(c);
+		return c->ok && m->ack.master && m->ack.id;
+	case BCSP_NODE_TASKS:
+		m->node_tasks.nr = get32(c);
+		m->node_tasks.reserved = get32(c);
+		m->node_tasks.more = get64(c);
+		if (m->node_tasks.nr > BCSP_MAX_NODE_TASKS ||
+		    m->node_tasks.reserved)
+			return false;
+		for (i = 0; i < m->node_tasks.nr; i++) {
+			struct bcsp_node_task *e = &m->node_tasks.e[i];
+
+			e->job = get32(c);
+			e->node = get32(c);
+			e->tasks = get32(c);
+			/* Sorted, each pair once. */
+			if (!bcs_job_id_valid(e->job) || !e->node ||
+			    !e->tasks ||
+			    (i && bcsp_node_task_cmp(e - 1, e) >= 0))
+				return false;
+		}
+		return c->ok;
 	case BCSP_TASKS:
 		m->tasks.nodes = get32(c);
 		m->tasks.nr_jobs = get32(c);
@@ -626,7 +716,15 @@ static bool body_len_ok(uint8_t type, size_t n)
 		return n >= 8 && (n - 8) % 16 == 0 &&
 		       (n - 8) / 16 <= BCSP_MAX_JOBS;
 	case BCSP_COMMAND:
-		return n == 16;
+		/* 24 for an attach, checked below. */
+		return n == 16 || n == 24;
+	case BCSP_RESULT:
+		return n == 24;
+	case BCSP_ACK:
+		return n == 8;
+	case BCSP_NODE_TASKS:
+		return n >= 16 && (n - 16) % 12 == 0 &&
+		       (n - 16) / 12 <= BCSP_MAX_NODE_TASKS;
 	case BCSP_PROBE:
 		return n == 16;
 	case BCSP_PROBE_REPLY:
@@ -683,6 +781,15 @@ enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 	    !decode_body(&c, msg) || c.off != body_end)
 		return BCSP_BAD_BODY;
 	return BCSP_OK;
+}
+
+int bcsp_node_task_cmp(const void *a, const void *b)
+{
+	const struct bcsp_node_task *x = a, *y = b;
+
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
 }
 
 bool bcsp_epoch_next(uint32_t seen, uint32_t *next)

@@ -51,6 +51,9 @@ enum bcsp_type {
 	BCSP_TASKS	= 11,	/* node -> parent: its subtree's tasks per job */
 	BCSP_OFFSETS	= 12,	/* parent -> master: its children's offsets */
 	BCSP_COMMAND	= 13,	/* master -> nodes of a job: act on its tasks */
+	BCSP_RESULT	= 14,	/* node -> master: how a command went here */
+	BCSP_ACK	= 15,	/* child -> parent: a command taken */
+	BCSP_NODE_TASKS	= 16,	/* node -> parent: its subtree's tasks per node */
 	__BCSP_TYPE_MAX,
 };
 
@@ -110,15 +113,19 @@ enum bcsp_op {
 	BCSP_OP_WINDOW	= 5,	/* arm the slice window, @window */
 	BCSP_OP_WINDOW_CLEAR = 6,
 	BCSP_OP_SIGNAL	= 7,	/* a signal to every task of a job, @signal */
+	BCSP_OP_ATTACH	= 8,	/* a process of one node to a job, @attach */
 };
 
 /* The highest signal number a command may send (SIGRTMAX on Linux). */
 #define BCSP_SIGNAL_MAX		64
+/* The highest process id a command may name (Linux's PID_MAX_LIMIT). */
+#define BCSP_PID_MAX		4194304
 
 /*
  * BCSP_REQUEST and BCSP_REPLY body: 24 bytes, and 16 more (@stats,
- * @window or @signal) for BCSP_OP_STATS, BCSP_OP_WINDOW and
- * BCSP_OP_SIGNAL, and for them only.
+ * @window, @signal or @attach) for BCSP_OP_STATS, BCSP_OP_WINDOW,
+ * BCSP_OP_SIGNAL and BCSP_OP_ATTACH, and for them only.  The reply to an
+ * attach carries the error of the node that carried it out.
  */
 struct bcsp_request {
 	uint32_t id;		/* chosen by the node, echoed in the reply */
@@ -142,6 +149,11 @@ struct bcsp_request {
 			uint32_t sig;		/* 1 .. BCSP_SIGNAL_MAX */
 			uint32_t reserved[3];
 		} signal;
+		struct {
+			uint32_t target;	/* node id, not 0 */
+			uint32_t pid;		/* 1 .. BCSP_PID_MAX */
+			uint32_t reserved[2];
+		} attach;
 	};
 };
 
@@ -266,6 +278,34 @@ struct bcsp_tasks {
 };
 
 /*
+ * BCSP_NODE_TASKS body: 16 bytes + 12 per entry.  Down a tree of
+ * daemons, the reports of a subtree concatenated (filter.c's bounded
+ * list) rather than added up: per node and job with tasks there, how
+ * many, for the per-node column of the job list.  The entries are
+ * sorted by job, then node, each pair once; when more pairs come than
+ * fit, the smallest BCSP_MAX_NODE_TASKS are kept and the others counted
+ * in @more, here or below, so that what a daemon keeps does not depend
+ * on the order in which its children's lists came.
+ */
+#define BCSP_MAX_NODE_TASKS	96	/* pairs per datagram */
+
+struct bcsp_node_task {
+	uint32_t job;		/* a valid job id */
+	uint32_t node;		/* not 0 */
+	uint32_t tasks;		/* at least 1 */
+};
+
+struct bcsp_node_tasks {
+	uint32_t nr;
+	uint32_t reserved;	/* zero */
+	uint64_t more;		/* pairs left out */
+	struct bcsp_node_task e[BCSP_MAX_NODE_TASKS];
+};
+
+/* Order of the pairs of struct bcsp_node_tasks: by job, then node. */
+int bcsp_node_task_cmp(const void *a, const void *b);
+
+/*
  * BCSP_PROBE body: 16 bytes; BCSP_PROBE_REPLY body: 32 bytes.  One round
  * trip of the clock offset estimate (Documentation/tree.rst, "Clock
  * offsets"): a parent sends @id and @t1, its CLOCK_REALTIME at sending;
@@ -305,22 +345,54 @@ struct bcsp_offsets {
 };
 
 /*
- * BCSP_COMMAND body: 16 bytes.  An application-oriented command on the
- * tasks of a job, as scalable DPCL sends to a context: the master sends
- * it to the nodes (down a tree, only into subtrees that hold the job's
- * tasks), and every node that holds tasks of @job carries it out once:
- * @id rises with every command of a master's epoch, and a node takes
- * each id once, whatever the copies.
+ * BCSP_COMMAND body: 16 bytes, 24 for BCSP_CMD_ATTACH.  An
+ * application-oriented command on the tasks of a job, as scalable DPCL
+ * sends to a context: the master sends it to the nodes (down a tree, only
+ * into subtrees that hold the job's tasks, or for an attach only towards
+ * node @node), and every node that holds tasks of @job (for an attach:
+ * node @node alone) carries it out once: @id rises with every command of
+ * a master's epoch, and a node takes each id once, whatever the copies
+ * and in whatever order they come.  Down a tree each child acknowledges
+ * each command to the daemon that passed it (BCSP_ACK), which sends it
+ * again, a bounded number of times, until it does.
  */
 enum bcsp_cmd_op {
 	BCSP_CMD_SIGNAL	= 1,	/* kill(2) every task of @job with @arg */
+	BCSP_CMD_ATTACH	= 2,	/* on node @node: process @arg to @job */
 };
 
 struct bcsp_command {
+	uint32_t id;		/* not 0 */
+	uint32_t op;		/* enum bcsp_cmd_op */
+	uint32_t job;
+	uint32_t arg;		/* SIGNAL: 1 .. BCSP_SIGNAL_MAX; ATTACH: pid */
+	uint32_t node;		/* ATTACH: the node, not 0; else not sent */
+	uint32_t reserved;	/* zero */
+};
+
+/*
+ * BCSP_RESULT body: 24 bytes.  How command @id of the master's epoch (the
+ * header's) went on the node that sent it, for the master, which answers
+ * the request that made it: @op, @job and @arg as in the command, @error
+ * 0 or a negative errno (-ESRCH: no such process there).
+ */
+struct bcsp_result {
 	uint32_t id;
 	uint32_t op;		/* enum bcsp_cmd_op */
 	uint32_t job;
-	uint32_t arg;		/* BCSP_CMD_SIGNAL: 1 .. BCSP_SIGNAL_MAX */
+	uint32_t arg;
+	int32_t error;		/* 0 or -4095 .. -1 */
+	uint32_t reserved;	/* zero */
+};
+
+/*
+ * BCSP_ACK body: 8 bytes.  A child of a tree of daemons has taken command
+ * @id of master @master, of the epoch in the header: its parent (or the
+ * ancestor that passed it on) stops sending it again.
+ */
+struct bcsp_ack {
+	uint32_t master;	/* the command's sender, not 0 */
+	uint32_t id;		/* not 0 */
 };
 
 struct bcsp_msg {
@@ -335,6 +407,9 @@ struct bcsp_msg {
 		struct bcsp_attach attach;
 		struct bcsp_tasks tasks;
 		struct bcsp_command cmd;
+		struct bcsp_result result;
+		struct bcsp_ack ack;
+		struct bcsp_node_tasks node_tasks;
 		struct bcsp_probe probe;
 		struct bcsp_offsets offsets;
 	};

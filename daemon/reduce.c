@@ -24,11 +24,28 @@
  * builds the map's counts of nodes and tasks from it.  A child's sum
  * that is REDUCE_TASKS_REPORTS periods old is left out: its subtree has
  * gone.
+ *
+ * The same reports go up per node as well, concatenated rather than
+ * added up (BCSP_NODE_TASKS, filter.c's bounded list): every daemon
+ * merges its own pairs of (job, node) and tasks with its children's
+ * lists, keeps the BCSP_MAX_NODE_TASKS smallest pairs and counts the
+ * rest, and sends that up with the sums.  What it made last is the
+ * per-node view of its subtree (d->reduce.nodes; on the root, of the
+ * cluster), which the job list shows.
+ *
+ * filter.c's pieces are used where they fit the wire: the bounded list
+ * for the tasks per node, the saturating sum for the sums of tasks.  The
+ * switch summaries keep their own rule (bcsp_switch_sum_add(): 16-bit
+ * counts and two row classes on the wire) and a slice is complete when it
+ * counts every node of the subtree, not every child, since a child may
+ * send a slice in two parts (Documentation/filters.rst, "What bcsd
+ * uses").
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bcsd.h"
+#include "filter.h"
 #include "log.h"
 #include "topo.h"
 
@@ -150,6 +167,96 @@ void reduce_report(struct bcsd *d, const struct bcsp_report *rep)
 		e->t.jobs[i].birth = rep->jobs[i].birth;
 	}
 	e->seen_ms = now_mono_ms();
+	if (!e->nt)
+		return;
+	/* Its pairs, in the lists' order (jobs are once in a report). */
+	e->nt->nr = 0;
+	e->nt->more = 0;
+	for (i = 0; i < rep->nr_jobs && i < BCSP_MAX_JOBS; i++) {
+		if (!rep->jobs[i].tasks)
+			continue;
+		e->nt->e[e->nt->nr++] = (struct bcsp_node_task){
+			.job = rep->jobs[i].job, .node = d->node_id,
+			.tasks = rep->jobs[i].tasks };
+	}
+	qsort(e->nt->e, e->nt->nr, sizeof(e->nt->e[0]), bcsp_node_task_cmp);
+	e->nt_seen_ms = e->seen_ms;
+}
+
+void reduce_node_tasks(struct bcsd *d, uint32_t node,
+		       const struct bcsp_node_tasks *nt)
+{
+	struct reduce_tasks *e;
+	int i;
+
+	if (!d->reduce.tasks)
+		return;
+	i = topo_index(d->nodes, node);
+	if (i < 0 || (uint32_t)i == d->tree_self)
+		return;
+	e = &d->reduce.tasks[i];
+	if (!e->nt) {
+		/* Only children and nodes that asked send: a few. */
+		e->nt = malloc(sizeof(*e->nt));
+		if (!e->nt)
+			return;
+	}
+	*e->nt = *nt;
+	e->nt_seen_ms = now_mono_ms();
+	d->cnt.node_tasks_in++;
+}
+
+/*
+ * A pair heard along two paths (a node that asked an ancestor while its
+ * parent still passed on its older list): once, with the larger count.
+ */
+static void nodes_dedup(struct bcsp_node_tasks *nt)
+{
+	uint32_t i, k = 0;
+
+	for (i = 0; i < nt->nr; i++) {
+		if (k && !bcsp_node_task_cmp(&nt->e[k - 1], &nt->e[i])) {
+			if (nt->e[i].tasks > nt->e[k - 1].tasks)
+				nt->e[k - 1].tasks = nt->e[i].tasks;
+			continue;
+		}
+		nt->e[k++] = nt->e[i];
+	}
+	nt->nr = k;
+}
+
+/*
+ * The per-node lists of this node and its children, none older than
+ * @old ms at @now, concatenated into d->reduce.nodes.
+ */
+static void nodes_concat(struct bcsd *d, uint64_t now, uint64_t old)
+{
+	struct bcsp_node_tasks *out = &d->reduce.nodes;
+	struct filter_list acc, in;
+	uint32_t i;
+
+	filter_list_init(&acc, out->e, BCSP_MAX_NODE_TASKS, sizeof(out->e[0]),
+			 bcsp_node_task_cmp);
+	for (i = 0; i < d->nodes->nr; i++) {
+		const struct reduce_tasks *e = &d->reduce.tasks[i];
+
+		if (!e->nt || !e->nt_seen_ms || now - e->nt_seen_ms > old)
+			continue;
+		/* A child's list as it came: sorted, bounded, with its rest. */
+		filter_list_init(&in, e->nt->e, e->nt->nr, sizeof(e->nt->e[0]),
+				 bcsp_node_task_cmp);
+		in.nr = e->nt->nr < BCSP_MAX_NODE_TASKS ? e->nt->nr :
+							   BCSP_MAX_NODE_TASKS;
+		in.overflow = e->nt->more;
+		filter_list_merge(&acc, &in);
+		out->nr = acc.nr;
+		nodes_dedup(out);
+		acc.nr = out->nr;
+	}
+	out->nr = acc.nr;
+	out->reserved = 0;
+	out->more = acc.overflow;
+	d->reduce.nodes_ms = now;
 }
 
 void reduce_tasks(struct bcsd *d, uint32_t node, const struct bcsp_tasks *t)
@@ -166,13 +273,26 @@ void reduce_tasks(struct bcsd *d, uint32_t node, const struct bcsp_tasks *t)
 	d->cnt.tasks_in++;
 }
 
+/*
+ * *@acc += @v by filter.c's saturating sum, stopping at 2^32 - 1: a sum
+ * of many large counts (or a child's nonsense) stays the largest count,
+ * not a small one.
+ */
+static void sum_u32(uint32_t *acc, uint32_t v)
+{
+	uint64_t x = *acc;
+
+	filter_sum_u64(&x, v);
+	*acc = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+}
+
 /* @t's jobs into @sum; false if @sum has no room for one of them. */
 static bool tasks_add(struct bcsp_tasks *sum, const struct bcsp_tasks *t)
 {
 	bool room = true;
 	uint32_t i, k;
 
-	sum->nodes += t->nodes;
+	sum_u32(&sum->nodes, t->nodes);
 	for (i = 0; i < t->nr_jobs && i < BCSP_MAX_JOBS; i++) {
 		for (k = 0; k < sum->nr_jobs; k++)
 			if (sum->jobs[k].job == t->jobs[i].job)
@@ -186,8 +306,8 @@ static bool tasks_add(struct bcsp_tasks *sum, const struct bcsp_tasks *t)
 			sum->nr_jobs++;
 			continue;
 		}
-		sum->jobs[k].nodes += t->jobs[i].nodes;
-		sum->jobs[k].tasks += t->jobs[i].tasks;
+		sum_u32(&sum->jobs[k].nodes, t->jobs[i].nodes);
+		sum_u32(&sum->jobs[k].tasks, t->jobs[i].tasks);
 		if (!sum->jobs[k].birth)
 			sum->jobs[k].birth = t->jobs[i].birth;
 	}
@@ -219,6 +339,14 @@ static void send_tasks(struct bcsd *d, uint64_t now)
 		dispatch(d, &m, &(struct bcsd_origin){ .local = true });
 	else if (!net_send(d, &m, &d->tree_addr[to]))
 		d->cnt.tasks_up++;
+	/* The same per node, kept here and sent up after them. */
+	nodes_concat(d, now, old);
+	if (to == TOPO_NONE)
+		return;
+	m.hdr.type = BCSP_NODE_TASKS;
+	m.node_tasks = d->reduce.nodes;
+	if (!net_send(d, &m, &d->tree_addr[to]))
+		d->cnt.node_tasks_up++;
 }
 
 static void reduce_tick(struct bcsd *d, void *arg)
@@ -248,7 +376,9 @@ int reduce_init(struct bcsd *d)
 	if (!tree_transport(d))
 		return 0;
 	d->reduce.tasks = calloc(d->nodes->nr, sizeof(*d->reduce.tasks));
-	if (!d->reduce.tasks) {
+	if (!d->reduce.tasks ||
+	    !(d->reduce.tasks[d->tree_self].nt =
+	      calloc(1, sizeof(struct bcsp_node_tasks)))) {
 		pr_err("reductions: out of memory");
 		return -1;
 	}
@@ -257,6 +387,10 @@ int reduce_init(struct bcsd *d)
 
 void reduce_exit(struct bcsd *d)
 {
+	uint32_t i;
+
+	for (i = 0; d->reduce.tasks && i < d->nodes->nr; i++)
+		free(d->reduce.tasks[i].nt);
 	free(d->reduce.tasks);
 	d->reduce.tasks = NULL;
 }

@@ -140,6 +140,42 @@ static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
 		d->followed.max_epoch_seen = m->hdr.epoch;
 }
 
+/*
+ * Has this daemon taken command @id of the followed master's epoch
+ * @epoch?  Only the last 64 ids are known (struct bcsp_window).
+ */
+static bool cmd_taken(const struct bcsd *d, uint32_t epoch, uint32_t id)
+{
+	const struct bcsp_window *w = &d->rx.cmds;
+
+	return w->used && w->epoch == epoch && id <= w->top &&
+	       w->top - id < 64 && (w->bits >> (w->top - id) & 1);
+}
+
+/*
+ * A copy of a command this daemon has already taken, sent again by a
+ * parent whose acknowledgement was lost (the same datagram, so the
+ * replay window refused it): acknowledge it again.
+ */
+static void ack_copy(struct bcsd *d, const struct bcsp_msg *m,
+		     const struct sockaddr_in *from)
+{
+	if (m->hdr.type == BCSP_COMMAND && tree_transport(d) &&
+	    of_followed(d, m) && cmd_taken(d, m->hdr.epoch, m->cmd.id))
+		tree_send_ack(d, m, from);
+}
+
+/*
+ * bcsd-sim's loss of chosen datagrams (sim/sim.c, for the tests of
+ * retransmission); bcsd loses none.
+ */
+__attribute__((weak)) bool sim_rx_drop(const uint8_t *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	return false;
+}
+
 void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		 const struct sockaddr_in *from)
 {
@@ -149,6 +185,8 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	struct bcsp_msg m;
 	bool own;
 
+	if (sim_rx_drop(buf, len))
+		return;
 	d->cnt.rx++;
 	v = bcsp_decode(buf, len, d->cluster, d->key, &m);
 	own = v == BCSP_OK && m.hdr.sender == d->node_id;
@@ -161,6 +199,8 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	if (v == BCSP_OK && !own && m.hdr.type == BCSP_STROBE)
 		v = bcsp_strobe_verdict(&m.strobe, now_real_ns(),
 					d->cfg.stale_slices);
+	if (v == BCSP_REPLAY && !own)
+		ack_copy(d, &m, from);
 	if (v != BCSP_OK) {
 		/* Said by say_rejected(): a flood costs no log line each. */
 		d->cnt.rejected[v]++;
@@ -233,6 +273,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		}
 		/* fall through */
 	case BCSP_REQUEST:
+	case BCSP_RESULT:
 	case BCSP_PROBE:
 	case BCSP_PROBE_REPLY:
 	case BCSP_OFFSETS:
@@ -243,17 +284,43 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	case BCSP_COMMAND:
 		if (own || !of_followed(d, &m))
 			return;
-		/* Down a tree: only into the subtrees with the job's tasks. */
+		/*
+		 * Each command once, whatever the copies (the master's, or a
+		 * parent's again) and their order.
+		 */
+		if (bcsp_window_check(&d->rx.cmds, m.hdr.epoch, m.cmd.id) !=
+		    BCSP_OK) {
+			d->cnt.command_copies++;
+			if (tree_transport(d))
+				tree_send_ack(d, &m, from);
+			return;
+		}
+		/*
+		 * Down a tree: acknowledged to the daemon that passed it, and
+		 * passed on only into the subtrees with the job's tasks (an
+		 * attach: with its node).
+		 */
 		if (tree_transport(d)) {
 			tree_heard(d, from);
-			if (tree_send_job(d, buf, len, m.cmd.job))
+			tree_send_ack(d, &m, from);
+			if (tree_send_command(d, buf, len, &m))
 				d->cnt.tree_passed++;
 		}
 		break;
+	case BCSP_ACK:
+		/* A child took a command this daemon passed on (tree.c). */
+		if (!own)
+			tree_on_ack(d, m.hdr.sender, m.hdr.epoch, &m.ack);
+		return;
 	case BCSP_TASKS:
 		/* A child's subtree's tasks, added up on the way (reduce.c). */
 		if (!own && tree_transport(d))
 			reduce_tasks(d, m.hdr.sender, &m.tasks);
+		return;
+	case BCSP_NODE_TASKS:
+		/* The same per node, concatenated on the way (reduce.c). */
+		if (!own && tree_transport(d))
+			reduce_node_tasks(d, m.hdr.sender, &m.node_tasks);
 		return;
 	case BCSP_ATTACH:
 		/* Not a part's business: the tree passes on to it. */

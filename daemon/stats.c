@@ -43,6 +43,15 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "dumps", d->cnt.dumps);
 	add_u64(o, "dumps_failed", d->cnt.dumps_failed);
 	add_u64(o, "commands", d->cnt.commands);
+	add_u64(o, "command_copies", d->cnt.command_copies);
+	add_u64(o, "attaches", d->cnt.attaches);
+	add_u64(o, "attach_failures", d->cnt.attach_failures);
+	add_u64(o, "results_tx", d->cnt.results_tx);
+	add_u64(o, "results_rx", d->cnt.results_rx);
+	add_u64(o, "tree_acks_tx", d->cnt.tree_acks_tx);
+	add_u64(o, "tree_acks_rx", d->cnt.tree_acks_rx);
+	add_u64(o, "tree_resent", d->cnt.tree_resent);
+	add_u64(o, "tree_unacked", d->cnt.tree_unacked);
 	add_u64(o, "signals_sent", d->cnt.signals_sent);
 	add_u64(o, "tree_pruned", d->cnt.tree_pruned);
 	add_u64(o, "switches_tx", d->cnt.switches_tx);
@@ -63,6 +72,8 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "tasks_in", d->cnt.tasks_in);
 	add_u64(o, "tasks_up", d->cnt.tasks_up);
 	add_u64(o, "tasks_jobs_dropped", d->cnt.tasks_jobs_dropped);
+	add_u64(o, "node_tasks_in", d->cnt.node_tasks_in);
+	add_u64(o, "node_tasks_up", d->cnt.node_tasks_up);
 	/* null: no nodes_file. */
 	json_object_object_add(o, "tree", tree_json(d));
 	add_u64(o, "probes_tx", d->cnt.probes_tx);

@@ -191,6 +191,7 @@ void tree_reroot(struct bcsd *d, uint32_t root)
 	d->tree_rt.adopter = TOPO_NONE;
 	d->tree_rt.nr_adopted = 0;
 	d->tree_rt.parent_heard_ms = now_mono_ms();
+	memset(d->tree_rt.unacked, 0, sizeof(d->tree_rt.unacked));
 	say_place(d);
 }
 
@@ -227,12 +228,10 @@ static int send_node(struct bcsd *d, uint32_t i, const uint8_t *buf,
 
 /*
  * @buf to the children, and to the nodes that asked while their parents
- * are silent; with @job not 0, only to those whose subtrees hold tasks
- * of @job (or have not said).  Counts in *@sent those that took it;
- * -1 if a send failed.
+ * are silent.  Counts in *@sent those that took it; -1 if a send failed.
  */
 static int send_down(struct bcsd *d, const uint8_t *buf, size_t len,
-		     uint32_t job, unsigned int *sent)
+		     unsigned int *sent)
 {
 	const uint32_t *child;
 	uint64_t now = now_mono_ms();
@@ -254,10 +253,6 @@ static int send_down(struct bcsd *d, const uint8_t *buf, size_t len,
 				continue;
 			to = a->idx;
 		}
-		if (job && !holds(d, to, job)) {
-			d->cnt.tree_pruned++;
-			continue;
-		}
 		if (send_node(d, to, buf, len))
 			ret = -1;
 		else
@@ -270,18 +265,161 @@ int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len)
 {
 	unsigned int sent;
 
-	if (send_down(d, buf, len, 0, &sent))
+	if (send_down(d, buf, len, &sent))
 		return -1;
 	return (int)sent;
 }
 
-unsigned int tree_send_job(struct bcsd *d, const uint8_t *buf, size_t len,
-			   uint32_t job)
+/* Is node @t in the subtree of node @i (list indices)? */
+static bool in_subtree(const struct bcsd *d, uint32_t i, uint32_t t)
 {
-	unsigned int sent;
+	uint32_t k;
 
-	send_down(d, buf, len, job, &sent);
+	/* Bounded: no path is longer than the list. */
+	for (k = 0; k <= d->nodes->nr && t != TOPO_NONE; k++) {
+		if (t == i)
+			return true;
+		t = topo_parent(d->tree, t);
+	}
+	return false;
+}
+
+/*
+ * Keep command @buf (of master @master, epoch @epoch, id @id) sent to
+ * node @i until @i acknowledges it.  A full table gives up the slot to
+ * be sent again soonest (counted as unacknowledged).
+ */
+static void unacked_add(struct bcsd *d, uint32_t i, const uint8_t *buf,
+			size_t len, const struct bcsp_msg *m)
+{
+	struct tree_unacked *u = NULL, *e;
+	uint32_t k;
+
+	if (!d->cfg.tree_retries || len > sizeof(u->buf))
+		return;
+	for (k = 0; k < TREE_UNACKED_MAX; k++) {
+		e = &d->tree_rt.unacked[k];
+		if (!e->len) {
+			u = e;
+			break;
+		}
+		if (!u || e->next_ms < u->next_ms)
+			u = e;
+	}
+	if (u->len)
+		d->cnt.tree_unacked++;
+	u->idx = i;
+	u->master = m->hdr.sender;
+	u->epoch = m->hdr.epoch;
+	u->id = m->cmd.id;
+	u->tries = 0;
+	u->next_ms = now_mono_ms() + d->cfg.tree_ack_ms;
+	u->len = (uint16_t)len;
+	memcpy(u->buf, buf, len);
+}
+
+unsigned int tree_send_command(struct bcsd *d, const uint8_t *buf,
+			       size_t len, const struct bcsp_msg *m)
+{
+	const uint32_t *child;
+	uint64_t now = now_mono_ms();
+	uint32_t n, i, to;
+	unsigned int sent = 0;
+	int target = -1;
+
+	if (!d->tree)
+		return 0;
+	if (m->cmd.op == BCSP_CMD_ATTACH) {
+		target = topo_index(d->nodes, m->cmd.node);
+		if (target < 0)
+			return 0;	/* not in the list: nobody below */
+	}
+	n = topo_children(d->tree, d->tree_self, &child);
+	for (i = 0; i < n + d->tree_rt.nr_adopted; i++) {
+		if (i < n) {
+			to = child[i];
+		} else {
+			const struct tree_adopted *a =
+				&d->tree_rt.adopted[i - n];
+
+			if (now > a->until_ms)
+				continue;
+			to = a->idx;
+		}
+		if (target >= 0 ? !in_subtree(d, to, (uint32_t)target) :
+				  !holds(d, to, m->cmd.job)) {
+			d->cnt.tree_pruned++;
+			continue;
+		}
+		/* Kept even if this send failed: it goes again. */
+		unacked_add(d, to, buf, len, m);
+		if (!send_node(d, to, buf, len))
+			sent++;
+	}
 	return sent;
+}
+
+void tree_send_ack(struct bcsd *d, const struct bcsp_msg *m,
+		   const struct sockaddr_in *to)
+{
+	struct bcsp_msg a = { .hdr = { .type = BCSP_ACK } };
+
+	a.hdr.epoch = m->hdr.epoch;
+	a.ack.master = m->hdr.sender;
+	a.ack.id = m->cmd.id;
+	if (!net_send(d, &a, to))
+		d->cnt.tree_acks_tx++;
+}
+
+void tree_on_ack(struct bcsd *d, uint32_t sender, uint32_t epoch,
+		 const struct bcsp_ack *a)
+{
+	struct tree_unacked *u;
+	int idx;
+	uint32_t k;
+
+	if (!d->tree)
+		return;
+	idx = topo_index(d->nodes, sender);
+	if (idx < 0)
+		return;
+	for (k = 0; k < TREE_UNACKED_MAX; k++) {
+		u = &d->tree_rt.unacked[k];
+		if (u->len && u->idx == (uint32_t)idx &&
+		    u->master == a->master && u->epoch == epoch &&
+		    u->id == a->id) {
+			u->len = 0;
+			d->cnt.tree_acks_rx++;
+		}
+	}
+}
+
+/*
+ * The commands not yet acknowledged: each again every tree_ack_ms, and
+ * given up after tree_retries.
+ */
+static void resend_unacked(struct bcsd *d)
+{
+	uint64_t now = now_mono_ms();
+	struct tree_unacked *u;
+	uint32_t k;
+
+	for (k = 0; k < TREE_UNACKED_MAX; k++) {
+		u = &d->tree_rt.unacked[k];
+		if (!u->len || now < u->next_ms)
+			continue;
+		if (u->tries >= d->cfg.tree_retries) {
+			pr_info("tree: node %u did not acknowledge command %u of %u",
+				d->nodes->node[u->idx].id, u->id, u->master);
+			d->cnt.tree_unacked++;
+			u->len = 0;
+			continue;
+		}
+		u->tries++;
+		u->next_ms = now + d->cfg.tree_ack_ms;
+		d->cnt.tree_resent++;
+		send_node(d, u->idx, u->buf, u->len);
+	}
 }
 
 /* Is @from node @i's address? */
@@ -371,8 +509,10 @@ static void tree_tick(struct bcsd *d, void *arg)
 	uint32_t p, up;
 
 	(void)arg;
-	if (!tree_transport(d) || !d->followed.known ||
-	    !d->followed.slice_ns)
+	if (!tree_transport(d))
+		return;
+	resend_unacked(d);
+	if (!d->followed.known || !d->followed.slice_ns)
 		return;
 	p = topo_parent(d->tree, d->tree_self);
 	if (p == TOPO_NONE)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "bcsd.h"
+#include "topo.h"
 
 #define VIEW_STALE_REPORTS	3
 
@@ -82,6 +83,18 @@ static int by_node(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * Down a tree, nodes hear only their children: the per-node view is the
+ * concatenation of the subtree's reports (reduce.c), the cluster's on the
+ * root, while it is fresh.
+ */
+static bool view_from_tree(const struct bcsd *d, uint64_t now_ms)
+{
+	return tree_transport(d) && d->reduce.nodes_ms &&
+	       now_ms - d->reduce.nodes_ms <=
+	       REDUCE_TASKS_REPORTS * (uint64_t)d->cfg.report_ms;
+}
+
 struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 				   uint64_t now_ms)
 {
@@ -90,7 +103,15 @@ struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 
 	if (!arr)
 		return NULL;
-	for (i = 0; i < d->view.nr_peers; i++) {
+	for (i = 0; view_from_tree(d, now_ms) && i < d->reduce.nodes.nr &&
+		    n < BCSD_MAX_SENDERS; i++) {
+		if (d->reduce.nodes.e[i].job != job)
+			continue;
+		rows[n][0] = d->reduce.nodes.e[i].node;
+		rows[n][1] = d->reduce.nodes.e[i].tasks;
+		n++;
+	}
+	for (i = 0; !tree_transport(d) && i < d->view.nr_peers; i++) {
 		if (!view_fresh(d, &d->view.peers[i], now_ms))
 			continue;
 		tasks = view_peer_tasks(&d->view.peers[i], job);
@@ -110,6 +131,29 @@ struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 		json_object_array_add(arr, o);
 	}
 	return arr;
+}
+
+struct json_object *view_nodes_json(const struct bcsd *d, uint64_t now_ms)
+{
+	struct json_object *o = json_object_new_object();
+	bool tree = tree_transport(d);
+
+	if (!o)
+		return NULL;
+	/*
+	 * Whose tasks per_node shows: every node's reports (multicast), the
+	 * subtree's or, on the root, the cluster's concatenation (a tree).
+	 */
+	json_object_object_add(o, "of", json_object_new_string(
+		!tree ? "reports" :
+		topo_parent(d->tree, d->tree_self) == TOPO_NONE ? "cluster" :
+		"subtree"));
+	/* Pairs (job, node) left out of a tree's bounded lists. */
+	json_object_object_add(o, "more", json_object_new_int64(
+		tree && view_from_tree(d, now_ms) ?
+		(int64_t)(d->reduce.nodes.more > INT64_MAX ? INT64_MAX :
+			  d->reduce.nodes.more) : 0));
+	return o;
 }
 
 /* Is @job one of this node's kernel jobs (struct bcsd_local)?  Its index. */

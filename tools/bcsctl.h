@@ -43,6 +43,7 @@ struct bcsctl_req {
 	int mpi_stats;		/* run --mpi-stats: preload libbcsmpi */
 	int no_attach;		/* run --no-attach: without the module */
 	int thread;		/* attach/detach --thread */
+	uint32_t node;		/* attach --node, 0: this node's bcs.ko */
 	uint32_t mode;		/* mode: enum bcs_mode */
 	int has_watchdog;
 	uint32_t watchdog;	/* slices */

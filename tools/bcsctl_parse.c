@@ -240,12 +240,18 @@ static int parse_job_signal(struct bcsctl_req *req, int argc, char **argv)
 	return BCSCTL_PARSE_OK;
 }
 
+/*
+ * job attach|detach [--thread] JOB PID..., and for attach --node N: the
+ * pids of node N, through bcsd and its master.
+ */
 static int parse_job_pids(struct bcsctl_req *req, int argc, char **argv)
 {
-	int i, first = -1;
+	int attach = !strcmp(req->cmd->name, "attach");
+	int i, r, first = -1, opt = -1, val = -1;
+	const char *v;
 	int32_t pid;
 
-	/* JOB PID... with --thread anywhere; pids are checked here. */
+	/* JOB PID... with the options anywhere; pids are checked here. */
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -253,6 +259,19 @@ static int parse_job_pids(struct bcsctl_req *req, int argc, char **argv)
 			return BCSCTL_PARSE_HELP;
 		if (!strcmp(a, "--thread")) {
 			req->thread = 1;
+			continue;
+		}
+		r = attach ? opt_val(req, argc, argv, &i, "--node", &v) : 0;
+		if (r < 0)
+			return r;
+		if (r) {
+			if (req->node)
+				return usage_err(req, "--node given twice");
+			if (parse_u32(v, 1, UINT32_MAX, &req->node))
+				return usage_err(req, "bad node '%s' (1..%u)",
+						 v, UINT32_MAX);
+			opt = argv[i] == v ? i - 1 : i;
+			val = argv[i] == v ? i : -1;
 			continue;
 		}
 		if (a[0] == '-' && a[1] != '\0')
@@ -269,13 +288,16 @@ static int parse_job_pids(struct bcsctl_req *req, int argc, char **argv)
 	}
 	if (first < 0)
 		return usage_err(req, "missing JOB");
+	if (req->node && req->thread)
+		return usage_err(req, "--node attaches whole processes: no --thread");
 	/*
 	 * Gather the pid words, in order, at the front of argv for the run
 	 * function (the write index never passes the read index).
 	 */
 	req->nr_pids = 0;
 	for (i = 0; i < argc; i++)
-		if (i != first && strcmp(argv[i], "--thread"))
+		if (i != first && i != opt && i != val &&
+		    strcmp(argv[i], "--thread"))
 			argv[req->nr_pids++] = argv[i];
 	req->pids = argv;
 	if (!req->nr_pids)
@@ -682,8 +704,8 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ "job", "signal", "JOB SIGNAL",
 	  "Send a signal to every process of a job (on every node)",
 	  1, parse_job_signal, bcsctl_run_job_signal },
-	{ "job", "attach", "[--thread] JOB PID...",
-	  "Attach processes (or threads) to a job",
+	{ "job", "attach", "[--thread] JOB PID... | JOB --node N PID...",
+	  "Attach processes (or threads) to a job; with --node, node N's, through bcsd",
 	  0, parse_job_pids, bcsctl_run_job_attach },
 	{ "job", "detach", "[--thread] JOB PID...",
 	  "Detach processes (or threads) from a job",

@@ -611,8 +611,11 @@ static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
 int bcsctl_run_job_list(const struct bcsctl_req *req)
 {
 	struct json_object *resp = NULL, *cjobs = NULL, *arr = NULL, *cj;
+	struct json_object *pn = NULL, *v;
 	struct bcs_job_info *jobs = NULL;
 	size_t n = 0, i, nc = 0;
+	const char *of = NULL;
+	int64_t more;
 	struct bcs *h;
 	int err, cl;
 
@@ -657,14 +660,30 @@ int bcsctl_run_job_list(const struct bcsctl_req *req)
 		for (i = 0; i < n; i++)
 			list_one(arr, jobs[i].id, jobs[i].row, &jobs[i], NULL);
 	}
+	/*
+	 * Whose tasks PER_NODE shows (bcsd's "per_node": every node's
+	 * reports, or down a tree this node's subtree, the cluster on the
+	 * master), and the pairs its bounded lists left out.
+	 */
+	if (cl > 0 && json_object_object_get_ex(resp, "per_node", &pn) && pn &&
+	    json_object_object_get_ex(pn, "of", &v))
+		of = json_object_get_string(v);
+	more = cl > 0 && pn ? cluster_int(pn, "more", 0) : 0;
 	if (arr) {
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "jobs", arr);
 		json_object_object_add(o, "cluster",
 				       json_object_new_boolean(cl > 0));
+		json_object_object_add(o, "per_node_of", of ?
+				       json_object_new_string(of) : NULL);
+		json_object_object_add(o, "per_node_more", cl > 0 ?
+				       json_object_new_int64(more) : NULL);
 		json_print(o);
 		json_object_put(o);
+	} else if (more > 0) {
+		printf("PER_NODE: %lld more (job, node) pairs than the tree carries\n",
+		       (long long)more);
 	}
 	free(jobs);
 	json_object_put(resp);
@@ -712,8 +731,46 @@ static int attach_detach(const struct bcsctl_req *req, int attach)
 	return status;
 }
 
+/*
+ * attach --node N: each pid through bcsd, its master and down to node N,
+ * whose bcsd attaches it and says how it went.
+ */
+static int attach_remote(const struct bcsctl_req *req)
+{
+	int status = BCSCTL_EXIT_OK;
+	struct json_object *o;
+	char what[80];
+	int i, fd;
+	int32_t pid;
+
+	for (i = 0; i < req->nr_pids; i++) {
+		if (parse_pid(req->pids[i], &pid))
+			continue;	/* cannot happen: checked by the parser */
+		snprintf(what, sizeof(what), "job attach %u --node %u %d",
+			 req->job, req->node, pid);
+		fd = cluster_connect();
+		if (fd < 0) {
+			fprintf(stderr, "bcsctl: %s: bcsd does not run here\n",
+				what);
+			return BCSCTL_EXIT_FAIL;
+		}
+		o = cluster_req("job-attach");
+		cluster_add(o, "job", req->job);
+		cluster_add(o, "node", req->node);
+		cluster_add(o, "pid", pid);
+		if (cluster(fd, o, &o, what, CLUSTER_TIMEOUT_MS)) {
+			status = BCSCTL_EXIT_FAIL;
+			continue;
+		}
+		json_object_put(o);
+	}
+	return status;
+}
+
 int bcsctl_run_job_attach(const struct bcsctl_req *req)
 {
+	if (req->node)
+		return attach_remote(req);
 	return attach_detach(req, 1);
 }
 

@@ -46,5 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(req.cmd != CTL_JOB_SIGNAL ||
 		    (req.job && req.signal >= 1 &&
 		     req.signal <= BCSP_SIGNAL_MAX));
+	FUZZ_ASSERT(req.cmd != CTL_JOB_ATTACH ||
+		    (req.job && req.node && req.pid >= 1 &&
+		     req.pid <= BCSP_PID_MAX));
 	return 0;
 }

@@ -208,6 +208,50 @@ int main(int argc, char **argv)
 	m.cmd.arg = 15;
 	datagram("command", &m);
 
+	m.cmd.id = 5;
+	m.cmd.op = BCSP_CMD_ATTACH;
+	m.cmd.arg = 4321;
+	m.cmd.node = 3;
+	datagram("command-attach", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_RESULT;
+	m.hdr.sender = 3;
+	m.result.id = 5;
+	m.result.op = BCSP_CMD_ATTACH;
+	m.result.job = 100;
+	m.result.arg = 4321;
+	m.result.error = -3;	/* -ESRCH */
+	datagram("result", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_ACK;
+	m.hdr.sender = 3;
+	m.ack.master = 1;
+	m.ack.id = 5;
+	datagram("ack", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_NODE_TASKS;
+	m.hdr.sender = 2;
+	m.node_tasks.nr = 3;
+	m.node_tasks.more = 1;
+	m.node_tasks.e[0] = (struct bcsp_node_task){ 100, 2, 4 };
+	m.node_tasks.e[1] = (struct bcsp_node_task){ 100, 5, 1 };
+	m.node_tasks.e[2] = (struct bcsp_node_task){ 101, 3, 2 };
+	datagram("node-tasks", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_REQUEST;
+	m.hdr.sender = 2;
+	m.req.id = 9;
+	m.req.op = BCSP_OP_ATTACH;
+	m.req.job = 100;
+	m.req.node = 2;
+	m.req.attach.target = 3;
+	m.req.attach.pid = 4321;
+	datagram("request-attach", &m);
+
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_REPORT;
 	m.hdr.sender = 5;

@@ -10,7 +10,11 @@
  *
  * What is modelled:
  *  - jobs: id, row, created, moved, listed, destroyed, at most
- *    BCS_JOBS_MAX; never any task (nr_tasks 0), so nothing is suspended;
+ *    BCS_JOBS_MAX;
+ *  - tasks: processes attached whole (bcs_attach(), -ESRCH if there is
+ *    no such process, -EBUSY if it is in another job), at most
+ *    BCS_SIM_TASKS, one task each, gone when the process is or its job;
+ *    listed and counted (nr_tasks), never suspended;
  *  - the mode: off, or driven by the netlink handle that called
  *    bcs_nl_drive(), until it releases or is closed (fail-open, mode off);
  *  - strobes from the driver: each switches at once, at max(arrival,
@@ -26,7 +30,7 @@
  *  - the ends of jobs: each destroyed job is announced, with no
  *    statistics (dist_tasks 0), on every events handle, whose descriptor
  *    (an eventfd) is readable while one waits.
- * What is not: tasks, parking, the watchdog, standalone mode, statistics
+ * What is not: threads, parking, detaching, the watchdog, standalone mode, statistics
  * (bcs_dist_ctl() checks its arguments and records nothing), and job dumps
  * (bcs_job_dump_file() fails with -EOPNOTSUPP; with no tasks no job has
  * statistics to dump, so bcsd never asks).
@@ -43,11 +47,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,7 +113,17 @@ static struct {
 
 	struct bcs_events *events[BCS_SIM_EVENTS_MAX];
 	uint64_t event_seq;
+
+	struct {
+		pid_t pid;		/* 0: a free slot */
+		uint32_t job;
+		uint64_t attach_ns;
+	} tasks[BCS_SIM_TASKS];
+
+	int drop_type;			/* $BCS_SIM_DROP; -1: not read yet */
+	unsigned long drop_left;
 } sim = {
+	.drop_type = -1,
 	.log_fd = -1,
 	.slice_ns = 10000000,
 	.watchdog_slices = 10,
@@ -193,6 +210,31 @@ static struct bcs_job_info *job_find(uint32_t id)
 	return NULL;
 }
 
+/*
+ * The tasks of processes that are gone, and of job @job (0: none) which
+ * goes, leave; each job's nr_tasks is counted again.
+ */
+static void tasks_prune(uint32_t job)
+{
+	struct bcs_job_info *j;
+	uint32_t i;
+
+	for (i = 0; i < sim.nr_jobs; i++)
+		sim.jobs[i].nr_tasks = 0;
+	for (i = 0; i < BCS_SIM_TASKS; i++) {
+		if (!sim.tasks[i].pid)
+			continue;
+		if (sim.tasks[i].job == job ||
+		    (kill(sim.tasks[i].pid, 0) && errno == ESRCH)) {
+			sim.tasks[i].pid = 0;
+			continue;
+		}
+		j = job_find(sim.tasks[i].job);
+		if (j)
+			j->nr_tasks++;
+	}
+}
+
 /* A free id, in turn from 1 after the last one handed out, as bcs.ko. */
 static uint32_t job_pick_id(void)
 {
@@ -271,6 +313,7 @@ int bcs_job_destroy(struct bcs *h, uint32_t id)
 	if (!j)
 		return -ENOENT;
 	*j = sim.jobs[--sim.nr_jobs];
+	tasks_prune(id);
 	events_announce(id);
 	return 0;
 }
@@ -312,6 +355,7 @@ int bcs_job_list(struct bcs *h, struct bcs_job_info **out, size_t *n)
 	*n = 0;
 	if (!sim.nr_jobs)
 		return 0;
+	tasks_prune(0);
 	a = calloc(sim.nr_jobs, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -324,10 +368,12 @@ int bcs_job_list(struct bcs *h, struct bcs_job_info **out, size_t *n)
 	return 0;
 }
 
-/* The stand-in's jobs have no tasks: an empty list, or -ENOENT. */
+/* The processes attached to job @job (0: every job), or -ENOENT. */
 int bcs_task_stats(struct bcs *h, uint32_t job, struct bcs_task_stat **out,
 		   size_t *n)
 {
+	struct bcs_task_stat *a;
+	size_t k = 0;
 	uint32_t i;
 
 	if (!h)
@@ -336,12 +382,101 @@ int bcs_task_stats(struct bcs *h, uint32_t job, struct bcs_task_stat **out,
 		return -EINVAL;
 	*out = NULL;
 	*n = 0;
-	if (!job)
-		return 0;
-	for (i = 0; i < sim.nr_jobs; i++)
-		if (sim.jobs[i].id == job)
+	if (job && !job_find(job))
+		return -ENOENT;
+	tasks_prune(0);
+	a = calloc(BCS_SIM_TASKS, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (i = 0; i < BCS_SIM_TASKS; i++) {
+		if (!sim.tasks[i].pid || (job && sim.tasks[i].job != job))
+			continue;
+		a[k].pid = sim.tasks[i].pid;
+		a[k].tgid = sim.tasks[i].pid;
+		a[k].job = sim.tasks[i].job;
+		a[k].state = BCS_TASK_RUNNABLE;
+		a[k].attach_ns = sim.tasks[i].attach_ns;
+		k++;
+	}
+	if (!k) {
+		free(a);
+		a = NULL;
+	}
+	*out = a;
+	*n = k;
+	return 0;
+}
+
+/*
+ * Process @pid, whole, to job @job: bcs.ko's errors for a bad argument,
+ * no such job (-ENOENT), no such process (-ESRCH) and a process of
+ * another job (-EBUSY); one of this job already is.
+ */
+int bcs_attach(struct bcs *h, uint32_t job, pid_t pid, uint32_t flags,
+	       uint32_t *nr)
+{
+	int free_slot = -1;
+	uint32_t i;
+
+	if (!h)
+		return -EBADF;
+	if (!bcs_job_id_valid(job) || pid <= 0 || (flags & ~BCS_ATTACH_THREAD))
+		return -EINVAL;
+	if (nr)
+		*nr = 0;
+	if (!job_find(job))
+		return -ENOENT;
+	if (kill(pid, 0) && errno == ESRCH)
+		return -ESRCH;
+	tasks_prune(0);
+	for (i = 0; i < BCS_SIM_TASKS; i++) {
+		if (sim.tasks[i].pid == pid) {
+			if (sim.tasks[i].job != job)
+				return -EBUSY;
 			return 0;
-	return -ENOENT;
+		}
+		if (!sim.tasks[i].pid && free_slot < 0)
+			free_slot = (int)i;
+	}
+	if (free_slot < 0)
+		return -ENOMEM;
+	sim.tasks[free_slot].pid = pid;
+	sim.tasks[free_slot].job = job;
+	sim.tasks[free_slot].attach_ns = now_ns();
+	job_find(job)->nr_tasks++;
+	if (nr)
+		*nr = 1;
+	return 0;
+}
+
+/*
+ * bcsd's hook (rx.c): lose the first N datagrams of type T that come, as
+ * $BCS_SIM_DROP ("T:N") says.
+ */
+bool sim_rx_drop(const uint8_t *buf, size_t len);
+
+bool sim_rx_drop(const uint8_t *buf, size_t len)
+{
+	const char *e;
+	unsigned int type;
+	unsigned long n;
+
+	if (sim.drop_type < 0) {
+		sim.drop_type = 0;
+		e = getenv(BCS_SIM_ENV_DROP);
+		if (e && sscanf(e, "%u:%lu", &type, &n) == 2 && type &&
+		    type < 256) {
+			sim.drop_type = (int)type;
+			sim.drop_left = n;
+		}
+	}
+	/* The type is the sixth byte of the header (proto.h). */
+	if (!sim.drop_left || len < 6 || buf[5] != sim.drop_type)
+		return false;
+	sim.drop_left--;
+	fprintf(stderr, "bcsd-sim: %s: datagram of type %d lost\n",
+		BCS_SIM_ENV_DROP, sim.drop_type);
+	return true;
 }
 
 int bcs_get_state(struct bcs *h, struct bcs_state *st)

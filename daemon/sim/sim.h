@@ -17,6 +17,16 @@
  */
 #define BCS_SIM_ENV_LOG		"BCS_SIM_LOG"
 
+/*
+ * If set to "TYPE:N", the first N datagrams of type TYPE (enum bcsp_type,
+ * decimal) that reach the daemon are lost before it looks at them, for
+ * the tests of retransmission (daemon/tests/test_attach.sh).
+ */
+#define BCS_SIM_ENV_DROP	"BCS_SIM_DROP"
+
+/* Processes attached to the stand-in's jobs, at most. */
+#define BCS_SIM_TASKS		256U
+
 /* Records in the stand-in's slice ring (bcs.ko's stat_records). */
 #define BCS_SIM_RECORDS		4096U
 

@@ -94,6 +94,19 @@ netns_join()
 	done
 }
 
+# sim_setup N...: the set-up of the tests of bcsd-sim daemons each in a
+# network namespace of its own: skip unless $BCSD and $BCSCTL are built;
+# the bridge (netns_bridge), namespace $NS-N at $NET.N for each N
+# (netns_join) and the cluster key $TMP/key.
+sim_setup()
+{
+	[ -x "$BCSD" ] && [ -x "$BCSCTL" ] ||
+		skip "needs $BCSD and $BCSCTL (make -C daemon sim, make -C tools)"
+	netns_bridge
+	netns_join "$@"
+	genkey key
+}
+
 # genkey FILE: a new cluster key in $TMP/FILE.
 genkey()
 {

@@ -105,6 +105,21 @@ int main(void)
 		      "\"signal\" must be"));
 	CHECK(refused("{\"cmd\":\"job-signal\",\"job\":4,\"signal\":0}",
 		      "\"signal\" must be"));
+	CHECK(parse("{\"cmd\":\"job-attach\",\"job\":4,\"node\":3,\"pid\":77}",
+		    &r) == 0 && r.cmd == CTL_JOB_ATTACH && r.job == 4 &&
+	      r.node == 3 && r.pid == 77);
+	CHECK(refused("{\"cmd\":\"job-attach\",\"node\":3,\"pid\":77}",
+		      "needs a job"));
+	CHECK(refused("{\"cmd\":\"job-attach\",\"job\":4,\"pid\":77}",
+		      "needs \"node\" and \"pid\""));
+	CHECK(refused("{\"cmd\":\"job-attach\",\"job\":4,\"node\":3}",
+		      "needs \"node\" and \"pid\""));
+	CHECK(refused("{\"cmd\":\"job-attach\",\"job\":4,\"node\":0,\"pid\":7}",
+		      "\"node\" must be"));
+	CHECK(refused("{\"cmd\":\"job-attach\",\"job\":4,\"node\":3,\"pid\":4194305}",
+		      "\"pid\" must be"));
+	CHECK(refused("{\"cmd\":\"job-attach\",\"job\":4,\"node\":4294967296,\"pid\":7}",
+		      "\"node\" must be"));
 	CHECK(refused("{\"cmd\":\"slices\",\"last\":4294967296}",
 		      "\"last\" must be"));
 

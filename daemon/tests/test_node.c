@@ -172,12 +172,35 @@ void reduce_report(struct bcsd *d, const struct bcsp_report *rep)
 	(void)rep;
 }
 
+/* What node.c last sent, and how often. */
+static struct bcsp_msg sent_msg;
+static unsigned int nr_sent;
+
 int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 {
 	(void)d;
-	(void)m;
 	(void)to;
+	sent_msg = *m;
+	nr_sent++;
 	return 0;
+}
+
+/* The attaches node.c asked of bcs.ko; -ESRCH for pid 666. */
+static unsigned int nr_attaches;
+static uint32_t attach_job;
+static pid_t attach_pid;
+
+int bcs_attach(struct bcs *h, uint32_t job, pid_t pid, uint32_t flags,
+	       uint32_t *nr)
+{
+	(void)h;
+	(void)flags;
+	nr_attaches++;
+	attach_job = job;
+	attach_pid = pid;
+	if (nr)
+		*nr = pid == 666 ? 0 : 1;
+	return pid == 666 ? -ESRCH : 0;
 }
 
 uint64_t now_mono_ms(void)
@@ -392,8 +415,66 @@ static void test_stale_map_runs_no_gang(void)
 	CHECK(d.cnt.strobes_stale_map == 2);
 }
 
+/* Command @op (@id) of master 1, epoch 5, as the network brings it. */
+static void node_on_command(uint32_t id, uint32_t op, uint32_t job,
+			    uint32_t arg, uint32_t node)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_COMMAND } };
+	struct bcsd_origin from = { .local = false };
+
+	m.hdr.epoch = 5;
+	m.hdr.sender = 1;
+	m.cmd.id = id;
+	m.cmd.op = op;
+	m.cmd.job = job;
+	m.cmd.arg = arg;
+	m.cmd.node = node;
+	handler[BCSP_COMMAND](&d, &m, &from);
+}
+
+/*
+ * An attach is carried out on its node only, once per command id
+ * whatever the copies and their order, and its result goes to the
+ * master with bcs.ko's error.
+ */
+static void test_attach_command(void)
+{
+	reset();
+	CHECK(handler[BCSP_COMMAND] != NULL);
+	d.followed.known = true;
+	d.followed.id = 1;
+	d.followed.epoch = 5;
+	nr_attaches = 0;
+	nr_sent = 0;
+	/* Another node's: nothing here. */
+	node_on_command(3, BCSP_CMD_ATTACH, 10, 4242, 8);
+	CHECK(nr_attaches == 0 && nr_sent == 0);
+	node_on_command(4, BCSP_CMD_ATTACH, 10, 4242, 9);
+	CHECK(nr_attaches == 1 && attach_job == 10 && attach_pid == 4242);
+	CHECK(nr_sent == 1 && sent_msg.hdr.type == BCSP_RESULT &&
+	      sent_msg.hdr.epoch == 5 && sent_msg.result.id == 4 &&
+	      sent_msg.result.op == BCSP_CMD_ATTACH &&
+	      sent_msg.result.job == 10 && sent_msg.result.arg == 4242 &&
+	      sent_msg.result.error == 0);
+	CHECK(d.cnt.attaches == 1 && d.cnt.attach_failures == 0);
+	/* A copy of it: not again. */
+	node_on_command(4, BCSP_CMD_ATTACH, 10, 4242, 9);
+	CHECK(nr_attaches == 1 && nr_sent == 1);
+	/* No such process: the error goes back. */
+	node_on_command(6, BCSP_CMD_ATTACH, 10, 666, 9);
+	CHECK(nr_attaches == 2 && nr_sent == 2 &&
+	      sent_msg.result.id == 6 && sent_msg.result.error == -ESRCH);
+	CHECK(d.cnt.attach_failures == 1);
+	/* Id 5 came late, after 6 (sent again by a parent): taken once. */
+	node_on_command(5, BCSP_CMD_ATTACH, 11, 4243, 9);
+	CHECK(nr_attaches == 3 && attach_job == 11 && nr_sent == 3);
+	node_on_command(5, BCSP_CMD_ATTACH, 11, 4243, 9);
+	CHECK(nr_attaches == 3 && nr_sent == 3);
+}
+
 int main(void)
 {
+	test_attach_command();
 	test_stale_map_runs_no_gang();
 	test_same_epoch_and_version();
 	test_predict_names_the_master();

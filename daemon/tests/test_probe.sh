@@ -27,13 +27,9 @@ NET=10.79.0
 # shellcheck source-path=SCRIPTDIR source=netns-lib.sh
 . "$top/daemon/tests/netns-lib.sh"
 
-[ -x "$BCSD" ] && [ -x "$BCSCTL" ] ||
-	skip "needs $BCSD and $BCSCTL (make -C daemon sim, make -C tools)"
 # Namespace $NS-br holds the bridge; daemon N lives in $NS-N, address
 # $NET.N, its veth's other end on the bridge.
-netns_bridge
-netns_join 1 2 3
-genkey key
+sim_setup 1 2 3
 
 printf '1 10.79.0.1\n2 10.79.0.2\n3 10.79.0.3\n' > "$TMP/nodes"
 tree=(--nodes_file="$TMP/nodes" --strobe_transport=tree --tree_fanout=1)

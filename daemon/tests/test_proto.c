@@ -5,6 +5,7 @@
  * datagrams, the replay window, key files, and epochs that cannot wrap.
  */
 #include <endian.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -484,7 +485,14 @@ static bool can_be(unsigned int type, size_t body)
 		return body >= 8 && (body - 8) % 24 == 0 &&
 		       body <= 8 + 24 * BCSP_MAX_OFFSETS;
 	case BCSP_COMMAND:
-		return body == 16;
+		return body == 16 || body == 24;
+	case BCSP_RESULT:
+		return body == 24;
+	case BCSP_ACK:
+		return body == 8;
+	case BCSP_NODE_TASKS:
+		return body >= 16 && (body - 16) % 12 == 0 &&
+		       body <= 16 + 12 * BCSP_MAX_NODE_TASKS;
 	case BCSP_REQUEST:
 	case BCSP_REPLY:
 		return body == 24 || body == 40;
@@ -825,7 +833,7 @@ static void test_command(void)
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
 	      !memcmp(&out.cmd, &m.cmd, sizeof(m.cmd)));
 	/* No such operation, job or signal. */
-	m.cmd.op = 2;
+	m.cmd.op = 3;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 	m.cmd.op = BCSP_CMD_SIGNAL;
@@ -853,6 +861,162 @@ static void test_command(void)
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 }
 
+/* Decode what @m encodes to, with byte @off of the body set to @v. */
+static enum bcsp_verdict poked(const struct bcsp_msg *m, size_t off,
+			       uint8_t v, struct bcsp_msg *out)
+{
+	uint8_t buf[BCSP_MAX_LEN];
+	int len = bcsp_encode(m, key, buf, sizeof(buf));
+
+	if (len < 0)
+		return __BCSP_VERDICT_MAX;
+	buf[BCSP_HDR_LEN + off] = v;
+	resign(buf, (size_t)len);
+	return bcsp_decode(buf, (size_t)len, 7, key, out);
+}
+
+/*
+ * An attach: the request naming a node and a process, the command to
+ * that node, its result, and the acknowledgements of commands.
+ */
+static void test_attach_command(void)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_COMMAND, .cluster = 7 } };
+	struct bcsp_msg out;
+	uint8_t buf[BCSP_MAX_LEN];
+	int len;
+
+	m.cmd = (struct bcsp_command){ .id = 4, .op = BCSP_CMD_ATTACH,
+				       .job = 9, .arg = 4321, .node = 3 };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 24 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      !memcmp(&out.cmd, &m.cmd, sizeof(m.cmd)));
+	/* No node, no or too high a pid, reserved, id 0. */
+	CHECK(poked(&m, 19, 0, &out) == BCSP_BAD_BODY);
+	CHECK(poked(&m, 23, 1, &out) == BCSP_BAD_BODY);
+	CHECK(poked(&m, 3, 0, &out) == BCSP_BAD_BODY);
+	m.cmd.arg = BCSP_PID_MAX + 1;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.cmd.arg = 0;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.cmd.arg = BCSP_PID_MAX;
+	CHECK(again(&m, &out) == BCSP_OK && out.cmd.arg == BCSP_PID_MAX);
+	/* A signal is 16 bytes: 24 is bad. */
+	m.cmd.op = BCSP_CMD_SIGNAL;
+	m.cmd.arg = 15;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 16 + BCSP_TAG_LEN);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_REQUEST;
+	m.hdr.cluster = 7;
+	m.hdr.sender = 4;
+	m.req = (struct bcsp_request){ .id = 1, .op = BCSP_OP_ATTACH,
+				       .job = 9, .node = 4 };
+	m.req.attach.target = 2;
+	m.req.attach.pid = 77;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.req.attach.target == 2 && out.req.attach.pid == 77);
+	/* No node, no pid, reserved, job 0. */
+	CHECK(poked(&m, 27, 0, &out) == BCSP_BAD_BODY);
+	CHECK(poked(&m, 31, 0, &out) == BCSP_BAD_BODY);
+	CHECK(poked(&m, 39, 1, &out) == BCSP_BAD_BODY);
+	m.req.job = 0;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.req.job = 9;
+	/* The reply carries the node's error. */
+	m.hdr.type = BCSP_REPLY;
+	m.req.error = -ESRCH;
+	CHECK(again(&m, &out) == BCSP_OK && out.req.error == -ESRCH &&
+	      out.req.attach.pid == 77);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_RESULT;
+	m.hdr.cluster = 7;
+	m.result = (struct bcsp_result){ .id = 4, .op = BCSP_CMD_ATTACH,
+					 .job = 9, .arg = 77, .error = -ESRCH };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 24 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      !memcmp(&out.result, &m.result, sizeof(m.result)));
+	/* An error above 0 or below -4095, no such op, id 0, reserved. */
+	m.result.error = 1;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.result.error = -4096;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.result.error = 0;
+	CHECK(again(&m, &out) == BCSP_OK);
+	CHECK(poked(&m, 7, 9, &out) == BCSP_BAD_BODY);
+	CHECK(poked(&m, 3, 0, &out) == BCSP_BAD_BODY);
+	CHECK(poked(&m, 23, 1, &out) == BCSP_BAD_BODY);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_ACK;
+	m.hdr.cluster = 7;
+	m.ack = (struct bcsp_ack){ .master = 1, .id = 4 };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 8 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.ack.master == 1 && out.ack.id == 4);
+	CHECK(poked(&m, 3, 0, &out) == BCSP_BAD_BODY);
+	CHECK(poked(&m, 7, 0, &out) == BCSP_BAD_BODY);
+}
+
+/* A subtree's tasks per node: sorted pairs, each once, and the rest. */
+static void test_node_tasks(void)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_NODE_TASKS, .cluster = 7 } };
+	struct bcsp_msg out;
+	uint8_t buf[BCSP_MAX_LEN];
+	uint32_t i;
+	int len;
+
+	m.node_tasks.nr = 3;
+	m.node_tasks.more = 5;
+	m.node_tasks.e[0] = (struct bcsp_node_task){ 4, 2, 1 };
+	m.node_tasks.e[1] = (struct bcsp_node_task){ 4, 9, 3 };
+	m.node_tasks.e[2] = (struct bcsp_node_task){ 7, 1, 2 };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 16 + 3 * 12 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      !memcmp(&out.node_tasks, &m.node_tasks,
+		      16 + 3 * sizeof(m.node_tasks.e[0])));
+	/* Reserved; out of order, twice; job 0, node 0, no tasks. */
+	CHECK(poked(&m, 7, 1, &out) == BCSP_BAD_BODY);
+	m.node_tasks.e[1].node = 2;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.node_tasks.e[1].node = 1;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.node_tasks.e[1].node = 9;
+	m.node_tasks.e[0].job = 0;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.node_tasks.e[0].job = 4;
+	m.node_tasks.e[2].node = 0;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.node_tasks.e[2].node = 1;
+	m.node_tasks.e[2].tasks = 0;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	m.node_tasks.e[2].tasks = 2;
+	/* The most that fit; one more does not encode. */
+	m.node_tasks.nr = BCSP_MAX_NODE_TASKS;
+	for (i = 0; i < BCSP_MAX_NODE_TASKS; i++)
+		m.node_tasks.e[i] = (struct bcsp_node_task){ 1, i + 1, 1 };
+	CHECK(again(&m, &out) == BCSP_OK && out.node_tasks.nr ==
+	      BCSP_MAX_NODE_TASKS);
+	m.node_tasks.nr++;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	/* The order: job first, then node. */
+	CHECK(bcsp_node_task_cmp(&(struct bcsp_node_task){ 1, 9, 1 },
+				 &(struct bcsp_node_task){ 2, 1, 1 }) < 0);
+	CHECK(bcsp_node_task_cmp(&(struct bcsp_node_task){ 2, 1, 5 },
+				 &(struct bcsp_node_task){ 2, 1, 1 }) == 0);
+	CHECK(bcsp_node_task_cmp(&(struct bcsp_node_task){ 2, 3, 1 },
+				 &(struct bcsp_node_task){ 2, 1, 1 }) > 0);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -868,6 +1032,8 @@ int main(void)
 	test_attach();
 	test_tasks();
 	test_command();
+	test_attach_command();
+	test_node_tasks();
 	test_probes();
 	test_key_file();
 	test_next_row();

@@ -24,6 +24,8 @@ static unsigned int nr_up, nr_sent, nr_local;
 static struct sockaddr_in last_to;
 static struct bcsp_tasks last_tasks;
 static unsigned int nr_tasks_msgs;
+static struct bcsp_node_tasks last_nodes;
+static unsigned int nr_nodes_msgs;
 
 uint64_t now_mono_ms(void)
 {
@@ -52,6 +54,11 @@ int net_send(struct bcsd *dd, struct bcsp_msg *m, const struct sockaddr_in *to)
 	if (m->hdr.type == BCSP_TASKS) {
 		last_tasks = m->tasks;
 		nr_tasks_msgs++;
+		return 0;
+	}
+	if (m->hdr.type == BCSP_NODE_TASKS) {
+		last_nodes = m->node_tasks;
+		nr_nodes_msgs++;
 		return 0;
 	}
 	nr_sent++;
@@ -95,6 +102,131 @@ static void reset(enum cfg_sync mode)
 	nr_up = nr_sent = nr_local = 0;
 	memset(&d.reduce, 0, sizeof(d.reduce));
 	d.reduce.tasks = keep;
+}
+
+static bool pair_is(const struct bcsp_node_task *e, uint32_t job,
+		    uint32_t node, uint32_t tasks)
+{
+	return e->job == job && e->node == node && e->tasks == tasks;
+}
+
+/*
+ * Tasks per node: node 2's own pairs and its children's lists go up
+ * concatenated (filter.c's bounded list), sorted by job and node, each
+ * pair once, the smallest BCSP_MAX_NODE_TASKS kept and the rest counted;
+ * what went up is also what node 2 shows of its subtree.
+ */
+static void test_node_tasks(void)
+{
+	struct bcsp_report rep = { .nr_jobs = 2 };
+	struct bcsp_node_tasks n4 = { .nr = 1 }, n5 = { .nr = 2, .more = 2 };
+	const struct bcsp_node_tasks *kept = &d.reduce.nodes;
+	uint64_t in0 = d.cnt.node_tasks_in, up0 = d.cnt.node_tasks_up;
+	uint32_t i;
+
+	d.tree_self = 1;
+	d.node_id = 2;
+	d.followed.known = true;
+	rep.jobs[0].job = 7;
+	rep.jobs[0].tasks = 2;
+	rep.jobs[1].job = 8;		/* no tasks here: no pair */
+	n4.e[0] = (struct bcsp_node_task){ 7, 4, 3 };
+	n5.e[0] = (struct bcsp_node_task){ 7, 5, 1 };
+	n5.e[1] = (struct bcsp_node_task){ 9, 5, 1 };
+	clock_ms += 5000;
+	reduce_report(&d, &rep);
+	reduce_node_tasks(&d, 5, &n5);
+	reduce_node_tasks(&d, 4, &n4);
+	nr_nodes_msgs = 0;
+	clock_ms += 500;
+	ticker(&d, NULL);
+	CHECK(nr_nodes_msgs == 1 && last_nodes.nr == 4 &&
+	      last_nodes.more == 2);
+	CHECK(pair_is(&last_nodes.e[0], 7, 2, 2) &&
+	      pair_is(&last_nodes.e[1], 7, 4, 3) &&
+	      pair_is(&last_nodes.e[2], 7, 5, 1) &&
+	      pair_is(&last_nodes.e[3], 9, 5, 1));
+	CHECK(last_to.sin_port == addrs[0].sin_port);
+	CHECK(kept->nr == 4 && !memcmp(kept, &last_nodes, sizeof(*kept)));
+	CHECK(d.cnt.node_tasks_in == in0 + 2 && d.cnt.node_tasks_up == up0 + 1);
+
+	/* Its own node is not a child's; no node outside the list. */
+	reduce_node_tasks(&d, 2, &n5);
+	reduce_node_tasks(&d, 99, &n5);
+	CHECK(d.cnt.node_tasks_in == in0 + 2);
+
+	/* A pair heard twice (node 5 re-attaching): once, the larger. */
+	n4.nr = 2;
+	n4.e[1] = (struct bcsp_node_task){ 7, 5, 4 };
+	reduce_report(&d, &rep);
+	reduce_node_tasks(&d, 4, &n4);
+	reduce_node_tasks(&d, 5, &n5);
+	clock_ms += 500;
+	ticker(&d, NULL);
+	CHECK(nr_nodes_msgs == 2 && last_nodes.nr == 4 &&
+	      pair_is(&last_nodes.e[2], 7, 5, 4) && last_nodes.more == 2);
+
+	/*
+	 * Bounded: child 4's full list of job 3 comes first in the order;
+	 * the three pairs of jobs 7 and 9 no longer fit and are counted
+	 * with child 5's two.
+	 */
+	n4.nr = BCSP_MAX_NODE_TASKS;
+	for (i = 0; i < BCSP_MAX_NODE_TASKS; i++)
+		n4.e[i] = (struct bcsp_node_task){ 3, 100 + i, 1 };
+	reduce_report(&d, &rep);
+	reduce_node_tasks(&d, 4, &n4);
+	reduce_node_tasks(&d, 5, &n5);
+	clock_ms += 500;
+	ticker(&d, NULL);
+	CHECK(nr_nodes_msgs == 3 && last_nodes.nr == BCSP_MAX_NODE_TASKS &&
+	      last_nodes.more == 5);
+	CHECK(pair_is(&last_nodes.e[0], 3, 100, 1) &&
+	      pair_is(&last_nodes.e[BCSP_MAX_NODE_TASKS - 1], 3,
+		      100 + BCSP_MAX_NODE_TASKS - 1, 1));
+
+	/* Children silent for three periods: only node 2's own pair. */
+	clock_ms += 2000;
+	reduce_report(&d, &rep);
+	clock_ms += 500;
+	ticker(&d, NULL);
+	CHECK(last_nodes.nr == 1 && last_nodes.more == 0 &&
+	      pair_is(&last_nodes.e[0], 7, 2, 2));
+
+	/* The root keeps the cluster's list and sends nothing. */
+	d.tree_self = 0;
+	nr_nodes_msgs = 0;
+	clock_ms += 500;
+	ticker(&d, NULL);
+	CHECK(nr_nodes_msgs == 0 && d.reduce.nodes_ms == clock_ms);
+	d.tree_self = 1;
+}
+
+/* Sums of tasks saturate (filter.c's sum) rather than wrap. */
+static void test_tasks_saturate(void)
+{
+	struct bcsp_tasks t4 = { .nodes = 1, .nr_jobs = 1 };
+	struct bcsp_tasks t5 = { .nodes = 1, .nr_jobs = 1 };
+	struct bcsp_report rep = { .nr_jobs = 0 };
+
+	d.tree_self = 1;
+	d.followed.known = true;
+	t4.jobs[0].job = 7;
+	t4.jobs[0].nodes = 1;
+	t4.jobs[0].tasks = 0xfffffff0u;
+	t5.jobs[0].job = 7;
+	t5.jobs[0].nodes = 1;
+	t5.jobs[0].tasks = 0x100;
+	clock_ms += 5000;
+	reduce_report(&d, &rep);
+	reduce_tasks(&d, 4, &t4);
+	reduce_tasks(&d, 5, &t5);
+	nr_tasks_msgs = 0;
+	clock_ms += 500;
+	ticker(&d, NULL);
+	CHECK(nr_tasks_msgs == 1 && last_tasks.nr_jobs == 1 &&
+	      last_tasks.jobs[0].tasks == UINT32_MAX &&
+	      last_tasks.jobs[0].nodes == 2 && last_tasks.nodes == 3);
 }
 
 int main(void)
@@ -268,6 +400,8 @@ int main(void)
 		ticker(&d, NULL);
 		CHECK(nr_tasks_msgs == 3 && last_tasks.nodes == 2);
 	}
+	test_node_tasks();
+	test_tasks_saturate();
 	reduce_exit(&d);
 	return unit_done("test_reduce");
 }

@@ -10,7 +10,9 @@
 # the master alternates rows 0 and 1; then the checks: every node's
 # stand-in got strobes, the same slice names the same row on every node,
 # every node applied the map with both jobs to its stand-in without an
-# error, and the master's global records count the nodes' switches.
+# error, the master's global records count the nodes' switches, and an
+# attach from node2 to node3 (multicast: every node hears it) happens on
+# node3 alone.
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
 
@@ -27,13 +29,9 @@ NET=10.78.0
 # shellcheck source-path=SCRIPTDIR source=netns-lib.sh
 . "$top/daemon/tests/netns-lib.sh"
 
-[ -x "$BCSD" ] && [ -x "$BCSCTL" ] ||
-	skip "needs $BCSD and $BCSCTL (make -C daemon sim, make -C tools)"
 # Namespace $NS-br holds the bridge; daemon N lives in $NS-N, address
 # $NET.N, its veth's other end on the bridge.
-netns_bridge
-netns_join 1 2 3
-genkey key
+sim_setup 1 2 3
 
 now_ns()
 {
@@ -123,5 +121,20 @@ else
 	echo "# stats global: $out"
 	check 1 "bcsctl stats global through the master"
 fi
+
+# With multicast too, an attach from node2 reaches node3 alone, and its
+# answer comes back through the master.
+sleep 300 &
+pa=$!
+pids+=("$pa")
+out=$(ctl 2 job attach "${jobs[0]}" --node 3 "$pa" 2>&1)
+check $? "bcsctl job attach ${jobs[0]} --node 3 $pa through node2 ($out)"
+snap 1
+snap 2
+snap 3
+[ "$(val 3 attaches)" = 1 ] && [ "$(val 3 attach_failures)" = 0 ] &&
+	[ "$(val 1 attaches)" = 0 ] && [ "$(val 2 attaches)" = 0 ]
+check $? "node3 alone attached the process ($(val 3 attaches))"
+kill "$pa" 2>/dev/null
 
 checks_done test_sim

@@ -9,8 +9,11 @@
 # node2 and node3 must reach every node, and the master's global records
 # must hear from all three.  Then node2's bcsd is killed: node3 asks node1
 # to pass it the master's datagrams, keeps switching and does not fail
-# open; node2 restarted, node3 hears from it again.  Last, a signal to
+# open; node2 restarted, node3 hears from it again.  Then a signal to
 # one job from node2 ends its tasks on every node, and not the other's.
+# Last, `bcsctl job attach --node 3` from node2 attaches a process of
+# node3 in its bcs.ko through the master and down the chain, and a pid
+# node3 does not have comes back to node2 as an error.
 
 # shellcheck disable=SC2154 # j1, j2, burners: set by two_jobs, start_burners
 . "$CL_DIR/lib.sh"
@@ -122,6 +125,29 @@ ok $? "every node's task of job $j1 ended (alive: '$(alive_of "$j1")')"
 a2=$(alive_of "$j2")
 [ "$(echo "$a2" | wc -w)" = "$nr_nodes" ]
 ok $? "job $j2's tasks all run on ($a2)"
+
+# --- an attach from any node, on exactly one node ---
+in_job()	# in_job NODE PID: the job bcs.ko holds PID in on NODE, or none
+{
+	on "$1" "bcsstat tasks --json" | "$PY" -c '
+import json, sys
+print(next((t["job"] for t in json.load(sys.stdin)
+            if t["tgid"] == int(sys.argv[1])), "none"))' "$2"
+}
+pa=$(on 3 'sleep 600 < /dev/null > /dev/null 2>&1 & echo $!')
+out=$(on 2 "bcsctl job attach $j2 --node 3 $pa" 2>&1)
+ok $? "node2: bcsctl job attach $j2 --node 3 $pa through the master ($out)"
+ja=$(in_job 3 "$pa")
+[ "$ja" = "$j2" ]
+ok $? "node3's bcs.ko holds process $pa in job $j2 ($ja)"
+a3=$(stat_of 3 attaches)
+[ "$a3" = 1 ] && [ "$(stat_of 1 attaches)" = 0 ] && [ "$(stat_of 2 attaches)" = 0 ]
+ok $? "node3 alone carried out the attach ($a3)"
+out=$(on 2 "bcsctl job attach $j2 --node 3 4194304" 2>&1)
+rc=$?
+[ "$rc" != 0 ] && [[ "$out" == *"no process 4194304 on node 3"* ]]
+ok $? "an attach of a pid node3 does not have comes back as an error ($out)"
+on 3 "kill $pa" > /dev/null
 
 on_all stop_burners > /dev/null
 for n in $CL_NODES; do

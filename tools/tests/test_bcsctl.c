@@ -171,6 +171,17 @@ static void test_values(void)
 	check(r.job == 3 && r.nr_pids == 2 && !strcmp(r.pids[1], "7") &&
 	      r.thread, "attach --thread inside", "job attach 3 100 --thread 7");
 
+	parse("job attach 3 --node 2 100", &r, &a);
+	check(r.job == 3 && r.node == 2 && r.nr_pids == 1 &&
+	      !strcmp(r.pids[0], "100"), "attach --node",
+	      "job attach 3 --node 2 100");
+	parse("job attach 3 100 --node=4294967295 200", &r, &a);
+	check(r.job == 3 && r.node == 4294967295u && r.nr_pids == 2 &&
+	      !strcmp(r.pids[0], "100") && !strcmp(r.pids[1], "200"),
+	      "attach --node= inside", "job attach 3 100 --node=4294967295 200");
+	parse("job attach 3 100", &r, &a);
+	check(r.node == 0, "attach without --node", "job attach 3 100");
+
 	parse("job row 4 none", &r, &a);
 	check(r.job == 4 && r.row == BCS_ROW_NONE, "row none", "job row 4 none");
 	parse("job row 4 63", &r, &a);
@@ -495,6 +506,10 @@ int main(void)
 		"job attach", "job attach 1", "job attach --thread 1",
 		"job attach 1 0", "job attach 1 -5", "job attach 1 2147483648",
 		"job attach 1 12 x", "job attach x 12", "job detach 1",
+		"job attach 1 --node 0 5", "job attach 1 --node 4294967296 5",
+		"job attach 1 --node 2", "job attach 1 5 --node",
+		"job attach 1 --node 2 --node 3 5",
+		"job attach 1 --node 2 --thread 5", "job detach 1 --node 2 5",
 		"job row", "job row 1", "job row 1 64", "job row 0 1",
 		"job row 1 2 3",
 		"run", "run --job 1", "run --job 1 --", "run -- ls",
