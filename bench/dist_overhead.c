@@ -18,7 +18,8 @@
  * switches them) and run rounds of a fixed number of iterations, chosen by
  * a warm-up round so that a round takes about -t ms.  Configurations:
  *   none   no bcs job: the job destroyed, the processes detached;
- *   off    attached to the job, no statistics (the probes unregistered);
+ *   off    attached to the job, no statistics (the probes unregistered:
+ *          bench/run-in-guest.sh loads bcs.ko with dist_linger_ms=0);
  *   other  as off, but every metric enabled for another job (one process
  *          that sleeps throughout): the probes run for every switch and
  *          find these tasks untracked, the cost the issue bounds to a few

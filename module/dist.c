@@ -7,7 +7,7 @@
  * parked by bcs) and runnable wait (on a run queue, not running).
  *
  * The events come from one tracepoint, sched_switch, registered while some
- * distribution is enabled, and 10 s after (BCS_DIST_LINGER_MS).  The probe
+ * distribution is enabled, and dist_linger_ms after (10 s).  The probe
  * runs for every task switch in the system with a run queue lock held and
  * interrupts off: an untracked task costs a hash of its task_struct pointer
  * and one load from bcs_dist_filter, a small table counting the tracked
@@ -700,14 +700,30 @@ static bool bcs_dist_wanted(void)
 }
 
 /*
- * Probes no longer wanted are unregistered after BCS_DIST_LINGER_MS with
- * nothing enabled, not at once.  Each registration and unregistration
- * patches the scheduler's text on every CPU (text_poke_bp(), waiting for
- * the other CPUs), so a tool that switches statistics on and off in turn
- * would patch it at each switch; meanwhile an untracked task costs the
- * probes' filter test only.
+ * Probes no longer wanted are unregistered after dist_linger_ms (module
+ * parameter) with nothing enabled, not at once.  Each registration and
+ * unregistration patches the scheduler's text on every CPU
+ * (text_poke_bp(), waiting for the other CPUs), so a tool that switches
+ * statistics on and off in turn would patch it at each switch; meanwhile
+ * an untracked task costs the probes' filter test only.  Changed at run
+ * time, it applies from the next disable.
  */
-#define BCS_DIST_LINGER_MS	10000
+static unsigned int bcs_dist_linger_ms = 10000;
+
+static int bcs_dist_linger_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, BCS_DIST_LINGER_MS_MAX);
+}
+
+static const struct kernel_param_ops bcs_dist_linger_ops = {
+	.set	= bcs_dist_linger_set,
+	.get	= param_get_uint,
+};
+
+module_param_cb(dist_linger_ms, &bcs_dist_linger_ops, &bcs_dist_linger_ms,
+		0644);
+MODULE_PARM_DESC(dist_linger_ms,
+		 "Probes stay registered this long after the last distribution was disabled (0..600000 ms, default 10000)");
 
 static void bcs_dist_linger_fn(struct work_struct *work)
 {
@@ -1092,7 +1108,7 @@ int bcs_dist_ctl(const struct bcs_dist_ctl *ctl)
 	/* Probes nothing wants any more go later (bcs_dist_linger_fn()). */
 	if (bcs_dist_registered && !bcs_dist_wanted())
 		mod_delayed_work(system_wq, &bcs_dist_linger_work,
-				 msecs_to_jiffies(BCS_DIST_LINGER_MS));
+				 msecs_to_jiffies(READ_ONCE(bcs_dist_linger_ms)));
 	mutex_unlock(&bcs_dist_mutex);
 out:
 	bcs_dist_pool_free(&pool);

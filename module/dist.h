@@ -21,6 +21,8 @@ void bcs_dist_job_destroyed(struct bcs_kjob *job);
 
 /* Most destroyed jobs' statistics kept (module parameter dist_kept_jobs). */
 #define BCS_DIST_KEPT_MAX	65536
+/* Longest wait before unused probes go (module parameter dist_linger_ms). */
+#define BCS_DIST_LINGER_MS_MAX	600000
 
 u32 bcs_dist_job_tasks(u32 id);
 void bcs_dist_get_kept(u32 *kept, u64 *dropped);

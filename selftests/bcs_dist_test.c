@@ -369,6 +369,23 @@ TEST_F(dist, wait_after_a_sleep_is_not_a_sleep)
 	EXPECT_LE(ROUNDS / 2, h->count);
 }
 
+#define LINGER_PARAM	"/sys/module/bcs/parameters/dist_linger_ms"
+
+/* dist_linger_ms: 0 .. 600000, changed at run time. */
+TEST_F(dist, linger_param_range)
+{
+	char old[32];
+
+	ASSERT_EQ(0, bt_read_file(LINGER_PARAM, old, sizeof(old)));
+	EXPECT_EQ(10000, atoi(old));
+	EXPECT_EQ(-EINVAL, bt_write_file(LINGER_PARAM, "600001"));
+	EXPECT_EQ(-EINVAL, bt_write_file(LINGER_PARAM, "-1"));
+	EXPECT_EQ(-EINVAL, bt_write_file(LINGER_PARAM, "soon"));
+	EXPECT_EQ(0, bt_write_file(LINGER_PARAM, "0"));
+	EXPECT_EQ(0, bt_write_file(LINGER_PARAM, "600000"));
+	ASSERT_EQ(0, bt_write_file(LINGER_PARAM, old));
+}
+
 TEST_F(dist, per_pid_and_per_metric)
 {
 	struct bcs_hist_header *h = self->hist;
