@@ -105,7 +105,7 @@ fi
 
 # --- user space ---------------------------------------------------------------
 # In dependency order; a directory without a Makefile is not written yet.
-for d in libbcs tools libbcsmpi selftests bench daemon; do
+for d in libbcs tools libbcsmpi selftests bench daemon slurm; do
 	if [ ! -f "$d/Makefile" ]; then
 		echo "# $d has no Makefile yet; not built"
 		record skip "build $d" "no Makefile"
@@ -126,7 +126,7 @@ done
 step lint "$logdir/lint.log" make lint
 
 # --- host unit tests ----------------------------------------------------------
-for d in libbcs tools libbcsmpi daemon; do
+for d in libbcs tools libbcsmpi daemon slurm; do
 	[ -f "$d/Makefile" ] || continue
 	# Only directories whose Makefile has a "test" target.
 	if make -C "$d" -n test > /dev/null 2>&1; then
