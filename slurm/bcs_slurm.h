@@ -13,11 +13,12 @@
 #include <stdint.h>
 
 /*
- * The labels of jobs, one file per job on each node that runs a task of
- * it: BCS_LABEL_DIR/<bcs job id>, one line ("slurm 42.0").  Written by the
- * plugin, read by `bcsctl job list`, removed when the step ends here.
+ * BCS_LABEL_DIR: the labels of jobs, one file per job on each node that
+ * runs a task of it, BCS_LABEL_DIR/<bcs job id>, one line ("slurm 42.0").
+ * Written by the plugin, read by `bcsctl job list`, removed when the step
+ * ends on the node.
  */
-#define BCS_LABEL_DIR		"/run/bcs/labels"
+#include "../tools/bcsctl_cluster.h"
 
 /* Slurm's job ids have 26 bits (MAX_JOB_ID); a step's id goes below. */
 #define BCS_SLURM_JOB_BITS	26
