@@ -290,8 +290,19 @@ export SLURM_CONF=$SHARE/slurm/slurm.conf
 
 slurm_dirs()
 {
+	local n
 	mkdir -p "$STATE/slurm/ctld" "$STATE/slurm/spool" /run/munge
 	ln -sfn "$BCS_OUT" "$STATE/slurm/log"
+	# The nodes' names, for whatever part of Slurm or MPI looks them up
+	# (the host's /etc/hosts, read-only here, does not know them).
+	if ! grep -q " node$NODE\$" /etc/hosts; then
+		{
+			cat /etc/hosts
+			for n in $CL_NODES; do
+				echo "$CL_NET.$n node$n"
+			done
+		} > "$STATE/hosts" && mount --bind "$STATE/hosts" /etc/hosts
+	fi
 }
 
 # start_munge: munged with the cluster's key, on the default socket.
