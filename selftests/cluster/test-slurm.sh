@@ -88,9 +88,14 @@ st=/tmp/bcs-cluster/slurm	# STATE/slurm in the guests (guest-lib.sh)
 	done
 	echo "PartitionName=bcs Nodes=node[1-$nr_nodes] Default=YES OverSubscribe=FORCE:4 MaxTime=INFINITE State=UP"
 } > "$sl/slurm.conf"
+# slurmd initialises a cgroup plugin whatever else is configured, and its
+# autodetection fails where nothing is mounted on /sys/fs/cgroup (the
+# guests): name the v1 plugin, which mounts nothing until a cgroup-based
+# plugin asks (none here: proctrack/linuxproc, task/none).
+echo "CgroupPlugin=cgroup/v1" > "$sl/cgroup.conf"
 # require=yes: a node without bcs fails the step, not run it silently.
 echo "required $plugin default=off require=yes wait=10" > "$sl/plugstack.conf"
-ok 0 "slurm.conf, plugstack.conf and a munge key in $sl"
+ok 0 "slurm.conf, cgroup.conf, plugstack.conf and a munge key in $sl"
 
 # --- daemons ------------------------------------------------------------------
 on_each "$out/slurm-munge" start_munge
@@ -115,6 +120,11 @@ idle()
 wait_until 120 idle
 rc=$?
 diag "$(on 1 'sinfo -N' 2>&1)"
+if [ $rc != 0 ]; then
+	for n in $CL_NODES; do
+		diag "node$n slurmd.log:" "$(tail -n 4 "$SHARE/../node$n/slurmd.log" 2>&1)"
+	done
+fi
 ok $rc "sinfo: the $nr_nodes nodes idle in partition bcs"
 [ $rc = 0 ] || tap_end
 
