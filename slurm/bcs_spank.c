@@ -13,8 +13,10 @@
  *                         others' requests fail with -EEXIST and join it.
  *                         Then wait until this node's module holds it,
  *                         and label it (BCS_LABEL_DIR) for bcsctl.
- *   task_init_privileged  in each task, before it executes (as root): the
- *                         task into the job, BCS_JOB in its environment.
+ *   task_init_privileged  in each task, before it executes (as root, in the
+ *                         task's process between fork() and execve()):
+ *                         the task into the job (BCS_JOB is in the
+ *                         environment since init_post_opt).
  *   exit                  when every task of the step on this node has
  *                         ended, however it ended: wait (up to wait=S)
  *                         until no task of the job is left in the cluster,
@@ -290,8 +292,12 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 	gethostname(host, sizeof(host) - 1);
 	spank_get_item(sp, S_TASK_ID, &local);
 	if (st.ready) {
-		if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS)
-			pid = getpid();
+		/*
+		 * This hook runs in the task itself, between fork() and
+		 * execve(): S_TASK_PID is set in slurmstepd after fork()
+		 * returns there, not in this copy.
+		 */
+		pid = getpid();
 		err = bcs_open(&h);
 		if (!err) {
 			err = bcs_attach(h, st.id, pid, 0, NULL);
