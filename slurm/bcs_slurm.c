@@ -99,7 +99,12 @@ int bcs_slurm_opt_parse(const char *arg, enum bcs_slurm_want *want,
 {
 	uint32_t id;
 
-	if (!arg || !*arg) {
+	/*
+	 * "(null)": how Slurm 22.05 hands an option given without its
+	 * optional argument to sbatch or salloc on to the job's sruns (in
+	 * SLURM_SPANK__SLURM_SPANK_OPTION_bcs_bcs, printed with "%s").
+	 */
+	if (!arg || !*arg || !strcmp(arg, "(null)")) {
 		*want = BCS_WANT_STEP;
 		return 0;
 	}

@@ -58,7 +58,8 @@ void bcs_slurm_conf_init(struct bcs_slurm_conf *c);
 int bcs_slurm_conf_parse(struct bcs_slurm_conf *c, int argc, char **argv,
 			 char *err, size_t errlen);
 /*
- * --bcs's argument: NULL or "" a job for the step, "off"/"no" none, a
+ * --bcs's argument: NULL, "" or "(null)" (sbatch's --bcs, as srun gets it
+ * from the environment) a job for the step, "off"/"no" none, a
  * number an existing bcs job (1 .. BCS_JOB_ID_MAX, into *@job).
  */
 int bcs_slurm_opt_parse(const char *arg, enum bcs_slurm_want *want,

@@ -94,6 +94,8 @@ static void test_opt(void)
 	      "--bcs: a job for the step", "(null)");
 	check(!bcs_slurm_opt_parse("", &w, &job) && w == BCS_WANT_STEP,
 	      "--bcs=: a job for the step", "");
+	check(!bcs_slurm_opt_parse("(null)", &w, &job) && w == BCS_WANT_STEP,
+	      "sbatch --bcs, seen by srun: a job for the step", "(null)");
 	check(!bcs_slurm_opt_parse("off", &w, &job) && w == BCS_WANT_OFF,
 	      "--bcs=off", "off");
 	check(!bcs_slurm_opt_parse("no", &w, &job) && w == BCS_WANT_OFF,
