@@ -214,6 +214,32 @@ for l in a b; do
 	ok $? "srun of job $l exited with status ${rc:-(still running)}"
 	[ "$rc" = 0 ] || diag "$(tail -n 15 "$out/slurm-$l.out")"
 done
+# The threads of each rank as /proc showed them at the snapshot; where it
+# did not (in runs so far the guests' /proc did not list the tasks that
+# slurmstepd started: proc_threads found none), the count the rank made
+# itself at its end ("rank R host H pid P threads T"), and a note.
+"$PY" - "$SHARE/data/slurm" "$out"/slurm-[ab].out <<'PY'
+import json, re, sys
+d = sys.argv[1]
+ranks = []
+for f in sys.argv[2:]:
+    ranks += re.findall(r"^rank \d+ host node(\d+) pid (\d+) threads (\d+)$",
+                        open(f).read(), re.M)
+for node in sorted({n for n, _, _ in ranks}):
+    path = "%s/node%s.threads.json" % (d, node)
+    try:
+        seen = json.load(open(path))
+    except (OSError, ValueError):
+        seen = {}
+    took = [p for n, p, t in ranks if n == node and p not in seen]
+    for n, p, t in ranks:
+        if n == node and p not in seen:
+            seen[p] = int(t)
+    if took:
+        print("# node%s: threads of pids %s from the ranks' own count, "
+              "not /proc" % (node, " ".join(took)))
+    json.dump(seen, open(path, "w"))
+PY
 analyse mpi "$SHARE/data/slurm" --job "$j1" --np "$np" --output "$out/slurm-a.out"
 analyse mpi "$SHARE/data/slurm" --job "$j2" --np "$np" --output "$out/slurm-b.out"
 diag "$(grep -h '^mpi_barrier: size' "$out"/slurm-[ab].out)"
@@ -255,6 +281,12 @@ jd=$((sd * 32))
 grep -q "BCS_JOB=$jc\$" "$out/slurm-c.out" &&
 	! grep -v "BCS_JOB=$jc\$" "$out/slurm-c.out" | grep -q '^task'
 ok $? "step $sc.0's tasks all have BCS_JOB=$jc"
+# The tasks, as the checks below look for them (srun runs the program by
+# its full path: /usr/bin/sh).
+for n in $CL_NODES; do
+	on "$n" "pgrep -f '^([^ ]*/)?sh -c .*bcs-burn-c\$' && pgrep -f '^([^ ]*/)?sh -c .*bcs-burn-d\$'" > /dev/null
+	ok $? "node$n: a task of each step runs"
+done
 # Let the gangs take a few turns, so that each is parked now and then.
 sleep 4
 on 1 "scancel $sc"
@@ -264,7 +296,7 @@ ok $? "scancel $sc (bcs job $jc) while job $sd (bcs job $jd) shares the nodes"
 # tasks in bcs; and job d's tasks still there.
 cancelled()	# cancelled NODE LABEL JOB
 {
-	on "$1" "! pgrep -f '^sh -c .*bcs-burn-$2\$' > /dev/null &&
+	on "$1" "! pgrep -f '^([^ ]*/)?sh -c .*bcs-burn-$2\$' > /dev/null &&
 		bcsstat tasks --json | $PY -c '
 import json, sys
 sys.exit(any(t[\"job\"] == $3 for t in json.load(sys.stdin)))'"
@@ -278,7 +310,7 @@ for n in $CL_NODES; do
 	ok $? "node$n: its bcs job $jc gone"
 done
 for n in $CL_NODES; do
-	on "$n" "p=\$(pgrep -d, -f '^sh -c .*bcs-burn-d\$') &&
+	on "$n" "p=\$(pgrep -d, -f '^([^ ]*/)?sh -c .*bcs-burn-d\$') &&
 		! ps -o stat= -p \"\$p\" | grep -q T"
 	ok $? "node$n: the other step still runs, none of it stopped"
 done
