@@ -337,8 +337,9 @@ start_slurm()
 	done
 }
 
-# slurm_start LABEL SRUN-ARGS...: srun in the background, output in
-# SHARE/out/slurm-LABEL.out, its exit status in SHARE/out/slurm-LABEL.rc.
+# slurm_start LABEL CMD ARGS...: srun or sbatch --wait in the background,
+# its output in SHARE/out/slurm-LABEL.out, its exit status in
+# SHARE/out/slurm-LABEL.rc, with the environment Open MPI needs here.
 slurm_start()
 {
 	local label=$1 out=$SHARE/out/slurm-$1
@@ -351,7 +352,7 @@ slurm_start()
 		export OMPI_MCA_oob_tcp_if_include=$CL_NET.0/24
 		export OMPI_MCA_mpi_yield_when_idle=1
 		export PMIX_MCA_gds=hash
-		srun "$@" > "$out.out" 2>&1 < /dev/null
+		"$@" > "$out.out" 2>&1 < /dev/null
 		echo $? > "$out.rc"
 	) &
 	echo "$!" > "$STATE/slurm/srun-$label.pid"

@@ -4,10 +4,12 @@
 # Slurm: slurmctld on node1, slurmd on every node, munge with one key, a
 # partition over the three nodes with OverSubscribe=FORCE, and bcs's SPANK
 # plugin (slurm/bcs.so) in plugstack.conf.  Two MPI jobs submitted at once
-# from node1 with
+# from node1, one with
 #
 #     srun -N 3 -n 6 --mpi=pmix --bcs mpi_barrier ...
 #
+# the other with sbatch --bcs, its script running the same srun line
+# without --bcs.
 # Checks: each step gets a bcs job of its own on every node, labelled with
 # the Slurm job and step; every rank is in its step's job with all its
 # threads; every node runs the same row in every slice; both compute the
@@ -135,17 +137,26 @@ ok $? "srun --mpi=list offers pmix ($(echo "$mpi" | tr '\n' ' '))"
 
 go=$out/slurm-go
 rm -f "$go"
-for l in a b; do
-	on 1 "slurm_start $l -N $nr_nodes -n $np --overcommit \
-		--distribution=cyclic --mpi=pmix --bcs -J bcs-$l \
-		$app --seconds $run_s --work 200 --tag $l --go $go"
-done
-ok $? "srun -N $nr_nodes -n $np --mpi=pmix --bcs mpi_barrier, twice at once"
+# Job a straight from srun, job b a batch script whose srun line gets
+# --bcs from sbatch (through the environment, as SPANK options go).
+oa=$out/slurm-a.out
+ob=$out/slurm-b.job
+cat > "$sl/job-b.sh" <<EOF
+#!/bin/sh
+#SBATCH -N $nr_nodes -n $np --overcommit -J bcs-b --bcs -o $ob
+srun --distribution=cyclic --mpi=pmix $app --seconds $run_s --work 200 --tag b --go $go
+EOF
+rm -f "$ob"
+on 1 "slurm_start a srun -N $nr_nodes -n $np --overcommit \
+	--distribution=cyclic --mpi=pmix --bcs -J bcs-a \
+	$app --seconds $run_s --work 200 --tag a --go $go" &&
+	on 1 "slurm_start b sbatch --wait $sl/job-b.sh"
+ok $? "srun -N $nr_nodes -n $np --mpi=pmix --bcs mpi_barrier, and sbatch --bcs of the same srun line, at once"
 
 started()
 {
-	grep -q '^mpi_barrier: started' "$out/slurm-a.out" 2>/dev/null &&
-		grep -q '^mpi_barrier: started' "$out/slurm-b.out" 2>/dev/null
+	grep -q '^mpi_barrier: started' "$oa" 2>/dev/null &&
+		grep -q '^mpi_barrier: started' "$ob" 2>/dev/null
 }
 failed_early()
 {
@@ -156,7 +167,7 @@ started
 rc=$?
 if [ $rc != 0 ]; then
 	touch "$go"
-	for f in "$out"/slurm-[ab].out; do
+	for f in "$oa" "$ob" "$out/slurm-b.out"; do
 		diag "$f:" "$(tail -n 15 "$f")"
 	done
 	diag "$(on 1 'squeue' 2>&1)"
@@ -211,14 +222,14 @@ wait_until $((run_s * 4 + 120)) done_both
 for l in a b; do
 	rc=$(cat "$out/slurm-$l.rc" 2>/dev/null)
 	[ "$rc" = 0 ]
-	ok $? "srun of job $l exited with status ${rc:-(still running)}"
+	ok $? "$([ $l = a ] && echo srun || echo sbatch --wait) of job $l exited with status ${rc:-(still running)}"
 	[ "$rc" = 0 ] || diag "$(tail -n 15 "$out/slurm-$l.out")"
 done
 # The threads of each rank as /proc showed them at the snapshot; where it
 # did not (in runs so far the guests' /proc did not list the tasks that
 # slurmstepd started: proc_threads found none), the count the rank made
 # itself at its end ("rank R host H pid P threads T"), and a note.
-"$PY" - "$SHARE/data/slurm" "$out"/slurm-[ab].out <<'PY'
+"$PY" - "$SHARE/data/slurm" "$oa" "$ob" <<'PY'
 import json, re, sys
 d = sys.argv[1]
 ranks = []
@@ -240,9 +251,9 @@ for node in sorted({n for n, _, _ in ranks}):
               "not /proc" % (node, " ".join(took)))
     json.dump(seen, open(path, "w"))
 PY
-analyse mpi "$SHARE/data/slurm" --job "$j1" --np "$np" --output "$out/slurm-a.out"
-analyse mpi "$SHARE/data/slurm" --job "$j2" --np "$np" --output "$out/slurm-b.out"
-diag "$(grep -h '^mpi_barrier: size' "$out"/slurm-[ab].out)"
+analyse mpi "$SHARE/data/slurm" --job "$j1" --np "$np" --output "$oa"
+analyse mpi "$SHARE/data/slurm" --job "$j2" --np "$np" --output "$ob"
+diag "$(grep -h '^mpi_barrier: size' "$oa" "$ob")"
 
 gone()		# gone NODE J...: the list could be read, and no J is in it
 {
@@ -263,7 +274,7 @@ done
 # shellcheck disable=SC2016 # expanded in the tasks
 burn='echo "task $SLURM_PROCID BCS_JOB=$BCS_JOB"; while :; do :; done'
 for l in c d; do
-	on 1 "slurm_start $l -N $nr_nodes -n $nr_nodes -J bcs-$l --bcs \
+	on 1 "slurm_start $l srun -N $nr_nodes -n $nr_nodes -J bcs-$l --bcs \
 		sh -c '$burn' bcs-burn-$l"
 done
 burning()	# burning LABEL: every task has said its BCS_JOB
