@@ -202,35 +202,49 @@ static void slice_check(void)
 	bcs_close(h);
 }
 
+/*
+ * Ask bcsd for the step's job: made by this request, or by another
+ * node's (-EEXIST).  False, with st.why set, if it cannot be had.
+ */
+static bool create_step_job(void)
+{
+	struct json_object *req, *resp;
+	char msg[200];
+	int err;
+
+	if (bcs_slurm_job_id(st.job, st.step, &st.id)) {
+		snprintf(st.why, sizeof(st.why),
+			 "no bcs job id for Slurm step %u.%u", st.job, st.step);
+		return false;
+	}
+	req = ctl_req("job-create", st.id);
+	json_object_object_add(req, "row", NULL);	/* the master's */
+	err = ctl(req, &resp, CTL_TIMEOUT_MS, msg, sizeof(msg));
+	json_object_put(resp);
+	if (err == -EEXIST && label_other()) {
+		snprintf(st.why, sizeof(st.why),
+			 "bcs job %u exists for another step", st.id);
+		return false;
+	}
+	if (err && err != -EEXIST) {
+		snprintf(st.why, sizeof(st.why), "cannot create bcs job %u: %s",
+			 st.id, msg);
+		return false;
+	}
+	st.owned = true;
+	return true;
+}
+
 static void setup(void)
 {
 	struct json_object *req, *resp;
 	char msg[200];
 	int err;
 
-	if (want == BCS_WANT_JOB) {
+	if (want == BCS_WANT_JOB)
 		st.id = want_job;
-	} else if (bcs_slurm_job_id(st.job, st.step, &st.id)) {
-		snprintf(st.why, sizeof(st.why),
-			 "no bcs job id for Slurm step %u.%u", st.job, st.step);
+	else if (!create_step_job())
 		return;
-	} else {
-		req = ctl_req("job-create", st.id);
-		json_object_object_add(req, "row", NULL);	/* the master's */
-		err = ctl(req, &resp, CTL_TIMEOUT_MS, msg, sizeof(msg));
-		json_object_put(resp);
-		if (err == -EEXIST && label_other()) {
-			snprintf(st.why, sizeof(st.why),
-				 "bcs job %u exists for another step", st.id);
-			return;
-		}
-		if (err && err != -EEXIST) {
-			snprintf(st.why, sizeof(st.why),
-				 "cannot create bcs job %u: %s", st.id, msg);
-			return;
-		}
-		st.owned = true;
-	}
 	/* bcsd creates it on every node: until it has reached this one. */
 	req = ctl_req("job-wait", st.id);
 	json_object_object_add(req, "timeout_ms",
