@@ -21,6 +21,7 @@ struct json_object;
  */
 #define BCS_LABEL_DIR		"/run/bcs/labels"
 #define BCS_LABEL_MAX		64
+#define BCS_ENV_LABEL_DIR	"BCS_LABEL_DIR"	/* bcsctl's, for tests */
 
 /*
  * Connect to bcsd ($BCS_CONTROL_SOCKET, else the default path; an empty

@@ -509,16 +509,18 @@ int bcsctl_run_job_row(const struct bcsctl_req *req)
 }
 
 /*
- * Job @id's label on this node (BCS_LABEL_DIR), into @buf; NULL if it has
- * none.  Only printable characters are kept.
+ * Job @id's label on this node (BCS_LABEL_DIR, or $BCS_LABEL_DIR), into
+ * @buf; NULL if it has none.  Control characters become '?'.
  */
 static const char *job_label(uint32_t id, char *buf, size_t len)
 {
-	char path[sizeof(BCS_LABEL_DIR) + 16];
+	const char *dir = getenv(BCS_ENV_LABEL_DIR);
+	char path[4096];
 	size_t i;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%u", BCS_LABEL_DIR, id);
+	snprintf(path, sizeof(path), "%s/%u", dir && *dir ? dir : BCS_LABEL_DIR,
+		 id);
 	f = fopen(path, "re");
 	if (!f)
 		return NULL;
