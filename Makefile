@@ -13,7 +13,7 @@ export BUILD BCS_CACHE
 KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 			/lib/modules/$(shell uname -r)/build)
 
-.PHONY: all module userspace libbcs libbcsmpi tools selftests bench daemon \
+.PHONY: all module userspace libbcs libbcsmpi tools selftests bench daemon slurm \
 	modules-all lint deps check check-debug fuzz cluster-check bench-run demo demo-node \
 	gang-benefit master-rt tree-scale drain clean install
 
@@ -22,7 +22,10 @@ all: module userspace
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
-userspace: libbcs tools libbcsmpi
+# The Slurm plugin where Slurm's spank.h is installed (slurm/Makefile).
+SPANK_H		?= /usr/include/slurm/spank.h
+
+userspace: libbcs tools libbcsmpi $(if $(wildcard $(SPANK_H)),slurm)
 
 libbcs:
 	$(MAKE) -C libbcs
@@ -36,6 +39,9 @@ tools: libbcs
 
 daemon: libbcs
 	$(MAKE) -C daemon
+
+slurm: libbcs
+	$(MAKE) -C slurm
 
 selftests: libbcs
 	$(MAKE) -C selftests
@@ -116,6 +122,6 @@ drain:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	-for d in libbcs libbcsmpi tools daemon selftests bench; do \
+	-for d in libbcs libbcsmpi tools daemon selftests bench slurm; do \
 		[ -f $$d/Makefile ] && $(MAKE) -C $$d clean; done
 	rm -rf $(BUILD) module/generated

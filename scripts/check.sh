@@ -105,7 +105,7 @@ fi
 
 # --- user space ---------------------------------------------------------------
 # In dependency order; a directory without a Makefile is not written yet.
-for d in libbcs tools libbcsmpi selftests bench daemon; do
+for d in libbcs tools libbcsmpi selftests bench daemon slurm; do
 	if [ ! -f "$d/Makefile" ]; then
 		echo "# $d has no Makefile yet; not built"
 		record skip "build $d" "no Makefile"
@@ -126,7 +126,7 @@ done
 step lint "$logdir/lint.log" make lint
 
 # --- host unit tests ----------------------------------------------------------
-for d in libbcs tools libbcsmpi daemon; do
+for d in libbcs tools libbcsmpi daemon slurm; do
 	[ -f "$d/Makefile" ] || continue
 	# Only directories whose Makefile has a "test" target.
 	if make -C "$d" -n test > /dev/null 2>&1; then
@@ -238,7 +238,7 @@ if [ "${BCS_CLUSTER:-1}" = 0 ]; then
 elif [ -z "${built[$cl_rel]:-}" ]; then
 	record skip "cluster" "bcs.ko for $cl_rel not built in this run"
 else
-	cl_tmo=${BCS_CLUSTER_TIMEOUT:-1500}
+	cl_tmo=${BCS_CLUSTER_TIMEOUT:-2000}
 	step cluster "$logdir/cluster.log" timeout -k 30 "$cl_tmo" \
 		selftests/cluster/run-cluster.sh --kernel "$cl_rel" \
 		--timeout "$((cl_tmo - 60))"

@@ -260,11 +260,11 @@ sh -c 'while :; do :; done' &
 busy=$!
 until_true is_busy $busy 0
 expect 0 '' "attach a busy process" "$bcsctl" job attach $job $busy
-expect 0 '^ +JOB +ROW +STATE +TASKS +PARKED +RUN_MS +SUSPENDED_MS +NODES +CLUSTER_TASKS +PER_NODE$' \
+expect 0 '^ +JOB +ROW +STATE +TASKS +PARKED +RUN_MS +SUSPENDED_MS +NODES +CLUSTER_TASKS +PER_NODE +LABEL$' \
 	"job list has its header" "$bcsctl" job list
 check "job list: job $job in row 3, running, 1 task, none parked" \
 	job_is 3 running 1 0
-expect 0 "^ *$job +3 +running +1 +0 +[0-9.]+ +[0-9.]+ +- +- +-$" \
+expect 0 "^ *$job +3 +running +1 +0 +[0-9.]+ +[0-9.]+ +- +- +- +-$" \
 	"job list without bcsd: its cluster columns are -" "$bcsctl" job list
 
 # --- statistics: enabled, disabled and released at run time ---
@@ -288,7 +288,7 @@ expect 0 '' "stats disable the job" "$bcsctl" stats disable $job
 expect 0 '' "stats release the job" "$bcsctl" stats release $job
 expect 0 "\\{\"id\":$job,\"row\":3,\"state\":\"running\",\"tasks\":1,\"parked\":0," \
 	"job list --json gives the job" "$bcsctl" job list --json
-expect 0 '"nodes":null,"cluster_tasks":null,"per_node":null\}.*"cluster":false\}$' \
+expect 0 '"nodes":null,"cluster_tasks":null,"per_node":null,"label":null\}.*"cluster":false\}$' \
 	"job list --json without bcsd: cluster fields null" \
 	"$bcsctl" job list --json
 expect 2 "unknown job subcommand 'lsit'; did you mean 'list'\\?" \

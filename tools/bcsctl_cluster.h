@@ -14,6 +14,16 @@ struct json_object;
 #define BCSD_ENV_SOCKET		"BCS_CONTROL_SOCKET"
 
 /*
+ * Labels of jobs: BCS_LABEL_DIR/<job id> holds one line naming what the
+ * job is on this node ("slurm 42.0": Slurm job 42, step 0, written by the
+ * SPANK plugin on each node that runs a task of the step); `bcsctl job
+ * list` shows it.  Nothing else is kept about it.
+ */
+#define BCS_LABEL_DIR		"/run/bcs/labels"
+#define BCS_LABEL_MAX		64
+#define BCS_ENV_LABEL_DIR	"BCS_LABEL_DIR"	/* bcsctl's, for tests */
+
+/*
  * Connect to bcsd ($BCS_CONTROL_SOCKET, else the default path; an empty
  * variable means "never").  Returns a file descriptor, or -1 when no bcsd
  * listens.

@@ -510,6 +510,32 @@ int bcsctl_run_job_row(const struct bcsctl_req *req)
 	return err ? fail(what, err, BCS_CTX_JOB) : BCSCTL_EXIT_OK;
 }
 
+/*
+ * Job @id's label on this node (BCS_LABEL_DIR, or $BCS_LABEL_DIR), into
+ * @buf; NULL if it has none.  Control characters become '?'.
+ */
+static const char *job_label(uint32_t id, char *buf, size_t len)
+{
+	const char *dir = getenv(BCS_ENV_LABEL_DIR);
+	char path[4096];
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u", dir && *dir ? dir : BCS_LABEL_DIR,
+		 id);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	for (i = 0; buf[i]; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
+	return *buf ? buf : NULL;
+}
+
 /* "NODE:TASKS,..." from a job's per_node array; "-" if none. */
 static void print_per_node(struct json_object *j)
 {
@@ -525,7 +551,7 @@ static void print_per_node(struct json_object *j)
 		       (long long)cluster_int(o, "node", 0),
 		       (long long)cluster_int(o, "tasks", 0));
 	}
-	printf("%s\n", n ? "" : "-");
+	printf("%s", n ? "" : "-");
 }
 
 static const struct bcs_job_info *local_job(const struct bcs_job_info *jobs,
@@ -548,8 +574,9 @@ static const struct bcs_job_info *local_job(const struct bcs_job_info *jobs,
 static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
 		     const struct bcs_job_info *lj, struct json_object *cj)
 {
+	char rb[16], lb[BCS_LABEL_MAX];
+	const char *label = job_label(id, lb, sizeof(lb));
 	struct json_object *o, *v;
-	char rb[16];
 
 	if (!arr) {
 		printf("%10u %4s ", id, fmt_row(rb, sizeof(rb), row));
@@ -566,12 +593,14 @@ static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
 			printf("%-9s %6s %6s %12s %12s ", "-", "-", "-", "-",
 			       "-");
 		if (!cj) {
-			printf("%6s %13s  -\n", "-", "-");
+			printf("%6s %13s  %-9s  %s\n", "-", "-", "-",
+			       label ? label : "-");
 			return;
 		}
 		printf("%6lld %13lld  ", (long long)cluster_int(cj, "nodes", 0),
 		       (long long)cluster_int(cj, "tasks", 0));
 		print_per_node(cj);
+		printf("  %s\n", label ? label : "-");
 		return;
 	}
 	o = json_object_new_object();
@@ -601,6 +630,8 @@ static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
 	if (cj && json_object_object_get_ex(cj, "per_node", &v))
 		json_object_get(v);
 	json_object_object_add(o, "per_node", v);
+	json_object_object_add(o, "label", label ?
+			       json_object_new_string(label) : NULL);
 	json_object_array_add(arr, o);
 }
 
@@ -643,9 +674,10 @@ int bcsctl_run_job_list(const struct bcsctl_req *req)
 	if (req->json)
 		arr = json_object_new_array();
 	else
-		printf("%10s %4s %-9s %6s %6s %12s %12s %6s %13s  %s\n", "JOB",
-		       "ROW", "STATE", "TASKS", "PARKED", "RUN_MS",
-		       "SUSPENDED_MS", "NODES", "CLUSTER_TASKS", "PER_NODE");
+		printf("%10s %4s %-9s %6s %6s %12s %12s %6s %13s  %-9s  %s\n",
+		       "JOB", "ROW", "STATE", "TASKS", "PARKED", "RUN_MS",
+		       "SUSPENDED_MS", "NODES", "CLUSTER_TASKS", "PER_NODE",
+		       "LABEL");
 	if (cl > 0) {
 		for (i = 0; i < nc; i++) {
 			uint32_t id;

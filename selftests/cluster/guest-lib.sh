@@ -281,6 +281,95 @@ with open(sys.argv[1], "w") as f:
     json.dump(out, f)' "$1"
 }
 
+# --- Slurm (test-slurm.sh) ---------------------------------------------------
+# Its configuration is in SHARE/slurm (slurm.conf, plugstack.conf, the
+# munge key); everything the daemons write goes under STATE/slurm (the
+# guest's tmpfs; the host's file system is read-only here), their logs
+# into BCS_OUT through the link STATE/slurm/log.
+export SLURM_CONF=$SHARE/slurm/slurm.conf
+
+slurm_dirs()
+{
+	local n
+	mkdir -p "$STATE/slurm/ctld" "$STATE/slurm/spool" /run/munge
+	ln -sfn "$BCS_OUT" "$STATE/slurm/log"
+	# The nodes' names, for whatever part of Slurm or MPI looks them up
+	# (the host's /etc/hosts, read-only here, does not know them).
+	if ! grep -q " node$NODE\$" /etc/hosts; then
+		{
+			cat /etc/hosts
+			for n in $CL_NODES; do
+				echo "$CL_NET.$n node$n"
+			done
+		} > "$STATE/hosts" && mount --bind "$STATE/hosts" /etc/hosts
+	fi
+}
+
+# start_munge: munged with the cluster's key, on the default socket.
+start_munge()
+{
+	local p
+	p=$(cat /run/munge/munged.pid 2>/dev/null) && alive "$p" && return 0
+	slurm_dirs
+	install -m 0600 "$SHARE/slurm/munge.key" "$STATE/slurm/munge.key"
+	# -f: as root, with the key under a directory that root does not own
+	# alone (tmpfs /tmp).
+	munged -f --key-file="$STATE/slurm/munge.key" \
+		--log-file="$BCS_OUT/munged.log" \
+		--seed-file="$STATE/slurm/munged.seed" --num-threads=2 ||
+		return 1
+	wait_for 15 test -S /run/munge/munge.socket.2 &&
+		munge -n | unmunge > /dev/null
+}
+
+# start_slurm DAEMON...: slurmctld, slurmd, in the background (-D), their
+# pids in STATE/slurm/DAEMON.pid.
+start_slurm()
+{
+	local d p
+	slurm_dirs
+	for d in "$@"; do
+		p=$(cat "$STATE/slurm/$d.pid" 2>/dev/null) && alive "$p" && continue
+		"$d" -D -f "$SLURM_CONF" >> "$BCS_OUT/$d.out" 2>&1 < /dev/null &
+		echo "$!" > "$STATE/slurm/$d.pid"
+		nap 1
+		alive "$!" || { tail -n 5 "$BCS_OUT/$d.out" "$BCS_OUT/$d.log"; return 1; }
+	done
+}
+
+# slurm_start LABEL CMD ARGS...: srun or sbatch --wait in the background,
+# its output in SHARE/out/slurm-LABEL.out, its exit status in
+# SHARE/out/slurm-LABEL.rc, with the environment Open MPI needs here.
+slurm_start()
+{
+	local label=$1 out=$SHARE/out/slurm-$1
+	shift
+	mkdir -p "$SHARE/out"
+	rm -f "$out.out" "$out.rc"
+	(
+		export OMPI_MCA_btl=self,vader,tcp
+		export OMPI_MCA_btl_tcp_if_include=$CL_NET.0/24
+		export OMPI_MCA_oob_tcp_if_include=$CL_NET.0/24
+		export OMPI_MCA_mpi_yield_when_idle=1
+		export PMIX_MCA_gds=hash
+		"$@" > "$out.out" 2>&1 < /dev/null
+		echo $? > "$out.rc"
+	) &
+	echo "$!" > "$STATE/slurm/srun-$label.pid"
+}
+
+stop_slurm()
+{
+	local d p
+	for d in srun-* slurmd slurmctld; do
+		for p in "$STATE"/slurm/$d.pid; do
+			[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null
+		done
+	done
+	p=$(cat /run/munge/munged.pid 2>/dev/null) && kill "$p" 2>/dev/null
+	return 0
+}
+
 # stop_burners: end the burners start_burner started.
 stop_burners()
 {
@@ -304,5 +393,6 @@ stop_all()
 		[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null
 	done
 	p=$(cat "$STATE/chronyd.pid" 2>/dev/null) && kill "$p" 2>/dev/null
+	stop_slurm
 	return 0
 }

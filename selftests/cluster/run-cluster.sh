@@ -13,7 +13,7 @@
 # (role both, priority 200), node2 a node, node3 a standby master (role
 # both, priority 100).  Then it runs the tests, selftests/cluster/test-*.sh
 # (default, in this order: coherence mpi auth flood loss restart failover
-# partition lead stats tree skew), and prints TAP, each test's results nested
+# partition lead stats tree skew slurm), and prints TAP, each test's results nested
 # under its line, and "N passed, N failed".  Exits non-zero if anything
 # failed.  A TEST with a slash is the path of a script to run as a test.
 #
@@ -45,7 +45,7 @@ while [ $# -gt 0 ]; do
 	*)         break ;;
 	esac
 done
-tests=${*:-coherence mpi auth flood loss restart failover partition lead stats tree skew}
+tests=${*:-coherence mpi auth flood loss restart failover partition lead stats tree skew slurm}
 case $nr_nodes in
 [2-9]) ;;
 *) echo "run-cluster: --nodes 2..9, not '$nr_nodes'" >&2; exit 2 ;;
@@ -98,7 +98,8 @@ nodes=$(seq -s " " 1 "$nr_nodes")
 net=10.77.0
 
 # --- build what the guests run --------------------------------------------
-for d in libbcs tools daemon; do
+# slurm: the SPANK plugin where spank.h is installed (test-slurm.sh).
+for d in libbcs tools daemon slurm; do
 	make -s -C "$top/$d" > "$run.build.log" 2>&1 ||
 		{ cat "$run.build.log" >&2; die "make -C $d failed"; }
 done

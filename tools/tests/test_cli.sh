@@ -514,11 +514,47 @@ PY
 	for _ in $(seq 50); do [ -S "$TMP/ctl" ] && break; sleep 0.1; done
 	# No module here: the columns of this node's module are "-" but
 	# for its tasks, which bcsd knows.
-	expect 0 '^ +16 +0 +- +2 +- +- +- +1024 +2048  1:2,2:2,.*,1024:2$' \
+	expect 0 '^ +16 +0 +- +2 +- +- +- +1024 +2048  1:2,2:2,.*,1024:2  -$' \
 		env BCS_CONTROL_SOCKET="$TMP/ctl" BCS_DEVICE=/nonexistent \
 		$BCSCTL job list
-	if [ "$(grep -c ',1024:2$' "$TMP/out")" -eq 16 ]; then ok; else
+	if [ "$(grep -c ',1024:2  -$' "$TMP/out")" -eq 16 ]; then ok; else
 		bad "job list of 16 jobs: $(head -c 300 "$TMP/out")"; fi
+	wait $srv
+
+	# --- the LABEL column: what /run/bcs/labels/<job> says (the Slurm
+	# plugin writes "slurm JOB.STEP" there), here from BCS_LABEL_DIR ---
+	rm -f "$TMP/ctl"
+	mkdir -p "$TMP/labels"
+	echo 'slurm 42.0' > "$TMP/labels/1344"
+	printf 'a\tb\033c\n' > "$TMP/labels/1345"
+	python3 - "$TMP/ctl" <<'PY' &
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(sys.argv[1])
+s.listen(1)
+s.settimeout(20)
+for _ in range(2):
+    c, _ = s.accept()
+    c.settimeout(20)
+    c.recv(65536)
+    jobs = [{"job": j, "row": 0, "nodes": 2, "tasks": 4, "local_tasks": 2,
+             "per_node": [{"node": 1, "tasks": 2}, {"node": 2, "tasks": 2}]}
+            for j in (1344, 1345, 1346)]
+    c.send(json.dumps({"ok": True, "jobs": jobs, "map_version": 1}).encode())
+    c.close()
+PY
+	srv=$!
+	for _ in $(seq 50); do [ -S "$TMP/ctl" ] && break; sleep 0.1; done
+	expect 0 '^ +1344 +0 +- +2 +- +- +- +2 +4  1:2,2:2  slurm 42\.0$' \
+		env BCS_CONTROL_SOCKET="$TMP/ctl" BCS_DEVICE=/nonexistent \
+		BCS_LABEL_DIR="$TMP/labels" $BCSCTL job list
+	if grep -q 'PER_NODE   LABEL$' "$TMP/out" &&
+	   grep -q '^ *1345 .*  a?b?c$' "$TMP/out" &&
+	   grep -q '^ *1346 .*  1:2,2:2  -$' "$TMP/out"; then ok; else
+		bad "job list labels: $(cat "$TMP/out")"; fi
+	expect 0 '"id":1344,.*"label":"slurm 42\.0"\}.*"id":1346,.*"label":null\}' \
+		env BCS_CONTROL_SOCKET="$TMP/ctl" BCS_DEVICE=/nonexistent \
+		BCS_LABEL_DIR="$TMP/labels" $BCSCTL job list --json
 	wait $srv
 fi
 
