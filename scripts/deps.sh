@@ -8,7 +8,8 @@
 #     headers of both guest kernels, linux-source-6.1, Open MPI and the SSH
 #     server and client through which mpirun reaches the test guests,
 #     MPICH (libbcsmpi is built and tested against both MPIs), the
-#     tools that build the debug kernel of `make check-debug`);
+#     tools that build the debug kernel of `make check-debug`, debhelper,
+#     dh-dkms and lintian for `make deb`);
 #   - the two guest kernel image packages, downloaded (not installed: the
 #     host keeps its own kernel) and unpacked into
 #     $BCS_CACHE/kernels/<release>/;
@@ -66,7 +67,8 @@ packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
 	gcc-multilib bc bison flex libelf-dev libssl-dev dkms
 	shellcheck python3-pyflakes gnuplot-nox
 	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2
-	clang libclang-rt-dev python3"
+	clang libclang-rt-dev python3
+	debhelper dh-dkms lintian"
 
 missing=""
 for p in $packages; do

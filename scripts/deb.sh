@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make deb`: the Debian packages of bcs (debian/), built with debhelper
+# in a copy of the tree under $BUILD/deb/src, so that nothing the build
+# makes (as root or not) is left in the tree, then checked with lintian.
+# The packages, .changes and .buildinfo go into $BUILD/deb.
+#
+# debian/changelog is not kept in the tree: it is written here, in the
+# copy, with the version scripts/version.sh prints (BCS_PACKAGE_VERSION in
+# include/uapi/linux/bcs.h), so that bcs keeps one version.
+#
+# The package slurm-bcs-plugin is built only when the tree has
+# slurm/Makefile; otherwise the build profile pkg.bcs.noslurm drops it
+# (debian/control, debian/rules).
+#
+# Environment: BUILD (default ./build), DEB_BUILD_OPTIONS (e.g. nocheck),
+# BCS_DEB_LINTIAN=0 to skip lintian.
+
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+
+export LC_ALL=C.UTF-8
+
+out=$BUILD/deb
+version=$("$top/scripts/version.sh")
+src=$out/src/bcs-$version
+
+log()
+{
+	echo "deb: $*"
+}
+
+for tool in dpkg-buildpackage dh dh_dkms lintian; do
+	if ! command -v "$tool" > /dev/null; then
+		echo "deb: $tool missing: run scripts/deps.sh (make deps)" >&2
+		exit 1
+	fi
+done
+
+# A copy of the files git knows (tracked, and new ones not ignored), as
+# they are in the work tree.
+log "copying the tree into $src"
+rm -rf "$out"
+mkdir -p "$src"
+(cd "$top" && git ls-files -z --cached --others --exclude-standard |
+	while IFS= read -r -d '' f; do
+		[ -e "$f" ] && printf '%s\0' "$f"
+	done | tar --null -T - -cf -) | tar -xf - -C "$src"
+
+# The one changelog entry, from the one version; dated by the commit so
+# that the same commit makes the same packages.
+maint=$(sed -n 's/^Maintainer: *//p' "$src/debian/control")
+date=$(cd "$top" && git log -1 --format=%aD 2>/dev/null) || date=$(date -R)
+commit=$(cd "$top" && git describe --always --dirty 2>/dev/null) || commit=unknown
+cat > "$src/debian/changelog" <<CHANGELOG
+bcs ($version) unstable; urgency=medium
+
+  * bcs $version, built from the source tree at $commit.
+    (Written by scripts/deb.sh from BCS_PACKAGE_VERSION.)
+
+ -- $maint  $date
+CHANGELOG
+
+profiles=()
+if [ ! -f "$src/slurm/Makefile" ]; then
+	log "no slurm/Makefile: slurm-bcs-plugin not built (pkg.bcs.noslurm)"
+	profiles=(-Ppkg.bcs.noslurm)
+fi
+
+cd "$src"
+if ! dpkg-checkbuilddeps "${profiles[@]}"; then
+	echo "deb: build dependencies missing: run scripts/deps.sh (make deps)" >&2
+	exit 1
+fi
+log "dpkg-buildpackage -b -us -uc ${profiles[*]}"
+# Without the BUILD of the tree the copy was made from (debian/rules too).
+timeout 1800 env -u BUILD -u BCS_CACHE \
+	dpkg-buildpackage -b -us -uc "${profiles[@]}"
+
+cd "$out"
+mv src/*.deb src/*.changes src/*.buildinfo "$out/"
+rm -rf src
+changes=$(ls "$out"/bcs_"${version}"_*.changes)
+log "packages in $out:"
+ls "$out"/*.deb | sed 's/^/deb:   /'
+
+if [ "${BCS_DEB_LINTIAN:-1}" != 0 ]; then
+	log "lintian --fail-on error,warning $(basename "$changes")"
+	timeout 900 lintian --fail-on error,warning --display-info \
+		--tag-display-limit 0 "$changes"
+	log "lintian: clean (no errors, no warnings)"
+fi
