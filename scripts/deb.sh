@@ -14,6 +14,8 @@
 # slurm/Makefile; otherwise the build profile pkg.bcs.noslurm drops it
 # (debian/control, debian/rules).
 #
+# scripts/deb.sh --lintian runs lintian alone on the packages built last.
+#
 # Environment: BUILD (default ./build), DEB_BUILD_OPTIONS (e.g. nocheck),
 # BCS_DEB_LINTIAN=0 to skip lintian.
 
@@ -32,6 +34,31 @@ log()
 {
 	echo "deb: $*"
 }
+
+# lintian --fail-on error,warning on the .changes of this version; as
+# nobody when run as root (lintian advises against root).
+lintian_check()
+{
+	local changes as=()
+
+	changes=$(ls "$out"/bcs_"${version}"_*.changes) || return 1
+	if [ "$(id -u)" = 0 ] && command -v runuser > /dev/null &&
+	   runuser -u nobody -- test -r "$changes"; then
+		as=(runuser -u nobody -- env HOME=/tmp TMPDIR=/tmp)
+	fi
+	log "lintian --fail-on error,warning $(basename "$changes")"
+	if ! timeout 900 "${as[@]}" lintian --fail-on error,warning --display-info \
+			--tag-display-limit 0 "$changes"; then
+		log "lintian: FAILED (errors or warnings above)"
+		return 1
+	fi
+	log "lintian: clean (no errors, no warnings)"
+}
+
+if [ "${1:-}" = --lintian ]; then
+	lintian_check
+	exit
+fi
 
 for tool in dpkg-buildpackage dh dh_dkms lintian; do
 	if ! command -v "$tool" > /dev/null; then
@@ -83,13 +110,9 @@ timeout 1800 env -u BUILD -u BCS_CACHE \
 cd "$out"
 mv src/*.deb src/*.changes src/*.buildinfo "$out/"
 rm -rf src
-changes=$(ls "$out"/bcs_"${version}"_*.changes)
 log "packages in $out:"
 ls "$out"/*.deb | sed 's/^/deb:   /'
 
 if [ "${BCS_DEB_LINTIAN:-1}" != 0 ]; then
-	log "lintian --fail-on error,warning $(basename "$changes")"
-	timeout 900 lintian --fail-on error,warning --display-info \
-		--tag-display-limit 0 "$changes"
-	log "lintian: clean (no errors, no warnings)"
+	lintian_check
 fi

@@ -124,8 +124,7 @@ done
 [ ${#debs[@]} = 6 ]
 check $? "one .deb for each of: $pkgs"
 
-timeout 900 lintian --fail-on error,warning --tag-display-limit 0 \
-	"$out/bcs_${version}_"*.changes > "$logdir/lintian.log" 2>&1
+"$top/scripts/deb.sh" --lintian > "$logdir/lintian.log" 2>&1
 rc=$?
 note "$logdir/lintian.log"
 check $rc "lintian --fail-on error,warning: no error, no warning"
