@@ -68,24 +68,38 @@ for tool in dpkg-buildpackage dh dh_dkms lintian; do
 done
 
 # A copy of the files git knows (tracked, and new ones not ignored), as
-# they are in the work tree.
+# they are in the work tree; outside git (an unpacked tarball), of
+# everything but ./build (debian/rules cleans what was built in place).
 log "copying the tree into $src"
 rm -rf "$out"
 mkdir -p "$src"
-(cd "$top" && git ls-files -z --cached --others --exclude-standard |
-	while IFS= read -r -d '' f; do
-		[ -e "$f" ] && printf '%s\0' "$f"
-	done | tar --null -T - -cf -) | tar -xf - -C "$src"
+# (A tree copied into another's build directory is not that one's.)
+in_git=0
+if prefix=$(git -C "$top" rev-parse --show-prefix 2>/dev/null) &&
+   [ -z "$prefix" ]; then
+	in_git=1
+	(cd "$top" && git ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do
+			[ -e "$f" ] && printf '%s\0' "$f"
+		done | tar --null -T - -cf -) | tar -xf - -C "$src"
+else
+	(cd "$top" && tar --exclude=./build -cf - .) | tar -xf - -C "$src"
+fi
 
 # The one changelog entry, from the one version; dated by the commit so
 # that the same commit makes the same packages.
 maint=$(sed -n 's/^Maintainer: *//p' "$src/debian/control")
-date=$(cd "$top" && git log -1 --format=%aD 2>/dev/null) || date=$(date -R)
-commit=$(cd "$top" && git describe --always --dirty 2>/dev/null) || commit=unknown
+date=$(date -R)
+from="a source tree outside git"
+if [ $in_git = 1 ]; then
+	date=$(git -C "$top" log -1 --format=%aD 2>/dev/null) || date=$(date -R)
+	from="the source tree at $(git -C "$top" describe --always --dirty \
+		2>/dev/null || echo "an unknown commit")"
+fi
 cat > "$src/debian/changelog" <<CHANGELOG
 bcs ($version) unstable; urgency=medium
 
-  * bcs $version, built from the source tree at $commit.
+  * bcs $version, built from $from.
     (Written by scripts/deb.sh from BCS_PACKAGE_VERSION.)
 
  -- $maint  $date

@@ -9,7 +9,10 @@
 #      pkg-config), the cluster key made on first installation, and DKMS's
 #      bcs.ko for each guest kernel of kernels.env (their headers are
 #      installed by scripts/deps.sh), with modinfo giving bcs's version;
-#   3. reinstalling keeps the key and a changed bcsd.conf;
+#   3. reinstalling keeps the key and a changed bcsd.conf, and so does an
+#      upgrade to packages of the same sources with the version raised
+#      (BCS_DEB_UPGRADE=0 leaves it out), after which DKMS has the new
+#      version's module, and the old one's is gone;
 #   4. one guest (6.1) boots and runs bcs_ioctl_test with the DKMS-built
 #      module (BCS_DEB_VM=0 leaves it out);
 #   5. apt-get remove leaves nothing but configuration (bcsd.conf, the
@@ -242,6 +245,73 @@ check $? "the cluster key is kept"
 grep -qx "# site setting" /etc/bcs/bcsd.conf
 check $? "a changed bcsd.conf is kept"
 
+# --- upgrade to a newer version ----------------------------------------------
+# The same sources with BCS_PACKAGE_VERSION raised, in a copy: its packages
+# replace these, and DKMS's module of the old version makes way for the
+# new one's, for the same kernels.
+if [ "${BCS_DEB_UPGRADE:-1}" = 0 ]; then
+	skip "upgrade to a newer version" "BCS_DEB_UPGRADE=0"
+else
+	up=$logdir/upgrade
+	upver=$version+up1
+	rm -rf "$up"
+	mkdir -p "$up/src"
+	(cd "$top" && git ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do
+			[ -e "$f" ] && printf '%s\0' "$f"
+		done | tar --null -T - -cf -) | tar -xf - -C "$up/src"
+	sed -i "s/^\(#define[[:space:]]*BCS_PACKAGE_VERSION[[:space:]]*\)\"[^\"]*\"/\1\"$upver\"/" \
+		"$up/src/include/uapi/linux/bcs.h"
+	o=$("$up/src/scripts/version.sh")
+	BUILD=$up/build BCS_DEB_LINTIAN=0 DEB_BUILD_OPTIONS=nocheck \
+		"$up/src/scripts/deb.sh" > "$logdir/upgrade-deb.log" 2>&1
+	rc=$?
+	[ $rc = 0 ] || tail -n 40 "$logdir/upgrade-deb.log" | sed 's/^/# /'
+	[ "$o" = "$upver" ] && [ $rc = 0 ]
+	check $? "packages of bcs $o built from a copy with the version raised"
+
+	updebs=()
+	for p in $pkgs; do
+		f=$(ls "$up/build/deb/${p}_${upver}_"*.deb 2>/dev/null)
+		[ -n "$f" ] && updebs+=("$f")
+	done
+	timeout 1800 apt-get install "${apt_opts[@]}" --no-install-recommends \
+		-o Dpkg::Options::=--force-confold "${updebs[@]}" \
+		> "$logdir/upgrade.log" 2>&1
+	rc=$?
+	[ $rc = 0 ] || tail -n 40 "$logdir/upgrade.log" | sed 's/^/# /'
+	sed -n '/Building for\|Building initial\|DKMS\|bcsd:/p' \
+		"$logdir/upgrade.log" | sed 's/^/# /'
+	[ ${#updebs[@]} = 6 ] && [ $rc = 0 ]
+	check $? "apt-get install: upgrade from $version to $upver"
+
+	bad=$(for p in $pkgs; do
+		dpkg-query -W -f '${Package} ${Version} ${db:Status-Abbrev}\n' "$p"
+	done 2>&1 | grep -v " $upver ii")
+	[ -z "$bad" ]
+	check $? "all six packages at $upver${bad:+: $bad}"
+	o=$(/usr/sbin/bcsctl --version 2>&1)
+	[ "${o#bcsctl "$upver" }" != "$o" ]
+	check $? "bcsctl --version: $o"
+
+	o=$(dkms status bcs 2>/dev/null)
+	echo "$o" | sed 's/^/# dkms status: /'
+	! echo "$o" | grep -q "bcs/$version,"
+	check $? "DKMS has no module of $version left"
+	for rel in $BCS_KERNELS; do
+		ko=$(ls "/lib/modules/$rel/updates/dkms/bcs.ko"* 2>/dev/null | head -n 1)
+		v=$(modinfo -F version "${ko:-/nonexistent}" 2>/dev/null)
+		[ "$v" = "$upver" ]
+		check $? "DKMS's bcs.ko for $rel after the upgrade: version ${v:-none}"
+	done
+	[ ! -e "/usr/src/bcs-$version" ]
+	check $? "/usr/src/bcs-$version is gone"
+	[ "$(sha256sum "$key" 2>/dev/null)" = "$keysum" ] &&
+		grep -qx "# site setting" /etc/bcs/bcsd.conf
+	check $? "the upgrade keeps the key and the changed bcsd.conf"
+	version=$upver
+fi
+
 # --- a guest with the DKMS-built module -------------------------------------
 rel61=$(bcs_release 6.1)
 ko=/lib/modules/$rel61/updates/dkms/bcs.ko
@@ -288,7 +358,7 @@ leftovers()
 		fi
 	done < "$logdir/files"
 	# What DKMS and bcsd make beside the packaged files.
-	for f in /var/lib/dkms/bcs /usr/src/bcs-"$version" /var/lib/bcs \
+	for f in /var/lib/dkms/bcs /usr/src/bcs-* /var/lib/bcs \
 		 /etc/bcs/cluster.key; do
 		[ -e "$f" ] && echo "$f"
 	done
