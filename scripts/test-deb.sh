@@ -14,7 +14,8 @@
 #      (BCS_DEB_UPGRADE=0 leaves it out), after which DKMS has the new
 #      version's module, and the old one's is gone;
 #   4. one guest (6.1) boots and runs bcs_ioctl_test with the DKMS-built
-#      module (BCS_DEB_VM=0 leaves it out);
+#      module (BCS_DEB_VM=0 leaves it out; BCS_DEB_TESTS="..." names other
+#      selftests, BCS_DEB_TESTS=all runs them all, as make check does);
 #   5. apt-get remove leaves nothing but configuration (bcsd.conf, the
 #      key); apt-get purge leaves nothing at all.
 #
@@ -315,22 +316,28 @@ fi
 # --- a guest with the DKMS-built module -------------------------------------
 rel61=$(bcs_release 6.1)
 ko=/lib/modules/$rel61/updates/dkms/bcs.ko
+tests=${BCS_DEB_TESTS:-bcs_ioctl_test}
+# run-in-guest.sh runs every selftest when none is named.
+[ "$tests" = all ] && tests=
 if [ "${BCS_DEB_VM:-1}" = 0 ]; then
-	skip "guest $rel61: bcs_ioctl_test with DKMS's bcs.ko" "BCS_DEB_VM=0"
+	skip "guest $rel61: selftests with DKMS's bcs.ko" "BCS_DEB_VM=0"
 elif ! timeout 900 make -s -C "$top/selftests" > "$logdir/selftests.log" 2>&1; then
 	note "$logdir/selftests.log"
 	check 1 "selftests built (make -C selftests)"
 else
 	# The guest sees this machine's root file system, so the module
 	# DKMS installed is there at the same path.
-	timeout 1000 "$top/selftests/vm/run-vm.sh" --kernel "$rel61" \
-		--timeout 900 --quiet --out "$logdir/vm" \
-		-- bash selftests/run-in-guest.sh "$ko" bcs_ioctl_test \
+	vmtmo=900
+	[ -z "$tests" ] && vmtmo=2400
+	# shellcheck disable=SC2086
+	timeout $((vmtmo + 100)) "$top/selftests/vm/run-vm.sh" \
+		--kernel "$rel61" --timeout "$vmtmo" --quiet --out "$logdir/vm" \
+		-- bash selftests/run-in-guest.sh "$ko" $tests \
 		> "$logdir/vm.log" 2>&1
 	rc=$?
 	grep -E '^ *(# )*(not )?ok |insmod|run-in-guest' \
 		"$logdir/vm/console.log" 2>/dev/null | sed 's/^/# /' | tail -n 30
-	check $rc "guest $rel61: bcs_ioctl_test with DKMS's $ko"
+	check $rc "guest $rel61: ${tests:-all selftests} with DKMS's $ko"
 fi
 
 # --- remove: only configuration is left -------------------------------------
