@@ -205,6 +205,11 @@ o=$(ldd /usr/lib/*/bcs/libbcsmpi-*.so 2>&1)
 	! echo "$o" | grep -q 'not found'
 check $? "libbcsmpi-openmpi.so and libbcsmpi-mpich.so, every library found"
 
+# bcsctl run --mpi-stats preloads them from the directory compiled in.
+mpidir=$(ls -d /usr/lib/*/bcs 2>/dev/null | head -n 1)
+[ -n "$mpidir" ] && strings /usr/sbin/bcsctl | grep -qx "$mpidir"
+check $? "bcsctl looks for libbcsmpi in ${mpidir:-(none installed)}"
+
 grep -qx 'ExecStart=/usr/sbin/bcsd -f /etc/bcs/bcsd.conf --log=syslog' \
 	/lib/systemd/system/bcsd.service
 check $? "bcsd.service starts /usr/sbin/bcsd"
