@@ -15,7 +15,7 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 
 .PHONY: all module userspace libbcs libbcsmpi tools selftests bench daemon slurm \
 	modules-all lint deps check check-debug fuzz cluster-check bench-run demo demo-node \
-	gang-benefit master-rt tree-scale drain clean install
+	gang-benefit master-rt tree-scale drain clean install deb check-deb
 
 all: module userspace
 
@@ -59,6 +59,17 @@ install: libbcs tools daemon libbcsmpi
 	$(MAKE) -C tools install
 	$(MAKE) -C daemon install
 	$(MAKE) -C libbcsmpi install
+
+# Debian packages (debian/) into $(BUILD)/deb, built in a copy of the tree
+# and checked with lintian: bcs-dkms, libbcs1, libbcs-dev, bcs-tools, bcsd,
+# libbcsmpi (Documentation/admin-guide.rst, "Installing from packages").
+deb:
+	scripts/deb.sh
+
+# Builds the packages, installs them here (root), lets DKMS build the
+# module for both guest kernels, removes and purges them (not in check).
+check-deb:
+	scripts/test-deb.sh
 
 # Build bcs.ko for every supported kernel into $(BUILD)/kmod/<release>/.
 modules-all:

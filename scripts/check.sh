@@ -137,6 +137,9 @@ done
 step fuzz "$logdir/fuzz.log" env FUZZ_SECONDS="${BCS_FUZZ_SECONDS:-10}" \
 	scripts/fuzz.sh
 step install "$logdir/install.log" scripts/test-install.sh
+# The Debian packages, built and checked with lintian (make deb, about two
+# minutes); installing them on the host is make check-deb's, not run here.
+step deb "$logdir/deb.log" scripts/deb.sh
 
 # --- guests -------------------------------------------------------------------
 # Count the KTAP leaf results of a guest run.  Output of programs run by a

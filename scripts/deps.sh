@@ -8,10 +8,11 @@
 #     headers of both guest kernels, linux-source-6.1, Open MPI and the SSH
 #     server and client through which mpirun reaches the test guests,
 #     MPICH (libbcsmpi is built and tested against both MPIs), the
-#     tools that build the debug kernel of `make check-debug`, Slurm and
-#     munge (the SPANK plugin builds against libslurm-dev; the cluster
-#     test runs slurmctld, slurmd and munged in the guests, with their
-#     own configuration and state, not the host's));
+#     tools that build the debug kernel of `make check-debug`, debhelper,
+#     dh-dkms and lintian for `make deb`, Slurm and munge (the SPANK
+#     plugin builds against libslurm-dev; the cluster test runs
+#     slurmctld, slurmd and munged in the guests, with their own
+#     configuration and state, not the host's));
 #   - the two guest kernel image packages, downloaded (not installed: the
 #     host keeps its own kernel) and unpacked into
 #     $BCS_CACHE/kernels/<release>/;
@@ -70,6 +71,7 @@ packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
 	shellcheck python3-pyflakes gnuplot-nox
 	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2
 	clang libclang-rt-dev python3
+	debhelper dh-dkms lintian
 	libslurm-dev slurm-wlm munge"
 
 missing=""

@@ -4,7 +4,8 @@
 # Static checks of the shell and Python of the tree (`make lint`):
 #
 #   ShellCheck (-x, severity warning) over every tracked shell script
-#   (*.sh, the guest's init, dkms.conf), sourced files followed;
+#   (*.sh, the guest's init, dkms.conf, the packages' maintainer
+#   scripts), sourced files followed;
 #   pyflakes3 over every tracked Python file.
 #
 # Exits non-zero if anything was found.
@@ -22,7 +23,8 @@ for tool in shellcheck pyflakes3; do
 	fi
 done
 
-mapfile -t sh < <(git ls-files '*.sh' selftests/vm/init dkms.conf)
+mapfile -t sh < <(git ls-files '*.sh' selftests/vm/init dkms.conf \
+	'debian/*.postinst' 'debian/*.postrm')
 echo "lint-scripts: shellcheck on ${#sh[@]} files"
 if ! shellcheck -x -S warning "${sh[@]}"; then
 	echo "lint-scripts: shellcheck: FAILED"
