@@ -26,6 +26,7 @@
 
 #include "../libbcs/bcs.h"
 #include "bcsd.h"
+#include "tquorum.h"
 #include "log.h"
 #include "master.h"
 #include "topo.h"
@@ -563,7 +564,7 @@ static void master_tick(struct bcsd *d, void *arg)
 {
 	uint64_t silence = slices_ms(d, d->cfg.failover_slices);
 	uint64_t now = now_mono_ms();
-	uint32_t fresh, need, epoch;
+	uint32_t fresh, need, epoch, hearing;
 
 	(void)arg;
 	if (d->master.active)
@@ -579,7 +580,30 @@ static void master_tick(struct bcsd *d, void *arg)
 	 * the cut heals (the nodes' reports may come before a strobe) the
 	 * master has a whole failover period to be heard.
 	 */
-	if (!view_quorum(d, now, &fresh, &need)) {
+	if (tree_transport(d)) {
+		/*
+		 * Down a tree this daemon hears only its subtree: it asked
+		 * every node (tree.c, tquorum.c).  A node that hears a master
+		 * means that only this daemon's path to it broke.
+		 */
+		switch (tree_quorum(d, silence / 2, &fresh, &hearing, &need)) {
+		case TQ_TAKE_OVER:
+			break;
+		case TQ_MASTER_HEARD:
+			d->cnt.quorum_vetoes++;
+			pr_notice("no master heard, but %u of the %u nodes that answer hear one: not taking over",
+				  hearing, fresh);
+			d->followed.heard_ms = now - silence * 3 / 4;
+			return;
+		default:
+			if (!d->master.no_quorum_said)
+				pr_notice("no master heard, but only %u of %u nodes answer (quorum %u): not taking over",
+					  fresh + 1, d->nodes->nr, need);
+			d->master.no_quorum_said = true;
+			d->followed.heard_ms = now - silence * 3 / 4;
+			return;
+		}
+	} else if (!view_quorum(d, now, &fresh, &need)) {
 		if (!d->master.no_quorum_said)
 			pr_notice("no master heard, but only %u of %u nodes report (quorum %u): not taking over",
 				  fresh, d->view.nr_peers, need);

@@ -80,6 +80,10 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "probes_answered", d->cnt.probes_answered);
 	add_u64(o, "probe_replies", d->cnt.probe_replies);
 	add_u64(o, "probe_replies_dropped", d->cnt.probe_replies_dropped);
+	add_u64(o, "quorum_probes_tx", d->cnt.quorum_probes_tx);
+	add_u64(o, "quorum_replies", d->cnt.quorum_replies);
+	add_u64(o, "quorum_replies_dropped", d->cnt.quorum_replies_dropped);
+	add_u64(o, "quorum_vetoes", d->cnt.quorum_vetoes);
 	add_u64(o, "probe_samples_refused", d->cnt.probe_samples_refused);
 	add_u64(o, "offsets_tx", d->cnt.offsets_tx);
 	add_u64(o, "offsets_rx", d->cnt.offsets_rx);
