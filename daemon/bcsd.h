@@ -133,6 +133,7 @@ struct bcsd_tree_rt {
 	uint32_t adopter;
 	uint64_t asked_ms;		/* @adopter chosen */
 	uint64_t attach_sent_ms;
+	bool asking_any;		/* past the root: every node in turn */
 	struct tree_adopted adopted[TREE_ADOPTED_MAX];
 	uint32_t nr_adopted;
 	struct tree_unacked unacked[TREE_UNACKED_MAX];

@@ -580,11 +580,13 @@ static void master_tick(struct bcsd *d, void *arg)
 	 * the cut heals (the nodes' reports may come before a strobe) the
 	 * master has a whole failover period to be heard.
 	 */
-	if (tree_transport(d)) {
+	if (tree_transport(d) && d->followed.known) {
 		/*
 		 * Down a tree this daemon hears only its subtree: it asked
 		 * every node (tree.c, tquorum.c).  A node that hears a master
-		 * means that only this daemon's path to it broke.
+		 * means that only this daemon's path to it broke.  One that
+		 * never heard a master has asked nobody, and may take over,
+		 * as a standby that heard no report may with multicast.
 		 */
 		switch (tree_quorum(d, silence / 2, &fresh, &hearing, &need)) {
 		case TQ_TAKE_OVER:

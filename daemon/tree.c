@@ -520,14 +520,16 @@ bool tree_hears_master(const struct bcsd *d)
 }
 
 /*
- * A standby whose master has been silent for tree_reattach_slices probes
- * every node of the list, again every tree_reattach_slices while the
- * silence lasts: at most one datagram per node and round.
+ * A standby whose master has been silent for a quarter of failover_slices
+ * probes every node of the list, again every quarter while the silence
+ * lasts: at most one datagram per node and round, and two rounds in the
+ * half of the silence whose answers count.
  */
-static void quorum_probes(struct bcsd *d, uint64_t now, uint64_t wait_ms)
+static void quorum_probes(struct bcsd *d, uint64_t now)
 {
 	struct bcsd_tree_rt *t = &d->tree_rt;
 	struct bcsp_msg m = { .hdr = { .type = BCSP_PROBE } };
+	uint64_t wait_ms = hear_ms(d) / 2;
 	uint32_t i;
 
 	if (!d->master_role || d->master.active || !t->q ||
@@ -598,6 +600,19 @@ int tree_quorum(struct bcsd *d, uint64_t window_ms, uint32_t *answered,
 	return v;
 }
 
+/* The node after @from in the list, not this one nor @parent; or none. */
+static uint32_t next_any(const struct bcsd *d, uint32_t from, uint32_t parent)
+{
+	uint32_t i = from, k;
+
+	for (k = 0; k < d->nodes->nr; k++) {
+		i = (i + 1) % d->nodes->nr;
+		if (i != d->tree_self && i != parent)
+			return i;
+	}
+	return TOPO_NONE;
+}
+
 /*
  * A node whose parent has passed nothing on for tree_reattach_slices asks
  * its grandparent to pass it the master's datagrams, and, while nothing
@@ -618,7 +633,7 @@ static void tree_tick(struct bcsd *d, void *arg)
 	if (!d->followed.known || !d->followed.slice_ns)
 		return;
 	wait_ms = d->cfg.tree_reattach_slices * d->followed.slice_ns / 1000000;
-	quorum_probes(d, now, wait_ms);
+	quorum_probes(d, now);
 	p = topo_parent(d->tree, d->tree_self);
 	if (p == TOPO_NONE)
 		return;
@@ -626,6 +641,10 @@ static void tree_tick(struct bcsd *d, void *arg)
 		return;
 	if (t->adopter == TOPO_NONE) {
 		up = topo_parent(d->tree, p);
+		/* The parent is the root: ask the others (below). */
+		t->asking_any = up == TOPO_NONE;
+		if (t->asking_any)
+			up = next_any(d, p, p);
 		if (up == TOPO_NONE)
 			return;
 		t->adopter = up;
@@ -639,7 +658,17 @@ static void tree_tick(struct bcsd *d, void *arg)
 	/* The one asked passes nothing on either: one level up. */
 	if (now - d->followed.heard_ms > wait_ms &&
 	    now - t->asked_ms > wait_ms) {
-		up = topo_parent(d->tree, t->adopter);
+		/*
+		 * Past the root (which may be dead, and the new master
+		 * unknown): every other node in turn, one each period, until
+		 * one passes on the datagrams of a master, whose tree then
+		 * gives this node its place.
+		 */
+		up = t->asking_any ? TOPO_NONE : topo_parent(d->tree, t->adopter);
+		if (up == TOPO_NONE) {
+			t->asking_any = true;
+			up = next_any(d, t->adopter, p);
+		}
 		if (up != TOPO_NONE) {
 			t->adopter = up;
 			t->asked_ms = now;
