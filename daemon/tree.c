@@ -600,14 +600,18 @@ int tree_quorum(struct bcsd *d, uint64_t window_ms, uint32_t *answered,
 	return v;
 }
 
-/* The node after @from in the list, not this one nor @parent; or none. */
-static uint32_t next_any(const struct bcsd *d, uint32_t from, uint32_t parent)
+/*
+ * The node after @from in the list, not this one; or none.  The silent
+ * parent too, in its turn: it may be the new master, whose tree no longer
+ * has this node as its child.
+ */
+static uint32_t next_any(const struct bcsd *d, uint32_t from)
 {
 	uint32_t i = from, k;
 
 	for (k = 0; k < d->nodes->nr; k++) {
 		i = (i + 1) % d->nodes->nr;
-		if (i != d->tree_self && i != parent)
+		if (i != d->tree_self)
 			return i;
 	}
 	return TOPO_NONE;
@@ -644,7 +648,7 @@ static void tree_tick(struct bcsd *d, void *arg)
 		/* The parent is the root: ask the others (below). */
 		t->asking_any = up == TOPO_NONE;
 		if (t->asking_any)
-			up = next_any(d, p, p);
+			up = next_any(d, p);
 		if (up == TOPO_NONE)
 			return;
 		t->adopter = up;
@@ -667,7 +671,7 @@ static void tree_tick(struct bcsd *d, void *arg)
 		up = t->asking_any ? TOPO_NONE : topo_parent(d->tree, t->adopter);
 		if (up == TOPO_NONE) {
 			t->asking_any = true;
-			up = next_any(d, t->adopter, p);
+			up = next_any(d, t->adopter);
 		}
 		if (up != TOPO_NONE) {
 			t->adopter = up;
