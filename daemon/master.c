@@ -26,10 +26,10 @@
 
 #include "../libbcs/bcs.h"
 #include "bcsd.h"
-#include "tquorum.h"
 #include "log.h"
 #include "master.h"
 #include "topo.h"
+#include "tquorum.h"
 
 /*
  * The map goes out again every MAP_RESEND_SLICES slices, or every

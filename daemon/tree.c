@@ -645,9 +645,12 @@ static void tree_tick(struct bcsd *d, void *arg)
 		return;
 	if (t->adopter == TOPO_NONE) {
 		up = topo_parent(d->tree, p);
-		/* The parent is the root: ask the others (below). */
+		/*
+		 * The parent is the root: once a standby may have taken over
+		 * (half the failover silence), ask the others (below).
+		 */
 		t->asking_any = up == TOPO_NONE;
-		if (t->asking_any)
+		if (t->asking_any && now - d->followed.heard_ms > hear_ms(d))
 			up = next_any(d, p);
 		if (up == TOPO_NONE)
 			return;
@@ -664,12 +667,13 @@ static void tree_tick(struct bcsd *d, void *arg)
 	    now - t->asked_ms > wait_ms) {
 		/*
 		 * Past the root (which may be dead, and the new master
-		 * unknown): every other node in turn, one each period, until
-		 * one passes on the datagrams of a master, whose tree then
-		 * gives this node its place.
+		 * unknown), once a standby may have taken over (half the
+		 * failover silence): every other node in turn, one each
+		 * period, until one passes on the datagrams of a master,
+		 * whose tree then gives this node its place.
 		 */
 		up = t->asking_any ? TOPO_NONE : topo_parent(d->tree, t->adopter);
-		if (up == TOPO_NONE) {
+		if (up == TOPO_NONE && now - d->followed.heard_ms > hear_ms(d)) {
 			t->asking_any = true;
 			up = next_any(d, t->adopter);
 		}
