@@ -503,10 +503,14 @@ static void send_attach(struct bcsd *d, uint32_t parent)
 	t->attach_sent_ms = now_mono_ms();
 }
 
-/* The silence of a master after which a daemon no longer hears it. */
+/*
+ * The silence of a master after which a daemon no longer hears it: a
+ * quarter of failover_slices, so that every answer in the last half of a
+ * standby's silence that says so is one of a master still heard.
+ */
 static uint64_t hear_ms(const struct bcsd *d)
 {
-	uint64_t ms = d->cfg.failover_slices * d->followed.slice_ns / 1000000 / 2;
+	uint64_t ms = d->cfg.failover_slices * d->followed.slice_ns / 1000000 / 4;
 
 	return ms ? ms : 1;
 }
@@ -521,20 +525,20 @@ bool tree_hears_master(const struct bcsd *d)
 
 /*
  * A standby whose master has been silent for a quarter of failover_slices
- * probes every node of the list, again every quarter while the silence
- * lasts: at most one datagram per node and round, and two rounds in the
- * half of the silence whose answers count.
+ * probes every node of the list, again every eighth while the silence
+ * lasts (or every housekeeping tick, if that is longer): at most one
+ * datagram per node and round, and rounds enough in the half of the
+ * silence whose answers count.
  */
 static void quorum_probes(struct bcsd *d, uint64_t now)
 {
 	struct bcsd_tree_rt *t = &d->tree_rt;
 	struct bcsp_msg m = { .hdr = { .type = BCSP_PROBE } };
-	uint64_t wait_ms = hear_ms(d) / 2;
 	uint32_t i;
 
 	if (!d->master_role || d->master.active || !t->q ||
-	    now - d->followed.heard_ms <= wait_ms ||
-	    now - t->q_sent_ms < wait_ms)
+	    now - d->followed.heard_ms <= hear_ms(d) ||
+	    now - t->q_sent_ms < hear_ms(d) / 2)
 		return;
 	t->q_sent_ms = now;
 	t->q_id = ((t->q_id + 1) & ~BCSP_PROBE_QUORUM) | BCSP_PROBE_QUORUM;
@@ -646,8 +650,8 @@ static void tree_tick(struct bcsd *d, void *arg)
 	if (t->adopter == TOPO_NONE) {
 		up = topo_parent(d->tree, p);
 		/*
-		 * The parent is the root: once a standby may have taken over
-		 * (half the failover silence), ask the others (below).
+		 * The parent is the root: once a standby may be about to take
+		 * over (a quarter of the failover silence), ask the others.
 		 */
 		t->asking_any = up == TOPO_NONE;
 		if (t->asking_any && now - d->followed.heard_ms > hear_ms(d))
@@ -667,8 +671,8 @@ static void tree_tick(struct bcsd *d, void *arg)
 	    now - t->asked_ms > wait_ms) {
 		/*
 		 * Past the root (which may be dead, and the new master
-		 * unknown), once a standby may have taken over (half the
-		 * failover silence): every other node in turn, one each
+		 * unknown), once a standby may be about to take over (a
+		 * quarter of the failover silence): every other node in turn, one each
 		 * period, until one passes on the datagrams of a master,
 		 * whose tree then gives this node its place.
 		 */
