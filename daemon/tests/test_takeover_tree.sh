@@ -15,7 +15,10 @@
 #    hears the master to pass its datagrams on, and its stand-in keeps
 #    getting strobes.  node2's tree_reattach_slices is longer than its
 #    failover_slices, so that it is the quorum that keeps it from taking
-#    over, not an attach made before the silence is long enough.
+#    over, not an attach made before the silence is long enough.  Then
+#    node2 is cut off every node: nobody answers, it is in a minority of
+#    the nodes file, and does not take over either; healed, it follows
+#    node1 again.
 # 2. The take-over: node1's bcsd is killed.  node2 takes over within
 #    failover_slices (plus a tick), every daemon re-roots at node2 (parent,
 #    depth, children as the k-ary tree from 2 gives them: 2 - (1 - (4 5),
@@ -134,6 +137,27 @@ then
 	[ "$(val 1 active_master)" = 1 ] && [ "$(val 1 takeovers)" = 1 ]
 	check $? "node1 stays the master"
 	ip netns exec "$NS-2" nft delete table inet bcs_tkt
+
+	# Cut off everyone: no node answers, no quorum, no take-over.
+	ip netns exec "$NS-2" nft -f - <<EOF
+table inet bcs_tkt {
+	chain input {
+		type filter hook input priority 0; policy accept;
+		meta l4proto udp drop
+	}
+}
+EOF
+	sleep $((FAILOVER * 3 / 10 + 2))
+	snap 2
+	[ "$(val 2 active_master)" = 0 ] && [ "$(val 2 takeovers)" = 0 ] &&
+		grep -q "nodes answer (quorum 4): not taking over" "$TMP/log2"
+	check $? "node2, cut off every node, does not take over: no quorum"
+	ip netns exec "$NS-2" nft delete table inet bcs_tkt
+	s1=$(strobes 2)
+	sleep 2
+	s2=$(strobes 2)
+	[ "$s2" -ge $((s1 + 8)) ]
+	check $? "node2 follows node1 again once the cut heals ($s1, then $s2 strobes)"
 else
 	echo "# SKIP: the quorum: nft cannot filter in a namespace here"
 fi
