@@ -14,6 +14,8 @@
 
 #include "bcsd.h"
 #include "log.h"
+#include "topo.h"
+#include "tquorum.h"
 
 static void add_u64(struct json_object *o, const char *key, uint64_t v)
 {
@@ -95,6 +97,9 @@ struct json_object *stats_json(const struct bcsd *d)
 	 */
 	json_object_object_add(o, "offsets", d->master.active ?
 			       offsets_json(d, now_real_ns()) : NULL);
+	/* Down a tree, of the nodes file (tquorum.c); the answers count. */
+	if (tree_transport(d))
+		tq_decide(d->nodes->nr, (uint32_t)d->cfg.quorum, 0, 0, &need);
 	add_u64(o, "quorum", need);
 	return o;
 }

@@ -107,6 +107,8 @@ until_place 7 "1 3 2 - -" 10
 check $? "the tree hangs from node1 (node7 under node3)"
 until_place 2 "1 1 1 4,5 -" 10
 check $? "node2, the standby, is node1's child with the children 4 and 5"
+[ "$(val 2 quorum)" = 4 ]
+check $? "node2's quorum is 4, a majority of the nodes file ($(val 2 quorum))"
 
 # --- 1. the standby's own link cut: no take-over -----------------------
 if ip netns exec "$NS-2" nft -f - <<EOF 2>/dev/null
@@ -179,7 +181,7 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 echo "# node2 took over ${took:-never} ms after node1 died (failover_slices $FAILOVER, 100 ms slices)"
-[ -n "$took" ] && [ "$took" -le $((FAILOVER * 100 + 1500)) ] &&
+[ -n "$took" ] && [ "$took" -le $((FAILOVER * 100 + 2000)) ] &&
 	[ "$(val 2 takeovers)" = $((tk0 + 1)) ]
 check $? "node2 takes over within failover_slices and a little"
 grep -E "taking over|not taking over" "$TMP/log2" | tail -4 | sed 's/^/# node2: /'
