@@ -133,9 +133,21 @@ struct bcsd_tree_rt {
 	uint32_t adopter;
 	uint64_t asked_ms;		/* @adopter chosen */
 	uint64_t attach_sent_ms;
+	bool asking_any;		/* past the root: every node in turn */
 	struct tree_adopted adopted[TREE_ADOPTED_MAX];
 	uint32_t nr_adopted;
 	struct tree_unacked unacked[TREE_UNACKED_MAX];
+	/*
+	 * A standby's quorum (tree.c, tquorum.c): the id of its last round of
+	 * quorum probes, when it went, and per node of the list (NULL: none
+	 * yet) the last answer and whether it said it hears a master.
+	 */
+	uint32_t q_id;
+	uint64_t q_sent_ms;
+	struct tree_q_answer {
+		uint64_t ms;		/* CLOCK_MONOTONIC; 0: none */
+		bool hears;
+	} *q;
 };
 
 /*
@@ -259,6 +271,10 @@ struct bcsd_counters {
 	uint64_t probes_answered;	/* probes of parents answered */
 	uint64_t probe_replies;		/* replies taken into a window */
 	uint64_t probe_replies_dropped;	/* not of a child, not the last */
+	uint64_t quorum_probes_tx;	/* a standby's, down a tree */
+	uint64_t quorum_replies;	/* answers to them taken */
+	uint64_t quorum_replies_dropped;	/* not of the last two rounds */
+	uint64_t quorum_vetoes;		/* take-overs not made: a node hears */
 	uint64_t probe_samples_refused;	/* skew_window_add() refused */
 	uint64_t offsets_tx;		/* BCSP_OFFSETS sent to the master */
 	/* offsets.c, on the active master */
@@ -648,6 +664,18 @@ struct json_object *tree_json(const struct bcsd *d);
  */
 void tree_heard(struct bcsd *d, const struct sockaddr_in *from);
 void tree_adopt(struct bcsd *d, uint32_t node, uint32_t parent);
+/*
+ * A standby's quorum down a tree (Documentation/tree.rst, "The quorum of
+ * a standby").  tree_hears_master(): does this daemon hear a master (the
+ * flag of its probe replies)?  tree_q_answer(): a reply to a quorum probe.
+ * tree_quorum(): the verdict (enum tq_verdict) over the answers that came
+ * in the last @window_ms; a node that hears a master is then asked to
+ * pass its datagrams on (an attach).
+ */
+bool tree_hears_master(const struct bcsd *d);
+void tree_q_answer(struct bcsd *d, uint32_t node, uint32_t id, uint32_t flags);
+int tree_quorum(struct bcsd *d, uint64_t window_ms, uint32_t *answered,
+		uint32_t *hearing, uint32_t *need);
 
 /*
  * reduce.c: with strobe_transport tree, switch summaries @sw for the

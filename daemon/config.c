@@ -126,7 +126,7 @@ const struct cfg_opt cfg_opts[] = {
 	OPT_UINT(failover_slices, "20", 2, SLICES_MAX,
 		 "standby master: take over after this many slices of silence"),
 	OPT_UINT(quorum, "0", 0, BCSD_MAX_NODES,
-		 "standby master: take over only while this many nodes report (0: more than half of those heard)"),
+		 "standby master: take over only while this many nodes report, down a tree answer its probes (0: more than half of those heard, of the nodes file)"),
 	OPT_UINT(watchdog_slices, "10", 1, BCS_WATCHDOG_MAX,
 		 "node: bcs.ko fails open after this many slices without strobe"),
 	OPT_BOOL(predict, "1",

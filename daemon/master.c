@@ -29,6 +29,7 @@
 #include "log.h"
 #include "master.h"
 #include "topo.h"
+#include "tquorum.h"
 
 /*
  * The map goes out again every MAP_RESEND_SLICES slices, or every
@@ -563,7 +564,7 @@ static void master_tick(struct bcsd *d, void *arg)
 {
 	uint64_t silence = slices_ms(d, d->cfg.failover_slices);
 	uint64_t now = now_mono_ms();
-	uint32_t fresh, need, epoch;
+	uint32_t fresh, need, epoch, hearing;
 
 	(void)arg;
 	if (d->master.active)
@@ -579,7 +580,32 @@ static void master_tick(struct bcsd *d, void *arg)
 	 * the cut heals (the nodes' reports may come before a strobe) the
 	 * master has a whole failover period to be heard.
 	 */
-	if (!view_quorum(d, now, &fresh, &need)) {
+	if (tree_transport(d) && d->followed.known) {
+		/*
+		 * Down a tree this daemon hears only its subtree: it asked
+		 * every node (tree.c, tquorum.c).  A node that hears a master
+		 * means that only this daemon's path to it broke.  One that
+		 * never heard a master has asked nobody, and may take over,
+		 * as a standby that heard no report may with multicast.
+		 */
+		switch (tree_quorum(d, silence / 2, &fresh, &hearing, &need)) {
+		case TQ_TAKE_OVER:
+			break;
+		case TQ_MASTER_HEARD:
+			d->cnt.quorum_vetoes++;
+			pr_notice("no master heard, but %u of the %u nodes that answer hear one: not taking over",
+				  hearing, fresh);
+			d->followed.heard_ms = now - silence * 3 / 4;
+			return;
+		default:
+			if (!d->master.no_quorum_said)
+				pr_notice("no master heard, but only %u of %u nodes answer (quorum %u): not taking over",
+					  fresh + 1, d->nodes->nr, need);
+			d->master.no_quorum_said = true;
+			d->followed.heard_ms = now - silence * 3 / 4;
+			return;
+		}
+	} else if (!view_quorum(d, now, &fresh, &need)) {
 		if (!d->master.no_quorum_said)
 			pr_notice("no master heard, but only %u of %u nodes report (quorum %u): not taking over",
 				  fresh, d->view.nr_peers, need);

@@ -105,7 +105,7 @@ static void probe_tick(struct bcsd *d, void *arg)
 		c = &d->probe.child[child[i]];
 		memset(&m.probe, 0, sizeof(m.probe));
 		fill_hdr(d, &m, BCSP_PROBE);
-		m.probe.id = ++d->probe.next_id;
+		m.probe.id = ++d->probe.next_id & ~BCSP_PROBE_QUORUM;
 		m.probe.t1 = now_real_ns();
 		/* A reply to an earlier probe is too late now. */
 		c->id = m.probe.id;
@@ -129,6 +129,7 @@ static void on_probe(struct bcsd *d, const struct bcsp_msg *m,
 	fill_hdr(d, &r, BCSP_PROBE_REPLY);
 	r.probe.id = m->probe.id;
 	r.probe.t1 = m->probe.t1;
+	r.probe.flags = tree_hears_master(d) ? BCSP_PROBE_HEARS : 0;
 	r.probe.t2 = t2;
 	r.probe.t3 = now_real_ns();
 	if (!net_send(d, &r, &to))
@@ -143,6 +144,13 @@ static void on_probe_reply(struct bcsd *d, const struct bcsp_msg *m,
 	struct bcsd_probe_child *c;
 	int i;
 
+	/* A standby's quorum probe (tree.c): not a round trip to keep. */
+	if (m->probe.id & BCSP_PROBE_QUORUM) {
+		if (!from->local)
+			tree_q_answer(d, m->hdr.sender, m->probe.id,
+				      m->probe.flags);
+		return;
+	}
 	i = topo_index(d->nodes, m->hdr.sender);
 	if (from->local || i < 0 ||
 	    topo_parent(d->tree, (uint32_t)i) != d->tree_self) {

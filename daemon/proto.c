@@ -288,7 +288,8 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 	case BCSP_PROBE:
 	case BCSP_PROBE_REPLY:
 		put32(c, m->probe.id);
-		put32(c, 0);
+		put32(c, m->hdr.type == BCSP_PROBE_REPLY ?
+			 m->probe.flags & BCSP_PROBE_HEARS : 0);
 		put64(c, m->probe.t1);
 		if (m->hdr.type == BCSP_PROBE_REPLY) {
 			put64(c, m->probe.t2);
@@ -608,13 +609,15 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 	case BCSP_PROBE:
 	case BCSP_PROBE_REPLY:
 		m->probe.id = get32(c);
-		m->probe.reserved = get32(c);
+		m->probe.flags = get32(c);
 		m->probe.t1 = get64(c);
 		if (m->hdr.type == BCSP_PROBE_REPLY) {
 			m->probe.t2 = get64(c);
 			m->probe.t3 = get64(c);
 		}
-		return c->ok && !m->probe.reserved &&
+		return c->ok &&
+		       !(m->probe.flags & (m->hdr.type == BCSP_PROBE_REPLY ?
+					   ~BCSP_PROBE_HEARS : ~0u)) &&
 		       m->probe.t3 >= m->probe.t2;
 	case BCSP_OFFSETS:
 		return decode_offsets(c, m);

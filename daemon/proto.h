@@ -311,11 +311,17 @@ int bcsp_node_task_cmp(const void *a, const void *b);
  * offsets"): a parent sends @id and @t1, its CLOCK_REALTIME at sending;
  * the child echoes both with @t2, its own clock when the probe came, and
  * @t3, when it replies (@t3 >= @t2, else bad body).  PROBE has no @t2,
- * @t3 on the wire.
+ * @t3 on the wire.  A standby whose master is silent probes every node
+ * for its quorum (@id with BCSP_PROBE_QUORUM set); every reply says in
+ * @flags whether the replier hears a master (BCSP_PROBE_HEARS; any other
+ * bit, or a flag in a PROBE, is a bad body).
  */
+#define BCSP_PROBE_QUORUM	0x80000000u	/* in @id: a quorum probe */
+#define BCSP_PROBE_HEARS	0x1u		/* in @flags of a reply */
+
 struct bcsp_probe {
-	uint32_t id;		/* chosen by the parent, echoed */
-	uint32_t reserved;	/* zero */
+	uint32_t id;		/* chosen by the prober, echoed */
+	uint32_t flags;		/* PROBE: zero; REPLY: BCSP_PROBE_HEARS */
 	uint64_t t1;		/* parent's clock, ns */
 	uint64_t t2;		/* reply: child's clock at receipt, ns */
 	uint64_t t3;		/* reply: child's clock at reply, ns */

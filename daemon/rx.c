@@ -201,6 +201,15 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 					d->cfg.stale_slices);
 	if (v == BCSP_REPLAY && !own)
 		ack_copy(d, &m, from);
+	/*
+	 * Down a tree a copy of the master's datagram that came another way
+	 * first (from an ancestor asked meanwhile) still shows that the
+	 * parent passes on again.
+	 */
+	if (v == BCSP_REPLAY && !own && tree_transport(d) &&
+	    d->followed.known && m.hdr.sender == d->followed.id &&
+	    m.hdr.epoch == d->followed.epoch)
+		tree_heard(d, from);
 	if (v != BCSP_OK) {
 		/* Said by say_rejected(): a flood costs no log line each. */
 		d->cnt.rejected[v]++;

@@ -14,6 +14,8 @@
 
 #include "bcsd.h"
 #include "log.h"
+#include "topo.h"
+#include "tquorum.h"
 
 static void add_u64(struct json_object *o, const char *key, uint64_t v)
 {
@@ -80,6 +82,10 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "probes_answered", d->cnt.probes_answered);
 	add_u64(o, "probe_replies", d->cnt.probe_replies);
 	add_u64(o, "probe_replies_dropped", d->cnt.probe_replies_dropped);
+	add_u64(o, "quorum_probes_tx", d->cnt.quorum_probes_tx);
+	add_u64(o, "quorum_replies", d->cnt.quorum_replies);
+	add_u64(o, "quorum_replies_dropped", d->cnt.quorum_replies_dropped);
+	add_u64(o, "quorum_vetoes", d->cnt.quorum_vetoes);
 	add_u64(o, "probe_samples_refused", d->cnt.probe_samples_refused);
 	add_u64(o, "offsets_tx", d->cnt.offsets_tx);
 	add_u64(o, "offsets_rx", d->cnt.offsets_rx);
@@ -91,6 +97,9 @@ struct json_object *stats_json(const struct bcsd *d)
 	 */
 	json_object_object_add(o, "offsets", d->master.active ?
 			       offsets_json(d, now_real_ns()) : NULL);
+	/* Down a tree, of the nodes file (tquorum.c); the answers count. */
+	if (tree_transport(d))
+		tq_decide(d->nodes->nr, (uint32_t)d->cfg.quorum, 0, 0, &need);
 	add_u64(o, "quorum", need);
 	return o;
 }

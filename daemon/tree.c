@@ -37,6 +37,7 @@
 #include "bcsd.h"
 #include "log.h"
 #include "topo.h"
+#include "tquorum.h"
 
 /* Report periods an ATTACH holds for, unless asked again. */
 #define TREE_ADOPT_REPORTS	3
@@ -134,6 +135,11 @@ int tree_init(struct bcsd *d)
 		if (resolve(d, i, &d->tree_addr[i]))
 			return -1;
 	memset(&d->tree_rt, 0, sizeof(d->tree_rt));
+	d->tree_rt.q = calloc(d->nodes->nr, sizeof(*d->tree_rt.q));
+	if (!d->tree_rt.q) {
+		pr_err("nodes_file: out of memory");
+		return -1;
+	}
 	d->tree_rt.adopter = TOPO_NONE;
 	d->tree_rt.parent_heard_ms = now_mono_ms();
 	say_place(d);
@@ -142,6 +148,8 @@ int tree_init(struct bcsd *d)
 
 void tree_exit(struct bcsd *d)
 {
+	free(d->tree_rt.q);
+	d->tree_rt.q = NULL;
 	free(d->tree_addr);
 	free(d->tree);
 	free(d->nodes);
@@ -496,6 +504,124 @@ static void send_attach(struct bcsd *d, uint32_t parent)
 }
 
 /*
+ * The silence of a master after which a daemon no longer hears it: a
+ * quarter of failover_slices, so that every answer in the last half of a
+ * standby's silence that says so is one of a master still heard.
+ */
+static uint64_t hear_ms(const struct bcsd *d)
+{
+	uint64_t ms = d->cfg.failover_slices * d->followed.slice_ns / 1000000 / 4;
+
+	return ms ? ms : 1;
+}
+
+bool tree_hears_master(const struct bcsd *d)
+{
+	if (d->master.active)
+		return true;
+	return d->followed.known && d->followed.slice_ns &&
+	       now_mono_ms() - d->followed.heard_ms <= hear_ms(d);
+}
+
+/*
+ * A standby whose master has been silent for a quarter of failover_slices
+ * probes every node of the list, again every eighth while the silence
+ * lasts (or every housekeeping tick, if that is longer): at most one
+ * datagram per node and round, and rounds enough in the half of the
+ * silence whose answers count.
+ */
+static void quorum_probes(struct bcsd *d, uint64_t now)
+{
+	struct bcsd_tree_rt *t = &d->tree_rt;
+	struct bcsp_msg m = { .hdr = { .type = BCSP_PROBE } };
+	uint32_t i;
+
+	if (!d->master_role || d->master.active || !t->q ||
+	    now - d->followed.heard_ms <= hear_ms(d) ||
+	    now - t->q_sent_ms < hear_ms(d) / 2)
+		return;
+	t->q_sent_ms = now;
+	t->q_id = ((t->q_id + 1) & ~BCSP_PROBE_QUORUM) | BCSP_PROBE_QUORUM;
+	for (i = 0; i < d->nodes->nr; i++) {
+		if (i == d->tree_self)
+			continue;
+		memset(&m, 0, sizeof(m));
+		m.hdr.type = BCSP_PROBE;
+		m.hdr.epoch = d->followed.epoch;
+		m.probe.id = t->q_id;
+		m.probe.t1 = now_real_ns();
+		if (!net_send(d, &m, &d->tree_addr[i]))
+			d->cnt.quorum_probes_tx++;
+	}
+}
+
+void tree_q_answer(struct bcsd *d, uint32_t node, uint32_t id, uint32_t flags)
+{
+	struct bcsd_tree_rt *t = &d->tree_rt;
+	int i = d->nodes ? topo_index(d->nodes, node) : -1;
+
+	/* This round's or the one before: one round trip late at most. */
+	if (i < 0 || !t->q || (uint32_t)i == d->tree_self ||
+	    (id != t->q_id && id != (((t->q_id - 1) & ~BCSP_PROBE_QUORUM) |
+				     BCSP_PROBE_QUORUM))) {
+		d->cnt.quorum_replies_dropped++;
+		return;
+	}
+	d->cnt.quorum_replies++;
+	t->q[i].ms = now_mono_ms();
+	t->q[i].hears = flags & BCSP_PROBE_HEARS;
+}
+
+int tree_quorum(struct bcsd *d, uint64_t window_ms, uint32_t *answered,
+		uint32_t *hearing, uint32_t *need)
+{
+	struct bcsd_tree_rt *t = &d->tree_rt;
+	uint64_t now = now_mono_ms();
+	uint32_t i, p, ask = TOPO_NONE;
+	enum tq_verdict v;
+
+	*answered = *hearing = 0;
+	for (i = 0; t->q && i < d->nodes->nr; i++) {
+		if (!t->q[i].ms || now - t->q[i].ms > window_ms)
+			continue;
+		(*answered)++;
+		if (t->q[i].hears) {
+			(*hearing)++;
+			ask = i;
+		}
+	}
+	v = tq_decide(d->nodes->nr, (uint32_t)d->cfg.quorum, *answered,
+		      *hearing, need);
+	/* Only this daemon's path broke: be passed on to by one that hears. */
+	p = topo_parent(d->tree, d->tree_self);
+	if (v == TQ_MASTER_HEARD && p != TOPO_NONE && ask != TOPO_NONE) {
+		t->adopter = ask;
+		t->asked_ms = now;
+		pr_notice("tree: node %u hears the master: asking it",
+			  d->nodes->node[ask].id);
+		send_attach(d, p);
+	}
+	return v;
+}
+
+/*
+ * The node after @from in the list, not this one; or none.  The silent
+ * parent too, in its turn: it may be the new master, whose tree no longer
+ * has this node as its child.
+ */
+static uint32_t next_any(const struct bcsd *d, uint32_t from)
+{
+	uint32_t i = from, k;
+
+	for (k = 0; k < d->nodes->nr; k++) {
+		i = (i + 1) % d->nodes->nr;
+		if (i != d->tree_self)
+			return i;
+	}
+	return TOPO_NONE;
+}
+
+/*
  * A node whose parent has passed nothing on for tree_reattach_slices asks
  * its grandparent to pass it the master's datagrams, and, while nothing
  * comes, one level further up every tree_reattach_slices; it asks again
@@ -514,14 +640,22 @@ static void tree_tick(struct bcsd *d, void *arg)
 	resend_unacked(d);
 	if (!d->followed.known || !d->followed.slice_ns)
 		return;
+	wait_ms = d->cfg.tree_reattach_slices * d->followed.slice_ns / 1000000;
+	quorum_probes(d, now);
 	p = topo_parent(d->tree, d->tree_self);
 	if (p == TOPO_NONE)
 		return;
-	wait_ms = d->cfg.tree_reattach_slices * d->followed.slice_ns / 1000000;
 	if (now - t->parent_heard_ms <= wait_ms)
 		return;
 	if (t->adopter == TOPO_NONE) {
 		up = topo_parent(d->tree, p);
+		/*
+		 * The parent is the root: once a standby may be about to take
+		 * over (a quarter of the failover silence), ask the others.
+		 */
+		t->asking_any = up == TOPO_NONE;
+		if (t->asking_any && now - d->followed.heard_ms > hear_ms(d))
+			up = next_any(d, p);
 		if (up == TOPO_NONE)
 			return;
 		t->adopter = up;
@@ -535,7 +669,18 @@ static void tree_tick(struct bcsd *d, void *arg)
 	/* The one asked passes nothing on either: one level up. */
 	if (now - d->followed.heard_ms > wait_ms &&
 	    now - t->asked_ms > wait_ms) {
-		up = topo_parent(d->tree, t->adopter);
+		/*
+		 * Past the root (which may be dead, and the new master
+		 * unknown), once a standby may be about to take over (a
+		 * quarter of the failover silence): every other node in turn, one each
+		 * period, until one passes on the datagrams of a master,
+		 * whose tree then gives this node its place.
+		 */
+		up = t->asking_any ? TOPO_NONE : topo_parent(d->tree, t->adopter);
+		if (up == TOPO_NONE && now - d->followed.heard_ms > hear_ms(d)) {
+			t->asking_any = true;
+			up = next_any(d, t->adopter);
+		}
 		if (up != TOPO_NONE) {
 			t->adopter = up;
 			t->asked_ms = now;

@@ -184,6 +184,14 @@ int main(int argc, char **argv)
 	m.probe.t2 = 1700000000123500000ULL;
 	m.probe.t3 = 1700000000123520000ULL;
 	datagram("probe-reply", &m);
+	/* A standby's quorum probe, and a reply that hears a master. */
+	m.probe.id = BCSP_PROBE_QUORUM | 3;
+	m.probe.flags = BCSP_PROBE_HEARS;
+	datagram("probe-reply-hears", &m);
+	m.hdr.type = BCSP_PROBE;
+	m.probe.flags = 0;
+	m.probe.t2 = m.probe.t3 = 0;
+	datagram("probe-quorum", &m);
 
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_OFFSETS;

@@ -3,7 +3,7 @@
 #
 # bcsd's dependencies run one way (Documentation/design.rst): the core
 # (loop, net, rx, dispatch, view, stats, global, offsets, tree, reduce,
-# and the pure modules topo, filter and skew) calls no part, and no part
+# and the pure modules topo, filter, skew and tquorum) calls no part, and no part
 # (master, node, record, collect, switches, probe, ctl) calls another;
 # messages reach the parts through the handlers they register.  Checked
 # on the objects' symbols.
@@ -11,7 +11,7 @@
 cd "$(dirname "$0")/.." || exit 1
 . ../scripts/check-lib.sh
 
-core="loop net rx dispatch view stats global offsets tree reduce topo filter skew"
+core="loop net rx dispatch view stats global offsets tree reduce topo filter skew tquorum"
 parts="master node record collect switches probe ctl"
 
 # defined O: the global functions and data object O.o defines.

@@ -763,7 +763,24 @@ static void test_probes(void)
 	CHECK(again(&m, &out) == BCSP_BAD_BODY);
 	m.probe.t3 = 1001;
 	CHECK(again(&m, &out) == BCSP_OK);
-	/* Reserved not zero. */
+	/* A reply says whether its sender hears a master. */
+	m.probe.flags = BCSP_PROBE_HEARS;
+	CHECK(again(&m, &out) == BCSP_OK && out.probe.flags == BCSP_PROBE_HEARS);
+	m.probe.flags = 0;
+	CHECK(again(&m, &out) == BCSP_OK && !out.probe.flags);
+	/* Any other flag. */
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[BCSP_HDR_LEN + 7] = 2;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[BCSP_HDR_LEN + 4] = 0x80;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* No flag in a probe; the quorum's id is a probe's like any. */
+	m.hdr.type = BCSP_PROBE;
+	m.probe.id = 0x80000001;
+	CHECK(again(&m, &out) == BCSP_OK && out.probe.id == 0x80000001);
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	buf[BCSP_HDR_LEN + 7] = 1;
 	resign(buf, (size_t)len);

@@ -13,7 +13,10 @@
 # one job from node2 ends its tasks on every node, and not the other's.
 # Last, `bcsctl job attach --node 3` from node2 attaches a process of
 # node3 in its bcs.ko through the master and down the chain, and a pid
-# node3 does not have comes back to node2 as an error.
+# node3 does not have comes back to node2 as an error.  Last, a take-over
+# in the tree: node2 as a standby, cut off node1 alone, does not take
+# over; node1 killed, node2 takes over and the chain re-roots at it;
+# node1 restarted follows node2.
 
 # shellcheck disable=SC2154 # j1, j2, burners: set by two_jobs, start_burners
 . "$CL_DIR/lib.sh"
@@ -148,6 +151,54 @@ rc=$?
 [ "$rc" != 0 ] && [[ "$out" == *"no process 4194304 on node 3"* ]]
 ok $? "an attach of a pid node3 does not have comes back as an error ($out)"
 on 3 "kill $pa" > /dev/null
+
+# --- a take-over down the tree ---
+# node2 restarted as a standby (role both, priority 100), the child of
+# node1.  Cut off node1 alone (nft on node2 drops what node1 sends), it
+# does not take over: node3 still hears the master (tree.rst, "The quorum
+# of a standby"), and node2 asks another node to pass the datagrams on.
+# Then node1's bcsd is killed: node2 takes over, the chain re-roots at it
+# (2 -> 1 -> 3: node3 under node1, dead, asks node2), and node1 restarted
+# follows node2.
+on 2 'kill_bcsd TERM' > /dev/null
+on 2 "start_bcsd --role=both --priority=100 $tree" > /dev/null
+ok $? "node2: bcsd restarted as a standby"
+wait_until 30 all_follow_master
+ok $? "every node follows node1"
+if on 2 "nft add table inet bcs_tkt &&
+	 nft add chain inet bcs_tkt in '{ type filter hook input priority 0; }' &&
+	 nft add rule inet bcs_tkt in ip saddr ${CL_NET:-10.77.0}.1 udp dport 1-65535 drop" \
+	> /dev/null 2>&1; then
+	sleep $((CL_FAILOVER * CL_SLICE_US / 1000000 + 4))
+	m2=$(status_of 2 master)
+	[ "$(stat_of 2 takeovers)" = 0 ] && [ "$m2" = 1 ]
+	ok $? "node2, cut off node1 alone, does not take over (master '$m2', asking $(tree_of 2 'v["asking"]'))"
+	on 2 'nft delete table inet bcs_tkt' > /dev/null
+else
+	echo "# SKIP: node2's link cut: no nft on the guest"
+fi
+on 1 'kill_bcsd KILL' > /dev/null
+ok $? "node1: bcsd killed, the master of the tree"
+wait_until 30 eval '[ "$(status_of 2 master)" = "2 (this node)" ]'
+ok $? "node2 takes over ($(status_of 2 master))"
+wait_until 20 eval '[ "$(status_of 3 master)" = 2 ]'
+ok $? "node3 follows node2 ($(status_of 3 master))"
+t2=$(tree_of 2 '(v["root"], v["parent"], v["children"])')
+[ "$t2" = "(2, None, [1])" ]
+ok $? "node2 is the root of the chain 2 -> 1 -> 3 ($t2)"
+wait_until 20 eval '[ "$(tree_of 3 "(v[\"root\"], v[\"parent\"], v[\"depth\"], v[\"asking\"])")" = "(2, 1, 2, 2)" ]'
+ok $? "node3 re-roots under node1, dead, and asks node2 ($(tree_of 3 '(v["root"], v["parent"], v["depth"], v["asking"])'))"
+r1=$(stat_of 3 strobes_rx)
+sleep 3
+r2=$(stat_of 3 strobes_rx)
+[ "$r2" -gt "$((r1 + 20))" ] 2>/dev/null
+ok $? "node3 gets node2's strobes every slice ($r1 -> $r2)"
+on 1 "start_bcsd --role=both --priority=200 $tree" > /dev/null
+ok $? "node1: bcsd restarted"
+wait_until 30 eval '[ "$(status_of 1 master)" = 2 ]'
+ok $? "node1 follows node2 ($(status_of 1 master))"
+wait_until 30 eval '[ "$(tree_of 3 "v[\"asking\"]")" = None ]'
+ok $? "node3 hears from node1, its parent, again ($(tree_of 3 '(v["parent"], v["asking"])'))"
 
 on_all stop_burners > /dev/null
 for n in $CL_NODES; do
