@@ -13,6 +13,7 @@
 #define CTL_MSG_MAX		65536	/* longest request */
 #define CTL_WAIT_DEFAULT_MS	5000	/* job-wait without timeout_ms */
 #define CTL_SLICES_DEFAULT	100	/* slices without last */
+#define CTL_MPI_SEL_LEN		256	/* BCSP_MPI_SEL_LEN of proto.h */
 
 enum ctl_cmd {
 	CTL_STATUS = 1,
@@ -40,6 +41,9 @@ struct ctl_req {
 	uint64_t from, to;	/* window: first and last slice */
 	uint64_t last;		/* slices: how many, the newest */
 	uint32_t signal;	/* job-signal: 1 .. BCSP_SIGNAL_MAX */
+	int mpi;		/* stats: "mpi" given, the job's MPI processes */
+	int mpi_sub_bits;	/* stats with mpi: "sub_bits", or -1: keep it */
+	char mpi_sel[CTL_MPI_SEL_LEN];	/* stats with mpi: "" keeps it */
 };
 
 /*
@@ -52,6 +56,11 @@ struct ctl_req {
  * "from" and "to" (0 .. 2^63 - 1, from <= to); for slices an integer
  * "last" (1 .. 2^32 - 1, CTL_SLICES_DEFAULT if absent); for job-signal
  * a job (at least 1) and an integer "signal" (1 .. BCSP_SIGNAL_MAX).
+ * A stats enable or disable with a string "mpi" acts on the job's MPI
+ * processes (libbcsmpi's control file on every node of the job) instead
+ * of bcs.ko's distributions: "mpi" is the selection (BCS_MPI_STATS
+ * syntax, at most CTL_MPI_SEL_LEN - 1 bytes, checked by the caller; ""
+ * keeps it), "sub_bits" the resolution (left out: kept), no "metrics".
  * Returns 0, or -EINVAL with a message for the client in @err.
  */
 int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,

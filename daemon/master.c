@@ -635,21 +635,18 @@ static void report_epoch(struct bcsd *d, const struct bcsp_msg *m)
  * subtrees that hold its tasks) and to this host's node part; sent as
  * often as a strobe, each node carrying it out once (its @id).
  */
-static void send_command(struct bcsd *d, uint32_t op, uint32_t job,
-			 uint32_t arg)
+static void send_command(struct bcsd *d, const struct bcsp_command *cmd)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_COMMAND } };
 	unsigned int i;
 
 	m.hdr.epoch = d->master.epoch;
 	m.hdr.priority = (uint16_t)d->cfg.priority;
+	m.cmd = *cmd;
 	m.cmd.id = ++d->master.cmd_id;
-	m.cmd.op = op;
-	m.cmd.job = job;
-	m.cmd.arg = arg;
 	for (i = 0; i < d->cfg.strobe_copies; i++)
-		net_send_job(d, &m, job);
-	pr_info("job %u: command %u (%u) sent", job, op, arg);
+		net_send_job(d, &m, cmd->job);
+	pr_info("job %u: command %u (%u) sent", cmd->job, cmd->op, cmd->arg);
 	dispatch(d, &m, &(struct bcsd_origin){
 		.local = true, .slice = d->master.strobe_slice });
 }
@@ -711,9 +708,25 @@ static void carry_out(struct bcsd *d, const struct bcsp_request *req,
 		if (!find_job(d, req->job))
 			reply->error = -ENOENT;
 		else
-			send_command(d, BCSP_CMD_SIGNAL, req->job,
-				     req->signal.sig);
+			send_command(d, &(struct bcsp_command){
+				.op = BCSP_CMD_SIGNAL, .job = req->job,
+				.arg = req->signal.sig });
 		return;
+	case BCSP_OP_MPI: {
+		struct bcsp_command cmd = {
+			.op = BCSP_CMD_MPI, .job = req->job,
+			.arg = req->mpi.flags, .sub_bits = req->mpi.sub_bits,
+			.len = req->mpi.len,
+		};
+
+		if (!find_job(d, req->job)) {
+			reply->error = -ENOENT;
+			return;
+		}
+		memcpy(cmd.sel, req->mpi.sel, sizeof(cmd.sel));
+		send_command(d, &cmd);
+		return;
+	}
 	case BCSP_OP_STATS:
 		reply->error = ctx_stats(d, req);
 		return;

@@ -110,7 +110,19 @@ enum bcsp_op {
 	BCSP_OP_WINDOW	= 5,	/* arm the slice window, @window */
 	BCSP_OP_WINDOW_CLEAR = 6,
 	BCSP_OP_SIGNAL	= 7,	/* a signal to every task of a job, @signal */
+	BCSP_OP_MPI	= 8,	/* a job's MPI statistics (libbcsmpi), @mpi */
 };
+
+/*
+ * The selection of a job's MPI statistics (BCS_MPI_STATS syntax: "on",
+ * "all", "Allreduce,Isend"), at most BCSP_MPI_SEL_LEN - 1 bytes on the
+ * wire, where the control file (struct bcs_mpi_control) takes more: a
+ * datagram is at most BCSP_MAX_LEN.
+ */
+#define BCSP_MPI_SEL_LEN	256
+#define BCSP_MPI_OFF		(1U << 0)	/* record nothing */
+#define BCSP_MPI_SUB_BITS	(1U << 1)	/* @sub_bits is set */
+#define BCSP_MPI_FLAGS		(BCSP_MPI_OFF | BCSP_MPI_SUB_BITS)
 
 /* The highest signal number a command may send (SIGRTMAX on Linux). */
 #define BCSP_SIGNAL_MAX		64
@@ -118,7 +130,9 @@ enum bcsp_op {
 /*
  * BCSP_REQUEST and BCSP_REPLY body: 24 bytes, and 16 more (@stats,
  * @window or @signal) for BCSP_OP_STATS, BCSP_OP_WINDOW and
- * BCSP_OP_SIGNAL, and for them only.
+ * BCSP_OP_SIGNAL, and for them only; for BCSP_OP_MPI 16 more (@mpi's
+ * flags, sub_bits, len and a zero) and then the @len bytes of @mpi.sel,
+ * padded with zeros to a multiple of 4.
  */
 struct bcsp_request {
 	uint32_t id;		/* chosen by the node, echoed in the reply */
@@ -142,6 +156,13 @@ struct bcsp_request {
 			uint32_t sig;		/* 1 .. BCSP_SIGNAL_MAX */
 			uint32_t reserved[3];
 		} signal;
+		struct {
+			uint32_t flags;		/* BCSP_MPI_* */
+			uint32_t sub_bits;	/* with BCSP_MPI_SUB_BITS */
+			uint32_t len;		/* of @sel; 0: keep it */
+			uint32_t reserved;
+			char sel[BCSP_MPI_SEL_LEN];	/* NUL-terminated */
+		} mpi;
 	};
 };
 
@@ -305,7 +326,9 @@ struct bcsp_offsets {
 };
 
 /*
- * BCSP_COMMAND body: 16 bytes.  An application-oriented command on the
+ * BCSP_COMMAND body: 16 bytes; for BCSP_CMD_MPI 8 more (@sub_bits, @len)
+ * and the @len bytes of @sel padded with zeros to a multiple of 4.  An
+ * application-oriented command on the
  * tasks of a job, as scalable DPCL sends to a context: the master sends
  * it to the nodes (down a tree, only into subtrees that hold the job's
  * tasks), and every node that holds tasks of @job carries it out once:
@@ -314,13 +337,19 @@ struct bcsp_offsets {
  */
 enum bcsp_cmd_op {
 	BCSP_CMD_SIGNAL	= 1,	/* kill(2) every task of @job with @arg */
+	BCSP_CMD_MPI	= 2,	/* set the MPI control file of @job */
 };
 
 struct bcsp_command {
 	uint32_t id;
 	uint32_t op;		/* enum bcsp_cmd_op */
 	uint32_t job;
-	uint32_t arg;		/* BCSP_CMD_SIGNAL: 1 .. BCSP_SIGNAL_MAX */
+	uint32_t arg;		/* BCSP_CMD_SIGNAL: 1 .. BCSP_SIGNAL_MAX;
+				 * BCSP_CMD_MPI: BCSP_MPI_* flags */
+	/* BCSP_CMD_MPI only, as struct bcsp_request's @mpi. */
+	uint32_t sub_bits;
+	uint32_t len;
+	char sel[BCSP_MPI_SEL_LEN];
 };
 
 struct bcsp_msg {
