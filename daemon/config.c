@@ -141,6 +141,8 @@ const struct cfg_opt cfg_opts[] = {
 		 "master, with nodes_file: warn about a node whose clock may be further from the master's than this many thousandths of a slice (0: never)"),
 	OPT_STR(jobs_dir, "/var/lib/bcs/jobs",
 		"node: write each job's statistics here as JOB-HOST.json when it ends (empty: keep them in bcs.ko)"),
+	OPT_STR(mpi_dir, "/run/bcs/mpi",
+		"node: the MPI statistics of jobs, BCS_MPI_DIR of their processes: bcsctl stats enable --mpi sets JOB.control here"),
 	OPT_UINT(rt_priority, "40", 0, RT_PRIORITY_MAX,
 		 "SCHED_FIFO priority, memory locked (0: run as an ordinary task)"),
 	OPT_STR(control_socket, "/run/bcs/bcsd.sock",

@@ -80,6 +80,7 @@ struct cfg {
 	uint32_t report_ms;
 	uint32_t skew_warn_permille;
 	char jobs_dir[CFG_STR_MAX];
+	char mpi_dir[CFG_STR_MAX];
 	/* Process, control socket, logging. */
 	uint32_t rt_priority;
 	char control_socket[CFG_STR_MAX];

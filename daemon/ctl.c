@@ -13,6 +13,10 @@
  *                                                   (root only, as below;
  *                                                   op enable, disable or
  *                                                   release)
+ *   {"cmd": "stats", "job": J, "op": "enable", "mpi": "Allreduce,Isend",
+ *    "sub_bits": S}                                 (the job's MPI
+ *                                                   processes; enable or
+ *                                                   disable, "mpi": "")
  *   {"cmd": "window", "from": A, "to": B}
  *   {"cmd": "window-clear"}
  *   {"cmd": "slices", "last": N}                   (on the active master)
@@ -49,6 +53,7 @@
 #include <sodium.h>
 
 #include "../libbcs/bcs.h"
+#include "../libbcsmpi/select.h"
 #include "bcsd.h"
 #include "ctl_req.h"
 #include "log.h"
@@ -444,6 +449,16 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 		c->req.row = 0;
 		c->req.attach.target = in->node;
 		c->req.attach.pid = in->pid;
+	} else if (op == BCSP_OP_MPI) {
+		c->req.row = 0;
+		if (in->dist_op == BCS_DIST_DISABLE)
+			c->req.mpi.flags |= BCSP_MPI_OFF;
+		if (in->mpi_sub_bits >= 0) {
+			c->req.mpi.flags |= BCSP_MPI_SUB_BITS;
+			c->req.mpi.sub_bits = (uint32_t)in->mpi_sub_bits;
+		}
+		c->req.mpi.len = (uint32_t)strlen(in->mpi_sel);
+		memcpy(c->req.mpi.sel, in->mpi_sel, c->req.mpi.len + 1);
 	}
 	if (!d->followed.known) {
 		ctl_error(c, -EHOSTUNREACH, "no master heard yet");
@@ -533,6 +548,26 @@ static const uint32_t ctl_ops[] = {
 	[CTL_JOB_ATTACH]	= BCSP_OP_ATTACH,
 };
 
+/*
+ * stats with "mpi": the selection checked as the processes will parse
+ * it, so that a mistake is told here and not logged on every node.
+ */
+static void cmd_mpi(struct bcsd *d, struct bcsd_client *c,
+		    const struct ctl_req *req)
+{
+	static const char prefix[] = "BCS_MPI_STATS: ";
+	struct bcsmpi_select sel;
+	char msg[256];
+
+	if (req->mpi_sel[0] &&
+	    bcsmpi_select_parse(req->mpi_sel, NULL, &sel, msg, sizeof(msg))) {
+		ctl_error(c, -EINVAL, strncmp(msg, prefix, sizeof(prefix) - 1) ?
+			  msg : msg + sizeof(prefix) - 1);
+		return;
+	}
+	cmd_job_request(d, c, BCSP_OP_MPI, req);
+}
+
 static void ctl_on_client(struct bcsd *d, void *arg)
 {
 	struct bcsd_client *c = arg;
@@ -577,6 +612,8 @@ static void ctl_on_client(struct bcsd *d, void *arg)
 				  req.cmd >= CTL_STATS ?
 				  "permission denied: the cluster's statistics need root" :
 				  "permission denied: job changes need root");
+		else if (req.cmd == CTL_STATS && req.mpi)
+			cmd_mpi(d, c, &req);
 		else
 			cmd_job_request(d, c, ctl_ops[req.cmd], &req);
 		break;

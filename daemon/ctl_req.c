@@ -70,6 +70,45 @@ static const char *const dist_ops[] = {
 	[BCS_DIST_RELEASE]	= "release",
 };
 
+_Static_assert(CTL_MPI_SEL_LEN == BCSP_MPI_SEL_LEN,
+	       "an MPI selection of a request fits a datagram's");
+
+/* The MPI statistics of stats @in, "mpi" @v, into @req. */
+static int get_mpi(struct json_object *in, struct json_object *v,
+		   struct ctl_req *req, char *err, size_t errlen)
+{
+	int64_t sub_bits = -1, metrics = 0;
+	const char *sel;
+
+	if (req->dist_op == BCS_DIST_RELEASE) {
+		snprintf(err, errlen, "stats release takes no \"mpi\"");
+		return -EINVAL;
+	}
+	if (!json_object_is_type(v, json_type_string)) {
+		snprintf(err, errlen, "\"mpi\" must be a string");
+		return -EINVAL;
+	}
+	sel = json_object_get_string(v);
+	if (strlen(sel) >= CTL_MPI_SEL_LEN) {
+		snprintf(err, errlen, "\"mpi\" is longer than %d bytes",
+			 CTL_MPI_SEL_LEN - 1);
+		return -EINVAL;
+	}
+	if (req->dist_op == BCS_DIST_ENABLE && !*sel) {
+		snprintf(err, errlen, "stats enable needs an \"mpi\" selection");
+		return -EINVAL;
+	}
+	if (get_int(in, "metrics", 0, 0, &metrics, err, errlen) ||
+	    get_int(in, "sub_bits", -1,
+		    req->dist_op == BCS_DIST_ENABLE ? BCS_HIST_SUB_BITS_MAX : -1,
+		    &sub_bits, err, errlen))
+		return -EINVAL;
+	req->mpi = 1;
+	req->mpi_sub_bits = (int)sub_bits;
+	snprintf(req->mpi_sel, sizeof(req->mpi_sel), "%s", sel);
+	return 0;
+}
+
 /* The statistics fields of @in into @req: 0, or -EINVAL with @err. */
 static int get_stats(struct json_object *in, struct ctl_req *req, char *err,
 		     size_t errlen)
@@ -93,6 +132,8 @@ static int get_stats(struct json_object *in, struct ctl_req *req, char *err,
 	if (i == sizeof(dist_ops) / sizeof(dist_ops[0]))
 		goto bad_op;
 	req->dist_op = i;
+	if (json_object_object_get_ex(in, "mpi", &v) && v)
+		return get_mpi(in, v, req, err, errlen);
 	if (get_int(in, "metrics", i == BCS_DIST_RELEASE ? 0 : 1,
 		    i == BCS_DIST_RELEASE ? 0 : BCS_DIST_ALL, &metrics, err,
 		    errlen) ||

@@ -13,6 +13,7 @@
 #define CTL_MSG_MAX		65536	/* longest request */
 #define CTL_WAIT_DEFAULT_MS	5000	/* job-wait without timeout_ms */
 #define CTL_SLICES_DEFAULT	100	/* slices without last */
+#define CTL_MPI_SEL_LEN		256	/* BCSP_MPI_SEL_LEN of proto.h */
 
 enum ctl_cmd {
 	CTL_STATUS = 1,
@@ -43,6 +44,9 @@ struct ctl_req {
 	uint32_t signal;	/* job-signal: 1 .. BCSP_SIGNAL_MAX */
 	uint32_t node;		/* job-attach: the node, at least 1 */
 	uint32_t pid;		/* job-attach: 1 .. BCSP_PID_MAX */
+	int mpi;		/* stats: "mpi" given, the job's MPI processes */
+	int mpi_sub_bits;	/* stats with mpi: "sub_bits", or -1: keep it */
+	char mpi_sel[CTL_MPI_SEL_LEN];	/* stats with mpi: "" keeps it */
 };
 
 /*
@@ -57,6 +61,11 @@ struct ctl_req {
  * a job (at least 1) and an integer "signal" (1 .. BCSP_SIGNAL_MAX);
  * for job-attach a job (at least 1) and integers "node" (1 .. 2^32 - 1)
  * and "pid" (1 .. BCSP_PID_MAX).
+ * A stats enable or disable with a string "mpi" acts on the job's MPI
+ * processes (libbcsmpi's control file on every node of the job) instead
+ * of bcs.ko's distributions: "mpi" is the selection (BCS_MPI_STATS
+ * syntax, at most CTL_MPI_SEL_LEN - 1 bytes, checked by the caller; ""
+ * keeps it), "sub_bits" the resolution (left out: kept), no "metrics".
  * Returns 0, or -EINVAL with a message for the client in @err.
  */
 int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,

@@ -667,31 +667,28 @@ static uint32_t next_cmd_id(const struct bcsd *d)
 }
 
 /*
- * A command on the tasks of job @job (for an attach, on node @node), to
- * the nodes (down a tree, to the subtrees that hold its tasks, or its
+ * Command @cmd (its op, job and arg; for an attach its node) on the tasks
+ * of a job, to the nodes (down a tree, to the subtrees that hold its tasks, or its
  * node, each child acknowledging it) and to this host's node part, whose
  * result may come before this returns.  Multicast, sent as often as a
  * strobe; each node carries it out once (its id, next_cmd_id()).
  */
-static void send_command(struct bcsd *d, uint32_t op, uint32_t job,
-			 uint32_t arg, uint32_t node)
+static void send_command(struct bcsd *d, const struct bcsp_command *cmd)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_COMMAND } };
 	unsigned int i, copies;
 
 	m.hdr.epoch = d->master.epoch;
 	m.hdr.priority = (uint16_t)d->cfg.priority;
+	m.cmd = *cmd;
 	d->master.cmd_id = next_cmd_id(d);
 	m.cmd.id = d->master.cmd_id;
-	m.cmd.op = op;
-	m.cmd.job = job;
-	m.cmd.arg = arg;
-	m.cmd.node = node;
 	/* Down a tree, the acknowledgements stand for the copies. */
 	copies = tree_transport(d) ? 1 : d->cfg.strobe_copies;
 	for (i = 0; i < copies; i++)
 		net_send_command(d, &m);
-	pr_info("job %u: command %u (%u) %u sent", job, op, arg, m.cmd.id);
+	pr_info("job %u: command %u (%u) %u sent", cmd->job, cmd->op,
+		cmd->arg, m.cmd.id);
 	dispatch(d, &m, &(struct bcsd_origin){
 		.local = true, .slice = d->master.strobe_slice });
 }
@@ -771,8 +768,9 @@ static int attach(struct bcsd *d, const struct bcsp_request *req,
 	d->master.attaching[i].sent_ms = now_mono_ms();
 	/* Before it goes: this master's own node answers at once. */
 	d->master.attaching[i].cmd_id = next_cmd_id(d);
-	send_command(d, BCSP_CMD_ATTACH, req->job, req->attach.pid,
-		     req->attach.target);
+	send_command(d, &(struct bcsp_command){
+		.op = BCSP_CMD_ATTACH, .job = req->job,
+		.arg = req->attach.pid, .node = req->attach.target });
 	return 1;
 }
 
@@ -894,12 +892,28 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 		if (!find_job(d, req->job))
 			reply->error = -ENOENT;
 		else
-			send_command(d, BCSP_CMD_SIGNAL, req->job,
-				     req->signal.sig, 0);
+			send_command(d, &(struct bcsp_command){
+				.op = BCSP_CMD_SIGNAL, .job = req->job,
+				.arg = req->signal.sig });
 		return true;
 	case BCSP_OP_ATTACH:
 		/* The node's result answers it, unless it cannot go. */
 		return !attach(d, req, reply);
+	case BCSP_OP_MPI: {
+		struct bcsp_command cmd = {
+			.op = BCSP_CMD_MPI, .job = req->job,
+			.arg = req->mpi.flags, .sub_bits = req->mpi.sub_bits,
+			.len = req->mpi.len,
+		};
+
+		if (!find_job(d, req->job)) {
+			reply->error = -ENOENT;
+			return true;
+		}
+		memcpy(cmd.sel, req->mpi.sel, sizeof(cmd.sel));
+		send_command(d, &cmd);
+		return true;
+	}
 	case BCSP_OP_STATS:
 		reply->error = ctx_stats(d, req);
 		return true;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../libbcs/bcs.h"
+#include "../libbcsmpi/control.h"
 #include "bcsd.h"
 #include "log.h"
 #include "node.h"
@@ -344,10 +345,38 @@ static void do_attach(struct bcsd *d, uint32_t epoch,
 }
 
 /*
+ * BCSP_CMD_MPI: the control file of job @c->job's MPI processes on this
+ * node, in mpi_dir (libbcsmpi/control.c), which they apply at their next
+ * MPI call; the same as bcsctl stats enable|disable --mpi writes on a
+ * node without bcsd.
+ */
+static void mpi_control(struct bcsd *d, const struct bcsp_command *c)
+{
+	char job[16], err[512];
+	int r;
+
+	snprintf(job, sizeof(job), "%u", c->job);
+	r = bcs_mpi_control_set(d->cfg.mpi_dir, job, !!(c->arg & BCSP_MPI_OFF),
+				c->len ? c->sel : NULL,
+				c->arg & BCSP_MPI_SUB_BITS ? (int)c->sub_bits : -1,
+				err, sizeof(err));
+	if (r) {
+		d->cnt.mpi_control_errors++;
+		pr_warn("job %u: MPI statistics: %s", c->job, err);
+		return;
+	}
+	d->cnt.mpi_controls_set++;
+	pr_notice("job %u: MPI statistics %s%s%s in %s", c->job,
+		  c->arg & BCSP_MPI_OFF ? "off" : "on",
+		  c->len ? ": " : "", c->len ? c->sel : "", d->cfg.mpi_dir);
+}
+
+/*
  * A command of the master on the tasks of a job (BCSP_COMMAND), carried
  * out once per (epoch, id) whatever the copies and their order: a signal
- * to each of this node's processes of the job, if it has any; an attach
- * on its node only.
+ * to each of this node's processes of the job, if it has any, or their MPI
+ * statistics set (on a node where the job is known); an attach on its
+ * node only.
  */
 static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 		       const struct bcsd_origin *from)
@@ -364,9 +393,15 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 			do_attach(d, m->hdr.epoch, c);
 		return;
 	}
-	if (c->op != BCSP_CMD_SIGNAL || bcs_task_stats(d->bcs, c->job, &ts, &n))
+	if ((c->op != BCSP_CMD_SIGNAL && c->op != BCSP_CMD_MPI) ||
+	    bcs_task_stats(d->bcs, c->job, &ts, &n))
 		return;		/* not here: nothing to do */
 	d->cnt.commands++;
+	if (c->op == BCSP_CMD_MPI) {
+		free(ts);
+		mpi_control(d, c);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		/* Each process once, not each of its threads. */
 		for (k = 0; k < i; k++)

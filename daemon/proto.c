@@ -122,6 +122,36 @@ static uint64_t get64(struct cur *c)
 	return be64toh(v);
 }
 
+/* A selection of @len bytes, padded with zeros to a multiple of 4. */
+static void put_sel(struct cur *c, const char *sel, uint32_t len)
+{
+	static const uint8_t zero[4];
+
+	if (len >= BCSP_MPI_SEL_LEN || memchr(sel, 0, len)) {
+		c->ok = false;
+		return;
+	}
+	put(c, sel, len);
+	put(c, zero, (4 - len % 4) % 4);
+}
+
+/* The same back: no NUL inside, zeros after; false if not so. */
+static bool get_sel(struct cur *c, char *sel, uint32_t len)
+{
+	uint8_t pad[4];
+	uint32_t i, n = (4 - len % 4) % 4;
+
+	if (len >= BCSP_MPI_SEL_LEN)
+		return false;
+	get(c, sel, len);
+	sel[len] = 0;
+	get(c, pad, n);
+	for (i = 0; i < n; i++)
+		if (pad[i])
+			return false;
+	return c->ok && !memchr(sel, 0, len);
+}
+
 static void encode_body(struct cur *c, const struct bcsp_msg *m)
 {
 	uint32_t i, k;
@@ -177,6 +207,12 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 			put32(c, m->req.attach.pid);
 			put32(c, 0);
 			put32(c, 0);
+		} else if (m->req.op == BCSP_OP_MPI) {
+			put32(c, m->req.mpi.flags);
+			put32(c, m->req.mpi.sub_bits);
+			put32(c, m->req.mpi.len);
+			put32(c, 0);
+			put_sel(c, m->req.mpi.sel, m->req.mpi.len);
 		}
 		break;
 	case BCSP_COMMAND:
@@ -187,6 +223,10 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		if (m->cmd.op == BCSP_CMD_ATTACH) {
 			put32(c, m->cmd.node);
 			put32(c, 0);
+		} else if (m->cmd.op == BCSP_CMD_MPI) {
+			put32(c, m->cmd.sub_bits);
+			put32(c, m->cmd.len);
+			put_sel(c, m->cmd.sel, m->cmd.len);
 		}
 		break;
 	case BCSP_RESULT:
@@ -472,6 +512,16 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			    m->req.attach.reserved[1] ||
 			    !bcs_job_id_valid(m->req.job))
 				return false;
+		} else if (m->req.op == BCSP_OP_MPI) {
+			m->req.mpi.flags = get32(c);
+			m->req.mpi.sub_bits = get32(c);
+			m->req.mpi.len = get32(c);
+			m->req.mpi.reserved = get32(c);
+			if ((m->req.mpi.flags & ~BCSP_MPI_FLAGS) ||
+			    m->req.mpi.sub_bits > BCS_HIST_SUB_BITS_MAX ||
+			    m->req.mpi.reserved ||
+			    !get_sel(c, m->req.mpi.sel, m->req.mpi.len))
+				return false;
 		}
 		/* A node asks for itself only. */
 		return c->ok && (m->hdr.type == BCSP_REPLY ||
@@ -551,6 +601,15 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			       !m->cmd.reserved &&
 			       bcs_job_id_valid(m->cmd.job) && m->cmd.arg &&
 			       m->cmd.arg <= BCSP_PID_MAX;
+		}
+		if (m->cmd.op == BCSP_CMD_MPI) {
+			m->cmd.sub_bits = get32(c);
+			m->cmd.len = get32(c);
+			return c->ok && m->cmd.id &&
+			       bcs_job_id_valid(m->cmd.job) &&
+			       !(m->cmd.arg & ~BCSP_MPI_FLAGS) &&
+			       m->cmd.sub_bits <= BCS_HIST_SUB_BITS_MAX &&
+			       get_sel(c, m->cmd.sel, m->cmd.len);
 		}
 		return c->ok && m->cmd.id && m->cmd.op == BCSP_CMD_SIGNAL &&
 		       bcs_job_id_valid(m->cmd.job) && m->cmd.arg &&
@@ -705,8 +764,12 @@ static bool body_len_ok(uint8_t type, size_t n)
 		       (n - 8) / 20 <= BCSP_MAX_JOBS;
 	case BCSP_REQUEST:
 	case BCSP_REPLY:
-		/* 40 for the operations with arguments, checked below. */
-		return n == 24 || n == 40;
+		/*
+		 * 40 for the operations with arguments, more for an MPI
+		 * selection; checked below.
+		 */
+		return n == 24 || (n >= 40 && n <= 40 + BCSP_MPI_SEL_LEN &&
+				   n % 4 == 0);
 	case BCSP_REPORT:
 		return n >= 4 && (n - 4) % 12 == 0 &&
 		       (n - 4) / 12 <= BCSP_MAX_JOBS;
@@ -719,8 +782,9 @@ static bool body_len_ok(uint8_t type, size_t n)
 		return n >= 8 && (n - 8) % 16 == 0 &&
 		       (n - 8) / 16 <= BCSP_MAX_JOBS;
 	case BCSP_COMMAND:
-		/* 24 for an attach, checked below. */
-		return n == 16 || n == 24;
+		/* 24 for an attach; 24 and more for MPI; checked below. */
+		return n == 16 || (n >= 24 && n <= 24 + BCSP_MPI_SEL_LEN &&
+				   n % 4 == 0);
 	case BCSP_RESULT:
 		return n == 24;
 	case BCSP_ACK:

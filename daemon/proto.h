@@ -114,7 +114,19 @@ enum bcsp_op {
 	BCSP_OP_WINDOW_CLEAR = 6,
 	BCSP_OP_SIGNAL	= 7,	/* a signal to every task of a job, @signal */
 	BCSP_OP_ATTACH	= 8,	/* a process of one node to a job, @attach */
+	BCSP_OP_MPI	= 9,	/* a job's MPI statistics (libbcsmpi), @mpi */
 };
+
+/*
+ * The selection of a job's MPI statistics (BCS_MPI_STATS syntax: "on",
+ * "all", "Allreduce,Isend"), at most BCSP_MPI_SEL_LEN - 1 bytes on the
+ * wire, where the control file (struct bcs_mpi_control) takes more: a
+ * datagram is at most BCSP_MAX_LEN.
+ */
+#define BCSP_MPI_SEL_LEN	256
+#define BCSP_MPI_OFF		(1U << 0)	/* record nothing */
+#define BCSP_MPI_SUB_BITS	(1U << 1)	/* @sub_bits is set */
+#define BCSP_MPI_FLAGS		(BCSP_MPI_OFF | BCSP_MPI_SUB_BITS)
 
 /* The highest signal number a command may send (SIGRTMAX on Linux). */
 #define BCSP_SIGNAL_MAX		64
@@ -124,7 +136,9 @@ enum bcsp_op {
 /*
  * BCSP_REQUEST and BCSP_REPLY body: 24 bytes, and 16 more (@stats,
  * @window, @signal or @attach) for BCSP_OP_STATS, BCSP_OP_WINDOW,
- * BCSP_OP_SIGNAL and BCSP_OP_ATTACH, and for them only.  The reply to an
+ * BCSP_OP_SIGNAL and BCSP_OP_ATTACH, and for them only; for BCSP_OP_MPI
+ * 16 more (@mpi's flags, sub_bits, len and a zero) and then the @len bytes
+ * of @mpi.sel, padded with zeros to a multiple of 4.  The reply to an
  * attach carries the error of the node that carried it out.
  */
 struct bcsp_request {
@@ -154,6 +168,13 @@ struct bcsp_request {
 			uint32_t pid;		/* 1 .. BCSP_PID_MAX */
 			uint32_t reserved[2];
 		} attach;
+		struct {
+			uint32_t flags;		/* BCSP_MPI_* */
+			uint32_t sub_bits;	/* with BCSP_MPI_SUB_BITS */
+			uint32_t len;		/* of @sel; 0: keep it */
+			uint32_t reserved;
+			char sel[BCSP_MPI_SEL_LEN];	/* NUL-terminated */
+		} mpi;
 	};
 };
 
@@ -351,29 +372,37 @@ struct bcsp_offsets {
 };
 
 /*
- * BCSP_COMMAND body: 16 bytes, 24 for BCSP_CMD_ATTACH.  An
- * application-oriented command on the tasks of a job, as scalable DPCL
- * sends to a context: the master sends it to the nodes (down a tree, only
- * into subtrees that hold the job's tasks, or for an attach only towards
- * node @node), and every node that holds tasks of @job (for an attach:
- * node @node alone) carries it out once: @id rises with every command of
- * a master's epoch, and a node takes each id once, whatever the copies
- * and in whatever order they come.  Down a tree each child acknowledges
- * each command to the daemon that passed it (BCSP_ACK), which sends it
- * again, a bounded number of times, until it does.
+ * BCSP_COMMAND body: 16 bytes; 24 for BCSP_CMD_ATTACH; for BCSP_CMD_MPI 8
+ * more (@sub_bits, @len) and the @len bytes of @sel padded with zeros to a
+ * multiple of 4.  An application-oriented command on the tasks of a job,
+ * as scalable DPCL sends to a context: the master sends it to the nodes
+ * (down a tree, only into subtrees that hold the job's tasks, or for an
+ * attach only towards node @node), and every node that holds tasks of
+ * @job (for an attach: node @node alone) carries it out once: @id rises
+ * with every command of a master's epoch, and a node takes each id once,
+ * whatever the copies and in whatever order they come.  Down a tree each
+ * child acknowledges each command to the daemon that passed it
+ * (BCSP_ACK), which sends it again, a bounded number of times, until it
+ * does.
  */
 enum bcsp_cmd_op {
 	BCSP_CMD_SIGNAL	= 1,	/* kill(2) every task of @job with @arg */
 	BCSP_CMD_ATTACH	= 2,	/* on node @node: process @arg to @job */
+	BCSP_CMD_MPI	= 3,	/* set the MPI control file of @job */
 };
 
 struct bcsp_command {
 	uint32_t id;		/* not 0 */
 	uint32_t op;		/* enum bcsp_cmd_op */
 	uint32_t job;
-	uint32_t arg;		/* SIGNAL: 1 .. BCSP_SIGNAL_MAX; ATTACH: pid */
+	uint32_t arg;		/* SIGNAL: 1 .. BCSP_SIGNAL_MAX; ATTACH: pid;
+				 * MPI: BCSP_MPI_* flags */
 	uint32_t node;		/* ATTACH: the node, not 0; else not sent */
-	uint32_t reserved;	/* zero */
+	uint32_t reserved;	/* ATTACH: zero; else not sent */
+	/* BCSP_CMD_MPI only, as struct bcsp_request's @mpi. */
+	uint32_t sub_bits;
+	uint32_t len;
+	char sel[BCSP_MPI_SEL_LEN];
 };
 
 /*

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <unistd.h>
 
@@ -17,9 +18,12 @@
 #include "bcsctl.h"
 #include "bcsctl_cluster.h"
 #include "control.h"
+#include "select.h"
 #include "numparse.h"
 
 #define STATS_TIMEOUT_MS	5000
+/* BCSP_MPI_SEL_LEN of daemon/proto.h: a selection in a datagram. */
+#define BCSCTL_MPI_SEL_MAX	256
 
 static const char *op_name(uint32_t op)
 {
@@ -64,16 +68,75 @@ static int stats_cluster(int fd, const struct bcsctl_req *req,
 }
 
 /*
- * --mpi: the control file of the job's MPI processes on this node
- * (libbcsmpi/control.c), which they apply at their next MPI call.  The
- * cluster-wide path (bcsd calling bcs_mpi_control_set() on every node of
- * the job) is not here yet.
+ * --mpi through bcsd: the master sends it down to the nodes that hold the
+ * job (BCSP_CMD_MPI, as bcsctl job signal), and each one's bcsd sets the
+ * job's control file there.  Returns BCSCTL_EXIT_*, or -1 if bcsd refused
+ * it for want of root (the caller sets this node's then).
+ */
+static int stats_mpi_cluster(int fd, const struct bcsctl_req *req,
+			     const char *what)
+{
+	struct json_object *o = json_object_new_object(), *resp;
+	char msg[256];
+	int err;
+
+	json_object_object_add(o, "cmd", json_object_new_string("stats"));
+	json_object_object_add(o, "job", json_object_new_int64(req->job));
+	json_object_object_add(o, "op",
+			       json_object_new_string(op_name(req->dist_op)));
+	json_object_object_add(o, "mpi", json_object_new_string(req->mpi));
+	if (req->has_resolution)
+		json_object_object_add(o, "sub_bits",
+				       json_object_new_int64(req->sub_bits));
+	err = cluster_call(fd, o, &resp, STATS_TIMEOUT_MS, msg, sizeof(msg));
+	close(fd);
+	if (err == -EPERM)
+		return -1;
+	if (err) {
+		fprintf(stderr, "bcsctl: %s: --mpi: %s\n", what, msg);
+		return BCSCTL_EXIT_FAIL;
+	}
+	json_object_put(resp);
+	return BCSCTL_EXIT_OK;
+}
+
+/*
+ * --mpi: the control file of the job's MPI processes (libbcsmpi/
+ * control.c), which they apply at their next MPI call: on every node of
+ * the job through bcsd when it runs here, else on this node.  The
+ * selection is checked here first, as the processes will parse it.
  */
 static int stats_mpi(const struct bcsctl_req *req, const char *what)
 {
+	static const char prefix[] = "BCS_MPI_STATS: ";
 	char job[16], err[1024];
 	int off = req->dist_op == BCS_DIST_DISABLE;
+	struct bcsmpi_select sel;
+	int fd, r;
 
+	if (*req->mpi && bcsmpi_select_parse(req->mpi, NULL, &sel, err,
+					     sizeof(err))) {
+		fprintf(stderr, "bcsctl: %s: --mpi: %s\n", what,
+			strncmp(err, prefix, sizeof(prefix) - 1) ? err :
+			err + sizeof(prefix) - 1);
+		return BCSCTL_EXIT_FAIL;
+	}
+	fd = cluster_connect();
+	if (fd >= 0) {
+		if (strlen(req->mpi) >= BCSCTL_MPI_SEL_MAX) {
+			close(fd);
+			fprintf(stderr, "bcsctl: %s: --mpi: a selection sent "
+				"through bcsd is at most %d characters (give "
+				"all, or fewer primitives)\n", what,
+				BCSCTL_MPI_SEL_MAX - 1);
+			return BCSCTL_EXIT_FAIL;
+		}
+		r = stats_mpi_cluster(fd, req, what);
+		if (r >= 0)
+			return r;
+		fprintf(stderr, "bcsctl: %s: --mpi: bcsd takes it from root "
+			"only: on this node alone\n", what);
+	}
 	snprintf(job, sizeof(job), "%u", req->job);
 	if (bcs_mpi_control_set(bcsmpi_dir(), job, off,
 				off ? NULL : req->mpi,

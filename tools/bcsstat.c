@@ -52,11 +52,14 @@ static const struct cmd cmds[] = {
 	{ "dump", "--job J [-o FILE.json]",
 	  "Job J's statistics on this node as one JSON document (a job dump)",
 	  OPT_JOB | OPT_OUTPUT, run_dump, NULL },
-	{ "mpi", "[--json | --hist PRIM] FILE...",
+	{ "mpi", "[--job J] [--node HOST] [--rank R] [--json | --hist PRIM] "
+	  "[FILE|DIR...]",
 	  "Per-primitive MPI statistics of the ranks whose libbcsmpi files "
 	  "are given\n      (--hist: the latency and size distributions of "
-	  "PRIM)",
-	  OPT_JSON | OPT_HIST | OPT_ARGS, run_mpi, NULL },
+	  "PRIM; --job: job J's files in DIR\n      or $BCS_MPI_DIR, merged "
+	  "over its ranks and nodes)",
+	  OPT_JOB | OPT_NODE | OPT_RANK | OPT_JSON | OPT_HIST | OPT_ARGS,
+	  run_mpi, NULL },
 	{ "trace", "-o FILE.json [FILE...]",
 	  "Slice records of nodes as a trace for https://ui.perfetto.dev",
 	  OPT_OUTPUT | OPT_ARGS, run_trace, NULL },
@@ -155,6 +158,10 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			opt = OPT_METRIC;
 		else if (!strcmp(a, "--hist") || !strncmp(a, "--hist=", 7))
 			opt = OPT_HIST;
+		else if (!strcmp(a, "--node") || !strncmp(a, "--node=", 7))
+			opt = OPT_NODE;
+		else if (!strcmp(a, "--rank") || !strncmp(a, "--rank=", 7))
+			opt = OPT_RANK;
 		else if (a[0] == '-')
 			return usage_err(c, "unknown option", a);
 		else
@@ -166,7 +173,8 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			continue;
 		v = opt_value(argc, argv, &i, opt == OPT_JOB ? 5 :
 			      opt == OPT_PID ? 5 : opt == OPT_METRIC ? 8 :
-			      opt == OPT_HIST ? 6 : 2);
+			      opt == OPT_HIST || opt == OPT_NODE ? 6 :
+			      opt == OPT_RANK ? 6 : 2);
 		if (!v)
 			return usage_err(c, "missing value for", a);
 		if (opt == OPT_N && parse_u64(v, 1, UINT32_MAX, &o->n))
@@ -188,6 +196,17 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			return usage_err(c, "empty primitive name", NULL);
 		if (opt == OPT_HIST)
 			o->hist = v;
+		if (opt == OPT_NODE && !*v)
+			return usage_err(c, "empty node name", NULL);
+		if (opt == OPT_NODE)
+			o->node = v;
+		if (opt == OPT_RANK) {
+			uint64_t rank;
+
+			if (parse_u64(v, 0, INT32_MAX, &rank))
+				return usage_err(c, "bad rank", v);
+			o->rank = (int)rank;
+		}
 	}
 	if ((o->given & OPT_COUNT) && (c->allowed & OPT_FOLLOW) &&
 	    !(o->given & OPT_FOLLOW))

@@ -26,6 +26,8 @@ enum {
 	OPT_PID		= 1 << 7,
 	OPT_METRIC	= 1 << 8,
 	OPT_HIST	= 1 << 9,	/* --hist PRIM */
+	OPT_NODE	= 1 << 10,	/* --node HOST */
+	OPT_RANK	= 1 << 11,	/* --rank R */
 };
 
 struct cmd;
@@ -40,6 +42,8 @@ struct opts {
 	uint32_t metric;	/* enum bcs_dist_metric */
 	const char *output;	/* -o FILE */
 	const char *hist;	/* --hist PRIM */
+	const char *node;	/* --node HOST */
+	int rank;		/* --rank R */
 	char **args;		/* the arguments that are not options */
 	int nr_args;
 };

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 #include <json-c/json.h>
 
@@ -35,9 +37,18 @@ struct mpi_row {
 	struct bcs_hist_header *lat, *size;	/* merged, or NULL */
 };
 
+/* Which ranks: of a job, on a node, one rank; NULL and -1 for any. */
+struct mpi_filter {
+	const char *job;
+	const char *node;
+	int rank;
+};
+
 struct mpi_set {
 	struct bcs_mpi_stats *files;
+	char **paths;			/* of @files */
 	int nr_files;
+	int job_line;			/* --job: the ranks' nodes too */
 	struct mpi_row *rows;
 	size_t nr_rows;
 };
@@ -117,9 +128,20 @@ static void set_free(struct mpi_set *s)
 	for (k = 0; k < s->nr_files; k++)
 		bcs_mpi_stats_free(&s->files[k]);
 	free(s->files);
+	free(s->paths);
 }
 
-static int set_load(struct mpi_set *s, char **paths, int n)
+static int filter_pass(const struct mpi_filter *f,
+		       const struct bcs_mpi_file_header *h)
+{
+	return (!f->job || !strcmp(h->job, f->job)) &&
+	       (!f->node || !strcmp(h->host, f->node)) &&
+	       (f->rank < 0 || h->rank == f->rank);
+}
+
+/* The files @paths[0 .. @n) that pass @f (NULL: all) into @s. */
+static int set_load_filtered(struct mpi_set *s, char **paths, int n,
+			     const struct mpi_filter *f)
 {
 	char err[PATH_MAX + 128];
 	size_t max_rows = 0;
@@ -127,23 +149,29 @@ static int set_load(struct mpi_set *s, char **paths, int n)
 	int k, r;
 
 	memset(s, 0, sizeof(*s));
-	s->files = calloc((size_t)n, sizeof(*s->files));
-	if (!s->files)
+	s->files = calloc((size_t)n + 1, sizeof(*s->files));
+	s->paths = calloc((size_t)n + 1, sizeof(*s->paths));
+	if (!s->files || !s->paths)
 		goto nomem;
 	for (k = 0; k < n; k++) {
-		r = bcs_mpi_stats_read(paths[k], &s->files[k], err,
-				       sizeof(err));
+		struct bcs_mpi_stats *st = &s->files[s->nr_files];
+
+		r = bcs_mpi_stats_read(paths[k], st, err, sizeof(err));
 		if (r) {
 			fprintf(stderr, "bcsstat: mpi: %s\n", err);
 			return EXIT_FAILURE;
 		}
-		s->nr_files++;
-		max_rows += s->files[k].hdr->nr_prims;
+		if (f && !filter_pass(f, st->hdr)) {
+			bcs_mpi_stats_free(st);
+			continue;
+		}
+		s->paths[s->nr_files++] = paths[k];
+		max_rows += st->hdr->nr_prims;
 	}
-	s->rows = calloc(max_rows, sizeof(*s->rows));
+	s->rows = calloc(max_rows + 1, sizeof(*s->rows));
 	if (!s->rows)
 		goto nomem;
-	for (k = 0; k < n; k++) {
+	for (k = 0; k < s->nr_files; k++) {
 		const struct bcs_mpi_stats *st = &s->files[k];
 
 		for (i = 0; i < st->hdr->nr_prims; i++) {
@@ -152,7 +180,7 @@ static int set_load(struct mpi_set *s, char **paths, int n)
 				goto nomem;
 			if (r) {
 				fprintf(stderr, "bcsstat: mpi: %s: cannot "
-					"merge its histograms: %s\n", paths[k],
+					"merge its histograms: %s\n", s->paths[k],
 					strerror(-r));
 				return EXIT_FAILURE;
 			}
@@ -162,6 +190,11 @@ static int set_load(struct mpi_set *s, char **paths, int n)
 nomem:
 	fprintf(stderr, "bcsstat: mpi: %s\n", strerror(ENOMEM));
 	return EXIT_FAILURE;
+}
+
+static int set_load(struct mpi_set *s, char **paths, int n)
+{
+	return set_load_filtered(s, paths, n, NULL);
 }
 
 /* The time of file @st from MPI_Init to MPI_Finalize and its split. */
@@ -218,6 +251,40 @@ static void print_row(const struct mpi_row *r)
 	       r->bytes, slow, fast);
 }
 
+/* "job J: R ranks (lowest .. highest) on N nodes: A (2), B (1)". */
+static void print_nodes(const struct mpi_set *s)
+{
+	int k, m, lo = INT32_MAX, hi = INT32_MIN, nodes = 0;
+
+	for (k = 0; k < s->nr_files; k++) {
+		lo = s->files[k].hdr->rank < lo ? s->files[k].hdr->rank : lo;
+		hi = s->files[k].hdr->rank > hi ? s->files[k].hdr->rank : hi;
+		for (m = 0; m < k; m++)
+			if (!strcmp(s->files[m].hdr->host,
+				    s->files[k].hdr->host))
+				break;
+		nodes += m == k;
+	}
+	printf("job %s: %d rank%s (%d .. %d) on %d node%s:",
+	       s->files[0].hdr->job, s->nr_files, s->nr_files == 1 ? "" : "s",
+	       lo, hi, nodes, nodes == 1 ? "" : "s");
+	for (k = 0; k < s->nr_files; k++) {
+		int n = 0;
+
+		for (m = 0; m < k; m++)
+			if (!strcmp(s->files[m].hdr->host,
+				    s->files[k].hdr->host))
+				break;
+		if (m < k)
+			continue;
+		for (m = k; m < s->nr_files; m++)
+			n += !strcmp(s->files[m].hdr->host,
+				     s->files[k].hdr->host);
+		printf("%s %s (%d)", k ? "," : "", s->files[k].hdr->host, n);
+	}
+	printf("\n");
+}
+
 static void print_table(const struct mpi_set *s)
 {
 	double worst = 0, sum = 0, elapsed = 0;
@@ -229,6 +296,8 @@ static void print_table(const struct mpi_set *s)
 		complete += !!(s->files[k].hdr->flags & BCS_MPI_COMPLETE);
 	printf("%d rank file%s, %d complete\n", s->nr_files,
 	       s->nr_files == 1 ? "" : "s", complete);
+	if (s->job_line)
+		print_nodes(s);
 	printf("%-22s %10s %10s %10s %10s %12s %14s %7s %7s\n", "Primitive",
 	       "Calls", "Avg(ms)", "Min(ms)", "Max(ms)", "Total(ms)", "Bytes",
 	       "Slowest", "Fastest");
@@ -324,7 +393,7 @@ static struct json_object *rank_json(const struct bcs_mpi_stats *st,
 	return o;
 }
 
-static void print_json(const struct mpi_set *s, char **paths)
+static void print_json(const struct mpi_set *s)
 {
 	struct json_object *top = json_object_new_object();
 	struct json_object *rows = json_object_new_array();
@@ -366,7 +435,7 @@ static void print_json(const struct mpi_set *s, char **paths)
 	}
 	for (k = 0; k < s->nr_files; k++)
 		json_object_array_add(ranks, rank_json(&s->files[k],
-						       paths[k]));
+						       s->paths[k]));
 	json_object_object_add(top, "primitives", rows);
 	json_object_object_add(top, "ranks", ranks);
 	json_print(top, 1);
@@ -482,25 +551,159 @@ int mpi_hists(char **paths, int n, const char *prim, char *name,
 	return ret;
 }
 
+/* A list of paths that grows. */
+struct path_list {
+	char **v;
+	int n, cap;
+};
+
+static int path_add(struct path_list *l, const char *dir, const char *name)
+{
+	char *p;
+
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 16;
+		char **v = realloc(l->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	if (dir) {
+		if (asprintf(&p, "%s/%s", dir, name) < 0)
+			return -ENOMEM;
+	} else {
+		p = strdup(name);
+		if (!p)
+			return -ENOMEM;
+	}
+	l->v[l->n++] = p;
+	return 0;
+}
+
+static void path_free(struct path_list *l)
+{
+	int k;
+
+	for (k = 0; k < l->n; k++)
+		free(l->v[k]);
+	free(l->v);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The libbcsmpi files in directory @dir (JOB.HOST.RANK.PID.bcsmpi), of
+ * job @job only if given, by name: 0, or an exit status after a message.
+ */
+static int scan_dir(struct path_list *l, const char *dir, const char *job)
+{
+	size_t jl = job ? strlen(job) : 0, n;
+	struct dirent *e;
+	int first = l->n;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "bcsstat: mpi: %s: %s\n", dir, strerror(errno));
+		return EXIT_FAILURE;
+	}
+	while ((e = readdir(d))) {
+		n = strlen(e->d_name);
+		if (n < 7 || strcmp(e->d_name + n - 7, ".bcsmpi") ||
+		    (job && (strncmp(e->d_name, job, jl) ||
+			     e->d_name[jl] != '.')))
+			continue;
+		if (path_add(l, dir, e->d_name)) {
+			closedir(d);
+			fprintf(stderr, "bcsstat: mpi: %s\n", strerror(ENOMEM));
+			return EXIT_FAILURE;
+		}
+	}
+	closedir(d);
+	qsort(l->v + first, (size_t)(l->n - first), sizeof(*l->v), by_name);
+	return 0;
+}
+
+/*
+ * The files to read: FILE... as given, a directory among them for its
+ * files; with --job and nothing given, $BCS_MPI_DIR (or /run/bcs/mpi).
+ */
+static int collect_paths(const struct opts *o, const char *job,
+			 struct path_list *l)
+{
+	const char *env = getenv("BCS_MPI_DIR");
+	struct stat sb;
+	int k, r;
+
+	if (!o->nr_args)
+		return scan_dir(l, env && *env ? env : "/run/bcs/mpi", job);
+	for (k = 0; k < o->nr_args; k++) {
+		if (!stat(o->args[k], &sb) && S_ISDIR(sb.st_mode))
+			r = scan_dir(l, o->args[k], job);
+		else
+			r = path_add(l, NULL, o->args[k]) ? EXIT_FAILURE : 0;
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 int run_mpi(const struct opts *o)
 {
+	struct mpi_filter f = { .rank = -1 };
+	struct path_list l = { 0 };
+	char job[16], where[256];
 	struct mpi_set s;
 	int r;
 
-	if (!o->nr_args)
-		return usage_err(o->cmd, "no FILE given", NULL);
+	if (!o->nr_args && !(o->given & OPT_JOB))
+		return usage_err(o->cmd, "no FILE given (or --job J)", NULL);
 	if ((o->given & OPT_JSON) && o->hist)
 		return usage_err(o->cmd, "--json has every histogram; --hist "
 				 "is for text", NULL);
-	r = set_load(&s, o->args, o->nr_args);
+	if (o->given & OPT_JOB) {
+		snprintf(job, sizeof(job), "%u", o->job);
+		f.job = job;
+	}
+	if (o->given & OPT_NODE)
+		f.node = o->node;
+	if (o->given & OPT_RANK)
+		f.rank = o->rank;
+	r = collect_paths(o, f.job, &l);
+	if (r) {
+		path_free(&l);
+		return r;
+	}
+	r = set_load_filtered(&s, l.v, l.n, &f);
+	if (!r && !s.nr_files) {
+		snprintf(where, sizeof(where), "%s%s%s%s",
+			 f.job ? " of job " : "", f.job ? f.job : "",
+			 f.node ? " on " : "", f.node ? f.node : "");
+		if (f.rank >= 0)
+			snprintf(where + strlen(where),
+				 sizeof(where) - strlen(where), " of rank %d",
+				 f.rank);
+		fprintf(stderr, "bcsstat: mpi: no statistics file%s in %s "
+			"(%d file%s looked at)\n", where, o->nr_args ?
+			"the files given" : "$BCS_MPI_DIR", l.n,
+			l.n == 1 ? "" : "s");
+		r = EXIT_FAILURE;
+	}
+	s.job_line = !!(o->given & OPT_JOB);
 	if (!r) {
 		if (o->hist)
 			r = print_hists(&s, o->hist);
 		else if (o->given & OPT_JSON)
-			print_json(&s, o->args);
+			print_json(&s);
 		else
 			print_table(&s);
 	}
 	set_free(&s);
+	path_free(&l);
 	return r;
 }

@@ -120,6 +120,26 @@ int main(void)
 		      "\"pid\" must be"));
 	CHECK(refused("{\"cmd\":\"job-attach\",\"job\":4,\"node\":4294967296,\"pid\":7}",
 		      "\"node\" must be"));
+	/* The MPI statistics of a job's processes. */
+	CHECK(parse("{\"cmd\":\"stats\",\"job\":4,\"op\":\"enable\","
+		    "\"mpi\":\"Allreduce\",\"sub_bits\":2}", &r) == 0 &&
+	      r.cmd == CTL_STATS && r.mpi && r.mpi_sub_bits == 2 &&
+	      !strcmp(r.mpi_sel, "Allreduce"));
+	CHECK(parse("{\"cmd\":\"stats\",\"job\":4,\"op\":\"enable\","
+		    "\"mpi\":\"all\"}", &r) == 0 && r.mpi_sub_bits == -1);
+	CHECK(parse("{\"cmd\":\"stats\",\"job\":4,\"op\":\"disable\","
+		    "\"mpi\":\"\"}", &r) == 0 && r.mpi &&
+	      r.dist_op == BCS_DIST_DISABLE && !r.mpi_sel[0]);
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":4,\"op\":\"enable\","
+		      "\"mpi\":\"\"}", "needs an \"mpi\""));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":4,\"op\":\"release\","
+		      "\"mpi\":\"on\"}", "takes no \"mpi\""));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":4,\"op\":\"enable\","
+		      "\"mpi\":3}", "must be a string"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":4,\"op\":\"enable\","
+		      "\"mpi\":\"on\",\"metrics\":1}", "\"metrics\""));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":4,\"op\":\"disable\","
+		      "\"mpi\":\"\",\"sub_bits\":2}", "\"sub_bits\""));
 	CHECK(refused("{\"cmd\":\"slices\",\"last\":4294967296}",
 		      "\"last\" must be"));
 

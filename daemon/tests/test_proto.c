@@ -485,7 +485,9 @@ static bool can_be(unsigned int type, size_t body)
 		return body >= 8 && (body - 8) % 24 == 0 &&
 		       body <= 8 + 24 * BCSP_MAX_OFFSETS;
 	case BCSP_COMMAND:
-		return body == 16 || body == 24;
+		/* 24 for an attach; 24 and an MPI selection, padded. */
+		return body == 16 || (body >= 24 && body % 4 == 0 &&
+				      body <= 24 + BCSP_MPI_SEL_LEN);
 	case BCSP_RESULT:
 		return body == 24;
 	case BCSP_ACK:
@@ -495,7 +497,8 @@ static bool can_be(unsigned int type, size_t body)
 		       body <= 16 + 12 * BCSP_MAX_NODE_TASKS;
 	case BCSP_REQUEST:
 	case BCSP_REPLY:
-		return body == 24 || body == 40;
+		return body == 24 || (body >= 40 && body % 4 == 0 &&
+				      body <= 40 + BCSP_MPI_SEL_LEN);
 	}
 	return false;	/* no such type */
 }
@@ -850,7 +853,7 @@ static void test_command(void)
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
 	      !memcmp(&out.cmd, &m.cmd, sizeof(m.cmd)));
 	/* No such operation, job or signal. */
-	m.cmd.op = 3;
+	m.cmd.op = 4;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 	m.cmd.op = BCSP_CMD_SIGNAL;
@@ -982,6 +985,92 @@ static void test_attach_command(void)
 	CHECK(poked(&m, 7, 0, &out) == BCSP_BAD_BODY);
 }
 
+/* The MPI statistics of a job: its request and its command, a selection. */
+static void test_mpi(void)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_REQUEST, .cluster = 7,
+				       .sender = 4 } };
+	struct bcsp_msg out;
+	uint8_t buf[BCSP_MAX_LEN];
+	int len;
+
+	m.req = (struct bcsp_request){ .id = 1, .op = BCSP_OP_MPI, .job = 9,
+				       .node = 4 };
+	m.req.mpi.flags = BCSP_MPI_SUB_BITS;
+	m.req.mpi.sub_bits = 2;
+	m.req.mpi.len = 15;
+	strcpy(m.req.mpi.sel, "Allreduce,Isend");
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + 16 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.req.mpi.flags == BCSP_MPI_SUB_BITS &&
+	      out.req.mpi.sub_bits == 2 && out.req.mpi.len == 15 &&
+	      !strcmp(out.req.mpi.sel, "Allreduce,Isend"));
+	/* A disable keeps the selection: none on the wire. */
+	m.req.mpi.flags = BCSP_MPI_OFF;
+	m.req.mpi.len = 0;
+	m.req.mpi.sel[0] = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.req.mpi.flags == BCSP_MPI_OFF && !out.req.mpi.sel[0]);
+	/* The longest selection, and one longer. */
+	m.req.mpi.len = BCSP_MPI_SEL_LEN - 1;
+	memset(m.req.mpi.sel, 'a', BCSP_MPI_SEL_LEN - 1);
+	m.req.mpi.sel[BCSP_MPI_SEL_LEN - 1] = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + BCSP_MPI_SEL_LEN + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      strlen(out.req.mpi.sel) == BCSP_MPI_SEL_LEN - 1);
+	m.req.mpi.len = BCSP_MPI_SEL_LEN;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	/* A NUL inside, unknown flags, a resolution out of range. */
+	m.req.mpi.len = 4;
+	memcpy(m.req.mpi.sel, "ab\0d", 5);
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	strcpy(m.req.mpi.sel, "abcd");
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	buf[BCSP_HDR_LEN + 40 + 2] = 0;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.req.mpi.flags = 4;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.req.mpi.flags = BCSP_MPI_SUB_BITS;
+	m.req.mpi.sub_bits = BCS_HIST_SUB_BITS_MAX + 1;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* Only BCSP_OP_MPI has a selection. */
+	m.req.op = BCSP_OP_STATS;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + BCSP_TAG_LEN);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_COMMAND;
+	m.hdr.cluster = 7;
+	m.cmd = (struct bcsp_command){ .id = 5, .op = BCSP_CMD_MPI, .job = 9,
+				       .arg = BCSP_MPI_SUB_BITS, .sub_bits = 3,
+				       .len = 3 };
+	strcpy(m.cmd.sel, "all");
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 24 + 4 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      !memcmp(&out.cmd, &m.cmd, sizeof(m.cmd)));
+	/* The padding is zeros. */
+	buf[BCSP_HDR_LEN + 24 + 3] = 'x';
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.cmd.arg = 8;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* A signal has no selection. */
+	m.cmd.op = BCSP_CMD_SIGNAL;
+	m.cmd.arg = 15;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 16 + BCSP_TAG_LEN);
+}
+
 /* A subtree's tasks per node: sorted pairs, each once, and the rest. */
 static void test_node_tasks(void)
 {
@@ -1051,6 +1140,7 @@ int main(void)
 	test_command();
 	test_attach_command();
 	test_node_tasks();
+	test_mpi();
 	test_probes();
 	test_key_file();
 	test_next_row();

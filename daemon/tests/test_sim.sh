@@ -38,9 +38,9 @@ now_ns()
 	date +%s%N
 }
 
-sim_start 1 both --priority=200 --failover_slices=2
-sim_start 2 node
-sim_start 3 node
+sim_start 1 both --priority=200 --failover_slices=2 --mpi_dir="$TMP/mpi1"
+sim_start 2 node --mpi_dir="$TMP/mpi2"
+sim_start 3 node --mpi_dir="$TMP/mpi3"
 until_stat 1 active_master -eq 1 10
 check $? "node1 takes over as master"
 until_stat 2 strobes_forwarded -ge 1 10 && until_stat 3 strobes_forwarded -ge 1 10
@@ -136,5 +136,58 @@ snap 3
 	[ "$(val 1 attaches)" = 0 ] && [ "$(val 2 attaches)" = 0 ]
 check $? "node3 alone attached the process ($(val 3 attaches))"
 kill "$pa" 2>/dev/null
+# MPI statistics cluster-wide: bcsctl stats enable --mpi on node 2 goes to
+# the master and down to every node of the job (BCSP_CMD_MPI), whose bcsd
+# sets the job's control file in its mpi_dir; disable the same.
+# ctlfile N JOB: "flags sub_bits stats" of node N's control file of JOB.
+ctlfile()
+{
+	python3 - "$TMP/mpi$1/$2.control" <<'PY' 2>/dev/null || echo "none"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+magic, ver, size, gen, flags, sub = struct.unpack_from("<IHHIII", b)
+print(flags, sub, b[24:].split(b"\0")[0].decode())
+PY
+}
+
+job=${jobs[0]}
+out=$(ctl 2 stats enable "$job" --mpi Allreduce,Isend --resolution 4 2>&1)
+check $? "bcsctl stats enable $job --mpi through node2 ($out)"
+for n in 1 2 3; do
+	got=none
+	for _ in $(seq 50); do
+		got=$(ctlfile "$n" "$job")
+		[ "$got" = "2 2 Allreduce,Isend" ] && break
+		sleep 0.1
+	done
+	echo "# node$n: $job.control: $got"
+	[ "$got" = "2 2 Allreduce,Isend" ]
+	check $? "node$n's bcsd set job $job's MPI control file (resolution 4)"
+done
+out=$(ctl 3 stats disable "$job" --mpi 2>&1)
+check $? "bcsctl stats disable $job --mpi through node3 ($out)"
+for n in 1 2 3; do
+	got=none
+	for _ in $(seq 50); do
+		got=$(ctlfile "$n" "$job")
+		[ "$got" = "3 2 Allreduce,Isend" ] && break
+		sleep 0.1
+	done
+	[ "$got" = "3 2 Allreduce,Isend" ]
+	check $? "node$n's bcsd turned job $job's MPI statistics off ($got)"
+done
+out=$(ctl 1 stats enable "$job" --mpi Allreduse 2>&1)
+rc=$?
+echo "# a bad selection: $out"
+[ "$rc" != 0 ] && echo "$out" | grep -q "Allreduse"
+check $? "a bad selection is refused, naming the primitive"
+out=$(ctl 1 stats enable 999 --mpi on 2>&1)
+rc=$?
+echo "# an unknown job: $out"
+[ "$rc" != 0 ]
+check $? "the MPI statistics of a job the master does not know are refused"
+snap 2
+[ "$(val 2 mpi_controls_set)" = 2 ] && [ "$(val 2 mpi_control_errors)" = 0 ]
+check $? "node2 counts two control files set, no error"
 
 checks_done test_sim

@@ -341,6 +341,63 @@ else
 	result fail "bcsstat mpi: truncated or other-version file"
 fi
 
+# bcsstat mpi --job J [--node N] [--rank R] [DIR]: the files of a job in a
+# directory, as gathered from its nodes, merged; here copies of the full
+# run's files, made job 77, half of the ranks on "nodeA" and half on
+# "nodeB" (the job and host fields of their headers), beside files of
+# other jobs.
+# job_copy SRC JOB HOST DIR: SRC as a file of JOB on HOST, named so.
+job_copy()
+{
+	python3 - "$@" <<'PY'
+import struct, sys
+src, job, host, d = sys.argv[1:]
+b = bytearray(open(src, "rb").read())
+rank, _, pid = struct.unpack_from("<iii", b, 40)
+b[80:112] = job.encode().ljust(32, b"\0")
+b[112:176] = host.encode().ljust(64, b"\0")
+open(f"{d}/{job}.{host}.{rank}.{pid}.bcsmpi", "wb").write(b)
+PY
+}
+
+jd=$TMP/jobdir
+mkdir -p "$jd"
+full=$(find "$TMP" -path "*openmpi-full/*.bcsmpi" | sort)
+nf=$(echo "$full" | grep -c .)
+half=$((nf / 2))
+k=0
+for f in $full; do
+	job_copy "$f" 77 "node$([ $((k % 2)) = 0 ] && echo A || echo B)" "$jd"
+	job_copy "$f" 78 nodeA "$jd"
+	k=$((k + 1))
+done
+[ -n "$full" ] && cp "$(echo "$full" | head -n 1)" "$jd/"
+if [ "$nf" -lt 2 ]; then
+	result skip "bcsstat mpi --job, --node, --rank" "no Open MPI files"
+elif "$BCSSTAT" mpi --job 77 "$jd" > "$TMP/job" &&
+     grep -q "^$nf rank files, $nf complete" "$TMP/job" &&
+     grep -q "^job 77: $nf ranks (0 .. $((nf - 1))) on 2 nodes: nodeA ($((nf - half))), nodeB ($half)$" "$TMP/job" &&
+     grep -Eq "^MPI_Allreduce +$((nf * 1000)) " "$TMP/job" &&
+     BCS_MPI_DIR=$jd "$BCSSTAT" mpi --job 77 | cmp -s - "$TMP/job" &&
+     "$BCSSTAT" mpi --job 77 --node nodeB "$jd" > "$TMP/node" &&
+     grep -Eq "^job 77: $half ranks? \(1 \.\. " "$TMP/node" &&
+     grep -Eq "^MPI_Allreduce +$((half * 1000)) " "$TMP/node" &&
+     "$BCSSTAT" mpi --job 77 --rank 1 "$jd" > "$TMP/rank" &&
+     grep -q "^job 77: 1 rank (1 .. 1) on 1 node: nodeB (1)$" "$TMP/rank" &&
+     grep -Eq "^MPI_Isend +200 " "$TMP/rank" &&
+     "$BCSSTAT" mpi --json --job 77 --rank 0 "$jd" |
+	python3 -c 'import json, sys; r = json.load(sys.stdin)["ranks"]
+sys.exit(0 if len(r) == 1 and r[0]["rank"] == 0 else 1)' &&
+     ! "$BCSSTAT" mpi --job 79 "$jd" 2> "$TMP/err" &&
+     grep -q "no statistics file of job 79 in the files given" "$TMP/err" &&
+     ! "$BCSSTAT" mpi --job 77 --node nodeC "$jd" 2> /dev/null &&
+     ! "$BCSSTAT" mpi --job 77 --rank x "$jd" 2> /dev/null; then
+	result ok "bcsstat mpi --job, --node, --rank"
+else
+	cat "$TMP/job" "$TMP/node" "$TMP/rank" "$TMP/err" >&2 2>/dev/null
+	result fail "bcsstat mpi --job, --node, --rank"
+fi
+
 # bcsctl run --mpi-stats on a program of no MPI, or a script.
 if "$BCSCTL" run --mpi-stats --no-attach -- /bin/true > "$TMP/out" 2>&1 ||
    ! grep -q "^bcsctl: run: --mpi-stats: cannot tell which MPI /bin/true" \

@@ -237,10 +237,13 @@ start_sshd()
 # way a site wraps its MPI jobs.  Remote nodes are reached over SSH
 # (start_sshd) and MPI talks TCP on the cluster network.  Output in
 # SHARE/out/mpi-LABEL.out, mpirun's exit status in SHARE/out/mpi-LABEL.rc.
+# With MPI_STATS=1 in the environment, "bcsctl run --job JOB --mpi-stats":
+# libbcsmpi preloaded, each rank's statistics in its node's /run/bcs/mpi.
 mpi_start()
 {
-	local label=$1 np=$2 job=$3 out=$SHARE/out/mpi-$1 n
+	local label=$1 np=$2 job=$3 out=$SHARE/out/mpi-$1 n stats=()
 	shift 3
+	[ "${MPI_STATS:-0}" = 1 ] && stats=(--mpi-stats)
 
 	mkdir -p "$SHARE/out"
 	rm -f "$out.out" "$out.rc"
@@ -258,7 +261,7 @@ mpi_start()
 		export OMPI_MCA_mpi_yield_when_idle=1
 		export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 		mpirun -np "$np" --hostfile "$STATE/hostfile" --map-by node \
-			"$BCS_SRC/tools/bcsctl" run --job "$job" -- \
+			"$BCS_SRC/tools/bcsctl" run --job "$job" "${stats[@]}" -- \
 			"$BUILD/bench/mpi_barrier" "$@" > "$out.out" 2>&1 < /dev/null
 		echo $? > "$out.rc"
 	) &

@@ -103,10 +103,13 @@ for d in libbcs tools daemon slurm; do
 	make -s -C "$top/$d" > "$run.build.log" 2>&1 ||
 		{ cat "$run.build.log" >&2; die "make -C $d failed"; }
 done
-# The MPI test's program; that test says so if MPI is missing.
+# The MPI test's program and libbcsmpi; that test says so if MPI is
+# missing.
 if command -v mpicc > /dev/null; then
 	make -s -C "$top/bench" mpi > "$run.build.log" 2>&1 ||
 		{ cat "$run.build.log" >&2; die "mpi_barrier did not build"; }
+	make -s -C "$top/libbcsmpi" > "$run.build.log" 2>&1 ||
+		{ cat "$run.build.log" >&2; die "libbcsmpi did not build"; }
 fi
 # Always: make rebuilds only what changed, and a stale bcs.ko would test
 # old code.

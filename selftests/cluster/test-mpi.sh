@@ -11,13 +11,23 @@
 # job on its node; every node runs the same row in every slice while the
 # four gangs take turns; both jobs compute the right results; the ranks
 # leave their jobs as they exit; the jobs are then destroyed.
+#
+# Both run with --mpi-stats (libbcsmpi preloaded, Documentation/mpi.rst):
+# while they run, bcsctl stats enable J --mpi Allreduce on node2 reaches
+# every node's bcsd through the master, which sets job J's control file
+# there; afterwards each node's statistics files, gathered in one
+# directory, give bcsstat mpi --job J the merged table of all 6 ranks on
+# the 3 nodes with mpi_barrier's known calls (per rank 2 MPI_Barrier,
+# iterations + 1 MPI_Allreduce, 1 MPI_Gather) and Allreduce's
+# distributions from every rank.
 
 # shellcheck disable=SC2154 # j1 and j2: set by two_jobs (lib.sh)
 . "$CL_DIR/lib.sh"
 
 np=$((2 * nr_nodes))
 app=$BUILD/bench/mpi_barrier
-run_s=40
+# Long enough for the snapshot below on a loaded host (40 s took 43).
+run_s=60
 out=$SHARE/out
 
 missing=""
@@ -53,9 +63,11 @@ two_jobs "two more cluster jobs through the master"
 # ends once its rank 0 has run $run_s seconds, parked slices included.
 go=$out/mpi-go
 rm -f "$go"
-on 1 "mpi_start a $np $j1 --seconds $run_s --work 200 --tag a --go $go &&
+on 1 "rm -f /run/bcs/mpi/$j1.* /run/bcs/mpi/$j2.*
+      export MPI_STATS=1
+      mpi_start a $np $j1 --seconds $run_s --work 200 --tag a --go $go &&
       mpi_start b $np $j2 --seconds $run_s --work 200 --tag b --go $go"
-ok $? "mpirun -np $np --hostfile H bcsctl run --job J -- mpi_barrier, for jobs $j1 and $j2"
+ok $? "mpirun -np $np --hostfile H bcsctl run --job J --mpi-stats -- mpi_barrier, for jobs $j1 and $j2"
 
 started()
 {
@@ -80,6 +92,12 @@ fi
 ok $rc "both jobs through MPI_Init on all $np ranks"
 [ $rc = 0 ] || tap_end
 
+# While both run, the MPI statistics of job a changed on every node from
+# node2, through the master (BCSP_CMD_MPI); the ranks take it at their
+# next call.  Checked below, on each node's control file.
+on 2 "bcsctl stats enable $j1 --mpi Allreduce"
+ok $? "bcsctl stats enable $j1 --mpi Allreduce on node2"
+
 # Steady state: every rank and thread is in; let the gangs take turns.
 from=$(slice_now 1)
 sleep 8
@@ -90,6 +108,19 @@ on_all 'snapshot mpi && proc_threads "$SHARE/data/mpi/node$NODE.threads.json"' \
 ok $? "snapshot of every node while both jobs run"
 analyse coherence --nodes "$nr_nodes" "$SHARE/data/mpi" --from-slice "${from:-0}" \
 	--jobs "$j1,$j2" --min 20
+
+# Each node's control file of job a says Allreduce, on.
+ctl_sel()	# ctl_sel N: "FLAGS SELECTION" of node N's control file of job a
+{
+	on "$1" "f=/run/bcs/mpi/$j1.control
+		echo \$(od -An -tu4 -j 16 -N 4 \$f) \
+		     \$(dd if=\$f bs=1 skip=24 count=64 2>/dev/null | tr -d '\\0')"
+}
+for n in $CL_NODES; do
+	# shellcheck disable=SC2016 # expanded by wait_until
+	wait_until 10 eval '[ "$(ctl_sel "$n")" = "0 Allreduce" ]'
+	ok $? "node$n: bcsd set job $j1's MPI control file ($(ctl_sel "$n"))"
+done
 
 done_both()
 {
@@ -104,6 +135,42 @@ done
 analyse mpi "$SHARE/data/mpi" --job "$j1" --np "$np" --output "$out/mpi-a.out"
 analyse mpi "$SHARE/data/mpi" --job "$j2" --np "$np" --output "$out/mpi-b.out"
 diag "$(grep -h '^mpi_barrier: size' "$out"/mpi-[ab].out)"
+
+# Every rank's libbcsmpi file, gathered from the nodes into one directory,
+# merged by bcsstat mpi --job J: all ranks on all nodes, the known calls.
+stats=$SHARE/data/mpistats
+rm -rf "$stats"
+mkdir -p "$stats"
+# shellcheck disable=SC2016 # expanded in the guest
+on_all 'cp /run/bcs/mpi/*.bcsmpi "$SHARE/data/mpistats/"' > /dev/null
+ok $? "every node's MPI statistics files gathered"
+per_node=$((np / nr_nodes))
+nodes_want=$(for n in $CL_NODES; do printf ', node%s (%s)' "$n" "$per_node"; done)
+for l in a b; do
+	j=$j1
+	[ $l = b ] && j=$j2
+	iters=$(sed -n 's/^mpi_barrier: size [0-9]* iters \([0-9]*\) .*/\1/p' "$out/mpi-$l.out")
+	on 1 "bcsstat mpi --job $j $stats" > "$out/mpi-$l.table" 2>&1
+	rc=$?
+	diag "$(cat "$out/mpi-$l.table")"
+	[ $rc = 0 ] &&
+	grep -q "^$np rank files, $np complete$" "$out/mpi-$l.table" &&
+	grep -q "^job $j: $np ranks (0 .. $((np - 1))) on $nr_nodes nodes: ${nodes_want#, }$" \
+		"$out/mpi-$l.table"
+	ok $? "bcsstat mpi --job $j: $np ranks on the $nr_nodes nodes"
+	[ -n "$iters" ] &&
+	grep -Eq "^MPI_Allreduce +$((np * (iters + 1))) " "$out/mpi-$l.table" &&
+	grep -Eq "^MPI_Barrier +$((np * 2)) " "$out/mpi-$l.table" &&
+	grep -Eq "^MPI_Gather +$np " "$out/mpi-$l.table" &&
+	grep -q "^Comm Overhead" "$out/mpi-$l.table" &&
+	grep -q "largest gap of a rank 0\.0" "$out/mpi-$l.table"
+	ok $? "bcsstat mpi --job $j: the calls of $np ranks of $iters iterations, computation + communication"
+done
+on 1 "bcsstat mpi --job $j1 --hist Allreduce $stats" > "$out/mpi-a.hist" 2>&1
+grep -q "^MPI_Allreduce in $np rank files" "$out/mpi-a.hist"
+ok $? "Allreduce's distributions of job $j1 from every rank, enabled while it ran ($(head -n 1 "$out/mpi-a.hist"))"
+on 1 "bcsstat mpi --job $j1 --node node2 $stats" | grep -q "^job $j1: $per_node ranks .* on 1 node: node2 ($per_node)$"
+ok $? "bcsstat mpi --job $j1 --node node2: its $per_node ranks"
 
 # Exited ranks leave their jobs: no task of either job is left anywhere.
 left()

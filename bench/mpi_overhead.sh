@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The cost of libbcsmpi on a real MPI application (the BCS-MPI paper's
+# Table 3): Debian's hpcc (the HPC Challenge suite: HPL, DGEMM, STREAM,
+# PTRANS, RandomAccess, FFT, ping-pong and ring latency and bandwidth; a
+# program nobody here wrote) under Open MPI, mpirun -np NP on this host,
+# no module needed.  Four configurations, interleaved round by round so
+# that a change of the machine's load falls on all of them alike:
+#
+#   without  no library
+#   off      libbcsmpi preloaded, BCS_MPI_STATS=off
+#   on       preloaded, counters of every primitive (the default)
+#   all      preloaded, distributions of every primitive too
+#
+# Each run must pass hpcc's own checks (its summary's "Success=1", HPL's
+# residuals "PASSED" and none "FAILED"); the median wall time of each
+# configuration and its ratio to "without" are printed and written to
+# $OUT (build/bench/mpi_overhead.txt).  A round's order rotates.  The
+# last "on" run's statistics are summed up with bcsstat mpi after the
+# table.  Installs hpcc (apt-get) if it is missing.
+#
+# Usage: bench/mpi_overhead.sh [-r ROUNDS] [-n N] [-t SECONDS]
+#   -r ROUNDS   rounds (default 7)
+#   -n N        HPL's problem size (default 1000; the other tests are
+#               sized from it)
+#   -t SECONDS  start no round that would end after this long, judged by
+#               the longest round so far (default 570)
+# Environment: NP (default 2), OUT, BCS_MPI_LIBDIR (default libbcsmpi/).
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+top=$PWD
+rounds=7
+size=1000
+budget=570
+while getopts r:n:t: o; do
+	case $o in
+	r) rounds=$OPTARG ;;
+	n) size=$OPTARG ;;
+	t) budget=$OPTARG ;;
+	*) echo "usage: $0 [-r ROUNDS] [-n N] [-t SECONDS]" >&2; exit 2 ;;
+	esac
+done
+np=${NP:-2}
+out=${OUT:-$top/build/bench/mpi_overhead.txt}
+libdir=${BCS_MPI_LIBDIR:-$top/libbcsmpi}
+lib=$libdir/libbcsmpi-openmpi.so
+bcsstat=$top/tools/bcsstat
+
+if ! command -v hpcc > /dev/null; then
+	echo "# installing hpcc" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y hpcc > /dev/null ||
+		{ echo "$0: cannot install hpcc" >&2; exit 1; }
+fi
+[ -r "$lib" ] || { echo "$0: no $lib (make -C libbcsmpi)" >&2; exit 1; }
+command -v mpirun.openmpi > /dev/null ||
+	{ echo "$0: no mpirun.openmpi (libopenmpi-dev)" >&2; exit 1; }
+
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$(dirname "$out")"
+
+# hpcc's input: HPL of N on a 1 x NP grid, the rest at its defaults.
+sed -e "s/^1000 .*Ns/$size         Ns/" -e "s/^2 .*Ps/1            Ps/" \
+    -e "s/^2 .*Qs/$np            Qs/" \
+    /usr/share/doc/hpcc/examples/_hpccinf.txt > "$work/hpccinf.txt"
+
+configs=(without off on all)
+
+# run CONFIG ROUND: one hpcc run; its wall time and the CPU time (user +
+# system) of mpirun and the ranks, in microseconds, on stdout.
+run()
+{
+	local c=$1 r=$2 d=$work/$1.$2 TIMEFORMAT='%R %U %S'
+	local env=()
+
+	mkdir -p "$d/mpi"
+	cp "$work/hpccinf.txt" "$d/"
+	case $c in
+	without) ;;
+	*) env=("-x" "LD_PRELOAD=$lib" "-x" "BCS_MPI_STATS=$c"
+		 "-x" "BCS_MPI_DIR=$d/mpi" "-x" "BCS_JOB=$r") ;;
+	esac
+	{ time (cd "$d" && timeout 300 mpirun.openmpi --allow-run-as-root \
+		--oversubscribe --mca btl self,vader -np "$np" \
+		"${env[@]}" hpcc > "$d/stdout" 2>&1) ; } 2> "$d/time" ||
+		return 1
+	grep -q "^Success=1" "$d/hpccoutf.txt" &&
+		grep -q "PASSED" "$d/hpccoutf.txt" &&
+		! grep -q "FAILED" "$d/hpccoutf.txt" || return 1
+	awk '{ printf "%d %d\n", $1 * 1e6, ($2 + $3) * 1e6 }' "$d/time"
+}
+
+declare -A times cpus
+start=$SECONDS
+done_rounds=0
+longest=0
+for r in $(seq "$rounds"); do
+	[ $((SECONDS - start + longest)) -lt "$budget" ] || break
+	t_round=$SECONDS
+	# Rotate the order: each configuration goes first in some round.
+	for k in 0 1 2 3; do
+		c=${configs[$(((k + r - 1) % 4))]}
+		t=$(run "$c" "$r") || {
+			echo "$0: round $r, $c: hpcc failed or its checks did not pass:" >&2
+			tail -n 5 "$work/$c.$r/stdout" >&2
+			exit 1
+		}
+		read -r us cpu <<< "$t"
+		times[$c]="${times[$c]:-} $us"
+		cpus[$c]="${cpus[$c]:-} $cpu"
+		echo "# round $r $c: wall $us us, cpu $cpu us" >&2
+	done
+	done_rounds=$r
+	[ $((SECONDS - t_round)) -gt "$longest" ] && longest=$((SECONDS - t_round))
+done
+
+median()
+{
+	tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 }
+		END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+base=$(echo "${times[without]}" | median)
+cbase=$(echo "${cpus[without]}" | median)
+{
+	echo "libbcsmpi overhead on hpcc (HPL N=$size, 1x$np grid, Open MPI," \
+	     "mpirun -np $np on $(hostname), $(nproc) CPUs)"
+	echo "$done_rounds rounds, interleaved; every run passed hpcc's checks"
+	echo "command: bench/mpi_overhead.sh -r $rounds -n $size -t $budget"
+	echo "wall: mpirun's, median of the runs (min .. max); cpu: user + system of"
+	echo "mpirun and the ranks; each against the median of \"without\""
+	printf "%-8s %4s %9s %19s %8s %9s %8s\n" Config Runs "Wall(s)" \
+		"(min .. max)" "vs w/o" "CPU(s)" "vs w/o"
+	for c in "${configs[@]}"; do
+		m=$(echo "${times[$c]}" | median)
+		cm=$(echo "${cpus[$c]}" | median)
+		lo=$(echo "${times[$c]}" | tr ' ' '\n' | grep . | sort -n | head -1)
+		hi=$(echo "${times[$c]}" | tr ' ' '\n' | grep . | sort -n | tail -1)
+		n=$(echo "${times[$c]}" | wc -w)
+		awk -v c="$c" -v n="$n" -v m="$m" -v lo="$lo" -v hi="$hi" \
+		    -v b="$base" -v cm="$cm" -v cb="$cbase" 'BEGIN {
+			printf "%-8s %4d %9.3f %8.3f .. %8.3f %+7.2f%% %9.3f %+7.2f%%\n",
+			c, n, m / 1e6, lo / 1e6, hi / 1e6, (m / b - 1) * 100,
+			cm / 1e6, (cm / cb - 1) * 100 }'
+	done
+} | tee "$out"
+
+last=$work/on.$done_rounds/mpi
+if [ -x "$bcsstat" ] && [ -d "$last" ]; then
+	{
+		echo
+		echo "bcsstat mpi --job $done_rounds (the last \"on\" run):"
+		"$bcsstat" mpi --job "$done_rounds" "$last"
+	} | tee -a "$out"
+fi
