@@ -27,11 +27,13 @@
  * A task parked by bcs sleeps in park.c with bcs_task.parked set: its
  * sleep is suspended time, any other sleep is blocked time.  Preemptions
  * and parks do not end a burst.  Every nanosecond of the time a task is
- * tracked belongs to exactly one state, all read from the scheduler's
- * clock (local_clock(), the clock of run_delay and of the CPU time the
- * scheduler accounts; only start_ns is CLOCK_MONOTONIC), never going back
- * for one task (a reading behind the last one counts as the last one), so
- * that the four totals add up to the time tracked exactly.
+ * tracked belongs to exactly one state, all read from CLOCK_MONOTONIC
+ * (one clock for every CPU: the scheduler's local_clock() may run apart
+ * on two CPUs by up to a tick where the TSC is unstable), never going
+ * back for one task (a reading behind the last one counts as the last
+ * one), so that the four totals add up to the time tracked exactly.  The
+ * wait that ends a sleep is a length of the run queue's clock (the
+ * scheduler's), taken from the end of the interval.
  *
  * Nothing is allocated in the probes: histograms are allocated when a
  * metric is enabled (BCS_IOC_DIST_CTL), or without sleeping when a task
@@ -96,8 +98,8 @@ struct bcs_dist_task {
 	bool gone;			/* left its job */
 	u32 metrics;			/* 1 << enum bcs_dist_metric */
 	u32 state;			/* enum bcs_dist_metric */
-	u64 since;			/* bcs_dist_now(): @state began */
-	u64 period_start;		/* bcs_dist_now(): @active began */
+	u64 since;			/* CLOCK_MONOTONIC: @state began */
+	u64 period_start;		/* CLOCK_MONOTONIC: @active began */
 	u64 start_ns;			/* CLOCK_MONOTONIC: first tracked */
 	u64 run_delay;			/* of the task when its sleep began */
 	u64 tracked_ns;			/* of the periods that ended */
@@ -174,7 +176,7 @@ MODULE_PARM_DESC(dist_kept_jobs,
 /* The clock of every interval; see the top of this file. */
 static inline u64 bcs_dist_now(void)
 {
-	return local_clock();
+	return ktime_get_ns();
 }
 
 static inline u16 *bcs_dist_slot(const struct task_struct *t)
@@ -241,9 +243,14 @@ static u64 bcs_dist_queued(const struct bcs_dist_task *tr,
 	u64 w = bcs_task_run_delay(p) - tr->run_delay;
 	u64 q = bcs_task_last_queued(p);
 	u64 d = now > tr->since ? now - tr->since : 0;
+	u64 rq_now;
 
-	if (q && now > q)
-		w += now - q;
+	/* @q is of this CPU's run queue clock, which local_clock() reads. */
+	if (q) {
+		rq_now = local_clock();
+		if (rq_now > q)
+			w += rq_now - q;
+	}
 	return min(w, d);
 }
 
@@ -361,7 +368,7 @@ static void bcs_dist_activate(struct bcs_dist_task *tr, u64 now)
 	tr->since = now;
 	tr->period_start = now;
 	if (!tr->start_ns)
-		tr->start_ns = ktime_get_ns();
+		tr->start_ns = now;
 	tr->run_delay = bcs_task_run_delay(t);
 	tr->burst_ns = 0;
 	tr->active = true;

@@ -563,8 +563,7 @@ struct bcs_task_list {
  * progress: @run_ns + @blocked_ns + @suspended_ns + @wait_ns ==
  * @tracked_ns, the time the task was tracked (from the enable, or from its
  * attach if the job's metrics were enabled before, until now, its exit or
- * detach, or the disable of its last metric).  Durations are of the
- * scheduler's clock (local_clock()), @start_ns of CLOCK_MONOTONIC.
+ * detach, or the disable of its last metric).
  */
 #define BCS_DIST_PIDS_MAX	4096
 
