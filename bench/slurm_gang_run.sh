@@ -45,10 +45,12 @@ if [ -n "$missing" ]; then
 	ok 1 "Slurm, munge, the bcs plugin and mpi_barrier installed (missing:$missing)"
 	tap_end
 fi
-slurm_up || tap_end
 plain_conf="PreemptMode=OFF"
 gang_conf="PreemptMode=GANG
 SchedulerTimeSlice=$tslice"
+# Slurm's gang first: a run cut short by its deadline has the runs that
+# matter most.
+slurm_up "$gang_conf" || tap_end
 
 # launch LABEL [--bcs]: srun of mpi_barrier, one rank per node, from node1
 # in the background; it waits for $go after MPI_Init.
@@ -98,7 +100,7 @@ run()
 	for l in "${!labels[@]}"; do
 		launch "${labels[$l]}" "${opts[$l]}"
 	done
-	if ! wait_until 300 eval 'all_have "^mpi_barrier: started" "${labels[@]}" || ended "${labels[@]}"' ||
+	if ! wait_until 600 eval 'all_have "^mpi_barrier: started" "${labels[@]}" || ended "${labels[@]}"' ||
 	   ! all_have "^mpi_barrier: started" "${labels[@]}"; then
 		touch "$go"
 		echo "not through MPI_Init: $(tail -n 3 "$out"/slurm-"${labels[0]}".out)" >&2
@@ -154,16 +156,51 @@ bcsd_slices()
 	cur_slice=$1
 }
 
+# table: the table of what $raw holds so far into $result (after every
+# run, so that a run cut short still leaves one).
+table()
+{
+	mkdir -p "$(dirname "$result")"
+	"$PY" - "$raw" "$nr_nodes" "$iters" "$work" "$tslice" > "$result" <<'PY'
+import statistics, sys
+raw, nodes, iters, work, tslice = sys.argv[1:]
+runs = {}
+order = []
+for line in open(raw):
+    r, c, m = line.split()
+    runs.setdefault(c, {})[int(r)] = float(m)
+    if c not in order:
+        order.append(c)
+print("Slurm makespans: two MPI barrier jobs (mpi_barrier, %s ranks, one per "
+      "node, iters %s work %s); gang = PreemptMode=GANG SchedulerTimeSlice=%s s"
+      % (nodes, iters, work, tslice))
+print("%-10s %6s %10s %10s %s" % ("config", "rounds", "median_s", "vs_seq", "makespans"))
+seq = runs.get("seq", {})
+for c in order:
+    ms = runs[c]
+    ratios = [ms[r] / seq[r] for r in ms if r in seq]
+    print("%-10s %6d %10.2f %10s %s" % (
+        c, len(ms), statistics.median(ms.values()),
+        "%.3f" % statistics.median(ratios) if ratios else "-",
+        " ".join("%.1f" % ms[r] for r in sorted(ms))))
+PY
+}
+
 # record ROUND CONFIG CMD...: CMD's makespan into the raw results.
 record()
 {
 	local r=$1 c=$2 m
 	shift 2
+	if [ "$EPOCHSECONDS" -ge $((deadline - 120)) ]; then
+		diag "round $r, $c: not run, too near the deadline"
+		return 0
+	fi
 	m=$("$@" 2> "$out/sg-err")
 	[ -n "$m" ] && [ ! -s "$out/sg-err" ]
 	ok $? "round $r, $c: makespan ${m:-?} s"
 	if [ -n "$m" ] && [ ! -s "$out/sg-err" ]; then
 		echo "$r $c $m" >> "$raw"
+		table
 	else
 		diag "$(cat "$out/sg-err")"
 	fi
@@ -190,20 +227,20 @@ if [ "$iters" = 0 ]; then
 fi
 
 rm -f "$raw"
-# The others under slurmctld without gang
+# others: the runs under slurmctld without gang.
 others()
 {
 	local s
-	record "$r" plain run a b
 	for s in $bcs_slices; do
 		bcsd_slices "$s"
 		ok $? "round $r: bcsd with $s us slices"
 		record "$r" "bcs-$((s / 1000))ms" run a --bcs b --bcs
 	done
 	record "$r" seq seq_run
+	record "$r" plain run a b
 }
-# One restart of slurmctld a round: Slurm's gang last in odd rounds, first
-# in even ones.
+# One restart of slurmctld a round: Slurm's gang first in odd rounds (it
+# is up with the gang configuration), last in even ones.
 round_s=0
 r=1
 while [ "$r" -le "$rounds" ]; do
@@ -213,13 +250,13 @@ while [ "$r" -le "$rounds" ]; do
 		break
 	fi
 	if [ $((r % 2)) = 1 ]; then
-		others
-		slurm_restart "$gang_conf" "round $r: slurmctld with PreemptMode=GANG SchedulerTimeSlice=$tslice" &&
-			record "$r" gang run a b
-	else
 		record "$r" gang run a b
-		slurm_restart "$plain_conf" "round $r: slurmctld without gang" || break
+		slurm_restart "$plain_conf" "round $r: slurmctld and slurmd without gang" || break
 		others
+	else
+		others
+		slurm_restart "$gang_conf" "round $r: slurmctld and slurmd with PreemptMode=GANG SchedulerTimeSlice=$tslice" || break
+		record "$r" gang run a b
 	fi
 	round_s=$((EPOCHSECONDS - t))
 	r=$((r + 1))
@@ -228,30 +265,7 @@ bcsd_slices "$CL_SLICE_US" > /dev/null
 diag "slurmctld on the gang configuration:" \
 	"$(grep -ih 'timeslice\|gang' "$SHARE/../node1/slurmctld.log" 2>/dev/null | sort -u | tail -n 8)"
 
-mkdir -p "$(dirname "$result")"
-"$PY" - "$raw" "$nr_nodes" "$iters" "$work" "$tslice" > "$result" <<'PY'
-import statistics, sys
-raw, nodes, iters, work, tslice = sys.argv[1:]
-runs = {}
-order = []
-for line in open(raw):
-    r, c, m = line.split()
-    runs.setdefault(c, {})[int(r)] = float(m)
-    if c not in order:
-        order.append(c)
-print("Slurm makespans: two MPI barrier jobs (mpi_barrier, %s ranks, one per "
-      "node, iters %s work %s); gang = PreemptMode=GANG SchedulerTimeSlice=%s s"
-      % (nodes, iters, work, tslice))
-print("%-10s %6s %10s %10s %s" % ("config", "rounds", "median_s", "vs_seq", "makespans"))
-seq = runs.get("seq", {})
-for c in order:
-    ms = runs[c]
-    ratios = [ms[r] / seq[r] for r in ms if r in seq]
-    print("%-10s %6d %10.2f %10s %s" % (
-        c, len(ms), statistics.median(ms.values()),
-        "%.3f" % statistics.median(ratios) if ratios else "-",
-        " ".join("%.1f" % ms[r] for r in sorted(ms))))
-PY
+[ -s "$result" ]
 ok $? "table in $result"
 diag "$(cat "$result")"
 on_all stop_slurm > /dev/null
