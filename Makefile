@@ -15,7 +15,8 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 
 .PHONY: all module userspace libbcs libbcsmpi tools selftests bench daemon slurm \
 	modules-all lint deps check check-debug fuzz cluster-check bench-run demo demo-node \
-	gang-benefit master-rt tree-scale drain clean install deb check-deb
+	gang-benefit slurm-gang master-rt tree-scale drain clean install deb \
+	check-deb
 
 all: module userspace
 
@@ -118,6 +119,11 @@ demo-node:
 # Makespan of two barrier jobs: sequential, plain, bcs at several slices.
 gang-benefit:
 	bench/gang_benefit.sh $(GANG_ARGS)
+
+# The same two jobs under Slurm: its gang scheduler, srun --bcs, plain
+# time-sharing, one after the other (needs root).
+slurm-gang:
+	bench/slurm_gang.sh $(SLURM_GANG_ARGS)
 
 # bcsd's master on busy CPUs, as an ordinary task and at real-time priority.
 master-rt:

@@ -290,3 +290,156 @@ slice_now()	# the cluster slice as NODE's bcsd knows it
 {
 	status_of "$1" "cluster slice"
 }
+
+# --- Slurm (test-slurm.sh, bench/slurm_gang.sh) -------------------------------
+# slurmctld on node1, slurmd on every node, munge with one key, a partition
+# "bcs" over all nodes, and bcs's SPANK plugin (slurm/bcs.so) in
+# plugstack.conf; the configuration in SHARE/slurm.  The daemons keep their
+# state under the guests' tmpfs and log into the nodes' output directories
+# (guest-lib.sh).
+
+slurm_plugin=$(cd "$CL_DIR/../.." && pwd)/slurm/bcs.so
+
+# slurm_missing: the programs and files Slurm runs need and lack, if any.
+slurm_missing()
+{
+	local c f missing=""
+	for c in slurmctld slurmd srun squeue scancel sinfo munged munge mungekey; do
+		command -v "$c" > /dev/null || missing="$missing $c"
+	done
+	for f in "$BUILD/bench/mpi_barrier" "$slurm_plugin" \
+		/usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix.so; do
+		[ -e "$f" ] || missing="$missing $f"
+	done
+	echo "$missing"
+}
+
+# slurm_conf [LINES]: slurm.conf, cgroup.conf and plugstack.conf in
+# SHARE/slurm; LINES (newline-separated) are added to slurm.conf before
+# the nodes, so that a later "slurm_conf LINES" plus slurm_restart
+# changes, say, the preemption mode.
+slurm_conf()
+{
+	local sl=$SHARE/slurm n
+	local st=/tmp/bcs-cluster/slurm	# STATE/slurm in the guests (guest-lib.sh)
+	mkdir -p "$sl"
+	{
+		cat <<-EOF
+		# Written by selftests/cluster/lib.sh (slurm_conf)
+		ClusterName=bcs
+		SlurmctldHost=node1($CL_NET.1)
+		SlurmUser=root
+		SlurmdUser=root
+		AuthType=auth/munge
+		CredType=cred/munge
+		StateSaveLocation=$st/ctld
+		SlurmdSpoolDir=$st/spool
+		SlurmctldPidFile=$st/slurmctld.pid.slurm
+		SlurmdPidFile=$st/slurmd.pid.slurm
+		SlurmctldLogFile=$st/log/slurmctld.log
+		SlurmdLogFile=$st/log/slurmd.log
+		SlurmctldDebug=info
+		SlurmdDebug=info
+		ProctrackType=proctrack/linuxproc
+		TaskPlugin=task/none
+		JobAcctGatherType=jobacct_gather/none
+		AccountingStorageType=accounting_storage/none
+		JobCompType=jobcomp/none
+		SwitchType=switch/none
+		MpiDefault=none
+		SelectType=select/linear
+		SchedulerType=sched/builtin
+		ReturnToService=2
+		PlugStackConfig=$sl/plugstack.conf
+		# Emulated CPUs are slow.
+		MessageTimeout=60
+		SlurmdTimeout=300
+		SlurmctldTimeout=300
+		BatchStartTimeout=120
+		KillWait=10
+		InactiveLimit=0
+		EOF
+		[ -z "${1:-}" ] || printf '%s\n' "$1"
+		for n in $CL_NODES; do
+			echo "NodeName=node$n NodeAddr=$CL_NET.$n CPUs=1 State=UNKNOWN"
+		done
+		echo "PartitionName=bcs Nodes=node[1-$nr_nodes] Default=YES OverSubscribe=FORCE:4 MaxTime=INFINITE State=UP"
+	} > "$sl/slurm.conf"
+	# slurmd initialises a cgroup plugin whatever else is configured, and
+	# its autodetection fails where nothing is mounted on /sys/fs/cgroup
+	# (the guests): name the v1 plugin, which mounts nothing until a
+	# cgroup-based plugin asks (none here: proctrack/linuxproc, task/none).
+	echo "CgroupPlugin=cgroup/v1" > "$sl/cgroup.conf"
+	# require=yes: a node without bcs fails the step, not run it silently.
+	echo "required $slurm_plugin default=off require=yes wait=10" > "$sl/plugstack.conf"
+}
+
+slurm_idle()	# every node idle in partition bcs
+{
+	[ "$(on 1 'sinfo -h -N -o "%N %T"' | grep -c ' idle$')" = "$nr_nodes" ]
+}
+
+# slurm_wait_idle TEXT: wait for every node to be idle, record TEXT.
+slurm_wait_idle()
+{
+	local rc n
+	wait_until 120 slurm_idle
+	rc=$?
+	diag "$(on 1 'sinfo -N' 2>&1)"
+	if [ $rc != 0 ]; then
+		for n in $CL_NODES; do
+			diag "node$n slurmd.log:" "$(tail -n 4 "$SHARE/../node$n/slurmd.log" 2>&1)"
+		done
+	fi
+	ok $rc "$1"
+	return $rc
+}
+
+# slurm_up [LINES]: a munge key, slurm_conf LINES, munged, slurmctld and
+# slurmd started, every node idle; records a result for each step and
+# fails at the first that failed.
+slurm_up()
+{
+	local sl=$SHARE/slurm out=$SHARE/out rc
+	rm -rf "$sl"
+	mkdir -p "$sl" "$out"
+	mungekey -c -b 1024 -k "$sl/munge.key" || { ok 1 "mungekey"; return 1; }
+	slurm_conf "${1:-}"
+	ok 0 "slurm.conf, cgroup.conf, plugstack.conf and a munge key in $sl"
+
+	on_each "$out/slurm-munge" start_munge
+	rc=$?
+	[ $rc = 0 ] || diag "$(tail -n 5 "$out"/slurm-munge/?)"
+	ok $rc "munged on every node with the one key"
+	[ $rc = 0 ] || return 1
+
+	on 1 'start_slurm slurmctld' > "$out/slurmctld.start" 2>&1
+	rc=$?
+	[ $rc = 0 ] || diag "$(cat "$out/slurmctld.start")"
+	ok $rc "slurmctld on node1"
+	on_each "$out/slurm-slurmd" 'start_slurm slurmd'
+	rc=$?
+	[ $rc = 0 ] || diag "$(tail -n 5 "$out"/slurm-slurmd/?)"
+	ok $rc "slurmd on every node"
+	slurm_wait_idle "sinfo: the $nr_nodes nodes idle in partition bcs"
+}
+
+# slurm_restart LINES TEXT: slurmctld and every slurmd stopped, started
+# again with slurm_conf LINES, every node idle; records TEXT.  munged
+# stays.
+slurm_restart()
+{
+	local out=$SHARE/out rc
+	# shellcheck disable=SC2016 # expanded in the guest
+	on_all 'for d in slurmd slurmctld; do
+			p=$(cat "$STATE/slurm/$d.pid" 2>/dev/null) || continue
+			kill "$p" 2>/dev/null && wait_for 30 eval "! alive $p"
+		done; :' > /dev/null
+	slurm_conf "$1"
+	on 1 'start_slurm slurmctld' > "$out/slurmctld.start" 2>&1 &&
+		on_each "$out/slurm-slurmd" 'start_slurm slurmd'
+	rc=$?
+	[ $rc = 0 ] || diag "$(cat "$out/slurmctld.start")" "$(tail -n 5 "$out"/slurm-slurmd/?)"
+	[ $rc = 0 ] || { ok 1 "$2"; return 1; }
+	slurm_wait_idle "$2"
+}

@@ -26,109 +26,19 @@
 
 np=$((2 * nr_nodes))
 app=$BUILD/bench/mpi_barrier
-plugin=$(cd "$CL_DIR/../.." && pwd)/slurm/bcs.so
 run_s=40
 out=$SHARE/out
 sl=$SHARE/slurm
 
-missing=""
-for c in slurmctld slurmd srun squeue scancel sinfo munged munge mungekey; do
-	command -v "$c" > /dev/null || missing="$missing $c"
-done
-for f in "$app" "$plugin" /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix.so; do
-	[ -e "$f" ] || missing="$missing $f"
-done
+missing=$(slurm_missing)
 if [ -n "$missing" ]; then
 	ok 0 "Slurm with the bcs plugin # SKIP missing:$missing (scripts/deps.sh, make userspace)"
 	tap_end
 fi
 ok 0 "Slurm, munge, the bcs plugin and mpi_barrier are installed"
 
-# --- configuration ------------------------------------------------------------
-rm -rf "$sl"
-mkdir -p "$sl"
-mungekey -c -b 1024 -k "$sl/munge.key" || ok 1 "mungekey"
-st=/tmp/bcs-cluster/slurm	# STATE/slurm in the guests (guest-lib.sh)
-{
-	cat <<-EOF
-	# Written by selftests/cluster/test-slurm.sh
-	ClusterName=bcs
-	SlurmctldHost=node1($CL_NET.1)
-	SlurmUser=root
-	SlurmdUser=root
-	AuthType=auth/munge
-	CredType=cred/munge
-	StateSaveLocation=$st/ctld
-	SlurmdSpoolDir=$st/spool
-	SlurmctldPidFile=$st/slurmctld.pid.slurm
-	SlurmdPidFile=$st/slurmd.pid.slurm
-	SlurmctldLogFile=$st/log/slurmctld.log
-	SlurmdLogFile=$st/log/slurmd.log
-	SlurmctldDebug=info
-	SlurmdDebug=info
-	ProctrackType=proctrack/linuxproc
-	TaskPlugin=task/none
-	JobAcctGatherType=jobacct_gather/none
-	AccountingStorageType=accounting_storage/none
-	JobCompType=jobcomp/none
-	SwitchType=switch/none
-	MpiDefault=none
-	SelectType=select/linear
-	SchedulerType=sched/builtin
-	ReturnToService=2
-	PlugStackConfig=$sl/plugstack.conf
-	# Emulated CPUs are slow.
-	MessageTimeout=60
-	SlurmdTimeout=300
-	SlurmctldTimeout=300
-	BatchStartTimeout=120
-	KillWait=10
-	InactiveLimit=0
-	EOF
-	for n in $CL_NODES; do
-		echo "NodeName=node$n NodeAddr=$CL_NET.$n CPUs=1 State=UNKNOWN"
-	done
-	echo "PartitionName=bcs Nodes=node[1-$nr_nodes] Default=YES OverSubscribe=FORCE:4 MaxTime=INFINITE State=UP"
-} > "$sl/slurm.conf"
-# slurmd initialises a cgroup plugin whatever else is configured, and its
-# autodetection fails where nothing is mounted on /sys/fs/cgroup (the
-# guests): name the v1 plugin, which mounts nothing until a cgroup-based
-# plugin asks (none here: proctrack/linuxproc, task/none).
-echo "CgroupPlugin=cgroup/v1" > "$sl/cgroup.conf"
-# require=yes: a node without bcs fails the step, not run it silently.
-echo "required $plugin default=off require=yes wait=10" > "$sl/plugstack.conf"
-ok 0 "slurm.conf, cgroup.conf, plugstack.conf and a munge key in $sl"
-
-# --- daemons ------------------------------------------------------------------
-on_each "$out/slurm-munge" start_munge
-rc=$?
-[ $rc = 0 ] || diag "$(tail -n 5 "$out"/slurm-munge/?)"
-ok $rc "munged on every node with the one key"
-[ $rc = 0 ] || tap_end
-
-on 1 'start_slurm slurmctld' > "$out/slurmctld.start" 2>&1
-rc=$?
-[ $rc = 0 ] || diag "$(cat "$out/slurmctld.start")"
-ok $rc "slurmctld on node1"
-on_each "$out/slurm-slurmd" 'start_slurm slurmd'
-rc=$?
-[ $rc = 0 ] || diag "$(tail -n 5 "$out"/slurm-slurmd/?)"
-ok $rc "slurmd on every node"
-
-idle()
-{
-	[ "$(on 1 'sinfo -h -N -o "%N %T"' | grep -c ' idle$')" = "$nr_nodes" ]
-}
-wait_until 120 idle
-rc=$?
-diag "$(on 1 'sinfo -N' 2>&1)"
-if [ $rc != 0 ]; then
-	for n in $CL_NODES; do
-		diag "node$n slurmd.log:" "$(tail -n 4 "$SHARE/../node$n/slurmd.log" 2>&1)"
-	done
-fi
-ok $rc "sinfo: the $nr_nodes nodes idle in partition bcs"
-[ $rc = 0 ] || tap_end
+# --- configuration and daemons (lib.sh) ---------------------------------------
+slurm_up || tap_end
 
 # --- two MPI jobs at once -----------------------------------------------------
 mpi=$(on 1 'srun --mpi=list' 2>&1)
