@@ -13,7 +13,7 @@
 #   BCS_VM_TIMEOUT  hard limit per guest run in seconds (default 1500)
 #   BCS_CLUSTER     0: skip the three-guest cluster tests (selftests/cluster)
 #   BCS_CLUSTER_KERNEL   their guest kernel (default 6.1)
-#   BCS_CLUSTER_TIMEOUT  their hard limit in seconds (default 1500)
+#   BCS_CLUSTER_TIMEOUT  their hard limit in seconds (default 3000)
 #   BCS_FUZZ_SECONDS     budget per fuzz target (default 10; make fuzz: 60)
 
 set -uo pipefail
@@ -241,7 +241,7 @@ if [ "${BCS_CLUSTER:-1}" = 0 ]; then
 elif [ -z "${built[$cl_rel]:-}" ]; then
 	record skip "cluster" "bcs.ko for $cl_rel not built in this run"
 else
-	cl_tmo=${BCS_CLUSTER_TIMEOUT:-2000}
+	cl_tmo=${BCS_CLUSTER_TIMEOUT:-3000}
 	step cluster "$logdir/cluster.log" timeout -k 30 "$cl_tmo" \
 		selftests/cluster/run-cluster.sh --kernel "$cl_rel" \
 		--timeout "$((cl_tmo - 60))"
