@@ -36,6 +36,18 @@ static const char *op_name(uint32_t op)
 	return "release";
 }
 
+/* The request both kinds of stats through bcsd begin with. */
+static struct json_object *stats_request(const struct bcsctl_req *req)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "cmd", json_object_new_string("stats"));
+	json_object_object_add(o, "job", json_object_new_int64(req->job));
+	json_object_object_add(o, "op",
+			       json_object_new_string(op_name(req->dist_op)));
+	return o;
+}
+
 /*
  * Through bcsd to every node of the cluster, from the slice the master
  * names: the whole job only (pids are this node's).
@@ -43,14 +55,10 @@ static const char *op_name(uint32_t op)
 static int stats_cluster(int fd, const struct bcsctl_req *req,
 			 const char *what)
 {
-	struct json_object *o = json_object_new_object(), *resp;
+	struct json_object *o = stats_request(req), *resp;
 	char msg[256];
 	int err;
 
-	json_object_object_add(o, "cmd", json_object_new_string("stats"));
-	json_object_object_add(o, "job", json_object_new_int64(req->job));
-	json_object_object_add(o, "op",
-			       json_object_new_string(op_name(req->dist_op)));
 	if (req->dist_op != BCS_DIST_RELEASE)
 		json_object_object_add(o, "metrics",
 				       json_object_new_int64(req->metrics));
@@ -76,14 +84,10 @@ static int stats_cluster(int fd, const struct bcsctl_req *req,
 static int stats_mpi_cluster(int fd, const struct bcsctl_req *req,
 			     const char *what)
 {
-	struct json_object *o = json_object_new_object(), *resp;
+	struct json_object *o = stats_request(req), *resp;
 	char msg[256];
 	int err;
 
-	json_object_object_add(o, "cmd", json_object_new_string("stats"));
-	json_object_object_add(o, "job", json_object_new_int64(req->job));
-	json_object_object_add(o, "op",
-			       json_object_new_string(op_name(req->dist_op)));
 	json_object_object_add(o, "mpi", json_object_new_string(req->mpi));
 	if (req->has_resolution)
 		json_object_object_add(o, "sub_bits",
