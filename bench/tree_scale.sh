@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench/tree_scale.sh [--nodes "N..."] [--fanouts "K..."] [--seconds S]
-#                     [--flat N] [--lead US]
+#                     [--flat N] [--lead US] [--switch-reports period|slice]
 #
 # How a tree of bcsd daemons (Documentation/tree.rst) scales: for each
 # number of nodes N (default "64 256 1024") and fan-out K (default
@@ -20,6 +20,11 @@
 #   start_s     seconds until all N daemons were up (bounded)
 #   all_sw      share of slices whose global record on the master counts
 #               a switch of all N nodes (bcsctl stats global)
+#   in_slice    share of slices whose record counted all N nodes before
+#               the slice's end (heard_after_ns < 100 ms): the reduction
+#               reached the master within the slice
+#   heard50     each slice's last summary at the master, after the
+#               deadline, in ms: the median over the slices
 #   on_time     share of slices that every node's stand-in received before
 #               the deadline (arrival_ns < deadline_ns in $BCS_SIM_LOG)
 #   m_cpu_ms    the master's CPU time per slice (/proc/PID/schedstat)
@@ -32,6 +37,10 @@
 #   rss_mib     all daemons' resident memory at the end, MiB
 #   load        the host's load average (1 min) at the end: other work on
 #               the host shows here, and in late strobes
+#
+# --switch-reports (default slice) is the daemons' switch_reports: slice
+# sends each slice's summary up as the next strobe comes, period once a
+# report period (1 s), when no slice can be reduced within itself.
 #
 # --flat N (default 64; 0: none) adds the flat multicast transport with N
 # daemons for comparison; those need a network namespace each (every one
@@ -60,6 +69,7 @@ fanouts="32 8"
 secs=20
 flat=64
 lead=30000
+reports=slice
 while [ $# -gt 0 ]; do
 	case $1 in
 	--nodes)    nodes=$2; shift 2 ;;
@@ -67,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--seconds)  secs=$2; shift 2 ;;
 	--flat)     flat=$2; shift 2 ;;
 	--lead)     lead=$2; shift 2 ;;
+	--switch-reports) reports=$2; shift 2 ;;
 	-h|--help)  sed -n '4,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*)          echo "tree_scale: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -76,6 +87,10 @@ for v in $nodes $fanouts "$secs" "$flat" "$lead"; do
 	''|*[!0-9]*) echo "tree_scale: numbers only (see --help)" >&2; exit 2 ;;
 	esac
 done
+case $reports in
+period|slice) ;;
+*) echo "tree_scale: --switch-reports period or slice" >&2; exit 2 ;;
+esac
 for v in $nodes; do
 	[ "$v" -ge 2 ] && [ "$v" -le 1024 ] ||
 		{ echo "tree_scale: --nodes: 2 to 1024" >&2; exit 2; }
@@ -153,7 +168,8 @@ start()
 	BCS_SIM_LOG=$dir/strobes$n nsenter --net="/run/netns/$netns" \
 		"$BCSD" --role="$role" --node_id="$n" --key_file="$TMP/key" \
 		--rt_priority=0 --slice_us="$SLICE_US" --lead_us="$lead" \
-		--stale_slices=20 --control_socket="$dir/ctl$n" \
+		--stale_slices=20 --switch_reports="$reports" \
+		--control_socket="$dir/ctl$n" \
 		--stats_file="$dir/stats$n.json" --jobs_dir="$dir/jobs$n" \
 		"$@" > "$dir/log$n" 2>&1 &
 	pids+=($!)
@@ -258,6 +274,10 @@ recs = [r for r in g if r.get("deadline_ns") and t0 <= r["deadline_ns"] < t1]
 nums = sorted(r["slice"] for r in recs)
 want = set(range(nums[0], nums[-1] + 1)) if nums else set()
 full = {r["slice"] for r in g if r["slice"] in want and r.get("nodes") == n}
+# Reduced within the slice: every node counted before the slice's end.
+heard = sorted(r["heard_after_ns"] for r in g if r["slice"] in full and
+               r.get("heard_after_ns") is not None)
+in_slice = sum(1 for h in heard if h < slice_ns)
 
 # Arrival before the deadline on every node; and each slice's latest
 # arrival, of any node, relative to its deadline.
@@ -290,6 +310,8 @@ print(json.dumps({
     "mode": mode, "nodes": n, "fanout": k if mode == "tree" else None,
     "start_s": start_s, "slices": len(want),
     "all_switched": len(full) / slices, "on_time": on_time / slices,
+    "in_slice": in_slice / slices,
+    "heard_p50_ms": heard[len(heard) // 2] / 1e6 if heard else None,
     "master_cpu_ms": ms(dt[0]),
     "inner_cpu_ms": max((ms(dt[p]) for p in inner), default=None),
     "master_rx": (m1["rx"] - m0["rx"]) / slices,
@@ -361,20 +383,23 @@ if [ "$flat" -gt 0 ]; then
 fi
 
 python3 - "$TMP/results" "$OUT/tree_scale.txt" "$OUT/tree_scale.json" \
-	"$secs" "$lead" <<'PY'
+	"$secs" "$lead" "$reports" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 f = lambda v, p: "-" if v is None else f"{v:.{p}f}"
 lines = [f"# bench/tree_scale.sh: {sys.argv[4]} s per configuration, "
-         f"slices of 100 ms, lead {int(sys.argv[5]) // 1000} ms",
+         f"slices of 100 ms, lead {int(sys.argv[5]) // 1000} ms, "
+         f"switch_reports {sys.argv[6]}",
          f"{'mode':>9} {'nodes':>5} {'start_s':>7} {'slices':>6} "
-         f"{'all_sw':>6} {'on_time':>7} {'m_cpu_ms':>8} {'i_cpu_ms':>8} "
+         f"{'all_sw':>6} {'in_slice':>8} {'heard50':>7} "
+         f"{'on_time':>7} {'m_cpu_ms':>8} {'i_cpu_ms':>8} "
          f"{'m_rx':>6} {'worst50':>7} {'worstmx':>7} {'cpu_pct':>7} "
          f"{'rss_mib':>7} {'load':>5}"]
 for r in rows:
     mode = f"tree/{r['fanout']}" if r["mode"] == "tree" else "multicast"
     lines.append(f"{mode:>9} {r['nodes']:>5} {f(r['start_s'], 1):>7} "
                  f"{r['slices']:>6} {f(r['all_switched'], 3):>6} "
+                 f"{f(r['in_slice'], 3):>8} {f(r['heard_p50_ms'], 1):>7} "
                  f"{f(r['on_time'], 3):>7} {f(r['master_cpu_ms'], 3):>8} "
                  f"{f(r['inner_cpu_ms'], 3):>8} {f(r['master_rx'], 1):>6} "
                  f"{f(r['worst_p50_ms'], 1):>7} {f(r['worst_max_ms'], 1):>7} "

@@ -88,6 +88,7 @@ struct bcsd_global_rec {
 	uint64_t interval_ns;		/* since the strobe before; 0: none */
 	uint32_t row;
 	struct bcsp_switch_sum sw;	/* @sw.nodes 0: no node said yet */
+	uint64_t heard_ns;		/* CLOCK_REALTIME of the last summary */
 };
 
 struct bcsd_global {
@@ -243,6 +244,7 @@ struct bcsd_counters {
 	uint64_t strobe_copies_tx;	/* of them, sent after the first */
 	uint64_t maps_tx;
 	uint64_t maps_applied;
+	uint64_t maps_stale;		/* older than the map held: dropped */
 	uint64_t jobs_superseded;	/* local jobs of another master's */
 	uint64_t takeovers;
 	uint64_t stepdowns;
@@ -507,7 +509,7 @@ struct bcsd_origin {
 typedef void dispatch_fn(struct bcsd *d, const struct bcsp_msg *m,
 			 const struct bcsd_origin *from);
 
-#define DISPATCH_HANDLERS_MAX	4	/* per message type */
+#define DISPATCH_HANDLERS_MAX	6	/* per message type */
 
 struct bcsd_handlers {
 	dispatch_fn *fn[DISPATCH_HANDLERS_MAX];
@@ -615,14 +617,15 @@ bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx);
  * global.c: the active master's global records.  global_sent(): strobe
  * @s of master epoch @epoch went out at @sent_ns (CLOCK_REALTIME); a new
  * epoch starts afresh.  global_add(): a node's (or a subtree's) switch
- * summaries, for the strobes of @epoch.  global_json(): the records of
+ * summaries, for the strobes of @epoch, heard at @now_ns
+ * (CLOCK_REALTIME).  global_json(): the records of
  * the last @last slices sent (at most BCSD_GLOBAL_SLICES), oldest first,
  * as {"epoch", "unknown", "slices": [...]}.
  */
 void global_sent(struct bcsd *d, uint32_t epoch, const struct bcsp_strobe *s,
 		 uint64_t sent_ns);
 void global_add(struct bcsd *d, uint32_t epoch,
-		const struct bcsp_switches *sw);
+		const struct bcsp_switches *sw, uint64_t now_ns);
 struct json_object *global_json(const struct bcsd *d, uint64_t last);
 
 /*

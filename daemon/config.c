@@ -70,6 +70,12 @@ static const char *const sync_names[] = {
 	NULL,
 };
 
+static const char *const switch_report_names[] = {
+	[CFG_SWITCHES_PERIOD] = "period",
+	[CFG_SWITCHES_SLICE] = "slice",
+	NULL,
+};
+
 static const char *const log_names[] = {
 	[CFG_LOG_STDERR] = "stderr", [CFG_LOG_SYSLOG] = "syslog", NULL
 };
@@ -137,6 +143,9 @@ const struct cfg_opt cfg_opts[] = {
 		 "node: ignore strobes whose deadline passed this many slices ago"),
 	OPT_UINT(report_ms, "1000", REPORT_MS_MIN, HOUR_MS,
 		 "node: how often to report local tasks to the master"),
+	OPT_ENUM(switch_reports, enum cfg_switch_reports, "period",
+		 switch_report_names,
+		 "node: when to tell the master how its switches went: period (every report_ms), slice (each slice's as the next strobe comes: the master's global record of a slice is complete within about a slice, at one datagram per slice and node, added up down a tree)"),
 	OPT_UINT(skew_warn_permille, "100", 0, 1000000,
 		 "master, with nodes_file: warn about a node whose clock may be further from the master's than this many thousandths of a slice (0: never)"),
 	OPT_STR(jobs_dir, "/var/lib/bcs/jobs",

@@ -39,6 +39,11 @@ enum cfg_sync {
 	CFG_SYNC_NONE,		/* each summary on as it comes */
 };
 
+enum cfg_switch_reports {
+	CFG_SWITCHES_PERIOD,	/* once per report_ms */
+	CFG_SWITCHES_SLICE,	/* each slice's, at the next strobe */
+};
+
 enum cfg_log {
 	CFG_LOG_STDERR,
 	CFG_LOG_SYSLOG,
@@ -73,6 +78,7 @@ struct cfg {
 	uint32_t failover_slices;
 	uint32_t quorum;
 	/* Node. */
+	enum cfg_switch_reports switch_reports;
 	uint32_t watchdog_slices;
 	bool predict;
 	bool expire;

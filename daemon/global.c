@@ -15,6 +15,9 @@
  * may switch to it on a prediction.  A master that runs late may hear
  * of a switch before it sends the slice's strobe: up to
  * GLOBAL_AHEAD_SLICES ahead, the summary waits in the record for it.
+ * Each record keeps when the last summary of it came (its heard_ns, on
+ * the master's clock, as the deadline), so that how soon a slice's
+ * record was complete can be read from it.
  * The last BCSD_GLOBAL_SLICES slices are kept; a summary of a slice
  * older than that, too far ahead, or of another master's (before a
  * take-over), is counted and dropped.  A take-over starts the records afresh.
@@ -94,7 +97,8 @@ void global_sent(struct bcsd *d, uint32_t epoch, const struct bcsp_strobe *s,
 	g->nr++;
 }
 
-void global_add(struct bcsd *d, uint32_t epoch, const struct bcsp_switches *sw)
+void global_add(struct bcsd *d, uint32_t epoch, const struct bcsp_switches *sw,
+		uint64_t now)
 {
 	struct bcsd_global *g = &d->global;
 	struct bcsd_global_rec *r;
@@ -111,8 +115,11 @@ void global_add(struct bcsd *d, uint32_t epoch, const struct bcsp_switches *sw)
 		if (held(r, s->slice, true)) {
 			if (!r->sw.nodes)
 				r->sw = *s;
-			else if (!bcsp_switch_sum_add(&r->sw, s))
+			else if (!bcsp_switch_sum_add(&r->sw, s)) {
 				g->unknown++;
+				continue;
+			}
+			r->heard_ns = now;
 			continue;
 		}
 		/*
@@ -126,6 +133,7 @@ void global_add(struct bcsd *d, uint32_t epoch, const struct bcsp_switches *sw)
 			r->slice = s->slice;
 			r->state = GLOBAL_PENDING;
 			r->sw = *s;
+			r->heard_ns = now;
 			continue;
 		}
 		g->unknown++;
@@ -165,6 +173,11 @@ static struct json_object *rec_json(const struct bcsd_global_rec *r)
 			       json_object_new_int64(r->sw.end_max_ns) : NULL);
 	json_object_object_add(o, "end_min_ns", any ?
 			       json_object_new_int64(r->sw.end_min_ns) : NULL);
+	/* When the last summary came, after the deadline (null: none). */
+	json_object_object_add(o, "heard_after_ns", any && r->state != GLOBAL_SKIPPED ?
+			       json_object_new_int64((int64_t)(r->heard_ns -
+							       r->deadline_ns)) :
+			       NULL);
 	/* The rows run, as classes: {"row": R or null, "nodes": N}. */
 	a = json_object_new_array();
 	for (k = 0; k < BCSP_ROW_CLASSES; k++) {

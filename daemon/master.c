@@ -1104,7 +1104,7 @@ static void on_switches(struct bcsd *d, const struct bcsp_msg *m,
 {
 	(void)from;
 	if (d->master.active)
-		global_add(d, m->hdr.epoch, &m->sw);
+		global_add(d, m->hdr.epoch, &m->sw, now_real_ns());
 }
 
 /*

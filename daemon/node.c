@@ -213,6 +213,17 @@ static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 	if (d->node.applied && d->node.applied_version == map->version &&
 	    d->node.applied_epoch == epoch && d->node.applied_master == master)
 		return;
+	/*
+	 * An older map of the master whose map is applied, come late: it
+	 * would destroy the jobs made since (rx.c drops those from the
+	 * network already; this guards bcs.ko's jobs whatever the path).
+	 */
+	if (d->node.applied && d->node.applied_epoch == epoch &&
+	    d->node.applied_master == master &&
+	    (int32_t)(map->version - d->node.applied_version) < 0) {
+		d->cnt.maps_stale++;
+		return;
+	}
 	for (i = 0; i < map->nr_jobs; i++) {
 		const struct bcsp_job_row *j = &map->jobs[i];
 

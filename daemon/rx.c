@@ -86,6 +86,18 @@ static bool of_followed(const struct bcsd *d, const struct bcsp_msg *m)
 }
 
 /*
+ * Is map @m older than the one held, of the same master and epoch?
+ * Versions step on per master (master.c), wrapping.
+ */
+static bool map_older(const struct bcsd *d, const struct bcsp_msg *m)
+{
+	return d->followed.have_map &&
+	       d->followed.map_epoch == m->hdr.epoch &&
+	       d->followed.map_master == m->hdr.sender &&
+	       (int32_t)(m->map.version - d->followed.map.version) < 0;
+}
+
+/*
  * Is @m from a master at least as senior as the one we follow?  Seniority
  * is (epoch, priority, sender id), compared in that order.
  */
@@ -254,6 +266,16 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	case BCSP_MAP:
 		if (own || !of_followed(d, &m))
 			return;
+		/*
+		 * An older map of the same master, late (a retransmission,
+		 * or another path down the tree): applied, it would destroy
+		 * the jobs made since, and their tasks would run on
+		 * unscheduled.
+		 */
+		if (map_older(d, &m)) {
+			d->cnt.maps_stale++;
+			return;
+		}
 		d->followed.map = m.map;
 		d->followed.map_epoch = m.hdr.epoch;
 		d->followed.map_master = m.hdr.sender;

@@ -61,6 +61,8 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "switches_tx", d->cnt.switches_tx);
 	add_u64(o, "switch_slices_skipped", d->cnt.switch_slices_skipped);
 	add_u64(o, "jobs_superseded", d->cnt.jobs_superseded);
+	add_u64(o, "maps_applied", d->cnt.maps_applied);
+	add_u64(o, "maps_stale", d->cnt.maps_stale);
 	add_u64(o, "takeovers", d->cnt.takeovers);
 	add_u64(o, "stepdowns", d->cnt.stepdowns);
 	add_u64(o, "master_changes", d->cnt.master_changes);

@@ -5,7 +5,12 @@
  * (/dev/bcsstat) gained since the last period become one summary per
  * slice (struct bcsp_switch_sum, @nodes 1), sent to the master followed
  * (BCSP_SWITCHES), or handed to this host's master part if it is the
- * master.
+ * master.  With switch_reports = slice, the same happens at every strobe
+ * too, after the node part has handed it to bcs.ko: the slice before it
+ * has switched by then, so each slice's summary leaves about a slice
+ * minus the lead after its deadline, and the master's record of it is
+ * complete within about a slice (Documentation/tree.rst, "Scale").  The
+ * period's pass still runs and sends what the strobes left.
  *
  * Only switches to a master's slice count (BCS_SLICE_DRIVEN, a
  * prediction or an expiry included), not a fail-open, and each slice
@@ -107,6 +112,17 @@ fail:
 	pr_warn("slice ring: %s", bcs_strerror(err, BCS_CTX_GENERIC));
 }
 
+static void on_strobe(struct bcsd *d, const struct bcsp_msg *m,
+		      const struct bcsd_origin *from)
+{
+	(void)m;
+	(void)from;
+	if (d->cfg.switch_reports != CFG_SWITCHES_SLICE ||
+	    !d->switches.st || !d->followed.known)
+		return;
+	switches_report(d);
+}
+
 static void switches_tick(struct bcsd *d, void *arg)
 {
 	uint64_t now = now_mono_ms();
@@ -139,6 +155,7 @@ int switches_init(struct bcsd *d)
 		w->st = NULL;
 	}
 	w->sent_ms = now_mono_ms();
+	dispatch_register(d, BCSP_STROBE, on_strobe);
 	return loop_on_tick(d, switches_tick, NULL);
 }
 

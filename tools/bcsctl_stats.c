@@ -257,7 +257,7 @@ static const char *fmt_rows(char *buf, size_t len, struct json_object *r)
 int bcsctl_run_stats_global(const struct bcsctl_req *req)
 {
 	struct json_object *o = json_object_new_object(), *resp, *a, *r;
-	char msg[256], b[5][32], rows[64];
+	char msg[256], b[6][32], rows[64];
 	int fd = cluster_connect(), err;
 	size_t i, n;
 
@@ -284,9 +284,9 @@ int bcsctl_run_stats_global(const struct bcsctl_req *req)
 	if (!json_object_object_get_ex(resp, "slices", &a))
 		a = NULL;
 	n = a ? json_object_array_length(a) : 0;
-	printf("%12s %4s %12s %10s %5s %5s %5s %11s %11s  %s\n", "slice",
-	       "row", "interval_ms", "lead_ms", "nodes", "late", "pred",
-	       "end_max_ms", "end_min_ms", "rows_run");
+	printf("%12s %4s %12s %10s %5s %5s %5s %11s %11s %9s  %s\n",
+	       "slice", "row", "interval_ms", "lead_ms", "nodes", "late",
+	       "pred", "end_max_ms", "end_min_ms", "heard_ms", "rows_run");
 	for (i = 0; i < n; i++) {
 		int64_t lead;
 
@@ -303,7 +303,7 @@ int bcsctl_run_stats_global(const struct bcsctl_req *req)
 			snprintf(b[0], sizeof(b[0]), "-");
 		else
 			snprintf(b[0], sizeof(b[0]), "%u", cluster_row(r));
-		printf("%12lld %4s %12s %10s %5lld %5lld %5lld %11s %11s  %s\n",
+		printf("%12lld %4s %12s %10s %5lld %5lld %5lld %11s %11s %9s  %s\n",
 		       (long long)cluster_int(r, "slice", 0), b[0],
 		       fmt_ms(b[2], sizeof(b[2]), r, "interval_ns"), b[1],
 		       (long long)cluster_int(r, "nodes", 0),
@@ -311,6 +311,7 @@ int bcsctl_run_stats_global(const struct bcsctl_req *req)
 		       (long long)cluster_int(r, "predicted", 0),
 		       fmt_ms(b[3], sizeof(b[3]), r, "end_max_ns"),
 		       fmt_ms(b[4], sizeof(b[4]), r, "end_min_ns"),
+		       fmt_ms(b[5], sizeof(b[5]), r, "heard_after_ns"),
 		       fmt_rows(rows, sizeof(rows), r));
 	}
 	if (cluster_int(resp, "unknown", 0))

@@ -51,6 +51,7 @@ int main(void)
 {
 	struct bcsp_switches sw;
 	struct json_object *g, *a;
+	uint64_t t = 1020000000;	/* when the summaries come */
 
 	/* Three strobes, 10 ms apart, then one after a skipped slice. */
 	sent(4, 100, 1000000000);
@@ -59,19 +60,19 @@ int main(void)
 	sent(4, 104, 1040000000);
 	/* Three nodes said how slice 101 went, one of them late. */
 	sw = one(101, 20000, false);
-	global_add(&d, 4, &sw);
+	global_add(&d, 4, &sw, t);
 	sw = one(101, 3000, false);
-	global_add(&d, 4, &sw);
+	global_add(&d, 4, &sw, t);
 	sw = one(101, 450000, true);
-	global_add(&d, 4, &sw);
+	global_add(&d, 4, &sw, t + 5000000);
 	/* Of another epoch, or too old: not added; a skipped slice's is. */
 	sw = one(102, 1, false);
-	global_add(&d, 3, &sw);
+	global_add(&d, 3, &sw, t);
 	sw = one(103, 7, false);
 	sw.s[0].predicted = 1;
-	global_add(&d, 4, &sw);
+	global_add(&d, 4, &sw, t);
 	sw = one(100 + BCSD_GLOBAL_SLICES, 1, false);
-	global_add(&d, 4, &sw);
+	global_add(&d, 4, &sw, t);
 
 	g = global_json(&d, 100);
 	json_object_object_get_ex(g, "slices", &a);
@@ -86,6 +87,9 @@ int main(void)
 	      field(slice_of(g, 1), "sent_ns") == 1010000000 &&
 	      field(slice_of(g, 1), "deadline_ns") == 1013000000 &&
 	      field(slice_of(g, 1), "row") == 2);
+	/* The last of them came 12 ms after the deadline; none of 100. */
+	CHECK(field(slice_of(g, 1), "heard_after_ns") == 12000000 &&
+	      field(slice_of(g, 0), "heard_after_ns") == -1);
 	CHECK(field(slice_of(g, 1), "nodes") == 3 &&
 	      field(slice_of(g, 1), "late") == 1 &&
 	      field(slice_of(g, 1), "end_max_ns") == 450000 &&
@@ -98,7 +102,8 @@ int main(void)
 	      field(slice_of(g, 3), "row") == -1 &&
 	      field(slice_of(g, 3), "nodes") == 1 &&
 	      field(slice_of(g, 3), "predicted") == 1 &&
-	      field(slice_of(g, 3), "end_max_ns") == 7);
+	      field(slice_of(g, 3), "end_max_ns") == 7 &&
+	      field(slice_of(g, 3), "heard_after_ns") == -1);
 	CHECK(field(slice_of(g, 4), "slice") == 104 &&
 	      field(slice_of(g, 4), "skipped") == 0 &&
 	      field(slice_of(g, 4), "interval_ns") == 20000000);
@@ -120,11 +125,11 @@ int main(void)
 	 * Too far ahead is not kept.
 	 */
 	sw = one(106, 11, false);
-	global_add(&d, 4, &sw);
+	global_add(&d, 4, &sw, t);
 	sw = one(107, 12, false);
-	global_add(&d, 4, &sw);
+	global_add(&d, 4, &sw, t);
 	sw = one(104 + 17, 13, false);
-	global_add(&d, 4, &sw);
+	global_add(&d, 4, &sw, t);
 	g = global_json(&d, 100);
 	CHECK(field(slice_of(g, 4), "slice") == 104 && !slice_of(g, 5) &&
 	      field(g, "unknown") == 3);
@@ -148,7 +153,7 @@ int main(void)
 	/* A take-over: a new epoch starts afresh. */
 	sent(5, 108, 1070000000);
 	sw = one(101, 1, false);
-	global_add(&d, 5, &sw);
+	global_add(&d, 5, &sw, t);
 	g = global_json(&d, BCSD_GLOBAL_SLICES + 1);
 	CHECK(field(slice_of(g, 0), "slice") == 108 && !slice_of(g, 1) &&
 	      field(g, "unknown") == 4);

@@ -307,6 +307,37 @@ static void test_same_epoch_and_version(void)
 	CHECK(kjobs[10] == 0 && kjobs[11] == 1 && kjobs[12] == NO_JOB);
 }
 
+/*
+ * Maps 4 (job 10) and 5 (jobs 10 and 11) of one master, the second come
+ * first: map 4, late, must not destroy job 11.  Versions wrap.
+ */
+static void test_older_map_late(void)
+{
+	struct bcsp_map a = { .version = 4 }, b = { .version = 5 };
+
+	reset();
+	add(&a, 10, 0, 0x1001);
+	add(&b, 10, 0, 0x1001);
+	add(&b, 11, 1, 0x1101);
+	node_on_map(&d, 7, 1, &b);
+	CHECK(kjobs[10] == 0 && kjobs[11] == 1);
+	node_on_map(&d, 7, 1, &a);
+	CHECK(kjobs[11] == 1 && d.cnt.maps_applied == 1 &&
+	      d.cnt.maps_stale == 1);
+	/* Another master's older version is its own: applied. */
+	node_on_map(&d, 7, 2, &a);
+	CHECK(kjobs[11] == NO_JOB && d.cnt.maps_applied == 2);
+
+	reset();
+	a.version = 0xffffffffu;
+	b.version = 0;
+	node_on_map(&d, 7, 1, &a);
+	node_on_map(&d, 7, 1, &b);
+	CHECK(kjobs[11] == 1 && d.cnt.maps_applied == 2);
+	node_on_map(&d, 7, 1, &a);
+	CHECK(kjobs[11] == 1 && d.cnt.maps_stale == 1);
+}
+
 static struct bcsp_msg strobe(uint32_t master, uint32_t epoch,
 			      uint32_t version, uint32_t row)
 {
@@ -477,6 +508,7 @@ int main(void)
 	test_attach_command();
 	test_stale_map_runs_no_gang();
 	test_same_epoch_and_version();
+	test_older_map_late();
 	test_predict_names_the_master();
 	return unit_done("test_node");
 }

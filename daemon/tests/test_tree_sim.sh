@@ -20,7 +20,10 @@
 # Two jobs are made through the master, so that it alternates rows 0 and
 # 1; then the checks: every daemon's stand-in got strobes; each slice due
 # in a stretch of two seconds names the same row in all 64 strobe logs;
-# the master's global records have a slice to which all 64 switched;
+# the master's global records have a slice to which all 64 switched,
+# each with the time its last summary came, after its deadline; every
+# leaf sent a summary up for most slices it was strobed (switch_reports
+# slice: one at each strobe, rather than one per report period);
 # every daemon is where the k-ary tree puts it (parent and depth, from
 # the stats file, as bcsctl status --json has them); the daemons with children passed datagrams on
 # and the leaves none.
@@ -63,7 +66,7 @@ start()
 		--nodes_file="$TMP/nodes" --tree_fanout="$FANOUT" \
 		--strobe_transport=tree --rt_priority=0 --slice_us=100000 \
 		--lead_us=30000 --report_ms=500 --stale_slices=20 \
-		--jobs_dir="$TMP/jobs$n" "$@"
+		--switch_reports=slice --jobs_dir="$TMP/jobs$n" "$@"
 }
 
 start 1 both --priority=200 --failover_slices=2
@@ -147,14 +150,17 @@ rc=$?
 if [ "$rc" = 0 ]; then
 	out=$(echo "$out" | python3 -c 'import json, sys
 s = json.load(sys.stdin).get("slices", [])
-full = sum(1 for r in s if r.get("nodes") == int(sys.argv[1]))
-print(f"{len(s)} slices, {full} with all nodes, at most",
-      max((r.get("nodes", 0) for r in s), default=0))
-sys.exit(0 if full else 1)' "$N" 2>&1)
+full = [r for r in s if r.get("nodes") == int(sys.argv[1])]
+heard = [r["heard_after_ns"] for r in full
+         if (r.get("heard_after_ns") or -1) >= 0]
+print(f"{len(s)} slices, {len(full)} with all nodes, at most",
+      max((r.get("nodes", 0) for r in s), default=0),
+      f"({len(heard)} of them with a time heard after the deadline)")
+sys.exit(0 if full and len(heard) == len(full) else 1)' "$N" 2>&1)
 	rc=$?
 fi
 echo "# stats global: $out"
-check $rc "the master's global records have slices to which all $N nodes switched"
+check $rc "the master's global records have slices to which all $N nodes switched, each heard after its deadline"
 
 # Each daemon's place and counters, against the k-ary tree over the list:
 # the node at place p (node id p + 1) has the parent at place
@@ -173,7 +179,7 @@ done
 out=$(python3 - "$N" "$FANOUT" "$TMP" <<'PY'
 import json, os, sys
 n, k, tmp = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-wrong, inner, leaves = [], [], []
+wrong, inner, leaves, sparse = [], [], [], []
 for p in range(n):
     node = p + 1
     try:
@@ -195,13 +201,20 @@ for p in range(n):
         inner.append((node, st.get("tree_passed", -1)))
     elif p:
         leaves.append((node, st.get("tree_passed", -1)))
+        # A summary up per strobe, less the first few (no record yet).
+        if st.get("reduce_up", 0) * 2 < st.get("strobes_forwarded", 0):
+            sparse.append(f"{node}: {st.get('reduce_up')} up, "
+                          f"{st.get('strobes_forwarded')} strobes")
 print("place:", "; ".join(wrong[:8]) or "all as expected",
       f"(and {len(wrong) - 8} more)" if len(wrong) > 8 else "")
 print("inner:", " ".join(f"{a}={b}" for a, b in inner))
 print("leaves passing:", " ".join(f"{a}={b}" for a, b in leaves if b) or "none")
+print("leaves sending fewer summaries than half their strobes:",
+      "; ".join(sparse[:8]) or "none")
 sys.exit((1 if wrong else 0) |
          (0 if inner and all(b > 0 for a, b in inner) else 2) |
-         (0 if leaves and all(b == 0 for a, b in leaves) else 4))
+         (0 if leaves and all(b == 0 for a, b in leaves) else 4) |
+         (8 if sparse else 0))
 PY
 )
 rc=$?
@@ -209,5 +222,6 @@ echo "$out" | sed 's/^/# /'
 check $((rc & 1)) "every daemon has the parent and depth of the k-ary tree (fan-out $FANOUT)"
 check $((rc & 2)) "every daemon with children passed datagrams on (tree_passed > 0)"
 check $((rc & 4)) "no leaf passed anything on (tree_passed 0)"
+check $((rc & 8)) "every leaf sent its parent a switch summary for most strobes (switch_reports slice)"
 
 checks_done test_tree_sim

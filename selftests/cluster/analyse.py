@@ -413,6 +413,10 @@ def loss(a):
             if top is not None and r["slice"] > top + 1:
                 if r["missed"] < r["slice"] - top - 1:
                     uncounted += 1
+                    if uncounted <= 3:
+                        diag("node%d: slice %d after %d, missed %d, flags "
+                             "%s" % (n, r["slice"], top, r["missed"],
+                                     r["flags"]))
                 if "O" in r["flags"]:
                     held.update(range(top + 1, r["slice"]))
             top = r["slice"] if top is None else max(top, r["slice"])
