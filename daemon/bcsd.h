@@ -237,6 +237,7 @@ struct bcsd_counters {
 	uint64_t commands;		/* commands carried out on this node */
 	uint64_t signals_sent;		/* processes signalled by them */
 	uint64_t mpi_controls_set;	/* MPI control files set by them */
+	uint64_t mpi_controls_removed;	/* of jobs destroyed */
 	uint64_t mpi_control_errors;	/* and those that could not be */
 	uint64_t switches_tx;		/* summaries sent to the master */
 	uint64_t switch_slices_skipped;	/* too many in one report period */

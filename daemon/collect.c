@@ -13,6 +13,10 @@
  *
  * If the file cannot be written, the statistics stay in bcs.ko (bounded
  * by its dist_kept_jobs parameter), and bcsstat dump can still fetch them.
+ *
+ * A job destroyed also takes its MPI control file (mpi_dir/JOB.control,
+ * bcsctl stats enable --mpi) with it, so that a later job of the same id
+ * starts from the defaults rather than from an old selection.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +26,7 @@
 #include <unistd.h>
 
 #include "../libbcs/bcs.h"
+#include "../libbcsmpi/control.h"
 #include "bcsd.h"
 #include "log.h"
 #include "collect.h"
@@ -46,11 +51,29 @@ static int make_dir(char *path)
 	return 0;
 }
 
+static void control_remove(struct bcsd *d, uint32_t job)
+{
+	char id[16];
+	int err;
+
+	snprintf(id, sizeof(id), "%u", job);
+	err = bcs_mpi_control_remove(d->cfg.mpi_dir, id);
+	if (!err) {
+		d->cnt.mpi_controls_removed++;
+		pr_info("job %u destroyed: its MPI control file removed", job);
+	} else if (err != -ENOENT) {
+		pr_warn("job %u: MPI control file in %s not removed: %s", job,
+			d->cfg.mpi_dir, strerror(-err));
+	}
+}
+
 static void job_ended(struct bcsd *d, const struct bcs_job_ended *e)
 {
 	char path[PATH_MAX];
 	int err;
 
+	if (e->reason == BCS_JOB_END_DESTROYED && *d->cfg.mpi_dir)
+		control_remove(d, e->job);
 	if (!e->dist_tasks)
 		return;
 	if (snprintf(path, sizeof(path), "%s/%u-%s.json", d->cfg.jobs_dir,

@@ -57,6 +57,7 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "signals_sent", d->cnt.signals_sent);
 	add_u64(o, "mpi_controls_set", d->cnt.mpi_controls_set);
 	add_u64(o, "mpi_control_errors", d->cnt.mpi_control_errors);
+	add_u64(o, "mpi_controls_removed", d->cnt.mpi_controls_removed);
 	add_u64(o, "tree_pruned", d->cnt.tree_pruned);
 	add_u64(o, "switches_tx", d->cnt.switches_tx);
 	add_u64(o, "switch_slices_skipped", d->cnt.switch_slices_skipped);

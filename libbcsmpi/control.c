@@ -230,3 +230,13 @@ int bcs_mpi_control_set(const char *dir, const char *job, int off,
 	bcsmpi_control_close(c, fd);	/* the lock goes with the file */
 	return 0;
 }
+
+int bcs_mpi_control_remove(const char *dir, const char *job)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s.control", dir, job) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return unlink(path) ? -errno : 0;
+}

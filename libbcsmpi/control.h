@@ -52,4 +52,11 @@ int bcs_mpi_control_set(const char *dir, const char *job, int off,
 			const char *stats, int sub_bits, char *err,
 			size_t errlen);
 
+/*
+ * Remove the control file of @job in @dir, when the job is gone: 0, or a
+ * negative errno (-ENOENT: there was none).  Processes that still have it
+ * mapped keep their copy.
+ */
+int bcs_mpi_control_remove(const char *dir, const char *job);
+
 #endif /* BCSMPI_CONTROL_H */

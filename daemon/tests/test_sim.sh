@@ -189,5 +189,18 @@ check $? "the MPI statistics of a job the master does not know are refused"
 snap 2
 [ "$(val 2 mpi_controls_set)" = 2 ] && [ "$(val 2 mpi_control_errors)" = 0 ]
 check $? "node2 counts two control files set, no error"
+# The job destroyed: its control file goes on every node.
+out=$(ctl 1 job destroy "$job" 2>&1)
+check $? "bcsctl job destroy $job ($out)"
+for n in 1 2 3; do
+	got=
+	for _ in $(seq 50); do
+		got=$(ctlfile "$n" "$job")
+		[ "$got" = none ] && break
+		sleep 0.1
+	done
+	[ "$got" = none ]
+	check $? "node$n's bcsd removed job $job's MPI control file ($got)"
+done
 
 checks_done test_sim
