@@ -7,6 +7,7 @@
  * others, so the run time shows how well the ranks are co-scheduled.
  *
  *   mpi_barrier [--iters K] [--seconds S] [--work N] [--tag TEXT] [--go FILE]
+ *               [--stop FILE]
  *
  * --work is in thousands of loop iterations, not a time, so that a
  * descheduled rank takes longer.  MPI libraries poll while they wait, as a
@@ -19,6 +20,10 @@
  * minutes) before the run and its clock start: a test that launches two
  * jobs lets both through MPI_Init first, so that they then run side by
  * side for the same S seconds however long each launch took.
+ *
+ * With --stop, the run also ends once FILE exists (rank 0 looks before
+ * each Allreduce): a test that must look at the job while it runs stops
+ * it when it has looked, however long that took.
  *
  * The program checks itself: every Allreduce result is compared with the
  * value it must have, and any mismatch makes every rank exit 1.  Rank 0
@@ -99,7 +104,7 @@ static void wait_for_file(const char *path, unsigned int max_s)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: mpi_barrier [--iters K] [--seconds S] [--work N] [--tag TEXT] [--go FILE]\n");
+		"usage: mpi_barrier [--iters K] [--seconds S] [--work N] [--tag TEXT] [--go FILE] [--stop FILE]\n");
 	exit(2);
 }
 
@@ -111,13 +116,14 @@ int main(int argc, char **argv)
 		{ "work", required_argument, NULL, 'w' },
 		{ "tag", required_argument, NULL, 't' },
 		{ "go", required_argument, NULL, 'g' },
+		{ "stop", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	unsigned long iters = 200, work = 200, seconds = 0, it;
 	struct rank_info me = { 0 }, *all = NULL;
-	const char *tag = NULL, *go = NULL;
-	int rank, size, c, bad = 0, any_bad, i, stop = 0;
+	const char *tag = NULL, *go = NULL, *stop_file = NULL;
+	int rank, size, c, bad = 0, any_bad, i, stop = 0, iters_given = 0;
 	double t0, elapsed;
 
 	/* MPI_Init may take arguments of its own: parse ours after it. */
@@ -125,14 +131,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mpi_barrier: MPI_Init failed\n");
 		return 1;
 	}
-	while ((c = getopt_long(argc, argv, "i:s:w:t:g:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:s:w:t:g:x:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			iters = parse_ulong(optarg, "--iters");
+			iters_given = 1;
 			break;
 		case 's':
 			seconds = parse_ulong(optarg, "--seconds");
-			iters = ~0UL;
 			break;
 		case 'w':
 			work = parse_ulong(optarg, "--work");
@@ -143,11 +149,17 @@ int main(int argc, char **argv)
 		case 'g':
 			go = optarg;
 			break;
+		case 'x':
+			stop_file = optarg;
+			break;
 		default:
 			usage();
 		}
 	}
-	if (optind != argc || !iters || (iters == ~0UL && !seconds))
+	/* --seconds or --stop alone: no count of iterations. */
+	if ((seconds || stop_file) && !iters_given)
+		iters = ~0UL;
+	if (optind != argc || !iters)
 		usage();
 
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -174,6 +186,8 @@ int main(int argc, char **argv)
 
 		bench_work(work);
 		if (!rank && seconds && MPI_Wtime() - t0 >= seconds)
+			v[1] = 1;
+		if (!rank && stop_file && !access(stop_file, F_OK))
 			v[1] = 1;
 		MPI_Allreduce(v, sum, 2, MPI_LONG_LONG, MPI_SUM,
 			      MPI_COMM_WORLD);

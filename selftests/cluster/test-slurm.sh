@@ -46,7 +46,10 @@ echo "$mpi" | grep -q pmix
 ok $? "srun --mpi=list offers pmix ($(echo "$mpi" | tr '\n' ' '))"
 
 go=$out/slurm-go
-rm -f "$go"
+# The steps run from go until stop (or run_s * 4 seconds at most): stop
+# comes after the snapshot, however long that took on a busy host.
+stop=$out/slurm-stop
+rm -f "$go" "$stop"
 # Job a straight from srun, job b a batch script whose srun line gets
 # --bcs from sbatch (through the environment, as SPANK options go).
 oa=$out/slurm-a.out
@@ -54,12 +57,12 @@ ob=$out/slurm-b.job
 cat > "$sl/job-b.sh" <<EOF
 #!/bin/sh
 #SBATCH -N $nr_nodes -n $np --overcommit -J bcs-b --bcs -o $ob
-srun --distribution=cyclic --mpi=pmix $app --seconds $run_s --work 200 --tag b --go $go
+srun --distribution=cyclic --mpi=pmix $app --seconds $((run_s * 4)) --work 200 --tag b --go $go --stop $stop
 EOF
 rm -f "$ob"
 on 1 "slurm_start a srun -N $nr_nodes -n $np --overcommit \
 	--distribution=cyclic --mpi=pmix --bcs -J bcs-a \
-	$app --seconds $run_s --work 200 --tag a --go $go" &&
+	$app --seconds $((run_s * 4)) --work 200 --tag a --go $go --stop $stop" &&
 	on 1 "slurm_start b sbatch --wait $sl/job-b.sh"
 ok $? "srun -N $nr_nodes -n $np --mpi=pmix --bcs mpi_barrier, and sbatch --bcs of the same srun line, at once"
 
@@ -76,7 +79,7 @@ wait_until 300 eval 'started || failed_early'
 started
 rc=$?
 if [ $rc != 0 ]; then
-	touch "$go"
+	touch "$go" "$stop"
 	for f in "$oa" "$ob" "$out/slurm-b.out"; do
 		diag "$f:" "$(tail -n 15 "$f")"
 	done
@@ -121,6 +124,7 @@ rm -rf "${SHARE:?}/data/slurm"
 on_all 'snapshot slurm && proc_threads "$SHARE/data/slurm/node$NODE.threads.json"' \
 	> /dev/null
 ok $? "snapshot of every node while both steps run"
+touch "$stop"
 analyse coherence --nodes "$nr_nodes" "$SHARE/data/slurm" --from-slice "${from:-0}" \
 	--jobs "$j1,$j2" --min 20
 
