@@ -192,6 +192,8 @@ struct bcsd_reduce {
 	 */
 	struct bcsp_node_tasks nodes;
 	uint64_t nodes_ms;
+	/* Nodes whose reports the last sum up held (the subtree's). */
+	uint32_t reporting;
 };
 
 /*

@@ -331,6 +331,7 @@ static void send_tasks(struct bcsd *d, uint64_t now)
 		if (!tasks_add(&m.tasks, &e->t))
 			d->cnt.tasks_jobs_dropped++;
 	}
+	d->reduce.reporting = m.tasks.nodes;
 	m.hdr.epoch = d->followed.epoch;
 	m.hdr.sender = d->node_id;
 	to = d->tree_rt.adopter != TOPO_NONE ? d->tree_rt.adopter :

@@ -717,6 +717,10 @@ struct json_object *tree_json(const struct bcsd *d)
 			       json_object_new_int64(d->nodes->node[p].id));
 	add_u64(o, "depth", topo_depth(d->tree, d->tree_self));
 	add_u64(o, "subtree", topo_subtree(d->tree, d->tree_self));
+	/* Of them, the nodes whose reports the last sum of tasks held. */
+	json_object_object_add(o, "reporting", tree_transport(d) ?
+			       json_object_new_int64(d->reduce.reporting) :
+			       NULL);
 	a = json_object_new_array();
 	n = topo_children(d->tree, d->tree_self, &child);
 	for (i = 0; i < n; i++)

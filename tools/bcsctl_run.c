@@ -119,8 +119,12 @@ static void print_tree(struct json_object *resp)
 		printf("%s%lld", i ? ", " : " ",
 		       (long long)json_object_get_int64(
 			       json_object_array_get_idx(a, i)));
-	printf("%s (subtree of %lld)\n", n ? "" : " none",
+	printf("%s (subtree of %lld", n ? "" : " none",
 	       (long long)cluster_int(t, "subtree", 0));
+	/* Down a tree: how many of them the last sum of reports held. */
+	if (json_object_object_get_ex(t, "reporting", &v) && v)
+		printf(", %lld reporting", (long long)json_object_get_int64(v));
+	printf(")\n");
 }
 
 /*

@@ -166,18 +166,16 @@ snapshot()
 	date +%s%N > "$f.time"
 }
 
-# load_kmod NAME: load module NAME (and what it needs) from the guest
-# kernel's modules, which are not where modprobe looks.
-load_kmod()
+# Load sch_netem (and what it needs) from the guest kernel's modules.
+load_netem()
 {
 	local m f
-	[ -d "/sys/module/$1" ] && return 0
-	f=$(find "$CL_MODDIR/kernel" \( -name "$1.ko*" -o -name "${1//_/-}.ko*" \) |
-	    head -n 1)
-	[ -n "$f" ] || { echo "$1 not found"; return 1; }
-	for m in $(modinfo -F depends "$f" | tr , ' ') "$1"; do
+	[ -d /sys/module/sch_netem ] && return 0
+	f=$(find "$CL_MODDIR/kernel/net/sched" -name 'sch_netem.ko*' | head -n 1)
+	[ -n "$f" ] || { echo "sch_netem not found"; return 1; }
+	for m in $(modinfo -F depends "$f" | tr , ' ') sch_netem; do
 		[ -d "/sys/module/$m" ] && continue
-		[ "$m" = "$1" ] || { load_kmod "$m" || return 1; continue; }
+		f=$(find "$CL_MODDIR/kernel" -name "$m.ko*" | head -n 1)
 		case $f in
 		*.xz)  xz -dc "$f" > "$STATE/$m.ko" ;;
 		*.zst) zstd -dcq "$f" > "$STATE/$m.ko" ;;
@@ -185,11 +183,6 @@ load_kmod()
 		esac
 		insmod "$STATE/$m.ko" || return 1
 	done
-}
-
-load_netem()
-{
-	load_kmod sch_netem
 }
 
 # start_sshd: an SSH server on this node's cluster address, through which
