@@ -241,7 +241,7 @@ if [ "${BCS_CLUSTER:-1}" = 0 ]; then
 elif [ -z "${built[$cl_rel]:-}" ]; then
 	record skip "cluster" "bcs.ko for $cl_rel not built in this run"
 else
-	cl_tmo=${BCS_CLUSTER_TIMEOUT:-3000}
+	cl_tmo=${BCS_CLUSTER_TIMEOUT:-3600}
 	step cluster "$logdir/cluster.log" timeout -k 30 "$cl_tmo" \
 		selftests/cluster/run-cluster.sh --kernel "$cl_rel" \
 		--timeout "$((cl_tmo - 60))"

@@ -8,8 +8,9 @@
 # command files the harness drops into SHARE/cmd/nodeNODE/ in name order,
 # each with guest-lib.sh sourced, and leaves ID.out and ID.rc next to them.
 # Ends when SHARE/cmd/nodeNODE/quit appears, or after BCS_AGENT_LIMIT
-# seconds (default 3000).  Processes that commands leave running (bcsd,
-# loads) survive from one command to the next.
+# seconds (default 7200; the guest's own limit, run-cluster.sh --timeout,
+# comes first).  Processes that commands leave running (bcsd, loads)
+# survive from one command to the next.
 
 set -u
 
@@ -18,7 +19,7 @@ node=$2
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$share/cmd/node$node
 state=/tmp/bcs-cluster
-limit=${BCS_AGENT_LIMIT:-3000}
+limit=${BCS_AGENT_LIMIT:-7200}
 export SHARE=$share NODE=$node STATE=$state CL_DIR=$here
 mkdir -p "$state"
 
