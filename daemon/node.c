@@ -220,7 +220,7 @@ static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 	 */
 	if (d->node.applied && d->node.applied_epoch == epoch &&
 	    d->node.applied_master == master &&
-	    (int32_t)(map->version - d->node.applied_version) < 0) {
+	    bcsp_map_older(map->version, d->node.applied_version)) {
 		d->cnt.maps_stale++;
 		return;
 	}

@@ -98,12 +98,22 @@ struct bcsp_job_row {
 	uint32_t birth;
 };
 
-/* BCSP_MAP body: 8 bytes + 20 per job. */
+/*
+ * BCSP_MAP body: 8 bytes + 20 per job.  @version steps on with every
+ * change of a master's map (master.c), wrapping: bcsp_map_older()
+ * compares two.
+ */
 struct bcsp_map {
 	uint32_t version;
 	uint32_t nr_jobs;
 	struct bcsp_job_row jobs[BCSP_MAX_JOBS];
 };
+
+/* Is map version @a older than @b (of one master and epoch)? */
+static inline bool bcsp_map_older(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
 
 enum bcsp_op {
 	BCSP_OP_CREATE	= 1,

@@ -87,14 +87,13 @@ static bool of_followed(const struct bcsd *d, const struct bcsp_msg *m)
 
 /*
  * Is map @m older than the one held, of the same master and epoch?
- * Versions step on per master (master.c), wrapping.
  */
 static bool map_older(const struct bcsd *d, const struct bcsp_msg *m)
 {
 	return d->followed.have_map &&
 	       d->followed.map_epoch == m->hdr.epoch &&
 	       d->followed.map_master == m->hdr.sender &&
-	       (int32_t)(m->map.version - d->followed.map.version) < 0;
+	       bcsp_map_older(m->map.version, d->followed.map.version);
 }
 
 /*
