@@ -50,6 +50,17 @@ static void datagram(const char *name, struct bcsp_msg *m)
 	put("body", name, buf, (size_t)len - BCSP_TAG_LEN);
 }
 
+/* A selection of the longest a datagram takes: names to the last byte. */
+static void long_sel(char *sel)
+{
+	static const char names[] = "Allreduce,Isend,Irecv,Barrier,Bcast,";
+	size_t i;
+
+	for (i = 0; i < BCSP_MPI_SEL_LEN - 1; i++)
+		sel[i] = names[i % (sizeof(names) - 1)];
+	sel[BCSP_MPI_SEL_LEN - 1] = 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct bcsp_msg m;
@@ -222,6 +233,41 @@ int main(int argc, char **argv)
 	m.cmd.node = 3;
 	datagram("command-attach", &m);
 
+	/* MPI selections: a short one, and one of the longest length. */
+	m.cmd.id = 6;
+	m.cmd.op = BCSP_CMD_MPI;
+	m.cmd.arg = BCSP_MPI_SUB_BITS;
+	m.cmd.node = 0;
+	m.cmd.sub_bits = 4;
+	strcpy(m.cmd.sel, "Allreduce,Isend,Barrier");
+	m.cmd.len = strlen(m.cmd.sel);
+	datagram("command-mpi", &m);
+	m.cmd.id = 7;
+	m.cmd.arg = 0;
+	m.cmd.sub_bits = 0;
+	long_sel(m.cmd.sel);
+	m.cmd.len = BCSP_MPI_SEL_LEN - 1;
+	datagram("command-mpi-long", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_REQUEST;
+	m.hdr.sender = 2;
+	m.req.id = 10;
+	m.req.op = BCSP_OP_MPI;
+	m.req.job = 100;
+	m.req.node = 2;
+	m.req.mpi.flags = BCSP_MPI_SUB_BITS;
+	m.req.mpi.sub_bits = 6;
+	strcpy(m.req.mpi.sel, "all");
+	m.req.mpi.len = 3;
+	datagram("request-mpi", &m);
+	m.req.id = 11;
+	m.req.mpi.flags = BCSP_MPI_OFF;
+	m.req.mpi.sub_bits = 0;
+	long_sel(m.req.mpi.sel);
+	m.req.mpi.len = BCSP_MPI_SEL_LEN - 1;
+	datagram("request-mpi-long", &m);
+
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_RESULT;
 	m.hdr.sender = 3;
@@ -298,6 +344,14 @@ int main(int argc, char **argv)
 		"\"metrics\":15,\"sub_bits\":4}",
 		"{\"cmd\":\"window\",\"from\":7500,\"to\":12500}",
 		"{\"cmd\":\"window-clear\"}",
+		"{\"cmd\":\"slices\",\"last\":30}",
+		"{\"cmd\":\"job-signal\",\"job\":12,\"signal\":15}",
+		"{\"cmd\":\"job-attach\",\"job\":12,\"node\":3,"
+		"\"pid\":4321}",
+		"{\"cmd\":\"stats\",\"job\":12,\"op\":\"enable\","
+		"\"mpi\":\"Allreduce,Isend\",\"sub_bits\":3}",
+		"{\"cmd\":\"stats\",\"job\":12,\"op\":\"disable\","
+		"\"mpi\":\"\"}",
 	};
 	for (i = 0; i < (int)(sizeof(reqs) / sizeof(reqs[0])); i++) {
 		char name[16];
