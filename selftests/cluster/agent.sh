@@ -6,7 +6,9 @@
 # The command of every guest of the cluster test bed (run-cluster.sh): sets
 # the clock from the harness's NTP server, loads bcs.ko, then runs the
 # command files the harness drops into SHARE/cmd/nodeNODE/ in name order,
-# each with guest-lib.sh sourced, and leaves ID.out and ID.rc next to them.
+# each with guest-lib.sh sourced, and leaves ID.out and ID.rc next to them
+# (the harness then moves the three into done/, so that the directory
+# holds only what is pending).
 # Ends when SHARE/cmd/nodeNODE/quit appears, or after BCS_AGENT_LIMIT
 # seconds (default 7200; the guest's own limit, run-cluster.sh --timeout,
 # comes first).  Processes that commands leave running (bcsd, loads)
@@ -51,10 +53,12 @@ end=$((EPOCHSECONDS + limit))
 while [ ! -e "$dir/quit" ] && [ "$EPOCHSECONDS" -lt "$end" ]; do
 	ran=0
 	for f in "$dir"/*.sh; do
-		[ -f "$f" ] || continue
 		id=${f%.sh}
 		[ -e "$id.rc" ] && continue
-		read -r first < "$f"
+		# After the status: the harness moves ID.sh before ID.rc
+		# (lib.sh), so a command answered since the listing is gone.
+		[ -f "$f" ] || continue
+		read -r first < "$f" || continue
 		t=${first#\#timeout }
 		case $t in
 		''|*[!0-9]*) t=120 ;;

@@ -122,7 +122,7 @@ rm -f "$run.build.log"
 rm -rf "$run"
 mkdir -p "$share/data"
 for n in $nodes; do
-	mkdir -p "$share/cmd/node$n" "$run/node$n"
+	mkdir -p "$share/cmd/node$n/done" "$run/node$n"
 done
 "$top/daemon/bcsd" --genkey "$share/cluster.key" || die "no cluster key"
 cat > "$share/config.sh" <<EOF
