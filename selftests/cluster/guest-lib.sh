@@ -185,6 +185,26 @@ load_netem()
 	done
 }
 
+# cut_from ADDR: this node drops every IPv4 datagram from ADDR, and still
+# sends to it (a one-way link cut, with no netfilter module to load): a
+# policy rule sends what comes from ADDR to a blackhole, ahead of the
+# local table, which moves from preference 0 to 20.  uncut_from ADDR
+# undoes it.
+cut_from()
+{
+	ip rule add pref 10 from "$1" blackhole &&
+		ip rule add pref 20 lookup local &&
+		ip rule del pref 0
+}
+
+uncut_from()
+{
+	ip rule add pref 0 lookup local
+	ip rule del pref 20
+	ip rule del pref 10 from "$1"
+	! ip rule show | grep -q "from $1 blackhole"
+}
+
 # start_sshd: an SSH server on this node's cluster address, through which
 # mpirun on another node starts its remote daemons, as on a real cluster.
 # Root logs in with the harness's key (SHARE/mpi/id) only.  The server
