@@ -214,11 +214,14 @@ struct bcsd_offsets {
 };
 
 /* A bcsctl connection, maybe waiting for the master's answer. */
+struct mpi_gather;
+
 struct bcsd_client {
 	int fd;
 	uid_t uid;		/* the peer's, when it connected */
 	uint32_t req_id;	/* 0 if not waiting */
 	struct bcsp_request req;
+	struct mpi_gather *gather;	/* mpi-gather: the files coming */
 	uint64_t sent_ms;
 	unsigned int tries;
 	uint32_t wait_job;	/* waiting for this job to exist locally */
@@ -241,6 +244,13 @@ struct bcsd_counters {
 	uint64_t mpi_controls_set;	/* MPI control files set by them */
 	uint64_t mpi_controls_removed;	/* of jobs destroyed */
 	uint64_t mpi_control_errors;	/* and those that could not be */
+	uint64_t mpi_gather_files_tx;	/* MPI statistics files sent */
+	uint64_t mpi_gather_parts_tx;	/* in so many parts */
+	uint64_t mpi_gather_skipped;	/* unreadable, or too large */
+	uint64_t mpi_gathers;		/* gathers asked on this node */
+	uint64_t mpi_gathers_partial;	/* of them, answered incomplete */
+	uint64_t mpi_gather_parts_rx;	/* parts taken */
+	uint64_t mpi_gather_parts_refused; /* not fitting, or no room */
 	uint64_t switches_tx;		/* summaries sent to the master */
 	uint64_t switch_slices_skipped;	/* too many in one report period */
 	uint64_t strobes_tx;
@@ -421,6 +431,7 @@ struct bcsd_node {
 struct bcsd_collect {
 	struct bcs_events *ev;
 	char host[64];			/* in the dumps' names */
+	struct bcsp_window cmds;	/* the commands taken (MPI_GATHER) */
 };
 
 /*

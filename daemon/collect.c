@@ -17,16 +17,24 @@
  * A job destroyed also takes its MPI control file (mpi_dir/JOB.control,
  * bcsctl stats enable --mpi) with it, so that a later job of the same id
  * starts from the defaults rather than from an old selection.
+ *
+ * The MPI statistics files a job's processes leave in mpi_dir are sent,
+ * summarised, to a node that asks for them (bcsstat mpi --job through
+ * bcsd: the master's command BCSP_CMD_MPI_GATHER; the asker puts them
+ * together, ctl.c and mpigather.c).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../libbcs/bcs.h"
 #include "../libbcsmpi/control.h"
+#include "../libbcsmpi/mpifile.h"
 #include "bcsd.h"
 #include "log.h"
 #include "collect.h"
@@ -127,12 +135,162 @@ static void on_events(struct bcsd *d, void *arg)
 	}
 }
 
+/* A summary of one MPI statistics file, to send. */
+struct summary {
+	void *data;
+	size_t len;
+};
+
+/* Is @name one of job @job's files: "JOB.*.bcsmpi"? */
+static bool job_file(const char *name, const char *job)
+{
+	size_t n = strlen(name), j = strlen(job);
+
+	return n > j + 7 && !strncmp(name, job, j) && name[j] == '.' &&
+	       !strcmp(name + n - 7, ".bcsmpi");
+}
+
+/*
+ * The summaries of job @job's files in mpi_dir, by name, into @out
+ * (BCSP_MPI_FILES_MAX at most): their number, or a negative errno.  A
+ * file that cannot be read (its process still in MPI_Init, or it is
+ * not one) or whose summary is too large is left out and counted.
+ */
+static int summaries(struct bcsd *d, uint32_t job, struct summary *out)
+{
+	struct bcs_mpi_stats st;
+	struct dirent **names;
+	char id[16], path[PATH_MAX], err[PATH_MAX + 128];
+	int n, i, k = 0, r;
+
+	snprintf(id, sizeof(id), "%u", job);
+	n = scandir(d->cfg.mpi_dir, &names, NULL, alphasort);
+	if (n < 0)
+		return errno == ENOENT ? 0 : -errno;
+	for (i = 0; i < n; i++) {
+		if (k == BCSP_MPI_FILES_MAX || !job_file(names[i]->d_name, id))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", d->cfg.mpi_dir,
+			     names[i]->d_name) >= (int)sizeof(path))
+			continue;
+		r = bcs_mpi_stats_read(path, &st, err, sizeof(err));
+		if (!r) {
+			r = bcs_mpi_stats_summary(&st, &out[k].data,
+						  &out[k].len);
+			bcs_mpi_stats_free(&st);
+			if (!r && out[k].len > BCSP_MPI_FILE_MAX) {
+				free(out[k].data);
+				snprintf(err, sizeof(err), "%s: its summary "
+					 "is over %u bytes", path,
+					 BCSP_MPI_FILE_MAX);
+				r = -EFBIG;
+			}
+		}
+		if (r) {
+			d->cnt.mpi_gather_skipped++;
+			pr_info("job %u: MPI statistics not sent: %s", job,
+				err);
+			continue;
+		}
+		k++;
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return k;
+}
+
+/*
+ * To node @to, the asker: itself, its address in the nodes list, or the
+ * group, where it listens too.
+ */
+static void send_part(struct bcsd *d, uint32_t to, struct bcsp_msg *m)
+{
+	struct sockaddr_in sin;
+
+	m->hdr.epoch = d->followed.epoch;
+	d->cnt.mpi_gather_parts_tx++;
+	if (to == d->node_id) {
+		m->hdr.sender = d->node_id;
+		dispatch(d, m, &(struct bcsd_origin){ .local = true });
+	} else if (tree_addr(d, to, &sin)) {
+		net_send(d, m, &sin);
+	} else if (!tree_transport(d)) {
+		net_send(d, m, NULL);
+	}
+}
+
+/*
+ * BCSP_CMD_MPI_GATHER: the summary of each of this node's MPI statistics
+ * files of the job to the node that asked, in parts; with none, one
+ * empty part, so that it knows it has all of this node.  A node where
+ * bcs.ko does not know the job and that has no file of it stays silent.
+ * Each command once (the window, as node.c keeps for its own).
+ */
+static void on_command(struct bcsd *d, const struct bcsp_msg *m,
+		       const struct bcsd_origin *from)
+{
+	const struct bcsp_command *c = &m->cmd;
+	struct bcsp_msg p = { .hdr = { .type = BCSP_MPI_PART } };
+	struct summary *sums;
+	struct bcs_task_stat *ts = NULL;
+	size_t nts = 0;
+	uint32_t off;
+	int n, i;
+
+	(void)from;
+	if (c->op != BCSP_CMD_MPI_GATHER ||
+	    bcsp_window_check(&d->collect.cmds, m->hdr.epoch, c->id) != BCSP_OK)
+		return;
+	sums = calloc(BCSP_MPI_FILES_MAX, sizeof(*sums));
+	if (!sums) {
+		pr_warn("job %u: MPI statistics not sent: %s", c->job,
+			strerror(ENOMEM));
+		return;
+	}
+	n = *d->cfg.mpi_dir ? summaries(d, c->job, sums) : 0;
+	if (n < 0) {
+		pr_warn("job %u: MPI statistics not sent: %s: %s", c->job,
+			d->cfg.mpi_dir, strerror(-n));
+		n = 0;
+	}
+	if (!n && (!d->bcs || bcs_task_stats(d->bcs, c->job, &ts, &nts))) {
+		free(sums);
+		return;		/* not here */
+	}
+	free(ts);
+	p.part.req = c->arg;
+	p.part.node = c->node;
+	p.part.job = c->job;
+	p.part.files = (uint16_t)n;
+	if (!n)
+		send_part(d, c->node, &p);
+	for (i = 0; i < n; i++) {
+		p.part.file = (uint16_t)i;
+		p.part.size = (uint32_t)sums[i].len;
+		for (off = 0; off < p.part.size; off += BCSP_MPI_PART_MAX) {
+			p.part.offset = off;
+			p.part.len = p.part.size - off < BCSP_MPI_PART_MAX ?
+				     p.part.size - off : BCSP_MPI_PART_MAX;
+			memcpy(p.part.data, (uint8_t *)sums[i].data + off,
+			       p.part.len);
+			send_part(d, c->node, &p);
+		}
+		free(sums[i].data);
+	}
+	free(sums);
+	d->cnt.mpi_gather_files_tx += (uint64_t)n;
+	pr_info("job %u: %d MPI statistics file(s) sent to node %u", c->job,
+		n, c->node);
+}
+
 int collect_init(struct bcsd *d)
 {
 	char dir[CFG_STR_MAX];
 	int err;
 
 	memset(&d->collect, 0, sizeof(d->collect));
+	dispatch_register(d, BCSP_COMMAND, on_command);
 	if (!d->cfg.jobs_dir[0])
 		return 0;
 	if (gethostname(d->collect.host, sizeof(d->collect.host) - 1) ||

@@ -21,6 +21,10 @@
  *   {"cmd": "window-clear"}
  *   {"cmd": "slices", "last": N}                   (on the active master)
  *   {"cmd": "job-signal", "job": J, "signal": S}   (root only)
+ *   {"cmd": "job-attach", "job": J, "node": N, "pid": P}  (root only)
+ *   {"cmd": "mpi-gather", "job": J}                 (the job's MPI
+ *                                                   statistics files from
+ *                                                   every node, summarised)
  *
  * No row is null, in requests and answers alike (-1 is taken for it in
  * requests too); a field that is null or left out takes its default.
@@ -57,9 +61,16 @@
 #include "bcsd.h"
 #include "ctl_req.h"
 #include "log.h"
+#include "mpigather.h"
 #include "ctl.h"
 
 #define CTL_IDLE_MS	10000	/* a connection that asks nothing is closed */
+/*
+ * An mpi-gather answers when every node the job's map counts has sent its
+ * files, or after this long with what came: a node that holds the job but
+ * no longer reports tasks of it is not counted, and a part may be lost.
+ */
+#define CTL_GATHER_MS	3000
 
 static void ctl_error(struct bcsd_client *c, int err, const char *msg);
 
@@ -99,10 +110,21 @@ static void ctl_send(struct bcsd_client *c, struct json_object *o)
 	json_object_put(o);
 }
 
+/* The end of client @c's gather, answered or not. */
+static void gather_end(struct bcsd_client *c)
+{
+	if (!c->gather)
+		return;
+	mpi_gather_free(c->gather);
+	free(c->gather);
+	c->gather = NULL;
+}
+
 static void ctl_error(struct bcsd_client *c, int err, const char *msg)
 {
 	struct json_object *o = json_object_new_object();
 
+	gather_end(c);
 	json_object_object_add(o, "ok", json_object_new_boolean(0));
 	json_object_object_add(o, "error", json_object_new_int(err));
 	json_object_object_add(o, "message", json_object_new_string(msg));
@@ -130,6 +152,7 @@ static void ctl_close_fd(int fd)
 
 static void ctl_drop(struct bcsd *d, struct bcsd_client *c)
 {
+	gather_end(c);
 	loop_del(d, c->fd);
 	ctl_close_fd(c->fd);
 	memset(c, 0, sizeof(*c));
@@ -160,7 +183,7 @@ static bool ctl_in_use(const struct sockaddr_un *sun)
 
 static bool ctl_waiting(const struct bcsd_client *c)
 {
-	return c->req_id || c->wait_job;
+	return c->req_id || c->wait_job || c->gather;
 }
 
 /*
@@ -391,7 +414,32 @@ static void reply_attach(struct bcsd_client *c, const struct bcsp_request *r)
 	ctl_error(c, r->error, msg);
 }
 
-static void reply_request(struct bcsd_client *c, const struct bcsp_request *r)
+/*
+ * Answer client @c's gather if it is time (mpigather.h), once the master
+ * has taken the request: the files that came, which bcsstat reads.
+ */
+static void gather_answer(struct bcsd *d, struct bcsd_client *c)
+{
+	struct json_object *o;
+
+	if (!c->gather || c->req_id ||
+	    !mpi_gather_done(c->gather, now_mono_ms()))
+		return;
+	o = ok_object();
+	if (mpi_gather_json(c->gather, o)) {
+		json_object_put(o);
+		ctl_error(c, -ENOMEM, "out of memory for the MPI statistics");
+		return;
+	}
+	if (!c->gather->expect ||
+	    mpi_gather_answered(c->gather) < c->gather->expect)
+		d->cnt.mpi_gathers_partial++;
+	gather_end(c);
+	ctl_send(c, o);
+}
+
+static void reply_request(struct bcsd *d, struct bcsd_client *c,
+			  const struct bcsp_request *r)
 {
 	struct json_object *o;
 
@@ -405,6 +453,10 @@ static void reply_request(struct bcsd_client *c, const struct bcsp_request *r)
 	}
 	if (r->error) {
 		ctl_error(c, r->error, bcs_strerror(r->error, BCS_CTX_JOB));
+		return;
+	}
+	if (r->op == BCSP_OP_MPI_GATHER) {
+		gather_answer(d, c);
 		return;
 	}
 	o = ok_object();
@@ -506,7 +558,7 @@ static void on_reply(struct bcsd *d, const struct bcsp_msg *m,
 
 		if (c->fd >= 0 && c->req_id && c->req_id == m->req.id) {
 			c->req_id = 0;
-			reply_request(c, &m->req);
+			reply_request(d, c, &m->req);
 		}
 	}
 }
@@ -549,6 +601,63 @@ static const uint32_t ctl_ops[] = {
 };
 
 /*
+ * mpi-gather: the request goes to the master, which has the nodes of the
+ * job send their files here; they may come before its reply (the
+ * master's own node part), so the gather starts first.
+ */
+static void cmd_gather(struct bcsd *d, struct bcsd_client *c,
+		       const struct ctl_req *req)
+{
+	uint32_t i, expect = 0;
+
+	gather_end(c);
+	c->gather = malloc(sizeof(*c->gather));
+	if (!c->gather) {
+		ctl_error(c, -ENOMEM, "out of memory");
+		return;
+	}
+	for (i = 0; d->followed.have_map && i < d->followed.map.nr_jobs; i++)
+		if (d->followed.map.jobs[i].job == req->job)
+			expect = d->followed.map.jobs[i].nodes;
+	mpi_gather_init(c->gather, 0, req->job, expect,
+			now_mono_ms() + CTL_GATHER_MS);
+	d->cnt.mpi_gathers++;
+	cmd_job_request(d, c, BCSP_OP_MPI_GATHER, req);
+	if (c->gather)
+		c->gather->req = c->req.id;
+}
+
+/* A part of a file for a gather of this node's. */
+static void on_part(struct bcsd *d, const struct bcsp_msg *m,
+		    const struct bcsd_origin *from)
+{
+	const struct bcsp_mpi_part *p = &m->part;
+	unsigned int i;
+	int err;
+
+	(void)from;
+	if (p->node != d->node_id)
+		return;
+	for (i = 0; i < d->ctl.nr_clients; i++) {
+		struct bcsd_client *c = &d->ctl.clients[i];
+
+		if (c->fd < 0 || !c->gather || c->req.id != p->req ||
+		    c->req.op != BCSP_OP_MPI_GATHER || c->gather->job != p->job)
+			continue;
+		err = mpi_gather_add(c->gather, m->hdr.sender, p);
+		if (err) {
+			d->cnt.mpi_gather_parts_refused++;
+			pr_info("job %u: a part of node %u's MPI statistics refused: %s",
+				p->job, m->hdr.sender, strerror(-err));
+		} else {
+			d->cnt.mpi_gather_parts_rx++;
+		}
+		gather_answer(d, c);
+		return;
+	}
+}
+
+/*
  * stats with "mpi": the selection checked as the processes will parse
  * it, so that a mistake is told here and not logged on every node.
  */
@@ -584,6 +693,8 @@ static void ctl_on_client(struct bcsd *d, void *arg)
 		return;
 	}
 	c->last_ms = now_mono_ms();
+	/* One request at a time: a new one ends a gather not answered. */
+	gather_end(c);
 	ret = ctl_parse(buf, (size_t)n, &req, err, sizeof(err));
 	if (ret) {
 		ctl_error(c, ret, err);
@@ -601,6 +712,9 @@ static void ctl_on_client(struct bcsd *d, void *arg)
 		break;
 	case CTL_SLICES:
 		cmd_slices(d, c, req.last);
+		break;
+	case CTL_MPI_GATHER:
+		cmd_gather(d, c, &req);
 		break;
 	default:
 		/* The rest go to the master, from root only. */
@@ -665,6 +779,7 @@ static void ctl_tick(struct bcsd *d, void *arg)
 			c->wait_job = 0;
 			ctl_error(c, -ETIMEDOUT, "job did not appear on this node");
 		}
+		gather_answer(d, c);
 		if (!c->req_id || now - c->sent_ms < BCSD_REQ_TIMEOUT_MS)
 			continue;
 		if (c->tries >= BCSD_REQ_TRIES || !d->followed.known) {
@@ -692,6 +807,7 @@ int ctl_init(struct bcsd *d)
 	if (loop_on_tick(d, ctl_tick, NULL))
 		return -1;
 	dispatch_register(d, BCSP_REPLY, on_reply);
+	dispatch_register(d, BCSP_MPI_PART, on_part);
 	dispatch_register(d, BCSP_MAP, on_map);
 	if (!*path)
 		return 0;

@@ -34,6 +34,7 @@ static const struct {
 	{ "slices",	 CTL_SLICES },
 	{ "job-signal",	 CTL_JOB_SIGNAL },
 	{ "job-attach",	 CTL_JOB_ATTACH },
+	{ "mpi-gather",	 CTL_MPI_GATHER },
 };
 
 /*
@@ -253,6 +254,10 @@ int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
 	/* Nothing would ever answer a wait for job 0. */
 	if (req->cmd == CTL_JOB_WAIT && !job) {
 		snprintf(err, errlen, "job-wait needs a job");
+		goto out;
+	}
+	if (req->cmd == CTL_MPI_GATHER && !job) {
+		snprintf(err, errlen, "mpi-gather needs a job");
 		goto out;
 	}
 	req->job = (uint32_t)job;

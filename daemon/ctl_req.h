@@ -28,6 +28,7 @@ enum ctl_cmd {
 	CTL_SLICES,		/* anyone: the master's global records */
 	CTL_JOB_SIGNAL,		/* root only: a signal to a job's tasks */
 	CTL_JOB_ATTACH,		/* root only: a process of a node to a job */
+	CTL_MPI_GATHER,		/* anyone: a job's MPI statistics files */
 	__CTL_CMD_MAX,
 };
 
@@ -60,7 +61,7 @@ struct ctl_req {
  * "last" (1 .. 2^32 - 1, CTL_SLICES_DEFAULT if absent); for job-signal
  * a job (at least 1) and an integer "signal" (1 .. BCSP_SIGNAL_MAX);
  * for job-attach a job (at least 1) and integers "node" (1 .. 2^32 - 1)
- * and "pid" (1 .. BCSP_PID_MAX).
+ * and "pid" (1 .. BCSP_PID_MAX); for mpi-gather a job (at least 1).
  * A stats enable or disable with a string "mpi" acts on the job's MPI
  * processes (libbcsmpi's control file on every node of the job) instead
  * of bcs.ko's distributions: "mpi" is the selection (BCS_MPI_STATS

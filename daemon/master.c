@@ -914,6 +914,17 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 		send_command(d, &cmd);
 		return true;
 	}
+	case BCSP_OP_MPI_GATHER:
+		/* The nodes send their files to the asker (collect.c). */
+		if (!req->id || !req->node)
+			reply->error = -EINVAL;
+		else if (!find_job(d, req->job))
+			reply->error = -ENOENT;
+		else
+			send_command(d, &(struct bcsp_command){
+				.op = BCSP_CMD_MPI_GATHER, .job = req->job,
+				.arg = req->id, .node = req->node });
+		return true;
 	case BCSP_OP_STATS:
 		reply->error = ctx_stats(d, req);
 		return true;

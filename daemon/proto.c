@@ -123,16 +123,17 @@ static uint64_t get64(struct cur *c)
 }
 
 /* A selection of @len bytes, padded with zeros to a multiple of 4. */
+/* The padding of variable bodies. */
+static const uint8_t zero4[4];
+
 static void put_sel(struct cur *c, const char *sel, uint32_t len)
 {
-	static const uint8_t zero[4];
-
 	if (len >= BCSP_MPI_SEL_LEN || memchr(sel, 0, len)) {
 		c->ok = false;
 		return;
 	}
 	put(c, sel, len);
-	put(c, zero, (4 - len % 4) % 4);
+	put(c, zero4, (4 - len % 4) % 4);
 }
 
 /* The same back: no NUL inside, zeros after; false if not so. */
@@ -150,6 +151,43 @@ static bool get_sel(struct cur *c, char *sel, uint32_t len)
 		if (pad[i])
 			return false;
 	return c->ok && !memchr(sel, 0, len);
+}
+
+/*
+ * A part of an MPI statistics file: inside its file, of a file of the
+ * node's, or the one empty part of a node that has none; zeros after.
+ */
+static bool get_part(struct cur *c, struct bcsp_mpi_part *p)
+{
+	uint8_t pad[4];
+	uint32_t i, n;
+
+	p->req = get32(c);
+	p->node = get32(c);
+	p->job = get32(c);
+	p->file = get16(c);
+	p->files = get16(c);
+	p->size = get32(c);
+	p->offset = get32(c);
+	p->len = get32(c);
+	if (!c->ok || !p->req || !p->node || !bcs_job_id_valid(p->job) ||
+	    p->files > BCSP_MPI_FILES_MAX || p->len > BCSP_MPI_PART_MAX)
+		return false;
+	if (!p->files) {
+		if (p->file || p->size || p->offset || p->len)
+			return false;
+	} else if (p->file >= p->files || !p->size ||
+		   p->size > BCSP_MPI_FILE_MAX || !p->len ||
+		   p->offset > p->size || p->size - p->offset < p->len) {
+		return false;
+	}
+	get(c, p->data, p->len);
+	n = (4 - p->len % 4) % 4;
+	get(c, pad, n);
+	for (i = 0; i < n; i++)
+		if (pad[i])
+			return false;
+	return c->ok;
 }
 
 static void encode_body(struct cur *c, const struct bcsp_msg *m)
@@ -220,7 +258,8 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		put32(c, m->cmd.op);
 		put32(c, m->cmd.job);
 		put32(c, m->cmd.arg);
-		if (m->cmd.op == BCSP_CMD_ATTACH) {
+		if (m->cmd.op == BCSP_CMD_ATTACH ||
+		    m->cmd.op == BCSP_CMD_MPI_GATHER) {
 			put32(c, m->cmd.node);
 			put32(c, 0);
 		} else if (m->cmd.op == BCSP_CMD_MPI) {
@@ -240,6 +279,22 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 	case BCSP_ACK:
 		put32(c, m->ack.master);
 		put32(c, m->ack.id);
+		break;
+	case BCSP_MPI_PART:
+		if (m->part.len > BCSP_MPI_PART_MAX) {
+			c->ok = false;
+			return;
+		}
+		put32(c, m->part.req);
+		put32(c, m->part.node);
+		put32(c, m->part.job);
+		put16(c, m->part.file);
+		put16(c, m->part.files);
+		put32(c, m->part.size);
+		put32(c, m->part.offset);
+		put32(c, m->part.len);
+		put(c, m->part.data, m->part.len);
+		put(c, zero4, (4 - m->part.len % 4) % 4);
 		break;
 	case BCSP_NODE_TASKS:
 		if (m->node_tasks.nr > BCSP_MAX_NODE_TASKS) {
@@ -594,13 +649,15 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		m->cmd.op = get32(c);
 		m->cmd.job = get32(c);
 		m->cmd.arg = get32(c);
-		if (m->cmd.op == BCSP_CMD_ATTACH) {
+		if (m->cmd.op == BCSP_CMD_ATTACH ||
+		    m->cmd.op == BCSP_CMD_MPI_GATHER) {
 			m->cmd.node = get32(c);
 			m->cmd.reserved = get32(c);
 			return c->ok && m->cmd.id && m->cmd.node &&
 			       !m->cmd.reserved &&
 			       bcs_job_id_valid(m->cmd.job) && m->cmd.arg &&
-			       m->cmd.arg <= BCSP_PID_MAX;
+			       (m->cmd.op == BCSP_CMD_MPI_GATHER ||
+				m->cmd.arg <= BCSP_PID_MAX);
 		}
 		if (m->cmd.op == BCSP_CMD_MPI) {
 			m->cmd.sub_bits = get32(c);
@@ -630,6 +687,8 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		m->ack.master = get32(c);
 		m->ack.id = get32(c);
 		return c->ok && m->ack.master && m->ack.id;
+	case BCSP_MPI_PART:
+		return get_part(c, &m->part);
 	case BCSP_NODE_TASKS:
 		m->node_tasks.nr = get32(c);
 		m->node_tasks.reserved = get32(c);
@@ -787,6 +846,8 @@ static bool body_len_ok(uint8_t type, size_t n)
 				   n % 4 == 0);
 	case BCSP_RESULT:
 		return n == 24;
+	case BCSP_MPI_PART:
+		return n >= 28 && n <= 28 + BCSP_MPI_PART_MAX && n % 4 == 0;
 	case BCSP_ACK:
 		return n == 8;
 	case BCSP_NODE_TASKS:

@@ -54,6 +54,7 @@ enum bcsp_type {
 	BCSP_RESULT	= 14,	/* node -> master: how a command went here */
 	BCSP_ACK	= 15,	/* child -> parent: a command taken */
 	BCSP_NODE_TASKS	= 16,	/* node -> parent: its subtree's tasks per node */
+	BCSP_MPI_PART	= 17,	/* node -> node: part of an MPI statistics file */
 	__BCSP_TYPE_MAX,
 };
 
@@ -125,6 +126,7 @@ enum bcsp_op {
 	BCSP_OP_SIGNAL	= 7,	/* a signal to every task of a job, @signal */
 	BCSP_OP_ATTACH	= 8,	/* a process of one node to a job, @attach */
 	BCSP_OP_MPI	= 9,	/* a job's MPI statistics (libbcsmpi), @mpi */
+	BCSP_OP_MPI_GATHER = 10, /* a job's MPI statistics files, to @node */
 };
 
 /*
@@ -149,7 +151,9 @@ enum bcsp_op {
  * BCSP_OP_SIGNAL and BCSP_OP_ATTACH, and for them only; for BCSP_OP_MPI
  * 16 more (@mpi's flags, sub_bits, len and a zero) and then the @len bytes
  * of @mpi.sel, padded with zeros to a multiple of 4.  The reply to an
- * attach carries the error of the node that carried it out.
+ * attach carries the error of the node that carried it out.  The reply
+ * to BCSP_OP_MPI_GATHER says only that the command went (or -ENOENT):
+ * the files come from the nodes (BCSP_MPI_PART).
  */
 struct bcsp_request {
 	uint32_t id;		/* chosen by the node, echoed in the reply */
@@ -382,7 +386,8 @@ struct bcsp_offsets {
 };
 
 /*
- * BCSP_COMMAND body: 16 bytes; 24 for BCSP_CMD_ATTACH; for BCSP_CMD_MPI 8
+ * BCSP_COMMAND body: 16 bytes; 24 for BCSP_CMD_ATTACH and
+ * BCSP_CMD_MPI_GATHER; for BCSP_CMD_MPI 8
  * more (@sub_bits, @len) and the @len bytes of @sel padded with zeros to a
  * multiple of 4.  An application-oriented command on the tasks of a job,
  * as scalable DPCL sends to a context: the master sends it to the nodes
@@ -399,16 +404,22 @@ enum bcsp_cmd_op {
 	BCSP_CMD_SIGNAL	= 1,	/* kill(2) every task of @job with @arg */
 	BCSP_CMD_ATTACH	= 2,	/* on node @node: process @arg to @job */
 	BCSP_CMD_MPI	= 3,	/* set the MPI control file of @job */
+	BCSP_CMD_MPI_GATHER = 4, /* @job's MPI statistics files to @node */
 };
 
+/*
+ * @arg: SIGNAL the signal, 1 .. BCSP_SIGNAL_MAX; ATTACH the pid; MPI the
+ * BCSP_MPI_* flags; MPI_GATHER the id of @node's request, not 0.
+ * @node: ATTACH the node that attaches, MPI_GATHER the node that asked,
+ * not 0; not sent with the others, nor @reserved.
+ */
 struct bcsp_command {
 	uint32_t id;		/* not 0 */
 	uint32_t op;		/* enum bcsp_cmd_op */
 	uint32_t job;
-	uint32_t arg;		/* SIGNAL: 1 .. BCSP_SIGNAL_MAX; ATTACH: pid;
-				 * MPI: BCSP_MPI_* flags */
-	uint32_t node;		/* ATTACH: the node, not 0; else not sent */
-	uint32_t reserved;	/* ATTACH: zero; else not sent */
+	uint32_t arg;
+	uint32_t node;
+	uint32_t reserved;	/* zero */
 	/* BCSP_CMD_MPI only, as struct bcsp_request's @mpi. */
 	uint32_t sub_bits;
 	uint32_t len;
@@ -440,6 +451,33 @@ struct bcsp_ack {
 	uint32_t id;		/* not 0 */
 };
 
+/*
+ * BCSP_MPI_PART body: 28 bytes + @len, padded with zeros to a multiple of
+ * 4.  For command BCSP_CMD_MPI_GATHER, each node that holds the job (in
+ * bcs.ko, or files of it) sends the node that asked, @node, a summary of each
+ * of its MPI statistics files of the job (libbcsmpi's
+ * bcs_mpi_stats_summary()), cut into parts: file @file of @files, @size
+ * bytes, of which this part holds [@offset, @offset + @len).  A node with
+ * none sends one part with @files, @size and @len 0, so that the asker
+ * knows it has heard all of it.  @req is the asker's request id (the
+ * command's @arg).
+ */
+#define BCSP_MPI_PART_MAX	1308	/* bytes of a part: fills a datagram */
+#define BCSP_MPI_FILES_MAX	1024	/* files of one node and job */
+#define BCSP_MPI_FILE_MAX	65536	/* bytes of one summary */
+
+struct bcsp_mpi_part {
+	uint32_t req;		/* not 0 */
+	uint32_t node;		/* the asker, not 0 */
+	uint32_t job;
+	uint16_t file;		/* < @files, or 0 */
+	uint16_t files;		/* 0 .. BCSP_MPI_FILES_MAX */
+	uint32_t size;		/* 1 .. BCSP_MPI_FILE_MAX, or 0 with no file */
+	uint32_t offset;
+	uint32_t len;		/* 1 .. BCSP_MPI_PART_MAX, or 0 with no file */
+	uint8_t data[BCSP_MPI_PART_MAX];
+};
+
 struct bcsp_msg {
 	struct bcsp_hdr hdr;
 	union {
@@ -457,6 +495,7 @@ struct bcsp_msg {
 		struct bcsp_node_tasks node_tasks;
 		struct bcsp_probe probe;
 		struct bcsp_offsets offsets;
+		struct bcsp_mpi_part part;
 	};
 };
 

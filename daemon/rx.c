@@ -304,6 +304,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		/* fall through */
 	case BCSP_REQUEST:
 	case BCSP_RESULT:
+	case BCSP_MPI_PART:
 	case BCSP_PROBE:
 	case BCSP_PROBE_REPLY:
 	case BCSP_OFFSETS:

@@ -58,6 +58,13 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "mpi_controls_set", d->cnt.mpi_controls_set);
 	add_u64(o, "mpi_control_errors", d->cnt.mpi_control_errors);
 	add_u64(o, "mpi_controls_removed", d->cnt.mpi_controls_removed);
+	add_u64(o, "mpi_gather_files_tx", d->cnt.mpi_gather_files_tx);
+	add_u64(o, "mpi_gather_parts_tx", d->cnt.mpi_gather_parts_tx);
+	add_u64(o, "mpi_gather_skipped", d->cnt.mpi_gather_skipped);
+	add_u64(o, "mpi_gathers", d->cnt.mpi_gathers);
+	add_u64(o, "mpi_gathers_partial", d->cnt.mpi_gathers_partial);
+	add_u64(o, "mpi_gather_parts_rx", d->cnt.mpi_gather_parts_rx);
+	add_u64(o, "mpi_gather_parts_refused", d->cnt.mpi_gather_parts_refused);
 	add_u64(o, "tree_pruned", d->cnt.tree_pruned);
 	add_u64(o, "switches_tx", d->cnt.switches_tx);
 	add_u64(o, "switch_slices_skipped", d->cnt.switch_slices_skipped);

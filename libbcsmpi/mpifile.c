@@ -95,8 +95,9 @@ static const char *check(struct bcs_mpi_stats *st)
 		    !hist_ok(st, p[i].size_hist_off))
 			return "corrupt (a histogram)";
 	}
-	if (!p[BCS_MPI_PRIM_COMP].lat_hist_off ||
-	    !p[BCS_MPI_PRIM_COMM].lat_hist_off)
+	if (!(h->flags & BCS_MPI_SUMMARY) &&
+	    (!p[BCS_MPI_PRIM_COMP].lat_hist_off ||
+	     !p[BCS_MPI_PRIM_COMM].lat_hist_off))
 		return "corrupt (no process distributions)";
 	st->prims = p;
 	return NULL;
@@ -105,7 +106,8 @@ static const char *check(struct bcs_mpi_stats *st)
 int bcs_mpi_stats_read(const char *path, struct bcs_mpi_stats *st, char *err,
 		       size_t errlen)
 {
-	const char *what;
+	size_t size = 0;
+	void *data = NULL;
 	int fd, r;
 
 	memset(st, 0, sizeof(*st));
@@ -115,7 +117,7 @@ int bcs_mpi_stats_read(const char *path, struct bcs_mpi_stats *st, char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(-r));
 		return r;
 	}
-	r = read_all(fd, &st->data, &st->size);
+	r = read_all(fd, &data, &size);
 	close(fd);
 	if (r) {
 		snprintf(err, errlen, "%s: %s", path, r == -EINVAL ?
@@ -123,13 +125,31 @@ int bcs_mpi_stats_read(const char *path, struct bcs_mpi_stats *st, char *err,
 			 strerror(-r));
 		return r;
 	}
+	return bcs_mpi_stats_parse(data, size, path, st, err, errlen);
+}
+
+int bcs_mpi_stats_parse(void *data, size_t size, const char *name,
+			struct bcs_mpi_stats *st, char *err, size_t errlen)
+{
+	const char *what;
+	int r = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (size < sizeof(struct bcs_mpi_file_header)) {
+		free(data);
+		snprintf(err, errlen, "%s: too short for a libbcsmpi "
+			 "statistics file", name);
+		return -EINVAL;
+	}
+	st->data = data;
+	st->size = size;
 	what = check(st);
 	if (!what && !st->prims) {
 		snprintf(err, errlen, "%s: not written yet (its process is "
-			 "in MPI_Init, or died there)", path);
+			 "in MPI_Init, or died there)", name);
 		r = -EAGAIN;
 	} else if (what) {
-		snprintf(err, errlen, "%s: %s", path, what);
+		snprintf(err, errlen, "%s: %s", name, what);
 		r = -EINVAL;
 	}
 	if (r)
@@ -169,5 +189,39 @@ int bcs_mpi_stats_hist(const struct bcs_mpi_stats *st, uint64_t off,
 		n->max = 0;
 	}
 	*out = n;
+	return 0;
+}
+
+int bcs_mpi_stats_summary(const struct bcs_mpi_stats *st, void **out,
+			  size_t *len)
+{
+	const struct bcs_mpi_file_header *h = st->hdr;
+	struct bcs_mpi_file_header *nh;
+	struct bcs_mpi_prim *np;
+	uint32_t i, k = 0;
+	size_t size;
+
+	for (i = 0; i < h->nr_prims; i++)
+		k += i <= BCS_MPI_PRIM_COMM || st->prims[i].calls;
+	size = sizeof(*nh) + (size_t)k * sizeof(*np);
+	nh = calloc(1, size);
+	if (!nh)
+		return -ENOMEM;
+	*nh = *h;
+	nh->flags |= BCS_MPI_SUMMARY;
+	nh->nr_prims = k;
+	nh->prim_off = sizeof(*nh);
+	nh->file_size = size;
+	np = (void *)(nh + 1);
+	for (i = 0, k = 0; i < h->nr_prims; i++) {
+		if (i > BCS_MPI_PRIM_COMM && !st->prims[i].calls)
+			continue;
+		np[k] = st->prims[i];
+		np[k].lat_hist_off = 0;
+		np[k].size_hist_off = 0;
+		k++;
+	}
+	*out = nh;
+	*len = size;
 	return 0;
 }

@@ -35,7 +35,25 @@ struct bcs_mpi_stats {
 int bcs_mpi_stats_read(const char *path, struct bcs_mpi_stats *st, char *err,
 		       size_t errlen);
 
+/*
+ * As bcs_mpi_stats_read(), of the @size bytes at @data (malloc'd; taken:
+ * freed on error, else by bcs_mpi_stats_free()), called @name in the
+ * messages.
+ */
+int bcs_mpi_stats_parse(void *data, size_t size, const char *name,
+			struct bcs_mpi_stats *st, char *err, size_t errlen);
+
 void bcs_mpi_stats_free(struct bcs_mpi_stats *st);
+
+/*
+ * A summary of @st, to be sent elsewhere (bcsd's gather for bcsstat mpi
+ * --job): a file of the same format with BCS_MPI_SUMMARY set, its header,
+ * the two process records and the records of the primitives called, in
+ * their order, none with a histogram.  Returns 0 with *@out (to be
+ * freed) of *@len bytes, or -ENOMEM.
+ */
+int bcs_mpi_stats_summary(const struct bcs_mpi_stats *st, void **out,
+			  size_t *len);
 
 /*
  * The histogram at offset @off of @st (a record's @lat_hist_off or

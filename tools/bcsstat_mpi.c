@@ -8,6 +8,10 @@
  * rank of each primitive (by its total time there) and the check that
  * computation plus communication make up each rank's time from MPI_Init
  * to MPI_Finalize.
+ *
+ * With --job and no FILE, the files of every node of the job come through
+ * bcsd when it runs here (its "mpi-gather": a summary of each file, no
+ * histograms), else from this node's directory.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,12 +23,15 @@
 #include <strings.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
+#include <sodium.h>
 
 #include <bcs.h>
 
 #include "../libbcsmpi/mpifile.h"
+#include "bcsctl_cluster.h"
 #include "bcsstat.h"
 
 /* One primitive over all the files. */
@@ -44,11 +51,18 @@ struct mpi_filter {
 	int rank;
 };
 
+/* What bcsd's gather brought: nodes expected and heard in full. */
+struct mpi_gathered {
+	int64_t expected, answered;
+	int complete;
+};
+
 struct mpi_set {
 	struct bcs_mpi_stats *files;
 	char **paths;			/* of @files */
 	int nr_files;
 	int job_line;			/* --job: the ranks' nodes too */
+	const struct mpi_gathered *gathered;	/* through bcsd, or NULL */
 	struct mpi_row *rows;
 	size_t nr_rows;
 };
@@ -139,8 +153,12 @@ static int filter_pass(const struct mpi_filter *f,
 	       (f->rank < 0 || h->rank == f->rank);
 }
 
-/* The files @paths[0 .. @n) that pass @f (NULL: all) into @s. */
-static int set_load_filtered(struct mpi_set *s, char **paths, int n,
+/*
+ * The files @paths[0 .. @n) that pass @f (NULL: all) into @s; with
+ * @stats, those already read (taken), @paths naming them.
+ */
+static int set_load_filtered(struct mpi_set *s, char **paths,
+			     struct bcs_mpi_stats *stats, int n,
 			     const struct mpi_filter *f)
 {
 	char err[PATH_MAX + 128];
@@ -156,7 +174,13 @@ static int set_load_filtered(struct mpi_set *s, char **paths, int n,
 	for (k = 0; k < n; k++) {
 		struct bcs_mpi_stats *st = &s->files[s->nr_files];
 
-		r = bcs_mpi_stats_read(paths[k], st, err, sizeof(err));
+		if (stats) {
+			*st = stats[k];
+			memset(&stats[k], 0, sizeof(stats[k]));
+			r = 0;
+		} else {
+			r = bcs_mpi_stats_read(paths[k], st, err, sizeof(err));
+		}
 		if (r) {
 			fprintf(stderr, "bcsstat: mpi: %s\n", err);
 			return EXIT_FAILURE;
@@ -194,7 +218,7 @@ nomem:
 
 static int set_load(struct mpi_set *s, char **paths, int n)
 {
-	return set_load_filtered(s, paths, n, NULL);
+	return set_load_filtered(s, paths, NULL, n, NULL);
 }
 
 /* The time of file @st from MPI_Init to MPI_Finalize and its split. */
@@ -296,6 +320,18 @@ static void print_table(const struct mpi_set *s)
 		complete += !!(s->files[k].hdr->flags & BCS_MPI_COMPLETE);
 	printf("%d rank file%s, %d complete\n", s->nr_files,
 	       s->nr_files == 1 ? "" : "s", complete);
+	if (s->gathered && s->gathered->expected)
+		printf("through bcsd: %" PRId64 " of %" PRId64 " node%s "
+		       "answered%s\n", s->gathered->answered,
+		       s->gathered->expected,
+		       s->gathered->expected == 1 ? "" : "s",
+		       s->gathered->complete ? "" :
+		       " (incomplete: the table lacks the others)");
+	else if (s->gathered)
+		printf("through bcsd: %" PRId64 " node%s answered (no node "
+		       "reports tasks of the job: those that answered in "
+		       "time)\n", s->gathered->answered,
+		       s->gathered->answered == 1 ? "" : "s");
 	if (s->job_line)
 		print_nodes(s);
 	printf("%-22s %10s %10s %10s %10s %12s %14s %7s %7s\n", "Primitive",
@@ -438,6 +474,15 @@ static void print_json(const struct mpi_set *s)
 						       s->paths[k]));
 	json_object_object_add(top, "primitives", rows);
 	json_object_object_add(top, "ranks", ranks);
+	if (s->gathered) {
+		struct json_object *g = json_object_new_object();
+
+		json_add_u64(g, "expected", (uint64_t)s->gathered->expected);
+		json_add_u64(g, "answered", (uint64_t)s->gathered->answered);
+		json_object_object_add(g, "complete", json_object_new_boolean(
+					       s->gathered->complete));
+		json_object_object_add(top, "through_bcsd", g);
+	}
 	json_print(top, 1);
 	json_object_put(top);
 }
@@ -653,13 +698,136 @@ static int collect_paths(const struct opts *o, const char *job,
 	return 0;
 }
 
+/* bcsd answers a gather within about 3 s of the master's reply. */
+#define GATHER_WAIT_MS	15000
+
+/* A job's files as bcsd gathered them, read. */
+struct mpi_fetched {
+	struct bcs_mpi_stats *stats;
+	char **labels;			/* "node N file K" */
+	int n;
+	struct mpi_gathered info;
+};
+
+static void fetched_free(struct mpi_fetched *g)
+{
+	int k;
+
+	for (k = 0; k < g->n; k++) {
+		bcs_mpi_stats_free(&g->stats[k]);
+		free(g->labels[k]);
+	}
+	free(g->stats);
+	free(g->labels);
+	memset(g, 0, sizeof(*g));
+}
+
+/* File @f of a gather's answer ({"node", "file", "data"}) into @g. */
+static int fetched_add(struct mpi_fetched *g, struct json_object *f)
+{
+	struct json_object *v;
+	char err[256];
+	const char *b64;
+	size_t len;
+	void *bin;
+	int r;
+
+	if (!json_object_object_get_ex(f, "data", &v))
+		return -EPROTO;
+	b64 = json_object_get_string(v);
+	if (!b64)
+		return -EPROTO;
+	len = strlen(b64) / 4 * 3 + 3;
+	bin = malloc(len);
+	if (!bin)
+		return -ENOMEM;
+	if (asprintf(&g->labels[g->n], "node %" PRId64 " file %" PRId64,
+		     cluster_int(f, "node", 0), cluster_int(f, "file", 0)) < 0) {
+		g->labels[g->n] = NULL;
+		free(bin);
+		return -ENOMEM;
+	}
+	if (sodium_base642bin(bin, len, b64, strlen(b64), NULL, &len, NULL,
+			      sodium_base64_VARIANT_ORIGINAL)) {
+		free(bin);
+		free(g->labels[g->n]);
+		return -EPROTO;
+	}
+	r = bcs_mpi_stats_parse(bin, len, g->labels[g->n], &g->stats[g->n],
+				err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "bcsstat: mpi: from bcsd: %s\n", err);
+		free(g->labels[g->n]);
+		return r;
+	}
+	g->n++;
+	return 0;
+}
+
+/*
+ * The files of job @job on every node, through bcsd: 1 with @g filled,
+ * or 0 after saying why not (no bcsd here says nothing), to read this
+ * node's files instead.
+ */
+static int fetch(uint32_t job, struct mpi_fetched *g)
+{
+	struct json_object *req, *resp, *files;
+	char msg[256];
+	size_t i, n;
+	int fd, r;
+
+	memset(g, 0, sizeof(*g));
+	fd = cluster_connect();
+	if (fd < 0)
+		return 0;
+	req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("mpi-gather"));
+	json_object_object_add(req, "job", json_object_new_int64(job));
+	r = cluster_call(fd, req, &resp, GATHER_WAIT_MS, msg, sizeof(msg));
+	close(fd);
+	if (r) {
+		fprintf(stderr, "bcsstat: mpi: bcsd: %s; this node's files "
+			"only\n", r == -ETIMEDOUT ? "no answer" : msg);
+		return 0;
+	}
+	if (sodium_init() < 0 ||
+	    !json_object_object_get_ex(resp, "files", &files) ||
+	    !json_object_is_type(files, json_type_array)) {
+		json_object_put(resp);
+		fprintf(stderr, "bcsstat: mpi: bcsd's answer has no files; "
+			"this node's files only\n");
+		return 0;
+	}
+	n = json_object_array_length(files);
+	g->stats = calloc(n + 1, sizeof(*g->stats));
+	g->labels = calloc(n + 1, sizeof(*g->labels));
+	r = g->stats && g->labels ? 0 : -ENOMEM;
+	for (i = 0; !r && i < n; i++) {
+		r = fetched_add(g, json_object_array_get_idx(files, i));
+		if (r == -EPROTO || r == -EINVAL || r == -EAGAIN)
+			r = 0;	/* said; the others are good */
+	}
+	g->info.expected = cluster_int(resp, "expected", 0);
+	g->info.answered = cluster_int(resp, "answered", 0);
+	g->info.complete = g->info.expected &&
+			   g->info.answered >= g->info.expected;
+	json_object_put(resp);
+	if (r) {
+		fprintf(stderr, "bcsstat: mpi: %s\n", strerror(-r));
+		fetched_free(g);
+		return 0;
+	}
+	return 1;
+}
+
 int run_mpi(const struct opts *o)
 {
 	struct mpi_filter f = { .rank = -1 };
 	struct path_list l = { 0 };
+	struct mpi_fetched g = { 0 };
 	char job[16], where[256];
 	struct mpi_set s;
-	int r;
+	int r, fetched = 0;
 
 	if (!o->nr_args && !(o->given & OPT_JOB))
 		return usage_err(o->cmd, "no FILE given (or --job J)", NULL);
@@ -674,12 +842,20 @@ int run_mpi(const struct opts *o)
 		f.node = o->node;
 	if (o->given & OPT_RANK)
 		f.rank = o->rank;
-	r = collect_paths(o, f.job, &l);
-	if (r) {
-		path_free(&l);
-		return r;
+	/* Histograms are in the files, not in what bcsd gathers. */
+	if ((o->given & OPT_JOB) && !o->nr_args && !o->hist)
+		fetched = fetch(o->job, &g);
+	if (fetched) {
+		r = set_load_filtered(&s, g.labels, g.stats, g.n, &f);
+		s.gathered = &g.info;
+	} else {
+		r = collect_paths(o, f.job, &l);
+		if (r) {
+			path_free(&l);
+			return r;
+		}
+		r = set_load_filtered(&s, l.v, NULL, l.n, &f);
 	}
-	r = set_load_filtered(&s, l.v, l.n, &f);
 	if (!r && !s.nr_files) {
 		snprintf(where, sizeof(where), "%s%s%s%s",
 			 f.job ? " of job " : "", f.job ? f.job : "",
@@ -689,9 +865,10 @@ int run_mpi(const struct opts *o)
 				 sizeof(where) - strlen(where), " of rank %d",
 				 f.rank);
 		fprintf(stderr, "bcsstat: mpi: no statistics file%s in %s "
-			"(%d file%s looked at)\n", where, o->nr_args ?
-			"the files given" : "$BCS_MPI_DIR", l.n,
-			l.n == 1 ? "" : "s");
+			"(%d file%s looked at)\n", where, fetched ?
+			"what bcsd gathered" : o->nr_args ?
+			"the files given" : "$BCS_MPI_DIR", fetched ? g.n : l.n,
+			(fetched ? g.n : l.n) == 1 ? "" : "s");
 		r = EXIT_FAILURE;
 	}
 	s.job_line = !!(o->given & OPT_JOB);
@@ -705,5 +882,6 @@ int run_mpi(const struct opts *o)
 	}
 	set_free(&s);
 	path_free(&l);
+	fetched_free(&g);
 	return r;
 }

@@ -125,6 +125,15 @@ static inline void fuzz_check_decoded(const uint8_t *buf, size_t len,
 	case BCSP_OFFSETS:
 		FUZZ_ASSERT(m->offsets.nr <= BCSP_MAX_OFFSETS);
 		break;
+	case BCSP_MPI_PART:
+		/* What mpigather.c copies: inside its file, and it in bounds. */
+		FUZZ_ASSERT(m->part.size <= BCSP_MPI_FILE_MAX &&
+			    m->part.len <= BCSP_MPI_PART_MAX &&
+			    m->part.offset + m->part.len <= m->part.size);
+		FUZZ_ASSERT(m->part.files ? m->part.file < m->part.files &&
+					    m->part.len :
+					    !m->part.size && !m->part.len);
+		break;
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <linux/bcs.h>
 #include <linux/bcs_hist.h>
@@ -33,7 +34,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(req.row == BCS_ROW_NONE || req.row < BCS_ROW_NONE);
 	FUZZ_ASSERT(req.cmd != CTL_JOB_WAIT || req.job);
 	FUZZ_ASSERT(req.timeout_ms <= INT64_MAX);
-	FUZZ_ASSERT(req.cmd != CTL_STATS ||
+	/* A job's MPI processes: no metrics, a selection that fits. */
+	FUZZ_ASSERT(req.cmd != CTL_STATS || !req.mpi ||
+		    (req.job && req.dist_op < BCS_DIST_RELEASE &&
+		     !req.metrics && !req.sub_bits &&
+		     req.mpi_sub_bits >= -1 &&
+		     req.mpi_sub_bits <= BCS_HIST_SUB_BITS_MAX &&
+		     (req.dist_op == BCS_DIST_ENABLE ? req.mpi_sel[0] != 0 :
+						      req.mpi_sub_bits == -1) &&
+		     memchr(req.mpi_sel, 0, sizeof(req.mpi_sel))));
+	FUZZ_ASSERT(req.cmd != CTL_STATS || req.mpi ||
 		    (req.job && req.dist_op <= BCS_DIST_RELEASE &&
 		     req.metrics <= BCS_DIST_ALL &&
 		     (req.dist_op == BCS_DIST_RELEASE) == !req.metrics &&
@@ -46,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(req.cmd != CTL_JOB_SIGNAL ||
 		    (req.job && req.signal >= 1 &&
 		     req.signal <= BCSP_SIGNAL_MAX));
+	FUZZ_ASSERT(req.cmd != CTL_MPI_GATHER || req.job);
 	FUZZ_ASSERT(req.cmd != CTL_JOB_ATTACH ||
 		    (req.job && req.node && req.pid >= 1 &&
 		     req.pid <= BCSP_PID_MAX));

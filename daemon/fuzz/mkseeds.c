@@ -268,6 +268,47 @@ int main(int argc, char **argv)
 	m.req.mpi.len = BCSP_MPI_SEL_LEN - 1;
 	datagram("request-mpi-long", &m);
 
+	m.cmd.id = 8;
+	m.cmd.op = BCSP_CMD_MPI_GATHER;
+	m.cmd.arg = 12;
+	m.cmd.node = 2;
+	m.cmd.sub_bits = 0;
+	m.cmd.len = 0;
+	memset(m.cmd.sel, 0, sizeof(m.cmd.sel));
+	datagram("command-mpi-gather", &m);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_REQUEST;
+	m.hdr.sender = 2;
+	m.req.id = 12;
+	m.req.op = BCSP_OP_MPI_GATHER;
+	m.req.job = 100;
+	m.req.node = 2;
+	datagram("request-mpi-gather", &m);
+
+	/* A file in two parts, the last one padded; a node with none. */
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_MPI_PART;
+	m.hdr.sender = 3;
+	m.part.req = 12;
+	m.part.node = 2;
+	m.part.job = 100;
+	m.part.file = 1;
+	m.part.files = 2;
+	m.part.size = BCSP_MPI_PART_MAX + 5;
+	m.part.len = BCSP_MPI_PART_MAX;
+	for (i = 0; i < BCSP_MPI_PART_MAX; i++)
+		m.part.data[i] = (uint8_t)i;
+	datagram("mpi-part", &m);
+	m.part.offset = BCSP_MPI_PART_MAX;
+	m.part.len = 5;
+	datagram("mpi-part-last", &m);
+	memset(&m.part, 0, sizeof(m.part));
+	m.part.req = 12;
+	m.part.node = 2;
+	m.part.job = 100;
+	datagram("mpi-part-none", &m);
+
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_RESULT;
 	m.hdr.sender = 3;
@@ -352,6 +393,7 @@ int main(int argc, char **argv)
 		"\"mpi\":\"Allreduce,Isend\",\"sub_bits\":3}",
 		"{\"cmd\":\"stats\",\"job\":12,\"op\":\"disable\","
 		"\"mpi\":\"\"}",
+		"{\"cmd\":\"mpi-gather\",\"job\":12}",
 	};
 	for (i = 0; i < (int)(sizeof(reqs) / sizeof(reqs[0])); i++) {
 		char name[16];

@@ -120,6 +120,13 @@ int main(void)
 		      "\"pid\" must be"));
 	CHECK(refused("{\"cmd\":\"job-attach\",\"job\":4,\"node\":4294967296,\"pid\":7}",
 		      "\"node\" must be"));
+	/* A job's MPI statistics files, gathered from its nodes. */
+	CHECK(parse("{\"cmd\":\"mpi-gather\",\"job\":4}", &r) == 0 &&
+	      r.cmd == CTL_MPI_GATHER && r.job == 4);
+	CHECK(refused("{\"cmd\":\"mpi-gather\"}", "needs a job"));
+	CHECK(refused("{\"cmd\":\"mpi-gather\",\"job\":0}", "needs a job"));
+	CHECK(refused("{\"cmd\":\"mpi-gather\",\"job\":-1}",
+		      "\"job\" must be"));
 	/* The MPI statistics of a job's processes. */
 	CHECK(parse("{\"cmd\":\"stats\",\"job\":4,\"op\":\"enable\","
 		    "\"mpi\":\"Allreduce\",\"sub_bits\":2}", &r) == 0 &&

@@ -3,15 +3,16 @@
 #
 # bcsd's dependencies run one way (Documentation/design.rst): the core
 # (loop, net, rx, dispatch, view, stats, global, offsets, tree, reduce,
-# and the pure modules topo, filter, skew and tquorum) calls no part, and no part
-# (master, node, record, collect, switches, probe, ctl) calls another;
+# and the pure modules topo, filter, skew, tquorum and mpigather) calls no
+# part, and no part (master, node, record, collect, switches, probe, ctl)
+# calls another;
 # messages reach the parts through the handlers they register.  Checked
 # on the objects' symbols.
 
 cd "$(dirname "$0")/.." || exit 1
 . ../scripts/check-lib.sh
 
-core="loop net rx dispatch view stats global offsets tree reduce topo filter skew tquorum"
+core="loop net rx dispatch view stats global offsets tree reduce topo filter skew tquorum mpigather"
 parts="master node record collect switches probe ctl"
 
 # defined O: the global functions and data object O.o defines.

@@ -495,6 +495,9 @@ static bool can_be(unsigned int type, size_t body)
 	case BCSP_NODE_TASKS:
 		return body >= 16 && (body - 16) % 12 == 0 &&
 		       body <= 16 + 12 * BCSP_MAX_NODE_TASKS;
+	case BCSP_MPI_PART:
+		return body >= 28 && body % 4 == 0 &&
+		       body <= 28 + BCSP_MPI_PART_MAX;
 	case BCSP_REQUEST:
 	case BCSP_REPLY:
 		return body == 24 || (body >= 40 && body % 4 == 0 &&
@@ -1071,6 +1074,114 @@ static void test_mpi(void)
 	CHECK(len == BCSP_HDR_LEN + 16 + BCSP_TAG_LEN);
 }
 
+/* Encode @m, change it with @bend (may be NULL), decode: the verdict. */
+static enum bcsp_verdict part_verdict(struct bcsp_msg *m, size_t at,
+				      uint8_t byte)
+{
+	uint8_t buf[BCSP_MAX_LEN];
+	struct bcsp_msg out;
+	int len;
+
+	len = bcsp_encode(m, key, buf, sizeof(buf));
+	if (len < 0)
+		return __BCSP_VERDICT_MAX;
+	if (at) {
+		buf[at] = byte;
+		resign(buf, (size_t)len);
+	}
+	return bcsp_decode(buf, (size_t)len, 7, key, &out);
+}
+
+/*
+ * The gather of a job's MPI statistics files: its request and command,
+ * and the parts, each inside its file and the file inside its bounds.
+ */
+static void test_mpi_gather(void)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_REQUEST, .cluster = 7,
+				       .sender = 4 } };
+	struct bcsp_msg out;
+	uint8_t buf[BCSP_MAX_LEN];
+	int len;
+
+	m.req = (struct bcsp_request){ .id = 3, .op = BCSP_OP_MPI_GATHER,
+				       .job = 9, .node = 4 };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 24 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.req.op == BCSP_OP_MPI_GATHER && out.req.job == 9);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_COMMAND;
+	m.hdr.cluster = 7;
+	/* @arg is the asker's request id, any number but 0. */
+	m.cmd = (struct bcsp_command){ .id = 5, .op = BCSP_CMD_MPI_GATHER,
+				       .job = 9, .arg = 0xfffffff0u,
+				       .node = 4 };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 24 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      !memcmp(&out.cmd, &m.cmd, sizeof(m.cmd)));
+	m.cmd.arg = 0;
+	CHECK(part_verdict(&m, 0, 0) == BCSP_BAD_BODY);
+	m.cmd.arg = 1;
+	m.cmd.node = 0;
+	CHECK(part_verdict(&m, 0, 0) == BCSP_BAD_BODY);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_MPI_PART;
+	m.hdr.cluster = 7;
+	m.hdr.sender = 2;
+	m.part = (struct bcsp_mpi_part){ .req = 3, .node = 4, .job = 9,
+					 .file = 1, .files = 2, .size = 3001,
+					 .offset = BCSP_MPI_PART_MAX,
+					 .len = BCSP_MPI_PART_MAX };
+	memset(m.part.data, 0xab, BCSP_MPI_PART_MAX);
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 28 + BCSP_MPI_PART_MAX + BCSP_TAG_LEN);
+	CHECK(len <= BCSP_MAX_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      !memcmp(&out.part, &m.part, sizeof(m.part)));
+	/* The last part, padded with zeros, and not otherwise. */
+	m.part.offset = 2 * BCSP_MPI_PART_MAX;
+	m.part.len = 3001 - 2 * BCSP_MPI_PART_MAX;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 28 + 388 + BCSP_TAG_LEN);
+	CHECK(part_verdict(&m, 0, 0) == BCSP_OK);
+	CHECK(part_verdict(&m, BCSP_HDR_LEN + 28 + 388 - 1, 1) ==
+	      BCSP_BAD_BODY);
+	/* Past the file's end; a file past the node's; too large a file. */
+	m.part.len = 3001 - 2 * BCSP_MPI_PART_MAX + 1;
+	CHECK(part_verdict(&m, 0, 0) == BCSP_BAD_BODY);
+	m.part.len = 4;
+	m.part.offset = 3001;
+	CHECK(part_verdict(&m, 0, 0) == BCSP_BAD_BODY);
+	m.part.offset = 0;
+	m.part.file = 2;
+	CHECK(part_verdict(&m, 0, 0) == BCSP_BAD_BODY);
+	m.part.file = 0;
+	m.part.size = BCSP_MPI_FILE_MAX + 1;
+	CHECK(part_verdict(&m, 0, 0) == BCSP_BAD_BODY);
+	m.part.size = 3001;
+	m.part.files = BCSP_MPI_FILES_MAX + 1;
+	CHECK(part_verdict(&m, 0, 0) == BCSP_BAD_BODY);
+	m.part.files = 2;
+	m.part.node = 0;
+	CHECK(part_verdict(&m, 0, 0) == BCSP_BAD_BODY);
+	m.part.node = 4;
+	m.part.len = 0;
+	CHECK(part_verdict(&m, 0, 0) == BCSP_BAD_BODY);
+	m.part.len = BCSP_MPI_PART_MAX + 4;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	/* A node with no file: one empty part, and nothing else in it. */
+	m.part = (struct bcsp_mpi_part){ .req = 3, .node = 4, .job = 9 };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 28 + BCSP_TAG_LEN);
+	CHECK(part_verdict(&m, 0, 0) == BCSP_OK);
+	m.part.size = 1;
+	CHECK(part_verdict(&m, 0, 0) == BCSP_BAD_BODY);
+}
+
 /* A subtree's tasks per node: sorted pairs, each once, and the rest. */
 static void test_node_tasks(void)
 {
@@ -1141,6 +1252,7 @@ int main(void)
 	test_attach_command();
 	test_node_tasks();
 	test_mpi();
+	test_mpi_gather();
 	test_probes();
 	test_key_file();
 	test_next_row();

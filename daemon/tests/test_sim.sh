@@ -189,6 +189,58 @@ check $? "the MPI statistics of a job the master does not know are refused"
 snap 2
 [ "$(val 2 mpi_controls_set)" = 2 ] && [ "$(val 2 mpi_control_errors)" = 0 ]
 check $? "node2 counts two control files set, no error"
+# MPI statistics through bcsd: rank files of job J in every node's
+# mpi_dir (tools/tests/mkmpi), and bcsstat mpi --job J asked on node2
+# gathers them from all three (BCSP_OP_MPI_GATHER, BCSP_MPI_PART): the
+# same table as the files read together, the uncalled primitive left out.
+gj=${jobs[1]}
+MKMPI=$top/tools/tests/mkmpi
+BCSSTAT=$top/tools/bcsstat
+{ "$MKMPI" "$TMP/mpi1" "$gj" sim1 0 30 && "$MKMPI" "$TMP/mpi2" "$gj" sim2 1 20 &&
+  "$MKMPI" "$TMP/mpi2" "$gj" sim2 2 10 && "$MKMPI" "$TMP/mpi3" "$gj" sim3 3 5 &&
+  "$MKMPI" "$TMP/mpi3" 999 sim3 0 7; } > /dev/null
+check $? "four rank files of job $gj on the three nodes, one of job 999"
+BCS_CONTROL_SOCKET=$TMP/ctl2 timeout 30 "$BCSSTAT" mpi --job "$gj" --json \
+	> "$TMP/gather.json" 2> "$TMP/gather.err"
+check $? "bcsstat mpi --job $gj through node2's bcsd ($(head -c 200 "$TMP/gather.err"))"
+BCS_CONTROL_SOCKET='' "$BCSSTAT" mpi --job "$gj" --json "$TMP/mpi1" "$TMP/mpi2" \
+	"$TMP/mpi3" > "$TMP/files.json"
+out=$(python3 - "$TMP/gather.json" "$TMP/files.json" <<'PY'
+import json, sys
+got, want = (json.load(open(p)) for p in sys.argv[1:])
+keys = ("calls", "total_ns", "min_ns", "max_ns", "bytes", "slowest_rank",
+        "fastest_rank")
+def rows(d):
+    return {r["name"]: tuple(r.get(k) for k in keys) for r in d["primitives"]
+            if r["calls"] or r["name"] in ("Comp Granularity", "Comm Overhead")}
+ranks = sorted((r["rank"], r["host"]) for r in got["ranks"])
+g = got.get("through_bcsd", {})
+bad = []
+if ranks != [(0, "sim1"), (1, "sim2"), (2, "sim2"), (3, "sim3")]:
+    bad.append("ranks %s" % ranks)
+if rows(got) != rows(want):
+    bad.append("rows %s, files %s" % (rows(got), rows(want)))
+if any(r["name"] == "MPI_Send" for r in got["primitives"]):
+    bad.append("MPI_Send, never called, sent")
+if g.get("answered") != 3:
+    bad.append("through_bcsd %s" % g)
+print("; ".join(bad) or "4 ranks, %d rows, %s" % (len(rows(got)), g))
+sys.exit(1 if bad else 0)
+PY
+)
+check $? "the gathered table is the files' table ($out)"
+snap 2
+snap 3
+[ "$(val 2 mpi_gathers)" = 1 ] && [ "$(val 2 mpi_gather_parts_refused)" = 0 ] &&
+	[ "$(val 3 mpi_gather_files_tx)" = 1 ] && [ "$(val 2 mpi_gather_files_tx)" = 2 ]
+check $? "node2 gathered once; node3 sent one file, node2 two (its own)"
+BCS_CONTROL_SOCKET=$TMP/ctl2 BCS_MPI_DIR=$TMP/mpi2 timeout 30 "$BCSSTAT" mpi \
+	--job 4242 > /dev/null 2> "$TMP/gather.err"
+rc=$?
+out=$(tr '\n' ' ' < "$TMP/gather.err")
+[ "$rc" != 0 ] && [[ $out == *bcsd:*"this node's files only"* ]]
+check $? "a job the master does not know: bcsstat says so, reads this node's files ($out)"
+
 # The job destroyed: its control file goes on every node.
 out=$(ctl 1 job destroy "$job" 2>&1)
 check $? "bcsctl job destroy $job ($out)"

@@ -19,7 +19,8 @@
 # directory, give bcsstat mpi --job J the merged table of all 6 ranks on
 # the 3 nodes with mpi_barrier's known calls (per rank 2 MPI_Barrier,
 # iterations + 1 MPI_Allreduce, 1 MPI_Gather) and Allreduce's
-# distributions from every rank.
+# distributions from every rank; and bcsstat mpi --job J on node2, with no
+# file given, the same table gathered through bcsd from every node.
 
 # shellcheck disable=SC2154 # j1 and j2: set by two_jobs (lib.sh)
 . "$CL_DIR/lib.sh"
@@ -136,7 +137,7 @@ analyse mpi "$SHARE/data/mpi" --job "$j1" --np "$np" --output "$out/mpi-a.out"
 analyse mpi "$SHARE/data/mpi" --job "$j2" --np "$np" --output "$out/mpi-b.out"
 diag "$(grep -h '^mpi_barrier: size' "$out"/mpi-[ab].out)"
 
-# Every rank's libbcsmpi file, gathered from the nodes into one directory,
+# Every rank's libbcsmpi file, copied from the nodes into one directory,
 # merged by bcsstat mpi --job J: all ranks on all nodes, the known calls.
 stats=$SHARE/data/mpistats
 rm -rf "$stats"
@@ -165,6 +166,24 @@ for l in a b; do
 	grep -q "^Comm Overhead" "$out/mpi-$l.table" &&
 	grep -q "largest gap of a rank 0\.0" "$out/mpi-$l.table"
 	ok $? "bcsstat mpi --job $j: the calls of $np ranks of $iters iterations, computation + communication"
+done
+# The same through bcsd, asked on node2 with no file given: every node
+# sends a summary of each of its files (mpi.rst, "Through bcsd"); the rows
+# are those of the files, without histograms.
+for l in a b; do
+	j=$j1
+	[ $l = b ] && j=$j2
+	on 2 "bcsstat mpi --job $j" > "$out/mpi-$l.gathered" 2>&1
+	rc=$?
+	diag "$(head -n 3 "$out/mpi-$l.gathered")"
+	[ $rc = 0 ] &&
+	grep -q "^through bcsd: $nr_nodes \(of $nr_nodes \)\?nodes answered" \
+		"$out/mpi-$l.gathered" &&
+	grep -q "^job $j: $np ranks (0 .. $((np - 1))) on $nr_nodes nodes: ${nodes_want#, }$" \
+		"$out/mpi-$l.gathered" &&
+	diff <(grep -E '^(MPI_|Comp |Comm )' "$out/mpi-$l.table") \
+		<(grep -E '^(MPI_|Comp |Comm )' "$out/mpi-$l.gathered") > /dev/null
+	ok $? "bcsstat mpi --job $j on node2, through bcsd: the table of every node's files"
 done
 on 1 "bcsstat mpi --job $j1 --hist Allreduce $stats" > "$out/mpi-a.hist" 2>&1
 grep -q "^MPI_Allreduce in $np rank files" "$out/mpi-a.hist"

@@ -29,7 +29,8 @@
  * The first two records are the process's own distributions:
  * BCS_MPI_PRIM_COMP ("Comp Granularity", the time between two blocking
  * MPI calls) and BCS_MPI_PRIM_COMM ("Comm Overhead", the time inside
- * blocking MPI calls); both always have a latency histogram.  The sum of
+ * blocking MPI calls); both always have a latency histogram (but in a
+ * summary, BCS_MPI_SUMMARY).  The sum of
  * their @total_ns is the time from the return of MPI_Init to the entry of
  * MPI_Finalize (@finalize_ns - @init_ns) once BCS_MPI_COMPLETE is set.
  */
@@ -47,6 +48,12 @@
 
 /* @flags of the file header. */
 #define BCS_MPI_COMPLETE	(1U << 0)	/* MPI_Finalize was reached */
+/*
+ * A summary of a process's file, made to be sent elsewhere (bcsd gathers
+ * them for bcsstat mpi --job): the process records and the records of
+ * the primitives called, none with a histogram.
+ */
+#define BCS_MPI_SUMMARY		(1U << 1)
 
 struct bcs_mpi_file_header {
 	__u32 magic;		/* BCS_MPI_MAGIC, written last at creation */
