@@ -20,12 +20,19 @@
 # last "on" run's statistics are summed up with bcsstat mpi after the
 # table.  Installs hpcc (apt-get) if it is missing.
 #
-# Usage: bench/mpi_overhead.sh [-r ROUNDS] [-n N] [-t SECONDS]
-#   -r ROUNDS   rounds (default 7)
-#   -n N        HPL's problem size (default 1000; the other tests are
-#               sized from it)
+# With -c, on the cluster test bed instead (selftests/cluster/
+# run-cluster.sh, three guests, bench/mpi_overhead_run.sh): one rank on
+# each guest, each run a bcs job, configurations without, off and on,
+# and the last "on" run's table gathered through bcsd; the table in
+# $BUILD/bench/mpi_overhead_cluster.txt.
+#
+# Usage: bench/mpi_overhead.sh [-c] [-r ROUNDS] [-n N] [-t SECONDS]
+#   -c          on the cluster test bed
+#   -r ROUNDS   rounds (default 7; with -c 3)
+#   -n N        HPL's problem size (default 1000; with -c 400; the other
+#               tests are sized from it)
 #   -t SECONDS  start no round that would end after this long, judged by
-#               the longest round so far (default 570)
+#               the longest round so far (default 570; with -c 1800)
 # Environment: NP (default 2), OUT, BCS_MPI_LIBDIR (default libbcsmpi/).
 
 set -u
@@ -34,14 +41,36 @@ top=$PWD
 rounds=7
 size=1000
 budget=570
-while getopts r:n:t: o; do
+cluster=0
+while getopts cr:n:t: o; do
 	case $o in
+	c) cluster=1 ;;
 	r) rounds=$OPTARG ;;
 	n) size=$OPTARG ;;
 	t) budget=$OPTARG ;;
-	*) echo "usage: $0 [-r ROUNDS] [-n N] [-t SECONDS]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-c] [-r ROUNDS] [-n N] [-t SECONDS]" >&2; exit 2 ;;
 	esac
 done
+if [ "$cluster" = 1 ]; then
+	# The defaults of the cluster, unless given.
+	case " $* " in *" -r"*) ;; *) rounds=3 ;; esac
+	case " $* " in *" -n"*) ;; *) size=400 ;; esac
+	case " $* " in *" -t"*) ;; *) budget=1800 ;; esac
+	. "$top/scripts/lib.sh"
+	export MO_ROUNDS=$rounds MO_SIZE=$size
+	export MO_RESULT=$BUILD/bench/mpi_overhead_cluster.txt
+	# No round starts that would not end two minutes before the limit.
+	export MO_DEADLINE=$((EPOCHSECONDS + budget - 120))
+	mkdir -p "$BUILD/bench"
+	rm -f "$MO_RESULT"
+	BCS_CLUSTER_OUT=$BUILD/bench/mpi-overhead-cluster timeout "$budget" \
+		"$top/selftests/cluster/run-cluster.sh" --timeout "$budget" \
+		"$top/bench/mpi_overhead_run.sh"
+	rc=$?
+	[ -s "$MO_RESULT" ] || { echo "$0: no table (exit $rc)" >&2; exit 1; }
+	cat "$MO_RESULT"
+	exit $rc
+fi
 np=${NP:-2}
 out=${OUT:-$top/build/bench/mpi_overhead.txt}
 libdir=${BCS_MPI_LIBDIR:-$top/libbcsmpi}

@@ -251,6 +251,20 @@ start_sshd()
 	fi
 }
 
+# mpi_env: Open MPI's settings for mpirun on the cluster: remote nodes over
+# SSH (start_sshd), TCP on the cluster network, ranks that yield the CPU
+# while they wait (they share each guest's one CPU with others).
+mpi_env()
+{
+	export OMPI_MCA_plm_rsh_agent="ssh -F $STATE/ssh_config"
+	export OMPI_MCA_plm_rsh_no_tree_spawn=1
+	export OMPI_MCA_btl=self,vader,tcp
+	export OMPI_MCA_btl_tcp_if_include=$CL_NET.0/24
+	export OMPI_MCA_oob_tcp_if_include=$CL_NET.0/24
+	export OMPI_MCA_mpi_yield_when_idle=1
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+}
+
 # mpi_start LABEL NP JOB ARGS...: Open MPI's mpirun, in the background,
 # starts NP ranks over the cluster's nodes, one node after the other
 # (--map-by node), each as "bcsctl run --job JOB -- mpi_barrier ARGS": the
@@ -272,14 +286,7 @@ mpi_start()
 		echo "$CL_NET.$n slots=2" >> "$STATE/hostfile"
 	done
 	(
-		export OMPI_MCA_plm_rsh_agent="ssh -F $STATE/ssh_config"
-		export OMPI_MCA_plm_rsh_no_tree_spawn=1
-		export OMPI_MCA_btl=self,vader,tcp
-		export OMPI_MCA_btl_tcp_if_include=$CL_NET.0/24
-		export OMPI_MCA_oob_tcp_if_include=$CL_NET.0/24
-		# Two ranks share each guest's one CPU.
-		export OMPI_MCA_mpi_yield_when_idle=1
-		export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+		mpi_env
 		mpirun -np "$np" --hostfile "$STATE/hostfile" --map-by node \
 			"$BCS_SRC/tools/bcsctl" run --job "$job" "${stats[@]}" -- \
 			"$BUILD/bench/mpi_barrier" "$@" > "$out.out" 2>&1 < /dev/null

@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The cluster side of bench/mpi_overhead.sh -c: run by
+# selftests/cluster/run-cluster.sh as a test script, on guests with bcsd
+# up.  Debian's hpcc across the guests, one rank per node (mpirun on
+# node1, the others reached over SSH as test-mpi.sh reaches them), each
+# run in a cluster job of its own (bcsctl run --job J), in three
+# configurations interleaved round by round, the order rotating:
+#
+#   without  bcsctl run --job J -- hpcc
+#   off      bcsctl run --job J --mpi-stats, BCS_MPI_STATS=off
+#   on       bcsctl run --job J --mpi-stats: counters of every primitive
+#
+# Every run must pass hpcc's own checks (Success=1, HPL's residuals
+# PASSED, none FAILED).  The time is mpirun's wall time on node1 in the
+# guests' emulated clock: only ratios within the run mean anything.  The
+# "on" runs' tables come from bcsstat mpi --job J on node2 with no file
+# given, gathered through bcsd from every node; the last one is kept.  Prints TAP, the
+# table in its notes, and writes the table to $MO_RESULT.
+#
+# Environment: MO_ROUNDS (default 3), MO_SIZE (HPL's N, default 400; the
+# other tests are sized from it), MO_DEADLINE (epoch seconds: no round
+# starts that would not end before it), MO_RESULT.
+
+# shellcheck source=../selftests/cluster/lib.sh disable=SC2154 # nr_nodes, PY: lib.sh
+. "$CL_DIR/lib.sh"
+
+rounds=${MO_ROUNDS:-3}
+size=${MO_SIZE:-400}
+deadline=${MO_DEADLINE:-$((EPOCHSECONDS + 3600))}
+result=${MO_RESULT:-$BUILD/bench/mpi_overhead_cluster.txt}
+lib=$CL_DIR/../../libbcsmpi/libbcsmpi-openmpi.so
+dir=$SHARE/hpcc
+configs=(without off on)
+
+missing=""
+for c in hpcc mpirun dropbear ssh; do
+	command -v "$c" > /dev/null || missing+=" $c"
+done
+[ -r "$lib" ] || missing+=" $lib"
+if [ -n "$missing" ]; then
+	ok 1 "hpcc, Open MPI, dropbear and libbcsmpi installed (missing:$missing)"
+	tap_end
+fi
+rm -rf "$dir"
+mkdir -p "$dir"
+# hpcc's input: HPL of N on a 1 x NODES grid, the rest at its defaults.
+sed -e "s/^1000 .*Ns/$size         Ns/" -e "s/^2 .*Ps/1            Ps/" \
+    -e "s/^2 .*Qs/$nr_nodes            Qs/" \
+    /usr/share/doc/hpcc/examples/_hpccinf.txt > "$dir/hpccinf.txt"
+on_each "$SHARE/out/mo-sshd" start_sshd
+ok $? "an SSH server on every node, for mpirun"
+
+# run CONFIG ROUND: one hpcc run from node1 in a job of its own, which is
+# destroyed after it (an "on" run's table gathered first, into
+# $SHARE/out/mo-table); prints "JOB MICROSECONDS", or fails after saying
+# why.
+run()
+{
+	local c=$1 r=$2 d=$dir/$1.$2 j opt="" env="" out
+	j=$(on 1 bcsctl job create) || { diag "job create: $j"; return 1; }
+	mkdir -p "$d"
+	cp "$dir/hpccinf.txt" "$d/"
+	case $c in
+	off) opt=--mpi-stats env="-x BCS_MPI_STATS=off" ;;
+	on) opt=--mpi-stats ;;
+	esac
+	# shellcheck disable=SC2016 # expanded in the guest
+	out=$(on 1 -t 1800 'mpi_env
+		: > "$STATE/hostfile1"
+		for n in $CL_NODES; do
+			echo "$CL_NET.$n slots=1" >> "$STATE/hostfile1"
+		done
+		cd '"$d"' || exit 1
+		s=$EPOCHREALTIME
+		mpirun -np '"$nr_nodes"' --hostfile "$STATE/hostfile1" \
+			--map-by node '"$env"' "$BCS_SRC/tools/bcsctl" run \
+			--job '"$j $opt"' -- hpcc > stdout 2>&1 < /dev/null
+		rc=$?
+		e=$EPOCHREALTIME
+		echo "$rc ${s/./} ${e/./}"')
+	read -r rc s e <<< "$out"
+	[ "$c" = on ] && on 2 "bcsstat mpi --job $j" > "$SHARE/out/mo-table" 2>&1
+	on 1 "bcsctl job destroy $j" > /dev/null
+	if [ "$rc" != 0 ] || ! grep -q "^Success=1" "$d/hpccoutf.txt" ||
+	   ! grep -q PASSED "$d/hpccoutf.txt" || grep -q FAILED "$d/hpccoutf.txt"; then
+		diag "round $r, $c: mpirun status '$rc'" "$(tail -n 5 "$d/stdout")"
+		return 1
+	fi
+	echo "$j $((e - s))"
+}
+
+declare -A times
+start=$EPOCHSECONDS
+longest=0
+done_rounds=0
+last_on=""
+for r in $(seq "$rounds"); do
+	[ $((EPOCHSECONDS + longest)) -lt "$deadline" ] || break
+	t_round=$EPOCHSECONDS
+	for k in 0 1 2; do
+		c=${configs[$(((k + r - 1) % 3))]}
+		got=$(run "$c" "$r")
+		ok $? "round $r, $c: hpcc on $nr_nodes nodes passed its checks ($got)"
+		[ -n "$got" ] || tap_end
+		read -r j us <<< "$got"
+		times[$c]="${times[$c]:-} $us"
+		[ "$c" = on ] && last_on=$j
+	done
+	done_rounds=$r
+	[ $((EPOCHSECONDS - t_round)) -gt "$longest" ] &&
+		longest=$((EPOCHSECONDS - t_round))
+done
+diag "$done_rounds rounds in $((EPOCHSECONDS - start)) s"
+
+{
+	echo "libbcsmpi overhead on hpcc (HPL N=$size, 1x$nr_nodes grid, Open MPI," \
+	     "one rank on each of $nr_nodes guests, each run a bcs job)"
+	echo "$done_rounds rounds, interleaved; every run passed hpcc's checks"
+	echo "command: bench/mpi_overhead.sh -c -r $rounds -n $size"
+	echo "wall: mpirun's on node1, emulated time, median (min .. max)," \
+	     "against the median of \"without\""
+	for c in "${configs[@]}"; do
+		echo "$c ${times[$c]}"
+	done | "$PY" -c '
+import statistics, sys
+rows = [(l.split()[0], [int(x) for x in l.split()[1:]]) for l in sys.stdin]
+base = statistics.median(dict(rows)["without"])
+print("%-8s %4s %9s %21s %8s" % ("Config", "Runs", "Wall(s)", "(min .. max)",
+                                  "vs w/o"))
+for c, v in rows:
+    m = statistics.median(v)
+    print("%-8s %4d %9.3f %9.3f .. %9.3f %+7.2f%%" %
+          (c, len(v), m / 1e6, min(v) / 1e6, max(v) / 1e6,
+           (m / base - 1) * 100))'
+} > "$result"
+diag "$(cat "$result")"
+ok 0 "the table of $done_rounds rounds in $result"
+
+if [ -n "$last_on" ]; then
+	{
+		echo
+		echo "bcsstat mpi --job $last_on on node2, through bcsd (the last \"on\" run):"
+		cat "$SHARE/out/mo-table"
+	} >> "$result"
+	diag "$(cat "$SHARE/out/mo-table")"
+	grep -q "^through bcsd: " "$SHARE/out/mo-table" &&
+		grep -q "^job $last_on: $nr_nodes ranks" "$SHARE/out/mo-table"
+	ok $? "bcsstat mpi --job $last_on on node2: the ranks of every node, through bcsd"
+fi
+tap_end
