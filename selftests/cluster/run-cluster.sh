@@ -23,7 +23,7 @@
 # Options:
 #   --kernel REL    guest kernel (default 6.1, or $BCS_CLUSTER_KERNEL)
 #   --timeout SEC   hard limit for the guests (default 3540: all 13 tests
-#                   took 2842 s on three guests of a quiet two-core host,
+#                   took 1229 s on three guests of a quiet two-core host,
 #                   the slurm test alone 1274 s on a loaded one)
 #   --nodes N       2..9 guests (default 3); the tests need 3 (node3 is the
 #                   standby master), a script TEST (the demo) any number
