@@ -20,17 +20,28 @@
 # last "on" run's statistics are summed up with bcsstat mpi after the
 # table.  Installs hpcc (apt-get) if it is missing.
 #
+# With -a lammps, Debian's LAMMPS instead (lmp, installed with apt-get if
+# missing): its Lennard-Jones melt (the input of its examples/melt, in a
+# box of N x N x N fcc cells, 200 steps), an application that makes a few
+# MPI calls per step where hpcc's RandomAccess polls millions of times a
+# second.  Each run must end ("Total wall time"), and every run's last
+# thermodynamic line must be the same: the library changes nothing of
+# the result.
+#
 # With -c, on the cluster test bed instead (selftests/cluster/
 # run-cluster.sh, three guests, bench/mpi_overhead_run.sh): one rank on
 # each guest, each run a bcs job, configurations without, off and on,
 # and the last "on" run's table gathered through bcsd; the table in
 # $BUILD/bench/mpi_overhead_cluster.txt.
 #
-# Usage: bench/mpi_overhead.sh [-c] [-r ROUNDS] [-n N] [-t SECONDS]
-#   -c          on the cluster test bed
+# Usage: bench/mpi_overhead.sh [-a hpcc|lammps] [-c] [-r ROUNDS] [-n N]
+#                              [-t SECONDS]
+#   -a APP      hpcc (default) or lammps (on this machine only)
+#   -c          on the cluster test bed (hpcc)
 #   -r ROUNDS   rounds (default 7; with -c 3)
 #   -n N        HPL's problem size (default 1000; with -c 400; the other
-#               tests are sized from it)
+#               tests are sized from it); LAMMPS's cells per side
+#               (default 20: 32,000 atoms)
 #   -t SECONDS  start no round that would end after this long, judged by
 #               the longest round so far (default 570; with -c 1800)
 # Environment: NP (default 2), OUT, BCS_MPI_LIBDIR (default libbcsmpi/).
@@ -42,15 +53,25 @@ rounds=7
 size=1000
 budget=570
 cluster=0
-while getopts cr:n:t: o; do
+app=hpcc
+while getopts a:cr:n:t: o; do
 	case $o in
+	a) app=$OPTARG ;;
 	c) cluster=1 ;;
 	r) rounds=$OPTARG ;;
 	n) size=$OPTARG ;;
 	t) budget=$OPTARG ;;
-	*) echo "usage: $0 [-c] [-r ROUNDS] [-n N] [-t SECONDS]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-a hpcc|lammps] [-c] [-r ROUNDS] [-n N] [-t SECONDS]" >&2
+	   exit 2 ;;
 	esac
 done
+case $app in
+hpcc) ;;
+lammps)
+	[ "$cluster" = 0 ] || { echo "$0: -c runs hpcc only" >&2; exit 2; }
+	case " $* " in *" -n"*) ;; *) size=20 ;; esac ;;
+*) echo "$0: -a: hpcc or lammps, not '$app'" >&2; exit 2 ;;
+esac
 if [ "$cluster" = 1 ]; then
 	# The defaults of the cluster, unless given.
 	case " $* " in *" -r"*) ;; *) rounds=3 ;; esac
@@ -73,14 +94,18 @@ if [ "$cluster" = 1 ]; then
 fi
 np=${NP:-2}
 out=${OUT:-$top/build/bench/mpi_overhead.txt}
+[ "$app" = hpcc ] || out=${OUT:-$top/build/bench/mpi_overhead_$app.txt}
 libdir=${BCS_MPI_LIBDIR:-$top/libbcsmpi}
 lib=$libdir/libbcsmpi-openmpi.so
 bcsstat=$top/tools/bcsstat
 
-if ! command -v hpcc > /dev/null; then
-	echo "# installing hpcc" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y hpcc > /dev/null ||
-		{ echo "$0: cannot install hpcc" >&2; exit 1; }
+prog=hpcc
+pkg=hpcc
+[ "$app" = lammps ] && prog=lmp pkg=lammps
+if ! command -v "$prog" > /dev/null; then
+	echo "# installing $pkg" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y "$pkg" > /dev/null ||
+		{ echo "$0: cannot install $pkg" >&2; exit 1; }
 fi
 [ -r "$lib" ] || { echo "$0: no $lib (make -C libbcsmpi)" >&2; exit 1; }
 command -v mpirun.openmpi > /dev/null ||
@@ -91,13 +116,34 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$(dirname "$out")"
 
 # hpcc's input: HPL of N on a 1 x NP grid, the rest at its defaults.
-sed -e "s/^1000 .*Ns/$size         Ns/" -e "s/^2 .*Ps/1            Ps/" \
-    -e "s/^2 .*Qs/$np            Qs/" \
-    /usr/share/doc/hpcc/examples/_hpccinf.txt > "$work/hpccinf.txt"
+# LAMMPS's: the melt of its examples, N x N x N cells.
+if [ "$app" = hpcc ]; then
+	sed -e "s/^1000 .*Ns/$size         Ns/" -e "s/^2 .*Ps/1            Ps/" \
+	    -e "s/^2 .*Qs/$np            Qs/" \
+	    /usr/share/doc/hpcc/examples/_hpccinf.txt > "$work/input"
+else
+	cat > "$work/input" <<-EOF
+	units		lj
+	atom_style	atomic
+	lattice		fcc 0.8442
+	region		box block 0 $size 0 $size 0 $size
+	create_box	1 box
+	create_atoms	1 box
+	mass		1 1.0
+	velocity	all create 3.0 87287 loop geom
+	pair_style	lj/cut 2.5
+	pair_coeff	1 1 1.0 1.0 2.5
+	neighbor	0.3 bin
+	neigh_modify	every 20 delay 0 check no
+	fix		1 all nve
+	thermo		50
+	run		200
+	EOF
+fi
 
 configs=(without off on all)
 
-# run CONFIG ROUND: one hpcc run; its wall time and the CPU time (user +
+# run CONFIG ROUND: one run of the application; its wall time and the CPU time (user +
 # system) of mpirun and the ranks, in microseconds, on stdout.
 run()
 {
@@ -105,7 +151,12 @@ run()
 	local env=()
 
 	mkdir -p "$d/mpi"
-	cp "$work/hpccinf.txt" "$d/"
+	if [ "$app" = hpcc ]; then
+		cp "$work/input" "$d/hpccinf.txt"
+		set -- hpcc
+	else
+		set -- lmp -in "$work/input" -log "$d/log.lammps" -screen none
+	fi
 	case $c in
 	without) ;;
 	*) env=("-x" "LD_PRELOAD=$lib" "-x" "BCS_MPI_STATS=$c"
@@ -113,11 +164,20 @@ run()
 	esac
 	{ time (cd "$d" && timeout 300 mpirun.openmpi --allow-run-as-root \
 		--oversubscribe --mca btl self,vader -np "$np" \
-		"${env[@]}" hpcc > "$d/stdout" 2>&1) ; } 2> "$d/time" ||
+		"${env[@]}" "$@" > "$d/stdout" 2>&1) ; } 2> "$d/time" ||
 		return 1
-	grep -q "^Success=1" "$d/hpccoutf.txt" &&
-		grep -q "PASSED" "$d/hpccoutf.txt" &&
-		! grep -q "FAILED" "$d/hpccoutf.txt" || return 1
+	if [ "$app" = hpcc ]; then
+		grep -q "^Success=1" "$d/hpccoutf.txt" &&
+			grep -q "PASSED" "$d/hpccoutf.txt" &&
+			! grep -q "FAILED" "$d/hpccoutf.txt" || return 1
+	else
+		# The last thermodynamic line (step 200), which every run
+		# must give alike.
+		grep -q "^Total wall time" "$d/log.lammps" || return 1
+		awk '$1 == 200 && NF == 6' "$d/log.lammps" | tail -n 1 \
+			> "$d/thermo"
+		[ -s "$d/thermo" ] || return 1
+	fi
 	awk '{ printf "%d %d\n", $1 * 1e6, ($2 + $3) * 1e6 }' "$d/time"
 }
 
@@ -132,7 +192,7 @@ for r in $(seq "$rounds"); do
 	for k in 0 1 2 3; do
 		c=${configs[$(((k + r - 1) % 4))]}
 		t=$(run "$c" "$r") || {
-			echo "$0: round $r, $c: hpcc failed or its checks did not pass:" >&2
+			echo "$0: round $r, $c: $app failed or its checks did not pass:" >&2
 			tail -n 5 "$work/$c.$r/stdout" >&2
 			exit 1
 		}
@@ -151,13 +211,32 @@ median()
 		END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# LAMMPS: every run's last thermodynamic line the same.
+same=""
+if [ "$app" = lammps ]; then
+	n=$(cat "$work"/*/thermo | sort -u | wc -l)
+	[ "$n" = 1 ] || {
+		echo "$0: the runs' results differ:" >&2
+		cat "$work"/*/thermo >&2
+		exit 1
+	}
+	same="; every run ended with the same state: $(cat "$work/without.1/thermo")"
+fi
+
 base=$(echo "${times[without]}" | median)
 cbase=$(echo "${cpus[without]}" | median)
 {
-	echo "libbcsmpi overhead on hpcc (HPL N=$size, 1x$np grid, Open MPI," \
-	     "mpirun -np $np on $(hostname), $(nproc) CPUs)"
-	echo "$done_rounds rounds, interleaved; every run passed hpcc's checks"
-	echo "command: bench/mpi_overhead.sh -r $rounds -n $size -t $budget"
+	if [ "$app" = hpcc ]; then
+		echo "libbcsmpi overhead on hpcc (HPL N=$size, 1x$np grid, Open MPI," \
+		     "mpirun -np $np on $(hostname), $(nproc) CPUs)"
+		echo "$done_rounds rounds, interleaved; every run passed hpcc's checks"
+	else
+		echo "libbcsmpi overhead on LAMMPS (LJ melt, $size^3 fcc cells," \
+		     "$((4 * size * size * size)) atoms, 200 steps, Open MPI," \
+		     "mpirun -np $np on $(hostname), $(nproc) CPUs)"
+		echo "$done_rounds rounds, interleaved$same"
+	fi
+	echo "command: bench/mpi_overhead.sh -a $app -r $rounds -n $size -t $budget"
 	echo "wall: mpirun's, median of the runs (min .. max); cpu: user + system of"
 	echo "mpirun and the ranks; each against the median of \"without\""
 	printf "%-8s %4s %9s %19s %8s %9s %8s\n" Config Runs "Wall(s)" \
