@@ -67,8 +67,9 @@
 #define CTL_IDLE_MS	10000	/* a connection that asks nothing is closed */
 /*
  * An mpi-gather answers when every node the job's map counts has sent its
- * files, or after this long with what came: a node that holds the job but
- * no longer reports tasks of it is not counted, and a part may be lost.
+ * files, or this long after the master's reply with what came: a node
+ * that holds the job but no longer reports tasks of it is not counted,
+ * and a part may be lost.
  */
 #define CTL_GATHER_MS	3000
 
@@ -456,6 +457,9 @@ static void reply_request(struct bcsd *d, struct bcsd_client *c,
 		return;
 	}
 	if (r->op == BCSP_OP_MPI_GATHER) {
+		/* The nodes have the command now: their time starts. */
+		if (c->gather)
+			c->gather->until_ms = now_mono_ms() + CTL_GATHER_MS;
 		gather_answer(d, c);
 		return;
 	}
