@@ -120,12 +120,20 @@ rc=$?
 check $rc "make deb: packages of bcs $version built (log: $logdir/deb.log)"
 [ $rc = 0 ] || finish
 
+# The SPANK plugin's package too, where the tree built it (slurm/bcs.so
+# needs libslurm-dev's spank.h; scripts/deb.sh says when it is left out).
+if grep -q "slurm-bcs-plugin not built" "$logdir/deb.log"; then
+	echo "# slurm-bcs-plugin not built here: $(grep -m1 'slurm-bcs-plugin not built' "$logdir/deb.log")"
+else
+	pkgs+=" slurm-bcs-plugin"
+fi
+nr_pkgs=$(echo "$pkgs" | wc -w)
 debs=()
 for p in $pkgs; do
 	f=$(ls "$out/${p}_${version}_"*.deb 2>/dev/null)
 	[ -n "$f" ] && debs+=("$f")
 done
-[ ${#debs[@]} = 6 ]
+[ ${#debs[@]} = "$nr_pkgs" ]
 check $? "one .deb for each of: $pkgs"
 
 "$top/scripts/deb.sh" --lintian > "$logdir/lintian.log" 2>&1
@@ -163,7 +171,7 @@ sed -n '/Building for\|Building initial\|DKMS\|bcsd:/p' \
 
 bad=$(pkg_states | awk '$2 != "ii"')
 [ -z "$bad" ] && [ "$(pkg_states | wc -l)" = 6 ]
-check $? "all six packages installed (ii)${bad:+: $bad}"
+check $? "all $nr_pkgs packages installed (ii)${bad:+: $bad}"
 
 for p in /usr/sbin/bcsctl /usr/bin/bcsstat /usr/sbin/bcsd; do
 	o=$("$p" --version 2>&1)
@@ -204,6 +212,14 @@ o=$(ldd /usr/lib/*/bcs/libbcsmpi-*.so 2>&1)
 [ "$(ls /usr/lib/*/bcs/libbcsmpi-*.so | wc -l)" = 2 ] &&
 	! echo "$o" | grep -q 'not found'
 check $? "libbcsmpi-openmpi.so and libbcsmpi-mpich.so, every library found"
+
+# The SPANK plugin where slurmd looks for plugins, every library found.
+if [[ " $pkgs " == *" slurm-bcs-plugin "* ]]; then
+	o=$(ldd /usr/lib/*/slurm-wlm/bcs.so 2>&1)
+	[ "$(ls /usr/lib/*/slurm-wlm/bcs.so 2>/dev/null | wc -l)" = 1 ] &&
+		! echo "$o" | grep -q 'not found'
+	check $? "the SPANK plugin $(ls /usr/lib/*/slurm-wlm/bcs.so 2>/dev/null), every library found"
+fi
 
 # bcsctl run --mpi-stats preloads them from the directory compiled in.
 mpidir=$(ls -d /usr/lib/*/bcs 2>/dev/null | head -n 1)
@@ -296,7 +312,7 @@ else
 		dpkg-query -W -f '${Package} ${Version} ${db:Status-Abbrev}\n' "$p"
 	done 2>&1 | grep -v " $upver ii")
 	[ -z "$bad" ]
-	check $? "all six packages at $upver${bad:+: $bad}"
+	check $? "all $nr_pkgs packages at $upver${bad:+: $bad}"
 	o=$(/usr/sbin/bcsctl --version 2>&1)
 	[ "${o#bcsctl "$upver" }" != "$o" ]
 	check $? "bcsctl --version: $o"
