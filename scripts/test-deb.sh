@@ -170,7 +170,7 @@ sed -n '/Building for\|Building initial\|DKMS\|bcsd:/p' \
 	"$logdir/install.log" | sed 's/^/# /'
 
 bad=$(pkg_states | awk '$2 != "ii"')
-[ -z "$bad" ] && [ "$(pkg_states | wc -l)" = 6 ]
+[ -z "$bad" ] && [ "$(pkg_states | wc -l)" = "$nr_pkgs" ]
 check $? "all $nr_pkgs packages installed (ii)${bad:+: $bad}"
 
 for p in /usr/sbin/bcsctl /usr/bin/bcsstat /usr/sbin/bcsd; do
@@ -305,7 +305,7 @@ else
 	[ $rc = 0 ] || tail -n 40 "$logdir/upgrade.log" | sed 's/^/# /'
 	sed -n '/Building for\|Building initial\|DKMS\|bcsd:/p' \
 		"$logdir/upgrade.log" | sed 's/^/# /'
-	[ ${#updebs[@]} = 6 ] && [ $rc = 0 ]
+	[ ${#updebs[@]} = "$nr_pkgs" ] && [ $rc = 0 ]
 	check $? "apt-get install: upgrade from $version to $upver"
 
 	bad=$(for p in $pkgs; do
