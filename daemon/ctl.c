@@ -673,7 +673,8 @@ static void cmd_mpi(struct bcsd *d, struct bcsd_client *c,
 	char msg[256];
 
 	if (req->mpi_sel[0] &&
-	    bcsmpi_select_parse(req->mpi_sel, NULL, &sel, msg, sizeof(msg))) {
+	    bcsmpi_select_parse(req->mpi_sel, NULL, NULL, &sel, msg,
+				sizeof(msg))) {
 		ctl_error(c, -EINVAL, strncmp(msg, prefix, sizeof(prefix) - 1) ?
 			  msg : msg + sizeof(prefix) - 1);
 		return;

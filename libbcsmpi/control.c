@@ -184,7 +184,7 @@ int bcs_mpi_control_set(const char *dir, const char *job, int off,
 			 "characters", (int)BCS_MPI_CTL_STATS_LEN - 1);
 		return -EINVAL;
 	}
-	if (stats && bcsmpi_select_parse(stats, NULL, &sel, msg,
+	if (stats && bcsmpi_select_parse(stats, NULL, NULL, &sel, msg,
 					 sizeof(msg))) {
 		snprintf(err, errlen, "%s", strncmp(msg, prefix,
 			 sizeof(prefix) - 1) ? msg : msg + sizeof(prefix) - 1);

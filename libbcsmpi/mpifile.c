@@ -163,6 +163,14 @@ void bcs_mpi_stats_free(struct bcs_mpi_stats *st)
 	memset(st, 0, sizeof(*st));
 }
 
+uint64_t bcs_mpi_prim_time(const struct bcs_mpi_prim *p)
+{
+	if (!p->timed || p->timed >= p->calls)
+		return p->total_ns;
+	return (uint64_t)((double)p->total_ns * (double)p->calls /
+			  (double)p->timed);
+}
+
 int bcs_mpi_stats_hist(const struct bcs_mpi_stats *st, uint64_t off,
 		       struct bcs_hist_header **out)
 {

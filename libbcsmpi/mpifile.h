@@ -46,6 +46,13 @@ int bcs_mpi_stats_parse(void *data, size_t size, const char *name,
 void bcs_mpi_stats_free(struct bcs_mpi_stats *st);
 
 /*
+ * The time spent in the calls of record @p: its @total_ns, or for a
+ * polled primitive of which not every call was timed, the average of the
+ * timed calls times @calls.
+ */
+uint64_t bcs_mpi_prim_time(const struct bcs_mpi_prim *p);
+
+/*
  * A summary of @st, to be sent elsewhere (bcsd's gather for bcsstat mpi
  * --job): a file of the same format with BCS_MPI_SUMMARY set, its header,
  * the two process records and the records of the primitives called, in

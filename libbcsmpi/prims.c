@@ -8,7 +8,8 @@
 #include "prims.h"
 
 #define KIND(blocking, sized)						\
-	(((blocking) ? BCS_MPI_PRIM_BLOCKING : 0) |			\
+	(((blocking) == 1 ? BCS_MPI_PRIM_BLOCKING : 0) |		\
+	 ((blocking) == BCSMPI_POLL ? BCS_MPI_PRIM_POLL : 0) |		\
 	 ((sized) ? BCS_MPI_PRIM_SIZED : 0))
 
 const struct bcsmpi_prim_info bcsmpi_prim_info[BCSMPI_NR_PRIMS] = {

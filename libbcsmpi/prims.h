@@ -7,9 +7,11 @@
  *
  * name: the primitive without its "MPI_" prefix; blocking: 1 if the time
  * inside it is communication overhead (and the time before it computation
- * granularity), 0 if not; sized: 1 if @bytes means something; bytes: an
- * expression of the parameters, the bytes of one call (evaluated after a
- * successful call only).  wrappers.c expands the table into the wrappers,
+ * granularity), 0 if not, BCSMPI_POLL (not blocking either) for the
+ * primitives applications poll in loops, timed one call in a sample;
+ * sized: 1 if @bytes means something; bytes: an expression of the
+ * parameters, the bytes of one call (evaluated after a successful call
+ * only).  wrappers.c expands the table into the wrappers,
  * this header into the indices and names of the records.  The parameters
  * are those of MPI-3.1, which Open MPI 4.1 and MPICH 4.0 both declare.
  *
@@ -32,6 +34,9 @@
 /* Bytes of a collective's sending side, or of the receiving one in place. */
 #define BCSMPI_XFER_BYTES bcsmpi_io_bytes(sendbuf, sendcount, sendtype, \
 					  recvcount, recvtype)
+
+/* The blocking column of a polled primitive (BCS_MPI_PRIM_POLL). */
+#define BCSMPI_POLL	2
 
 #define BCSMPI_PRIMS							\
 	/* point-to-point, blocking */					\
@@ -71,8 +76,8 @@
 			MPI_Request *request),				\
 	  (buf, count, datatype, source, tag, comm, request),		\
 	  bcsmpi_bytes(count, datatype))				\
-	P(Iprobe, 0, 0, (int source, int tag, MPI_Comm comm, int *flag, \
-			 MPI_Status *status),				\
+	P(Iprobe, BCSMPI_POLL, 0, (int source, int tag, MPI_Comm comm,	\
+				   int *flag, MPI_Status *status),	\
 	  (source, tag, comm, flag, status), 0)				\
 	P(Wait, 1, 0, (MPI_Request *request, MPI_Status *status),	\
 	  (request, status), 0)						\
@@ -87,17 +92,24 @@
 			   MPI_Status array_of_statuses[]),		\
 	  (incount, array_of_requests, outcount, array_of_indices,	\
 	   array_of_statuses), 0)					\
-	P(Test, 0, 0, (MPI_Request *request, int *flag, MPI_Status *status), \
+	P(Test, BCSMPI_POLL, 0, (MPI_Request *request, int *flag,	\
+				 MPI_Status *status),			\
 	  (request, flag, status), 0)					\
-	P(Testall, 0, 0, (int count, MPI_Request array_of_requests[],	\
-			  int *flag, MPI_Status array_of_statuses[]),	\
+	P(Testall, BCSMPI_POLL, 0, (int count,				\
+				    MPI_Request array_of_requests[],	\
+				    int *flag,				\
+				    MPI_Status array_of_statuses[]),	\
 	  (count, array_of_requests, flag, array_of_statuses), 0)	\
-	P(Testany, 0, 0, (int count, MPI_Request array_of_requests[],	\
-			  int *index, int *flag, MPI_Status *status),	\
+	P(Testany, BCSMPI_POLL, 0, (int count,				\
+				    MPI_Request array_of_requests[],	\
+				    int *index, int *flag,		\
+				    MPI_Status *status),		\
 	  (count, array_of_requests, index, flag, status), 0)		\
-	P(Testsome, 0, 0, (int incount, MPI_Request array_of_requests[], \
-			   int *outcount, int array_of_indices[],	\
-			   MPI_Status array_of_statuses[]),		\
+	P(Testsome, BCSMPI_POLL, 0, (int incount,			\
+				     MPI_Request array_of_requests[],	\
+				     int *outcount,			\
+				     int array_of_indices[],		\
+				     MPI_Status array_of_statuses[]),	\
 	  (incount, array_of_requests, outcount, array_of_indices,	\
 	   array_of_statuses), 0)					\
 	/* collectives, blocking */					\

@@ -33,13 +33,15 @@ const __u32 *bcsmpi_generation = &no_generation;
 __u32 bcsmpi_generation_seen;
 
 static struct bcsmpi_statfile file = { .fd = -1 };
+struct bcs_mpi_prim *bcsmpi_prims;
+__thread unsigned int bcsmpi_depth BCSMPI_TLS;
+unsigned int bcsmpi_poll_left[BCSMPI_NR_PRIMS];
 static struct bcs_mpi_control *control;
 static int control_fd = -1;
 static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
 /* 1: the record's histograms are updated (they may exist while 0). */
 static unsigned char dist_on[BCSMPI_NR_PRIMS];
 static uint64_t last_ns;		/* end of the last blocking call */
-static __thread unsigned int depth;	/* wrappers of this thread entered */
 
 uint64_t bcsmpi_now(void)
 {
@@ -54,14 +56,14 @@ static void add(__u64 *p, uint64_t v)
 	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
-/* *@p = min(*@p, @v) (@less) or max (!@less). */
+/* *@p = min(*@p, @v) (@less; 0 is none yet) or max (!@less). */
 static void bound(__u64 *p, uint64_t v, int less)
 {
 	__u64 old = __atomic_load_n(p, __ATOMIC_RELAXED);
 	int i;
 
 	for (i = 0; i < CAS_TRIES; i++) {
-		if (less ? old <= v : old >= v)
+		if (less ? old && old <= v : old >= v)
 			return;
 		if (__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED,
 						__ATOMIC_RELAXED))
@@ -86,14 +88,14 @@ static void record(enum bcsmpi_prim prim, uint64_t ns, uint64_t bytes)
 	struct bcs_mpi_prim *p = &file.prims[prim];
 	uint64_t off;
 
-	/* The first call sets the minimum: min_ns is 0 until then. */
-	if (__atomic_fetch_add(&p->calls, 1, __ATOMIC_RELAXED) == 0)
-		__atomic_store_n(&p->min_ns, ns, __ATOMIC_RELAXED);
-	else
-		bound(&p->min_ns, ns, 1);
+	/* @calls first: a reader may see it ahead of @timed, not behind. */
+	add(&p->calls, 1);
+	add(&p->timed, 1);
+	bound(&p->min_ns, ns, 1);
 	bound(&p->max_ns, ns, 0);
 	add(&p->total_ns, ns);
-	add(&p->bytes, bytes);
+	if (bytes)
+		add(&p->bytes, bytes);
 	if (!__atomic_load_n(&dist_on[prim], __ATOMIC_RELAXED))
 		return;
 	off = __atomic_load_n(&p->lat_hist_off, __ATOMIC_ACQUIRE);
@@ -116,7 +118,7 @@ uint64_t bcsmpi_enter(int blocking)
 {
 	uint64_t t;
 
-	if (depth++)
+	if (bcsmpi_depth++)
 		return 0;
 	t = bcsmpi_now();
 	if (blocking)
@@ -129,7 +131,7 @@ void bcsmpi_leave(enum bcsmpi_prim prim, int blocking, uint64_t t0,
 {
 	uint64_t t;
 
-	depth--;
+	bcsmpi_depth--;
 	if (!t0)
 		return;
 	t = bcsmpi_now();
@@ -152,6 +154,7 @@ static void child_off(void)
 	bcsmpi_generation_seen = 0;
 	file.hdr = NULL;
 	file.prims = NULL;
+	bcsmpi_prims = NULL;
 }
 
 static void say(const char *msg)
@@ -171,7 +174,7 @@ static int control_select(const struct bcs_mpi_control *c,
 	char err[256];
 	int r;
 
-	r = bcsmpi_select_parse(c->stats, NULL, sel, err, sizeof(err));
+	r = bcsmpi_select_parse(c->stats, NULL, NULL, sel, err, sizeof(err));
 	if (r) {
 		warn(err, "the control file's selection ignored");
 		return r;
@@ -282,7 +285,8 @@ void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi)
 	if (file.hdr)		/* MPI_Init called twice: MPI says no */
 		return;
 	if (bcsmpi_select_parse(getenv("BCS_MPI_STATS"),
-				getenv("BCS_MPI_RESOLUTION"), &sel, err,
+				getenv("BCS_MPI_RESOLUTION"),
+				getenv("BCS_MPI_POLL"), &sel, err,
 				sizeof(err))) {
 		say(err);
 		return;
@@ -310,6 +314,7 @@ void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi)
 		return;
 	}
 	memcpy(dist_on, sel.dist, sizeof(dist_on));
+	bcsmpi_prims = file.prims;
 	t = bcsmpi_now();
 	record(prim, t - t0, 0);
 	clock_gettime(CLOCK_REALTIME, &rt);

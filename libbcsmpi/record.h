@@ -19,6 +19,13 @@
 #include "prims.h"
 
 #include <linux/types.h>
+#include <linux/bcs_mpi.h>
+
+/*
+ * This thread's variables are in the static TLS block, reached without a
+ * call: the library is preloaded or linked, not opened later.
+ */
+#define BCSMPI_TLS __attribute__((tls_model("initial-exec")))
 
 /* Non-zero while recording: read by every wrapper before anything else. */
 extern int bcsmpi_on;
@@ -45,6 +52,42 @@ static inline int bcsmpi_active(void)
 					     __ATOMIC_RELAXED), 0))
 		bcsmpi_control();
 	return __atomic_load_n(&bcsmpi_on, __ATOMIC_RELAXED);
+}
+
+/* The records of the file while recording; wrappers of this thread in. */
+extern struct bcs_mpi_prim *bcsmpi_prims;
+extern __thread unsigned int bcsmpi_depth BCSMPI_TLS;
+
+/*
+ * Calls of each polled primitive left before the next one timed.  Read
+ * and written by all threads without a lock: a race changes which call
+ * is timed, never a count.
+ */
+extern unsigned int bcsmpi_poll_left[];
+
+/*
+ * A call of the polled primitive @prim: 1 if it is not to be timed, and
+ * then it is counted here (or not at all, from inside another wrapper);
+ * 0 for the first call, and then one in the record's @sample, which
+ * bcsmpi_enter() and bcsmpi_leave() time.
+ */
+static inline int bcsmpi_untimed(enum bcsmpi_prim prim)
+{
+	struct bcs_mpi_prim *p = bcsmpi_prims;
+	unsigned int left;
+
+	if (bcsmpi_depth)
+		return 1;
+	left = __atomic_load_n(&bcsmpi_poll_left[prim], __ATOMIC_RELAXED);
+	if (left > 1) {
+		__atomic_store_n(&bcsmpi_poll_left[prim], left - 1,
+				 __ATOMIC_RELAXED);
+		__atomic_fetch_add(&p[prim].calls, 1, __ATOMIC_RELAXED);
+		return 1;
+	}
+	__atomic_store_n(&bcsmpi_poll_left[prim], p[prim].sample,
+			 __ATOMIC_RELAXED);
+	return 0;
 }
 
 /* CLOCK_MONOTONIC in ns. */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libbcsmpi: BCS_MPI_STATS and BCS_MPI_RESOLUTION.
+ * libbcsmpi: BCS_MPI_STATS, BCS_MPI_RESOLUTION and BCS_MPI_POLL.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -43,8 +44,28 @@ static int parse_resolution(const char *s, unsigned int *out)
 	return 0;
 }
 
+static int parse_poll(const char *s, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s) {
+		*out = BCSMPI_POLL_SAMPLE_DEFAULT;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > BCSMPI_POLL_SAMPLE_MAX)
+		return -EINVAL;
+	*out = (unsigned int)v;
+	return 0;
+}
+
 int bcsmpi_select_parse(const char *stats, const char *resolution,
-			struct bcsmpi_select *sel, char *err, size_t errlen)
+			const char *poll, struct bcsmpi_select *sel,
+			char *err, size_t errlen)
 {
 	const char *p, *end;
 	unsigned int i;
@@ -55,6 +76,11 @@ int bcsmpi_select_parse(const char *stats, const char *resolution,
 	if (parse_resolution(resolution, &sel->sub_bits)) {
 		snprintf(err, errlen, "BCS_MPI_RESOLUTION '%s' is not 0 .. %d",
 			 resolution, BCS_HIST_SUB_BITS_MAX);
+		return -EINVAL;
+	}
+	if (parse_poll(poll, &sel->poll_sample)) {
+		snprintf(err, errlen, "BCS_MPI_POLL '%s' is not 1 .. %d",
+			 poll, BCSMPI_POLL_SAMPLE_MAX);
 		return -EINVAL;
 	}
 	if (!stats || !*stats || !strcasecmp(stats, "on"))

@@ -12,21 +12,29 @@
 struct bcsmpi_select {
 	int off;			/* BCS_MPI_STATS=off: nothing at all */
 	unsigned int sub_bits;		/* resolution of the histograms */
+	unsigned int poll_sample;	/* 1 in it of a polled primitive timed */
 	unsigned char dist[BCSMPI_NR_PRIMS];	/* 1: with histograms */
 };
 
+/* One call in this many of a polled primitive is timed, by default. */
+#define BCSMPI_POLL_SAMPLE_DEFAULT	32
+#define BCSMPI_POLL_SAMPLE_MAX		65536
+
 /*
- * Parse @stats (BCS_MPI_STATS, NULL or "" as "on") and @resolution
- * (BCS_MPI_RESOLUTION, NULL or "" for BCS_HIST_SUB_BITS_DEFAULT) into
- * @sel.  @stats is "off", "on" (counts and latencies of every primitive,
+ * Parse @stats (BCS_MPI_STATS, NULL or "" as "on"), @resolution
+ * (BCS_MPI_RESOLUTION, NULL or "" for BCS_HIST_SUB_BITS_DEFAULT) and
+ * @poll (BCS_MPI_POLL, NULL or "" for BCSMPI_POLL_SAMPLE_DEFAULT: 1 to
+ * BCSMPI_POLL_SAMPLE_MAX, 1 timing every call) into @sel.  @stats is "off", "on" (counts and latencies of every primitive,
  * histograms of the process only), "all" (histograms of every primitive
  * too) or a comma-separated list of primitives ("Allreduce,MPI_Isend",
  * case ignored) that get histograms besides.  The two process
  * distributions always have theirs.  Returns 0, or -EINVAL with a
  * message in the @errlen bytes at @err (an unknown primitive, a
- * resolution that is not 0 .. BCS_HIST_SUB_BITS_MAX).
+ * resolution that is not 0 .. BCS_HIST_SUB_BITS_MAX, a sample out of
+ * range).
  */
 int bcsmpi_select_parse(const char *stats, const char *resolution,
-			struct bcsmpi_select *sel, char *err, size_t errlen);
+			const char *poll, struct bcsmpi_select *sel,
+			char *err, size_t errlen);
 
 #endif /* BCSMPI_SELECT_H */

@@ -56,6 +56,8 @@ static void lay_out(struct bcs_mpi_file_header *hdr,
 			set_name(p[i].name, sizeof(p[i].name),
 				 bcsmpi_prim_info[i].name);
 			p[i].flags = bcsmpi_prim_info[i].flags;
+			p[i].sample = p[i].flags & BCS_MPI_PRIM_POLL ?
+				      sel->poll_sample : 1;
 		}
 		if (!sel->dist[i])
 			continue;

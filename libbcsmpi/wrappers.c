@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libbcsmpi: the MPI functions it interposes, each calling its PMPI_
- * twin.  While recording is off a wrapper costs the read of one flag.
+ * twin.  While recording is off a wrapper costs the read of one flag;
+ * a call of a polled primitive that is not timed, that and a count.
  * The wrappers of the table in prims.h are all alike; MPI_Init,
  * MPI_Init_thread and MPI_Finalize start and end the recording.
  *
@@ -62,11 +63,12 @@ EXPORT int MPI_##name params							\
 	uint64_t t0;							\
 	int rc;								\
 									\
-	if (!bcsmpi_active())						\
+	if (!bcsmpi_active() ||						\
+	    ((blocking) == BCSMPI_POLL && bcsmpi_untimed(BCSMPI_##name))) \
 		return PMPI_##name args;				\
-	t0 = bcsmpi_enter(blocking);					\
+	t0 = bcsmpi_enter((blocking) == 1);				\
 	rc = PMPI_##name args;						\
-	bcsmpi_leave(BCSMPI_##name, blocking, t0,			\
+	bcsmpi_leave(BCSMPI_##name, (blocking) == 1, t0,		\
 		     (sized) && t0 && rc == MPI_SUCCESS ?		\
 		     (uint64_t)(bytes) : 0);				\
 	return rc;							\

@@ -118,7 +118,7 @@ static int stats_mpi(const struct bcsctl_req *req, const char *what)
 	struct bcsmpi_select sel;
 	int fd, r;
 
-	if (*req->mpi && bcsmpi_select_parse(req->mpi, NULL, &sel, err,
+	if (*req->mpi && bcsmpi_select_parse(req->mpi, NULL, NULL, &sel, err,
 					     sizeof(err))) {
 		fprintf(stderr, "bcsctl: %s: --mpi: %s\n", what,
 			strncmp(err, prefix, sizeof(prefix) - 1) ? err :

@@ -38,7 +38,9 @@
 struct mpi_row {
 	const char *name;		/* in the first file that has it */
 	uint32_t flags;
-	uint64_t calls, total_ns, min_ns, max_ns, bytes;
+	uint64_t calls, timed, min_ns, max_ns, bytes;
+	uint64_t timed_ns;		/* in the timed calls */
+	uint64_t total_ns;		/* in all (bcs_mpi_prim_time()) */
 	const struct bcs_mpi_stats *slowest, *fastest;	/* by total_ns */
 	uint64_t slowest_ns, fastest_ns;
 	struct bcs_hist_header *lat, *size;	/* merged, or NULL */
@@ -98,6 +100,7 @@ static int add_prim(struct mpi_set *s, const struct bcs_mpi_stats *st,
 		    const struct bcs_mpi_prim *p, size_t max_rows)
 {
 	struct mpi_row *r = row_of(s, p->name);
+	uint64_t t = bcs_mpi_prim_time(p);
 	int err;
 
 	if (!r) {
@@ -108,22 +111,26 @@ static int add_prim(struct mpi_set *s, const struct bcs_mpi_stats *st,
 		r->name = p->name;
 		r->flags = p->flags;
 	}
-	if (p->calls) {
-		if (!r->calls || p->min_ns < r->min_ns)
+	if (p->timed) {
+		if (!r->timed || p->min_ns < r->min_ns)
 			r->min_ns = p->min_ns;
 		if (p->max_ns > r->max_ns)
 			r->max_ns = p->max_ns;
-		if (!r->slowest || p->total_ns > r->slowest_ns) {
+	}
+	if (p->calls) {
+		if (!r->slowest || t > r->slowest_ns) {
 			r->slowest = st;
-			r->slowest_ns = p->total_ns;
+			r->slowest_ns = t;
 		}
-		if (!r->fastest || p->total_ns < r->fastest_ns) {
+		if (!r->fastest || t < r->fastest_ns) {
 			r->fastest = st;
-			r->fastest_ns = p->total_ns;
+			r->fastest_ns = t;
 		}
 	}
 	r->calls += p->calls;
-	r->total_ns += p->total_ns;
+	r->timed += p->timed;
+	r->timed_ns += p->total_ns;
+	r->total_ns += t;
 	r->bytes += p->bytes;
 	err = add_hist(&r->lat, st, p->lat_hist_off);
 	return err ? err : add_hist(&r->size, st, p->size_hist_off);
@@ -270,7 +277,7 @@ static void print_row(const struct mpi_row *r)
 		snprintf(fast, sizeof(fast), "%d", r->fastest->hdr->rank);
 	printf("%-22s %10" PRIu64 " %10.3f %10.3f %10.3f %12.3f %14" PRIu64
 	       " %7s %7s\n", r->name, r->calls,
-	       r->calls ? r->total_ns / 1e6 / (double)r->calls : 0.0,
+	       r->timed ? r->timed_ns / 1e6 / (double)r->timed : 0.0,
 	       r->min_ns / 1e6, r->max_ns / 1e6, r->total_ns / 1e6,
 	       r->bytes, slow, fast);
 }
@@ -343,6 +350,13 @@ static void print_table(const struct mpi_set *s)
 			if (row_pass(s, &s->rows[i]) == pass &&
 			    (s->rows[i].calls || pass == 2))
 				print_row(&s->rows[i]);
+	for (i = 0; i < s->nr_rows; i++)
+		if (s->rows[i].timed < s->rows[i].calls)
+			printf("%s: %" PRIu64 " of %" PRIu64 " calls timed "
+			       "(a polled primitive, BCS_MPI_POLL): Avg, Min "
+			       "and Max theirs, Total estimated\n",
+			       s->rows[i].name, s->rows[i].timed,
+			       s->rows[i].calls);
 	for (k = 0; k < s->nr_files; k++) {
 		const struct bcs_mpi_stats *st = &s->files[k];
 
@@ -386,6 +400,7 @@ static struct json_object *hist_json(const struct bcs_hist_header *h)
 static void prim_json(struct json_object *o, const struct bcs_mpi_prim *p)
 {
 	json_add_u64(o, "calls", p->calls);
+	json_add_u64(o, "timed", p->timed);
 	json_add_u64(o, "total_ns", p->total_ns);
 	json_add_u64(o, "min_ns", p->min_ns);
 	json_add_u64(o, "max_ns", p->max_ns);
@@ -441,7 +456,8 @@ static void print_json(const struct mpi_set *s)
 		const struct mpi_row *r = &s->rows[i];
 		struct json_object *o = json_object_new_object();
 		struct bcs_mpi_prim p = {
-			.calls = r->calls, .total_ns = r->total_ns,
+			.calls = r->calls, .timed = r->timed,
+			.total_ns = r->total_ns,
 			.min_ns = r->min_ns, .max_ns = r->max_ns,
 			.bytes = r->bytes,
 		};
@@ -451,7 +467,7 @@ static void print_json(const struct mpi_set *s)
 		json_object_object_add(o, "other", json_object_new_boolean(
 				       !!(r->flags & BCS_MPI_PRIM_OTHER)));
 		prim_json(o, &p);
-		json_add_u64(o, "avg_ns", r->calls ? r->total_ns / r->calls :
+		json_add_u64(o, "avg_ns", r->timed ? r->timed_ns / r->timed :
 			     0);
 		if (r->slowest) {
 			json_object_object_add(o, "slowest_rank",

@@ -4,13 +4,15 @@
 # Check the `bcsstat mpi --json` output of a run of pattern.c (on stdin)
 # against what the program did; prints what differs, exits 1 if anything.
 #
-#   check_stats.py full NP SUB_BITS   every rank ran the whole pattern
+#   check_stats.py full NP SUB_BITS   every rank ran the whole pattern,
+#                                     BCS_MPI_POLL=1 (every call timed)
 #   check_stats.py killed [abort]     one file, of the rank killed after
 #                                     half of its Allreduce calls (or
 #                                     that called MPI_Abort there)
 #   check_stats.py default NP         the whole pattern, BCS_MPI_STATS
-#                                     unset: histograms of the process
-#                                     rows only
+#                                     and BCS_MPI_POLL unset: histograms
+#                                     of the process rows only, one
+#                                     MPI_Test in 32 timed
 #   check_stats.py control NP         pattern phases: Allreduce selected
 #                                     during the second of three phases
 #                                     of 100 at resolution 3, recording
@@ -32,6 +34,7 @@ FULL = {
     "MPI_Irecv": (200, 200 * MIB),
     "MPI_Waitall": (200, 0),
     "MPI_Barrier": (50, 0),
+    "MPI_Test": (100, 0),
     "MPI_Finalize": (1, 0),
     "Comm Overhead": (1000 + 200 + 50 + 1, 0),          # + Comm_dup
     "Comp Granularity": (1000 + 200 + 50 + 1 + 1, 0),
@@ -39,6 +42,10 @@ FULL = {
 # The primitives BCS_MPI_STATS selects in run.sh, and those it does not.
 SELECTED = ("MPI_Allreduce", "MPI_Isend")
 UNSELECTED = ("MPI_Barrier", "MPI_Waitall")
+
+# The polled primitives of the pattern, and the default BCS_MPI_POLL.
+POLLED = ("MPI_Test",)
+POLL_DEFAULT = 32
 
 errors = []
 
@@ -48,12 +55,23 @@ def check(cond, what):
         errors.append(what)
 
 
-def check_counts(rank, want):
+def timed(name, calls, sample):
+    """Calls of @name timed: the first, then one in @sample if polled."""
+    if name not in POLLED or not calls:
+        return calls
+    return 1 + (calls - 1) // sample
+
+
+def check_counts(rank, want, sample=1):
     prims = rank["primitives"]
     for name, p in prims.items():
         calls, nbytes = want.get(name, (0, 0))
         check(p["calls"] == calls, "rank %d %s: %d calls, want %d" %
               (rank["rank"], name, p["calls"], calls))
+        check(p["timed"] == timed(name, calls, sample),
+              "rank %d %s: %d calls timed, want %d" %
+              (rank["rank"], name, p["timed"],
+               timed(name, calls, sample)))
         check(p["bytes"] == nbytes, "rank %d %s: %d bytes, want %d" %
               (rank["rank"], name, p["bytes"], nbytes))
         if p["calls"]:
@@ -130,7 +148,14 @@ def killed(doc):
 def default(doc, np):
     check(len(doc["ranks"]) == np, "%d files" % len(doc["ranks"]))
     for r in doc["ranks"]:
-        check_counts(r, FULL)
+        check_counts(r, FULL, POLL_DEFAULT)
+    rows = {p["name"]: p for p in doc["primitives"]}
+    row = rows.get("MPI_Test", {})
+    n = timed("MPI_Test", 100, POLL_DEFAULT)
+    check(row.get("timed") == n * np and row.get("calls") == 100 * np and
+          row["total_ns"] >= row["avg_ns"] * 100 * np * 0.999,
+          "merged MPI_Test: %s, want %d of %d calls timed and the total "
+          "estimated over all" % (row, n * np, 100 * np))
     for row in doc["primitives"]:
         process = row["name"] in ("Comp Granularity", "Comm Overhead")
         check(("latency_hist" in row) == process,

@@ -2,7 +2,8 @@
 /*
  * The known pattern of the libbcsmpi tests: NR_ALLREDUCE MPI_Allreduce of
  * 8 doubles, NR_PAIRS MPI_Isend/MPI_Irecv pairs of 1 MiB around a ring
- * (each pair completed by one MPI_Waitall), NR_BARRIER MPI_Barrier.
+ * (each pair completed by one MPI_Waitall), NR_BARRIER MPI_Barrier,
+ * NR_TEST MPI_Test of a null request (a polled primitive).
  *
  *   pattern [KILL_RANK]
  *   pattern abort
@@ -36,6 +37,7 @@
 #define NR_ALLREDUCE	1000
 #define NR_PAIRS	200
 #define NR_BARRIER	50
+#define NR_TEST		100
 #define MSG_BYTES	(1 << 20)
 #define NR_PHASES	3
 #define PHASE_CALLS	100
@@ -82,10 +84,10 @@ static int phases(const char *dir, int rank)
 int main(int argc, char **argv)
 {
 	double in[8], out[8];
-	MPI_Request req[2];
+	MPI_Request req[2], null = MPI_REQUEST_NULL;
 	MPI_Status st[2];
 	char *sbuf, *rbuf;
-	int rank, size, i, kill_rank = -1, abort_rank = -1;
+	int rank, size, i, flag, tested = 0, kill_rank = -1, abort_rank = -1;
 	volatile double wtime;
 	MPI_Comm dup;
 
@@ -125,11 +127,16 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < NR_BARRIER; i++)
 		MPI_Barrier(MPI_COMM_WORLD);
+	for (i = 0; i < NR_TEST; i++) {
+		MPI_Test(&null, &flag, MPI_STATUS_IGNORE);
+		tested += flag;
+	}
 	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 	MPI_Comm_free(&dup);
 	wtime = MPI_Wtime();
 	free(sbuf);
 	free(rbuf);
 	MPI_Finalize();
-	return out[0] == size * (size - 1) / 2.0 && wtime >= 0 ? 0 : 1;
+	return out[0] == size * (size - 1) / 2.0 && wtime >= 0 &&
+	       tested == NR_TEST ? 0 : 1;
 }

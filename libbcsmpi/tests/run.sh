@@ -11,7 +11,8 @@
 #   - a rank killed with SIGKILL mid-run leaves a readable file, marked
 #     incomplete, with exactly the calls it had made; one that calls
 #     MPI_Abort too, with MPI_Abort counted among the other functions;
-#   - by default, histograms of the process rows only;
+#   - by default, histograms of the process rows only, and one call of
+#     the polled MPI_Test in 32 timed (BCS_MPI_POLL), every one counted;
 #   - BCS_MPI_STATS=off writes no file; a bad BCS_MPI_STATS says so on
 #     stderr, writes no file and the program still succeeds;
 #   - bcsctl run --mpi-stats under mpirun -np 2 preloads the library of
@@ -75,7 +76,7 @@ run()
 	shift
 	mkdir -p "$dir"
 	# shellcheck disable=SC2046
-	timeout -k 5 60 $(mpirun_of "$mpi") env \
+	timeout -k 5 60 $(mpirun_of "$mpi") env -u BCS_MPI_POLL \
 		LD_PRELOAD="$top/libbcsmpi-$mpi.so" BCS_MPI_DIR="$dir" \
 		"${envs[@]}" "tests/pattern-$mpi" "$@" > "$out" 2>&1
 }
@@ -151,7 +152,7 @@ test_mpi()
 	d=$TMP/$mpi-full
 	if run "$mpi" "$d" "$TMP/out" BCS_JOB="t$mpi" \
 			BCS_MPI_STATS=Allreduce,MPI_Isend \
-			BCS_MPI_RESOLUTION=3 --; then
+			BCS_MPI_RESOLUTION=3 BCS_MPI_POLL=1 --; then
 		files=("$d"/*.bcsmpi)
 		if [ "${#files[@]}" = "$np" ] &&
 		   "$BCSSTAT" mpi --json "${files[@]}" > "$TMP/json" &&
@@ -304,7 +305,11 @@ sys.stdout.buffer.write(struct.pack("<IHHIIII1024s", 0x43534342, 1, 1048,
 	   grep -q "^libbcsmpi: BCS_MPI_STATS: 'Bogus' is not" "$TMP/out" &&
 	   run "$mpi" "$d" "$TMP/out" BCS_MPI_RESOLUTION=8 -- &&
 	   [ -z "$(ls -A "$d")" ] &&
-	   grep -q "^libbcsmpi: BCS_MPI_RESOLUTION '8'" "$TMP/out"; then
+	   grep -q "^libbcsmpi: BCS_MPI_RESOLUTION '8'" "$TMP/out" &&
+	   run "$mpi" "$d" "$TMP/out" BCS_MPI_POLL=0 -- &&
+	   [ -z "$(ls -A "$d")" ] &&
+	   grep -q "^libbcsmpi: BCS_MPI_POLL '0' is not 1 .. 65536" \
+		"$TMP/out"; then
 		result ok "$mpi: bad settings said, program unharmed"
 	else
 		cat "$TMP/out" >&2

@@ -26,7 +26,9 @@ static void prim(struct bcs_mpi_prim *p, const char *name, uint32_t flags,
 {
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->flags = flags;
+	p->sample = 1;
 	p->calls = calls;
+	p->timed = calls;
 	p->total_ns = total;
 	p->min_ns = calls ? min : 0;
 	p->max_ns = calls ? max : 0;

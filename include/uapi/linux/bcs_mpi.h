@@ -41,7 +41,7 @@
 #include <linux/bcs_hist.h>
 
 #define BCS_MPI_MAGIC		0x4d534342	/* "BCSM" little endian */
-#define BCS_MPI_VERSION		1
+#define BCS_MPI_VERSION		2
 #define BCS_MPI_NAME_LEN	32
 #define BCS_MPI_PRIM_COMP	0	/* record of the computation granularity */
 #define BCS_MPI_PRIM_COMM	1	/* record of the communication overhead */
@@ -81,20 +81,30 @@ struct bcs_mpi_file_header {
 #define BCS_MPI_PRIM_BLOCKING	(1U << 0)	/* counts as communication */
 #define BCS_MPI_PRIM_SIZED	(1U << 1)	/* @bytes means something */
 #define BCS_MPI_PRIM_OTHER	(1U << 2)	/* no communication primitive */
+#define BCS_MPI_PRIM_POLL	(1U << 3)	/* polled: one call in @sample timed */
 
 /*
- * The totals of one primitive ("MPI_Allreduce") in this process.  @min_ns
- * and @max_ns are 0 while @calls is 0.  @bytes is the sum over the calls
- * of count times MPI_Type_size of the datatype (for the collectives the
- * data the calling process contributes or receives, see
+ * The totals of one primitive ("MPI_Allreduce") in this process.  @calls
+ * counts every call; @timed the calls whose latency was measured, of
+ * which @total_ns, @min_ns, @max_ns and the histograms are: every call
+ * (@timed equals @calls) but for the primitives an application polls in
+ * loops (BCS_MPI_PRIM_POLL: MPI_Test and its family, MPI_Iprobe), of
+ * which the first call and then one in @sample are timed (BCS_MPI_POLL,
+ * see Documentation/mpi.rst).  Their average latency is @total_ns /
+ * @timed, and the time spent in them is estimated as that average times
+ * @calls.  A reader of a live file may see @calls ahead of @timed.
+ * @min_ns and @max_ns are 0 while @timed is 0.  @bytes is the sum over
+ * the calls of count times MPI_Type_size of the datatype (for the
+ * collectives the data the calling process contributes or receives, see
  * Documentation/mpi.rst).  @lat_hist_off and @size_hist_off are the
  * offsets of the latency (ns) and size (bytes) histograms, 0 for none.
  */
 struct bcs_mpi_prim {
 	char name[BCS_MPI_NAME_LEN];
 	__u32 flags;		/* BCS_MPI_PRIM_* */
-	__u32 reserved0;	/* 0 */
+	__u32 sample;		/* 1 in @sample calls timed; 1 for every one */
 	__u64 calls;
+	__u64 timed;
 	__u64 total_ns;
 	__u64 min_ns;
 	__u64 max_ns;
