@@ -13,6 +13,9 @@
 #                                     and BCS_MPI_POLL unset: histograms
 #                                     of the process rows only, one
 #                                     MPI_Test in 32 timed
+#   check_stats.py imbalance NP R     pattern imbalance R: rank R computes
+#                                     before each Allreduce, the others
+#                                     wait for it there
 #   check_stats.py control NP         pattern phases: Allreduce selected
 #                                     during the second of three phases
 #                                     of 100 at resolution 3, recording
@@ -204,12 +207,31 @@ def control(doc, np):
             check("latency_hist" not in row, "%s: a histogram" % name)
 
 
+def imbalance(doc, np, slow):
+    check(len(doc["ranks"]) == np, "%d files" % len(doc["ranks"]))
+    rows = {p["name"]: p for p in doc["primitives"]}
+    row = rows.get("MPI_Allreduce", {})
+    check(row.get("calls") == 50 * np, "Allreduce: %s calls, want %d" %
+          (row.get("calls"), 50 * np))
+    # The rank the others wait for spends the least time in the
+    # collective and the most between MPI calls.
+    check(row.get("fastest_rank") == slow,
+          "Allreduce: fastest rank %s, want %d (the others wait for it)" %
+          (row.get("fastest_rank"), slow))
+    comp = rows.get("Comp Granularity", {})
+    check(comp.get("slowest_rank") == slow,
+          "Comp Granularity: slowest rank %s, want %d" %
+          (comp.get("slowest_rank"), slow))
+
+
 def main():
     doc = json.load(sys.stdin)
     if sys.argv[1] == "full":
         full(doc, int(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1] == "default":
         default(doc, int(sys.argv[2]))
+    elif sys.argv[1] == "imbalance":
+        imbalance(doc, int(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1] == "control":
         control(doc, int(sys.argv[2]))
     else:

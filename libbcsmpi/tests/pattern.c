@@ -8,6 +8,7 @@
  *   pattern [KILL_RANK]
  *   pattern abort
  *   pattern phases DIR
+ *   pattern imbalance R
  *
  * With KILL_RANK, that rank sends itself SIGKILL after its
  * NR_ALLREDUCE / 2 Allreduce calls (it has made exactly those, and one
@@ -16,6 +17,10 @@
  * ends with an MPI_Comm_dup and MPI_Comm_free of MPI_COMM_WORLD and an
  * MPI_Wtime (not measured), besides the MPI_Comm_rank and MPI_Comm_size
  * at its start.
+ *
+ * With "imbalance R", instead: NR_IMBALANCE MPI_Allreduce of 8 doubles,
+ * before each of which rank R computes for IMBALANCE_MS more than the
+ * others (which compute nothing): the others wait for it in every call.
  *
  * With "phases DIR", instead: NR_PHASES phases of PHASE_CALLS
  * MPI_Allreduce; after each but the last, rank 0 creates DIR/doneN and
@@ -42,6 +47,8 @@
 #define NR_PHASES	3
 #define PHASE_CALLS	100
 #define WAIT_S		60	/* for a goN file at most */
+#define NR_IMBALANCE	50
+#define IMBALANCE_MS	4
 
 /* DIR/NAMEN exists. */
 static int there(const char *dir, const char *name, int n)
@@ -81,6 +88,37 @@ static int phases(const char *dir, int rank)
 	return 0;
 }
 
+static volatile double sink = 1;
+
+/* Compute (not sleep: the CPU is busy) for @ms milliseconds. */
+static void compute(int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 1000; i++)
+			sink = sink * 1.000001 + 1e-9;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+static int imbalance(int slow, int rank, int size)
+{
+	double in[8], out[8];
+	int i, k;
+
+	for (k = 0; k < 8; k++)
+		in[k] = rank;
+	for (i = 0; i < NR_IMBALANCE; i++) {
+		if (rank == slow)
+			compute(IMBALANCE_MS);
+		MPI_Allreduce(in, out, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	}
+	return out[0] == size * (size - 1) / 2.0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	double in[8], out[8];
@@ -96,6 +134,11 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc > 2 && !strcmp(argv[1], "phases")) {
 		i = phases(argv[2], rank);
+		MPI_Finalize();
+		return i;
+	}
+	if (argc > 2 && !strcmp(argv[1], "imbalance")) {
+		i = imbalance(atoi(argv[2]), rank, size);
 		MPI_Finalize();
 		return i;
 	}

@@ -11,6 +11,8 @@
 #   - a rank killed with SIGKILL mid-run leaves a readable file, marked
 #     incomplete, with exactly the calls it had made; one that calls
 #     MPI_Abort too, with MPI_Abort counted among the other functions;
+#   - a rank that computes before each Allreduce while the others wait
+#     is the fastest in Allreduce and the slowest in computation;
 #   - by default, histograms of the process rows only, and one call of
 #     the polled MPI_Test in 32 timed (BCS_MPI_POLL), every one counted;
 #   - BCS_MPI_STATS=off writes no file; a bad BCS_MPI_STATS says so on
@@ -210,6 +212,17 @@ test_mpi()
 		result ok "$mpi: by default counters, process histograms only"
 	else
 		result fail "$mpi: by default counters, process histograms only"
+	fi
+
+	# Rank 1 computes before each Allreduce: the spread names it.
+	d=$TMP/$mpi-imbalance
+	if run "$mpi" "$d" "$TMP/out" -- imbalance 1 &&
+	   "$BCSSTAT" mpi --json "$d"/*.bcsmpi > "$TMP/json" &&
+	   tests/check_stats.py imbalance "$np" 1 < "$TMP/json"; then
+		result ok "$mpi: the rank the others wait for, from the spread"
+	else
+		"$BCSSTAT" mpi "$d"/*.bcsmpi >&2
+		result fail "$mpi: the rank the others wait for, from the spread"
 	fi
 
 	d=$TMP/$mpi-off
