@@ -8,7 +8,11 @@
 # per node, srun --mpi=pmix) submitted at once under
 #
 #   gang     Slurm's gang scheduler: PreemptMode=GANG, SchedulerTimeSlice
-#            $SG_TIMESLICE s (slurmctld restarted with that configuration)
+#            $SG_TIMESLICE s (slurmctld restarted with that configuration);
+#            each job an allocation (salloc) whose srun is tried again
+#            until its step is created (slurm_alloc_srun, guest-lib.sh):
+#            slurmctld suspends the second job at once, and a plain srun
+#            of a suspended job waits 300 s before it asks again
 #   bcs-US   srun --bcs, bcsd's slices US microseconds long
 #   plain    OverSubscribe=FORCE, no gang, no bcs: the nodes' schedulers
 #   seq      one after the other
@@ -47,17 +51,22 @@ if [ -n "$missing" ]; then
 fi
 plain_conf="PreemptMode=OFF"
 gang_conf="PreemptMode=GANG
-SchedulerTimeSlice=$tslice"
+SchedulerTimeSlice=$tslice
+DebugFlags=Gang"
 # Slurm's gang first: a run cut short by its deadline has the runs that
 # matter most.
 slurm_up "$gang_conf" || tap_end
 
 # launch LABEL [--bcs]: srun of mpi_barrier, one rank per node, from node1
-# in the background; it waits for $go after MPI_Init.
+# in the background; it waits for $go after MPI_Init.  With alloc=1 (the
+# gang runs), in an allocation of its own (slurm_alloc_srun).
+alloc=0
 launch()
 {
-	on 1 "slurm_start $1 srun -N $nr_nodes -n $nr_nodes --distribution=cyclic \
-		--mpi=pmix ${2:-} -J sg-$1 $app --iters $iters --work $work \
+	local sub="srun -J sg-$1"
+	[ "$alloc" = 1 ] && sub="slurm_alloc_srun sg-$1 $nr_nodes"
+	on 1 "slurm_start $1 $sub -N $nr_nodes -n $nr_nodes --distribution=cyclic \
+		--mpi=pmix ${2:-} $app --iters $iters --work $work \
 		--tag $1 --go $go" > /dev/null
 }
 has()		# has LABEL PATTERN: the job's output has a line PATTERN
@@ -205,6 +214,11 @@ record()
 		diag "$(cat "$out/sg-err")"
 	fi
 }
+gang_run()	# gang_run LABEL LABEL: run, each job an allocation of its own
+{
+	alloc=1
+	run "$@"
+}
 seq_run()
 {
 	local a b
@@ -250,20 +264,21 @@ while [ "$r" -le "$rounds" ]; do
 		break
 	fi
 	if [ $((r % 2)) = 1 ]; then
-		record "$r" gang run a b
+		record "$r" gang gang_run a b
 		slurm_restart "$plain_conf" "round $r: slurmctld and slurmd without gang" || break
 		others
 	else
 		others
 		slurm_restart "$gang_conf" "round $r: slurmctld and slurmd with PreemptMode=GANG SchedulerTimeSlice=$tslice" || break
-		record "$r" gang run a b
+		record "$r" gang gang_run a b
 	fi
 	round_s=$((EPOCHSECONDS - t))
 	r=$((r + 1))
 done
 bcsd_slices "$CL_SLICE_US" > /dev/null
-diag "slurmctld on the gang configuration:" \
-	"$(grep -ih 'timeslice\|gang' "$SHARE/../node1/slurmctld.log" 2>/dev/null | sort -u | tail -n 8)"
+ctld=$SHARE/../node1/slurmctld.log
+diag "slurmctld on the gang configuration: $(grep -c 'gang: suspending' "$ctld" 2>/dev/null) suspensions, $(grep -c 'gang: resuming' "$ctld" 2>/dev/null) resumptions; the first:" \
+	"$(grep 'gang: suspending\|gang: resuming' "$ctld" 2>/dev/null | head -n 6)"
 
 [ -s "$result" ]
 ok $? "table in $result"

@@ -388,6 +388,36 @@ slurm_start()
 	echo "$!" > "$STATE/slurm/srun-$label.pid"
 }
 
+# slurm_alloc_srun NAME NODES SRUN-ARGS...: an allocation of its own
+# (salloc --no-shell -N NODES -n NODES -J NAME, given up after 300 s),
+# then its step, srun --jobid -I3 SRUN-ARGS, tried again while srun
+# cannot create it (at most 200 times), the allocation cancelled after;
+# srun's exit status, its stderr once it is done.  For Slurm's gang
+# scheduler (PreemptMode=GANG): slurmctld suspends a new job at once
+# when it shares nodes with a running one, refuses to create a step of a
+# suspended job (ESLURM_DISABLED) and does not tell srun when the job is
+# resumed, so that a plain srun asks again only after min(300,
+# SlurmctldTimeout) seconds, each time with even odds of finding its job
+# suspended again.  -I3 makes srun give up after about 3 s instead.
+slurm_alloc_srun()
+{
+	local name=$1 nodes=$2 a jid i rc=1 err=$STATE/slurm/alloc-$1.err
+	shift 2
+	slurm_dirs
+	a=$(salloc --no-shell -I300 -N "$nodes" -n "$nodes" -J "$name" 2>&1)
+	jid=$(echo "$a" | sed -n 's/.*Granted job allocation \([0-9][0-9]*\).*/\1/p')
+	[ -n "$jid" ] || { echo "slurm_alloc_srun: no allocation: $a" >&2; return 1; }
+	for i in $(seq 1 200); do
+		srun --jobid="$jid" -I3 "$@" 2> "$err"
+		rc=$?
+		grep -q 'Unable to create step' "$err" || break
+	done
+	[ "$i" = 1 ] || echo "slurm_alloc_srun: job $jid: srun run $i times" >&2
+	cat "$err" >&2
+	scancel "$jid"
+	return $rc
+}
+
 stop_slurm()
 {
 	local d p
