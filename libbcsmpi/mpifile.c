@@ -5,7 +5,9 @@
  * nothing under the checks; a copy is as consistent as the counters of a
  * running process can be (each one current, not all of one instant).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -165,10 +167,13 @@ void bcs_mpi_stats_free(struct bcs_mpi_stats *st)
 
 uint64_t bcs_mpi_prim_time(const struct bcs_mpi_prim *p)
 {
+	double t;
+
 	if (!p->timed || p->timed >= p->calls)
 		return p->total_ns;
-	return (uint64_t)((double)p->total_ns * (double)p->calls /
-			  (double)p->timed);
+	t = (double)p->total_ns * (double)p->calls / (double)p->timed;
+	/* 2^64: a corrupt file's counts, not a time. */
+	return t >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)t;
 }
 
 int bcs_mpi_stats_hist(const struct bcs_mpi_stats *st, uint64_t off,
