@@ -54,8 +54,9 @@ static inline int bcsmpi_active(void)
 	return __atomic_load_n(&bcsmpi_on, __ATOMIC_RELAXED);
 }
 
-/* The records of the file while recording; wrappers of this thread in. */
+/* The records of the file (its mapping) while recording. */
 extern struct bcs_mpi_prim *bcsmpi_prims;
+/* Wrappers this thread is inside: more than 1 for a nested call. */
 extern __thread unsigned int bcsmpi_depth BCSMPI_TLS;
 
 /*
