@@ -12,7 +12,14 @@
 #            each job an allocation (salloc) whose srun is tried again
 #            until its step is created (slurm_alloc_srun, guest-lib.sh):
 #            slurmctld suspends the second job at once, and a plain srun
-#            of a suspended job waits 300 s before it asks again
+#            of a suspended job waits 300 s before it asks again;
+#            slurmstepd suspends a step with SIGTSTP and, 2 s later,
+#            SIGSTOP (proctrack/linuxproc), resumes it with SIGCONT
+#   gang-freezer  the same with ProctrackType=proctrack/cgroup on cgroup
+#            v2 (CgroupPlugin=cgroup/v2, IgnoreSystemd=yes: no systemd in
+#            the guests; cgroup2 mounted on /sys/fs/cgroup first): the
+#            SIGSTOP becomes a write of 1 to the step's cgroup.freeze
+#            (after the same SIGTSTP), the resumption a SIGCONT and 0
 #   bcs-US   srun --bcs, bcsd's slices US microseconds long
 #   plain    OverSubscribe=FORCE, no gang, no bcs: the nodes' schedulers
 #   seq      one after the other
@@ -56,6 +63,53 @@ DebugFlags=Gang"
 # Slurm's gang first: a run cut short by its deadline has the runs that
 # matter most.
 slurm_up "$gang_conf" || tap_end
+
+# freezer_restart TEXT: slurmctld and slurmd again on the gang
+# configuration, with proctrack/cgroup on cgroup v2 (slurm_conf,
+# lib.sh); records TEXT.  The guests mount nothing on /sys/fs/cgroup;
+# slurmd makes system.slice/NODE_slurmstepd.scope there (Debian builds
+# Slurm with multiple slurmd support), but not system.slice.
+# shellcheck disable=SC2016 # expanded in the guest
+cg_mount='{ grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts ||
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup; } && mkdir -p /sys/fs/cgroup/system.slice'
+freezer_restart()
+{
+	local rc
+	on_all "$cg_mount" > "$out/sg-err" 2>&1
+	rc=$?
+	ok $rc "cgroup2 on /sys/fs/cgroup in every guest"
+	[ $rc = 0 ] || { diag "$(cat "$out/sg-err")"; return 1; }
+	slurm_proctrack=cgroup slurm_restart "$gang_conf" "$1"
+	rc=$?
+	[ $rc = 0 ] || diag "$(grep -h 'error\|fatal' "$SHARE"/../node*/slurmd.log | tail -n 6)"
+	return $rc
+}
+# The freezer's trace: on node2, every 2 s while a gang-freezer run lasts
+# (at most 600 s), the values of the steps' cgroup.freeze, a line a
+# sample, in $out/sg-freeze (record runs gang_freezer_run in a subshell);
+# freeze_diag ROUND tells how many samples had a step frozen.
+# shellcheck disable=SC2016 # expanded in the guest
+fz_sampler='( i=0; while [ $i -lt 300 ]; do
+	cat /sys/fs/cgroup/system.slice/*slurmstepd.scope/job_*/step_*/user/cgroup.freeze 2>/dev/null | tr -d "\n"; echo
+	sleep 2; i=$((i + 1)); done ) > "$SHARE/out/sg-freeze" 2>&1 < /dev/null &
+	echo $! > "$STATE/sg-sampler.pid"'
+gang_freezer_run()
+{
+	local rc
+	rm -f "$out/sg-freeze"
+	on 2 "$fz_sampler" > /dev/null
+	gang_run "$@"
+	rc=$?
+	# shellcheck disable=SC2016 # expanded in the guest
+	on 2 'kill "$(cat "$STATE/sg-sampler.pid")"' > /dev/null
+	return $rc
+}
+freeze_diag()
+{
+	[ -s "$out/sg-freeze" ] || return 0
+	diag "round $1, gang-freezer: node2 had a step frozen (cgroup.freeze 1) in $(grep -c 1 "$out/sg-freeze") of $(wc -l < "$out/sg-freeze") samples 2 s apart"
+	rm -f "$out/sg-freeze"
+}
 
 # launch LABEL [--bcs]: srun of mpi_barrier, one rank per node, from node1
 # in the background; it waits for $go after MPI_Init.  With alloc=1 (the
@@ -183,12 +237,12 @@ for line in open(raw):
 print("Slurm makespans: two MPI barrier jobs (mpi_barrier, %s ranks, one per "
       "node, iters %s work %s); gang = PreemptMode=GANG SchedulerTimeSlice=%s s"
       % (nodes, iters, work, tslice))
-print("%-10s %6s %10s %10s %s" % ("config", "rounds", "median_s", "vs_seq", "makespans"))
+print("%-12s %6s %10s %10s %s" % ("config", "rounds", "median_s", "vs_seq", "makespans"))
 seq = runs.get("seq", {})
 for c in order:
     ms = runs[c]
     ratios = [ms[r] / seq[r] for r in ms if r in seq]
-    print("%-10s %6d %10.2f %10s %s" % (
+    print("%-12s %6d %10.2f %10s %s" % (
         c, len(ms), statistics.median(ms.values()),
         "%.3f" % statistics.median(ratios) if ratios else "-",
         " ".join("%.1f" % ms[r] for r in sorted(ms))))
@@ -253,8 +307,9 @@ others()
 	record "$r" seq seq_run
 	record "$r" plain run a b
 }
-# One restart of slurmctld a round: Slurm's gang first in odd rounds (it
-# is up with the gang configuration), last in even ones.
+# Two restarts of slurmctld a round: Slurm's gang first in odd rounds (it
+# is up with the gang configuration), then its gang on the freezer, then
+# the others; in even rounds the other way round.
 round_s=0
 r=1
 while [ "$r" -le "$rounds" ]; do
@@ -265,13 +320,18 @@ while [ "$r" -le "$rounds" ]; do
 	fi
 	if [ $((r % 2)) = 1 ]; then
 		record "$r" gang gang_run a b
+		freezer_restart "round $r: slurmctld and slurmd with GANG and proctrack/cgroup (cgroup v2 freezer)" &&
+			record "$r" gang-freezer gang_freezer_run a b
 		slurm_restart "$plain_conf" "round $r: slurmctld and slurmd without gang" || break
 		others
 	else
 		others
+		freezer_restart "round $r: slurmctld and slurmd with GANG and proctrack/cgroup (cgroup v2 freezer)" &&
+			record "$r" gang-freezer gang_freezer_run a b
 		slurm_restart "$gang_conf" "round $r: slurmctld and slurmd with PreemptMode=GANG SchedulerTimeSlice=$tslice" || break
 		record "$r" gang gang_run a b
 	fi
+	freeze_diag "$r"
 	round_s=$((EPOCHSECONDS - t))
 	r=$((r + 1))
 done

@@ -324,10 +324,15 @@ slurm_missing()
 # slurm_conf [LINES]: slurm.conf, cgroup.conf and plugstack.conf in
 # SHARE/slurm; LINES (newline-separated) are added to slurm.conf before
 # the nodes, so that a later "slurm_conf LINES" plus slurm_restart
-# changes, say, the preemption mode.
+# changes, say, the preemption mode.  With slurm_proctrack=cgroup (unset:
+# linuxproc), ProctrackType=proctrack/cgroup on the cgroup v2 plugin
+# without systemd, so that a suspended step is frozen (cgroup.freeze)
+# rather than stopped; the guests then need cgroup2 mounted on
+# /sys/fs/cgroup, with a directory system.slice, before slurmd starts
+# (bench/slurm_gang_run.sh does it).
 slurm_conf()
 {
-	local sl=$SHARE/slurm n
+	local sl=$SHARE/slurm n pt=${slurm_proctrack:-linuxproc}
 	local st=/tmp/bcs-cluster/slurm	# STATE/slurm in the guests (guest-lib.sh)
 	mkdir -p "$sl"
 	{
@@ -347,7 +352,7 @@ slurm_conf()
 		SlurmdLogFile=$st/log/slurmd.log
 		SlurmctldDebug=info
 		SlurmdDebug=info
-		ProctrackType=proctrack/linuxproc
+		ProctrackType=proctrack/$pt
 		TaskPlugin=task/none
 		JobAcctGatherType=jobacct_gather/none
 		AccountingStorageType=accounting_storage/none
@@ -377,6 +382,11 @@ slurm_conf()
 	# (the guests): name the v1 plugin, which mounts nothing until a
 	# cgroup-based plugin asks (none here: proctrack/linuxproc, task/none).
 	echo "CgroupPlugin=cgroup/v1" > "$sl/cgroup.conf"
+	# proctrack/cgroup: cgroup v2, slurmd making its own directories under
+	# /sys/fs/cgroup/system.slice (no systemd, no dbus in the guests), no
+	# controller enabled (CgroupAutomount off): the freezer is in the core.
+	[ "$pt" = linuxproc ] ||
+		printf '%s\n' CgroupPlugin=cgroup/v2 IgnoreSystemd=yes > "$sl/cgroup.conf"
 	# require=yes: a node without bcs fails the step, not run it silently.
 	echo "required $slurm_plugin default=off require=yes wait=10" > "$sl/plugstack.conf"
 }
