@@ -11,7 +11,9 @@
 # does it, the makespan of two MPI barrier jobs (bench/mpi_barrier, one
 # rank per node) submitted at once under Slurm's gang scheduler
 # (PreemptMode=GANG, SchedulerTimeSlice SEC, default 5, the least
-# slurmctld 22.05 takes), under bcs (srun --bcs) with bcsd's slices of
+# slurmctld 22.05 takes), suspending with signals (proctrack/linuxproc)
+# and with the cgroup v2 freezer (proctrack/cgroup, "gang-freezer"),
+# under bcs (srun --bcs) with bcsd's slices of
 # --bcs-slices (default 100000 us), under plain time-sharing
 # (OverSubscribe=FORCE, neither), and one after the other; R rounds
 # (default 2), interleaved.  Each job does K iterations of work W (default
