@@ -96,23 +96,12 @@ int loop_on_tick(struct bcsd *d, loop_fn *fn, void *arg)
 	return 0;
 }
 
-static void on_tick(struct bcsd *d, void *arg)
-{
-	struct loop *l = &d->loop;
-	unsigned int i;
-
-	(void)arg;
-	loop_drain_timer(l->tick_fd);
-	for (i = 0; i < l->nr_ticks; i++)
-		l->ticks[i].fn(d, l->ticks[i].arg);
-}
-
 /*
  * The tick watches for a silent master and times out requests and
  * reports; a quarter of the failover silence is fine enough for that.
- * Every tick wakes bcsd, which preempts the jobs it runs beside: on a
- * busy node each wake-up costs the job a context switch, so the tick is
- * no more frequent than it must be.
+ * Every wake-up of bcsd preempts the jobs it runs beside: on a busy node
+ * each costs the job a context switch, so the tick is no more frequent
+ * than it must be, and rides on the wake-ups bcsd has anyway.
  */
 static long tick_period_ms(const struct bcsd *d)
 {
@@ -127,18 +116,52 @@ static long tick_period_ms(const struct bcsd *d)
 	return (long)ms;
 }
 
+/*
+ * Arm the timer for a tick of its own, one and a half periods from now:
+ * past the next strobe when the period is a slice, so that a tick that
+ * rode on a strobe does not race the next one.  timerfd_settime() also
+ * clears an expiration not yet read, so the timer is never drained.
+ */
+static int arm_tick(struct loop *l)
+{
+	long ms = l->tick_ms * 3 / 2;
+	struct itimerspec its = {
+		.it_value = { ms / 1000, ms % 1000 * 1000000L },
+	};
+
+	return timerfd_settime(l->tick_fd, 0, &its, NULL);
+}
+
+static void run_ticks(struct bcsd *d, uint64_t now)
+{
+	struct loop *l = &d->loop;
+	unsigned int i;
+
+	l->tick_last_ms = now;
+	l->nr_tick_runs++;
+	for (i = 0; i < l->nr_ticks; i++)
+		l->ticks[i].fn(d, l->ticks[i].arg);
+	if (arm_tick(l))
+		pr_warn("timerfd: %s", strerror(errno));
+}
+
+/* Nothing else woke bcsd for one and a half periods. */
+static void on_tick(struct bcsd *d, void *arg)
+{
+	(void)arg;
+	d->loop.nr_tick_wakeups++;
+	run_ticks(d, now_mono_ms());
+}
+
 int loop_init(struct bcsd *d)
 {
 	struct loop *l = &d->loop;
-	long ms = tick_period_ms(d);
-	struct itimerspec its = {
-		.it_value = { ms / 1000, ms % 1000 * 1000000L },
-		.it_interval = { ms / 1000, ms % 1000 * 1000000L },
-	};
 
 	memset(l, 0, sizeof(*l));
+	l->tick_ms = tick_period_ms(d);
+	l->tick_last_ms = now_mono_ms();
 	l->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (l->tick_fd < 0 || timerfd_settime(l->tick_fd, 0, &its, NULL)) {
+	if (l->tick_fd < 0 || arm_tick(l)) {
 		pr_err("timerfd: %s", strerror(errno));
 		return -1;
 	}
@@ -191,6 +214,7 @@ int loop_wait(struct bcsd *d)
 	struct loop *l = &d->loop;
 	struct loop_entry *e;
 	unsigned int n = 0, i;
+	uint64_t now;
 	int order;
 
 	if (pfd_room(l))
@@ -221,5 +245,12 @@ int loop_wait(struct bcsd *d)
 			continue;
 		e->fn(d, e->arg);
 	}
+	/*
+	 * Half a period or more since the last tick: it runs now, on this
+	 * wake-up (a strobe's, most often), and its timer moves on.
+	 */
+	now = now_mono_ms();
+	if (now - l->tick_last_ms >= (uint64_t)l->tick_ms / 2)
+		run_ticks(d, now);
 	return 0;
 }

@@ -48,7 +48,16 @@ struct loop {
 	unsigned int *pfd_entry;	/* the entry of pfd[i] */
 	uint64_t *pfd_gen;		/* its gen then */
 	unsigned int pfd_room;
-	int tick_fd;			/* timerfd, CLOCK_MONOTONIC */
+	/*
+	 * The tick: its handlers run at the end of a wake-up half a period
+	 * or more after they last ran, or by tick_fd (CLOCK_MONOTONIC, one
+	 * shot) when nothing woke bcsd for one and a half periods.
+	 */
+	int tick_fd;
+	long tick_ms;			/* the period */
+	uint64_t tick_last_ms;		/* CLOCK_MONOTONIC */
+	uint64_t nr_tick_runs;		/* the handlers ran */
+	uint64_t nr_tick_wakeups;	/* of those, on a wake-up of their own */
 	struct {
 		loop_fn *fn;
 		void *arg;
@@ -66,7 +75,11 @@ int loop_add(struct bcsd *d, int fd, enum loop_order order, loop_fn *fn,
 	     void *arg);
 /* Forget @fd, before it is closed. */
 void loop_del(struct bcsd *d, int fd);
-/* Call @fn(@d, @arg) at every tick, in the order of registration. */
+/*
+ * Call @fn(@d, @arg) at every tick, in the order of registration: every
+ * half to one and a half periods (a quarter of the failover silence,
+ * 10 to 100 ms), so handlers compare clocks, never count ticks.
+ */
 int loop_on_tick(struct bcsd *d, loop_fn *fn, void *arg);
 /*
  * Wait for the descriptors and run the handlers of those ready; 0, also

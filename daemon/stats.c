@@ -41,6 +41,8 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "strobes_stale_map", d->cnt.strobes_stale_map);
 	add_u64(o, "strobes_tx", d->cnt.strobes_tx);
 	add_u64(o, "strobe_copies_tx", d->cnt.strobe_copies_tx);
+	add_u64(o, "ticks", d->loop.nr_tick_runs);
+	add_u64(o, "tick_wakeups", d->loop.nr_tick_wakeups);
 	add_u64(o, "kernel_errors", d->cnt.kernel_errors);
 	add_u64(o, "dumps", d->cnt.dumps);
 	add_u64(o, "dumps_failed", d->cnt.dumps_failed);
