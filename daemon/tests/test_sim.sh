@@ -12,7 +12,9 @@
 # every node applied the map with both jobs to its stand-in without an
 # error, the master's global records count the nodes' switches, and an
 # attach from node2 to node3 (multicast: every node hears it) happens on
-# node3 alone.
+# node3 alone; MPI statistics switched on through the master and
+# gathered through node2's bcsd, complete, and with node3's bcsd stopped,
+# said to be incomplete.
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
 
@@ -240,6 +242,68 @@ rc=$?
 out=$(tr '\n' ' ' < "$TMP/gather.err")
 [ "$rc" != 0 ] && [[ $out == *bcsd:*"this node's files only"* ]]
 check $? "a job the master does not know: bcsstat says so, reads this node's files ($out)"
+
+# A node that does not answer: job $gj given a task on every node, so
+# that the master's map expects all three, then node3's bcsd stopped
+# (SIGSTOP) before its reports go stale: node2 answers after its wait
+# with the two nodes that answered, and says the table is incomplete.
+# map_nodes N: job $gj's nodes in the map daemon N follows ("-" if none).
+map_nodes()
+{
+	ctl "$1" job list --json 2>/dev/null | python3 -c 'import json, sys
+for j in json.load(sys.stdin)["jobs"]:
+    if j["id"] == int(sys.argv[1]):
+        print(j["nodes"]); break
+else:
+    print("-")' "$gj" 2>/dev/null
+}
+gpids=()
+for n in 1 2 3; do
+	sleep 300 &
+	gpids+=($!)
+	pids+=($!)
+	ctl "$n" job attach "$gj" --node "$n" "$!" > /dev/null 2>&1
+done
+for _ in $(seq 50); do
+	[ "$(map_nodes 2)" = 3 ] && break
+	sleep 0.2
+done
+[ "$(map_nodes 2)" = 3 ]
+check $? "job $gj has tasks on the three nodes in node2's map ($(map_nodes 2))"
+snap 2
+partial0=$(val 2 mpi_gathers_partial)
+kill -STOP "$(cat "$TMP/pid3")"
+# Both at once: node3's reports go stale while a gather waits for it.
+BCS_CONTROL_SOCKET=$TMP/ctl2 timeout 30 "$BCSSTAT" mpi --job "$gj" --json \
+	> "$TMP/gather.json" 2> "$TMP/gather-json.err" &
+jpid=$!
+BCS_CONTROL_SOCKET=$TMP/ctl2 timeout 30 "$BCSSTAT" mpi --job "$gj" \
+	> "$TMP/gather.txt" 2> "$TMP/gather.err"
+rc=$?
+wait "$jpid"
+rc2=$?
+cat "$TMP/gather-json.err" >> "$TMP/gather.err"
+kill -CONT "$(cat "$TMP/pid3")"
+out=$(grep "^through bcsd" "$TMP/gather.txt")
+echo "# node3 stopped: $out"
+[ "$rc" = 0 ] && [ "$rc2" = 0 ] &&
+	[[ $out == "through bcsd: 2 of 3 nodes answered (incomplete"* ]]
+check $? "node3 stopped: bcsstat mpi says 2 of 3 nodes answered, incomplete ($(head -c 200 "$TMP/gather.err"))"
+out=$(python3 - "$TMP/gather.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d.get("through_bcsd", {})
+ranks = sorted(r["rank"] for r in d["ranks"])
+ok = g == {"expected": 3, "answered": 2, "complete": False} and ranks == [0, 1, 2]
+print("%s, ranks %s" % (g, ranks))
+sys.exit(0 if ok else 1)
+PY
+)
+check $? "its JSON: expected 3, answered 2, not complete; the ranks of node1 and node2 ($out)"
+snap 2
+[ "$(val 2 mpi_gathers_partial)" = $((partial0 + 2)) ]
+check $? "node2 counts both gathers partial"
+kill "${gpids[@]}" 2>/dev/null
 
 # The job destroyed: its control file goes on every node.
 out=$(ctl 1 job destroy "$job" 2>&1)
