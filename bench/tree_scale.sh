@@ -3,6 +3,7 @@
 #
 # bench/tree_scale.sh [--nodes "N..."] [--fanouts "K..."] [--seconds S]
 #                     [--flat N] [--lead US] [--switch-reports period|slice]
+#                     [--copies C]
 #
 # How a tree of bcsd daemons (Documentation/tree.rst) scales: for each
 # number of nodes N (default "64 256 1024") and fan-out K (default
@@ -42,6 +43,10 @@
 # sends each slice's summary up as the next strobe comes, period once a
 # report period (1 s), when no slice can be reduced within itself.
 #
+# --copies C sets the master's strobe_copies (default: bcsd's, 2): every
+# copy goes down the whole tree, and wakes every daemon once more a
+# slice.
+#
 # --flat N (default 64; 0: none) adds the flat multicast transport with N
 # daemons for comparison; those need a network namespace each (every one
 # binds the cluster's port and joins the group), joined by a bridge, so
@@ -70,6 +75,7 @@ secs=20
 flat=64
 lead=30000
 reports=slice
+copies=2
 while [ $# -gt 0 ]; do
 	case $1 in
 	--nodes)    nodes=$2; shift 2 ;;
@@ -78,11 +84,12 @@ while [ $# -gt 0 ]; do
 	--flat)     flat=$2; shift 2 ;;
 	--lead)     lead=$2; shift 2 ;;
 	--switch-reports) reports=$2; shift 2 ;;
+	--copies)   copies=$2; shift 2 ;;
 	-h|--help)  sed -n '4,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*)          echo "tree_scale: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
-for v in $nodes $fanouts "$secs" "$flat" "$lead"; do
+for v in $nodes $fanouts "$secs" "$flat" "$lead" "$copies"; do
 	case $v in
 	''|*[!0-9]*) echo "tree_scale: numbers only (see --help)" >&2; exit 2 ;;
 	esac
@@ -100,6 +107,7 @@ for v in $fanouts; do
 		{ echo "tree_scale: --fanouts: 1 to 1024" >&2; exit 2; }
 done
 [ "$secs" -ge 2 ] && [ "$secs" -le 600 ] && [ "$flat" -le 254 ] &&
+	[ "$copies" -ge 1 ] && [ "$copies" -le 8 ] &&
 	[ "$flat" != 1 ] && [ "$lead" -lt 100000 ] ||
 	{ echo "tree_scale: out of range (see --help)" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "tree_scale: must run as root" >&2; exit 2; }
@@ -169,6 +177,7 @@ start()
 		"$BCSD" --role="$role" --node_id="$n" --key_file="$TMP/key" \
 		--rt_priority=0 --slice_us="$SLICE_US" --lead_us="$lead" \
 		--stale_slices=20 --switch_reports="$reports" \
+		--strobe_copies="$copies" \
 		--control_socket="$dir/ctl$n" \
 		--stats_file="$dir/stats$n.json" --jobs_dir="$dir/jobs$n" \
 		"$@" > "$dir/log$n" 2>&1 &
@@ -383,13 +392,13 @@ if [ "$flat" -gt 0 ]; then
 fi
 
 python3 - "$TMP/results" "$OUT/tree_scale.txt" "$OUT/tree_scale.json" \
-	"$secs" "$lead" "$reports" <<'PY'
+	"$secs" "$lead" "$reports" "$copies" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 f = lambda v, p: "-" if v is None else f"{v:.{p}f}"
 lines = [f"# bench/tree_scale.sh: {sys.argv[4]} s per configuration, "
          f"slices of 100 ms, lead {int(sys.argv[5]) // 1000} ms, "
-         f"switch_reports {sys.argv[6]}",
+         f"switch_reports {sys.argv[6]}, strobe_copies {sys.argv[7]}",
          f"{'mode':>9} {'nodes':>5} {'start_s':>7} {'slices':>6} "
          f"{'all_sw':>6} {'in_slice':>8} {'heard50':>7} "
          f"{'on_time':>7} {'m_cpu_ms':>8} {'i_cpu_ms':>8} "
