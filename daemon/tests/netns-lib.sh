@@ -203,3 +203,15 @@ ctl()
 	shift
 	BCS_CONTROL_SOCKET=$TMP/ctl$n timeout 10 "$BCSCTL" "$@"
 }
+
+# job_field N JOB FIELD: FIELD of job JOB in daemon N's bcsctl job list
+# --json ("-" if the job is not there).
+job_field()
+{
+	ctl "$1" job list --json 2>/dev/null | python3 -c 'import json, sys
+for j in json.load(sys.stdin)["jobs"]:
+    if j["id"] == int(sys.argv[1]):
+        print(j[sys.argv[2]]); break
+else:
+    print("-")' "$2" "$3" 2>/dev/null
+}

@@ -95,12 +95,7 @@ check $? "still one attach on node3, and no command given up"
 # tasks N: job $job's tasks in the map daemon N follows ("-" if none).
 tasks()
 {
-	ctl "$1" job list --json 2>/dev/null | python3 -c 'import json, sys
-for j in json.load(sys.stdin)["jobs"]:
-    if j["id"] == int(sys.argv[1]):
-        print(j["cluster_tasks"]); break
-else:
-    print("-")' "$job" 2>/dev/null
+	job_field "$1" "$job" cluster_tasks
 }
 for _ in $(seq 50); do
 	[ "$(tasks 1)" = 1 ] && break

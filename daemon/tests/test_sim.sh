@@ -250,12 +250,7 @@ check $? "a job the master does not know: bcsstat says so, reads this node's fil
 # map_nodes N: job $gj's nodes in the map daemon N follows ("-" if none).
 map_nodes()
 {
-	ctl "$1" job list --json 2>/dev/null | python3 -c 'import json, sys
-for j in json.load(sys.stdin)["jobs"]:
-    if j["id"] == int(sys.argv[1]):
-        print(j["nodes"]); break
-else:
-    print("-")' "$gj" 2>/dev/null
+	job_field "$1" "$gj" nodes
 }
 gpids=()
 for n in 1 2 3; do
