@@ -194,6 +194,19 @@ until_stat()
 	return 1
 }
 
+# until_is WANT CMD...: wait at most 10 s for CMD to print WANT.
+until_is()
+{
+	local want=$1 end=$((SECONDS + 10))
+
+	shift
+	while [ "$SECONDS" -lt "$end" ]; do
+		[ "$("$@")" = "$want" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # ctl N ARG...: bcsctl ARG... against daemon N's control socket, for at
 # most 10 s; needs $BCSCTL.
 ctl()

@@ -97,11 +97,7 @@ tasks()
 {
 	job_field "$1" "$job" cluster_tasks
 }
-for _ in $(seq 50); do
-	[ "$(tasks 1)" = 1 ] && break
-	sleep 0.2
-done
-[ "$(tasks 1)" = 1 ]
+until_is 1 tasks 1
 check $? "the master's map counts the task on node3 ($(tasks 1))"
 
 out=$(ctl 3 job attach "$job" --node 1 "$p1" 2>&1)

@@ -259,11 +259,7 @@ for n in 1 2 3; do
 	pids+=($!)
 	ctl "$n" job attach "$gj" --node "$n" "$!" > /dev/null 2>&1
 done
-for _ in $(seq 50); do
-	[ "$(map_nodes 2)" = 3 ] && break
-	sleep 0.2
-done
-[ "$(map_nodes 2)" = 3 ]
+until_is 3 map_nodes 2
 check $? "job $gj has tasks on the three nodes in node2's map ($(map_nodes 2))"
 snap 2
 partial0=$(val 2 mpi_gathers_partial)
