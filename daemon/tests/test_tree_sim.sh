@@ -183,6 +183,7 @@ out=$(python3 - "$N" "$FANOUT" "$TMP" <<'PY'
 import json, os, sys
 n, k, tmp = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 wrong, inner, leaves, sparse, reporting = [], [], [], [], []
+ticks = [0, 0]          # the leaves' ticks, and of them, wake-ups of their own
 for p in range(n):
     node = p + 1
     try:
@@ -212,6 +213,8 @@ for p in range(n):
         inner.append((node, st.get("tree_passed", -1)))
     elif p:
         leaves.append((node, st.get("tree_passed", -1)))
+        ticks[0] += st.get("ticks", 0)
+        ticks[1] += st.get("tick_wakeups", 0)
         # A summary up per strobe, less the first few (no record yet).
         if st.get("reduce_up", 0) * 2 < st.get("strobes_forwarded", 0):
             sparse.append(f"{node}: {st.get('reduce_up')} up, "
@@ -223,7 +226,9 @@ print("leaves passing:", " ".join(f"{a}={b}" for a, b in leaves if b) or "none")
 print("reporting off:", "; ".join(reporting[:8]) or "none")
 print("leaves sending fewer summaries than half their strobes:",
       "; ".join(sparse[:8]) or "none")
-sys.exit((1 if wrong else 0) |
+print(f"leaves' ticks: {ticks[0]}, {ticks[1]} of them on a wake-up of their own")
+sys.exit((32 if not ticks[0] or 2 * ticks[1] >= ticks[0] else 0) |
+         (1 if wrong else 0) |
          (0 if inner and all(b > 0 for a, b in inner) else 2) |
          (0 if leaves and all(b == 0 for a, b in leaves) else 4) |
          (8 if sparse else 0) | (16 if reporting else 0))
@@ -236,5 +241,8 @@ check $((rc & 2)) "every daemon with children passed datagrams on (tree_passed >
 check $((rc & 4)) "no leaf passed anything on (tree_passed 0)"
 check $((rc & 8)) "every leaf sent its parent a switch summary for most strobes (switch_reports slice)"
 check $((rc & 16)) "the sums of reports held each leaf's own and, at the root, most of the cluster's (tree reporting)"
+# Before the first strobe the tick wakes a daemon by its own timer; from
+# then on it rides on the strobes.
+check $((rc & 32)) "the leaves' housekeeping ticks rode mostly on their strobes (ticks, tick_wakeups)"
 
 checks_done test_tree_sim
