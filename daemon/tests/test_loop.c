@@ -102,19 +102,24 @@ static void test_riding(void)
 	CHECK(loop_wait(&d) == 0);
 	CHECK(nr_ready == 1);
 	CHECK(nr_ticked == 0 || now_mono_ms() - t0 >= 50);
+	/* Until six ticks ran, for 10 s at most. */
 	do {
 		failed += loop_wait(&d) != 0;
 		now = now_mono_ms();
-	} while (++rounds < 10000000 && now - t0 < 450);
+	} while (++rounds < 100000000 && nr_ticked < 6 && now - t0 < 10000);
 	CHECK(failed == 0);
 	CHECK(nr_ready == rounds + 1);
-	/* Every half period at least, on the descriptor's wake-ups. */
-	CHECK(nr_ticked >= 4);
-	CHECK(nr_ticked <= 9);
+	CHECK(nr_ticked >= 6);
+	/* Never closer than half a period. */
 	for (i = 1; i < nr_ticked && i < 64; i++)
 		CHECK(tick_at[i] - tick_at[i - 1] >= 50);
 	CHECK(d.loop.nr_tick_runs == nr_ticked);
-	CHECK(d.loop.nr_tick_wakeups == 0);
+	/*
+	 * On the descriptor's wake-ups: the timer fires only if this process
+	 * was held off the CPU for a whole period, as it may be on a loaded
+	 * host, so most, not all.
+	 */
+	CHECK(2 * d.loop.nr_tick_wakeups < nr_ticked);
 	loop_exit(&d);
 	close(p[0]);
 	close(p[1]);
