@@ -38,6 +38,9 @@
 #   rss_mib     all daemons' resident memory at the end, MiB
 #   load        the host's load average (1 min) at the end: other work on
 #               the host shows here, and in late strobes
+#   nack_pct    strobes asked for again (strobe_nacks_tx, summed over the
+#               daemons: Documentation/tree.rst, "Lost strobes"), in per
+#               cent of the strobes due to all nodes
 #
 # --switch-reports (default slice) is the daemons' switch_reports: slice
 # sends each slice's summary up as the next strobe comes, period once a
@@ -220,6 +223,27 @@ snap()
 	return 1
 }
 
+# nacks DIR N: every daemon writes its counters; prints the sum of their
+# strobe_nacks_tx (strobes asked for again) and the time (ns), or nothing
+# if not all came.
+nacks()
+{
+	local have=0
+
+	rm -f "$1"/stats*.json
+	xargs -r kill -USR1 < "$1/pids" 2>/dev/null
+	for _ in $(seq 200); do
+		have=$(find "$1" -name 'stats*.json' -size +0 | wc -l)
+		[ "$have" -ge "$2" ] && break
+		sleep 0.1
+	done
+	[ "$have" -ge "$2" ] || return 0
+	python3 -c 'import glob, json, sys
+print(sum(json.load(open(f)).get("strobe_nacks_tx", 0)
+          for f in glob.glob(sys.argv[1] + "/stats*.json")))' "$1" 2>/dev/null &&
+		date +%s%N
+}
+
 # cpu DIR FILE: the CPU time in ns (the first field of
 # /proc/PID/schedstat: utime + stime of /proc/PID/stat count in ticks of
 # 10 ms, too coarse for a few ms per second) and the RSS in pages of every
@@ -256,6 +280,7 @@ measure()
 			{ echo "tree_scale: job create: $out" >&2; return 1; }
 	done
 	sleep 3
+	nacks "$dir" "$n" > "$dir/nacks0"
 	snap "$dir" 1 && cp "$dir/stats1.json" "$dir/m0.json" &&
 		cpu "$dir" "$dir/cpu0" || return 1
 	t0=$(date +%s%N)
@@ -263,6 +288,7 @@ measure()
 	t1=$(date +%s%N)
 	snap "$dir" 1 && cp "$dir/stats1.json" "$dir/m1.json" &&
 		cpu "$dir" "$dir/cpu1" || return 1
+	nacks "$dir" "$n" > "$dir/nacks1"
 	# Every node summarises its switches once a report period (1 s).
 	sleep 2.5
 	BCS_CONTROL_SOCKET=$dir/ctl1 timeout 20 "$BCSCTL" stats global \
@@ -311,10 +337,20 @@ def ticks(name):
 c0, c1 = ticks("cpu0"), ticks("cpu1")
 dt = [b[0] - a[0] for a, b in zip(c0, c1)]
 slices = len(want) or 1
+# Strobes asked for again (tree.rst, "Lost strobes"), per node and slice
+# due between the two counts (each: the sum, then when it was taken).
+try:
+    na = [[int(x) for x in open(os.path.join(d, f"nacks{i}")).read().split()]
+          for i in (0, 1)]
+    due = (na[1][1] - na[0][1]) / slice_ns
+    nack_pct = 100.0 * (na[1][0] - na[0][0]) / (due * n)
+except (OSError, ValueError, IndexError, ZeroDivisionError):
+    nack_pct = None
 ms = lambda t: t / 1e6 / slices
 inner = [p for p in range(1, n) if k * p + 1 < n] if mode == "tree" else []
 m0 = json.load(open(os.path.join(d, "m0.json")))
 m1 = json.load(open(os.path.join(d, "m1.json")))
+
 print(json.dumps({
     "mode": mode, "nodes": n, "fanout": k if mode == "tree" else None,
     "start_s": start_s, "slices": len(want),
@@ -324,6 +360,7 @@ print(json.dumps({
     "master_cpu_ms": ms(dt[0]),
     "inner_cpu_ms": max((ms(dt[p]) for p in inner), default=None),
     "master_rx": (m1["rx"] - m0["rx"]) / slices,
+    "nack_pct": nack_pct,
     "worst_p50_ms": late[len(late) // 2] / 1e6 if late else None,
     "worst_max_ms": late[-1] / 1e6 if late else None,
     "cpu_pct": 100.0 * sum(dt) / (t1 - t0),
@@ -403,7 +440,7 @@ lines = [f"# bench/tree_scale.sh: {sys.argv[4]} s per configuration, "
          f"{'all_sw':>6} {'in_slice':>8} {'heard50':>7} "
          f"{'on_time':>7} {'m_cpu_ms':>8} {'i_cpu_ms':>8} "
          f"{'m_rx':>6} {'worst50':>7} {'worstmx':>7} {'cpu_pct':>7} "
-         f"{'rss_mib':>7} {'load':>5}"]
+         f"{'rss_mib':>7} {'load':>5} {'nack_pct':>8}"]
 for r in rows:
     mode = f"tree/{r['fanout']}" if r["mode"] == "tree" else "multicast"
     lines.append(f"{mode:>9} {r['nodes']:>5} {f(r['start_s'], 1):>7} "
@@ -413,7 +450,7 @@ for r in rows:
                  f"{f(r['inner_cpu_ms'], 3):>8} {f(r['master_rx'], 1):>6} "
                  f"{f(r['worst_p50_ms'], 1):>7} {f(r['worst_max_ms'], 1):>7} "
                  f"{f(r['cpu_pct'], 1):>7} {f(r['rss_mib'], 0):>7} "
-                 f"{f(r['loadavg'], 1):>5}")
+                 f"{f(r['loadavg'], 1):>5} {f(r.get('nack_pct'), 2):>8}")
 text = "\n".join(lines) + "\n"
 print(text, end="")
 open(sys.argv[2], "w").write(text)

@@ -139,6 +139,32 @@ struct bcsd_tree_rt {
 	uint32_t nr_adopted;
 	struct tree_unacked unacked[TREE_UNACKED_MAX];
 	/*
+	 * Lost strobes (BCSP_STROBE_F_REPAIR): the last strobe passed down,
+	 * kept to send again to a node below that missed it; and the last
+	 * taken, whose node @from is asked for the next (BCSP_STROBE_NACK)
+	 * if it has not come at @due_ns (by @repair_fd: CLOCK_REALTIME, one
+	 * shot; -1 without strobe_transport tree), @left times, @gap_ns
+	 * apart, before the next one's deadline.
+	 */
+	struct tree_strobe_kept {
+		uint8_t buf[BCSP_MAX_LEN];
+		size_t len;		/* 0: none */
+		uint32_t master;
+		uint32_t epoch;
+		uint64_t slice;
+	} kept;
+	struct tree_strobe_taken {
+		uint32_t master;
+		uint32_t epoch;
+		uint64_t slice;
+		struct sockaddr_in from;
+		uint64_t next_deadline_ns;	/* CLOCK_REALTIME */
+		uint64_t due_ns;		/* CLOCK_REALTIME */
+		unsigned int left;
+		uint64_t gap_ns;
+	} taken;
+	int repair_fd;
+	/*
 	 * A standby's quorum (tree.c, tquorum.c): the id of its last round of
 	 * quorum probes, when it went, and per node of the list (NULL: none
 	 * yet) the last answer and whether it said it hears a master.
@@ -281,6 +307,9 @@ struct bcsd_counters {
 	uint64_t results_rx;		/* taken by the active master */
 	uint64_t tree_acks_tx;		/* commands acknowledged to a parent */
 	uint64_t tree_acks_rx;		/* a child's acknowledgement taken */
+	uint64_t strobe_nacks_tx;	/* the next strobe asked for again */
+	uint64_t strobe_nacks_rx;	/* a node below asked for it */
+	uint64_t strobe_resent;		/* sent again on such a request */
 	uint64_t tree_resent;		/* commands sent again to a child */
 	uint64_t tree_unacked;		/* given up after tree_retries */
 	/* probe.c */
@@ -648,9 +677,11 @@ struct json_object *global_json(const struct bcsd *d, uint64_t last);
  * nodes_file.  tree_transport(): strobe_transport is tree.
  * tree_addr(): node @node's address from the list.  tree_port(): the
  * port to bind, this node's in the list.  tree_reroot(): hang the tree
- * from node @root.  tree_send_children(): datagram @buf to every child,
- * and to the nodes that asked (tree_adopt()); returns how many took it,
- * or -1 if a send failed (to the others it went).  tree_json(): this node's place, or NULL.
+ * from node @root.  tree_send_children(): datagram @buf, decoded as @m,
+ * to every child, and to the nodes that asked (tree_adopt()); returns how
+ * many took it, or -1 if a send failed (to the others it went); a strobe
+ * whose loss the tree repairs is kept for those that miss it.
+ * tree_json(): this node's place, or NULL.
  */
 int tree_init(struct bcsd *d);
 void tree_exit(struct bcsd *d);
@@ -658,7 +689,8 @@ bool tree_transport(const struct bcsd *d);
 bool tree_addr(const struct bcsd *d, uint32_t node, struct sockaddr_in *sin);
 uint16_t tree_port(const struct bcsd *d);
 void tree_reroot(struct bcsd *d, uint32_t root);
-int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len);
+int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len,
+		       const struct bcsp_msg *m);
 /*
  * Command datagram @buf, decoded as @m, down the tree: to the children
  * (and nodes that asked) whose subtrees hold tasks of its job, or have
@@ -675,6 +707,16 @@ void tree_send_ack(struct bcsd *d, const struct bcsp_msg *m,
 		   const struct sockaddr_in *to);
 void tree_on_ack(struct bcsd *d, uint32_t sender, uint32_t epoch,
 		 const struct bcsp_ack *a);
+/*
+ * Lost strobes (Documentation/tree.rst).  tree_strobe_taken(): strobe @m
+ * came from @from, which is asked for the next if it does not come in
+ * time.  tree_on_strobe_nack(): node @sender asked for the strobe after
+ * the one it names.
+ */
+void tree_strobe_taken(struct bcsd *d, const struct bcsp_msg *m,
+		       const struct sockaddr_in *from);
+void tree_on_strobe_nack(struct bcsd *d, uint32_t sender, uint32_t epoch,
+			 const struct bcsp_strobe_nack *n);
 struct json_object *tree_json(const struct bcsd *d);
 /*
  * tree_heard(): a datagram of the master came from @from (the parent,

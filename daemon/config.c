@@ -124,7 +124,7 @@ const struct cfg_opt cfg_opts[] = {
 	OPT_UINT(lead_us, "3000", 0, BCS_SLICE_NS_MAX / 1000,
 		 "master: send each strobe this long before its deadline (< 4 slices)"),
 	OPT_UINT(strobe_copies, "2", 1, STROBE_COPIES_MAX,
-		 "master: send each strobe this many times, within the first half of the lead"),
+		 "send each strobe this many times, within the first half of the lead; down a tree, ask for a lost one this many times less one"),
 	OPT_UINT(rows, "0", 0, BCS_ROWS_MAX,
 		 "master: rows of the matrix (0: one per job, as many as needed)"),
 	OPT_UINT(priority, "100", 1, UINT16_MAX,

@@ -20,7 +20,7 @@ struct bcsd;
 enum loop_order {
 	LOOP_STROBE,		/* the master's strobe timer */
 	LOOP_NET,		/* datagrams */
-	LOOP_TICK,		/* the housekeeping tick */
+	LOOP_TICK,		/* the housekeeping tick; a tree's lost strobes */
 	LOOP_EVENTS,		/* bcs.ko's announcements: ends of jobs */
 	LOOP_CLIENT,		/* control connections */
 	LOOP_LISTEN,		/* new control connections */

@@ -539,6 +539,9 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 	m->strobe.row = d->master.strobe_row;
 	m->strobe.map_version = d->master.map_version;
 	m->strobe.nr_rows = nr_rows(d);
+	/* Down a tree, sent again where missed rather than copied (tree.c). */
+	if (tree_transport(d) && d->cfg.strobe_copies > 1)
+		m->strobe.flags = BCSP_STROBE_F_REPAIR;
 	if (!net_send(d, m, NULL))
 		d->cnt.strobes_tx++;
 	global_sent(d, d->master.epoch, &m->strobe, now_real_ns());
@@ -554,7 +557,8 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 		   map_resend_slices(d)) {
 		send_map(d);
 	}
-	d->master.strobe_copies_left = (unsigned int)d->cfg.strobe_copies - 1;
+	d->master.strobe_copies_left = tree_transport(d) ? 0 :
+		(unsigned int)d->cfg.strobe_copies - 1;
 	next_copy(d, lead, now);
 }
 

@@ -159,7 +159,8 @@ int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 	if (len < 0)
 		return -1;
 	if (!to && tree_transport(d))
-		return tree_send_children(d, buf, (size_t)len) < 0 ? -1 : 0;
+		return tree_send_children(d, buf, (size_t)len, m) < 0 ?
+		       -1 : 0;
 	if (!to)
 		to = &d->net.group;
 	if (sendto(d->net.sock, buf, (size_t)len, 0, (const struct sockaddr *)to,

@@ -202,7 +202,7 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		put32(c, m->strobe.row);
 		put32(c, m->strobe.map_version);
 		put32(c, m->strobe.nr_rows);
-		put32(c, 0);
+		put32(c, m->strobe.flags);
 		break;
 	case BCSP_MAP:
 		if (m->map.nr_jobs > BCSP_MAX_JOBS) {
@@ -279,6 +279,11 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 	case BCSP_ACK:
 		put32(c, m->ack.master);
 		put32(c, m->ack.id);
+		break;
+	case BCSP_STROBE_NACK:
+		put64(c, m->nack.slice);
+		put32(c, m->nack.master);
+		put32(c, 0);
 		break;
 	case BCSP_MPI_PART:
 		if (m->part.len > BCSP_MPI_PART_MAX) {
@@ -507,8 +512,8 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		m->strobe.row = get32(c);
 		m->strobe.map_version = get32(c);
 		m->strobe.nr_rows = get32(c);
-		m->strobe.reserved = get32(c);
-		return c->ok && !m->strobe.reserved;
+		m->strobe.flags = get32(c);
+		return c->ok && !(m->strobe.flags & ~BCSP_STROBE_F_ALL);
 	case BCSP_MAP:
 		m->map.version = get32(c);
 		m->map.nr_jobs = get32(c);
@@ -687,6 +692,11 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		m->ack.master = get32(c);
 		m->ack.id = get32(c);
 		return c->ok && m->ack.master && m->ack.id;
+	case BCSP_STROBE_NACK:
+		m->nack.slice = get64(c);
+		m->nack.master = get32(c);
+		m->nack.reserved = get32(c);
+		return c->ok && m->nack.master && !m->nack.reserved;
 	case BCSP_MPI_PART:
 		return get_part(c, &m->part);
 	case BCSP_NODE_TASKS:
@@ -850,6 +860,8 @@ static bool body_len_ok(uint8_t type, size_t n)
 		return n >= 28 && n <= 28 + BCSP_MPI_PART_MAX && n % 4 == 0;
 	case BCSP_ACK:
 		return n == 8;
+	case BCSP_STROBE_NACK:
+		return n == 16;
 	case BCSP_NODE_TASKS:
 		return n >= 16 && (n - 16) % 12 == 0 &&
 		       (n - 16) / 12 <= BCSP_MAX_NODE_TASKS;

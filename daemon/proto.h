@@ -55,6 +55,7 @@ enum bcsp_type {
 	BCSP_ACK	= 15,	/* child -> parent: a command taken */
 	BCSP_NODE_TASKS	= 16,	/* node -> parent: its subtree's tasks per node */
 	BCSP_MPI_PART	= 17,	/* node -> node: part of an MPI statistics file */
+	BCSP_STROBE_NACK = 18,	/* child -> parent: the next strobe missed */
 	__BCSP_TYPE_MAX,
 };
 
@@ -81,8 +82,17 @@ struct bcsp_strobe {
 	uint32_t row;
 	uint32_t map_version;	/* nodes ask nothing: the map follows */
 	uint32_t nr_rows;
-	uint32_t reserved;
+	uint32_t flags;		/* BCSP_STROBE_F_* */
 };
+
+/*
+ * Down a tree of daemons, a node that misses the next strobe asks the
+ * node that passed it this one (BCSP_STROBE_NACK), which sends it its
+ * last strobe again: the master's strobe_copies counts the tries, and no
+ * copies go down (Documentation/tree.rst, "Lost strobes").
+ */
+#define BCSP_STROBE_F_REPAIR	0x1u
+#define BCSP_STROBE_F_ALL	BCSP_STROBE_F_REPAIR
 
 /*
  * A job's birth is a random number, not 0, that the master which made the
@@ -452,6 +462,18 @@ struct bcsp_ack {
 };
 
 /*
+ * BCSP_STROBE_NACK body: 16 bytes.  A node of a tree of daemons has not
+ * had the strobe after that of slice @slice of master @master, of the
+ * epoch in the header, when it was due (BCSP_STROBE_F_REPAIR): the node
+ * that passed that one on sends its last strobe again, if later.
+ */
+struct bcsp_strobe_nack {
+	uint64_t slice;		/* the last strobe the node has */
+	uint32_t master;	/* its sender, not 0 */
+	uint32_t reserved;	/* zero */
+};
+
+/*
  * BCSP_MPI_PART body: 28 bytes + @len, padded with zeros to a multiple of
  * 4.  For command BCSP_CMD_MPI_GATHER, each node that holds the job (in
  * bcs.ko, or files of it) sends the node that asked, @node, a summary of each
@@ -492,6 +514,7 @@ struct bcsp_msg {
 		struct bcsp_command cmd;
 		struct bcsp_result result;
 		struct bcsp_ack ack;
+		struct bcsp_strobe_nack nack;
 		struct bcsp_node_tasks node_tasks;
 		struct bcsp_probe probe;
 		struct bcsp_offsets offsets;

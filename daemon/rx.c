@@ -118,12 +118,12 @@ static bool from_senior_master(const struct bcsd *d, const struct bcsp_msg *m)
  * down the tree, as it came (tree.c).
  */
 static void pass_down(struct bcsd *d, const uint8_t *buf, size_t len,
-		      const struct sockaddr_in *from)
+		      const struct bcsp_msg *m, const struct sockaddr_in *from)
 {
 	if (!tree_transport(d))
 		return;
 	tree_heard(d, from);
-	if (tree_send_children(d, buf, len) > 0)
+	if (tree_send_children(d, buf, len, m) > 0)
 		d->cnt.tree_passed++;
 }
 
@@ -248,7 +248,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		    m.strobe.slice <= d->followed.slice) {
 			d->followed.heard_ms = now_mono_ms();
 			d->cnt.strobe_copies++;
-			pass_down(d, buf, len, from);
+			pass_down(d, buf, len, &m, from);
 			return;
 		}
 		/* The master it replaces counts (master.c: outranks()). */
@@ -260,8 +260,11 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		d->followed.slice = m.strobe.slice;
 		d->followed.slice_ns = m.strobe.slice_ns;
 		d->cnt.strobes_rx++;
-		pass_down(d, buf, len, from);
-		break;
+		pass_down(d, buf, len, &m, from);
+		/* The module first: a timer for the next can wait. */
+		dispatch(d, &m, &origin);
+		tree_strobe_taken(d, &m, from);
+		return;
 	case BCSP_MAP:
 		if (own || !of_followed(d, &m))
 			return;
@@ -279,7 +282,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		d->followed.map_epoch = m.hdr.epoch;
 		d->followed.map_master = m.hdr.sender;
 		d->followed.have_map = true;
-		pass_down(d, buf, len, from);
+		pass_down(d, buf, len, &m, from);
 		break;
 	case BCSP_CONTEXT:
 		if (own || !of_followed(d, &m))
@@ -288,7 +291,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		d->followed.ctx_epoch = m.hdr.epoch;
 		d->followed.ctx_master = m.hdr.sender;
 		d->followed.have_ctx = true;
-		pass_down(d, buf, len, from);
+		pass_down(d, buf, len, &m, from);
 		break;
 	case BCSP_REPORT:
 		if (own)
@@ -343,6 +346,12 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		if (!own)
 			tree_on_ack(d, m.hdr.sender, m.hdr.epoch, &m.ack);
 		return;
+	case BCSP_STROBE_NACK:
+		/* A node below missed a strobe: the last passed down again. */
+		if (!own)
+			tree_on_strobe_nack(d, m.hdr.sender, m.hdr.epoch,
+					    &m.nack);
+		return;
 	case BCSP_TASKS:
 		/* A child's subtree's tasks, added up on the way (reduce.c). */
 		if (!own && tree_transport(d))
@@ -365,7 +374,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		 */
 		if (own || !d->followed.known || m.hdr.sender != d->followed.id)
 			return;
-		pass_down(d, buf, len, from);
+		pass_down(d, buf, len, &m, from);
 		break;
 	default:
 		return;

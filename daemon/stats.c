@@ -54,6 +54,9 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "results_rx", d->cnt.results_rx);
 	add_u64(o, "tree_acks_tx", d->cnt.tree_acks_tx);
 	add_u64(o, "tree_acks_rx", d->cnt.tree_acks_rx);
+	add_u64(o, "strobe_nacks_tx", d->cnt.strobe_nacks_tx);
+	add_u64(o, "strobe_nacks_rx", d->cnt.strobe_nacks_rx);
+	add_u64(o, "strobe_resent", d->cnt.strobe_resent);
 	add_u64(o, "tree_resent", d->cnt.tree_resent);
 	add_u64(o, "tree_unacked", d->cnt.tree_unacked);
 	add_u64(o, "signals_sent", d->cnt.signals_sent);

@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -43,6 +45,7 @@
 #define TREE_ADOPT_REPORTS	3
 
 static void tree_tick(struct bcsd *d, void *arg);
+static void on_repair(struct bcsd *d, void *arg);
 
 /* Node @i's address: its own from the file, or the name resolved. */
 static int resolve(struct bcsd *d, uint32_t i, struct sockaddr_in *sin)
@@ -89,6 +92,7 @@ int tree_init(struct bcsd *d)
 	uint32_t i;
 	int self;
 
+	d->tree_rt.repair_fd = -1;
 	if (!c->nodes_file[0]) {
 		if (c->topology_file[0]) {
 			pr_err("topology_file %s: set nodes_file too",
@@ -135,6 +139,7 @@ int tree_init(struct bcsd *d)
 		if (resolve(d, i, &d->tree_addr[i]))
 			return -1;
 	memset(&d->tree_rt, 0, sizeof(d->tree_rt));
+	d->tree_rt.repair_fd = -1;
 	d->tree_rt.q = calloc(d->nodes->nr, sizeof(*d->tree_rt.q));
 	if (!d->tree_rt.q) {
 		pr_err("nodes_file: out of memory");
@@ -143,11 +148,28 @@ int tree_init(struct bcsd *d)
 	d->tree_rt.adopter = TOPO_NONE;
 	d->tree_rt.parent_heard_ms = now_mono_ms();
 	say_place(d);
+	if (tree_transport(d)) {
+		d->tree_rt.repair_fd = timerfd_create(CLOCK_REALTIME,
+						      TFD_NONBLOCK |
+						      TFD_CLOEXEC);
+		/* After the datagrams: a strobe that came stops the timer. */
+		if (d->tree_rt.repair_fd < 0 ||
+		    loop_add(d, d->tree_rt.repair_fd, LOOP_TICK, on_repair,
+			     NULL)) {
+			pr_err("timerfd: %s", strerror(errno));
+			return -1;
+		}
+	}
 	return loop_on_tick(d, tree_tick, NULL);
 }
 
 void tree_exit(struct bcsd *d)
 {
+	if (d->tree_rt.repair_fd >= 0) {
+		loop_del(d, d->tree_rt.repair_fd);
+		close(d->tree_rt.repair_fd);
+		d->tree_rt.repair_fd = -1;
+	}
 	free(d->tree_rt.q);
 	d->tree_rt.q = NULL;
 	free(d->tree_addr);
@@ -269,13 +291,155 @@ static int send_down(struct bcsd *d, const uint8_t *buf, size_t len,
 	return ret;
 }
 
-int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len)
+/*
+ * Strobe @buf (@m), passed down: kept, if the tree repairs its loss, for
+ * a node below that misses it (tree_on_strobe_nack()).
+ */
+static void strobe_keep(struct bcsd *d, const uint8_t *buf, size_t len,
+			const struct bcsp_msg *m)
+{
+	struct tree_strobe_kept *k = &d->tree_rt.kept;
+
+	if (!m || m->hdr.type != BCSP_STROBE ||
+	    !(m->strobe.flags & BCSP_STROBE_F_REPAIR) || len > sizeof(k->buf))
+		return;
+	memcpy(k->buf, buf, len);
+	k->len = len;
+	k->master = m->hdr.sender;
+	k->epoch = m->hdr.epoch;
+	k->slice = m->strobe.slice;
+}
+
+int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len,
+		       const struct bcsp_msg *m)
 {
 	unsigned int sent;
+	int ret;
 
-	if (send_down(d, buf, len, &sent))
-		return -1;
-	return (int)sent;
+	ret = send_down(d, buf, len, &sent);
+	if (sent)
+		strobe_keep(d, buf, len, m);
+	return ret ? -1 : (int)sent;
+}
+
+/* Is node @i (of the list) below this one: a child, or adopted? */
+static bool is_below(const struct bcsd *d, uint32_t i)
+{
+	const uint32_t *child;
+	uint64_t now = now_mono_ms();
+	uint32_t n, k;
+
+	n = topo_children(d->tree, d->tree_self, &child);
+	for (k = 0; k < n; k++)
+		if (child[k] == i)
+			return true;
+	for (k = 0; k < d->tree_rt.nr_adopted; k++)
+		if (d->tree_rt.adopted[k].idx == i &&
+		    now <= d->tree_rt.adopted[k].until_ms)
+			return true;
+	return false;
+}
+
+void tree_on_strobe_nack(struct bcsd *d, uint32_t sender, uint32_t epoch,
+			 const struct bcsp_strobe_nack *n)
+{
+	const struct tree_strobe_kept *k = &d->tree_rt.kept;
+	int idx;
+
+	if (!tree_transport(d))
+		return;
+	d->cnt.strobe_nacks_rx++;
+	idx = topo_index(d->nodes, sender);
+	/* Only a later strobe of the same master helps. */
+	if (idx < 0 || !is_below(d, (uint32_t)idx) || !k->len ||
+	    k->master != n->master || k->epoch != epoch ||
+	    k->slice <= n->slice)
+		return;
+	if (!send_node(d, (uint32_t)idx, k->buf, k->len))
+		d->cnt.strobe_resent++;
+}
+
+/* The next request for a missed strobe at @ns (CLOCK_REALTIME); 0: none. */
+static void repair_arm(struct bcsd *d, uint64_t ns)
+{
+	struct itimerspec its = {
+		.it_value = { (time_t)(ns / 1000000000u),
+			      (long)(ns % 1000000000u) },
+	};
+
+	if (timerfd_settime(d->tree_rt.repair_fd, TFD_TIMER_ABSTIME, &its,
+			    NULL))
+		pr_warn("timerfd: %s", strerror(errno));
+}
+
+/*
+ * Ask @from for the next strobe if it has not come when the master's
+ * copies of it would have gone out on a group, less the first: at its
+ * deadline less j times a strobe_copies-th of half the lead, for j from
+ * strobe_copies - 1 down to 1 (one try, 7.5 ms before it, with the
+ * defaults and a lead of 30 ms).  As late as that, a strobe delayed on
+ * its way costs no request; and a try is left out if it would come
+ * before the next strobe is due here, a slice after this one came: a
+ * node whose strobes all come that late asks for none.
+ */
+void tree_strobe_taken(struct bcsd *d, const struct bcsp_msg *m,
+		       const struct sockaddr_in *from)
+{
+	struct tree_strobe_taken *t = &d->tree_rt.taken;
+	uint64_t copies = (uint64_t)d->cfg.strobe_copies;
+	uint64_t now = now_real_ns(), due;
+	unsigned int j, armed = t->left;
+
+	if (d->tree_rt.repair_fd < 0)
+		return;
+	t->left = 0;
+	if ((m->strobe.flags & BCSP_STROBE_F_REPAIR) && copies >= 2) {
+		t->master = m->hdr.sender;
+		t->epoch = m->hdr.epoch;
+		t->slice = m->strobe.slice;
+		t->from = *from;
+		t->next_deadline_ns = m->strobe.deadline_ns +
+				      m->strobe.slice_ns;
+		t->gap_ns = (uint64_t)d->cfg.lead_us * 1000 / 2 / copies;
+		for (j = (unsigned int)copies - 1; j; j--) {
+			due = t->next_deadline_ns - j * t->gap_ns;
+			if (due > now + m->strobe.slice_ns) {
+				t->left = j;
+				t->due_ns = due;
+				break;
+			}
+		}
+	}
+	if (t->left || armed)
+		repair_arm(d, t->left ? t->due_ns : 0);
+}
+
+static void on_repair(struct bcsd *d, void *arg)
+{
+	struct tree_strobe_taken *t = &d->tree_rt.taken;
+	struct bcsp_msg n = { .hdr = { .type = BCSP_STROBE_NACK } };
+
+	(void)arg;
+	loop_drain_timer(d->tree_rt.repair_fd);
+	/* Came meanwhile (tree_strobe_taken() moved the timer on). */
+	if (!t->left || d->followed.id != t->master ||
+	    d->followed.epoch != t->epoch || d->followed.slice != t->slice)
+		return;
+	/* Past its deadline the strobe is of no use (bcs.ko predicted). */
+	if (now_real_ns() >= t->next_deadline_ns) {
+		t->left = 0;
+		return;
+	}
+	t->left--;
+	n.hdr.epoch = t->epoch;
+	n.nack.master = t->master;
+	n.nack.slice = t->slice;
+	if (!net_send(d, &n, &t->from))
+		d->cnt.strobe_nacks_tx++;
+	if (t->left) {
+		t->due_ns += t->gap_ns;
+		repair_arm(d, t->due_ns);
+	}
 }
 
 /* Is node @t in the subtree of node @i (list indices)? */

@@ -106,7 +106,7 @@ static inline void fuzz_check_decoded(const uint8_t *buf, size_t len,
 	FUZZ_ASSERT(n > 0 && (size_t)n == len && !memcmp(out, buf, len));
 	switch (m->hdr.type) {
 	case BCSP_STROBE:
-		FUZZ_ASSERT(!m->strobe.reserved);
+		FUZZ_ASSERT(!(m->strobe.flags & ~BCSP_STROBE_F_ALL));
 		fuzz_check_strobe(&m->strobe);
 		break;
 	case BCSP_MAP:

@@ -327,6 +327,13 @@ int main(int argc, char **argv)
 	datagram("ack", &m);
 
 	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_STROBE_NACK;
+	m.hdr.sender = 3;
+	m.nack.slice = 42;
+	m.nack.master = 1;
+	datagram("strobe-nack", &m);
+
+	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_NODE_TASKS;
 	m.hdr.sender = 2;
 	m.node_tasks.nr = 3;

@@ -121,6 +121,7 @@ static struct {
 	} tasks[BCS_SIM_TASKS];
 
 	int drop_type;			/* $BCS_SIM_DROP; -1: not read yet */
+	unsigned long drop_skip;	/* to let through first */
 	unsigned long drop_left;
 } sim = {
 	.drop_type = -1,
@@ -450,29 +451,34 @@ int bcs_attach(struct bcs *h, uint32_t job, pid_t pid, uint32_t flags,
 }
 
 /*
- * bcsd's hook (rx.c): lose the first N datagrams of type T that come, as
- * $BCS_SIM_DROP ("T:N") says.
+ * bcsd's hook (rx.c): lose the first N datagrams of type T that come, or
+ * the N after the first K, as $BCS_SIM_DROP ("T:N" or "T:N:K") says.
  */
 bool sim_rx_drop(const uint8_t *buf, size_t len);
 
 bool sim_rx_drop(const uint8_t *buf, size_t len)
 {
 	const char *e;
+	unsigned long n, k = 0;
 	unsigned int type;
-	unsigned long n;
 
 	if (sim.drop_type < 0) {
 		sim.drop_type = 0;
 		e = getenv(BCS_SIM_ENV_DROP);
-		if (e && sscanf(e, "%u:%lu", &type, &n) == 2 && type &&
+		if (e && sscanf(e, "%u:%lu:%lu", &type, &n, &k) >= 2 && type &&
 		    type < 256) {
 			sim.drop_type = (int)type;
 			sim.drop_left = n;
+			sim.drop_skip = k;
 		}
 	}
 	/* The type is the sixth byte of the header (proto.h). */
 	if (!sim.drop_left || len < 6 || buf[5] != sim.drop_type)
 		return false;
+	if (sim.drop_skip) {
+		sim.drop_skip--;
+		return false;
+	}
 	sim.drop_left--;
 	fprintf(stderr, "bcsd-sim: %s: datagram of type %d lost\n",
 		BCS_SIM_ENV_DROP, sim.drop_type);

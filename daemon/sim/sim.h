@@ -19,8 +19,9 @@
 
 /*
  * If set to "TYPE:N", the first N datagrams of type TYPE (enum bcsp_type,
- * decimal) that reach the daemon are lost before it looks at them, for
- * the tests of retransmission (daemon/tests/test_attach.sh).
+ * decimal) that reach the daemon are lost before it looks at them; if
+ * "TYPE:N:K", the N after the first K.  For the tests of retransmission
+ * (daemon/tests/test_attach.sh, test_tree_sim.sh).
  */
 #define BCS_SIM_ENV_DROP	"BCS_SIM_DROP"
 

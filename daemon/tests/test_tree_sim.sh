@@ -71,9 +71,12 @@ start()
 }
 
 start 1 both --priority=200 --failover_slices=2
-for n in $(seq 2 "$N"); do
+for n in $(seq 2 $((N - 1))); do
 	start "$n" node
 done
+# The last leaf loses its 21st strobe: it asks its parent for it again.
+BCS_SIM_DROP=1:1:20 start "$N" node
+LOSER_PARENT=$(( (N - 2) / FANOUT + 1 ))
 # Every daemon says "started:" once its handlers are in: wait for all,
 # at most 20 s (a signal before then would kill it).
 up=0
@@ -184,6 +187,7 @@ import json, os, sys
 n, k, tmp = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 wrong, inner, leaves, sparse, reporting = [], [], [], [], []
 ticks = [0, 0]          # the leaves' ticks, and of them, wake-ups of their own
+sacks = [0, 0, 0, 0]    # leaves' strobes, copies, strobes asked for; resent
 for p in range(n):
     node = p + 1
     try:
@@ -209,12 +213,17 @@ for p in range(n):
         reporting.append(f"{node}: {rep}")
     if not p:
         print(f"root: its last sum of reports held {rep} of {n} nodes")
+    if k * p + 1 < n:
+        sacks[3] += st.get("strobe_resent", 0)
     if p and k * p + 1 < n:
         inner.append((node, st.get("tree_passed", -1)))
     elif p:
         leaves.append((node, st.get("tree_passed", -1)))
         ticks[0] += st.get("ticks", 0)
         ticks[1] += st.get("tick_wakeups", 0)
+        sacks[0] += st.get("strobes_rx", 0)
+        sacks[1] += st.get("strobe_copies", 0)
+        sacks[2] += st.get("strobe_nacks_tx", 0)
         # A summary up per strobe, less the first few (no record yet).
         if st.get("reduce_up", 0) * 2 < st.get("strobes_forwarded", 0):
             sparse.append(f"{node}: {st.get('reduce_up')} up, "
@@ -227,7 +236,11 @@ print("reporting off:", "; ".join(reporting[:8]) or "none")
 print("leaves sending fewer summaries than half their strobes:",
       "; ".join(sparse[:8]) or "none")
 print(f"leaves' ticks: {ticks[0]}, {ticks[1]} of them on a wake-up of their own")
-sys.exit((32 if not ticks[0] or 2 * ticks[1] >= ticks[0] else 0) |
+print(f"leaves' strobes: {sacks[0]}, copies of them {sacks[1]}, asked for "
+      f"again {sacks[2]}; sent again by the daemons with children: {sacks[3]}")
+sys.exit((64 if not sacks[0] or
+          4 * (sacks[1] + sacks[2]) >= sacks[0] else 0) |
+         (32 if not ticks[0] or 2 * ticks[1] >= ticks[0] else 0) |
          (1 if wrong else 0) |
          (0 if inner and all(b > 0 for a, b in inner) else 2) |
          (0 if leaves and all(b == 0 for a, b in leaves) else 4) |
@@ -244,5 +257,36 @@ check $((rc & 16)) "the sums of reports held each leaf's own and, at the root, m
 # Before the first strobe the tick wakes a daemon by its own timer; from
 # then on it rides on the strobes.
 check $((rc & 32)) "the leaves' housekeeping ticks rode mostly on their strobes (ticks, tick_wakeups)"
+# strobe_copies is 2: down a tree no copies go, and a node asks for a
+# strobe again only when it is late (the host's scheduler may delay one),
+# so fewer than a quarter, not none.
+check $((rc & 64)) "the leaves got no copies of strobes and asked for few again (strobe_copies, strobe_nacks_tx)"
+
+# The strobe node N lost came again from its parent: every slice its
+# parent passed on while node N logged is in node N's log too.
+out=$(python3 - "$TMP/strobes$N" "$TMP/strobes$LOSER_PARENT" <<'PY'
+import sys
+def slices(path):
+    try:
+        return sorted({int(l.split()[0]) for l in open(path) if l.strip()})
+    except OSError:
+        return []
+mine, parent = slices(sys.argv[1]), slices(sys.argv[2])
+if not mine:
+    print("no strobes logged")
+    sys.exit(1)
+missing = [s for s in parent if mine[0] <= s <= mine[-1] and s not in mine]
+print(f"{len(mine)} slices logged, {mine[0]} to {mine[-1]}; "
+      f"missing of the parent's: {missing or 'none'}")
+sys.exit(1 if missing or len(mine) < 25 else 0)
+PY
+)
+rc=$?
+grep -q "datagram of type 1 lost" "$TMP/log$N" || rc=1
+resent=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("strobe_resent", 0))' \
+	"$TMP/stats$LOSER_PARENT.json" 2>/dev/null)
+echo "# node$N lost a strobe; node$LOSER_PARENT resent ${resent:-?}: $out"
+[ "${resent:-0}" -ge 1 ] || rc=1
+check $rc "a strobe lost on the way to a leaf came again from its parent, and no slice is missing (BCS_SIM_DROP)"
 
 checks_done test_tree_sim
