@@ -125,6 +125,14 @@ static void print_tree(struct json_object *resp)
 	if (json_object_object_get_ex(t, "reporting", &v) && v)
 		printf(", %lld reporting", (long long)json_object_get_int64(v));
 	printf(")\n");
+	/* Lost strobes, asked for again (Documentation/tree.rst). */
+	if (json_object_object_get_ex(t, "transport", &v) &&
+	    !strcmp(json_object_get_string(v), "tree"))
+		printf("%-16s %lld asked for again, %lld asked of it, %lld resent\n",
+		       "tree strobes:",
+		       (long long)cluster_int(resp, "strobe_nacks_tx", 0),
+		       (long long)cluster_int(resp, "strobe_nacks_rx", 0),
+		       (long long)cluster_int(resp, "strobe_resent", 0));
 }
 
 /*
