@@ -303,6 +303,10 @@ static void strobe_keep(struct bcsd *d, const uint8_t *buf, size_t len,
 	if (!m || m->hdr.type != BCSP_STROBE ||
 	    !(m->strobe.flags & BCSP_STROBE_F_REPAIR) || len > sizeof(k->buf))
 		return;
+	/* An older strobe of the same master, late: the newer stays. */
+	if (k->len && k->master == m->hdr.sender && k->epoch == m->hdr.epoch &&
+	    k->slice > m->strobe.slice)
+		return;
 	memcpy(k->buf, buf, len);
 	k->len = len;
 	k->master = m->hdr.sender;
