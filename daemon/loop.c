@@ -44,6 +44,17 @@ void loop_drain_timer(int fd)
 		pr_warn("timerfd: %s", strerror(errno));
 }
 
+void loop_timer_at(int fd, uint64_t at_ns)
+{
+	struct itimerspec its = {
+		.it_value = { (time_t)(at_ns / 1000000000ULL),
+			      (long)(at_ns % 1000000000ULL) },
+	};
+
+	if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL))
+		pr_warn("timerfd_settime: %s", strerror(errno));
+}
+
 int loop_add(struct bcsd *d, int fd, enum loop_order order, loop_fn *fn,
 	     void *arg)
 {

@@ -88,5 +88,7 @@ int loop_on_tick(struct bcsd *d, loop_fn *fn, void *arg);
 int loop_wait(struct bcsd *d);
 /* Read a timerfd's count of expirations, which poll() saw. */
 void loop_drain_timer(int fd);
+/* Arm timerfd @fd, one shot, for its clock's @at_ns; 0 disarms it. */
+void loop_timer_at(int fd, uint64_t at_ns);
 
 #endif /* BCSD_LOOP_H */

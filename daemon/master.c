@@ -58,13 +58,7 @@ static uint64_t slices_ms(const struct bcsd *d, uint64_t slices)
 /* Arm the strobe timer for CLOCK_REALTIME @at_ns; 0 disarms it. */
 static void arm_strobe_timer(struct bcsd *d, uint64_t at_ns)
 {
-	struct itimerspec its = {
-		.it_value = { (time_t)(at_ns / 1000000000ULL),
-			      (long)(at_ns % 1000000000ULL) },
-	};
-
-	if (timerfd_settime(d->master.strobe_fd, TFD_TIMER_ABSTIME, &its, NULL))
-		pr_err("timerfd_settime: %s", strerror(errno));
+	loop_timer_at(d->master.strobe_fd, at_ns);
 }
 
 static struct bcsd_job *find_job(struct bcsd *d, uint32_t id)

@@ -366,14 +366,7 @@ void tree_on_strobe_nack(struct bcsd *d, uint32_t sender, uint32_t epoch,
 /* The next request for a missed strobe at @ns (CLOCK_REALTIME); 0: none. */
 static void repair_arm(struct bcsd *d, uint64_t ns)
 {
-	struct itimerspec its = {
-		.it_value = { (time_t)(ns / 1000000000u),
-			      (long)(ns % 1000000000u) },
-	};
-
-	if (timerfd_settime(d->tree_rt.repair_fd, TFD_TIMER_ABSTIME, &its,
-			    NULL))
-		pr_warn("timerfd: %s", strerror(errno));
+	loop_timer_at(d->tree_rt.repair_fd, ns);
 }
 
 /*
