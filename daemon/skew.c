@@ -167,12 +167,14 @@ int skew_compose(const struct skew_estimate *up,
 int skew_tree(uint32_t nr, const uint32_t *parent,
 	      const struct skew_estimate *link, struct skew_estimate *out)
 {
-	uint32_t queue[BCSD_MAX_NODES];
-	uint32_t i, j, head, tail, root = SKEW_NONE;
+	uint32_t queue[BCSD_MAX_NODES], kid[BCSD_MAX_NODES];
+	uint32_t first[BCSD_MAX_NODES + 1];
+	uint32_t i, q, head, tail, acc = 0, root = SKEW_NONE;
 	int known = 0;
 
 	if (nr == 0 || nr > BCSD_MAX_NODES)
 		return -EINVAL;
+	memset(first, 0, sizeof(first));
 	for (i = 0; i < nr; i++) {
 		if (parent[i] == SKEW_NONE) {
 			if (root != SKEW_NONE)
@@ -180,10 +182,26 @@ int skew_tree(uint32_t nr, const uint32_t *parent,
 			root = i;
 		} else if (parent[i] >= nr) {
 			return -EINVAL;
+		} else {
+			first[parent[i]]++;
 		}
 	}
 	if (root == SKEW_NONE)
 		return -EINVAL;
+
+	/*
+	 * Each node's children, in index order: kid[first[q]] ..
+	 * kid[first[q + 1] - 1] (counted, summed to the ends of the ranges,
+	 * then filled from the back).
+	 */
+	for (q = 0; q < nr; q++) {
+		acc += first[q];
+		first[q] = acc;
+	}
+	first[nr] = acc;
+	for (i = nr; i-- > 0;)
+		if (i != root)
+			kid[--first[parent[i]]] = i;
 
 	/*
 	 * Breadth-first from the root: every node enters the queue once,
@@ -193,10 +211,9 @@ int skew_tree(uint32_t nr, const uint32_t *parent,
 	queue[0] = root;
 	tail = 1;
 	for (head = 0; head < tail; head++) {
-		for (j = 0; j < nr && tail < nr; j++) {
-			if (parent[j] == queue[head])
-				queue[tail++] = j;
-		}
+		q = queue[head];
+		for (i = first[q]; i < first[q + 1]; i++)
+			queue[tail++] = kid[i];
 	}
 	if (tail != nr)
 		return -EINVAL;

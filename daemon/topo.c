@@ -121,6 +121,10 @@ static int list_add(struct topo_list *l, uint32_t id, const char *host,
 	}
 	if (l->nr >= BCSD_MAX_NODES)
 		return fail(err, errlen, "more than %d nodes", BCSD_MAX_NODES);
+	/* Its place among the ids, the larger ones moved up. */
+	for (i = l->nr; i > 0 && l->node[l->by_id[i - 1]].id > id; i--)
+		l->by_id[i] = l->by_id[i - 1];
+	l->by_id[i] = l->nr;
 	n = &l->node[l->nr++];
 	n->id = id;
 	memset(n->host, 0, sizeof(n->host));
@@ -248,11 +252,18 @@ int topo_list_read_file(struct topo_list *l, const char *path, char *err,
 
 int topo_index(const struct topo_list *l, uint32_t id)
 {
-	uint32_t i;
+	uint32_t lo = 0, hi = l->nr, mid, at;
 
-	for (i = 0; i < l->nr; i++)
-		if (l->node[i].id == id)
-			return (int)i;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		at = l->by_id[mid];
+		if (l->node[at].id == id)
+			return (int)at;
+		if (l->node[at].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return -1;
 }
 

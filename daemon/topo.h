@@ -34,10 +34,15 @@ struct topo_node {
 	uint16_t port;			/* 0: the cluster's (option port) */
 };
 
-/* The nodes of the cluster, in the order of the nodes file. */
+/*
+ * The nodes of the cluster, in the order of the nodes file, and their
+ * indices in the order of their ids (topo_index()'s binary search: it
+ * runs for every datagram of the tree, on lists of up to BCSD_MAX_NODES).
+ */
 struct topo_list {
 	uint32_t nr;
 	struct topo_node node[BCSD_MAX_NODES];
+	uint32_t by_id[BCSD_MAX_NODES];	/* node[by_id[j]].id ascending */
 };
 
 enum topo_kind {

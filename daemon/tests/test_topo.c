@@ -491,11 +491,56 @@ static void test_nodes(void)
 	CHECK(strstr(err, "more than 1024 nodes") != NULL);
 }
 
+/*
+ * topo_index() against a linear search: 1,024 ids in a scrambled order,
+ * the extremes among them, every id found at its place, none in between
+ * nor beyond found; a refused node leaves the index as it was.
+ */
+static void test_index(void)
+{
+	uint32_t i, j, id, want, bad = 0;
+	char host[32];
+
+	topo_list_init(&list);
+	CHECK(topo_index(&list, 1) < 0);
+	for (i = 0; i < BCSD_MAX_NODES; i++) {
+		/* Scrambled by a multiplicative hash (a repeat aborts). */
+		id = i * 2654435761U % 4000000000U + 2;
+		if (i < 2)
+			id = i ? 1 : UINT32_MAX;
+		snprintf(host, sizeof(host), "h%u", i);
+		if (topo_list_add(&list, id, host, 0, err, sizeof(err)))
+			abort();
+	}
+	CHECK(topo_list_add(&list, 7, "h0", 0, err, sizeof(err)) < 0);
+	for (i = 0; i < list.nr; i++) {
+		id = list.node[i].id;
+		bad += topo_index(&list, id) != (int)i;
+		/* The ids next to it, if no node has them. */
+		for (j = 0; j < 2; j++) {
+			uint32_t near = j ? id + 1 : id - 1;
+			uint32_t k;
+
+			want = UINT32_MAX;
+			for (k = 0; k < list.nr; k++)
+				if (list.node[k].id == near)
+					want = k;
+			bad += want == UINT32_MAX ?
+			       topo_index(&list, near) >= 0 :
+			       topo_index(&list, near) != (int)want;
+		}
+	}
+	CHECK(bad == 0);
+	CHECK(topo_index(&list, 0) < 0 && topo_index(&list, 1) == 1 &&
+	      topo_index(&list, UINT32_MAX) == 0);
+}
+
 int main(void)
 {
 	test_kary();
 	test_file();
 	test_file_errors();
 	test_nodes();
+	test_index();
 	return unit_done("test_topo");
 }
