@@ -46,9 +46,10 @@
 # sends each slice's summary up as the next strobe comes, period once a
 # report period (1 s), when no slice can be reduced within itself.
 #
-# --copies C sets the master's strobe_copies (default: bcsd's, 2): every
-# copy goes down the whole tree, and wakes every daemon once more a
-# slice.
+# --copies C sets the master's strobe_copies (default: bcsd's, 2): down
+# a tree, 1 turns off the repair of lost strobes, and from 2 a daemon may
+# ask its parent for a lost strobe again C - 1 times (Documentation/
+# tree.rst, "Lost strobes").
 #
 # --flat N (default 64; 0: none) adds the flat multicast transport with N
 # daemons for comparison; those need a network namespace each (every one
