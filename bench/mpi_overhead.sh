@@ -34,16 +34,31 @@
 # and the last "on" run's table gathered through bcsd; the table in
 # $BUILD/bench/mpi_overhead_cluster.txt.
 #
-# Usage: bench/mpi_overhead.sh [-a hpcc|lammps] [-c] [-r ROUNDS] [-n N]
-#                              [-t SECONDS]
-#   -a APP      hpcc (default) or lammps (on this machine only)
+# With -i SHIFT, the same as on this machine but inside one
+# instruction-counted guest (selftests/vm/run-vm.sh --smp 1 --icount
+# SHIFT: its clocks advance 2^SHIFT ns per instruction executed, whatever
+# the host does), NP (default 3) ranks sharing its one CPU: what the
+# library adds is then measured in instructions, free of the host's load,
+# which on this machine blurs any difference under a few per cent.  The
+# table goes to $BUILD/bench/mpi_overhead_APP_icount.txt.
+#
+# Every run starts after one unmeasured run without the library, which
+# brings the program and its input into the page cache.
+#
+# Usage: bench/mpi_overhead.sh [-a hpcc|lammps] [-c | -i SHIFT]
+#                              [-r ROUNDS] [-n N] [-t SECONDS]
+#   -a APP      hpcc (default) or lammps (not with -c)
 #   -c          on the cluster test bed (hpcc)
-#   -r ROUNDS   rounds (default 7; with -c 3)
+#   -i SHIFT    in an instruction-counted guest (SHIFT 0..10; 3 is 125
+#               million instructions a second of its time)
+#   -r ROUNDS   rounds (default 7; with -c 3, with -i 5)
 #   -n N        HPL's problem size (default 1000; with -c 400; the other
 #               tests are sized from it); LAMMPS's cells per side
 #               (default 20: 32,000 atoms)
 #   -t SECONDS  start no round that would end after this long, judged by
-#               the longest round so far (default 570; with -c 1800)
+#               the longest round so far (default 570; with -c 1800, with
+#               -i 1500: the guest's seconds, and its limit 10 minutes
+#               more of the host's)
 # Environment: NP (default 2), OUT, BCS_MPI_LIBDIR (default libbcsmpi/).
 
 set -u
@@ -53,18 +68,33 @@ rounds=7
 size=1000
 budget=570
 cluster=0
+icount=""
 app=hpcc
-while getopts a:cr:n:t: o; do
+args=("$@")
+while getopts a:ci:r:n:t: o; do
 	case $o in
 	a) app=$OPTARG ;;
 	c) cluster=1 ;;
+	i) icount=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	n) size=$OPTARG ;;
 	t) budget=$OPTARG ;;
-	*) echo "usage: $0 [-a hpcc|lammps] [-c] [-r ROUNDS] [-n N] [-t SECONDS]" >&2
+	*) echo "usage: $0 [-a hpcc|lammps] [-c | -i SHIFT] [-r ROUNDS] [-n N] [-t SECONDS]" >&2
 	   exit 2 ;;
 	esac
 done
+for v in "$rounds" "$size" "$budget"; do
+	case $v in
+	''|*[!0-9]*|0) echo "$0: -r, -n and -t take a positive number" >&2; exit 2 ;;
+	esac
+done
+if [ -n "$icount" ]; then
+	case $icount in
+	[0-9]|10) ;;
+	*) echo "$0: -i: 0..10, not '$icount'" >&2; exit 2 ;;
+	esac
+	[ "$cluster" = 0 ] || { echo "$0: -c or -i, not both" >&2; exit 2; }
+fi
 case $app in
 hpcc) ;;
 lammps)
@@ -72,6 +102,40 @@ lammps)
 	case " $* " in *" -n"*) ;; *) size=20 ;; esac ;;
 *) echo "$0: -a: hpcc or lammps, not '$app'" >&2; exit 2 ;;
 esac
+if [ -n "$icount" ]; then
+	# This script again, without -i, in the guest.
+	case " $* " in *" -r"*) ;; *) rounds=5 ;; esac
+	case " $* " in *" -t"*) ;; *) budget=1500 ;; esac
+	inner=()
+	set -- "${args[@]}"
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-i) shift 2 ;;
+		-i*) shift ;;
+		*) inner+=("$1"); shift ;;
+		esac
+	done
+	. "$top/scripts/lib.sh"
+	bcs_load_kernels
+	rel=$(bcs_release 6.1)
+	vmout=$BUILD/bench/mpi-overhead-icount
+	result=$BUILD/bench/mpi_overhead_${app}_icount.txt
+	mkdir -p "$BUILD/bench" && rm -f "$result"
+	make -s -C "$top/libbcsmpi" && make -s -C "$top/tools" bcsstat ||
+		{ echo "$0: cannot build libbcsmpi and bcsstat" >&2; exit 1; }
+	"$top/selftests/vm/run-vm.sh" --kernel "$rel" --smp 1 \
+		--icount "$icount" --mem 2048 --timeout $((budget + 600)) \
+		--quiet --out "$vmout" -- env NP="${NP:-3}" \
+		OUT="$vmout/table.txt" MO_BED="run-vm.sh --icount $icount" \
+		bench/mpi_overhead.sh -r "$rounds" -t "$budget" "${inner[@]}"
+	rc=$?
+	[ -s "$vmout/table.txt" ] ||
+		{ echo "$0: no table (exit $rc; $vmout)" >&2; exit 1; }
+	cp "$vmout/table.txt" "$result"
+	cat "$result"
+	echo "# written to $result" >&2
+	exit $rc
+fi
 if [ "$cluster" = 1 ]; then
 	# The defaults of the cluster, unless given.
 	case " $* " in *" -r"*) ;; *) rounds=3 ;; esac
@@ -143,7 +207,7 @@ fi
 
 configs=(without off on all)
 
-# run CONFIG ROUND: one run of the application; its wall time and the CPU time (user +
+# run CONFIG ROUND: one run of the application; its wall time, the CPU time (user +
 # system) of mpirun and the ranks, in microseconds, on stdout.
 run()
 {
@@ -178,10 +242,23 @@ run()
 			> "$d/thermo"
 		[ -s "$d/thermo" ] || return 1
 	fi
-	awk '{ printf "%d %d\n", $1 * 1e6, ($2 + $3) * 1e6 }' "$d/time"
+	# LAMMPS's own time of its 200 steps ("Loop time of T on N procs"),
+	# without the start-up; none for hpcc.
+	loop=0
+	[ "$app" = lammps ] && loop=$(awk '/^Loop time of/ { printf "%d", $4 * 1e6 }' \
+		"$d/log.lammps")
+	awk -v l="${loop:-0}" '{ printf "%d %d %d\n", $1 * 1e6, ($2 + $3) * 1e6, l }' \
+		"$d/time"
 }
 
-declare -A times cpus
+declare -A times cpus loops
+# The program, its libraries and input into the page cache first.
+run without 0 > /dev/null || {
+	echo "$0: the first run (unmeasured) failed:" >&2
+	tail -n 5 "$work/without.0/stdout" >&2
+	exit 1
+}
+rm -rf "$work/without.0"
 start=$SECONDS
 done_rounds=0
 longest=0
@@ -196,9 +273,10 @@ for r in $(seq "$rounds"); do
 			tail -n 5 "$work/$c.$r/stdout" >&2
 			exit 1
 		}
-		read -r us cpu <<< "$t"
+		read -r us cpu loop <<< "$t"
 		times[$c]="${times[$c]:-} $us"
 		cpus[$c]="${cpus[$c]:-} $cpu"
+		loops[$c]="${loops[$c]:-} $loop"
 		echo "# round $r $c: wall $us us, cpu $cpu us" >&2
 	done
 	done_rounds=$r
@@ -225,6 +303,7 @@ fi
 
 base=$(echo "${times[without]}" | median)
 cbase=$(echo "${cpus[without]}" | median)
+lbase=$(echo "${loops[without]}" | median)
 {
 	if [ "$app" = hpcc ]; then
 		echo "libbcsmpi overhead on hpcc (HPL N=$size, 1x$np grid, Open MPI," \
@@ -236,11 +315,15 @@ cbase=$(echo "${cpus[without]}" | median)
 		     "mpirun -np $np on $(hostname), $(nproc) CPUs)"
 		echo "$done_rounds rounds, interleaved$same"
 	fi
-	echo "command: bench/mpi_overhead.sh -a $app -r $rounds -n $size -t $budget"
+	echo "command: bench/mpi_overhead.sh -a $app -r $rounds -n $size -t $budget${MO_BED:+ (in a guest, $MO_BED)}"
 	echo "wall: mpirun's, median of the runs (min .. max); cpu: user + system of"
 	echo "mpirun and the ranks; each against the median of \"without\""
-	printf "%-8s %4s %9s %19s %8s %9s %8s\n" Config Runs "Wall(s)" \
+	[ "$app" = lammps ] &&
+		echo "loop: LAMMPS's own \"Loop time\" of its 200 steps (no start-up), median"
+	printf "%-8s %4s %9s %19s %8s %9s %8s" Config Runs "Wall(s)" \
 		"(min .. max)" "vs w/o" "CPU(s)" "vs w/o"
+	[ "$app" = lammps ] && printf " %9s %19s %8s" "Loop(s)" "(min .. max)" "vs w/o"
+	echo
 	for c in "${configs[@]}"; do
 		m=$(echo "${times[$c]}" | median)
 		cm=$(echo "${cpus[$c]}" | median)
@@ -249,9 +332,18 @@ cbase=$(echo "${cpus[without]}" | median)
 		n=$(echo "${times[$c]}" | wc -w)
 		awk -v c="$c" -v n="$n" -v m="$m" -v lo="$lo" -v hi="$hi" \
 		    -v b="$base" -v cm="$cm" -v cb="$cbase" 'BEGIN {
-			printf "%-8s %4d %9.3f %8.3f .. %8.3f %+7.2f%% %9.3f %+7.2f%%\n",
+			printf "%-8s %4d %9.3f %8.3f .. %8.3f %+7.2f%% %9.3f %+7.2f%%",
 			c, n, m / 1e6, lo / 1e6, hi / 1e6, (m / b - 1) * 100,
 			cm / 1e6, (cm / cb - 1) * 100 }'
+		if [ "$app" = lammps ]; then
+			lm=$(echo "${loops[$c]}" | median)
+			llo=$(echo "${loops[$c]}" | tr ' ' '\n' | grep . | sort -n | head -1)
+			lhi=$(echo "${loops[$c]}" | tr ' ' '\n' | grep . | sort -n | tail -1)
+			awk -v m="$lm" -v lo="$llo" -v hi="$lhi" -v b="$lbase" 'BEGIN {
+				printf " %9.3f %8.3f .. %8.3f %+7.2f%%",
+				m / 1e6, lo / 1e6, hi / 1e6, (b ? m / b - 1 : 0) * 100 }'
+		fi
+		echo
 	done
 } | tee "$out"
 
