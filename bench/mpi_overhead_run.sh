@@ -3,7 +3,8 @@
 #
 # The cluster side of bench/mpi_overhead.sh -c: run by
 # selftests/cluster/run-cluster.sh as a test script, on guests with bcsd
-# up.  Debian's hpcc across the guests, one rank per node (mpirun on
+# up.  Debian's hpcc (or, with MO_APP=lammps, LAMMPS's LJ melt, as
+# bench/mpi_overhead.sh -a lammps runs it) across the guests, one rank per node (mpirun on
 # node1, the others reached over SSH as test-mpi.sh reaches them), each
 # run in a cluster job of its own (bcsctl run --job J), in three
 # configurations interleaved round by round, the order rotating:
@@ -13,42 +14,71 @@
 #   on       bcsctl run --job J --mpi-stats: counters of every primitive
 #
 # Every run must pass hpcc's own checks (Success=1, HPL's residuals
-# PASSED, none FAILED).  The time is mpirun's wall time on node1 in the
+# PASSED, none FAILED); every LAMMPS run must end, all in the same state
+# (the last thermodynamic line), and its own "Loop time" of the 200
+# steps, which leaves out the start-up, is tabled beside the wall time.  The time is mpirun's wall time on node1 in the
 # guests' emulated clock: only ratios within the run mean anything.  The
 # "on" runs' tables come from bcsstat mpi --job J on node2 with no file
 # given, gathered through bcsd from every node; the last one is kept.  Prints TAP, the
 # table in its notes, and writes the table to $MO_RESULT.
 #
-# Environment: MO_ROUNDS (default 3), MO_SIZE (HPL's N, default 400; the
-# other tests are sized from it), MO_DEADLINE (epoch seconds: no round
-# starts that would not end before it), MO_RESULT.
+# Environment: MO_APP (hpcc or lammps), MO_ROUNDS (default 3), MO_SIZE
+# (HPL's N, default 400, the other tests sized from it; LAMMPS's cells
+# per side), MO_DEADLINE (epoch seconds: no round starts that would not
+# end before it), MO_RESULT.
 
 # shellcheck source=../selftests/cluster/lib.sh disable=SC2154 # nr_nodes, PY: lib.sh
 . "$CL_DIR/lib.sh"
 
+app=${MO_APP:-hpcc}
 rounds=${MO_ROUNDS:-3}
 size=${MO_SIZE:-400}
 deadline=${MO_DEADLINE:-$((EPOCHSECONDS + 3600))}
 result=${MO_RESULT:-$BUILD/bench/mpi_overhead_cluster.txt}
 lib=$CL_DIR/../../libbcsmpi/libbcsmpi-openmpi.so
-dir=$SHARE/hpcc
+dir=$SHARE/$app
 configs=(without off on)
+prog=hpcc
+[ "$app" = lammps ] && prog=lmp
 
 missing=""
-for c in hpcc mpirun dropbear dropbearkey ssh ssh-keygen; do
+for c in $prog mpirun dropbear dropbearkey ssh ssh-keygen; do
 	command -v "$c" > /dev/null || missing+=" $c"
 done
 [ -r "$lib" ] || missing+=" $lib"
 if [ -n "$missing" ]; then
-	ok 1 "hpcc, Open MPI, dropbear and libbcsmpi installed (missing:$missing)"
+	ok 1 "$prog, Open MPI, dropbear and libbcsmpi installed (missing:$missing)"
 	tap_end
 fi
 rm -rf "$dir"
 mkdir -p "$dir"
-# hpcc's input: HPL of N on a 1 x NODES grid, the rest at its defaults.
-sed -e "s/^1000 .*Ns/$size         Ns/" -e "s/^2 .*Ps/1            Ps/" \
-    -e "s/^2 .*Qs/$nr_nodes            Qs/" \
-    /usr/share/doc/hpcc/examples/_hpccinf.txt > "$dir/hpccinf.txt"
+# hpcc's input: HPL of N on a 1 x NODES grid, the rest at its defaults;
+# LAMMPS's: the melt of its examples, N x N x N cells, 200 steps.
+if [ "$app" = hpcc ]; then
+	sed -e "s/^1000 .*Ns/$size         Ns/" -e "s/^2 .*Ps/1            Ps/" \
+	    -e "s/^2 .*Qs/$nr_nodes            Qs/" \
+	    /usr/share/doc/hpcc/examples/_hpccinf.txt > "$dir/hpccinf.txt"
+	cmd="hpcc"
+else
+	cat > "$dir/in.melt" <<-EOF
+	units		lj
+	atom_style	atomic
+	lattice		fcc 0.8442
+	region		box block 0 $size 0 $size 0 $size
+	create_box	1 box
+	create_atoms	1 box
+	mass		1 1.0
+	velocity	all create 3.0 87287 loop geom
+	pair_style	lj/cut 2.5
+	pair_coeff	1 1 1.0 1.0 2.5
+	neighbor	0.3 bin
+	neigh_modify	every 20 delay 0 check no
+	fix		1 all nve
+	thermo		50
+	run		200
+	EOF
+	cmd="lmp -in $dir/in.melt -log log.lammps -screen none"
+fi
 # The key mpirun logs in with; only the guests' SSH servers accept it.
 rm -rf "$SHARE/mpi"
 mkdir -p "$SHARE/mpi"
@@ -61,16 +91,18 @@ ok $rc "an SSH server on every node, for mpirun"
 
 # run CONFIG ROUND: one hpcc run from node1 in a job of its own, which is
 # destroyed after it (an "on" run's table gathered first, into
-# $SHARE/out/mo-table); sets job and us (its wall time in microseconds),
-# or fails after saying why.
+# $SHARE/out/mo-table); sets job, us (its wall time in microseconds) and
+# loop (LAMMPS's loop time, microseconds; 0 for hpcc), or fails after
+# saying why.
 run()
 {
 	local c=$1 r=$2 d=$dir/$1.$2 j opt="" env="" out rc s e
 	job=""
 	us=""
+	loop=0
 	j=$(on 1 bcsctl job create) || { diag "job create: $j"; return 1; }
 	mkdir -p "$d"
-	cp "$dir/hpccinf.txt" "$d/"
+	[ "$app" = hpcc ] && cp "$dir/hpccinf.txt" "$d/"
 	case $c in
 	off) opt=--mpi-stats env="-x BCS_MPI_STATS=off" ;;
 	on) opt=--mpi-stats ;;
@@ -85,14 +117,24 @@ run()
 		s=$EPOCHREALTIME
 		mpirun -np '"$nr_nodes"' --hostfile "$STATE/hostfile1" \
 			--map-by node '"$env"' "$BCS_SRC/tools/bcsctl" run \
-			--job '"$j $opt"' -- hpcc > stdout 2>&1 < /dev/null
+			--job '"$j $opt"' -- '"$cmd"' > stdout 2>&1 < /dev/null
 		rc=$?
 		e=$EPOCHREALTIME
 		echo "$rc ${s/./} ${e/./}"')
 	read -r rc s e <<< "$out"
 	[ "$c" = on ] && on 2 "bcsstat mpi --job $j" > "$SHARE/out/mo-table" 2>&1
 	on 1 "bcsctl job destroy $j" > /dev/null
-	if [ "$rc" != 0 ] || ! grep -q "^Success=1" "$d/hpccoutf.txt" ||
+	if [ "$app" = lammps ]; then
+		# The last thermodynamic line (step 200), alike in every run.
+		awk '$1 == 200 && NF == 6' "$d/log.lammps" 2>/dev/null |
+			tail -n 1 > "$d/thermo"
+		loop=$(awk '/^Loop time of/ { printf "%d", $4 * 1e6 }' \
+			"$d/log.lammps" 2>/dev/null)
+		if [ "$rc" != 0 ] || [ ! -s "$d/thermo" ] || [ -z "$loop" ]; then
+			diag "round $r, $c: mpirun status '$rc'" "$(tail -n 5 "$d/stdout")"
+			return 1
+		fi
+	elif [ "$rc" != 0 ] || ! grep -q "^Success=1" "$d/hpccoutf.txt" ||
 	   ! grep -q PASSED "$d/hpccoutf.txt" || grep -q FAILED "$d/hpccoutf.txt"; then
 		diag "round $r, $c: mpirun status '$rc'" "$(tail -n 5 "$d/stdout")"
 		return 1
@@ -101,7 +143,7 @@ run()
 	us=$((e - s))
 }
 
-declare -A times
+declare -A times loops
 start=$EPOCHSECONDS
 longest=0
 done_rounds=0
@@ -112,9 +154,10 @@ for r in $(seq "$rounds"); do
 	for k in 0 1 2; do
 		c=${configs[$(((k + r - 1) % 3))]}
 		run "$c" "$r"
-		ok $? "round $r, $c: hpcc on $nr_nodes nodes passed its checks (job $job, $us us)"
+		ok $? "round $r, $c: $prog on $nr_nodes nodes passed its checks (job $job, $us us)"
 		[ -n "$us" ] || tap_end
 		times[$c]="${times[$c]:-} $us"
+		loops[$c]="${loops[$c]:-} $loop"
 		[ "$c" = on ] && last_on=$job
 	done
 	done_rounds=$r
@@ -122,27 +165,48 @@ for r in $(seq "$rounds"); do
 		longest=$((EPOCHSECONDS - t_round))
 done
 diag "$done_rounds rounds in $((EPOCHSECONDS - start)) s"
+if [ "$app" = lammps ]; then
+	n=$(cat "$dir"/*/thermo | sort -u | wc -l)
+	[ "$n" = 1 ]
+	ok $? "every LAMMPS run ended in the same state ($n distinct)"
+fi
 
 {
-	echo "libbcsmpi overhead on hpcc (HPL N=$size, 1x$nr_nodes grid, Open MPI," \
-	     "one rank on each of $nr_nodes guests, each run a bcs job)"
-	echo "$done_rounds rounds, interleaved; every run passed hpcc's checks"
-	echo "command: bench/mpi_overhead.sh -c -r $rounds -n $size"
+	if [ "$app" = hpcc ]; then
+		echo "libbcsmpi overhead on hpcc (HPL N=$size, 1x$nr_nodes grid, Open MPI," \
+		     "one rank on each of $nr_nodes guests, each run a bcs job)"
+		echo "$done_rounds rounds, interleaved; every run passed hpcc's checks"
+	else
+		echo "libbcsmpi overhead on LAMMPS (LJ melt, $size^3 fcc cells, 200 steps," \
+		     "Open MPI, one rank on each of $nr_nodes guests, each run a bcs job)"
+		echo "$done_rounds rounds, interleaved; every run ended in the same state"
+	fi
+	echo "command: bench/mpi_overhead.sh -c -a $app -r $rounds -n $size"
 	echo "wall: mpirun's on node1, emulated time, median (min .. max)," \
 	     "against the median of \"without\""
+	[ "$app" = lammps ] &&
+		echo "loop: LAMMPS's own \"Loop time\" of its 200 steps (no start-up)"
 	for c in "${configs[@]}"; do
 		echo "$c ${times[$c]}"
+		echo "$c ${loops[$c]}"
 	done | "$PY" -c '
 import statistics, sys
-rows = [(l.split()[0], [int(x) for x in l.split()[1:]]) for l in sys.stdin]
+lines = [l.split() for l in sys.stdin]
+rows = [(w[0], [int(x) for x in w[1:]]) for w in lines[0::2]]
+loops = dict((w[0], [int(x) for x in w[1:]]) for w in lines[1::2])
 base = statistics.median(dict(rows)["without"])
-print("%-8s %4s %9s %21s %8s" % ("Config", "Runs", "Wall(s)", "(min .. max)",
-                                  "vs w/o"))
+lbase = statistics.median(loops["without"])
+cell = lambda v, b: "%9.3f %9.3f .. %9.3f %+7.2f%%" % (
+    statistics.median(v) / 1e6, min(v) / 1e6, max(v) / 1e6,
+    (statistics.median(v) / b - 1) * 100 if b else 0.0)
+head = "%-8s %4s %9s %21s %8s" % ("Config", "Runs", "Wall(s)",
+                                  "(min .. max)", "vs w/o")
+if lbase:
+    head += " %9s %21s %8s" % ("Loop(s)", "(min .. max)", "vs w/o")
+print(head)
 for c, v in rows:
-    m = statistics.median(v)
-    print("%-8s %4d %9.3f %9.3f .. %9.3f %+7.2f%%" %
-          (c, len(v), m / 1e6, min(v) / 1e6, max(v) / 1e6,
-           (m / base - 1) * 100))'
+    print("%-8s %4d %s%s" % (c, len(v), cell(v, base),
+                             " " + cell(loops[c], lbase) if lbase else ""))'
 } > "$result"
 diag "$(cat "$result")"
 ok 0 "the table of $done_rounds rounds in $result"
