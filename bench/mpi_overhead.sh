@@ -21,8 +21,8 @@
 # table.  Installs hpcc (apt-get) if it is missing.
 #
 # With -a lammps, Debian's LAMMPS instead (lmp, installed with apt-get if
-# missing): its Lennard-Jones melt (the input of its examples/melt, in a
-# box of N x N x N fcc cells, 200 steps), an application that makes a few
+# missing): its Lennard-Jones melt (bench/in.melt, the input of its
+# examples/melt in a box of N x N x N fcc cells, 200 steps), an application that makes a few
 # MPI calls per step where hpcc's RandomAccess polls millions of times a
 # second.  Each run must end ("Total wall time"), and every run's last
 # thermodynamic line must be the same: the library changes nothing of
@@ -185,29 +185,11 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$(dirname "$out")"
 
 # hpcc's input: HPL of N on a 1 x NP grid, the rest at its defaults.
-# LAMMPS's: the melt of its examples, N x N x N cells.
+# LAMMPS's is bench/in.melt, N x N x N cells.
 if [ "$app" = hpcc ]; then
 	sed -e "s/^1000 .*Ns/$size         Ns/" -e "s/^2 .*Ps/1            Ps/" \
 	    -e "s/^2 .*Qs/$np            Qs/" \
 	    /usr/share/doc/hpcc/examples/_hpccinf.txt > "$work/input"
-else
-	cat > "$work/input" <<-EOF
-	units		lj
-	atom_style	atomic
-	lattice		fcc 0.8442
-	region		box block 0 $size 0 $size 0 $size
-	create_box	1 box
-	create_atoms	1 box
-	mass		1 1.0
-	velocity	all create 3.0 87287 loop geom
-	pair_style	lj/cut 2.5
-	pair_coeff	1 1 1.0 1.0 2.5
-	neighbor	0.3 bin
-	neigh_modify	every 20 delay 0 check no
-	fix		1 all nve
-	thermo		50
-	run		200
-	EOF
 fi
 
 configs=(without off on all)
@@ -224,7 +206,8 @@ run()
 		cp "$work/input" "$d/hpccinf.txt"
 		set -- hpcc
 	else
-		set -- lmp -in "$work/input" -log "$d/log.lammps" -screen none
+		set -- lmp -in "$top/bench/in.melt" -var n "$size" \
+			-log "$d/log.lammps" -screen none
 	fi
 	case $c in
 	without) ;;

@@ -53,31 +53,14 @@ fi
 rm -rf "$dir"
 mkdir -p "$dir"
 # hpcc's input: HPL of N on a 1 x NODES grid, the rest at its defaults;
-# LAMMPS's: the melt of its examples, N x N x N cells, 200 steps.
+# LAMMPS's: bench/in.melt, N x N x N cells.
 if [ "$app" = hpcc ]; then
 	sed -e "s/^1000 .*Ns/$size         Ns/" -e "s/^2 .*Ps/1            Ps/" \
 	    -e "s/^2 .*Qs/$nr_nodes            Qs/" \
 	    /usr/share/doc/hpcc/examples/_hpccinf.txt > "$dir/hpccinf.txt"
 	cmd="hpcc"
 else
-	cat > "$dir/in.melt" <<-EOF
-	units		lj
-	atom_style	atomic
-	lattice		fcc 0.8442
-	region		box block 0 $size 0 $size 0 $size
-	create_box	1 box
-	create_atoms	1 box
-	mass		1 1.0
-	velocity	all create 3.0 87287 loop geom
-	pair_style	lj/cut 2.5
-	pair_coeff	1 1 1.0 1.0 2.5
-	neighbor	0.3 bin
-	neigh_modify	every 20 delay 0 check no
-	fix		1 all nve
-	thermo		50
-	run		200
-	EOF
-	cmd="lmp -in $dir/in.melt -log log.lammps -screen none"
+	cmd="lmp -in $CL_DIR/../../bench/in.melt -var n $size -log log.lammps -screen none"
 fi
 # The key mpirun logs in with; only the guests' SSH servers accept it.
 rm -rf "$SHARE/mpi"
