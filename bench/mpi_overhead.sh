@@ -20,13 +20,13 @@
 # last "on" run's statistics are summed up with bcsstat mpi after the
 # table.  Installs hpcc (apt-get) if it is missing.
 #
-# With -a lammps, Debian's LAMMPS instead (lmp, installed with apt-get if
-# missing): its Lennard-Jones melt (bench/in.melt, the input of its
-# examples/melt in a box of N x N x N fcc cells, 200 steps), an application that makes a few
-# MPI calls per step where hpcc's RandomAccess polls millions of times a
-# second.  Each run must end ("Total wall time"), and every run's last
-# thermodynamic line must be the same: the library changes nothing of
-# the result.
+# With -a lammps, Debian's LAMMPS instead (lmp, installed with apt-get
+# if missing): its Lennard-Jones melt (bench/in.melt, the input of its
+# examples/melt in a box of N x N x N fcc cells, 200 steps), an
+# application that makes a few MPI calls per step where hpcc's
+# RandomAccess polls millions of times a second.  Each run must end
+# ("Total wall time"), and every run's last thermodynamic line must be
+# the same: the library changes nothing of the result.
 #
 # With -c, on the cluster test bed instead (selftests/cluster/
 # run-cluster.sh, three guests, bench/mpi_overhead_run.sh): one rank on
@@ -43,7 +43,7 @@
 # which on this machine blurs any difference under a few per cent.  The
 # table goes to $BUILD/bench/mpi_overhead_APP_icount.txt.
 #
-# Every run starts after one unmeasured run without the library, which
+# The rounds start after one unmeasured run without the library, which
 # brings the program and its input into the page cache.
 #
 # Usage: bench/mpi_overhead.sh [-a hpcc|lammps] [-c | -i SHIFT]
@@ -194,8 +194,9 @@ fi
 
 configs=(without off on all)
 
-# run CONFIG ROUND: one run of the application; its wall time, the CPU time (user +
-# system) of mpirun and the ranks, in microseconds, on stdout.
+# run CONFIG ROUND: one run of the application; on stdout, in
+# microseconds, its wall time, the CPU time (user + system) of mpirun and
+# the ranks, and LAMMPS's loop time (0 for hpcc).
 run()
 {
 	local c=$1 r=$2 d=$work/$1.$2 TIMEFORMAT='%R %U %S'
@@ -271,6 +272,14 @@ for r in $(seq "$rounds"); do
 	[ $((SECONDS - t_round)) -gt "$longest" ] && longest=$((SECONDS - t_round))
 done
 
+# spread: of the numbers on stdin, the median, the smallest and the
+# largest.
+spread()
+{
+	tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 }
+		END { print ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[1], v[NR] }'
+}
+
 median()
 {
 	tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 }
@@ -313,10 +322,8 @@ lbase=$(echo "${loops[without]}" | median)
 	[ "$app" = lammps ] && printf " %9s %19s %8s" "Loop(s)" "(min .. max)" "vs w/o"
 	echo
 	for c in "${configs[@]}"; do
-		m=$(echo "${times[$c]}" | median)
+		read -r m lo hi <<< "$(echo "${times[$c]}" | spread)"
 		cm=$(echo "${cpus[$c]}" | median)
-		lo=$(echo "${times[$c]}" | tr ' ' '\n' | grep . | sort -n | head -1)
-		hi=$(echo "${times[$c]}" | tr ' ' '\n' | grep . | sort -n | tail -1)
 		n=$(echo "${times[$c]}" | wc -w)
 		awk -v c="$c" -v n="$n" -v m="$m" -v lo="$lo" -v hi="$hi" \
 		    -v b="$base" -v cm="$cm" -v cb="$cbase" 'BEGIN {
@@ -324,9 +331,7 @@ lbase=$(echo "${loops[without]}" | median)
 			c, n, m / 1e6, lo / 1e6, hi / 1e6, (m / b - 1) * 100,
 			cm / 1e6, (cm / cb - 1) * 100 }'
 		if [ "$app" = lammps ]; then
-			lm=$(echo "${loops[$c]}" | median)
-			llo=$(echo "${loops[$c]}" | tr ' ' '\n' | grep . | sort -n | head -1)
-			lhi=$(echo "${loops[$c]}" | tr ' ' '\n' | grep . | sort -n | tail -1)
+			read -r lm llo lhi <<< "$(echo "${loops[$c]}" | spread)"
 			awk -v m="$lm" -v lo="$llo" -v hi="$lhi" -v b="$lbase" 'BEGIN {
 				printf " %9.3f %8.3f .. %8.3f %+7.2f%%",
 				m / 1e6, lo / 1e6, hi / 1e6, (b ? m / b - 1 : 0) * 100 }'

@@ -3,11 +3,11 @@
 #
 # The cluster side of bench/mpi_overhead.sh -c: run by
 # selftests/cluster/run-cluster.sh as a test script, on guests with bcsd
-# up.  Debian's hpcc (or, with MO_APP=lammps, LAMMPS's LJ melt, as
-# bench/mpi_overhead.sh -a lammps runs it) across the guests, one rank per node (mpirun on
-# node1, the others reached over SSH as test-mpi.sh reaches them), each
-# run in a cluster job of its own (bcsctl run --job J), in three
-# configurations interleaved round by round, the order rotating:
+# up.  Debian's hpcc (or, with MO_APP=lammps, LAMMPS's LJ melt of
+# bench/in.melt) across the guests, one rank per node (mpirun on node1,
+# the others reached over SSH as test-mpi.sh reaches them), each run in
+# a cluster job of its own (bcsctl run --job J), in three configurations
+# interleaved round by round, the order rotating:
 #
 #   without  bcsctl run --job J -- hpcc
 #   off      bcsctl run --job J --mpi-stats, BCS_MPI_STATS=off
@@ -16,11 +16,12 @@
 # Every run must pass hpcc's own checks (Success=1, HPL's residuals
 # PASSED, none FAILED); every LAMMPS run must end, all in the same state
 # (the last thermodynamic line), and its own "Loop time" of the 200
-# steps, which leaves out the start-up, is tabled beside the wall time.  The time is mpirun's wall time on node1 in the
-# guests' emulated clock: only ratios within the run mean anything.  The
-# "on" runs' tables come from bcsstat mpi --job J on node2 with no file
-# given, gathered through bcsd from every node; the last one is kept.  Prints TAP, the
-# table in its notes, and writes the table to $MO_RESULT.
+# steps, which leaves out the start-up, is tabled beside the wall time.
+# The time is mpirun's wall time on node1 in the guests' emulated clock:
+# only ratios within the run mean anything.  The "on" runs' tables come
+# from bcsstat mpi --job J on node2 with no file given, gathered through
+# bcsd from every node; the last one is kept.  Prints TAP, the table in
+# its notes, and writes the table to $MO_RESULT.
 #
 # Environment: MO_APP (hpcc or lammps), MO_ROUNDS (default 3), MO_SIZE
 # (HPL's N, default 400, the other tests sized from it; LAMMPS's cells
@@ -72,7 +73,7 @@ rc=$?
 ok $rc "an SSH server on every node, for mpirun"
 [ $rc = 0 ] || tap_end
 
-# run CONFIG ROUND: one hpcc run from node1 in a job of its own, which is
+# run CONFIG ROUND: one run from node1 in a job of its own, which is
 # destroyed after it (an "on" run's table gathered first, into
 # $SHARE/out/mo-table); sets job, us (its wall time in microseconds) and
 # loop (LAMMPS's loop time, microseconds; 0 for hpcc), or fails after
