@@ -102,7 +102,7 @@ static void print_tree(struct json_object *resp)
 	if (!json_object_object_get_ex(resp, "tree", &t) || !t)
 		return;
 	printf("%-16s %s, %lld nodes, root %lld\n", "tree:",
-	       json_object_object_get_ex(t, "transport", &v) ?
+	       json_object_object_get_ex(t, "transport", &v) && v ?
 	       json_object_get_string(v) : "?",
 	       (long long)cluster_int(t, "nodes", 0),
 	       (long long)cluster_int(t, "root", 0));
@@ -126,7 +126,7 @@ static void print_tree(struct json_object *resp)
 		printf(", %lld reporting", (long long)json_object_get_int64(v));
 	printf(")\n");
 	/* Lost strobes, asked for again (Documentation/tree.rst). */
-	if (json_object_object_get_ex(t, "transport", &v) &&
+	if (json_object_object_get_ex(t, "transport", &v) && v &&
 	    !strcmp(json_object_get_string(v), "tree"))
 		printf("%-16s %lld asked for again, %lld asked of it, %lld resent\n",
 		       "tree strobes:",
