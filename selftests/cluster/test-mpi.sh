@@ -81,6 +81,29 @@ failed_early()
 }
 # Launching 2 x 6 MPI processes on emulated CPUs takes a while.
 wait_until 300 eval 'started || failed_early'
+# Now and then, on a loaded host, mpirun loses one of its daemons while
+# they start ("ORTE has lost communication with a remote daemon") and
+# gives up before any rank runs: that launch, and only that, is tried
+# once more, from a clean slate (its ranks' statistics files removed).
+lost_daemon()	# lost_daemon LABEL: mpirun LABEL exited, a daemon lost
+{
+	[ -s "$out/mpi-$1.rc" ] &&
+		grep -q 'lost communication with a remote daemon' "$out/mpi-$1.out"
+}
+relaunched=""
+for l in a b; do
+	started && break
+	lost_daemon "$l" || continue
+	j=$j1
+	[ "$l" = b ] && j=$j2
+	cp "$out/mpi-$l.out" "$out/mpi-$l.lost.out"
+	diag "job $l: mpirun lost a daemon while starting (mpi-$l.lost.out): launched once more"
+	on_all "rm -f /run/bcs/mpi/$j.*" > /dev/null
+	on 1 "export MPI_STATS=1
+	      mpi_start $l $np $j --seconds $run_s --work 200 --tag $l --go $go"
+	relaunched+=" $l"
+done
+[ -z "$relaunched" ] || wait_until 300 eval 'started || failed_early'
 started
 rc=$?
 # Go in any case: a job that is through MPI_Init must not wait any longer.
