@@ -95,6 +95,8 @@ const struct cfg_opt cfg_opts[] = {
 		"network interface for multicast (empty: the kernel chooses)"),
 	OPT_UINT(ttl, "1", 1, UINT8_MAX,
 		 "multicast TTL (1: do not leave the link)"),
+	OPT_BOOL(multicast_loop, "0",
+		 "hand this daemon's multicast datagrams to this host's own sockets too (IP_MULTICAST_LOOP): only for several daemons, or a program listening to the group, in one network namespace (0: a sender is spared receiving its own)"),
 	OPT_UINT(rcvbuf_kb, "1024", RCVBUF_KB_MIN, RCVBUF_KB_MAX,
 		 "UDP receive buffer in KiB (SO_RCVBUF; the kernel reports twice that)"),
 	OPT_STR(key_file, "/etc/bcs/cluster.key",

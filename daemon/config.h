@@ -57,6 +57,7 @@ struct cfg {
 	uint32_t port;
 	char interface[CFG_STR_MAX];
 	uint32_t ttl;
+	bool multicast_loop;
 	uint32_t rcvbuf_kb;
 	char key_file[CFG_STR_MAX];
 	/* The tree of daemons (topo.h). */

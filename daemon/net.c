@@ -82,7 +82,7 @@ int net_init(struct bcsd *d)
 	struct sockaddr_in any = { .sin_family = AF_INET };
 	struct ip_mreqn mreq = { 0 };
 	int one = 1, ttl = (int)d->cfg.ttl;
-	unsigned char loop = 1;
+	unsigned char loop = d->cfg.multicast_loop;
 
 	d->net.sock = -1;
 	memset(&d->net.group, 0, sizeof(d->net.group));

@@ -201,8 +201,11 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	d->cnt.rx++;
 	v = bcsp_decode(buf, len, d->cluster, d->key, &m);
 	own = v == BCSP_OK && m.hdr.sender == d->node_id;
-	if (own)
+	if (own) {
 		v = own_verdict(d, &m, from);
+		if (v == BCSP_OK)
+			d->cnt.rx_own++;
+	}
 	if (v == BCSP_OK && !own) {
 		w = window_of(d, m.hdr.sender);
 		v = w ? bcsp_window_check(w, m.hdr.epoch, m.hdr.seq) : BCSP_STALE;

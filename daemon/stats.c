@@ -35,6 +35,7 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "epoch", d->followed.epoch);
 	add_u64(o, "slice", d->followed.slice);
 	add_u64(o, "rx", d->cnt.rx);
+	add_u64(o, "rx_own", d->cnt.rx_own);
 	add_u64(o, "strobes_rx", d->cnt.strobes_rx);
 	add_u64(o, "strobe_copies", d->cnt.strobe_copies);
 	add_u64(o, "strobes_forwarded", d->cnt.strobes_forwarded);

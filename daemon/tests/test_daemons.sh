@@ -94,7 +94,7 @@ stat()
 }
 
 # --- an active master and a standby that follows it ---
-start 1 --priority=200
+start 1 --priority=200 --multicast_loop=1
 until_stat 1 active_master -eq 1 10
 check $? "node1 takes over as master"
 start 2 --priority=100
@@ -128,6 +128,10 @@ for n in 1 2; do
 	[ "$r" = 0 ]
 	check $? "node$n rejected nothing from honest peers ($r${why:+:$why})"
 done
+# Master node1 (multicast_loop 1) hears its own datagrams, and drops them.
+own=$(stat 1 rx_own)
+[ "$own" -gt 0 ]
+check $? "with multicast_loop 1 a master receives its own datagrams ($own)"
 
 # --- a daemon with another key: its datagrams fail the MAC ---
 start 3 --key_file="$TMP/other.key" --control_socket= --priority=300
@@ -212,6 +216,9 @@ check $? "standby node9 follows strobes sent 2.5 slices ahead"
 snap 9
 [ "$(val 9 rejected.stale)" = 0 ] && [ "$(val 9 master_id)" = 3 ]
 check $? "node9 takes none of them as stale ($(val 9 rejected.stale))"
+own=$(stat 3 rx_own)
+[ "$own" = 0 ]
+check $? "master node3 (multicast_loop 0, the default) receives none of its own ($own)"
 # --- a reply lost, then the master fails: the standby answers the retry ---
 # node1 (slow to take over) asks for a job; node3 makes it, but node1
 # drops every reply (type 4, byte 5 of the payload) until node3 is dead
