@@ -257,7 +257,7 @@ struct bcsd_client {
 
 struct bcsd_counters {
 	uint64_t rx;
-	uint64_t rx_own;			/* our own, looped back (multicast_loop) */
+	uint64_t rx_own;		/* our own, looped back */
 	uint64_t rejected[__BCSP_VERDICT_MAX];
 	uint64_t strobes_rx;		/* distinct strobes followed */
 	uint64_t strobe_copies;		/* further copies of one, dropped */
