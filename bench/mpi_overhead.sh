@@ -33,7 +33,10 @@
 # each guest, each run a bcs job, configurations without, off and on,
 # and the last "on" run's table gathered through bcsd; the table in
 # $BUILD/bench/mpi_overhead_cluster.txt (with -a lammps,
-# mpi_overhead_lammps_cluster.txt; 8 cells a side by default).
+# mpi_overhead_lammps_cluster.txt; 8 cells a side by default).  -N 2
+# boots two guests instead: on this machine's two CPUs each guest then
+# has one to itself, where three share two and the host's scheduling
+# shows in every exchange between them.
 #
 # With -i SHIFT, the same as on this machine but inside one
 # instruction-counted guest (selftests/vm/run-vm.sh --smp 1 --icount
@@ -46,10 +49,11 @@
 # The rounds start after one unmeasured run without the library, which
 # brings the program and its input into the page cache.
 #
-# Usage: bench/mpi_overhead.sh [-a hpcc|lammps] [-c | -i SHIFT]
+# Usage: bench/mpi_overhead.sh [-a hpcc|lammps] [-c [-N NODES] | -i SHIFT]
 #                              [-r ROUNDS] [-n N] [-t SECONDS]
 #   -a APP      hpcc (default) or lammps
 #   -c          on the cluster test bed
+#   -N NODES    with -c: 2..9 guests, one rank on each (default 3)
 #   -i SHIFT    in an instruction-counted guest (SHIFT 0..10; 3 is 125
 #               million instructions a second of its time)
 #   -r ROUNDS   rounds (default 7; with -c 3, with -i 5)
@@ -70,17 +74,19 @@ size=1000
 budget=570
 cluster=0
 icount=""
+nodes=3
 app=hpcc
 args=("$@")
-while getopts a:ci:r:n:t: o; do
+while getopts a:ci:N:r:n:t: o; do
 	case $o in
 	a) app=$OPTARG ;;
 	c) cluster=1 ;;
 	i) icount=$OPTARG ;;
+	N) nodes=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	n) size=$OPTARG ;;
 	t) budget=$OPTARG ;;
-	*) echo "usage: $0 [-a hpcc|lammps] [-c | -i SHIFT] [-r ROUNDS] [-n N] [-t SECONDS]" >&2
+	*) echo "usage: $0 [-a hpcc|lammps] [-c [-N NODES] | -i SHIFT] [-r ROUNDS] [-n N] [-t SECONDS]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -96,6 +102,12 @@ if [ -n "$icount" ]; then
 	esac
 	[ "$cluster" = 0 ] || { echo "$0: -c or -i, not both" >&2; exit 2; }
 fi
+case $nodes in
+[2-9]) ;;
+*) echo "$0: -N: 2..9 guests, not '$nodes'" >&2; exit 2 ;;
+esac
+[ "$nodes" = 3 ] || [ "$cluster" = 1 ] ||
+	{ echo "$0: -N goes with -c" >&2; exit 2; }
 case $app in
 hpcc) ;;
 lammps)
@@ -145,7 +157,7 @@ if [ "$cluster" = 1 ]; then
 	esac
 	case " $* " in *" -t"*) ;; *) budget=1800 ;; esac
 	. "$top/scripts/lib.sh"
-	export MO_APP=$app MO_ROUNDS=$rounds MO_SIZE=$size
+	export MO_APP=$app MO_ROUNDS=$rounds MO_SIZE=$size MO_NODES=$nodes
 	export MO_RESULT=$BUILD/bench/mpi_overhead_cluster.txt
 	[ "$app" = lammps ] &&
 		MO_RESULT=$BUILD/bench/mpi_overhead_lammps_cluster.txt
@@ -154,8 +166,8 @@ if [ "$cluster" = 1 ]; then
 	mkdir -p "$BUILD/bench"
 	rm -f "$MO_RESULT"
 	BCS_CLUSTER_OUT=$BUILD/bench/mpi-overhead-cluster timeout "$budget" \
-		"$top/selftests/cluster/run-cluster.sh" --timeout "$budget" \
-		"$top/bench/mpi_overhead_run.sh"
+		"$top/selftests/cluster/run-cluster.sh" --nodes "$nodes" \
+		--timeout "$budget" "$top/bench/mpi_overhead_run.sh"
 	rc=$?
 	[ -s "$MO_RESULT" ] || { echo "$0: no table (exit $rc)" >&2; exit 1; }
 	cat "$MO_RESULT"

@@ -165,7 +165,8 @@ fi
 		     "Open MPI, one rank on each of $nr_nodes guests, each run a bcs job)"
 		echo "$done_rounds rounds, interleaved; every run ended in the same state"
 	fi
-	echo "command: bench/mpi_overhead.sh -c -a $app -r $rounds -n $size"
+	echo "command: bench/mpi_overhead.sh -c -a $app -r $rounds -n $size" \
+	     "$([ "$nr_nodes" = 3 ] || echo "-N $nr_nodes")"
 	echo "wall: mpirun's on node1, emulated time, median (min .. max)," \
 	     "against the median of \"without\""
 	[ "$app" = lammps ] &&
