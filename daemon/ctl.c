@@ -625,6 +625,7 @@ static void cmd_gather(struct bcsd *d, struct bcsd_client *c,
 			expect = d->followed.map.jobs[i].nodes;
 	mpi_gather_init(c->gather, 0, req->job, expect,
 			now_mono_ms() + CTL_GATHER_MS);
+	c->gather->live = view_live_nodes(d, now_mono_ms());
 	d->cnt.mpi_gathers++;
 	cmd_job_request(d, c, BCSP_OP_MPI_GATHER, req);
 	if (c->gather)

@@ -150,8 +150,10 @@ uint32_t mpi_gather_answered(const struct mpi_gather *g)
 
 bool mpi_gather_done(const struct mpi_gather *g, uint64_t now_ms)
 {
+	uint32_t want = g->expect > g->live ? g->expect : g->live;
+
 	return now_ms >= g->until_ms ||
-	       (g->expect && mpi_gather_answered(g) >= g->expect);
+	       (want && mpi_gather_answered(g) >= want);
 }
 
 static int by_node(const void *a, const void *b)

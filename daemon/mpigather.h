@@ -42,7 +42,14 @@ struct mpi_gather_node {
 struct mpi_gather {
 	uint32_t req;		/* the request's id, the parts' @req */
 	uint32_t job;
-	uint32_t expect;	/* nodes to hear from; 0: wait for @until_ms */
+	uint32_t expect;	/* nodes with tasks of the job (the map) */
+	/*
+	 * Nodes alive as the asker hears them (0: not known): each one's
+	 * bcs.ko knows the job, so each answers, with files or without.
+	 * A job's tasks that have ended leave their files but drop out of
+	 * the map's count, so the gather waits for the larger number.
+	 */
+	uint32_t live;
 	uint64_t until_ms;
 	struct mpi_gather_node *nodes;
 	uint32_t nr_nodes, cap_nodes;
@@ -70,7 +77,10 @@ int mpi_gather_add(struct mpi_gather *g, uint32_t node,
 /* The nodes that have sent every part of every file they have. */
 uint32_t mpi_gather_answered(const struct mpi_gather *g);
 
-/* Is it time to answer: every node expected heard in full, or late? */
+/*
+ * Is it time to answer: @expect and @live nodes (the larger; not 0)
+ * heard in full, or @until_ms reached?
+ */
 bool mpi_gather_done(const struct mpi_gather *g, uint64_t now_ms);
 
 /*

@@ -45,6 +45,15 @@ static bool view_fresh(const struct bcsd *d, const struct bcsd_peer *p,
 	       VIEW_STALE_REPORTS * d->cfg.report_ms;
 }
 
+static uint32_t fresh_peers(const struct bcsd *d, uint64_t now_ms)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->view.nr_peers; i++)
+		n += view_fresh(d, &d->view.peers[i], now_ms);
+	return n;
+}
+
 /*
  * Does this daemon hear enough of the cluster to take over as master?
  * Enough is the quorum option, or more than half of the nodes heard since
@@ -55,15 +64,17 @@ static bool view_fresh(const struct bcsd *d, const struct bcsd_peer *p,
 bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
 		 uint32_t *need)
 {
-	uint32_t i, n = 0;
-
-	for (i = 0; i < d->view.nr_peers; i++)
-		n += view_fresh(d, &d->view.peers[i], now_ms);
-	*fresh = n;
+	*fresh = fresh_peers(d, now_ms);
 	*need = (uint32_t)d->cfg.quorum;
 	if (!*need)
 		*need = d->view.nr_peers / 2 + 1;
-	return !d->view.nr_peers || n >= *need;
+	return !d->view.nr_peers || *fresh >= *need;
+}
+
+uint32_t view_live_nodes(const struct bcsd *d, uint64_t now_ms)
+{
+	/* Down a tree a node hears its children only: not known. */
+	return tree_transport(d) ? 0 : fresh_peers(d, now_ms);
 }
 
 static uint32_t view_peer_tasks(const struct bcsd_peer *p, uint32_t job)

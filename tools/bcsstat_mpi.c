@@ -327,7 +327,14 @@ static void print_table(const struct mpi_set *s)
 		complete += !!(s->files[k].hdr->flags & BCS_MPI_COMPLETE);
 	printf("%d rank file%s, %d complete\n", s->nr_files,
 	       s->nr_files == 1 ? "" : "s", complete);
-	if (s->gathered && s->gathered->expected)
+	if (s->gathered && s->gathered->expected &&
+	    s->gathered->answered > s->gathered->expected)
+		/* Nodes whose tasks had ended still had files of the job. */
+		printf("through bcsd: %" PRId64 " nodes answered (%" PRId64
+		       " still report%s tasks of the job)\n",
+		       s->gathered->answered, s->gathered->expected,
+		       s->gathered->expected == 1 ? "s" : "");
+	else if (s->gathered && s->gathered->expected)
 		printf("through bcsd: %" PRId64 " of %" PRId64 " node%s "
 		       "answered%s\n", s->gathered->answered,
 		       s->gathered->expected,

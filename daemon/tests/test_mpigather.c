@@ -172,6 +172,43 @@ static void test_refused(void)
 	mpi_gather_free(&g);
 }
 
+/*
+ * A job whose tasks have ended on two of three live nodes: the map counts
+ * one node, all three have files; the gather waits for the three.  And
+ * the map's count when it is the larger.
+ */
+static void test_live(void)
+{
+	struct bcsp_mpi_part p = { .req = REQ, .job = JOB };
+	struct mpi_gather g;
+	uint32_t n;
+
+	mpi_gather_init(&g, REQ, JOB, 1, 100);
+	g.live = 3;
+	for (n = 1; n <= 3; n++) {
+		CHECK(!mpi_gather_done(&g, 0));
+		CHECK(!mpi_gather_add(&g, n, &p));
+	}
+	CHECK(mpi_gather_answered(&g) == 3 && mpi_gather_done(&g, 0));
+	mpi_gather_free(&g);
+
+	mpi_gather_init(&g, REQ, JOB, 2, 100);
+	g.live = 1;
+	CHECK(!mpi_gather_add(&g, 1, &p));
+	CHECK(!mpi_gather_done(&g, 0));
+	CHECK(!mpi_gather_add(&g, 2, &p));
+	CHECK(mpi_gather_done(&g, 0));
+	mpi_gather_free(&g);
+
+	/* No node with tasks: the live nodes end it before the deadline. */
+	mpi_gather_init(&g, REQ, JOB, 0, 100);
+	g.live = 1;
+	CHECK(!mpi_gather_done(&g, 0));
+	CHECK(!mpi_gather_add(&g, 7, &p));
+	CHECK(mpi_gather_done(&g, 0));
+	mpi_gather_free(&g);
+}
+
 /* The bounds: bytes held. */
 static void test_room(void)
 {
@@ -198,6 +235,7 @@ int main(void)
 	if (sodium_init() < 0)
 		return 1;
 	test_whole();
+	test_live();
 	test_refused();
 	test_room();
 	return unit_done("test_mpigather");

@@ -14,7 +14,7 @@
 # attach from node2 to node3 (multicast: every node hears it) happens on
 # node3 alone; MPI statistics switched on through the master and
 # gathered through node2's bcsd, complete, and with node3's bcsd stopped,
-# said to be incomplete.
+# said to be incomplete; with the tasks ended on two nodes, all gathered.
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
 
@@ -294,6 +294,22 @@ check $? "its JSON: expected 3, answered 2, not complete; the ranks of node1 and
 snap 2
 [ "$(val 2 mpi_gathers_partial)" = $((partial0 + 2)) ]
 check $? "node2 counts both gathers partial"
+
+# The job's tasks ended on nodes 1 and 3, their files still there (as
+# after a run): the map counts node2 alone, the gather waits for every
+# node alive and has all four ranks.
+kill "${gpids[0]}" "${gpids[2]}" 2>/dev/null
+until_is 1 map_nodes 2
+check $? "job $gj has tasks on node2 alone in its map ($(map_nodes 2))"
+BCS_CONTROL_SOCKET=$TMP/ctl2 timeout 30 "$BCSSTAT" mpi --job "$gj" \
+	> "$TMP/gather.txt" 2> "$TMP/gather.err"
+rc=$?
+out=$(grep "^through bcsd" "$TMP/gather.txt")
+echo "# tasks on node2 only: $out"
+[ "$rc" = 0 ] &&
+	[[ $out == "through bcsd: 3 nodes answered (1 still reports tasks of the job)" ]] &&
+	grep -q "^job $gj: 4 ranks (0 .. 3) on 3 nodes" "$TMP/gather.txt"
+check $? "tasks on node2 only: bcsstat mpi hears the three nodes, all four ranks ($(head -c 200 "$TMP/gather.err"))"
 kill "${gpids[@]}" 2>/dev/null
 
 # The job destroyed: its control file goes on every node.
