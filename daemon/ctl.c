@@ -432,8 +432,8 @@ static void gather_answer(struct bcsd *d, struct bcsd_client *c)
 		ctl_error(c, -ENOMEM, "out of memory for the MPI statistics");
 		return;
 	}
-	if (!c->gather->expect ||
-	    mpi_gather_answered(c->gather) < c->gather->expect)
+	if (!mpi_gather_expected(c->gather) ||
+	    mpi_gather_answered(c->gather) < mpi_gather_expected(c->gather))
 		d->cnt.mpi_gathers_partial++;
 	gather_end(c);
 	ctl_send(c, o);

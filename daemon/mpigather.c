@@ -148,9 +148,14 @@ uint32_t mpi_gather_answered(const struct mpi_gather *g)
 	return k;
 }
 
+uint32_t mpi_gather_expected(const struct mpi_gather *g)
+{
+	return g->expect > g->live ? g->expect : g->live;
+}
+
 bool mpi_gather_done(const struct mpi_gather *g, uint64_t now_ms)
 {
-	uint32_t want = g->expect > g->live ? g->expect : g->live;
+	uint32_t want = mpi_gather_expected(g);
 
 	return now_ms >= g->until_ms ||
 	       (want && mpi_gather_answered(g) >= want);
@@ -203,6 +208,7 @@ int mpi_gather_json(struct mpi_gather *g, struct json_object *o)
 	struct json_object *nodes = json_object_new_array();
 	struct json_object *files = json_object_new_array(), *e;
 	uint32_t answered = mpi_gather_answered(g), i;
+	uint32_t want = mpi_gather_expected(g);
 
 	if (!nodes || !files)
 		goto nomem;
@@ -230,10 +236,10 @@ int mpi_gather_json(struct mpi_gather *g, struct json_object *o)
 		json_object_array_add(files, e);
 	}
 	json_object_object_add(o, "job", json_object_new_int64(g->job));
-	json_object_object_add(o, "expected", json_object_new_int64(g->expect));
+	json_object_object_add(o, "expected", json_object_new_int64(want));
 	json_object_object_add(o, "answered", json_object_new_int64(answered));
 	json_object_object_add(o, "complete", json_object_new_boolean(
-				       g->expect && answered >= g->expect));
+				       want && answered >= want));
 	json_object_object_add(o, "nodes", nodes);
 	json_object_object_add(o, "files", files);
 	return 0;

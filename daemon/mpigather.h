@@ -77,17 +77,21 @@ int mpi_gather_add(struct mpi_gather *g, uint32_t node,
 /* The nodes that have sent every part of every file they have. */
 uint32_t mpi_gather_answered(const struct mpi_gather *g);
 
+/* The nodes to hear from: the larger of @expect and @live (0: unknown). */
+uint32_t mpi_gather_expected(const struct mpi_gather *g);
+
 /*
- * Is it time to answer: @expect and @live nodes (the larger; not 0)
- * heard in full, or @until_ms reached?
+ * Is it time to answer: the nodes expected (not 0) heard in full, or
+ * @until_ms reached?
  */
 bool mpi_gather_done(const struct mpi_gather *g, uint64_t now_ms);
 
 /*
- * The answer into @o: "job", "expected", "answered", "complete" (as many
- * answered as expected), "nodes" ([{"node", "files", "complete"}], by
- * node) and "files" ([{"node", "file", "data"}], the complete files, data
- * in base64).  Returns 0 or -ENOMEM.
+ * The answer into @o: "job", "expected" (mpi_gather_expected()),
+ * "answered", "complete" (as many answered as expected), "nodes"
+ * ([{"node", "files", "complete"}], by node) and "files" ([{"node",
+ * "file", "data"}], the complete files, data in base64).  Returns 0 or
+ * -ENOMEM.
  */
 int mpi_gather_json(struct mpi_gather *g, struct json_object *o);
 

@@ -329,11 +329,10 @@ static void print_table(const struct mpi_set *s)
 	       s->nr_files == 1 ? "" : "s", complete);
 	if (s->gathered && s->gathered->expected &&
 	    s->gathered->answered > s->gathered->expected)
-		/* Nodes whose tasks had ended still had files of the job. */
+		/* A node the asker had not heard a report from yet. */
 		printf("through bcsd: %" PRId64 " nodes answered (%" PRId64
-		       " still report%s tasks of the job)\n",
-		       s->gathered->answered, s->gathered->expected,
-		       s->gathered->expected == 1 ? "s" : "");
+		       " expected)\n", s->gathered->answered,
+		       s->gathered->expected);
 	else if (s->gathered && s->gathered->expected)
 		printf("through bcsd: %" PRId64 " of %" PRId64 " node%s "
 		       "answered%s\n", s->gathered->answered,

@@ -180,6 +180,7 @@ static void test_refused(void)
 static void test_live(void)
 {
 	struct bcsp_mpi_part p = { .req = REQ, .job = JOB };
+	struct json_object *o, *v;
 	struct mpi_gather g;
 	uint32_t n;
 
@@ -190,6 +191,12 @@ static void test_live(void)
 		CHECK(!mpi_gather_add(&g, n, &p));
 	}
 	CHECK(mpi_gather_answered(&g) == 3 && mpi_gather_done(&g, 0));
+	o = json_object_new_object();
+	CHECK(!mpi_gather_json(&g, o));
+	CHECK(field(o, "expected") == 3 && field(o, "answered") == 3 &&
+	      json_object_object_get_ex(o, "complete", &v) &&
+	      json_object_get_boolean(v));
+	json_object_put(o);
 	mpi_gather_free(&g);
 
 	mpi_gather_init(&g, REQ, JOB, 2, 100);
@@ -206,6 +213,19 @@ static void test_live(void)
 	CHECK(!mpi_gather_done(&g, 0));
 	CHECK(!mpi_gather_add(&g, 7, &p));
 	CHECK(mpi_gather_done(&g, 0));
+	mpi_gather_free(&g);
+
+	/* A live node silent until the deadline: not complete. */
+	mpi_gather_init(&g, REQ, JOB, 1, 100);
+	g.live = 2;
+	CHECK(!mpi_gather_add(&g, 1, &p));
+	CHECK(!mpi_gather_done(&g, 99) && mpi_gather_done(&g, 100));
+	o = json_object_new_object();
+	CHECK(!mpi_gather_json(&g, o));
+	CHECK(field(o, "expected") == 2 && field(o, "answered") == 1 &&
+	      json_object_object_get_ex(o, "complete", &v) &&
+	      !json_object_get_boolean(v));
+	json_object_put(o);
 	mpi_gather_free(&g);
 }
 
