@@ -172,6 +172,21 @@ static void test_refused(void)
 	mpi_gather_free(&g);
 }
 
+/* Does @g's answer say @expected, @answered and @complete? */
+static bool answer_is(struct mpi_gather *g, int64_t expected,
+		      int64_t answered, bool complete)
+{
+	struct json_object *o = json_object_new_object(), *v;
+	bool ok = o && !mpi_gather_json(g, o) &&
+		  field(o, "expected") == expected &&
+		  field(o, "answered") == answered &&
+		  json_object_object_get_ex(o, "complete", &v) &&
+		  json_object_get_boolean(v) == complete;
+
+	json_object_put(o);
+	return ok;
+}
+
 /*
  * A job whose tasks have ended on two of three live nodes: the map counts
  * one node, all three have files; the gather waits for the three.  And
@@ -180,7 +195,6 @@ static void test_refused(void)
 static void test_live(void)
 {
 	struct bcsp_mpi_part p = { .req = REQ, .job = JOB };
-	struct json_object *o, *v;
 	struct mpi_gather g;
 	uint32_t n;
 
@@ -191,12 +205,7 @@ static void test_live(void)
 		CHECK(!mpi_gather_add(&g, n, &p));
 	}
 	CHECK(mpi_gather_answered(&g) == 3 && mpi_gather_done(&g, 0));
-	o = json_object_new_object();
-	CHECK(!mpi_gather_json(&g, o));
-	CHECK(field(o, "expected") == 3 && field(o, "answered") == 3 &&
-	      json_object_object_get_ex(o, "complete", &v) &&
-	      json_object_get_boolean(v));
-	json_object_put(o);
+	CHECK(answer_is(&g, 3, 3, true));
 	mpi_gather_free(&g);
 
 	mpi_gather_init(&g, REQ, JOB, 2, 100);
@@ -220,12 +229,7 @@ static void test_live(void)
 	g.live = 2;
 	CHECK(!mpi_gather_add(&g, 1, &p));
 	CHECK(!mpi_gather_done(&g, 99) && mpi_gather_done(&g, 100));
-	o = json_object_new_object();
-	CHECK(!mpi_gather_json(&g, o));
-	CHECK(field(o, "expected") == 2 && field(o, "answered") == 1 &&
-	      json_object_object_get_ex(o, "complete", &v) &&
-	      !json_object_get_boolean(v));
-	json_object_put(o);
+	CHECK(answer_is(&g, 2, 1, false));
 	mpi_gather_free(&g);
 }
 
