@@ -650,7 +650,10 @@ bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
 		 uint32_t *need);
 struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
 				   uint64_t now_ms);
-/* The nodes whose reports are fresh (this one's too); 0 in a tree. */
+/*
+ * The nodes whose reports are fresh (this one's too); in a tree, those
+ * in the root's last sum of reports on the root, 0 elsewhere.
+ */
 uint32_t view_live_nodes(const struct bcsd *d, uint64_t now_ms);
 /*
  * What view_job_nodes() shows: {"of": "reports" | "subtree" | "cluster",

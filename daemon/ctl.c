@@ -458,8 +458,11 @@ static void reply_request(struct bcsd *d, struct bcsd_client *c,
 	}
 	if (r->op == BCSP_OP_MPI_GATHER) {
 		/* The nodes have the command now: their time starts. */
-		if (c->gather)
+		if (c->gather) {
 			c->gather->until_ms = now_mono_ms() + CTL_GATHER_MS;
+			if (r->gather.live > c->gather->live)
+				c->gather->live = r->gather.live;
+		}
 		gather_answer(d, c);
 		return;
 	}

@@ -922,6 +922,8 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 			send_command(d, &(struct bcsp_command){
 				.op = BCSP_CMD_MPI_GATHER, .job = req->job,
 				.arg = req->id, .node = req->node });
+		/* Every live node answers: the asker may hear fewer. */
+		reply->gather.live = view_live_nodes(d, now_mono_ms());
 		return true;
 	case BCSP_OP_STATS:
 		reply->error = ctx_stats(d, req);

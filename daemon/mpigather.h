@@ -44,7 +44,8 @@ struct mpi_gather {
 	uint32_t job;
 	uint32_t expect;	/* nodes with tasks of the job (the map) */
 	/*
-	 * Nodes alive as the asker hears them (0: not known): each one's
+	 * Nodes alive as the asker or the master (its reply, in a tree
+	 * the only one that knows) hears them (0: not known): each one's
 	 * bcs.ko knows the job, so each answers, with files or without.
 	 * A job's tasks that have ended leave their files but drop out of
 	 * the map's count, so the gather waits for the larger number.

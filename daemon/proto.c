@@ -251,6 +251,12 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 			put32(c, m->req.mpi.len);
 			put32(c, 0);
 			put_sel(c, m->req.mpi.sel, m->req.mpi.len);
+		} else if (m->req.op == BCSP_OP_MPI_GATHER) {
+			put32(c, m->hdr.type == BCSP_REPLY ?
+			      m->req.gather.live : 0);
+			put32(c, 0);
+			put32(c, 0);
+			put32(c, 0);
 		}
 		break;
 	case BCSP_COMMAND:
@@ -581,6 +587,17 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			    m->req.mpi.sub_bits > BCS_HIST_SUB_BITS_MAX ||
 			    m->req.mpi.reserved ||
 			    !get_sel(c, m->req.mpi.sel, m->req.mpi.len))
+				return false;
+		} else if (m->req.op == BCSP_OP_MPI_GATHER) {
+			m->req.gather.live = get32(c);
+			m->req.gather.reserved[0] = get32(c);
+			m->req.gather.reserved[1] = get32(c);
+			m->req.gather.reserved[2] = get32(c);
+			if ((m->hdr.type == BCSP_REQUEST &&
+			     m->req.gather.live) ||
+			    m->req.gather.reserved[0] ||
+			    m->req.gather.reserved[1] ||
+			    m->req.gather.reserved[2])
 				return false;
 		}
 		/* A node asks for itself only. */

@@ -161,9 +161,10 @@ enum bcsp_op {
  * BCSP_OP_SIGNAL and BCSP_OP_ATTACH, and for them only; for BCSP_OP_MPI
  * 16 more (@mpi's flags, sub_bits, len and a zero) and then the @len bytes
  * of @mpi.sel, padded with zeros to a multiple of 4.  The reply to an
- * attach carries the error of the node that carried it out.  The reply
- * to BCSP_OP_MPI_GATHER says only that the command went (or -ENOENT):
- * the files come from the nodes (BCSP_MPI_PART).
+ * attach carries the error of the node that carried it out.  For
+ * BCSP_OP_MPI_GATHER 16 more (@gather): the reply says that the command
+ * went (or -ENOENT) and how many nodes the master hears from, all of
+ * which answer; the files come from the nodes (BCSP_MPI_PART).
  */
 struct bcsp_request {
 	uint32_t id;		/* chosen by the node, echoed in the reply */
@@ -199,6 +200,10 @@ struct bcsp_request {
 			uint32_t reserved;
 			char sel[BCSP_MPI_SEL_LEN];	/* NUL-terminated */
 		} mpi;
+		struct {
+			uint32_t live;		/* reply: nodes heard; 0 */
+			uint32_t reserved[3];
+		} gather;
 	};
 };
 

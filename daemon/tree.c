@@ -515,8 +515,10 @@ unsigned int tree_send_command(struct bcsd *d, const uint8_t *buf,
 				continue;
 			to = a->idx;
 		}
+		/* A gather goes everywhere: files outlive their tasks. */
 		if (target >= 0 ? !in_subtree(d, to, (uint32_t)target) :
-				  !holds(d, to, m->cmd.job)) {
+		    m->cmd.op != BCSP_CMD_MPI_GATHER &&
+		    !holds(d, to, m->cmd.job)) {
 			d->cnt.tree_pruned++;
 			continue;
 		}

@@ -73,8 +73,14 @@ bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
 
 uint32_t view_live_nodes(const struct bcsd *d, uint64_t now_ms)
 {
-	/* Down a tree a node hears its children only: not known. */
-	return tree_transport(d) ? 0 : fresh_peers(d, now_ms);
+	if (!tree_transport(d))
+		return fresh_peers(d, now_ms);
+	/*
+	 * Down a tree a node hears its children only; the root, the
+	 * master, counts the nodes in its last sum of reports (reduce.c).
+	 */
+	return d->tree && d->tree_self == d->tree->root ?
+	       d->reduce.reporting : 0;
 }
 
 static uint32_t view_peer_tasks(const struct bcsd_peer *p, uint32_t job)

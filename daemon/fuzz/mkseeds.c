@@ -285,6 +285,9 @@ int main(int argc, char **argv)
 	m.req.job = 100;
 	m.req.node = 2;
 	datagram("request-mpi-gather", &m);
+	m.hdr.type = BCSP_REPLY;
+	m.req.gather.live = 3;
+	datagram("reply-mpi-gather", &m);
 
 	/* A file in two parts, the last one padded; a node with none. */
 	memset(&m, 0, sizeof(m));

@@ -1140,9 +1140,29 @@ static void test_mpi_gather(void)
 	m.req = (struct bcsp_request){ .id = 3, .op = BCSP_OP_MPI_GATHER,
 				       .job = 9, .node = 4 };
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(len == BCSP_HDR_LEN + 24 + BCSP_TAG_LEN);
+	CHECK(len == BCSP_HDR_LEN + 40 + BCSP_TAG_LEN);
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
-	      out.req.op == BCSP_OP_MPI_GATHER && out.req.job == 9);
+	      out.req.op == BCSP_OP_MPI_GATHER && out.req.job == 9 &&
+	      !out.req.gather.live);
+	/* The live nodes go in the reply; a request does not send them. */
+	m.req.gather.live = 64;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      !out.req.gather.live);
+	m.hdr.type = BCSP_REPLY;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.req.gather.live == 64);
+	/* A reserved word set, a request with a count, 24 bytes: bad. */
+	CHECK(part_verdict(&m, BCSP_HDR_LEN + 28, 1) == BCSP_BAD_BODY);
+	m.hdr.type = BCSP_REQUEST;
+	CHECK(part_verdict(&m, BCSP_HDR_LEN + 24, 1) == BCSP_BAD_BODY);
+	m.req.op = BCSP_OP_WINDOW_CLEAR;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 24 + BCSP_TAG_LEN);
+	buf[BCSP_HDR_LEN + 7] = BCSP_OP_MPI_GATHER;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_COMMAND;

@@ -26,8 +26,10 @@
 # leaf sent a summary up for most slices it was strobed (switch_reports
 # slice: one at each strobe, rather than one per report period);
 # every daemon is where the k-ary tree puts it (parent and depth, from
-# the stats file, as bcsctl status --json has them); the daemons with children passed datagrams on
-# and the leaves none.
+# the stats file, as bcsctl status --json has them); the daemons with
+# children passed datagrams on and the leaves none; a strobe lost on the
+# way to a leaf came again; a job's MPI statistics files, gathered through
+# a leaf, came from every node.
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
 
@@ -67,9 +69,13 @@ start()
 		--nodes_file="$TMP/nodes" --tree_fanout="$FANOUT" \
 		--strobe_transport=tree --rt_priority=0 --slice_us=100000 \
 		--lead_us=30000 --report_ms=500 --stale_slices=20 \
-		--switch_reports=slice --jobs_dir="$TMP/jobs$n" "$@"
+		--switch_reports=slice --jobs_dir="$TMP/jobs$n" \
+		--mpi_dir="$TMP/mpi$n" "$@"
 }
 
+for n in $(seq "$N"); do
+	mkdir -p "$TMP/mpi$n"
+done
 start 1 both --priority=200 --failover_slices=2
 for n in $(seq 2 $((N - 1))); do
 	start "$n" node
@@ -288,5 +294,40 @@ resent=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("s
 echo "# node$N lost a strobe; node$LOSER_PARENT resent ${resent:-?}: $out"
 [ "${resent:-0}" -ge 1 ] || rc=1
 check $rc "a strobe lost on the way to a leaf came again from its parent, and no slice is missing (BCS_SIM_DROP)"
+
+# MPI statistics through a leaf's bcsd, down the tree: rank files of the
+# first job on the master, an inner node and the last leaf, none of them
+# with a task of it, so that the map counts no node of the job.  Every
+# daemon knows the job and answers; only the master knows how many live
+# (its last sum of reports), and says so in its reply: the leaf waits for
+# all of them, not for the map's none.
+gj=${jobs[0]}
+MKMPI=$top/tools/tests/mkmpi
+BCSSTAT=$top/tools/bcsstat
+{ "$MKMPI" "$TMP/mpi1" "$gj" sim1 0 30 && "$MKMPI" "$TMP/mpi2" "$gj" sim2 1 20 &&
+  "$MKMPI" "$TMP/mpi$N" "$gj" "sim$N" 2 10; } > /dev/null
+check $? "three rank files of job $gj, on node1, node2 and node$N"
+ASKER=$((N - 1))
+BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" mpi --job "$gj" --json \
+	> "$TMP/gather.json" 2> "$TMP/gather.err"
+rc=$?
+out=$(python3 - "$TMP/gather.json" "$N" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    print(e)
+    sys.exit(1)
+n = int(sys.argv[2])
+g = d.get("through_bcsd", {})
+ranks = sorted(r["rank"] for r in d.get("ranks", []))
+print("%s, ranks %s" % (g, ranks))
+sys.exit(0 if g.get("complete") and n // 2 < g.get("expected", 0) <= n and
+         g.get("answered") == g.get("expected") and ranks == [0, 1, 2] else 1)
+PY
+) || rc=1
+[ "$rc" = 0 ] || out="$out; bcsstat: $(head -c 200 "$TMP/gather.err")"
+echo "# a gather through node$ASKER, the map counting no node: $out"
+check $rc "a gather through a leaf waits for the nodes the master hears, not the map's count: all three ranks, complete ($out)"
 
 checks_done test_tree_sim
