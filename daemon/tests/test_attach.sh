@@ -28,7 +28,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)/..
 NAME=test_attach
-BCSD=$(pwd)/bcsd-sim
+BCSD=${BCS_TEST_BCSD_SIM:-$(pwd)/bcsd-sim}
 BCSCTL=$top/tools/bcsctl
 NS=bcs-attach-$$
 NET=10.80.0

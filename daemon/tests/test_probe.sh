@@ -18,7 +18,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)/..
 NAME=test_probe
-BCSD=$(pwd)/bcsd-sim
+BCSD=${BCS_TEST_BCSD_SIM:-$(pwd)/bcsd-sim}
 BCSCTL=$top/tools/bcsctl
 NS=bcs-probe-$$
 NET=10.79.0

@@ -22,7 +22,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)/..
 NAME=test_sim
-BCSD=$(pwd)/bcsd-sim
+BCSD=${BCS_TEST_BCSD_SIM:-$(pwd)/bcsd-sim}
 BCSCTL=$top/tools/bcsctl
 NS=bcs-sim-$$
 NET=10.78.0

@@ -38,7 +38,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)/..
 NAME=test_takeover_tree
-BCSD=$(pwd)/bcsd-sim
+BCSD=${BCS_TEST_BCSD_SIM:-$(pwd)/bcsd-sim}
 BCSCTL=$top/tools/bcsctl
 NS=bcs-tkt-$$
 NET=10.81.0

@@ -37,7 +37,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)/..
 NAME=test_tree_sim
-BCSD=$(pwd)/bcsd-sim
+BCSD=${BCS_TEST_BCSD_SIM:-$(pwd)/bcsd-sim}
 BCSCTL=$top/tools/bcsctl
 NS=bcs-tree-$$
 N=64
