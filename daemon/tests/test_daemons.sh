@@ -21,7 +21,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)/..
 NAME=test_daemons
-BCSD=$(pwd)/bcsd
+BCSD=${BCS_TEST_BCSD:-$(pwd)/bcsd}
 BCSCTL=$top/tools/bcsctl
 NS=bcs-test-$$
 NET=10.77.0

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The simulated clusters again, on bcsd-sim built with AddressSanitizer
-# and UBSan ($BCS_ASAN_SIM, make -C daemon test-asan): test_sim.sh,
+# The whole-daemon tests again, on bcsd and bcsd-sim built with
+# AddressSanitizer and UBSan ($BCS_ASAN_BCSD, $BCS_ASAN_SIM: make -C daemon
+# test-asan): test_daemons.sh and test_syslog.sh (bcsd), test_sim.sh,
 # test_tree_sim.sh (64 daemons), test_takeover_tree.sh, test_attach.sh and
-# test_probe.sh, each with its own checks, while every daemon writes what
+# test_probe.sh (bcsd-sim), each with its own checks, while every daemon writes what
 # the sanitizers find to files of its own.  A bad access or undefined
 # behaviour stops the daemon with a report; a leak is reported when it
 # exits (LeakSanitizer, on SIGTERM at the end of each test).
@@ -14,7 +15,7 @@
 # the leak check ran, not a daemon killed before it could); and no report
 # of an error, a leak or undefined behaviour.
 #
-# Skips without $BCS_ASAN_SIM; each test skips as it does alone (root).
+# Skips without both; each test skips as it does alone (root).
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -24,17 +25,19 @@ NAME=test_sanitized
 . "$top/scripts/check-lib.sh"
 
 sim=${BCS_ASAN_SIM:-}
-if [ -z "$sim" ] || [ ! -x "$sim" ]; then
-	echo "$NAME: SKIP: needs bcsd-sim built with the sanitizers (make -C daemon test-asan)"
+bcsd=${BCS_ASAN_BCSD:-}
+if [ ! -x "$sim" ] || [ ! -x "$bcsd" ]; then
+	echo "$NAME: SKIP: needs bcsd and bcsd-sim built with the sanitizers (make -C daemon test-asan)"
 	echo "0 passed, 0 failed"
 	exit 0
 fi
 logs=$(mktemp -d) || exit 1
 trap 'rm -rf "$logs"' EXIT
 
-for t in test_sim test_tree_sim test_takeover_tree test_attach test_probe; do
+for t in test_daemons test_syslog test_sim test_tree_sim test_takeover_tree \
+	 test_attach test_probe; do
 	mkdir "$logs/$t"
-	BCS_TEST_BCSD_SIM=$sim \
+	BCS_TEST_BCSD=$bcsd BCS_TEST_BCSD_SIM=$sim \
 	ASAN_OPTIONS="log_path=$logs/$t/asan:atexit=1:detect_leaks=1" \
 	UBSAN_OPTIONS="log_path=$logs/$t/ubsan:print_stacktrace=1" \
 		"tests/$t.sh" > "$logs/$t.out" 2>&1
@@ -44,7 +47,7 @@ for t in test_sim test_tree_sim test_takeover_tree test_attach test_probe; do
 		echo "# $t skipped: $(grep -m1 SKIP "$logs/$t.out")"
 		continue
 	fi
-	check "$rc" "$t on the sanitized bcsd-sim"
+	check "$rc" "$t on the sanitized daemons"
 	exits=$(grep -l "AddressSanitizer exit stats" "$logs/$t"/asan.* 2>/dev/null | wc -l)
 	[ "$exits" -ge 1 ]
 	check $? "$t: its daemons exited through the sanitizers' leak check ($exits exits)"

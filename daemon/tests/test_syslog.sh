@@ -16,7 +16,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)/..
-BCSD=$(pwd)/bcsd
+BCSD=${BCS_TEST_BCSD:-$(pwd)/bcsd}
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT
 
