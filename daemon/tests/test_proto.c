@@ -1157,12 +1157,9 @@ static void test_mpi_gather(void)
 	CHECK(part_verdict(&m, BCSP_HDR_LEN + 28, 1) == BCSP_BAD_BODY);
 	m.hdr.type = BCSP_REQUEST;
 	CHECK(part_verdict(&m, BCSP_HDR_LEN + 24, 1) == BCSP_BAD_BODY);
-	m.req.op = BCSP_OP_WINDOW_CLEAR;
-	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(len == BCSP_HDR_LEN + 24 + BCSP_TAG_LEN);
-	buf[BCSP_HDR_LEN + 7] = BCSP_OP_MPI_GATHER;
-	resign(buf, (size_t)len);
-	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.req.op = BCSP_OP_WINDOW_CLEAR;	/* 24 bytes */
+	CHECK(part_verdict(&m, BCSP_HDR_LEN + 7, BCSP_OP_MPI_GATHER) ==
+	      BCSP_BAD_BODY);
 
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_COMMAND;
