@@ -21,6 +21,8 @@
 #     the program's MPI, found in the build tree, and says so when the
 #     library is not where BCS_MPI_LIBDIR says;
 #   - bcsstat mpi --hist and bcsstat plot mpi of the selected primitives;
+#   - the same pattern with the library built with ASan and UBSan: the
+#     same counts, and no report from any rank;
 #   - bcsctl stats enable|disable --mpi changing the selection of a
 #     running job of 2 ranks between two phases of its calls;
 # and bcsctl run --mpi-stats on programs of no MPI, bcsstat mpi's errors
@@ -133,6 +135,44 @@ test_hist()
 	fi
 }
 
+# test_asan MPI NP: the whole pattern again with the library built with
+# ASan and UBSan (obj/asan/, make test) preloaded after the ASan runtime
+# into every rank: the same counts, bytes and histograms, and no report
+# of a bad access or undefined behaviour in any rank (leaks are not
+# checked: the MPI's own would drown the library's).
+test_asan()
+{
+	local mpi=$1 np=$2 d=$TMP/$1-asan lib=$top/obj/asan/libbcsmpi-$1.so
+	local rt files bad rc
+
+	rt=$(${CC:-cc} -print-file-name=libasan.so)
+	if [ ! -f "$lib" ] || [ ! -e "$rt" ]; then
+		result skip "$mpi: under ASan and UBSan" "no $lib or ASan runtime"
+		return
+	fi
+	mkdir -p "$d"
+	# shellcheck disable=SC2046
+	timeout -k 5 120 $(mpirun_of "$mpi") env -u BCS_MPI_POLL \
+		LD_PRELOAD="$rt $lib" BCS_MPI_DIR="$d" BCS_JOB="a$mpi" \
+		ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		BCS_MPI_STATS=Allreduce,MPI_Isend BCS_MPI_RESOLUTION=3 \
+		BCS_MPI_POLL=1 "tests/pattern-$mpi" > "$TMP/out" 2>&1
+	rc=$?
+	files=("$d"/*.bcsmpi)
+	# The ranks' reports come on their stderr, in $TMP/out.
+	bad=$(grep -cE "ERROR: AddressSanitizer|runtime error:" "$TMP/out")
+	if [ "$rc" = 0 ] && [ "$bad" = 0 ] && [ "${#files[@]}" = "$np" ] &&
+	   "$BCSSTAT" mpi --json "${files[@]}" > "$TMP/json" &&
+	   tests/check_stats.py full "$np" 3 < "$TMP/json"; then
+		result ok "$mpi: under ASan and UBSan, the same counts and no report"
+	else
+		echo "mpirun: $rc; $bad reports; files: $(ls "$d")" >&2
+		grep -m1 -A20 -E "ERROR: AddressSanitizer|runtime error:" \
+			"$TMP/out" >&2 || tail -5 "$TMP/out" >&2
+		result fail "$mpi: under ASan and UBSan, the same counts and no report"
+	fi
+}
+
 test_mpi()
 {
 	local mpi=$1 np d files rc
@@ -174,6 +214,7 @@ test_mpi()
 		cat "$TMP/out" >&2
 		result fail "$mpi: counts, bytes, histograms, identity"
 	fi
+	test_asan "$mpi" "$np"
 
 	# Rank 1 kills itself after 500 Allreduce; mpirun fails.
 	d=$TMP/$mpi-kill
