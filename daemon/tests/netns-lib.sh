@@ -44,6 +44,10 @@ netns_cleanup()
 	for p in "${nss[@]}"; do
 		ip netns del "$p" 2>/dev/null
 	done
+	# The daemons' messages, for a caller that reads them after
+	# (test_sanitized.sh: UBSan writes only to stderr).
+	[ -d "${BCS_TEST_KEEP_LOGS:-}" ] &&
+		cp "$TMP"/log* "$BCS_TEST_KEEP_LOGS"/ 2>/dev/null
 	rm -rf "$TMP"
 }
 trap netns_cleanup EXIT

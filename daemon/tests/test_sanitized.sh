@@ -5,8 +5,11 @@
 # AddressSanitizer and UBSan ($BCS_ASAN_BCSD, $BCS_ASAN_SIM: make -C daemon
 # test-asan): test_daemons.sh and test_syslog.sh (bcsd), test_sim.sh,
 # test_tree_sim.sh (64 daemons), test_takeover_tree.sh, test_attach.sh and
-# test_probe.sh (bcsd-sim), each with its own checks, while every daemon writes what
-# the sanitizers find to files of its own.  A bad access or undefined
+# test_probe.sh (bcsd-sim), each with its own checks, while every daemon
+# writes what ASan finds to a file of its own; UBSan writes to the
+# daemon's stderr, its log, which the tests keep here for the check
+# (BCS_TEST_KEEP_LOGS; test_syslog.sh does not: a daemon it runs that
+# stops on undefined behaviour fails its checks).  A bad access or undefined
 # behaviour stops the daemon with a report; a leak is reported when it
 # exits (LeakSanitizer, on SIGTERM at the end of each test).
 #
@@ -39,7 +42,7 @@ for t in test_daemons test_syslog test_sim test_tree_sim test_takeover_tree \
 	mkdir "$logs/$t"
 	BCS_TEST_BCSD=$bcsd BCS_TEST_BCSD_SIM=$sim \
 	ASAN_OPTIONS="log_path=$logs/$t/asan:atexit=1:detect_leaks=1" \
-	UBSAN_OPTIONS="log_path=$logs/$t/ubsan:print_stacktrace=1" \
+	UBSAN_OPTIONS=print_stacktrace=1 BCS_TEST_KEEP_LOGS="$logs/$t" \
 		"tests/$t.sh" > "$logs/$t.out" 2>&1
 	rc=$?
 	grep -E "^FAIL|SKIP|^$t: [0-9]+ passed" "$logs/$t.out" | sed "s/^/# /"
@@ -52,7 +55,7 @@ for t in test_daemons test_syslog test_sim test_tree_sim test_takeover_tree \
 	[ "$exits" -ge 1 ]
 	check $? "$t: its daemons exited through the sanitizers' leak check ($exits exits)"
 	bad=$(grep -lE "ERROR: (Address|Leak)Sanitizer|runtime error:" \
-		"$logs/$t"/* 2>/dev/null)
+		"$logs/$t"/* "$logs/$t.out" 2>/dev/null)
 	for f in $bad; do
 		echo "# $f:"
 		grep -m1 -A30 -E "ERROR:|runtime error:" "$f" | sed 's/^/#   /'

@@ -150,13 +150,11 @@ test_asan()
 		result skip "$mpi: under ASan and UBSan" "no $lib or ASan runtime"
 		return
 	fi
-	mkdir -p "$d"
-	# shellcheck disable=SC2046
-	timeout -k 5 120 $(mpirun_of "$mpi") env -u BCS_MPI_POLL \
-		LD_PRELOAD="$rt $lib" BCS_MPI_DIR="$d" BCS_JOB="a$mpi" \
+	# The later LD_PRELOAD of env's arguments is the one that counts.
+	run "$mpi" "$d" "$TMP/out" LD_PRELOAD="$rt $lib" BCS_JOB="a$mpi" \
 		ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		BCS_MPI_STATS=Allreduce,MPI_Isend BCS_MPI_RESOLUTION=3 \
-		BCS_MPI_POLL=1 "tests/pattern-$mpi" > "$TMP/out" 2>&1
+		BCS_MPI_POLL=1 --
 	rc=$?
 	files=("$d"/*.bcsmpi)
 	# The ranks' reports come on their stderr, in $TMP/out.
