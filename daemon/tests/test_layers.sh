@@ -3,7 +3,7 @@
 #
 # bcsd's dependencies run one way (Documentation/design.rst): the core
 # (loop, net, rx, dispatch, view, stats, global, offsets, tree, reduce,
-# and the pure modules topo, filter, skew, tquorum and mpigather) calls no
+# and the pure modules topo, filter, skew, tquorum, mpigather and matrix) calls no
 # part, and no part (master, node, record, collect, switches, probe, ctl)
 # calls another;
 # messages reach the parts through the handlers they register.  Checked
@@ -12,7 +12,7 @@
 cd "$(dirname "$0")/.." || exit 1
 . ../scripts/check-lib.sh
 
-core="loop net rx dispatch view stats global offsets tree reduce topo filter skew tquorum mpigather"
+core="loop net rx dispatch view stats global offsets tree reduce topo filter skew tquorum mpigather matrix"
 parts="master node record collect switches probe ctl"
 
 # defined O: the global functions and data object O.o defines.
