@@ -42,12 +42,17 @@ static long bcs_ioc_job(unsigned int cmd, unsigned long arg)
 	err = bcs_copy_arg(&job, sizeof(job), arg);
 	if (err)
 		return err;
-	if (job.flags || !bcs_zero(job.reserved))
+	/* Rows only with their flag, a slice only with its, and only moves. */
+	if ((job.flags & ~BCS_JOB_FLAGS) ||
+	    (!(job.flags & BCS_JOB_ROWS) && job.rows) ||
+	    (!(job.flags & BCS_JOB_AT_SLICE) && job.slice) ||
+	    (cmd != BCS_IOC_JOB_SET_ROW && (job.flags & BCS_JOB_AT_SLICE)) ||
+	    (cmd == BCS_IOC_JOB_DESTROY && job.flags))
 		return -EINVAL;
 
 	switch (cmd) {
 	case BCS_IOC_JOB_CREATE:
-		err = bcs_job_create(job.id, job.row, &job.id);
+		err = bcs_job_create(job.id, job.row, job.rows, &job.id);
 		if (!err && copy_to_user((void __user *)arg, &job, sizeof(job))) {
 			/* The caller cannot learn the id: do not leak the job. */
 			bcs_job_destroy(job.id);
@@ -57,7 +62,10 @@ static long bcs_ioc_job(unsigned int cmd, unsigned long arg)
 	case BCS_IOC_JOB_DESTROY:
 		return job.id ? bcs_job_destroy(job.id) : -ENOENT;
 	default:
-		return job.id ? bcs_job_set_row(job.id, job.row) : -ENOENT;
+		if (!job.id)
+			return -ENOENT;
+		return bcs_job_set_row(job.id, job.row, job.rows,
+				       job.flags & BCS_JOB_AT_SLICE, job.slice);
 	}
 }
 

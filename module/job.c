@@ -32,6 +32,7 @@ LIST_HEAD(bcs_jobs);
 u32 bcs_nr_jobs;
 u32 bcs_nr_tasks;
 u32 bcs_nr_parked;
+u32 bcs_nr_pending;
 u64 bcs_attach_failures;
 LIST_HEAD(bcs_all_tasks);
 /* Set by bcs_job_init() before the probes are registered, then constant. */
@@ -207,14 +208,40 @@ void bcs_task_fill_stat(const struct bcs_task *bt, struct bcs_task_stat *st,
 	st->parks = bt->parks;
 }
 
-int bcs_job_create(u32 id, u32 row, u32 *id_out)
+/*
+ * The set of rows of a job in @row that also runs in @rows: @row's bit
+ * included, none with no row.  False if @row is no row nor BCS_ROW_NONE,
+ * or is BCS_ROW_NONE with rows.
+ */
+static bool bcs_job_rows(u32 row, u64 rows, u64 *set)
+{
+	if (row == BCS_ROW_NONE) {
+		*set = 0;
+		return !rows;
+	}
+	if (row >= BCS_ROWS_MAX)
+		return false;
+	*set = rows | BIT_ULL(row);
+	return true;
+}
+
+/**
+ * bcs_job_create - create a job
+ * @id: its id, 0 to pick a free one
+ * @row: its home row, or BCS_ROW_NONE
+ * @rows: the rows it also runs in (bit r for row r), 0 with BCS_ROW_NONE
+ * @id_out: the id used
+ *
+ * Return: 0, -EINVAL, -ENOMEM, -ENOSPC or -EEXIST.
+ */
+int bcs_job_create(u32 id, u32 row, u64 rows, u32 *id_out)
 {
 	struct bcs_kjob *job;
 	unsigned long flags;
+	u64 set;
 	int err = 0;
 
-	if ((id && !bcs_job_id_valid(id)) ||
-	    (row >= BCS_ROWS_MAX && row != BCS_ROW_NONE))
+	if ((id && !bcs_job_id_valid(id)) || !bcs_job_rows(row, rows, &set))
 		return -EINVAL;
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
 	if (!job)
@@ -223,6 +250,7 @@ int bcs_job_create(u32 id, u32 row, u32 *id_out)
 	init_waitqueue_head(&job->wq);
 	kref_init(&job->ref);
 	job->row = row;
+	job->rows = set;
 
 	spin_lock_irqsave(&bcs_lock, flags);
 	if (bcs_nr_jobs >= BCS_JOBS_MAX) {
@@ -294,6 +322,10 @@ int bcs_job_destroy(u32 id)
 	}
 	list_del_rcu(&job->node);
 	job->dead = true;
+	if (job->pending) {
+		job->pending = false;
+		bcs_nr_pending--;
+	}
 	bcs_job_empty(job, &gone);
 	bcs_hooks->destroyed(job);
 	WRITE_ONCE(bcs_nr_jobs, bcs_nr_jobs - 1);
@@ -304,22 +336,71 @@ int bcs_job_destroy(u32 id)
 	return 0;
 }
 
-int bcs_job_set_row(u32 id, u32 row)
+/**
+ * bcs_job_set_row - move a job to other rows
+ * @id: the job
+ * @row: its new home row, or BCS_ROW_NONE
+ * @rows: the rows it also runs in (bit r for row r), 0 with BCS_ROW_NONE
+ * @at_slice: wait for the switch to slice @slice or a later one
+ * @slice: with @at_slice, the first slice of the new rows
+ *
+ * Without @at_slice the job moves at once and runs by its new rows from
+ * the next switch.  Either way a change that waits is dropped.
+ *
+ * Return: 0, -EINVAL or -ENOENT.
+ */
+int bcs_job_set_row(u32 id, u32 row, u64 rows, bool at_slice, u64 slice)
 {
 	struct bcs_kjob *job;
 	unsigned long flags;
+	u64 set;
 	int err = 0;
 
-	if (row >= BCS_ROWS_MAX && row != BCS_ROW_NONE)
+	if (!bcs_job_rows(row, rows, &set))
 		return -EINVAL;
 	spin_lock_irqsave(&bcs_lock, flags);
 	job = bcs_job_find(id);
-	if (job)
-		job->row = row;
-	else
+	if (!job) {
 		err = -ENOENT;
+	} else if (at_slice) {
+		bcs_nr_pending += !job->pending;
+		job->pending = true;
+		job->pending_row = row;
+		job->pending_rows = set;
+		job->pending_slice = slice;
+	} else {
+		bcs_nr_pending -= job->pending;
+		job->pending = false;
+		WRITE_ONCE(job->row, row);
+		WRITE_ONCE(job->rows, set);
+	}
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	return err;
+}
+
+/**
+ * bcs_job_apply_due - make the changes due at a slice
+ * @slice: the slice that a switch begins
+ *
+ * Every change of rows that waits for @slice or an earlier one takes
+ * effect.  The switch calls this before it decides which jobs run.
+ * Context: bcs_lock held.
+ */
+void bcs_job_apply_due(u64 slice)
+{
+	struct bcs_kjob *job;
+
+	lockdep_assert_held(&bcs_lock);
+	if (!bcs_nr_pending)
+		return;
+	list_for_each_entry(job, &bcs_jobs, node) {
+		if (!job->pending || job->pending_slice > slice)
+			continue;
+		job->pending = false;
+		bcs_nr_pending--;
+		WRITE_ONCE(job->row, job->pending_row);
+		WRITE_ONCE(job->rows, job->pending_rows);
+	}
 }
 
 /*
@@ -655,6 +736,7 @@ static void bcs_fill_job_info(const struct bcs_kjob *job,
 		info->suspended_ns += bcs_task_suspended_ns(bt, now);
 	}
 	info->slices_run = READ_ONCE(job->slices_run);
+	info->rows = READ_ONCE(job->rows);
 }
 
 /*

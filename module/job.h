@@ -27,7 +27,22 @@ extern spinlock_t bcs_lock;
 
 struct bcs_kjob {
 	u32 id;
-	u32 row;			/* bcs_lock */
+	/*
+	 * bcs_lock, and read without it (READ_ONCE) by the job list: the home
+	 * row, which the rotation steps through, and the set of rows the job
+	 * runs in, @row's bit included (0 with no row).
+	 */
+	u32 row;
+	u64 rows;
+	/*
+	 * bcs_lock: a change of @row and @rows that waits for the switch to
+	 * slice @pending_slice or a later one (BCS_JOB_AT_SLICE), if @pending;
+	 * the switch path applies it (bcs_job_apply_due()).
+	 */
+	bool pending;
+	u32 pending_row;
+	u64 pending_rows;
+	u64 pending_slice;
 	/*
 	 * Written under bcs_lock; read without it by parked tasks, which are
 	 * woken through @wq after every change that lets them run.
@@ -126,9 +141,10 @@ extern const struct bcs_job_hooks *bcs_hooks;
 int bcs_job_init(const struct bcs_job_hooks *hooks);
 void bcs_job_exit(void);
 
-int bcs_job_create(u32 id, u32 row, u32 *id_out);
+int bcs_job_create(u32 id, u32 row, u64 rows, u32 *id_out);
 int bcs_job_destroy(u32 id);
-int bcs_job_set_row(u32 id, u32 row);
+int bcs_job_set_row(u32 id, u32 row, u64 rows, bool at_slice, u64 slice);
+void bcs_job_apply_due(u64 slice);
 int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr);
 int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr);
 
@@ -151,6 +167,7 @@ extern struct list_head bcs_jobs;
 extern u32 bcs_nr_jobs;
 extern u32 bcs_nr_tasks;
 extern u32 bcs_nr_parked;
+extern u32 bcs_nr_pending;	/* bcs_lock: jobs with a change that waits */
 extern u64 bcs_attach_failures;
 /* bcs_lock: every struct bcs_task until it is freed, for module unload. */
 extern struct list_head bcs_all_tasks;

@@ -31,6 +31,8 @@ static void bcs_standalone_switch(u64 now, u32 flags)
 {
 	bcs_sched.slice++;
 	bcs_sched.strobes++;
+	/* The rotation follows the home rows of the new slice. */
+	bcs_job_apply_due(bcs_sched.slice);
 	bcs_switch(bcs_switch_next_row(), now, now, BCS_SLICE_STANDALONE | flags);
 }
 

@@ -192,9 +192,11 @@ void bcs_switch_woken(struct bcs_task *bt)
 }
 
 /*
- * Switch to @row: resume the jobs of @row and those with no row, suspend
- * the others (every job resumes when @flags has BCS_SLICE_FAILOPEN), and
- * write the slice record.  Context: bcs_lock held, any context.
+ * Switch to @row in slice bcs_sched.slice: make the changes of rows due by
+ * then (bcs_job_apply_due()), resume the jobs whose rows hold @row (home
+ * or alternate) and those with no row, suspend the others (every job
+ * resumes when @flags has BCS_SLICE_FAILOPEN), and write the slice record.
+ * Context: bcs_lock held, any context.
  */
 void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 {
@@ -213,10 +215,11 @@ void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	start = ktime_get_real_ns();
 	/* A fill still pending is decided again, job by job, below. */
 	s->fill_pending = false;
+	bcs_job_apply_due(s->slice);
 	list_for_each_entry(job, &bcs_jobs, node) {
 		ran = !job->suspended;
-		run = (flags & BCS_SLICE_FAILOPEN) || job->row == row ||
-		      job->row == BCS_ROW_NONE;
+		run = (flags & BCS_SLICE_FAILOPEN) || job->row == BCS_ROW_NONE ||
+		      (row < BCS_ROWS_MAX && (job->rows & BIT_ULL(row)));
 		/* Still suspended while it waits for the old row to drain. */
 		wake = run && job->suspended;
 		if (wake) {
@@ -320,9 +323,9 @@ void bcs_switch_resume_all(bool failure)
 }
 
 /*
- * The row after bcs_sched.row that has a job, by the rule bcsd's master
- * follows too (bcs_row_next() of the UAPI header); BCS_ROW_NONE if no job
- * has a row.  bcs_lock held.
+ * The row after bcs_sched.row that is a job's home row, by the rule bcsd's
+ * master follows too (bcs_row_next() of the UAPI header); BCS_ROW_NONE if
+ * no job has a row.  A job's alternate rows add none.  bcs_lock held.
  */
 u32 bcs_switch_next_row(void)
 {

@@ -56,18 +56,19 @@ struct ioc_desc {
 #define RSV64(type, f, i) (offsetof(type, f) + 8 * (i))
 
 static const struct ioc_desc iocs[] = {
+	/* @rows and @slice without their flags are refused like reserved words. */
 	{ "JOB_CREATE", BCS_IOC_JOB_CREATE, sizeof(struct bcs_job),
-	  { RSV64(struct bcs_job, reserved, 0),
-	    RSV64(struct bcs_job, reserved, 1) }, { 8, 8 }, 2,
-	  offsetof(struct bcs_job, flags), ~0U },
+	  { offsetof(struct bcs_job, rows),
+	    offsetof(struct bcs_job, slice) }, { 8, 8 }, 2,
+	  offsetof(struct bcs_job, flags), ~BCS_JOB_ROWS },
 	{ "JOB_DESTROY", BCS_IOC_JOB_DESTROY, sizeof(struct bcs_job),
-	  { RSV64(struct bcs_job, reserved, 0),
-	    RSV64(struct bcs_job, reserved, 1) }, { 8, 8 }, 2,
+	  { offsetof(struct bcs_job, rows),
+	    offsetof(struct bcs_job, slice) }, { 8, 8 }, 2,
 	  offsetof(struct bcs_job, flags), ~0U },
 	{ "JOB_SET_ROW", BCS_IOC_JOB_SET_ROW, sizeof(struct bcs_job),
-	  { RSV64(struct bcs_job, reserved, 0),
-	    RSV64(struct bcs_job, reserved, 1) }, { 8, 8 }, 2,
-	  offsetof(struct bcs_job, flags), ~0U },
+	  { offsetof(struct bcs_job, rows),
+	    offsetof(struct bcs_job, slice) }, { 8, 8 }, 2,
+	  offsetof(struct bcs_job, flags), ~BCS_JOB_FLAGS },
 	{ "ATTACH", BCS_IOC_ATTACH, sizeof(struct bcs_attach),
 	  { offsetof(struct bcs_attach, reserved0),
 	    RSV64(struct bcs_attach, reserved, 0),
@@ -312,8 +313,8 @@ TEST_F(bad, output_reserved_zeroed)
 	ASSERT_EQ(0, bt_ioctl(self->c.fd, BCS_IOC_JOB_LIST, &jl));
 	ASSERT_EQ(1, jl.count);
 	EXPECT_EQ(0, ji[0].reserved0);
+	EXPECT_EQ(1, ji[0].rows);	/* job A's row 0 */
 	EXPECT_EQ(0, ji[0].reserved[0]);
-	EXPECT_EQ(0, ji[0].reserved[1]);
 
 	ASSERT_EQ(2, bt_task_stats(self->c.fd, BT_JOB_A, &ts));
 	EXPECT_EQ(self->c.victim, ts[0].tgid);
@@ -617,6 +618,11 @@ static void fill_edges(unsigned long cmd, char *buf)
 	case BCS_IOC_JOB_SET_ROW:
 		PUT(buf, struct bcs_job, id, edge32());
 		PUT(buf, struct bcs_job, row, edge32());
+		/* Rows and moves at a slice, with their flags or not. */
+		PUT(buf, struct bcs_job, flags,
+		    (uint32_t)(rnd() % 2 ? rnd() % 8 : 0));
+		PUT(buf, struct bcs_job, rows, rnd() % 2 ? 0 : edge64());
+		PUT(buf, struct bcs_job, slice, rnd() % 2 ? 0 : edge64());
 		break;
 	case BCS_IOC_ATTACH:
 	case BCS_IOC_DETACH:

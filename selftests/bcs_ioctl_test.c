@@ -569,4 +569,323 @@ TEST_F(ioctl, stat_device_queries)
 	close(sfd);
 }
 
+/* BCS_IOC_JOB_* with every field given: 0 or -errno. */
+static int job_ioc(int fd, unsigned long cmd, uint32_t flags, uint32_t id,
+		   uint32_t row, uint64_t rows, uint64_t slice)
+{
+	struct bcs_job j = {
+		.size = sizeof(j), .flags = flags, .id = id, .row = row,
+		.rows = rows, .slice = slice,
+	};
+
+	return bt_ioctl(fd, cmd, &j);
+}
+
+#define BIT64(r)	(1ULL << (r))
+
+/* Job @id is listed with home row @row and the set @rows. */
+static bool job_rows_are(int fd, uint32_t id, uint32_t row, uint64_t rows)
+{
+	struct bcs_job_info ji;
+
+	return !bt_job_info(fd, id, &ji) && ji.row == row && ji.rows == rows;
+}
+
+/* Job @id is listed in @state (enum bcs_job_state). */
+static bool job_state_is(int fd, uint32_t id, uint32_t state)
+{
+	struct bcs_job_info ji;
+
+	return !bt_job_info(fd, id, &ji) && ji.state == state;
+}
+
+static uint64_t job_slices_run(int fd, uint32_t id)
+{
+	struct bcs_job_info ji;
+
+	return bt_job_info(fd, id, &ji) ? ~0ULL : ji.slices_run;
+}
+
+/* A driven strobe for slice @slice and @row, now; 0 or -errno. */
+static int strobe_slice(int fd, uint64_t slice, uint32_t row, uint32_t flags)
+{
+	struct bcs_strobe s = {
+		.size = sizeof(s), .flags = BCS_STROBE_NOW | flags,
+		.slice = slice, .row = row,
+		.deadline_ns = bt_now_ns(CLOCK_REALTIME),
+	};
+
+	return bt_ioctl(fd, BCS_IOC_STROBE, &s);
+}
+
+static uint64_t cur_slice(int fd)
+{
+	struct bcs_state st;
+
+	return bt_get_state(fd, &st) ? 0 : st.slice;
+}
+
+/*
+ * struct bcs_job's @rows and @slice: only with their flags, no rows with
+ * no row, a slice only for a move; every refusal leaves the job as it was.
+ * The set is listed, @row's bit included.
+ */
+TEST_F(ioctl, rows_input)
+{
+	const unsigned long C = BCS_IOC_JOB_CREATE, S = BCS_IOC_JOB_SET_ROW;
+	const unsigned long D = BCS_IOC_JOB_DESTROY;
+	const uint32_t R = BCS_JOB_ROWS, AT = BCS_JOB_AT_SLICE;
+	const uint32_t A = BT_JOB_A, B = BT_JOB_B;
+
+	/* Create. */
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, 0, A, 0, BIT64(1), 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, 0, A, 0, 0, 5));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, R, A, BCS_ROW_NONE,
+				   BIT64(1), 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, AT, A, 0, 0, 5));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, AT, A, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, R | AT, A, 0, 1, 5));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, 1U << 2, A, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, 1U << 31, A, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, R, A, BCS_ROWS_MAX, 1, 0));
+	EXPECT_EQ(0, bt_nr_jobs(self->fd));
+
+	ASSERT_EQ(0, job_ioc(self->fd, C, R, A, 2, BIT64(5) | BIT64(63), 0));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 2,
+				 BIT64(2) | BIT64(5) | BIT64(63)));
+	ASSERT_EQ(0, job_ioc(self->fd, C, R, B, 3, 0, 0));
+	EXPECT_TRUE(job_rows_are(self->fd, B, 3, BIT64(3)));
+	ASSERT_EQ(0, job_ioc(self->fd, C, R, 7, BCS_ROW_NONE, 0, 0));
+	EXPECT_TRUE(job_rows_are(self->fd, 7, BCS_ROW_NONE, 0));
+	ASSERT_EQ(0, bt_job_create(self->fd, 8, 4, NULL));
+	EXPECT_TRUE(job_rows_are(self->fd, 8, 4, BIT64(4)));
+
+	/* Set row. */
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, 0, A, 1, BIT64(1), 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, 0, A, 1, 0, 9));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, R, A, BCS_ROW_NONE, 1, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, R | AT, A, BCS_ROW_NONE, 1,
+				   9));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, 1U << 2, A, 1, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, R | (1U << 7), A, 1, 1, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, R, A, BCS_ROWS_MAX, 1, 0));
+	EXPECT_EQ(-ENOENT, job_ioc(self->fd, S, R | AT, 9, 1, 1, 9));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 2,
+				 BIT64(2) | BIT64(5) | BIT64(63)));
+
+	EXPECT_EQ(0, job_ioc(self->fd, S, R, A, 1, BIT64(1) | BIT64(0), 0));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 1, BIT64(0) | BIT64(1)));
+	EXPECT_EQ(0, job_ioc(self->fd, S, R, 7, 6, ~0ULL, 0));
+	EXPECT_TRUE(job_rows_are(self->fd, 7, 6, ~0ULL));
+	EXPECT_EQ(0, bt_job_set_row(self->fd, 7, 9));
+	EXPECT_TRUE(job_rows_are(self->fd, 7, 9, BIT64(9)));
+	EXPECT_EQ(0, bt_job_set_row(self->fd, 7, BCS_ROW_NONE));
+	EXPECT_TRUE(job_rows_are(self->fd, 7, BCS_ROW_NONE, 0));
+
+	/* Destroy: no flag at all. */
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, D, R, A, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, D, AT, A, 0, 0, 1));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, D, 0, A, 0, 1, 0));
+	EXPECT_EQ(4, bt_nr_jobs(self->fd));
+	EXPECT_EQ(0, job_ioc(self->fd, D, 0, A, 0, 0, 0));
+	EXPECT_EQ(3, bt_nr_jobs(self->fd));
+}
+
+/*
+ * Alternate scheduling, driven: job A lives in row 0 and also runs in row
+ * 1, job B in row 1 only.  A runs (and counts the slice) in rows 0 and 1,
+ * B in row 1 only; in row 2 neither.  A's tasks park and leave their
+ * parking accordingly.  The rotation (BCS_STROBE_NEXT) steps through the
+ * home rows 0 and 1 only, never through A's alternate row 5.
+ */
+TEST_F(ioctl, alternate_rows)
+{
+	const uint32_t A = BT_JOB_A, B = BT_JOB_B;
+	uint64_t a0, b0;
+	struct bcs_state st;
+	int i;
+
+	ASSERT_EQ(0, job_ioc(self->fd, BCS_IOC_JOB_CREATE, BCS_JOB_ROWS, A,
+			     0, BIT64(1), 0));
+	ASSERT_EQ(0, bt_job_create(self->fd, B, 1, NULL));
+	ASSERT_EQ(0, bt_job_create(self->fd, 7, BCS_ROW_NONE, NULL));
+	ASSERT_EQ(0, bt_burner_start(&self->b1, 1, true));
+	ASSERT_EQ(0, bt_attach(self->fd, A, self->b1.pid, 0, NULL));
+	ASSERT_EQ(0, bt_drive(self->fd));
+
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 0));
+	a0 = job_slices_run(self->fd, A);
+	b0 = job_slices_run(self->fd, B);
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_RUNNING));
+	EXPECT_TRUE(job_state_is(self->fd, B, BCS_JOB_SUSPENDED));
+
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 1));
+	EXPECT_TRUE(WAIT_UNTIL(job_state_is(self->fd, A, BCS_JOB_RUNNING),
+			       BT_WAIT_MS));
+	EXPECT_TRUE(job_state_is(self->fd, B, BCS_JOB_RUNNING));
+	EXPECT_TRUE(job_state_is(self->fd, 7, BCS_JOB_RUNNING));
+	EXPECT_EQ(a0 + 1, job_slices_run(self->fd, A));
+	EXPECT_EQ(b0 + 1, job_slices_run(self->fd, B));
+	EXPECT_TRUE(bt_job_none_parked(self->fd, A));
+
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 2));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_SUSPENDED));
+	EXPECT_TRUE(job_state_is(self->fd, B, BCS_JOB_SUSPENDED));
+	EXPECT_TRUE(job_state_is(self->fd, 7, BCS_JOB_RUNNING));
+	EXPECT_EQ(a0 + 1, job_slices_run(self->fd, A));
+	EXPECT_EQ(b0 + 1, job_slices_run(self->fd, B));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_all_parked(self->fd, A), BT_WAIT_MS));
+
+	/* Its alternate row wakes A's tasks again. */
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 1));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, A), BT_WAIT_MS));
+	EXPECT_TRUE(WAIT_UNTIL(job_state_is(self->fd, A, BCS_JOB_RUNNING),
+			       BT_WAIT_MS));
+	EXPECT_EQ(a0 + 2, job_slices_run(self->fd, A));
+	EXPECT_EQ(b0 + 2, job_slices_run(self->fd, B));
+
+	/* The rotation: home rows 0 and 1, whatever A's other rows are. */
+	ASSERT_EQ(0, job_ioc(self->fd, BCS_IOC_JOB_SET_ROW, BCS_JOB_ROWS, A,
+			     0, BIT64(5) | BIT64(1), 0));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, strobe_slice(self->fd, cur_slice(self->fd) + 1,
+					  0, BCS_STROBE_NEXT));
+		ASSERT_EQ(0, bt_get_state(self->fd, &st));
+		EXPECT_EQ(i % 2 ? 1U : 0U, st.row) TH_LOG("step %d", i);
+		EXPECT_TRUE(job_state_is(self->fd, B, i % 2 ?
+					 BCS_JOB_RUNNING :
+					 BCS_JOB_SUSPENDED));
+	}
+	/* Row 5 itself runs A, though the rotation never names it. */
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 5));
+	EXPECT_TRUE(WAIT_UNTIL(job_state_is(self->fd, A, BCS_JOB_RUNNING),
+			       BT_WAIT_MS));
+	EXPECT_TRUE(job_state_is(self->fd, B, BCS_JOB_SUSPENDED));
+}
+
+/*
+ * BCS_JOB_AT_SLICE: the job runs and is listed as before in the slices
+ * before the one named, and moves at the switch to it (or to a later one,
+ * when slices are skipped); a later move replaces a waiting one, a move
+ * without the flag drops it, and a slice already begun moves the job at
+ * the next switch.
+ */
+TEST_F(ioctl, set_row_at_slice)
+{
+	const unsigned long S = BCS_IOC_JOB_SET_ROW;
+	const uint32_t R = BCS_JOB_ROWS, AT = BCS_JOB_AT_SLICE;
+	const uint32_t A = BT_JOB_A;
+	uint64_t s0, s;
+
+	ASSERT_EQ(0, bt_job_create(self->fd, A, 0, NULL));
+	ASSERT_EQ(0, bt_drive(self->fd));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 0));
+	s0 = cur_slice(self->fd);
+
+	/* To row 1 at s0 + 2: row 0 still runs A in s0 + 1. */
+	ASSERT_EQ(0, job_ioc(self->fd, S, AT, A, 1, 0, s0 + 2));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 0, BIT64(0)));
+	ASSERT_EQ(0, strobe_slice(self->fd, s0 + 1, 0, 0));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_RUNNING));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 0, BIT64(0)));
+	ASSERT_EQ(0, strobe_slice(self->fd, s0 + 2, 0, 0));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_SUSPENDED));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 1, BIT64(1)));
+	ASSERT_EQ(0, strobe_slice(self->fd, s0 + 3, 1, 0));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_RUNNING));
+
+	/* A move at s0 + 10, replaced by one at s0 + 5 with rows. */
+	ASSERT_EQ(0, job_ioc(self->fd, S, AT, A, 2, 0, s0 + 10));
+	ASSERT_EQ(0, job_ioc(self->fd, S, R | AT, A, 3, BIT64(4), s0 + 5));
+	ASSERT_EQ(0, strobe_slice(self->fd, s0 + 4, 1, 0));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 1, BIT64(1)));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_RUNNING));
+	ASSERT_EQ(0, strobe_slice(self->fd, s0 + 5, 4, 0));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 3, BIT64(3) | BIT64(4)));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_RUNNING));
+	for (s = s0 + 6; s <= s0 + 11; s++)
+		ASSERT_EQ(0, strobe_slice(self->fd, s, 3, 0));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 3, BIT64(3) | BIT64(4)));
+
+	/* Skipped slices: the first switch past the slice moves it. */
+	ASSERT_EQ(0, job_ioc(self->fd, S, AT, A, 6, 0, s0 + 13));
+	ASSERT_EQ(0, strobe_slice(self->fd, s0 + 15, 3, 0));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 6, BIT64(6)));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_SUSPENDED));
+
+	/* A slice already begun: listed as before until the next switch. */
+	ASSERT_EQ(0, job_ioc(self->fd, S, AT, A, 3, 0, 1));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 6, BIT64(6)));
+	ASSERT_EQ(0, strobe_slice(self->fd, s0 + 16, 3, 0));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 3, BIT64(3)));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_RUNNING));
+
+	/* A move without the flag is made at once and drops the waiting one. */
+	ASSERT_EQ(0, job_ioc(self->fd, S, AT, A, 5, 0, s0 + 18));
+	ASSERT_EQ(0, bt_job_set_row(self->fd, A, 7));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 7, BIT64(7)));
+	for (s = s0 + 17; s <= s0 + 20; s++)
+		ASSERT_EQ(0, strobe_slice(self->fd, s, 7, 0));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 7, BIT64(7)));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_RUNNING));
+
+	/* A destroyed job takes its waiting move with it. */
+	ASSERT_EQ(0, job_ioc(self->fd, S, AT, A, 5, 0, s0 + 22));
+	ASSERT_EQ(0, bt_job_destroy(self->fd, A));
+	ASSERT_EQ(0, bt_job_create(self->fd, A, 7, NULL));
+	ASSERT_EQ(0, strobe_slice(self->fd, s0 + 22, 7, 0));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 7, BIT64(7)));
+}
+
+/*
+ * Standalone mode counts its own slices: a move at a slice waits for the
+ * switch that numbers it, and the rotation of that switch already follows
+ * it.
+ */
+TEST_F(ioctl, set_row_at_slice_standalone)
+{
+	const uint32_t A = BT_JOB_A, B = BT_JOB_B;
+	struct bcs_state st;
+	uint64_t s0;
+	int i;
+
+	ASSERT_EQ(0, bt_job_create(self->fd, A, 0, NULL));
+	ASSERT_EQ(0, bt_job_create(self->fd, B, 1, NULL));
+	/*
+	 * Slices of 10 s: after the first tick, which entering the mode
+	 * starts at once, only the injected strobes switch (each restarts
+	 * the slice).  Step to row 0, whether that tick came first or not.
+	 */
+	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_MODE | BCS_CONFIG_SLICE,
+			       BCS_MODE_STANDALONE, BCS_SLICE_NS_MAX, 0,
+			       NULL));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, strobe_slice(self->fd, 0, 0, BCS_STROBE_NEXT));
+		ASSERT_EQ(0, bt_get_state(self->fd, &st));
+		if (st.row == 0)
+			break;
+	}
+	ASSERT_EQ(0, st.row);
+	s0 = st.slice;
+	/* B moves to row 2 at s0 + 2: s0 + 1 still runs row 1 (B). */
+	ASSERT_EQ(0, job_ioc(self->fd, BCS_IOC_JOB_SET_ROW, BCS_JOB_AT_SLICE,
+			     B, 2, 0, s0 + 2));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(0, st.row);
+	ASSERT_EQ(0, strobe_slice(self->fd, 0, 0, BCS_STROBE_NEXT));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(s0 + 1, st.slice);
+	EXPECT_EQ(1, st.row);
+	EXPECT_TRUE(job_rows_are(self->fd, B, 1, BIT64(1)));
+	EXPECT_TRUE(job_state_is(self->fd, B, BCS_JOB_RUNNING));
+	/* Slice s0 + 2: B is in row 2 now, the rotation goes there. */
+	ASSERT_EQ(0, strobe_slice(self->fd, 0, 0, BCS_STROBE_NEXT));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(s0 + 2, st.slice);
+	EXPECT_EQ(2, st.row);
+	EXPECT_TRUE(job_rows_are(self->fd, B, 2, BIT64(2)));
+	EXPECT_TRUE(job_state_is(self->fd, B, BCS_JOB_RUNNING));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_SUSPENDED));
+}
+
 BT_HARNESS_MAIN

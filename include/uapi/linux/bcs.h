@@ -12,8 +12,8 @@
  * the Ousterhout matrix, 0 .. BCS_ROWS_MAX - 1) or in no row
  * (BCS_ROW_NONE, the default), in which case bcs never suspends it.
  * A *strobe* names the row to run in the next slice; at the strobe's
- * deadline every job of that row is resumed and every other job that has a
- * row is suspended.
+ * deadline every job of that row (see "Rows of a job" below) is resumed
+ * and every other job that has a row is suspended.
  * The switch drains, then fills: it tells the tasks of the jobs it suspends
  * to park, and wakes the jobs of the new row once every one of those tasks
  * that was running has parked, so that the new row does not compete for a
@@ -116,11 +116,16 @@
  * ------------------------------------------------------------------
  * BCS_IOC_JOB_CREATE   struct bcs_job: create job @id (0: pick a free id,
  *                      returned in @id) in @row.  -EEXIST if @id is taken,
- *                      -ENOSPC if 4096 jobs exist, -ENOMEM.
+ *                      -ENOSPC if 4096 jobs exist, -ENOMEM.  With
+ *                      BCS_JOB_ROWS the job also runs in the rows of the
+ *                      bit set @rows (alternate scheduling, see "Rows of a
+ *                      job" below).  BCS_JOB_AT_SLICE: -EINVAL.
  * BCS_IOC_JOB_DESTROY  struct bcs_job: detach every task of job @id (they
- *                      keep running) and destroy it.
- * BCS_IOC_JOB_SET_ROW  struct bcs_job: move job @id to @row; takes effect at
- *                      the next strobe.
+ *                      keep running) and destroy it.  @flags must be 0.
+ * BCS_IOC_JOB_SET_ROW  struct bcs_job: move job @id to @row (and, with
+ *                      BCS_JOB_ROWS, the set @rows); takes effect at the
+ *                      next strobe, or with BCS_JOB_AT_SLICE at the first
+ *                      switch to a slice numbered @slice or later.
  * BCS_IOC_ATTACH       struct bcs_attach: attach process @pid (all of its
  *                      threads; with BCS_ATTACH_THREAD only thread @pid) to
  *                      job @job.  Children and threads created later join
@@ -215,6 +220,30 @@
  *    reader, the reader skips to the oldest record: the gap shows in @seq.
  *  - ioctl BCS_IOC_GET_STATE, BCS_IOC_JOB_LIST and BCS_IOC_TASK_STATS, as on
  *    /dev/bcs, for per-job and per-task accounting.
+ *
+ * Rows of a job (alternate scheduling)
+ * ------------------------------------
+ * A job with a row runs in a *set* of rows: its home row @row, and with
+ * BCS_JOB_ROWS (struct bcs_job) also every row r whose bit (1ULL << r) is
+ * set in @rows, the rows where its nodes are otherwise idle (Feitelson and
+ * Rudolph's alternate scheduling).  @row's own bit may be set in @rows or
+ * not: @row is always in the set.  A switch to row r resumes every job
+ * whose set holds r, and the jobs with no row; the rotation of standalone
+ * mode and BCS_STROBE_NEXT (bcs_row_next()) steps through the home rows
+ * only: alternate rows never add a row to it.  Without BCS_JOB_ROWS @rows
+ * must be 0, and with @row BCS_ROW_NONE too (-EINVAL): a job with no row
+ * runs always.  struct bcs_job_info shows the set in @rows.
+ *
+ * So that a change of the matrix never splits a gang, BCS_IOC_JOB_SET_ROW
+ * with BCS_JOB_AT_SLICE makes the new @row and @rows take effect at the
+ * first switch to a global slice numbered @slice or later (the numbers
+ * that driven strobes carry; standalone mode counts its own), on every
+ * node that is told the same slice; until then the job runs as before and
+ * is listed as before.  If that slice has begun already, the change takes
+ * effect at the next switch, as without the flag, but is listed only from
+ * then.  A later BCS_IOC_JOB_SET_ROW of the job replaces a change that
+ * waits, with the flag or without it.  Without BCS_JOB_AT_SLICE @slice must be 0; the
+ * flag is for BCS_IOC_JOB_SET_ROW only (-EINVAL on create and destroy).
  *
  * Slice windows
  * -------------
@@ -380,13 +409,22 @@ enum bcs_mode {
 	BCS_MODE_DRIVEN		= 2,
 };
 
+#define BCS_JOB_ROWS		(1U << 0)	/* @rows: alternate rows */
+#define BCS_JOB_AT_SLICE	(1U << 1)	/* SET_ROW at slice @slice */
+#define BCS_JOB_FLAGS		(BCS_JOB_ROWS | BCS_JOB_AT_SLICE)
+
 /* BCS_IOC_JOB_CREATE, _DESTROY, _SET_ROW */
 struct bcs_job {
 	__u32 size;		/* sizeof(struct bcs_job) */
-	__u32 flags;		/* none defined: must be 0 */
+	__u32 flags;		/* BCS_JOB_*; 0 for _DESTROY */
 	__u32 id;		/* job id; 0 on create: allocate one */
 	__u32 row;		/* 0 .. BCS_ROWS_MAX - 1 or BCS_ROW_NONE */
-	__u64 reserved[2];	/* must be 0 */
+	__u64 rows;		/* with BCS_JOB_ROWS: the rows (bit r for row
+				 * r) the job runs in besides @row; else 0
+				 */
+	__u64 slice;		/* with BCS_JOB_AT_SLICE: the first slice
+				 * of the new @row and @rows; else 0
+				 */
 };
 
 #define BCS_ATTACH_THREAD	(1U << 0)	/* only the thread @pid */
@@ -499,10 +537,14 @@ struct bcs_job_info {
 				 * tasks that have left included
 				 */
 	__u64 suspended_ns;	/* time its tasks spent parked, summed */
-	__u64 slices_run;	/* slices in which the job could run (its
-				 * row, or every job after a fail-open)
+	__u64 slices_run;	/* slices in which the job could run (a row
+				 * of its set, or every job after a
+				 * fail-open)
 				 */
-	__u64 reserved[2];
+	__u64 rows;		/* rows it runs in now, @row's included;
+				 * 0 with no row
+				 */
+	__u64 reserved[1];
 };
 
 /* BCS_IOC_JOB_LIST */
