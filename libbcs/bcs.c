@@ -74,8 +74,14 @@ int bcs_fd(const struct bcs *h)
 	return h ? h->fd : -EBADF;
 }
 
+/*
+ * One struct bcs_job ioctl.  BCS_JOB_ROWS is set when @rows is not 0 (the
+ * set is then @row's and @rows'; without rows it is @row's alone either
+ * way), BCS_JOB_AT_SLICE when @slice is not 0.
+ */
 static int job_ioctl(struct bcs *h, unsigned long req, uint32_t id,
-		     uint32_t row, uint32_t *id_out)
+		     uint32_t row, uint64_t rows, uint64_t slice,
+		     uint32_t *id_out)
 {
 	struct bcs_job job;
 	int err;
@@ -86,6 +92,14 @@ static int job_ioctl(struct bcs *h, unsigned long req, uint32_t id,
 	job.size = sizeof(job);
 	job.id = id;
 	job.row = row;
+	if (rows) {
+		job.flags |= BCS_JOB_ROWS;
+		job.rows = rows;
+	}
+	if (slice) {
+		job.flags |= BCS_JOB_AT_SLICE;
+		job.slice = slice;
+	}
 	err = bcs__ioctl(h->fd, req, &job);
 	if (!err && id_out)
 		*id_out = job.id;
@@ -95,17 +109,30 @@ static int job_ioctl(struct bcs *h, unsigned long req, uint32_t id,
 int bcs_job_create(struct bcs *h, uint32_t id, uint32_t row,
 		   uint32_t *id_out)
 {
-	return job_ioctl(h, BCS_IOC_JOB_CREATE, id, row, id_out);
+	return job_ioctl(h, BCS_IOC_JOB_CREATE, id, row, 0, 0, id_out);
+}
+
+int bcs_job_create_rows(struct bcs *h, uint32_t id, uint32_t row,
+			uint64_t rows, uint32_t *id_out)
+{
+	return job_ioctl(h, BCS_IOC_JOB_CREATE, id, row, rows, 0, id_out);
 }
 
 int bcs_job_destroy(struct bcs *h, uint32_t id)
 {
-	return job_ioctl(h, BCS_IOC_JOB_DESTROY, id, BCS_ROW_NONE, NULL);
+	return job_ioctl(h, BCS_IOC_JOB_DESTROY, id, BCS_ROW_NONE, 0, 0, NULL);
 }
 
 int bcs_job_set_row(struct bcs *h, uint32_t id, uint32_t row)
 {
-	return job_ioctl(h, BCS_IOC_JOB_SET_ROW, id, row, NULL);
+	return job_ioctl(h, BCS_IOC_JOB_SET_ROW, id, row, 0, 0, NULL);
+}
+
+int bcs_job_set_rows(struct bcs *h, uint32_t id, uint32_t row,
+		     uint64_t rows, uint64_t at_slice)
+{
+	return job_ioctl(h, BCS_IOC_JOB_SET_ROW, id, row, rows, at_slice,
+			 NULL);
 }
 
 /*

@@ -58,6 +58,21 @@ int bcs_job_destroy(struct bcs *h, uint32_t id);
 int bcs_job_set_row(struct bcs *h, uint32_t id, uint32_t row);
 
 /*
+ * Alternate scheduling (LIBBCS_1.6; see "Rows of a job" in <linux/bcs.h>):
+ * like bcs_job_create() and bcs_job_set_row(), for a job that runs in
+ * @row and also in every row r whose bit (1ULL << r) is set in @rows
+ * (BCS_JOB_ROWS; @row's own bit may be set or not; @rows must be 0 with
+ * BCS_ROW_NONE: -EINVAL).  bcs_job_set_rows() with @at_slice 0 moves the
+ * job at the next switch; otherwise at the first switch to a global slice
+ * numbered @at_slice or later (BCS_JOB_AT_SLICE), so that every node
+ * moves it in the same slice.  Both return 0 or a negative errno.
+ */
+int bcs_job_create_rows(struct bcs *h, uint32_t id, uint32_t row,
+			uint64_t rows, uint32_t *id_out);
+int bcs_job_set_rows(struct bcs *h, uint32_t id, uint32_t row,
+		     uint64_t rows, uint64_t at_slice);
+
+/*
  * Allocate and fill an array with one record per job; release it with
  * free().  On success *@out may be NULL when *@n is 0.  If jobs appear
  * while the list is read, the read is retried with a larger buffer a

@@ -67,6 +67,7 @@ static struct {
 	struct bcs_config cfg;
 	struct bcs_strobe last_strobe;
 	struct bcs_attach last_attach;
+	struct bcs_job last_job;	/* the last job ioctl accepted */
 	unsigned int list_calls;
 	uint32_t dist_job;	/* the job with statistics (0: none) */
 	struct bcs_window window;
@@ -125,23 +126,37 @@ static int fake_job(unsigned long req, struct bcs_job *j)
 	struct bcs_job_info *info;
 	int ret;
 
-	if (j->size != sizeof(*j) || j->flags ||
-	    !zero(j->reserved, sizeof(j->reserved)))
+	/* bcs.ko's checks of flags, rows and slice (module/device.c). */
+	if (j->size != sizeof(*j) || (j->flags & ~BCS_JOB_FLAGS) ||
+	    (!(j->flags & BCS_JOB_ROWS) && j->rows) ||
+	    (!(j->flags & BCS_JOB_AT_SLICE) && j->slice) ||
+	    (req != BCS_IOC_JOB_SET_ROW && (j->flags & BCS_JOB_AT_SLICE)) ||
+	    (req == BCS_IOC_JOB_DESTROY && j->flags))
 		return fake_err(EINVAL);
 	if (j->row != BCS_ROW_NONE && j->row >= BCS_ROWS_MAX)
 		return fake_err(EINVAL);
+	if (j->row == BCS_ROW_NONE && j->rows)
+		return fake_err(EINVAL);
+	fake.last_job = *j;
 	if (req == BCS_IOC_JOB_CREATE) {
 		ret = add_job(j->id, j->row);
 		if (ret < 0)
 			return fake_err(-ret);
 		j->id = (uint32_t)ret;
+		if (j->row != BCS_ROW_NONE)
+			find_job(j->id)->rows = j->rows | 1ULL << j->row;
 		return 0;
 	}
 	info = find_job(j->id);
 	if (!info)
 		return fake_err(ENOENT);
 	if (req == BCS_IOC_JOB_SET_ROW) {
+		/* A change at a slice waits: the fake never switches. */
+		if (j->flags & BCS_JOB_AT_SLICE)
+			return 0;
 		info->row = j->row;
+		info->rows = j->row == BCS_ROW_NONE ? 0 :
+			     j->rows | 1ULL << j->row;
 		return 0;
 	}
 	*info = fake.jobs[--fake.nr_jobs];
@@ -722,6 +737,37 @@ static void test_jobs(struct bcs *h)
 	CHECK_EQ(bcs_job_destroy(h, 9), -ENOENT);
 	CHECK_EQ(bcs_job_destroy(h, 1), 0);
 	CHECK(find_job(1) == NULL);
+	CHECK_EQ(fake.last_job.flags, 0);
+
+	/* Rows: BCS_JOB_ROWS only with rows, BCS_JOB_AT_SLICE only with one. */
+	CHECK_EQ(bcs_job_create_rows(h, 10, 0, 1ULL << 2 | 1ULL << 63, &id),
+		 0);
+	CHECK_EQ(id, 10);
+	CHECK_EQ(fake.last_job.flags, BCS_JOB_ROWS);
+	CHECK_EQ(fake.last_job.rows, 1ULL << 2 | 1ULL << 63);
+	CHECK_EQ(fake.last_job.slice, 0);
+	CHECK_EQ(find_job(10)->rows, 1ULL << 0 | 1ULL << 2 | 1ULL << 63);
+	CHECK_EQ(bcs_job_create_rows(h, 11, 1, 0, NULL), 0);
+	CHECK_EQ(fake.last_job.flags, 0);
+	CHECK_EQ(find_job(11)->rows, 1ULL << 1);
+	CHECK_EQ(bcs_job_create_rows(h, 12, BCS_ROW_NONE, 1, NULL), -EINVAL);
+	CHECK_EQ(bcs_job_set_rows(h, 10, 1, 1ULL << 3, 0), 0);
+	CHECK_EQ(fake.last_job.flags, BCS_JOB_ROWS);
+	CHECK_EQ(find_job(10)->row, 1);
+	CHECK_EQ(find_job(10)->rows, 1ULL << 1 | 1ULL << 3);
+	CHECK_EQ(bcs_job_set_rows(h, 10, 4, 1ULL << 5, 77), 0);
+	CHECK_EQ(fake.last_job.flags, BCS_JOB_ROWS | BCS_JOB_AT_SLICE);
+	CHECK_EQ(fake.last_job.row, 4);
+	CHECK_EQ(fake.last_job.rows, 1ULL << 5);
+	CHECK_EQ(fake.last_job.slice, 77);
+	CHECK_EQ(find_job(10)->row, 1);
+	CHECK_EQ(bcs_job_set_rows(h, 10, 4, 0, 78), 0);
+	CHECK_EQ(fake.last_job.flags, BCS_JOB_AT_SLICE);
+	CHECK_EQ(fake.last_job.rows, 0);
+	CHECK_EQ(bcs_job_set_rows(h, 10, BCS_ROW_NONE, 1, 0), -EINVAL);
+	CHECK_EQ(bcs_job_set_rows(h, 99, 0, 1, 5), -ENOENT);
+	CHECK_EQ(bcs_job_set_rows(NULL, 10, 0, 1, 5), -EBADF);
+	CHECK_EQ(bcs_job_create_rows(NULL, 0, 0, 1, NULL), -EBADF);
 
 	/* Empty list. */
 	fake_reset();
