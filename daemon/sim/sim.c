@@ -9,7 +9,11 @@
  * of libbcs/bcs.h and <linux/bcs.h>.
  *
  * What is modelled:
- *  - jobs: id, row, created, moved, listed, destroyed, at most
+ *  - jobs: id, row and set of rows (alternate scheduling: a job runs, and
+ *    counts slices_run, in the slices of every row of its set), created,
+ *    moved at once or at a slice (BCS_JOB_AT_SLICE: applied by the first
+ *    strobe that switches to that slice or a later one, or by the
+ *    fail-open, as bcs.ko's switch does), listed, destroyed, at most
  *    BCS_JOBS_MAX;
  *  - tasks: processes attached whole (bcs_attach(), -ESRCH if there is
  *    no such process, -EBUSY if it is in another job), at most
@@ -80,8 +84,20 @@ struct bcs_events {
 	uint64_t last_seq;		/* of the last one read */
 };
 
+/*
+ * A move of a job that waits for slice @slice (BCS_JOB_AT_SLICE), kept at
+ * the index of its job in sim.jobs.
+ */
+struct sim_pending {
+	bool on;
+	uint32_t row;
+	uint64_t rows;			/* the whole set, @row's bit included */
+	uint64_t slice;
+};
+
 /* The model's tables, apart so that they take no room in the binary. */
 static struct bcs_job_info jobs_store[BCS_JOBS_MAX];
+static struct sim_pending pending_store[BCS_JOBS_MAX];
 static struct bcs_slice_record ring_store[BCS_SIM_RECORDS];
 
 /* The model of this process's bcs.ko. */
@@ -102,6 +118,7 @@ static struct {
 	uint64_t strobes, switches, late, missed, missed_since, failopens;
 
 	struct bcs_job_info *jobs;	/* jobs_store */
+	struct sim_pending *pending;	/* pending_store, by job index */
 	uint32_t nr_jobs;
 	uint32_t last_id;
 
@@ -130,6 +147,7 @@ static struct {
 	.watchdog_slices = 10,
 	.row = BCS_ROW_NONE,
 	.jobs = jobs_store,
+	.pending = pending_store,
 	.ring = ring_store,
 };
 
@@ -250,14 +268,27 @@ static uint32_t job_pick_id(void)
 	return 0;
 }
 
-int bcs_job_create(struct bcs *h, uint32_t id, uint32_t row,
-		   uint32_t *id_out)
+/*
+ * The set of rows of a job in @row that also runs in @rows, @row's bit
+ * included (0 with no row), or false if bcs.ko refuses them (-EINVAL).
+ */
+static bool rows_set(uint32_t row, uint64_t rows, uint64_t *set)
+{
+	if (!row_ok(row) || (row == BCS_ROW_NONE && rows))
+		return false;
+	*set = row == BCS_ROW_NONE ? 0 : rows | 1ULL << row;
+	return true;
+}
+
+int bcs_job_create_rows(struct bcs *h, uint32_t id, uint32_t row,
+			uint64_t rows, uint32_t *id_out)
 {
 	struct bcs_job_info *j;
+	uint64_t set;
 
 	if (!h)
 		return -EBADF;
-	if ((id && !bcs_job_id_valid(id)) || !row_ok(row))
+	if ((id && !bcs_job_id_valid(id)) || !rows_set(row, rows, &set))
 		return -EINVAL;
 	if (sim.nr_jobs >= BCS_JOBS_MAX)
 		return -ENOSPC;
@@ -269,13 +300,21 @@ int bcs_job_create(struct bcs *h, uint32_t id, uint32_t row,
 			return -ENOSPC;
 		sim.last_id = id;
 	}
+	memset(&sim.pending[sim.nr_jobs], 0, sizeof(sim.pending[0]));
 	j = &sim.jobs[sim.nr_jobs++];
 	memset(j, 0, sizeof(*j));
 	j->id = id;
 	j->row = row;
+	j->rows = set;
 	if (id_out)
 		*id_out = id;
 	return 0;
+}
+
+int bcs_job_create(struct bcs *h, uint32_t id, uint32_t row,
+		   uint32_t *id_out)
+{
+	return bcs_job_create_rows(h, id, row, 0, id_out);
 }
 
 /* Announce the end of job @id on every events handle. */
@@ -313,32 +352,78 @@ int bcs_job_destroy(struct bcs *h, uint32_t id)
 	j = job_find(id);
 	if (!j)
 		return -ENOENT;
+	sim.pending[j - sim.jobs] = sim.pending[sim.nr_jobs - 1];
 	*j = sim.jobs[--sim.nr_jobs];
 	tasks_prune(id);
 	events_announce(id);
 	return 0;
 }
 
-int bcs_job_set_row(struct bcs *h, uint32_t id, uint32_t row)
+/*
+ * Move job @id to @row and @rows: at once without @at_slice (a move that
+ * waits is dropped), else at the first switch to slice @at_slice or a
+ * later one, replacing one that waits.
+ */
+int bcs_job_set_rows(struct bcs *h, uint32_t id, uint32_t row,
+		     uint64_t rows, uint64_t at_slice)
 {
+	struct sim_pending *p;
 	struct bcs_job_info *j;
+	uint64_t set;
 
 	if (!h)
 		return -EBADF;
-	if (!bcs_job_id_valid(id) || !row_ok(row))
+	if (!bcs_job_id_valid(id) || !rows_set(row, rows, &set))
 		return -EINVAL;
 	j = job_find(id);
 	if (!j)
 		return -ENOENT;
-	j->row = row;
+	p = &sim.pending[j - sim.jobs];
+	p->on = at_slice != 0;
+	if (p->on) {
+		p->row = row;
+		p->rows = set;
+		p->slice = at_slice;
+	} else {
+		j->row = row;
+		j->rows = set;
+	}
 	return 0;
 }
 
-/* Whether job @j may run now: no row, no gang scheduling, or its row's. */
+int bcs_job_set_row(struct bcs *h, uint32_t id, uint32_t row)
+{
+	return bcs_job_set_rows(h, id, row, 0, 0);
+}
+
+/* The moves due by slice @slice, which a switch begins, take effect. */
+static void jobs_apply_due(uint64_t slice)
+{
+	uint32_t i;
+
+	for (i = 0; i < sim.nr_jobs; i++) {
+		struct sim_pending *p = &sim.pending[i];
+
+		if (!p->on || p->slice > slice)
+			continue;
+		p->on = false;
+		sim.jobs[i].row = p->row;
+		sim.jobs[i].rows = p->rows;
+	}
+}
+
+/* Whether job @j runs in row @row: no row, or @row is in its set. */
+static bool job_in_row(const struct bcs_job_info *j, uint32_t row)
+{
+	return j->row == BCS_ROW_NONE ||
+	       (row < BCS_ROWS_MAX && (j->rows & 1ULL << row));
+}
+
+/* Whether job @j may run now: no gang scheduling, or its rows hold ours. */
 static uint32_t job_state(const struct bcs_job_info *j)
 {
-	if (j->row == BCS_ROW_NONE || sim.mode != BCS_MODE_DRIVEN ||
-	    sim.failopen || !sim.switched || j->row == sim.row)
+	if (sim.mode != BCS_MODE_DRIVEN || sim.failopen || !sim.switched ||
+	    job_in_row(j, sim.row))
 		return BCS_JOB_RUNNING;
 	return BCS_JOB_SUSPENDED;
 }
@@ -707,9 +792,13 @@ int bcs_nl_open(struct bcs_nl **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-/* The driver is gone: every job runs, the mode is off. */
+/*
+ * The driver is gone: every job runs, the mode is off.  bcs.ko's fail-open
+ * is a switch in the current slice: the moves due by it take effect.
+ */
 static void fail_open(void)
 {
+	jobs_apply_due(sim.slice);
 	sim.driver = NULL;
 	sim.mode = BCS_MODE_OFF;
 	sim.failopen = 0;
@@ -803,8 +892,7 @@ static void jobs_switched(void)
 	uint32_t i;
 
 	for (i = 0; i < sim.nr_jobs; i++)
-		if (sim.jobs[i].row == BCS_ROW_NONE ||
-		    sim.jobs[i].row == sim.row)
+		if (job_in_row(&sim.jobs[i], sim.row))
 			sim.jobs[i].slices_run++;
 }
 
@@ -852,6 +940,7 @@ int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s)
 	sim.missed_since = 0;
 	ring_add(s, arrival, at, late, missed);
 	sim.last_switch_ns = at;
+	jobs_apply_due(sim.slice);
 	jobs_switched();
 	return 0;
 }

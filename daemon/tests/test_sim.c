@@ -4,7 +4,8 @@
  * errors, the driver, strobes into the slice ring (late or not, the
  * switch at the later of arrival and deadline, a past slice missed), the
  * ring's sequence numbers when it wraps, the slice window, the ends of
- * jobs on the events descriptor, and the strobe log of $BCS_SIM_LOG.
+ * jobs on the events descriptor, the strobe log of $BCS_SIM_LOG, and the
+ * rows of jobs: alternate rows and moves at a slice.
  */
 #include <errno.h>
 #include <poll.h>
@@ -186,6 +187,119 @@ static void test_events(struct bcs *h)
 	bcs_events_close(ev);
 }
 
+/* Job @id as bcs_job_list() shows it; false if it is not listed. */
+static bool job_get(struct bcs *h, uint32_t id, struct bcs_job_info *out)
+{
+	struct bcs_job_info *jobs = NULL;
+	bool found = false;
+	size_t n = 0, i;
+
+	if (bcs_job_list(h, &jobs, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (jobs[i].id == id) {
+			*out = jobs[i];
+			found = true;
+		}
+	}
+	free(jobs);
+	return found;
+}
+
+/* Job @id has home row @row, set @rows, and is in state @state. */
+static bool job_is(struct bcs *h, uint32_t id, uint32_t row, uint64_t rows,
+		   uint32_t state)
+{
+	struct bcs_job_info j;
+
+	return job_get(h, id, &j) && j.row == row && j.rows == rows &&
+	       j.state == state;
+}
+
+#define RUN	BCS_JOB_RUNNING
+#define SUS	BCS_JOB_SUSPENDED
+
+/*
+ * Alternate scheduling: a job runs in every row of its set, and a move at
+ * a slice waits for the switch to it.  Driven by @nl, after the slices of
+ * test_window().  Returns the strobes it sent, for the log's count.
+ */
+static int test_rows(struct bcs *h, struct bcs_nl *nl)
+{
+	uint64_t now = now_ns(), base;
+	struct bcs_job_info j;
+	struct bcs_state s;
+	int sent = 0;
+
+	CHECK(bcs_get_state(h, &s) == 0 && s.mode == BCS_MODE_DRIVEN);
+	base = s.slice + 10;
+
+	CHECK(bcs_job_create_rows(h, 20, 0, 1ULL << 1, NULL) == 0);
+	CHECK(bcs_job_create_rows(h, 21, 1, 0, NULL) == 0);
+	CHECK(bcs_job_create(h, 22, 63, NULL) == 0);
+	CHECK(bcs_job_create_rows(h, 23, BCS_ROW_NONE, 1, NULL) == -EINVAL);
+	CHECK(bcs_job_create_rows(h, 23, BCS_ROWS_MAX, 0, NULL) == -EINVAL);
+	CHECK(bcs_job_create_rows(NULL, 23, 0, 1, NULL) == -EBADF);
+	CHECK(bcs_job_set_rows(h, 20, BCS_ROW_NONE, 1, 0) == -EINVAL);
+	CHECK(bcs_job_set_rows(h, 20, BCS_ROW_NONE, 1, base) == -EINVAL);
+	CHECK(bcs_job_set_rows(h, 99, 0, 1, base) == -ENOENT);
+	CHECK(job_get(h, 22, &j) && j.rows == 1ULL << 63);
+
+	/* Row 0 runs job 20 only; row 1 both, 20 in its alternate row. */
+	CHECK(strobe(nl, base, 0, now) == 0 && ++sent);
+	CHECK(job_is(h, 20, 0, 3, RUN) && job_is(h, 21, 1, 2, SUS));
+	CHECK(strobe(nl, base + 1, 1, now) == 0 && ++sent);
+	CHECK(job_is(h, 20, 0, 3, RUN) && job_is(h, 21, 1, 2, RUN));
+	CHECK(job_get(h, 20, &j) && j.slices_run == 2);
+	CHECK(job_get(h, 21, &j) && j.slices_run == 1);
+	CHECK(job_is(h, 22, 63, 1ULL << 63, SUS));
+
+	/* A move at base + 3, replaced by one at base + 4, waits for it. */
+	CHECK(bcs_job_set_rows(h, 21, 0, 0, base + 3) == 0);
+	CHECK(job_is(h, 21, 1, 2, RUN));
+	CHECK(strobe(nl, base + 2, 1, now) == 0 && ++sent);
+	CHECK(job_is(h, 21, 1, 2, RUN));
+	CHECK(bcs_job_set_rows(h, 21, 2, 1ULL << 5, base + 4) == 0);
+	CHECK(strobe(nl, base + 3, 1, now) == 0 && ++sent);
+	CHECK(job_is(h, 21, 1, 2, RUN));
+	CHECK(strobe(nl, base + 4, 1, now) == 0 && ++sent);
+	CHECK(job_is(h, 21, 2, 1ULL << 2 | 1ULL << 5, SUS));
+	CHECK(job_get(h, 21, &j) && j.slices_run == 3);
+
+	/* A slice already begun: at the next switch. */
+	CHECK(bcs_job_set_rows(h, 21, 1, 1, base + 2) == 0);
+	CHECK(job_is(h, 21, 2, 1ULL << 2 | 1ULL << 5, SUS));
+	CHECK(strobe(nl, base + 5, 0, now) == 0 && ++sent);
+	CHECK(job_is(h, 21, 1, 3, RUN));
+
+	/* A move without a slice drops the one that waits. */
+	CHECK(bcs_job_set_rows(h, 21, 3, 0, base + 7) == 0);
+	CHECK(bcs_job_set_row(h, 21, 2) == 0);
+	CHECK(job_is(h, 21, 2, 4, SUS));
+	CHECK(strobe(nl, base + 8, 2, now) == 0 && ++sent);
+	CHECK(job_is(h, 21, 2, 4, RUN));
+
+	/* A waiting move follows its job when another job goes. */
+	CHECK(bcs_job_set_rows(h, 22, 4, 0, base + 9) == 0);
+	CHECK(bcs_job_set_rows(h, 20, 6, 0, base + 9) == 0);
+	CHECK(bcs_job_destroy(h, 20) == 0);
+	CHECK(bcs_job_create(h, 20, 0, NULL) == 0);
+	CHECK(strobe(nl, base + 9, 4, now) == 0 && ++sent);
+	CHECK(job_is(h, 22, 4, 1ULL << 4, RUN));
+	CHECK(job_is(h, 20, 0, 1, SUS));
+	CHECK(job_is(h, 21, 2, 4, SUS));
+
+	/* The fail-open is a switch in the current slice. */
+	CHECK(bcs_job_set_rows(h, 21, 7, 0, base + 9) == 0);
+	CHECK(bcs_nl_release(nl) == 0);
+	CHECK(job_is(h, 21, 7, 1ULL << 7, RUN));
+
+	CHECK(bcs_job_destroy(h, 20) == 0);
+	CHECK(bcs_job_destroy(h, 21) == 0);
+	CHECK(bcs_job_destroy(h, 22) == 0);
+	return sent;
+}
+
 int main(void)
 {
 	char path[] = "/tmp/test_sim.XXXXXX";
@@ -194,7 +308,7 @@ int main(void)
 	struct bcs *h = NULL;
 	unsigned long long a, b, c, d;
 	FILE *f;
-	int fd, lines = 0;
+	int fd, lines = 0, rows_strobes;
 
 	fd = mkstemp(path);
 	if (fd < 0)
@@ -214,6 +328,7 @@ int main(void)
 	test_wrap(nl, st);
 	test_window(h, nl, st);
 	test_events(h);
+	rows_strobes = test_rows(h, nl);
 
 	bcs_stat_close(st);
 	bcs_nl_close(nl);
@@ -230,7 +345,7 @@ int main(void)
 			lines++;
 		fclose(f);
 	}
-	CHECK(lines == 4 + BCS_SIM_RECORDS + 6 + 1);
+	CHECK(lines == (int)BCS_SIM_RECORDS + 4 + 6 + 1 + rows_strobes);
 	unlink(path);
 	return unit_done("test_sim");
 }
