@@ -32,7 +32,8 @@ LIST_HEAD(bcs_jobs);
 u32 bcs_nr_jobs;
 u32 bcs_nr_tasks;
 u32 bcs_nr_parked;
-u32 bcs_nr_pending;
+/* bcs_lock: jobs whose move waits for a slice (struct bcs_kjob.pending). */
+static u32 bcs_nr_pending;
 u64 bcs_attach_failures;
 LIST_HEAD(bcs_all_tasks);
 /* Set by bcs_job_init() before the probes are registered, then constant. */

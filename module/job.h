@@ -167,7 +167,6 @@ extern struct list_head bcs_jobs;
 extern u32 bcs_nr_jobs;
 extern u32 bcs_nr_tasks;
 extern u32 bcs_nr_parked;
-extern u32 bcs_nr_pending;	/* bcs_lock: jobs with a change that waits */
 extern u64 bcs_attach_failures;
 /* bcs_lock: every struct bcs_task until it is freed, for module unload. */
 extern struct list_head bcs_all_tasks;
