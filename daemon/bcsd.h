@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "loop.h"
+#include "matrix.h"
 #include "proto.h"
 #include "skew.h"
 
@@ -48,6 +49,7 @@ struct topo_tree;
 struct bcsd_job {
 	uint32_t id;
 	uint32_t row;
+	uint64_t rows;			/* the row set the map names (matrix.c) */
 	uint32_t birth;			/* struct bcsp_job_row */
 	/*
 	 * Tasks per node, from the nodes' reports; down a tree, per sender
@@ -352,6 +354,15 @@ struct bcsd_rx {
 	struct in_addr last_from;	/* the last rejected datagram's */
 	/* The ids of the followed master's commands taken, each once. */
 	struct bcsp_window cmds;
+	/*
+	 * The parts of the map being received (BCSP_MAP_PART_JOBS jobs
+	 * each), of (epoch, master, version): bit k of @parts, part k.
+	 */
+	struct bcsd_map_asm {
+		uint32_t epoch, master, version;
+		uint32_t parts;
+		struct bcsp_map map;
+	} map_asm;
 };
 
 /*
@@ -377,6 +388,13 @@ struct bcsd_followed {
 	struct bcsp_map map;
 	uint32_t map_epoch;		/* of the master that sent it */
 	uint32_t map_master;		/* that master's node id */
+	/*
+	 * The map in force before it, until its apply_slice: its version
+	 * and home rows (followed_set_map(), followed_rows_at()).
+	 */
+	bool map_prev;
+	uint32_t map_prev_version;
+	uint64_t map_prev_rows;
 	/* Its last statistics context (BCSP_CONTEXT), if any, so named. */
 	bool have_ctx;
 	struct bcsp_context ctx;
@@ -394,11 +412,16 @@ struct bcsd_master {
 	uint32_t strobe_row;		/* the row it runs */
 	struct bcsp_msg strobe_msg;	/* the last strobe sent */
 	unsigned int strobe_copies_left;	/* of it, still to send */
-	/* The matrix. */
+	/* The jobs; their rows are the matrix's (matrix.c). */
 	struct bcsd_job jobs[BCSP_MAX_JOBS];
 	uint32_t nr_jobs;
 	uint32_t next_job_id;
+	struct matrix matrix;
+	/* The node id of each of the matrix's node indices. */
+	uint32_t matrix_node[BCSD_MAX_NODES];
+	uint32_t matrix_nodes;
 	uint32_t map_version;
+	uint64_t map_apply_slice;	/* of map_version; 0: at once */
 	uint64_t map_sent_slice;
 	uint32_t map_repeats;		/* resend with the next strobes */
 	uint32_t map_repeated_version;	/* map_version they are for */
@@ -436,8 +459,10 @@ struct bcsd_master {
 struct bcsd_map_event {
 	uint64_t applied_ns;		/* CLOCK_REALTIME */
 	uint64_t from_slice;		/* own map: first strobe naming it */
+	uint64_t apply_slice;		/* its rows from this slice; 0: at once */
 	uint32_t epoch, master, version, nr_jobs;
 	uint32_t job[BCSP_MAX_JOBS], row[BCSP_MAX_JOBS];
+	uint64_t rows[BCSP_MAX_JOBS];
 };
 
 /* node.c: the node role, bcs.ko's driver. */
@@ -449,6 +474,10 @@ struct bcsd_node {
 	uint32_t applied_epoch;
 	uint32_t applied_master;
 	uint32_t applied_version;
+	uint64_t applied_slice;		/* its apply_slice; 0: at once */
+	/* The one in force before it, of the same master, until then. */
+	bool applied_prev;
+	uint32_t applied_prev_version;
 	/* The newest at (nr_history - 1) % BCSD_MAP_HISTORY. */
 	struct bcsd_map_event history[BCSD_MAP_HISTORY];
 	uint32_t nr_history;
@@ -630,6 +659,21 @@ int net_send_command(struct bcsd *d, struct bcsp_msg *m);
 int rx_init(struct bcsd *d);
 void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		 const struct sockaddr_in *from);
+
+/*
+ * followed.c: the whole map @map of master @master, epoch @epoch, is the one followed
+ * (received, or on the active master its own): the one before it stays in
+ * force until @map's apply_slice, unless @map only replaces a map that is
+ * not yet in force (the same apply_slice).
+ */
+void followed_set_map(struct bcsd *d, const struct bcsp_map *map,
+		      uint32_t epoch, uint32_t master);
+/*
+ * The home rows of the map followed that is in force at slice @slice, and
+ * its version in *@version; 0 (and no version) if none is held.
+ */
+uint64_t followed_rows_at(const struct bcsd *d, uint64_t slice,
+			  uint32_t *version);
 
 /* dispatch.c: messages to the handlers the parts registered. */
 void dispatch_register(struct bcsd *d, enum bcsp_type type, dispatch_fn *fn);

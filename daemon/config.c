@@ -76,6 +76,10 @@ static const char *const switch_report_names[] = {
 	NULL,
 };
 
+static const char *const matrix_names[] = {
+	[CFG_MATRIX_PACK] = "pack", [CFG_MATRIX_ROW] = "row", NULL
+};
+
 static const char *const log_names[] = {
 	[CFG_LOG_STDERR] = "stderr", [CFG_LOG_SYSLOG] = "syslog", NULL
 };
@@ -128,7 +132,13 @@ const struct cfg_opt cfg_opts[] = {
 	OPT_UINT(strobe_copies, "2", 1, STROBE_COPIES_MAX,
 		 "send each strobe this many times, within the first half of the lead; down a tree, ask for a lost one this many times less one"),
 	OPT_UINT(rows, "0", 0, BCS_ROWS_MAX,
-		 "master: rows of the matrix (0: one per job, as many as needed)"),
+		 "master: the most rows of the matrix (0: 64)"),
+	OPT_ENUM(matrix, enum cfg_matrix, "pack", matrix_names,
+		 "master: jobs to rows: pack (jobs on disjoint nodes share a row) or row (a row per job; with rows N the emptiest of N)"),
+	OPT_BOOL(alternate, "1",
+		 "master: a job also runs in every row where its nodes are otherwise idle"),
+	OPT_UINT(move_interval_ms, "10000", 0, HOUR_MS,
+		 "master: a job is moved to a lower row at most once per this (ms)"),
 	OPT_UINT(priority, "100", 1, UINT16_MAX,
 		 "master: the highest priority wins a take-over, and between live masters of one epoch"),
 	OPT_UINT(failover_slices, "20", 2, SLICES_MAX,

@@ -44,6 +44,11 @@ enum cfg_switch_reports {
 	CFG_SWITCHES_SLICE,	/* each slice's, at the next strobe */
 };
 
+enum cfg_matrix {
+	CFG_MATRIX_PACK,	/* rows by where jobs run (matrix.c) */
+	CFG_MATRIX_ROW,		/* a row per job, or the emptiest of @rows */
+};
+
 enum cfg_log {
 	CFG_LOG_STDERR,
 	CFG_LOG_SYSLOG,
@@ -75,6 +80,9 @@ struct cfg {
 	uint32_t lead_us;
 	uint32_t strobe_copies;
 	uint32_t rows;
+	enum cfg_matrix matrix;
+	bool alternate;
+	uint32_t move_interval_ms;
 	uint32_t priority;
 	uint32_t failover_slices;
 	uint32_t quorum;

@@ -369,6 +369,7 @@ static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 				tasks = local[k].nr_tasks;
 		add_u64(j, "job", d->followed.map.jobs[i].job);
 		add_row(j, d->followed.map.jobs[i].row);
+		add_u64(j, "row_set", d->followed.map.jobs[i].rows);
 		add_u64(j, "nodes", d->followed.map.jobs[i].nodes);
 		add_u64(j, "tasks", d->followed.map.jobs[i].tasks);
 		add_u64(j, "local_tasks", tasks);

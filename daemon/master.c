@@ -89,11 +89,14 @@ static void fill_map(struct bcsd *d, struct bcsp_map *map)
 
 	memset(map, 0, sizeof(*map));
 	map->version = d->master.map_version;
+	map->apply_slice = d->master.map_apply_slice;
 	map->nr_jobs = d->master.nr_jobs;
 	for (i = 0; i < d->master.nr_jobs; i++) {
 		j = &d->master.jobs[i];
 		map->jobs[i].job = j->id;
 		map->jobs[i].row = j->row;
+		map->jobs[i].rows = j->row < BCS_ROWS_MAX ?
+			j->rows | 1ULL << j->row : 0;
 		map->jobs[i].birth = j->birth;
 		for (k = 0; k < j->nr_nodes; k++) {
 			if (now - j->seen_ms[k] > expiry || !j->tasks[k])
@@ -223,11 +226,20 @@ static void ctx_forget(struct bcsd *d, uint32_t id)
 static void send_map(struct bcsd *d)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_MAP } };
+	uint32_t k, parts;
+	bool sent = false;
 
 	m.hdr.epoch = d->master.epoch;
 	m.hdr.priority = (uint16_t)d->cfg.priority;
 	fill_map(d, &m.map);
-	if (!net_send(d, &m, NULL))
+	/* A datagram per part (proto.h), the whole map to this host. */
+	parts = bcsp_map_parts(m.map.nr_jobs);
+	for (k = 0; k < parts; k++) {
+		m.map.first = k * BCSP_MAP_PART_JOBS;
+		sent |= !net_send(d, &m, NULL);
+	}
+	m.map.first = 0;
+	if (sent)
 		d->cnt.maps_tx++;
 	d->master.map_sent_slice = d->master.strobe_slice;
 	if (d->master.map_repeated_version != d->master.map_version) {
@@ -235,14 +247,36 @@ static void send_map(struct bcsd *d)
 		d->master.map_repeats = MAP_REPEATS;
 	}
 	/* The master's own view, for bcsctl job list on this host. */
-	d->followed.map = m.map;
-	d->followed.map_epoch = d->master.epoch;
-	d->followed.map_master = d->node_id;
-	d->followed.have_map = true;
+	followed_set_map(d, &m.map, d->master.epoch, d->node_id);
 	/* To this host's node part, as the group gets it. */
 	dispatch(d, &m, &(struct bcsd_origin){
 		.local = true, .slice = d->master.strobe_slice });
 	send_ctx(d);
+}
+
+/*
+ * Slices from a change of the map to the slice its rows take effect in
+ * on every node: the map goes out at once and again with each of the
+ * next MAP_REPEATS strobes, so a node that lost a copy still has it in
+ * time (node.c idles a node that has not).
+ */
+#define MAP_LEAD_SLICES	(MAP_REPEATS + 1)
+
+/*
+ * The map changed: a new version, whose rows take effect MAP_LEAD_SLICES
+ * from now on every node at once (bcs.ko's BCS_JOB_AT_SLICE), or with
+ * @at_once at once (a take-over: no map of this master's is in force).  A
+ * change while the last is not yet in force joins it, at its slice.
+ */
+static void map_changed(struct bcsd *d, bool at_once)
+{
+	d->master.map_version++;
+	if (at_once)
+		d->master.map_apply_slice = 0;
+	else if (d->master.map_apply_slice <= d->master.strobe_slice + 1)
+		d->master.map_apply_slice = d->master.strobe_slice +
+					    MAP_LEAD_SLICES;
+	send_map(d);
 }
 
 /* Slices between resends of an unchanged map. */
@@ -253,48 +287,164 @@ static uint64_t map_resend_slices(const struct bcsd *d)
 	return n < 1 ? 1 : n > MAP_RESEND_SLICES ? MAP_RESEND_SLICES : n;
 }
 
-/* Pick a row for a new job: the emptiest allowed row. */
-static uint32_t pick_row(const struct bcsd *d)
+/*
+ * The matrix's index of node @id, given one if it has none: -1 if
+ * BCSD_MAX_NODES have one (more than the cluster can have).
+ */
+static int matrix_node(struct bcsd *d, uint32_t id)
 {
-	uint32_t rows = (uint32_t)d->cfg.rows;
-	uint32_t count[BCS_ROWS_MAX] = { 0 }, i, best = 0;
+	uint32_t i;
 
-	for (i = 0; i < d->master.nr_jobs; i++)
-		if (d->master.jobs[i].row < BCS_ROWS_MAX)
-			count[d->master.jobs[i].row]++;
-	if (!rows) {
-		/* One job per row, as many rows as jobs. */
-		for (i = 0; i < BCS_ROWS_MAX; i++)
-			if (!count[i])
-				return i;
-		rows = BCS_ROWS_MAX;
-	}
-	for (i = 1; i < rows; i++)
-		if (count[i] < count[best])
-			best = i;
-	return best;
+	for (i = 0; i < d->master.matrix_nodes; i++)
+		if (d->master.matrix_node[i] == id)
+			return (int)i;
+	if (i == BCSD_MAX_NODES)
+		return -1;
+	d->master.matrix_node[d->master.matrix_nodes++] = id;
+	return (int)i;
 }
 
 /*
- * Add job @id in row @row, born @birth (struct bcsp_job_row), to the
- * matrix; false if it is full.
+ * What job @j occupies: the nodes whose fresh reports (down a tree, the
+ * subtrees whose sums) hold tasks of it, whole (CPU sets: matrix.rst).
+ * Into @res, at most BCSD_MAX_NODES; their number.
  */
-static bool add_job(struct bcsd *d, uint32_t id, uint32_t row,
+static uint32_t job_res(struct bcsd *d, const struct bcsd_job *j,
+			struct matrix_res *res, uint64_t now)
+{
+	uint64_t expiry = REPORT_EXPIRY_MS(d);
+	uint32_t k, n = 0;
+	int idx;
+
+	for (k = 0; k < j->nr_nodes; k++) {
+		if (!j->tasks[k] || now - j->seen_ms[k] > expiry)
+			continue;
+		idx = matrix_node(d, j->node_ids[k]);
+		if (idx < 0)
+			continue;
+		res[n].node = (uint32_t)idx;
+		res[n++].cpus = MATRIX_CPUS_ALL;
+	}
+	return n;
+}
+
+/* Does matrix job @mj occupy exactly the @n resources at @res? */
+static bool same_res(const struct matrix_job *mj, struct matrix_res *res,
+		     uint32_t n)
+{
+	uint32_t i, k;
+
+	if (mj->nr_res != n)
+		return false;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < mj->nr_res; k++)
+			if (mj->res[k].node == res[i].node)
+				break;
+		if (k == mj->nr_res)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Place the jobs again (matrix.c): where their nodes changed, and compact
+ * and alternate rows as the policy says.  Returns true if a job's row or
+ * row set changed: the map must go out.
+ */
+static bool replan(struct bcsd *d)
+{
+	static struct matrix_res res[BCSD_MAX_NODES];
+	struct matrix *mx = &d->master.matrix;
+	uint64_t now = now_mono_ms();
+	const struct matrix_job *mj;
+	bool changed = false;
+	struct bcsd_job *j;
+	uint32_t i, n;
+
+	for (i = 0; i < d->master.nr_jobs; i++) {
+		j = &d->master.jobs[i];
+		mj = matrix_find(mx, j->id);
+		if (!mj)
+			continue;	/* cannot be: added with the job */
+		n = job_res(d, j, res, now);
+		if (!same_res(mj, res, n) &&
+		    matrix_set_res(mx, j->id, res, n, now) == 1)
+			pr_info("job %u: its nodes changed, moved to row %u",
+				j->id, matrix_find(mx, j->id)->row);
+	}
+	matrix_compact(mx, now);
+	matrix_alternates(mx);
+	for (i = 0; i < d->master.nr_jobs; i++) {
+		j = &d->master.jobs[i];
+		mj = matrix_find(mx, j->id);
+		if (!mj || (mj->row == j->row && mj->rows == j->rows))
+			continue;
+		j->row = mj->row;
+		j->rows = mj->rows;
+		changed = true;
+	}
+	return changed;
+}
+
+/* The matrix of the policy configured, empty. */
+static int matrix_start(struct bcsd *d)
+{
+	enum matrix_policy pol = MATRIX_PACK;
+
+	if (d->cfg.matrix == CFG_MATRIX_ROW)
+		pol = d->cfg.rows ? MATRIX_EMPTIEST : MATRIX_ONE_PER_ROW;
+	return matrix_init(&d->master.matrix, BCSD_MAX_NODES, pol,
+			   d->cfg.alternate ? MATRIX_ALTERNATE : 0,
+			   d->cfg.rows, d->cfg.move_interval_ms);
+}
+
+/* Forget every job: the matrix empty again. */
+static void forget_jobs(struct bcsd *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->master.nr_jobs; i++)
+		matrix_remove(&d->master.matrix, d->master.jobs[i].id);
+	d->master.nr_jobs = 0;
+}
+
+/*
+ * Add job @id born @birth (struct bcsp_job_row) to the matrix, in row
+ * @row (BCS_ROW_NONE: where the policy places it; @pin: the row was
+ * asked for, and stays); false if it is full.
+ */
+static bool add_job(struct bcsd *d, uint32_t id, uint32_t row, bool pin,
 		    uint32_t birth)
 {
 	struct bcsd_job *j;
+	int r;
 
 	if (d->master.nr_jobs >= BCSP_MAX_JOBS)
 		return false;
+	r = matrix_add(&d->master.matrix, id, NULL, 0,
+		       row < BCS_ROWS_MAX ? row : MATRIX_ROW_NONE,
+		       now_mono_ms());
+	if (r < 0)
+		return false;
+	if (!pin)
+		matrix_pin(&d->master.matrix, id, MATRIX_ROW_NONE, 0);
 	j = &d->master.jobs[d->master.nr_jobs++];
 	memset(j, 0, sizeof(*j));
 	j->id = id;
-	j->row = row;
+	j->row = (uint32_t)r;
+	j->rows = 1ULL << r;
 	j->birth = birth;
 	/* Ids are handed out in turn after the highest known. */
 	if (id >= d->master.next_job_id)
 		d->master.next_job_id = bcs_job_id_next(id);
 	return true;
+}
+
+/* Take job @j (of the master's) out of the matrix. */
+static void remove_job(struct bcsd *d, struct bcsd_job *j)
+{
+	matrix_remove(&d->master.matrix, j->id);
+	*j = d->master.jobs[--d->master.nr_jobs];
 }
 
 /*
@@ -312,7 +462,7 @@ static void adopt_reported_jobs(struct bcsd *d, uint32_t node,
 		id = r->jobs[i].job;
 		if (!bcs_job_id_valid(id) || find_job(d, id))
 			continue;
-		if (!add_job(d, id, pick_row(d), r->jobs[i].birth))
+		if (!add_job(d, id, BCS_ROW_NONE, false, r->jobs[i].birth))
 			return;
 		pr_notice("job %u adopted from node %u's report, row %u", id,
 			  node, d->master.jobs[d->master.nr_jobs - 1].row);
@@ -361,16 +511,13 @@ static void take_over(struct bcsd *d, uint32_t epoch)
 	if (!d->master.strobe_slice && d->bcs && !bcs_get_state(d->bcs, &st))
 		d->master.strobe_slice = st.slice;
 	if (d->followed.have_map && !d->master.nr_jobs) {
-		d->master.nr_jobs = d->followed.map.nr_jobs;
-		for (i = 0; i < d->followed.map.nr_jobs; i++) {
-			memset(&d->master.jobs[i], 0, sizeof(d->master.jobs[i]));
-			d->master.jobs[i].id = d->followed.map.jobs[i].job;
-			d->master.jobs[i].row = d->followed.map.jobs[i].row;
-			d->master.jobs[i].birth = d->followed.map.jobs[i].birth;
-			if (d->master.jobs[i].id >= d->master.next_job_id)
-				d->master.next_job_id =
-					bcs_job_id_next(d->master.jobs[i].id);
-		}
+		/* In the rows they had, free to move from now on. */
+		for (i = 0; i < d->followed.map.nr_jobs; i++)
+			if (add_job(d, d->followed.map.jobs[i].job,
+				    d->followed.map.jobs[i].row, false,
+				    d->followed.map.jobs[i].birth))
+				d->master.jobs[d->master.nr_jobs - 1].rows =
+					d->followed.map.jobs[i].rows;
 		d->master.map_version = d->followed.map.version;
 	}
 	/* The statistics the nodes record, as the old master left them. */
@@ -378,7 +525,6 @@ static void take_over(struct bcsd *d, uint32_t epoch)
 		d->master.ctx = d->followed.ctx;
 		d->master.ctx.version++;
 	}
-	d->master.map_version++;
 	d->followed.known = true;
 	d->followed.id = d->node_id;
 	d->followed.epoch = d->master.epoch;
@@ -389,7 +535,8 @@ static void take_over(struct bcsd *d, uint32_t epoch)
 	d->master.strobe_deadline_ns = now + lead - d->slice_ns;
 	pr_notice("taking over as master: epoch %u, slice %llu", d->master.epoch,
 		  (unsigned long long)d->master.strobe_slice);
-	send_map(d);
+	/* No map of this master's is in force anywhere: at once. */
+	map_changed(d, true);
 	d->master.strobe_row = bcsp_map_next_row(&d->followed.map, BCS_ROW_NONE);
 	d->master.strobe_copies_left = 0;
 	arm_strobe_timer(d, now + 1000);
@@ -405,7 +552,7 @@ static void step_down(struct bcsd *d)
 	 * than from its own, older matrix (jobs created or destroyed since
 	 * would be lost or come back).
 	 */
-	d->master.nr_jobs = 0;
+	forget_jobs(d);
 	memset(&d->master.ctx, 0, sizeof(d->master.ctx));
 	d->master.strobe_copies_left = 0;
 	d->master.higher_epoch_ms = 0;
@@ -489,8 +636,9 @@ static void next_copy(struct bcsd *d, uint64_t lead, uint64_t now)
 
 static void on_strobe_timer(struct bcsd *d, void *arg)
 {
-	uint64_t lead = (uint64_t)d->cfg.lead_us * 1000, now, behind;
+	uint64_t lead = (uint64_t)d->cfg.lead_us * 1000, now, behind, rows;
 	struct bcsp_msg *m = &d->master.strobe_msg;
+	uint32_t version = d->master.map_version;
 
 	(void)arg;
 	loop_drain_timer(d->master.strobe_fd);
@@ -521,8 +669,8 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 	 * rotation wire-protocol.rst specifies, which a node holding the
 	 * map the strobe names can work out for itself.
 	 */
-	d->master.strobe_row = bcsp_map_next_row(&d->followed.map,
-						 d->master.strobe_row);
+	rows = followed_rows_at(d, d->master.strobe_slice, &version);
+	d->master.strobe_row = bcsp_rows_next(rows, d->master.strobe_row);
 	memset(m, 0, sizeof(*m));
 	m->hdr.type = BCSP_STROBE;
 	m->hdr.epoch = d->master.epoch;
@@ -531,7 +679,7 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 	m->strobe.deadline_ns = d->master.strobe_deadline_ns;
 	m->strobe.slice_ns = d->slice_ns;
 	m->strobe.row = d->master.strobe_row;
-	m->strobe.map_version = d->master.map_version;
+	m->strobe.map_version = version;
 	m->strobe.nr_rows = nr_rows(d);
 	/* Down a tree, sent again where missed rather than copied (tree.c). */
 	if (tree_transport(d) && d->cfg.strobe_copies > 1)
@@ -565,8 +713,12 @@ static void master_tick(struct bcsd *d, void *arg)
 	uint32_t fresh, need, epoch, hearing;
 
 	(void)arg;
-	if (d->master.active)
+	if (d->master.active) {
 		attaching_tick(d);
+		/* Reports that expired, jobs free to move again. */
+		if (replan(d))
+			map_changed(d, false);
+	}
 	if (d->master.active || now - d->followed.heard_ms <= silence ||
 	    now < d->master.listen_until_ms)
 		return;
@@ -654,8 +806,7 @@ static void report_epoch(struct bcsd *d, const struct bcsp_msg *m)
 	d->cnt.takeovers++;
 	pr_notice("node %u follows epoch %u: taking over again with epoch %u",
 		  m->hdr.sender, m->hdr.epoch, d->master.epoch);
-	d->master.map_version++;
-	send_map(d);
+	map_changed(d, true);
 }
 
 /* The id of the next command; 0 is none. */
@@ -858,10 +1009,14 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 				id = d->master.next_job_id;
 				d->master.next_job_id = bcs_job_id_next(id);
 			}
-			/* Placed among the others, before it counts itself. */
-			row = req->row == BCS_ROW_NONE ? pick_row(d) : req->row;
 			/* Any number but 0 (not known). */
-			add_job(d, id, row, randombytes_random() | 1);
+			if (!add_job(d, id, req->row, req->row != BCS_ROW_NONE,
+				     randombytes_random() | 1)) {
+				reply->error = -ENOMEM;
+				break;
+			}
+			/* Its nodes are not known yet: row 0 holds it. */
+			row = d->master.jobs[d->master.nr_jobs - 1].row;
 			reply->job = id;
 			reply->row = row;
 			pr_info("job %u created in row %u", id, row);
@@ -873,7 +1028,7 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 			reply->error = -ENOENT;
 			break;
 		}
-		*j = d->master.jobs[--d->master.nr_jobs];
+		remove_job(d, j);
 		ctx_forget(d, req->job);
 		pr_info("job %u destroyed", req->job);
 		break;
@@ -884,7 +1039,9 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 		else if (req->row != BCS_ROW_NONE && req->row >= BCS_ROWS_MAX)
 			reply->error = -EINVAL;
 		else
-			j->row = req->row;
+			/* Pinned there; BCS_ROW_NONE: placed freely again. */
+			matrix_pin(&d->master.matrix, req->job, req->row,
+				   now_mono_ms());
 		break;
 	case BCSP_OP_SIGNAL:
 		if (!find_job(d, req->job))
@@ -936,8 +1093,8 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 		reply->error = -EOPNOTSUPP;
 	}
 	if (!reply->error) {
-		d->master.map_version++;
-		send_map(d);
+		replan(d);
+		map_changed(d, false);
 	}
 	return true;
 }
@@ -1063,10 +1220,8 @@ static void take_tasks(struct bcsd *d, uint32_t sender,
 			learnt = true;
 		}
 	}
-	if (learnt) {
-		d->master.map_version++;
-		send_map(d);
-	}
+	if (replan(d) || learnt)
+		map_changed(d, false);
 }
 
 static void on_report(struct bcsd *d, const struct bcsp_msg *m)
@@ -1164,6 +1319,10 @@ int master_init(struct bcsd *d)
 	if (loop_add(d, d->master.strobe_fd, LOOP_STROBE, on_strobe_timer,
 		     NULL) || loop_on_tick(d, master_tick, NULL))
 		return -1;
+	if (matrix_start(d)) {
+		pr_err("matrix: %s", strerror(ENOMEM));
+		return -1;
+	}
 	dispatch_register(d, BCSP_STROBE, on_strobe);
 	dispatch_register(d, BCSP_REPORT, on_report_msg);
 	dispatch_register(d, BCSP_SWITCHES, on_switches);
@@ -1185,6 +1344,7 @@ int master_init(struct bcsd *d)
 
 void master_exit(struct bcsd *d)
 {
+	matrix_free(&d->master.matrix);
 	if (d->master.strobe_fd < 0)
 		return;
 	loop_del(d, d->master.strobe_fd);

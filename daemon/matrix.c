@@ -498,7 +498,8 @@ uint32_t matrix_alternates(struct matrix *m)
 		any = false;
 		for (i = 0; i < m->nr_jobs; i++) {
 			j = &m->jobs[i];
-			if (done[i] || !j->rows)
+			/* Where it runs is not known: its home row only. */
+			if (done[i] || !j->rows || !j->nr_res)
 				continue;
 			blocked = 0;
 			for (k = 0; k < j->nr_res; k++)

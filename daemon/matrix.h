@@ -140,7 +140,8 @@ uint32_t matrix_compact(struct matrix *m, uint64_t now);
 
 /*
  * Recompute every job's row set: its home row, and with MATRIX_ALTERNATE
- * every other used row in which no job that conflicts with it runs.  Rows
+ * every other used row in which no job that conflicts with it runs (a
+ * job of no resource, whose place is not known yet, none).  Rows
  * are handed out one at a time, each pass to the jobs with the fewest
  * rows first (then the lowest id), so that no job takes every free row
  * from another.  Returns the number of alternate rows given.

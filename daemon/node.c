@@ -56,26 +56,41 @@ static bool map_current(const struct bcsd *d, const struct bcsp_msg *m);
 static bool predict_row(const struct bcsd *d, const struct bcsp_msg *m,
 			uint32_t *row)
 {
+	uint32_t version = 0;
+	uint64_t rows;
+
 	if (!d->cfg.predict || !d->followed.have_map ||
 	    !map_current(d, m) || d->followed.map_epoch != m->hdr.epoch ||
-	    d->followed.map_master != m->hdr.sender ||
-	    d->followed.map.version != m->strobe.map_version)
+	    d->followed.map_master != m->hdr.sender)
 		return false;
-	*row = bcsp_map_next_row(&d->followed.map, m->strobe.row);
+	/* The map in force in the next slice, which this node holds. */
+	rows = followed_rows_at(d, m->strobe.slice + 1, &version);
+	if (version != d->node.applied_version &&
+	    (!d->node.applied_prev || version != d->node.applied_prev_version))
+		return false;
+	*row = bcsp_rows_next(rows, m->strobe.row);
 	return true;
 }
 
 /*
- * Is the map in bcs.ko the one the strobe names, (epoch, master,
- * version)?  Not when a change of the map was lost on its way here: the
- * strobe's row may then hold other jobs here than at the master (a job
- * moved, made or destroyed meanwhile).
+ * Is the map in force in bcs.ko at the strobe's slice the one the strobe
+ * names, (epoch, master, version)?  The last map applied from its
+ * apply_slice on, the one before it until then.  Not when a change of
+ * the map was lost on its way here: the strobe's row may then hold other
+ * jobs here than at the master (a job moved, made or destroyed
+ * meanwhile).
  */
 static bool map_current(const struct bcsd *d, const struct bcsp_msg *m)
 {
-	return d->node.applied && d->node.applied_version == m->strobe.map_version &&
-	       d->node.applied_epoch == m->hdr.epoch &&
-	       d->node.applied_master == m->hdr.sender;
+	const struct bcsd_node *n = &d->node;
+
+	if (!n->applied || n->applied_epoch != m->hdr.epoch ||
+	    n->applied_master != m->hdr.sender)
+		return false;
+	if (m->strobe.slice >= n->applied_slice)
+		return n->applied_version == m->strobe.map_version;
+	return n->applied_prev &&
+	       n->applied_prev_version == m->strobe.map_version;
 }
 
 /*
@@ -91,9 +106,10 @@ static bool idle_row(struct bcsd *d, uint32_t *row)
 
 	if (bcs_job_list(d->bcs, &jobs, &n))
 		return false;
+	/* Home and alternate rows: a row in no job's set. */
 	for (i = 0; i < n; i++)
 		if (jobs[i].row < BCS_ROWS_MAX)
-			used |= 1ULL << jobs[i].row;
+			used |= 1ULL << jobs[i].row | jobs[i].rows;
 	free(jobs);
 	/*
 	 * From the top: the master places a new job in the lowest of the
@@ -228,9 +244,11 @@ static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 		const struct bcsp_job_row *j = &map->jobs[i];
 
 		supersede_local_job(d, j);
-		err = bcs_job_create(d->bcs, j->job, j->row, NULL);
+		/* A new job at once; a job's move at the map's slice. */
+		err = bcs_job_create_rows(d->bcs, j->job, j->row, j->rows, NULL);
 		if (err == -EEXIST)
-			err = bcs_job_set_row(d->bcs, j->job, j->row);
+			err = bcs_job_set_rows(d->bcs, j->job, j->row, j->rows,
+					       map->apply_slice);
 		if (err) {
 			d->cnt.kernel_errors++;
 			pr_warn("job %u: %s", j->job,
@@ -259,7 +277,16 @@ static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 		bcs_job_destroy(d->bcs, d->local.jobs[i]);
 		forget_local_job(d, i);
 	}
+	/* The map before stays in force until this one's slice. */
+	if (!map->apply_slice || !d->node.applied ||
+	    d->node.applied_epoch != epoch || d->node.applied_master != master) {
+		d->node.applied_prev = false;
+	} else if (map->apply_slice != d->node.applied_slice) {
+		d->node.applied_prev = true;
+		d->node.applied_prev_version = d->node.applied_version;
+	}
 	d->node.applied_version = map->version;
+	d->node.applied_slice = map->apply_slice;
 	d->node.applied_epoch = epoch;
 	d->node.applied_master = master;
 	d->node.applied = true;
@@ -268,6 +295,7 @@ static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 	ev->applied_ns = now_real_ns();
 	/* This master's next strobe is the first to name its new map. */
 	ev->from_slice = from->local ? from->slice + 1 : 0;
+	ev->apply_slice = map->apply_slice;
 	ev->epoch = epoch;
 	ev->master = master;
 	ev->version = map->version;
@@ -275,6 +303,7 @@ static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 	for (i = 0; i < map->nr_jobs; i++) {
 		ev->job[i] = map->jobs[i].job;
 		ev->row[i] = map->jobs[i].row;
+		ev->rows[i] = map->jobs[i].rows;
 	}
 }
 

@@ -192,7 +192,7 @@ static bool get_part(struct cur *c, struct bcsp_mpi_part *p)
 
 static void encode_body(struct cur *c, const struct bcsp_msg *m)
 {
-	uint32_t i, k;
+	uint32_t i, k, n;
 
 	switch (m->hdr.type) {
 	case BCSP_STROBE:
@@ -205,15 +205,24 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		put32(c, m->strobe.flags);
 		break;
 	case BCSP_MAP:
-		if (m->map.nr_jobs > BCSP_MAX_JOBS) {
+		/* One part: the jobs from @first. */
+		if (m->map.nr_jobs > BCSP_MAX_JOBS ||
+		    m->map.first % BCSP_MAP_PART_JOBS ||
+		    m->map.first >= bcsp_map_parts(m->map.nr_jobs) *
+				    BCSP_MAP_PART_JOBS) {
 			c->ok = false;
 			return;
 		}
 		put32(c, m->map.version);
 		put32(c, m->map.nr_jobs);
-		for (i = 0; i < m->map.nr_jobs; i++) {
+		put64(c, m->map.apply_slice);
+		put32(c, m->map.first);
+		put32(c, 0);
+		n = bcsp_map_part_len(m->map.nr_jobs, m->map.first);
+		for (i = m->map.first; i < m->map.first + n; i++) {
 			put32(c, m->map.jobs[i].job);
 			put32(c, m->map.jobs[i].row);
+			put64(c, m->map.jobs[i].rows);
 			put32(c, m->map.jobs[i].nodes);
 			put32(c, m->map.jobs[i].tasks);
 			put32(c, m->map.jobs[i].birth);
@@ -523,18 +532,34 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 	case BCSP_MAP:
 		m->map.version = get32(c);
 		m->map.nr_jobs = get32(c);
-		if (m->map.nr_jobs > BCSP_MAX_JOBS)
+		m->map.apply_slice = get64(c);
+		m->map.first = get32(c);
+		if (get32(c) || m->map.nr_jobs > BCSP_MAX_JOBS ||
+		    m->map.first % BCSP_MAP_PART_JOBS ||
+		    m->map.first >= bcsp_map_parts(m->map.nr_jobs) *
+				    BCSP_MAP_PART_JOBS)
 			return false;
-		for (i = 0; i < m->map.nr_jobs; i++) {
-			m->map.jobs[i].job = get32(c);
-			m->map.jobs[i].row = get32(c);
-			m->map.jobs[i].nodes = get32(c);
-			m->map.jobs[i].tasks = get32(c);
-			m->map.jobs[i].birth = get32(c);
-			/* bcs.ko's own rules for ids and rows. */
-			if (!bcs_job_id_valid(m->map.jobs[i].job) ||
-			    (m->map.jobs[i].row >= BCS_ROWS_MAX &&
-			     m->map.jobs[i].row != BCS_ROW_NONE))
+		/* Every part but the last is full. */
+		m->map.nr = bcsp_map_part_len(m->map.nr_jobs, m->map.first);
+		if (m->map.nr != (c->len - c->off) / 28)
+			return false;
+		for (i = m->map.first; i < m->map.first + m->map.nr; i++) {
+			struct bcsp_job_row *j = &m->map.jobs[i];
+
+			j->job = get32(c);
+			j->row = get32(c);
+			j->rows = get64(c);
+			j->nodes = get32(c);
+			j->tasks = get32(c);
+			j->birth = get32(c);
+			/*
+			 * bcs.ko's own rules for ids and rows; a job runs in
+			 * its home row, and in none without one.
+			 */
+			if (!bcs_job_id_valid(j->job) ||
+			    (j->row >= BCS_ROWS_MAX && j->row != BCS_ROW_NONE) ||
+			    (j->row == BCS_ROW_NONE ? j->rows != 0 :
+			     !(j->rows & (1ULL << j->row))))
 				return false;
 		}
 		return c->ok;
@@ -846,8 +871,8 @@ static bool body_len_ok(uint8_t type, size_t n)
 	case BCSP_STROBE:
 		return n == 40;
 	case BCSP_MAP:
-		return n >= 8 && (n - 8) % 20 == 0 &&
-		       (n - 8) / 20 <= BCSP_MAX_JOBS;
+		return n >= 24 && (n - 24) % 28 == 0 &&
+		       (n - 24) / 28 <= BCSP_MAP_PART_JOBS;
 	case BCSP_REQUEST:
 	case BCSP_REPLY:
 		/*
@@ -1074,7 +1099,7 @@ fail:
 	return -1;
 }
 
-uint32_t bcsp_map_next_row(const struct bcsp_map *m, uint32_t row)
+uint64_t bcsp_map_home_rows(const struct bcsp_map *m)
 {
 	uint64_t rows = 0;
 	uint32_t i;
@@ -1082,9 +1107,19 @@ uint32_t bcsp_map_next_row(const struct bcsp_map *m, uint32_t row)
 	for (i = 0; i < m->nr_jobs && i < BCSP_MAX_JOBS; i++)
 		if (m->jobs[i].row < BCS_ROWS_MAX)
 			rows |= 1ULL << m->jobs[i].row;
+	return rows;
+}
+
+uint32_t bcsp_rows_next(uint64_t rows, uint32_t row)
+{
 	row = bcs_row_next(rows, row);
 	/* A strobe names a row: with none to run, row 0 runs no job. */
 	return row == BCS_ROW_NONE ? 0 : row;
+}
+
+uint32_t bcsp_map_next_row(const struct bcsp_map *m, uint32_t row)
+{
+	return bcsp_rows_next(bcsp_map_home_rows(m), row);
 }
 
 int bcsp_write_key(const char *path, char *err, size_t errlen)

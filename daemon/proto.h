@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The bcsd wire protocol, version 1 (Documentation/wire-protocol.rst).
+ * The bcsd wire protocol, version 2 (Documentation/wire-protocol.rst).
  *
  * Every datagram is a fixed header, a body whose layout depends on the
  * type, and an HMAC-SHA-256 tag (libsodium crypto_auth_hmacsha256) over
@@ -30,12 +30,12 @@
 #include <linux/bcs.h>
 
 #define BCSP_MAGIC		0x42435350u	/* "BCSP" */
-#define BCSP_VERSION		1
+#define BCSP_VERSION		2
 #define BCSP_HDR_LEN		32
 #define BCSP_TAG_LEN		32
 #define BCSP_KEY_LEN		32
 #define BCSP_MAX_LEN		1400	/* fits an Ethernet MTU */
-#define BCSP_MAX_JOBS		64	/* map entries per datagram */
+#define BCSP_MAX_JOBS		64	/* jobs of a map, a report, a context */
 
 enum bcsp_type {
 	BCSP_STROBE	= 1,	/* master -> group: run @row at @deadline */
@@ -103,22 +103,54 @@ struct bcsp_strobe {
  */
 struct bcsp_job_row {
 	uint32_t job;
-	uint32_t row;
+	uint32_t row;		/* home row, or BCS_ROW_NONE */
+	/*
+	 * The rows it runs in (bit r: row r): @row's bit and its alternate
+	 * rows, where none of its nodes runs another job
+	 * (Documentation/matrix.rst); 0 with no row.
+	 */
+	uint64_t rows;
 	uint32_t nodes;		/* nodes that reported tasks of the job */
 	uint32_t tasks;		/* tasks reported, summed over nodes */
 	uint32_t birth;
 };
 
 /*
- * BCSP_MAP body: 8 bytes + 20 per job.  @version steps on with every
- * change of a master's map (master.c), wrapping: bcsp_map_older()
- * compares two.
+ * BCSP_MAP body: 24 bytes + 28 per job, in parts of at most
+ * BCSP_MAP_PART_JOBS jobs, a datagram each: part k holds jobs
+ * [k * BCSP_MAP_PART_JOBS, ...), every part but the last full, and a map of
+ * no job one part with none.  @version steps on with every change of a
+ * master's map (master.c), wrapping: bcsp_map_older() compares two; a
+ * node applies a map once it holds every part of one version.  Its rows
+ * take effect at the switch to slice @apply_slice (bcs.ko's
+ * BCS_JOB_AT_SLICE), so that every node switches the changed jobs in the
+ * same slice; 0: at once.  @first and @nr are the part's, on the wire
+ * only: a whole map (struct bcsd's copies) has them 0 and @nr_jobs.
  */
+#define BCSP_MAP_PART_JOBS	46	/* fills a datagram */
+
 struct bcsp_map {
 	uint32_t version;
-	uint32_t nr_jobs;
+	uint32_t nr_jobs;	/* of the whole map */
+	uint64_t apply_slice;
+	uint32_t first;		/* a part's first job */
+	uint32_t nr;		/* a part's jobs (encoding: computed) */
 	struct bcsp_job_row jobs[BCSP_MAX_JOBS];
 };
+
+/* The parts of a map of @nr_jobs jobs: at least 1. */
+static inline uint32_t bcsp_map_parts(uint32_t nr_jobs)
+{
+	return nr_jobs ? (nr_jobs + BCSP_MAP_PART_JOBS - 1) / BCSP_MAP_PART_JOBS : 1;
+}
+
+/* The jobs of the part of a map of @nr_jobs that starts at @first. */
+static inline uint32_t bcsp_map_part_len(uint32_t nr_jobs, uint32_t first)
+{
+	uint32_t left = nr_jobs > first ? nr_jobs - first : 0;
+
+	return left < BCSP_MAP_PART_JOBS ? left : BCSP_MAP_PART_JOBS;
+}
 
 /* Is map version @a older than @b (of one master and epoch)? */
 static inline bool bcsp_map_older(uint32_t a, uint32_t b)
@@ -570,6 +602,12 @@ bool bcsp_epoch_next(uint32_t seen, uint32_t *next);
  * slice's row with it, and a node that lost a strobe the same way.
  */
 uint32_t bcsp_map_next_row(const struct bcsp_map *m, uint32_t row);
+
+/* The home rows of map @m's jobs (bit r: row r). */
+uint64_t bcsp_map_home_rows(const struct bcsp_map *m);
+
+/* bcsp_map_next_row() over the home rows @rows of a map. */
+uint32_t bcsp_rows_next(uint64_t rows, uint32_t row);
 
 /*
  * Encode @msg into @buf (at least BCSP_MAX_LEN bytes) and sign it with

@@ -97,6 +97,38 @@ static bool map_older(const struct bcsd *d, const struct bcsp_msg *m)
 }
 
 /*
+ * Part @m of a map: true when it completes the map of its (epoch,
+ * master, version), whole in @m then.  A part of another map starts
+ * again; parts come in any order, each any number of times.
+ */
+static bool map_assemble(struct bcsd *d, struct bcsp_msg *m)
+{
+	struct bcsd_map_asm *a = &d->rx.map_asm;
+	uint32_t all = (1U << bcsp_map_parts(m->map.nr_jobs)) - 1;
+
+	if (a->epoch != m->hdr.epoch || a->master != m->hdr.sender ||
+	    a->version != m->map.version || !a->parts ||
+	    a->map.nr_jobs != m->map.nr_jobs ||
+	    a->map.apply_slice != m->map.apply_slice) {
+		a->epoch = m->hdr.epoch;
+		a->master = m->hdr.sender;
+		a->version = m->map.version;
+		a->parts = 0;
+		memset(&a->map, 0, sizeof(a->map));
+		a->map.version = m->map.version;
+		a->map.nr_jobs = m->map.nr_jobs;
+		a->map.apply_slice = m->map.apply_slice;
+	}
+	memcpy(&a->map.jobs[m->map.first], &m->map.jobs[m->map.first],
+	       m->map.nr * sizeof(m->map.jobs[0]));
+	a->parts |= 1U << (m->map.first / BCSP_MAP_PART_JOBS);
+	if (a->parts != all)
+		return false;
+	m->map = a->map;
+	return true;
+}
+
+/*
  * Is @m from a master at least as senior as the one we follow?  Seniority
  * is (epoch, priority, sender id), compared in that order.
  */
@@ -281,11 +313,11 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 			d->cnt.maps_stale++;
 			return;
 		}
-		d->followed.map = m.map;
-		d->followed.map_epoch = m.hdr.epoch;
-		d->followed.map_master = m.hdr.sender;
-		d->followed.have_map = true;
 		pass_down(d, buf, len, &m, from);
+		/* In parts: the parts go on down, the whole to the parts. */
+		if (!map_assemble(d, &m))
+			return;
+		followed_set_map(d, &m.map, m.hdr.epoch, m.hdr.sender);
 		break;
 	case BCSP_CONTEXT:
 		if (own || !of_followed(d, &m))

@@ -125,8 +125,8 @@ struct json_object *stats_json(const struct bcsd *d)
 /* The maps applied to bcs.ko, oldest first, each with its job -> row. */
 static struct json_object *map_history_json(const struct bcsd *d)
 {
-	struct json_object *a = json_object_new_array(), *o, *rows;
-	uint32_t n = d->node.nr_history, i, k;
+	struct json_object *a = json_object_new_array(), *o, *rows, *sets, *set;
+	uint32_t n = d->node.nr_history, i, k, r;
 	char id[16];
 
 	for (i = n > BCSD_MAP_HISTORY ? n - BCSD_MAP_HISTORY : 0; i < n; i++) {
@@ -139,15 +139,25 @@ static struct json_object *map_history_json(const struct bcsd *d)
 		add_u64(o, "epoch", ev->epoch);
 		add_u64(o, "master", ev->master);
 		add_u64(o, "version", ev->version);
+		add_u64(o, "apply_slice", ev->apply_slice);
 		rows = json_object_new_object();
+		sets = json_object_new_object();
 		for (k = 0; k < ev->nr_jobs; k++) {
 			snprintf(id, sizeof(id), "%u", ev->job[k]);
 			/* null: no row, as everywhere in JSON. */
 			json_object_object_add(rows, id,
 					       ev->row[k] == BCS_ROW_NONE ? NULL :
 					       json_object_new_int64(ev->row[k]));
+			/* The rows it runs in, alternates included. */
+			set = json_object_new_array();
+			for (r = 0; r < BCS_ROWS_MAX; r++)
+				if (ev->rows[k] & (1ULL << r))
+					json_object_array_add(set,
+						json_object_new_int64(r));
+			json_object_object_add(sets, id, set);
 		}
 		json_object_object_add(o, "rows", rows);
+		json_object_object_add(o, "row_sets", sets);
 		json_object_array_add(a, o);
 	}
 	return a;

@@ -330,6 +330,31 @@ static const char *fmt_row(char *buf, size_t len, uint32_t row)
 	return buf;
 }
 
+/*
+ * Row @row and, after a '+', the other rows of set @rows (alternate
+ * scheduling): "0", "0+2,3", "none".
+ */
+static const char *fmt_row_set(char *buf, size_t len, uint32_t row,
+			       uint64_t rows)
+{
+	size_t off;
+	uint32_t r;
+
+	fmt_row(buf, len, row);
+	if (row >= BCS_ROWS_MAX)
+		return buf;
+	rows &= ~(1ULL << row);
+	for (r = 0; r < BCS_ROWS_MAX && rows; r++) {
+		if (!(rows & (1ULL << r)))
+			continue;
+		off = strlen(buf);
+		snprintf(buf + off, len - off, "%s%u",
+			 strchr(buf, '+') ? "," : "+", r);
+		rows &= ~(1ULL << r);
+	}
+	return buf;
+}
+
 int bcsctl_run_status(const struct bcsctl_req *req)
 {
 	struct json_object *resp;
@@ -586,12 +611,20 @@ static const struct bcs_job_info *local_job(const struct bcs_job_info *jobs,
 static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
 		     const struct bcs_job_info *lj, struct json_object *cj)
 {
-	char rb[16], lb[BCS_LABEL_MAX];
+	char rb[200], lb[BCS_LABEL_MAX];
 	const char *label = job_label(id, lb, sizeof(lb));
-	struct json_object *o, *v;
+	struct json_object *o, *v, *set;
+	uint64_t rows;
+	uint32_t r;
 
+	/* The rows it runs in: this node's module's, else the map's. */
+	rows = 0;
+	if (lj)
+		rows = lj->rows;
+	else if (cj && json_object_object_get_ex(cj, "row_set", &v))
+		rows = json_object_get_uint64(v);
 	if (!arr) {
-		printf("%10u %4s ", id, fmt_row(rb, sizeof(rb), row));
+		printf("%10u %4s ", id, fmt_row_set(rb, sizeof(rb), row, rows));
 		if (lj)
 			printf("%-9s %6u %6u %12.1f %12.1f ",
 			       bcs_job_state_name(lj->state), lj->nr_tasks,
@@ -618,6 +651,11 @@ static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
 	o = json_object_new_object();
 	json_u64(o, "id", id);
 	json_row(o, row);
+	set = json_object_new_array();
+	for (r = 0; r < BCS_ROWS_MAX; r++)
+		if (rows & (1ULL << r))
+			json_object_array_add(set, json_object_new_int64(r));
+	json_object_object_add(o, "rows", set);
 	json_object_object_add(o, "state", lj ?
 		json_object_new_string(bcs_job_state_name(lj->state)) : NULL);
 	if (lj)

@@ -439,9 +439,18 @@ static int run_jobs(const struct opts *o)
 			       (unsigned long long)j->slices_run, share);
 		} else {
 			struct json_object *jo = json_object_new_object();
+			struct json_object *set;
+			uint32_t r;
 
 			json_add_u64(jo, "id", j->id);
 			json_add_row(jo, j->row);
+			/* The rows it runs in, alternates included. */
+			set = json_object_new_array();
+			for (r = 0; r < BCS_ROWS_MAX; r++)
+				if (j->rows & (1ULL << r))
+					json_object_array_add(set,
+						json_object_new_int64(r));
+			json_object_object_add(jo, "rows", set);
 			json_object_object_add(jo, "state",
 				json_object_new_string(
 					bcs_job_state_name(j->state)));

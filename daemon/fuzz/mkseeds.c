@@ -92,6 +92,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < 3; i++) {
 		m.map.jobs[i].job = 100 + (uint32_t)i;
 		m.map.jobs[i].row = i == 2 ? BCS_ROW_NONE : (uint32_t)i;
+		m.map.jobs[i].rows = i == 2 ? 0 : 1ULL << i | 1ULL << 5;
 		m.map.jobs[i].nodes = 2;
 		m.map.jobs[i].tasks = 8;
 		m.map.jobs[i].birth = 0x12345678u + (uint32_t)i;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bcsd's dependencies run one way (Documentation/design.rst): the core
-# (loop, net, rx, dispatch, view, stats, global, offsets, tree, reduce,
+# (loop, net, rx, followed, dispatch, view, stats, global, offsets, tree, reduce,
 # and the pure modules topo, filter, skew, tquorum, mpigather and matrix) calls no
 # part, and no part (master, node, record, collect, switches, probe, ctl)
 # calls another;
@@ -12,7 +12,7 @@
 cd "$(dirname "$0")/.." || exit 1
 . ../scripts/check-lib.sh
 
-core="loop net rx dispatch view stats global offsets tree reduce topo filter skew tquorum mpigather matrix"
+core="loop net rx followed dispatch view stats global offsets tree reduce topo filter skew tquorum mpigather matrix"
 parts="master node record collect switches probe ctl"
 
 # defined O: the global functions and data object O.o defines.

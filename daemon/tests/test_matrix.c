@@ -172,6 +172,12 @@ static void test_bad_input(void)
 	CHECK(matrix_add(&m, 1, NULL, 0, 64, 0) == -EINVAL);
 	CHECK(matrix_add(&m, 1, NULL, 0, NONE, 0) == 0);
 	CHECK(matrix_add(&m, 1, NULL, 0, NONE, 0) == -EEXIST);
+	/* Not known where it runs: no alternate row. */
+	CHECK(matrix_add(&m, 2, (struct matrix_res[]){ { 0, ALL } }, 1, 1,
+			 0) == 1);
+	matrix_alternates(&m);
+	CHECK(matrix_find(&m, 1)->rows == 1);
+	CHECK(!matrix_remove(&m, 2));
 	CHECK(matrix_set_res(&m, 2, NULL, 0, 0) == -ENOENT);
 	CHECK(matrix_set_res(&m, 1, r, 1, 0) == -EINVAL);
 	CHECK(matrix_pin(&m, 1, 64, 0) == -EINVAL);

@@ -101,6 +101,33 @@ int bcs_job_set_row(struct bcs *h, uint32_t id, uint32_t row)
 	return 0;
 }
 
+/* Row sets and the slices their changes wait for, by job. */
+static uint64_t ksets[MAX_ID], kat[MAX_ID];
+
+int bcs_job_create_rows(struct bcs *h, uint32_t id, uint32_t row,
+			uint64_t rows, uint32_t *id_out)
+{
+	int err = bcs_job_create(h, id, row, id_out);
+
+	if (!err) {
+		ksets[id] = rows;
+		kat[id] = 0;
+	}
+	return err;
+}
+
+int bcs_job_set_rows(struct bcs *h, uint32_t id, uint32_t row, uint64_t rows,
+		     uint64_t at_slice)
+{
+	int err = bcs_job_set_row(h, id, row);
+
+	if (!err) {
+		ksets[id] = rows;
+		kat[id] = at_slice;
+	}
+	return err;
+}
+
 int bcs_job_list(struct bcs *h, struct bcs_job_info **out, size_t *n)
 {
 	uint32_t i;
@@ -115,6 +142,7 @@ int bcs_job_list(struct bcs *h, struct bcs_job_info **out, size_t *n)
 			continue;
 		(*out)[*n].id = i;
 		(*out)[*n].row = kjobs[i];
+		(*out)[*n].rows = ksets[i];
 		(*n)++;
 	}
 	return 0;
@@ -232,8 +260,11 @@ static void reset(void)
 	cfg_init(&d.cfg);
 	d.node_role = true;
 	d.node_id = 9;
-	for (i = 0; i < MAX_ID; i++)
+	for (i = 0; i < MAX_ID; i++) {
 		kjobs[i] = NO_JOB;
+		ksets[i] = 0;
+		kat[i] = 0;
+	}
 	nr_strobes = 0;
 	memset(handler, 0, sizeof(handler));
 	CHECK(node_init(&d) == 0);
@@ -265,6 +296,7 @@ static void add(struct bcsp_map *m, uint32_t job, uint32_t row,
 {
 	m->jobs[m->nr_jobs].job = job;
 	m->jobs[m->nr_jobs].row = row;
+	m->jobs[m->nr_jobs].rows = row < BCS_ROWS_MAX ? 1ULL << row : 0;
 	m->jobs[m->nr_jobs].birth = birth;
 	m->nr_jobs++;
 }
@@ -357,10 +389,7 @@ static struct bcsp_msg strobe(uint32_t master, uint32_t epoch,
 static void hold_and_apply(uint32_t epoch, uint32_t master,
 			   const struct bcsp_map *m)
 {
-	d.followed.map = *m;
-	d.followed.map_epoch = epoch;
-	d.followed.map_master = master;
-	d.followed.have_map = true;
+	followed_set_map(&d, m, epoch, master);
 	node_on_map(&d, epoch, master, m);
 }
 
@@ -446,6 +475,70 @@ static void test_stale_map_runs_no_gang(void)
 	CHECK(d.cnt.strobes_stale_map == 2);
 }
 
+/*
+ * A map whose rows take effect at slice 110: bcs.ko is told so (the
+ * change waits there), and the strobes before it name the map in force,
+ * the one before: they run their rows and predict from it; from slice 110
+ * the new one.  A change before 110 that joins it (the same slice) keeps
+ * the old one in force until then.  Alternate rows reach bcs.ko.
+ */
+static void test_map_at_slice(void)
+{
+	struct bcsp_map a = { .version = 3 }, b = { .version = 4 };
+	struct bcsp_map c = { .version = 5 };
+	struct bcsp_msg m;
+
+	reset();
+	add(&a, 10, 0, 0x1001);
+	add(&a, 11, 1, 0x1101);
+	hold_and_apply(5, 1, &a);
+	CHECK(kjobs[10] == 0 && kat[10] == 0);
+	b = a;
+	b.version = 4;
+	b.apply_slice = 110;
+	b.jobs[0].row = 1;		/* 10 moves to row 1... */
+	b.jobs[0].rows = 0x2;
+	b.jobs[1].row = 0;		/* ...11 to row 0, and runs in 1 too */
+	b.jobs[1].rows = 0x3;
+	hold_and_apply(5, 1, &b);
+	CHECK(kjobs[10] == 1 && ksets[10] == 0x2 && kat[10] == 110);
+	CHECK(ksets[11] == 0x3 && kat[11] == 110);
+
+	/* Slice 100 names version 3, in force until 110. */
+	m = strobe(1, 5, 3, 1);
+	node_on_strobe(&d, &m);
+	CHECK(last_strobe.row == 1 && d.cnt.strobes_stale_map == 0);
+	CHECK(last_strobe.flags & BCS_STROBE_PREDICT);
+	CHECK(last_strobe.next_row == 0);
+	/* Version 4 named before its slice: not the map in force here. */
+	m = strobe(1, 5, 4, 1);
+	node_on_strobe(&d, &m);
+	CHECK(last_strobe.row == 63 && d.cnt.strobes_stale_map == 1);
+	/* From slice 110 on, version 4. */
+	m = strobe(1, 5, 4, 0);
+	m.strobe.slice = 110;
+	node_on_strobe(&d, &m);
+	CHECK(last_strobe.row == 0 && d.cnt.strobes_stale_map == 1);
+	/* Slice 109 predicts slice 110's row from version 4's rows. */
+	m = strobe(1, 5, 3, 0);
+	m.strobe.slice = 109;
+	node_on_strobe(&d, &m);
+	CHECK(last_strobe.row == 0 && (last_strobe.flags & BCS_STROBE_PREDICT));
+
+	/* Version 5 joins 4 at slice 110: version 3 stays in force before. */
+	c = b;
+	c.version = 5;
+	c.jobs[0].rows = 0x2;
+	hold_and_apply(5, 1, &c);
+	m = strobe(1, 5, 3, 1);
+	node_on_strobe(&d, &m);
+	CHECK(last_strobe.row == 1 && d.cnt.strobes_stale_map == 1);
+	m = strobe(1, 5, 5, 1);
+	m.strobe.slice = 111;
+	node_on_strobe(&d, &m);
+	CHECK(last_strobe.row == 1 && d.cnt.strobes_stale_map == 1);
+}
+
 /* Command @op (@id) of master 1, epoch 5, as the network brings it. */
 static void node_on_command(uint32_t id, uint32_t op, uint32_t job,
 			    uint32_t arg, uint32_t node)
@@ -505,6 +598,7 @@ static void test_attach_command(void)
 
 int main(void)
 {
+	test_map_at_slice();
 	test_attach_command();
 	test_stale_map_runs_no_gang();
 	test_same_epoch_and_version();

@@ -76,28 +76,82 @@ static void test_roundtrip(void)
 		m.map.jobs[i].tasks = (uint32_t)i * 2;
 		m.map.jobs[i].birth = 0x80000001u + (uint32_t)i;
 	}
+	for (i = 0; i < BCSP_MAX_JOBS; i++)
+		m.map.jobs[i].rows = 1ULL << m.map.jobs[i].row | 1ULL << 40;
+	m.map.apply_slice = 0x123456789aULL;
+	/* In two parts: 46 jobs, then 18. */
+	CHECK(bcsp_map_parts(BCSP_MAX_JOBS) == 2 && bcsp_map_parts(0) == 1 &&
+	      bcsp_map_parts(46) == 1 && bcsp_map_parts(47) == 2);
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(len == BCSP_HDR_LEN + 8 + 20 * BCSP_MAX_JOBS + BCSP_TAG_LEN);
+	CHECK(len == BCSP_HDR_LEN + 24 + 28 * BCSP_MAP_PART_JOBS + BCSP_TAG_LEN);
 	CHECK(len <= BCSP_MAX_LEN);
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
-	CHECK(out.map.nr_jobs == BCSP_MAX_JOBS && out.map.jobs[63].job == 64 &&
-	      out.map.jobs[63].tasks == 126 && out.map.version == 4 &&
+	CHECK(out.map.nr_jobs == BCSP_MAX_JOBS && out.map.first == 0 &&
+	      out.map.nr == 46 && out.map.jobs[45].job == 46 &&
+	      out.map.jobs[46].job == 0 && out.map.version == 4 &&
+	      out.map.apply_slice == 0x123456789aULL &&
+	      out.map.jobs[45].rows == (1ULL << 0 | 1ULL << 40));
+	m.map.first = BCSP_MAP_PART_JOBS;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 24 + 28 * 18 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.map.nr_jobs == BCSP_MAX_JOBS && out.map.first == 46 &&
+	      out.map.nr == 18 && out.map.jobs[45].job == 0 &&
+	      out.map.jobs[63].job == 64 && out.map.jobs[63].tasks == 126 &&
 	      out.map.jobs[63].birth == 0x80000001u + 63);
+	/* No third part, nor one that starts between two. */
+	m.map.first = 2 * BCSP_MAP_PART_JOBS;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	m.map.first = 1;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	/* The second part, said to be the first: its length is wrong. */
+	m.map.first = BCSP_MAP_PART_JOBS;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[BCSP_HDR_LEN + 19] = 0;
+	crypto_auth_hmacsha256(buf + len - BCSP_TAG_LEN, buf,
+			       (size_t)len - BCSP_TAG_LEN, key);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* The reserved word. */
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[BCSP_HDR_LEN + 23] = 1;
+	crypto_auth_hmacsha256(buf + len - BCSP_TAG_LEN, buf,
+			       (size_t)len - BCSP_TAG_LEN, key);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.map.first = 0;
 	/* Ids and rows by bcs.ko's rules: no job 0, no row 64. */
 	m.map.nr_jobs = 2;
 	m.map.jobs[1].row = BCS_ROW_NONE;
+	m.map.jobs[1].rows = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	/* No row, no set; a set holds its home row. */
+	m.map.jobs[1].rows = 1;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.map.jobs[1].row = 1;
+	m.map.jobs[1].rows = 1;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.map.jobs[1].rows = 3;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
 	m.map.jobs[1].row = BCS_ROWS_MAX;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 	m.map.jobs[1].row = 0;
+	m.map.jobs[1].rows = 1;
 	m.map.jobs[1].job = 0;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 	m.map.jobs[1].job = BCS_JOB_ID_MAX + 1;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* A map of no job: one part of none. */
+	m.map.nr_jobs = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 24 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.map.nr == 0);
 	m.map.nr_jobs = BCSP_MAX_JOBS + 1;
 	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
 
@@ -257,7 +311,7 @@ static void test_rejects(void)
 	copy[0] ^= 0xff;
 	CHECK(bcsp_decode(copy, len, 7, key, &out) == BCSP_BAD_MAGIC);
 	memcpy(copy, buf, len);
-	copy[4] = 2;
+	copy[4] = BCSP_VERSION - 1;	/* version 1: maps of one datagram */
 	CHECK(bcsp_decode(copy, len, 7, key, &out) == BCSP_BAD_VERSION);
 	/* Extra bytes appended. */
 	memcpy(copy, buf, len);
@@ -461,8 +515,8 @@ static bool can_be(unsigned int type, size_t body)
 	case BCSP_STROBE:
 		return body == 40;
 	case BCSP_MAP:
-		return body >= 8 && (body - 8) % 20 == 0 &&
-		       body <= 8 + 20 * BCSP_MAX_JOBS;
+		return body >= 24 && (body - 24) % 28 == 0 &&
+		       body <= 24 + 28 * BCSP_MAP_PART_JOBS;
 	case BCSP_REPORT:
 		return body >= 4 && (body - 4) % 12 == 0 &&
 		       body <= 4 + 12 * BCSP_MAX_JOBS;

@@ -7,7 +7,7 @@
 # created and removed by the test.  Each daemon has its own control
 # socket, stats file, jobs_dir and strobe log ($BCS_SIM_LOG); they share
 # the cluster key.  Two jobs are made through the control sockets, so
-# the master alternates rows 0 and 1; then the checks: every node's
+# the master (matrix row: a row per job) alternates rows 0 and 1; then the checks: every node's
 # stand-in got strobes, the same slice names the same row on every node,
 # every node applied the map with both jobs to its stand-in without an
 # error, the master's global records count the nodes' switches, and an
@@ -40,7 +40,8 @@ now_ns()
 	date +%s%N
 }
 
-sim_start 1 both --priority=200 --failover_slices=2 --mpi_dir="$TMP/mpi1"
+sim_start 1 both --priority=200 --failover_slices=2 --mpi_dir="$TMP/mpi1" \
+	--matrix=row
 sim_start 2 node --mpi_dir="$TMP/mpi2"
 sim_start 3 node --mpi_dir="$TMP/mpi3"
 until_stat 1 active_master -eq 1 10
@@ -49,7 +50,7 @@ until_stat 2 strobes_forwarded -ge 1 10 && until_stat 3 strobes_forwarded -ge 1 
 check $? "node2 and node3 hand strobes to their stand-ins"
 
 # Two jobs, through the master's control socket and through a node's:
-# one row each, so the master alternates rows 0 and 1.
+# one row each (matrix row), so the master alternates rows 0 and 1.
 jobs=()
 for n in 1 2; do
 	out=$(ctl "$n" job create 2>&1)

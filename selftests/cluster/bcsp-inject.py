@@ -29,6 +29,8 @@ import time
 
 HDR = struct.Struct(">IBBHIIIHHQ")
 MAGIC = 0x42435350
+# BCSP_VERSION of daemon/proto.h; a forged datagram copies the real one's.
+VERSION = 2
 
 
 def group_socket(args, bind):
@@ -74,7 +76,7 @@ def forged(real):
     f = HDR.unpack_from(real)
     body = struct.pack(">QQQIIII", 1 << 40, time.time_ns(), 100000000,
                        1, 1, 2, 0)
-    hdr = HDR.pack(MAGIC, 1, 1, HDR.size + len(body) + 32, f[4], f[5] + 1,
+    hdr = HDR.pack(MAGIC, f[1], 1, HDR.size + len(body) + 32, f[4], f[5] + 1,
                    f[6], f[7], 0, time.time_ns())
     key = os.urandom(32)
     return hdr + body + hmac.new(key, hdr + body, hashlib.sha256).digest()
@@ -133,7 +135,7 @@ def sign(args):
     else:
         print("sign: type %d not supported" % args.type)
         return 2
-    hdr = HDR.pack(MAGIC, 1, args.type, HDR.size + len(body) + 32,
+    hdr = HDR.pack(MAGIC, VERSION, args.type, HDR.size + len(body) + 32,
                    args.cluster, args.epoch, args.sender, args.priority, 0,
                    time.time_ns())
     d = hdr + body + hmac.new(key, hdr + body, hashlib.sha256).digest()
