@@ -94,12 +94,12 @@ bool matrix_conflict(const struct matrix_job *a, const struct matrix_job *b)
 	return false;
 }
 
-static bool whole_nodes(const struct matrix_job *j)
+static bool whole_nodes(const struct matrix_res *res, uint32_t nr)
 {
 	uint32_t i;
 
-	for (i = 0; i < j->nr_res; i++)
-		if (j->res[i].cpus != MATRIX_CPUS_ALL)
+	for (i = 0; i < nr; i++)
+		if (res[i].cpus != MATRIX_CPUS_ALL)
 			return false;
 	return true;
 }
@@ -203,7 +203,7 @@ static uint64_t free_rows(const struct matrix *m, const struct matrix_job *j,
 	uint32_t r;
 
 	fits = ~blocked & rows_below(limit);
-	if (whole_nodes(j))
+	if (j->whole)
 		return fits;
 	/* Bound to CPUs: a blocked row may hold only other CPUs. */
 	maybe = blocked & rows_below(limit);
@@ -321,6 +321,7 @@ int matrix_add(struct matrix *m, uint32_t id, const struct matrix_res *res,
 	j->id = id;
 	j->res = r;
 	j->nr_res = n;
+	j->whole = whole_nodes(r, n);
 	j->row = MATRIX_ROW_NONE;
 	j->pinned = row != MATRIX_ROW_NONE;
 	m->nr_jobs++;
@@ -354,6 +355,7 @@ int matrix_set_res(struct matrix *m, uint32_t id, const struct matrix_res *res,
 	free(j->res);
 	j->res = r;
 	j->nr_res = n;
+	j->whole = whole_nodes(r, n);
 	home_count(m, j, true);
 	if (j->pinned || m->policy != MATRIX_PACK ||
 	    !row_conflicts(m, j, j->row, false))
@@ -472,7 +474,7 @@ static bool busy_in(const struct matrix *m, const struct matrix_job *j,
 			break;
 	if (i == j->nr_res)
 		return false;
-	return whole_nodes(j) || row_conflicts(m, j, r, true);
+	return j->whole || row_conflicts(m, j, r, true);
 }
 
 uint32_t matrix_alternates(struct matrix *m)
@@ -505,7 +507,7 @@ uint32_t matrix_alternates(struct matrix *m)
 			for (k = 0; k < j->nr_res; k++)
 				blocked |= m->busy[j->res[k].node];
 			cand = used & ~j->rows;
-			if (whole_nodes(j))
+			if (j->whole)
 				cand &= ~blocked;
 			for (r = 0; cand; cand &= cand - 1) {
 				r = (uint32_t)__builtin_ctzll(cand);
@@ -544,7 +546,7 @@ uint32_t matrix_lower_bound(const struct matrix *m)
 			best = n;
 	}
 	for (i = 0; i < m->nr_jobs; i++)
-		if (!whole_nodes(&m->jobs[i]))
+		if (!m->jobs[i].whole)
 			break;
 	if (i == m->nr_jobs)
 		return best;

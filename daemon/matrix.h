@@ -74,6 +74,7 @@ struct matrix_job {
 	uint32_t moves;		/* times placed again after the first */
 	uint32_t nr_res;
 	struct matrix_res *res;	/* sorted by node, each node once */
+	bool whole;		/* every resource a whole node */
 };
 
 struct matrix {

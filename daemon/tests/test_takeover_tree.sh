@@ -53,8 +53,9 @@ sim_setup 1 2 3 4 5 6 7
 for n in 1 2 3 4 5 6 7; do
 	printf '%s %s.%s\n' "$n" "$NET" "$n"
 done > "$TMP/nodes"
+# matrix row: a row per job, so that the two jobs take turns.
 tree=(--nodes_file="$TMP/nodes" --strobe_transport=tree --tree_fanout=2
-      --tree_reattach_slices=2 --failover_slices="$FAILOVER")
+      --tree_reattach_slices=2 --failover_slices="$FAILOVER" --matrix=row)
 start1() { sim_start 1 both --priority=200 "${tree[@]}"; }
 start1
 until_stat 1 active_master -eq 1 10

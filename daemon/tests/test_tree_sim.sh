@@ -76,7 +76,8 @@ start()
 for n in $(seq "$N"); do
 	mkdir -p "$TMP/mpi$n"
 done
-start 1 both --priority=200 --failover_slices=2
+# matrix row: a row per job, so that the two jobs take turns.
+start 1 both --priority=200 --failover_slices=2 --matrix=row
 for n in $(seq 2 $((N - 1))); do
 	start "$n" node
 done

@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The matrix knows where jobs run (Documentation/matrix.rst), on bcs.ko:
+#  1. jobs on disjoint nodes (A on node1 and node2, B on node3) share a
+#     row, and each runs in at least 95 % of the slices every node
+#     switched (counted by bcs.ko: a job's slices_run against its node's
+#     switches, over a window of the records);
+#  2. two jobs that share node2 (C on node1 and node2, D on node2) take
+#     turns there, and a third on node3 alone (E) runs in every row: its
+#     home row and the other one as its alternate;
+#  3. the maps that moved jobs as their tasks attached (D joins node2,
+#     where C is) were applied by every node, with one apply slice each,
+#     before that slice began there: every node switched the moved jobs
+#     in the same slice.
+# Starts from no job and no burner, and leaves none.
+
+# shellcheck disable=SC2154,SC2317 # SHARE, CL_NODES, PY: run-cluster.sh's;
+# placed: called through wait_until
+. "$CL_DIR/lib.sh"
+
+# Nothing of the tests before: the shares below are of these jobs alone.
+on_all stop_burners > /dev/null
+for j in $(on 1 "bcsctl job list --json" | "$PY" -c '
+import json, sys
+for j in json.load(sys.stdin)["jobs"]:
+    print(j["id"])' 2>/dev/null); do
+	on 1 "bcsctl job destroy $j" > /dev/null
+done
+
+# new_job VAR: a cluster job made through the master, its id in VAR.
+new_job()
+{
+	local id
+	id=$(on 2 bcsctl job create)
+	case $id in
+	''|*[!0-9]*) ok 1 "bcsctl job create ($id)"; tap_end ;;
+	esac
+	printf -v "$1" '%s' "$id"
+}
+
+# burn JOB NODE...: a CPU-bound task of JOB on each NODE.
+burn()
+{
+	local j=$1 n out
+	shift
+	for n in "$@"; do
+		out=$(on "$n" "start_burner $j") || {
+			diag "node$n: $out"
+			return 1
+		}
+	done
+}
+
+# row_sets: "JOB:ROWS JOB:ROWS ..." of node1's map (ROWS like 0+1).
+row_sets()
+{
+	on 1 "bcsctl job list --json" | "$PY" -c '
+import json, sys
+print(" ".join("%d:%s" % (j["id"], "+".join(map(str, j["rows"])))
+               for j in sorted(json.load(sys.stdin)["jobs"],
+                               key=lambda j: j["id"])))' 2>/dev/null
+}
+
+# placed WANT: node1's map shows the row sets WANT ("JOB:ROWS ...") and
+# every node's bcs.ko the same sets for the jobs it holds tasks of.
+placed()
+{
+	[ "$(row_sets)" = "$1" ]
+}
+
+# shares LABEL MIN JOB:NODE...: from snapshots LABEL.0 and LABEL.1, each
+# job's slices on each node against the node's switches in between.
+shares()
+{
+	"$PY" - "$SHARE/data/$1" "$2" "${@:3}" <<'PY'
+import json, re, sys
+
+base, least = sys.argv[1], float(sys.argv[2])
+
+def state(n, k):
+    txt = open("%s.%d/node%s.state.txt" % (base, k, n)).read()
+    return int(re.search(r"^switches: (\d+)$", txt, re.M).group(1))
+
+def slices(n, k, job):
+    for j in json.load(open("%s.%d/node%s.jobs.json" % (base, k, n))):
+        if j["id"] == job:
+            return j["slices"], j.get("rows")
+    return None, None
+
+bad = 0
+for arg in sys.argv[3:]:
+    job, node = (int(x) for x in arg.split(":"))
+    s0, _ = slices(node, 0, job)
+    s1, rows = slices(node, 1, job)
+    sw = state(node, 1) - state(node, 0)
+    if s0 is None or s1 is None or sw <= 0:
+        print("FAIL job %d on node%d: no records (%s %s, %d switches)"
+              % (job, node, s0, s1, sw))
+        bad = 1
+        continue
+    share = (s1 - s0) / sw
+    ok = share >= least if least >= 0 else share <= -least
+    print("%s job %d on node%d ran in %d of %d slices (%.1f %%, rows %s), %s %.0f %%"
+          % ("PASS" if ok else "FAIL", job, node, s1 - s0, sw, 100 * share,
+             rows, "at least" if least >= 0 else "at most",
+             100 * abs(least)))
+    bad |= not ok
+sys.exit(bad)
+PY
+}
+
+# window LABEL: snapshots LABEL.0 and LABEL.1, 8 s apart (80 slices).
+window()
+{
+	snapshot_all "$1.0"
+	sleep 8
+	snapshot_all "$1.1"
+}
+
+# 1. Disjoint nodes share a row.
+new_job a
+new_job b
+burn "$a" 1 2 && burn "$b" 3
+ok $? "job $a burns on node1 and node2, job $b on node3"
+wait_until 60 placed "$a:0 $b:0"
+ok $? "jobs $a and $b on disjoint nodes share row 0 ($(row_sets))"
+window matrix-disjoint
+tap_from < <(shares matrix-disjoint 0.95 "$a:1" "$a:2" "$b:3")
+
+on_all stop_burners > /dev/null
+on 1 "bcsctl job destroy $a && bcsctl job destroy $b" > /dev/null
+
+# 2. Two jobs share node2; a third on node3 alone runs in both rows.
+new_job c
+new_job d
+new_job e
+from=$(slice_now 1)
+burn "$c" 1 2 && burn "$e" 3 && burn "$d" 2
+ok $? "job $c burns on node1 and node2, job $d on node2, job $e on node3"
+wait_until 60 placed "$c:0 $d:1 $e:0+1"
+ok $? "jobs $c and $d (node2) in rows 0 and 1, job $e in both ($(row_sets))"
+window matrix-shared
+# Each of C and D gets about half of node2; so does C on node1.
+tap_from < <(shares matrix-shared 0.40 "$c:1" "$c:2" "$d:2")
+tap_from < <(shares matrix-shared -0.60 "$c:1" "$c:2" "$d:2")
+tap_from < <(shares matrix-shared 0.95 "$e:3")
+
+# 3. Every node applied each map with its apply slice before that slice.
+# applied LABEL SINCE: the maps every node applied since slice SINCE.
+applied()
+{
+	# shellcheck disable=SC2086 # CL_NODES: a list of node numbers
+	"$PY" - "$SHARE/data/$1" "$2" $CL_NODES <<'PY'
+import json, sys
+
+base, since = sys.argv[1], int(sys.argv[2])
+maps, starts = {}, {}
+for n in sys.argv[3:]:
+    st = json.load(open("%s/node%s.stats.json" % (base, n)))
+    maps[n] = {(m["epoch"], m["version"]): m for m in st.get("maps", [])
+               if m.get("apply_slice", 0) > since}
+    recs = json.load(open("%s/node%s.slices.json" % (base, n)))
+    starts[n] = {r["slice"]: r for r in recs}
+common = set.intersection(*(set(m) for m in maps.values()))
+print("# maps applied since slice %d on every node: %s" % (since, sorted(common)))
+same = all(len({maps[n][k]["apply_slice"] for n in maps}) == 1 for k in common)
+print("%s every node took the same apply slice for each map (%d maps)"
+      % ("PASS" if common and same else "FAIL", len(common)))
+late, checked = [], 0
+for k in common:
+    for n in maps:
+        s = maps[n][k]["apply_slice"]
+        r = starts[n].get(s)
+        if not r:
+            continue
+        # The switch to the apply slice began after the map was applied.
+        checked += 1
+        if maps[n][k]["applied_ns"] >= r["switch_start_ns"]:
+            late.append((n, k, s))
+print("%s every node held each map before its apply slice began (%d "
+      "checked, late: %s)" % ("PASS" if checked and not late else "FAIL",
+                              checked, late))
+PY
+}
+tap_from < <(applied matrix-shared.1 "${from:-0}")
+
+on_all stop_burners > /dev/null
+on 1 "bcsctl job destroy $c && bcsctl job destroy $d && bcsctl job destroy $e" \
+	> /dev/null
+tap_end
