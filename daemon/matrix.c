@@ -44,7 +44,8 @@ int matrix_init(struct matrix *m, uint32_t nr_nodes, enum matrix_policy policy,
 	m->home = calloc(nr_nodes, sizeof(*m->home));
 	m->busy = calloc(nr_nodes, sizeof(*m->busy));
 	m->cnt = calloc((size_t)nr_nodes * MATRIX_ROWS_MAX, sizeof(uint16_t));
-	if (!m->home || !m->busy || !m->cnt) {
+	m->on = calloc(nr_nodes, sizeof(*m->on));
+	if (!m->home || !m->busy || !m->cnt || !m->on) {
 		matrix_free(m);
 		return -ENOMEM;
 	}
@@ -61,17 +62,30 @@ void matrix_free(struct matrix *m)
 	free(m->home);
 	free(m->busy);
 	free(m->cnt);
+	free(m->on);
 	memset(m, 0, sizeof(*m));
+}
+
+/* The index of the first job whose id is not below @id (the table is sorted). */
+static uint32_t job_index(const struct matrix *m, uint32_t id)
+{
+	uint32_t lo = 0, hi = m->nr_jobs, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (m->jobs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 struct matrix_job *matrix_find(const struct matrix *m, uint32_t id)
 {
-	uint32_t i;
+	uint32_t i = job_index(m, id);
 
-	for (i = 0; i < m->nr_jobs; i++)
-		if (m->jobs[i].id == id)
-			return &m->jobs[i];
-	return NULL;
+	return i < m->nr_jobs && m->jobs[i].id == id ? &m->jobs[i] : NULL;
 }
 
 bool matrix_conflict(const struct matrix_job *a, const struct matrix_job *b)
@@ -154,10 +168,13 @@ static void home_count(struct matrix *m, const struct matrix_job *j, bool add)
 	for (i = 0; i < j->nr_res; i++) {
 		c = cnt_at(m, j->res[i].node) + j->row;
 		if (add) {
+			m->on[j->res[i].node]++;
 			if (!(*c)++)
 				m->home[j->res[i].node] |= ROW_BIT(j->row);
-		} else if (!--(*c)) {
-			m->home[j->res[i].node] &= ~ROW_BIT(j->row);
+		} else {
+			m->on[j->res[i].node]--;
+			if (!--(*c))
+				m->home[j->res[i].node] &= ~ROW_BIT(j->row);
 		}
 	}
 }
@@ -296,7 +313,7 @@ int matrix_add(struct matrix *m, uint32_t id, const struct matrix_res *res,
 {
 	struct matrix_job *j, *jobs;
 	struct matrix_res *r;
-	uint32_t n, cap;
+	uint32_t n, cap, k;
 	int err;
 
 	if (!id || (row != MATRIX_ROW_NONE && row >= MATRIX_ROWS_MAX))
@@ -316,7 +333,11 @@ int matrix_add(struct matrix *m, uint32_t id, const struct matrix_res *res,
 		m->jobs = jobs;
 		m->cap_jobs = cap;
 	}
-	j = &m->jobs[m->nr_jobs];
+	/* In id order: ties below go by id, whatever the history. */
+	k = job_index(m, id);
+	memmove(&m->jobs[k + 1], &m->jobs[k],
+		(size_t)(m->nr_jobs - k) * sizeof(*m->jobs));
+	j = &m->jobs[k];
 	memset(j, 0, sizeof(*j));
 	j->id = id;
 	j->res = r;
@@ -393,18 +414,29 @@ int matrix_remove(struct matrix *m, uint32_t id)
 		return -ENOENT;
 	home_count(m, j, false);
 	free(j->res);
-	*j = m->jobs[--m->nr_jobs];
+	m->nr_jobs--;
+	memmove(j, j + 1, (size_t)(&m->jobs[m->nr_jobs] - j) * sizeof(*j));
 	return 0;
 }
 
-static int by_row_desc(const void *a, const void *b)
+/*
+ * The jobs into @order, the highest home row first, in the table's order
+ * within a row: a counting sort, O(jobs).
+ */
+static void rows_desc(const struct matrix *m, struct matrix_job **order)
 {
-	const struct matrix_job *x = *(struct matrix_job *const *)a;
-	const struct matrix_job *y = *(struct matrix_job *const *)b;
+	uint32_t start[MATRIX_ROWS_MAX + 1] = { 0 }, i, r;
 
-	if (x->row != y->row)
-		return x->row > y->row ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	for (i = 0; i < m->nr_jobs; i++) {
+		r = m->jobs[i].row < MATRIX_ROWS_MAX ? m->jobs[i].row : 0;
+		start[MATRIX_ROWS_MAX - 1 - r + 1]++;
+	}
+	for (r = 1; r <= MATRIX_ROWS_MAX; r++)
+		start[r] += start[r - 1];
+	for (i = 0; i < m->nr_jobs; i++) {
+		r = m->jobs[i].row < MATRIX_ROWS_MAX ? m->jobs[i].row : 0;
+		order[start[MATRIX_ROWS_MAX - 1 - r]++] = &m->jobs[i];
+	}
 }
 
 /*
@@ -434,6 +466,118 @@ static uint32_t compact_pass(struct matrix *m, struct matrix_job **order,
 	return moved;
 }
 
+/* The most jobs on one node, with their CPU sets or without. */
+static uint32_t most_on_a_node(const struct matrix *m)
+{
+	uint32_t best = 0, i;
+
+	for (i = 0; i < m->nr_nodes; i++)
+		if (m->on[i] > best)
+			best = m->on[i];
+	return best;
+}
+
+/*
+ * The jobs into @order, those with the most resources first, in the
+ * table's order among equals: a counting sort over @cnt (@m->nr_nodes + 2
+ * slots), O(jobs + nodes).
+ */
+static void size_desc(const struct matrix *m, struct matrix_job **order,
+		      uint32_t *cnt)
+{
+	uint32_t i, k, n = m->nr_nodes;
+
+	memset(cnt, 0, ((size_t)n + 2) * sizeof(*cnt));
+	for (i = 0; i < m->nr_jobs; i++)
+		cnt[n - m->jobs[i].nr_res + 1]++;
+	for (k = 1; k <= n + 1; k++)
+		cnt[k] += cnt[k - 1];
+	for (i = 0; i < m->nr_jobs; i++)
+		order[cnt[n - m->jobs[i].nr_res]++] = &m->jobs[i];
+}
+
+/*
+ * All or nothing: colour every job again, largest first, first fit; if
+ * that takes fewer rows than now and every job that would change row
+ * may move, move them.  The jobs' counts are rebuilt either way.
+ */
+uint32_t matrix_repack(struct matrix *m, uint64_t now)
+{
+	uint32_t i, *old, moved = 0, before, after;
+	struct matrix_job *j, **order;
+	int row;
+	bool ok = true;
+
+	if (m->policy != MATRIX_PACK || !m->nr_jobs)
+		return 0;
+
+	/* At the bound (with CPU sets: its whole-node estimate) already. */
+	before = (uint32_t)__builtin_popcountll(matrix_rows_used(m));
+	if (before <= 1 || before <= most_on_a_node(m))
+		return 0;
+	old = malloc(((size_t)m->nr_jobs + m->nr_nodes + 2) * sizeof(*old));
+	order = malloc((size_t)m->nr_jobs * sizeof(*order));
+	if (!old || !order) {
+		free(old);
+		free(order);
+		return 0;	/* fails safe: nothing moves */
+	}
+	for (i = 0; i < m->nr_jobs; i++) {
+		old[i] = m->jobs[i].row;
+		if (m->jobs[i].pinned)
+			ok = false;
+	}
+	if (!ok) {
+		free(old);
+		free(order);
+		return 0;
+	}
+	size_desc(m, order, old + m->nr_jobs);
+	for (i = 0; i < m->nr_jobs; i++)
+		home_count(m, order[i], false);
+	for (i = 0; i < m->nr_jobs; i++) {
+		j = order[i];
+		j->row = MATRIX_ROW_NONE;
+	}
+	for (i = 0; i < m->nr_jobs; i++) {
+		j = order[i];
+		row = lowest(free_rows(m, j, m->max_rows));
+		if (row < 0) {
+			ok = false;
+			break;
+		}
+		j->row = (uint32_t)row;
+		home_count(m, j, true);
+	}
+	after = ok ? (uint32_t)__builtin_popcountll(matrix_rows_used(m)) : before;
+	for (i = 0; i < m->nr_jobs && ok && after < before; i++)
+		if (m->jobs[i].row != old[i] &&
+		    now - m->jobs[i].moved_at < m->move_interval)
+			ok = false;
+	/* Undo, or count the moves. */
+	for (i = 0; i < m->nr_jobs; i++)
+		if (m->jobs[i].row != MATRIX_ROW_NONE)
+			home_count(m, &m->jobs[i], false);
+	for (i = 0; i < m->nr_jobs; i++) {
+		j = &m->jobs[i];
+		if (!ok || after >= before) {
+			j->row = old[i];
+		} else if (j->row != old[i]) {
+			j->moves++;
+			j->moved_at = now;
+			m->placements++;
+			moved++;
+		}
+		home_count(m, j, true);
+	}
+	/* Moved: the alternate rows are to be worked out again. */
+	for (i = 0; moved && i < m->nr_jobs; i++)
+		m->jobs[i].rows = ROW_BIT(m->jobs[i].row);
+	free(old);
+	free(order);
+	return moved;
+}
+
 /*
  * Passes until none moves a job: a move out of a row can make room there
  * for a job of a higher row seen earlier in the pass.  Every move lowers
@@ -442,22 +586,20 @@ static uint32_t compact_pass(struct matrix *m, struct matrix_job **order,
 uint32_t matrix_compact(struct matrix *m, uint64_t now)
 {
 	struct matrix_job **order;
-	uint32_t i, n, moved = 0;
+	uint32_t n, moved = 0;
 
 	if (m->policy != MATRIX_PACK || !m->nr_jobs)
 		return 0;
 	order = malloc((size_t)m->nr_jobs * sizeof(*order));
 	if (!order)
 		return 0;	/* fails safe: nothing moves */
-	for (i = 0; i < m->nr_jobs; i++)
-		order[i] = &m->jobs[i];
-	qsort(order, m->nr_jobs, sizeof(*order), by_row_desc);
+	rows_desc(m, order);
 	do {
 		n = compact_pass(m, order, now);
 		moved += n;
 	} while (n);
 	free(order);
-	return moved;
+	return moved + matrix_repack(m, now);
 }
 
 /*
@@ -533,18 +675,9 @@ uint32_t matrix_alternates(struct matrix *m)
 uint32_t matrix_lower_bound(const struct matrix *m)
 {
 	uint16_t *per_cpu;
-	uint32_t best = 0, i, k, c, n;
-	const uint16_t *cnt;
+	uint32_t best = most_on_a_node(m), i, k, c, n;
 	const struct matrix_res *r;
 
-	/* Whole nodes: the jobs counted on a node. */
-	for (i = 0; i < m->nr_nodes; i++) {
-		cnt = cnt_at(m, i);
-		for (k = 0, n = 0; k < MATRIX_ROWS_MAX; k++)
-			n += cnt[k];
-		if (n > best)
-			best = n;
-	}
 	for (i = 0; i < m->nr_jobs; i++)
 		if (!m->jobs[i].whole)
 			break;

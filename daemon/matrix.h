@@ -85,10 +85,11 @@ struct matrix {
 	uint32_t nr_nodes;
 	uint32_t nr_jobs;
 	uint32_t cap_jobs;
-	struct matrix_job *jobs;	/* [0, nr_jobs), in no order */
+	struct matrix_job *jobs;	/* [0, nr_jobs), by id; they move */
 	uint64_t *home;		/* per node: rows with a home job there */
 	uint64_t *busy;		/* per node: rows with any job there */
 	uint16_t *cnt;		/* per node and row: home jobs there */
+	uint16_t *on;		/* per node: jobs there */
 	uint32_t overfull;	/* placements that had to share a row */
 	uint64_t placements;	/* jobs placed, first times and moves */
 };
@@ -101,7 +102,10 @@ int matrix_init(struct matrix *m, uint32_t nr_nodes, enum matrix_policy policy,
 		uint32_t flags, uint32_t max_rows, uint64_t move_interval);
 void matrix_free(struct matrix *m);
 
-/* Job @id, or NULL. */
+/*
+ * Job @id, or NULL; O(log jobs).  Valid until the next call that adds or
+ * removes a job (the table is kept in id order).
+ */
 struct matrix_job *matrix_find(const struct matrix *m, uint32_t id);
 
 /*
@@ -138,6 +142,18 @@ int matrix_remove(struct matrix *m, uint32_t id);
  * number of jobs moved.  Other policies: 0.
  */
 uint32_t matrix_compact(struct matrix *m, uint64_t now);
+
+/*
+ * MATRIX_PACK, for a periodic tick: colour every job again, those with
+ * the most resources first, each in the lowest row where it fits (first
+ * fit, largest first); if that takes fewer rows than the matrix uses now,
+ * no job is pinned and every job that would change row may move (its
+ * @moved_at at least @move_interval ago), move them all; else none (a
+ * job moves only with the rest: a half-done recolouring could put two
+ * conflicting jobs in one row).  Nothing to do at the lower bound.
+ * Returns the number of jobs moved.  O(jobs * resources + jobs log jobs).
+ */
+uint32_t matrix_repack(struct matrix *m, uint64_t now);
 
 /*
  * Recompute every job's row set: its home row, and with MATRIX_ALTERNATE

@@ -230,6 +230,47 @@ static void test_churn(void)
 	matrix_free(&m);
 }
 
+/*
+ * First fit in the order a, d, b, c of the path a - b - c - d takes three
+ * rows, and compaction cannot help; recolouring the largest first takes
+ * two, all at once, unless a job may not move yet or is pinned.
+ */
+static void test_repack(void)
+{
+	struct matrix_res a[] = { { 0, ALL } }, b[] = { { 0, ALL }, { 1, ALL } };
+	struct matrix_res c[] = { { 1, ALL }, { 2, ALL } }, d[] = { { 2, ALL } };
+	struct matrix m;
+	int pass;
+
+	for (pass = 0; pass < 3; pass++) {
+		CHECK(!matrix_init(&m, 3, MATRIX_PACK, MATRIX_ALTERNATE, 0,
+				   pass == 1 ? 100 : 0));
+		CHECK(matrix_add(&m, 1, a, 1, NONE, 0) == 0);
+		CHECK(matrix_add(&m, 4, d, 1, NONE, 0) == 0);
+		CHECK(matrix_add(&m, 2, b, 2, pass == 2 ? 1 : NONE, 0) == 1);
+		CHECK(matrix_add(&m, 3, c, 2, NONE, 0) == 2);
+		CHECK(matrix_rows_used(&m) == 7 && matrix_lower_bound(&m) == 2);
+		if (pass) {
+			/* Job 2 may not move before 100, or is pinned. */
+			CHECK(matrix_compact(&m, 50) == 0);
+			CHECK(matrix_rows_used(&m) == 7);
+		} else {
+			CHECK(matrix_compact(&m, 50) == 3);
+			CHECK(matrix_rows_used(&m) == 3);
+			CHECK(matrix_find(&m, 2)->row == 0 &&
+			      matrix_find(&m, 3)->row == 1 &&
+			      matrix_find(&m, 1)->row == 1 &&
+			      matrix_find(&m, 4)->row == 0);
+			CHECK(matrix_find(&m, 1)->moves == 1);
+			/* Nothing left to gain: nothing moves again. */
+			CHECK(matrix_repack(&m, 60) == 0);
+		}
+		matrix_alternates(&m);
+		CHECK(rules_hold(&m));
+		matrix_free(&m);
+	}
+}
+
 static uint32_t rnd_state = 12345;
 
 static uint32_t rnd(uint32_t n)
@@ -296,6 +337,7 @@ int main(void)
 	test_bad_input();
 	test_pinned_and_full();
 	test_churn();
+	test_repack();
 	test_random(MATRIX_PACK, MATRIX_ALTERNATE, false);
 	test_random(MATRIX_PACK, MATRIX_ALTERNATE, true);
 	test_random(MATRIX_PACK, 0, false);
