@@ -138,13 +138,13 @@ int bcs_slurm_job_id(uint32_t job, uint32_t step, uint32_t *id)
 	job &= BCS_SLURM_JOB_MASK;
 	if (!job || step >= BCS_SLURM_SPECIAL_STEP)
 		return -EINVAL;
-	*id = job << BCS_SLURM_STEP_BITS | (step & BCS_SLURM_STEP_MASK);
+	*id = BCS_SLURM_ID_BASE | job;
 	return 0;
 }
 
-int bcs_slurm_label(char *buf, size_t len, uint32_t job, uint32_t step)
+int bcs_slurm_label(char *buf, size_t len, uint32_t job)
 {
-	int n = snprintf(buf, len, "slurm %u.%u", job, step);
+	int n = snprintf(buf, len, "slurm %u", job);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

@@ -14,17 +14,15 @@
 
 /*
  * BCS_LABEL_DIR: the labels of jobs, one file per job on each node that
- * runs a task of it, BCS_LABEL_DIR/<bcs job id>, one line ("slurm 42.0").
+ * runs a task of it, BCS_LABEL_DIR/<bcs job id>, one line ("slurm 42").
  * Written by the plugin, read by `bcsctl job list`, removed when the step
  * ends on the node.
  */
 #include "../tools/bcsctl_cluster.h"
 
-/* Slurm's job ids have 26 bits (MAX_JOB_ID); a step's id goes below. */
+/* Slurm's job ids have 26 bits (MAX_JOB_ID). */
 #define BCS_SLURM_JOB_BITS	26
-#define BCS_SLURM_STEP_BITS	5
 #define BCS_SLURM_JOB_MASK	((1U << BCS_SLURM_JOB_BITS) - 1)
-#define BCS_SLURM_STEP_MASK	((1U << BCS_SLURM_STEP_BITS) - 1)
 /* Slurm's own steps (batch script, extern, interactive, pending). */
 #define BCS_SLURM_SPECIAL_STEP	0xfffffff0U
 
@@ -68,15 +66,18 @@ int bcs_slurm_opt_parse(const char *arg, enum bcs_slurm_want *want,
 bool bcs_slurm_enabled(const struct bcs_slurm_conf *c,
 		       enum bcs_slurm_want want);
 /*
- * The bcs job of Slurm job @job, step @step: the job's id's 26 bits, then
- * the step's lowest 5 bits.  The same on every node, so that every node of
- * the step asks for the same job and only the first request creates it.
- * -EINVAL for Slurm's own steps (batch script, extern, interactive) and
- * job 0.
+ * The bcs job of Slurm job @job, for its step @step: one job for every
+ * step of a Slurm job, so that concurrent steps run as one gang and never
+ * take turns against each other.  BCS_SLURM_ID_BASE plus the job id's 26
+ * bits: above the ids the master hands out in turn from 1, and the same on
+ * every node, so that every node of every step asks for the same job and
+ * only the first request creates it.  -EINVAL for Slurm's own steps
+ * (batch script, extern, interactive) and job 0.
  */
+#define BCS_SLURM_ID_BASE	(1U << 30)
 int bcs_slurm_job_id(uint32_t job, uint32_t step, uint32_t *id);
-/* The label of the step's job, "slurm JOB.STEP". */
-int bcs_slurm_label(char *buf, size_t len, uint32_t job, uint32_t step);
+/* The label of the Slurm job's bcs job, "slurm JOB". */
+int bcs_slurm_label(char *buf, size_t len, uint32_t job);
 /* The path of job @id's label file under @dir. */
 int bcs_slurm_label_path(char *buf, size_t len, const char *dir, uint32_t id);
 

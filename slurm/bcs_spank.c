@@ -5,11 +5,12 @@
  *
  * In slurmstepd (the remote context), on every node of the step:
  *
- *   init_post_opt         the step's bcs job, through the local bcsd: every
- *                         node asks bcsd to create the same job (its id
- *                         derived from the Slurm job and step ids,
- *                         bcs_slurm_job_id()); the master makes it once,
- *                         in a row of its choice, on every node, and the
+ *   init_post_opt         the Slurm job's bcs job, through the local bcsd:
+ *                         every node of every step asks bcsd to create
+ *                         the same job (its id derived from the Slurm
+ *                         job's, bcs_slurm_job_id(): all steps of a Slurm
+ *                         job are one gang); the master makes it once, in
+ *                         a row of its choice, on every node, and the
  *                         others' requests fail with -EEXIST and join it.
  *                         Then wait until this node's module holds it,
  *                         and label it (BCS_LABEL_DIR) for bcsctl.
@@ -19,8 +20,8 @@
  *                         environment since init_post_opt).
  *   exit                  when every task of the step on this node has
  *                         ended, however it ended: wait (up to wait=S)
- *                         until no task of the job is left in the cluster,
- *                         then destroy it.  Every node does so; the
+ *                         until no task of the job is left in the cluster
+ *                         (another step's keep it), then destroy it.  Every node does so; the
  *                         destruction of a job already gone is no error,
  *                         and a node whose wait runs out leaves the job to
  *                         the nodes still running it.
@@ -144,7 +145,7 @@ static void label_write(void)
 	int fd;
 
 	if (bcs_slurm_label_path(path, sizeof(path), BCS_LABEL_DIR, st.id) ||
-	    bcs_slurm_label(label, sizeof(label), st.job, st.step))
+	    bcs_slurm_label(label, sizeof(label), st.job))
 		return;
 	mkdir("/run/bcs", 0755);
 	mkdir(BCS_LABEL_DIR, 0755);
@@ -161,10 +162,10 @@ static void label_write(void)
 }
 
 /*
- * -EEXIST from job-create: the step's job, made by another node, or an
- * unrelated job that has the id (another step of the same Slurm job whose
- * id is the same modulo 2^5, or a job made by hand).  This node's label
- * tells when it has one.
+ * -EEXIST from job-create: the Slurm job's bcs job, made by another node
+ * or another step, or an unrelated job that has the id (a job made by
+ * hand with an id above BCS_SLURM_ID_BASE).  This node's label tells when
+ * it has one.
  */
 static bool label_other(void)
 {
@@ -172,7 +173,7 @@ static bool label_other(void)
 	FILE *f;
 
 	if (bcs_slurm_label_path(path, sizeof(path), BCS_LABEL_DIR, st.id) ||
-	    bcs_slurm_label(label, sizeof(label), st.job, st.step))
+	    bcs_slurm_label(label, sizeof(label), st.job))
 		return false;
 	f = fopen(path, "re");
 	if (!f)
@@ -223,7 +224,8 @@ static bool create_step_job(void)
 	json_object_put(resp);
 	if (err == -EEXIST && label_other()) {
 		snprintf(st.why, sizeof(st.why),
-			 "bcs job %u exists for another step", st.id);
+			 "bcs job %u exists, not of Slurm job %u", st.id,
+			 st.job);
 		return false;
 	}
 	if (err && err != -EEXIST) {

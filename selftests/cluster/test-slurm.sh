@@ -10,8 +10,9 @@
 #
 # the other with sbatch --bcs, its script running the same srun line
 # without --bcs.
-# Checks: each step gets a bcs job of its own on every node, labelled with
-# the Slurm job and step; every rank is in its step's job with all its
+# Checks: each Slurm job gets a bcs job of its own on every node (all of
+# its steps share it), labelled with the Slurm job; every rank is in its
+# step's job with all its
 # threads; every node runs the same row in every slice; both compute the
 # right results; the bcs jobs are gone once the steps have ended.  Then two
 # CPU-bound steps with --bcs, one cancelled (scancel) while the gangs take
@@ -94,27 +95,28 @@ for l in a b; do
 	sj+=("$(on 1 "squeue -h -n bcs-$l -o %i" | head -n 1)")
 done
 diag "Slurm jobs: a ${sj[0]}, b ${sj[1]}"
-labelled()	# labelled NODE: both steps' jobs are listed with their labels
+labelled()	# labelled NODE: both Slurm jobs' bcs jobs, with their labels
 {
 	local l
 	l=$(on "$1" bcsctl job list) || return 1
-	echo "$l" | grep -q " slurm ${sj[0]}\.0$" &&
-		echo "$l" | grep -q " slurm ${sj[1]}\.0$"
+	echo "$l" | grep -q " slurm ${sj[0]}$" &&
+		echo "$l" | grep -q " slurm ${sj[1]}$"
 }
 bj=()
 for n in $CL_NODES; do
 	wait_until 30 labelled "$n"
 	rc=$?
 	[ $rc = 0 ] || on "$n" bcsctl job list | sed 's/^/# /'
-	ok $rc "node$n: bcsctl job list shows a bcs job for each step, labelled 'slurm ${sj[0]}.0' and 'slurm ${sj[1]}.0'"
+	ok $rc "node$n: bcsctl job list shows a bcs job for each Slurm job, labelled 'slurm ${sj[0]}' and 'slurm ${sj[1]}'"
 done
 for s in "${sj[@]}"; do
-	bj+=("$(on 1 bcsctl job list | awk -v l="$s.0" '$NF == l { print $1 }')")
+	bj+=("$(on 1 bcsctl job list | awk -v l="$s" '$NF == l { print $1 }')")
 done
 j1=${bj[0]}
 j2=${bj[1]}
-[ "$j1" = $((sj[0] * 32)) ] && [ "$j2" = $((sj[1] * 32)) ]
-ok $? "the bcs jobs are $j1 and $j2: Slurm job id * 32 + step"
+# BCS_SLURM_ID_BASE (slurm/bcs_slurm.h): 2^30.
+[ "$j1" = $((sj[0] + (1 << 30))) ] && [ "$j2" = $((sj[1] + (1 << 30))) ]
+ok $? "the bcs jobs are $j1 and $j2: 2^30 + the Slurm job's id"
 
 touch "$go"
 from=$(slice_now 1)
@@ -203,8 +205,8 @@ rc=$?
 ok $rc "two CPU-bound steps with --bcs, BCS_JOB set in every task"
 sc=$(on 1 "squeue -h -n bcs-c -o %i" | head -n 1)
 sd=$(on 1 "squeue -h -n bcs-d -o %i" | head -n 1)
-jc=$((sc * 32))
-jd=$((sd * 32))
+jc=$((sc + (1 << 30)))
+jd=$((sd + (1 << 30)))
 grep -q "BCS_JOB=$jc\$" "$out/slurm-c.out" &&
 	! grep -v "BCS_JOB=$jc\$" "$out/slurm-c.out" | grep -q '^task'
 ok $? "step $sc.0's tasks all have BCS_JOB=$jc"

@@ -130,17 +130,18 @@ static void test_ids(void)
 	uint32_t id, id2, j, s;
 	char buf[64];
 
-	check(!bcs_slurm_job_id(1, 0, &id) && id == 32, "job 1 step 0",
-	      "1.0");
-	check(!bcs_slurm_job_id(42, 3, &id) && id == 42 * 32 + 3,
-	      "job 42 step 3", "42.3");
-	check(!bcs_slurm_job_id(0x03ffffff, 31, &id) && id == BCS_JOB_ID_MAX,
-	      "the largest job and step give the largest id", "0x3ffffff.31");
-	check(!bcs_slurm_job_id(5, 32, &id) && id == 5 * 32,
-	      "steps wrap at 32", "5.32");
+	check(!bcs_slurm_job_id(1, 0, &id) && id == BCS_SLURM_ID_BASE + 1,
+	      "job 1 step 0", "1.0");
+	check(!bcs_slurm_job_id(42, 3, &id2) && id2 == BCS_SLURM_ID_BASE + 42 &&
+	      !bcs_slurm_job_id(42, 0, &id) && id == id2,
+	      "every step of job 42 in one bcs job", "42.3");
+	check(!bcs_slurm_job_id(0x03ffffff, 31, &id) &&
+	      id == BCS_SLURM_ID_BASE + 0x03ffffff && bcs_job_id_valid(id),
+	      "the largest job gives a valid id", "0x3ffffff.31");
 	/* Federated ids carry the cluster above bit 26: left out. */
-	check(!bcs_slurm_job_id(0x04000000 | 7, 1, &id) && id == 7 * 32 + 1,
-	      "federation bits left out", "0x4000007.1");
+	check(!bcs_slurm_job_id(0x04000000 | 7, 1, &id) &&
+	      id == BCS_SLURM_ID_BASE + 7, "federation bits left out",
+	      "0x4000007.1");
 	check(bcs_slurm_job_id(0, 0, &id) == -EINVAL, "job 0", "0.0");
 	check(bcs_slurm_job_id(0x04000000, 0, &id) == -EINVAL,
 	      "job 0 once the federation bits are gone", "0x4000000.0");
@@ -155,16 +156,17 @@ static void test_ids(void)
 	check(!bcs_slurm_job_id(5, 0xffffffef, &id),
 	      "an ordinary step with a large id", "5.0xffffffef");
 
-	/* Every id is valid, and distinct for distinct (job, step % 32). */
+	/* Every id is valid, distinct for distinct jobs, one for all steps. */
 	for (j = 1; j < 3000; j += 7) {
 		for (s = 0; s < 32; s++) {
-			if (bcs_slurm_job_id(j, s, &id) || !bcs_job_id_valid(id)) {
+			if (bcs_slurm_job_id(j, s, &id) || !bcs_job_id_valid(id) ||
+			    id < BCS_SLURM_ID_BASE) {
 				check(0, "valid id", "loop");
 				return;
 			}
 			if (bcs_slurm_job_id(j + 1, s, &id2) || id2 == id ||
-			    (s && !bcs_slurm_job_id(j, s - 1, &id2) &&
-			     id2 == id)) {
+			    (s && (bcs_slurm_job_id(j, s - 1, &id2) ||
+				   id2 != id))) {
 				check(0, "distinct ids", "loop");
 				return;
 			}
@@ -172,10 +174,10 @@ static void test_ids(void)
 	}
 	check(1, "ids valid and distinct", "loop");
 
-	check(!bcs_slurm_label(buf, sizeof(buf), 42, 3) &&
-	      !strcmp(buf, "slurm 42.3"), "label", buf);
-	check(bcs_slurm_label(buf, 8, 42, 3) == -ENAMETOOLONG,
-	      "label too long", "8 bytes");
+	check(!bcs_slurm_label(buf, sizeof(buf), 42) &&
+	      !strcmp(buf, "slurm 42"), "label", buf);
+	check(bcs_slurm_label(buf, 7, 42) == -ENAMETOOLONG,
+	      "label too long", "7 bytes");
 	check(!bcs_slurm_label_path(buf, sizeof(buf), BCS_LABEL_DIR, 1347) &&
 	      !strcmp(buf, "/run/bcs/labels/1347"), "label path", buf);
 	check(bcs_slurm_label_path(buf, 10, BCS_LABEL_DIR, 1) == -ENAMETOOLONG,
