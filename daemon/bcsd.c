@@ -62,13 +62,9 @@ static void usage(FILE *f)
 static uint32_t default_node_id(void)
 {
 	char host[256] = "";
-	uint32_t h = 2166136261u;	/* FNV-1a */
-	const char *p;
 
 	gethostname(host, sizeof(host) - 1);
-	for (p = host; *p; p++)
-		h = (h ^ (uint8_t)*p) * 16777619u;
-	return h ? h : 1;
+	return cfg_node_id_of(host);
 }
 
 /*

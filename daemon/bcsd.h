@@ -50,6 +50,9 @@ struct bcsd_job {
 	uint32_t id;
 	uint32_t row;
 	uint64_t rows;			/* the row set the map names (matrix.c) */
+	/* The nodes its create named (bcsctl job create --nodes). */
+	uint32_t declared[BCSP_CREATE_NODES_MAX];
+	uint32_t nr_declared;
 	uint32_t birth;			/* struct bcsp_job_row */
 	/*
 	 * Tasks per node, from the nodes' reports; down a tree, per sender

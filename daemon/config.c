@@ -190,6 +190,16 @@ _Static_assert(sizeof(enum cfg_role) == sizeof(unsigned int) &&
 	       sizeof(enum cfg_log) == sizeof(unsigned int),
 	       "enum options are stored as unsigned int");
 
+uint32_t cfg_node_id_of(const char *host)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	const char *p;
+
+	for (p = host; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	return h ? h : 1;
+}
+
 const char *cfg_role_name(enum cfg_role role)
 {
 	return role_names[role];

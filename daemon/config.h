@@ -132,6 +132,12 @@ extern const unsigned int cfg_nr_opts;
 /* The defaults; a default the table refuses is a bug and aborts. */
 void cfg_init(struct cfg *cfg);
 const char *cfg_role_name(enum cfg_role role);
+/*
+ * The node id of host @host when node_id is 0 (derived from the host
+ * name): FNV-1a of the name, never 0.  bcsd's own, and the one ctl.c
+ * gives a host name of a node list that nothing else names.
+ */
+uint32_t cfg_node_id_of(const char *host);
 const char *cfg_transport_name(enum cfg_transport t);
 /* The index of option @name in cfg_opts[], or -1. */
 int cfg_find(const char *name);

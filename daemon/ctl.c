@@ -20,6 +20,9 @@
  *   {"cmd": "window", "from": A, "to": B}
  *   {"cmd": "window-clear"}
  *   {"cmd": "slices", "last": N}                   (on the active master)
+ *   {"cmd": "job-create", "job": 0, "row": null, "nodes": "node[1-4]"}
+ *                                                   (root only; the nodes
+ *                                                   it will run on)
  *   {"cmd": "job-signal", "job": J, "signal": S}   (root only)
  *   {"cmd": "job-attach", "job": J, "node": N, "pid": P}  (root only)
  *   {"cmd": "mpi-gather", "job": J}                 (the job's MPI
@@ -60,8 +63,10 @@
 #include "../libbcsmpi/select.h"
 #include "bcsd.h"
 #include "ctl_req.h"
+#include "hostlist.h"
 #include "log.h"
 #include "mpigather.h"
+#include "topo.h"
 #include "ctl.h"
 
 #define CTL_IDLE_MS	10000	/* a connection that asks nothing is closed */
@@ -484,6 +489,83 @@ static void send_request(struct bcsd *d, struct bcsd_client *c)
 	net_send(d, &m, &d->followed.addr);
 }
 
+/* A node list being resolved into a create request's node ids. */
+struct resolve {
+	const struct bcsd *d;
+	struct bcsp_request *req;
+	char host[256];			/* this host's name */
+	char bad[HOSTLIST_NAME_MAX + 1];	/* the name not resolved */
+};
+
+/*
+ * The node id of @name, one of a job's nodes: a number is an id; a host
+ * of the nodes file is its id; this host's name (or its first label) is
+ * this node's; and where ids derive from host names (node_id 0 here), the
+ * id of that name.  Each id once, at most BCSP_CREATE_NODES_MAX.
+ */
+static int resolve_node(const char *name, void *arg)
+{
+	struct resolve *r = arg;
+	const struct bcsd *d = r->d;
+	size_t n = strlen(name), dot = strcspn(r->host, ".");
+	unsigned long long v = 0;
+	uint32_t id = 0, i;
+
+	if (n <= 10 && strspn(name, "0123456789") == n) {
+		v = strtoull(name, NULL, 10);
+		id = v && v <= UINT32_MAX ? (uint32_t)v : 0;
+	}
+	for (i = 0; !id && d->nodes && i < d->nodes->nr; i++)
+		if (!strcmp(d->nodes->node[i].host, name))
+			id = d->nodes->node[i].id;
+	if (!id && (!strcmp(name, r->host) ||
+		    (n == dot && !strncmp(name, r->host, dot))))
+		id = d->node_id;
+	if (!id && !d->cfg.node_id)
+		id = cfg_node_id_of(name);
+	if (!id) {
+		snprintf(r->bad, sizeof(r->bad), "%s", name);
+		return -ENOENT;
+	}
+	for (i = 0; i < r->req->nodes.nr; i++)
+		if (r->req->nodes.id[i] == id)
+			return 0;
+	if (r->req->nodes.nr == BCSP_CREATE_NODES_MAX)
+		return -E2BIG;
+	r->req->nodes.id[r->req->nodes.nr++] = id;
+	return 0;
+}
+
+/*
+ * The nodes of job-create @in into @c's request: 0, or an error said to
+ * the client.
+ */
+static int create_nodes(struct bcsd *d, struct bcsd_client *c,
+			const struct ctl_req *in)
+{
+	struct resolve r = { .d = d, .req = &c->req };
+	char err[160], msg[480];
+	int e;
+
+	if (!in->nodes[0])
+		return 0;
+	gethostname(r.host, sizeof(r.host) - 1);
+	e = hostlist_expand(in->nodes, resolve_node, &r, err, sizeof(err));
+	if (!e)
+		return 0;
+	if (e == -ENOENT)
+		snprintf(msg, sizeof(msg),
+			 "--nodes: no node id for '%s' (give node ids, or name the nodes in nodes_file)",
+			 r.bad);
+	else if (e == -E2BIG && !r.bad[0] && r.req->nodes.nr)
+		snprintf(msg, sizeof(msg), "--nodes: more than %d nodes",
+			 BCSP_CREATE_NODES_MAX);
+	else
+		snprintf(msg, sizeof(msg), "--nodes: %s", err);
+	ctl_error(c, -EINVAL, msg);
+	return -EINVAL;
+}
+
 static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 			    uint32_t op, const struct ctl_req *in)
 {
@@ -519,6 +601,8 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 		}
 		c->req.mpi.len = (uint32_t)strlen(in->mpi_sel);
 		memcpy(c->req.mpi.sel, in->mpi_sel, c->req.mpi.len + 1);
+	} else if (op == BCSP_OP_CREATE && create_nodes(d, c, in)) {
+		return;
 	}
 	if (!d->followed.known) {
 		ctl_error(c, -EHOSTUNREACH, "no master heard yet");

@@ -218,6 +218,22 @@ int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
 	    get_int(in, "timeout_ms", 0, INT64_MAX, &timeout, err, errlen) ||
 	    get_int(in, "last", 1, UINT32_MAX, &last, err, errlen))
 		goto out;
+	if (json_object_object_get_ex(in, "nodes", &v) && v) {
+		if (req->cmd != CTL_JOB_CREATE) {
+			snprintf(err, errlen, "only job-create takes \"nodes\"");
+			goto out;
+		}
+		if (!json_object_is_type(v, json_type_string) ||
+		    !json_object_get_string_len(v) ||
+		    json_object_get_string_len(v) >= CTL_NODES_LEN) {
+			snprintf(err, errlen,
+				 "\"nodes\" must be a hostlist of 1 to %d bytes",
+				 CTL_NODES_LEN - 1);
+			goto out;
+		}
+		snprintf(req->nodes, sizeof(req->nodes), "%s",
+			 json_object_get_string(v));
+	}
 	if (req->cmd == CTL_JOB_SIGNAL) {
 		int64_t sig = 0;
 

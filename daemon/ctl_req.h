@@ -14,6 +14,7 @@
 #define CTL_WAIT_DEFAULT_MS	5000	/* job-wait without timeout_ms */
 #define CTL_SLICES_DEFAULT	100	/* slices without last */
 #define CTL_MPI_SEL_LEN		256	/* BCSP_MPI_SEL_LEN of proto.h */
+#define CTL_NODES_LEN		1024	/* HOSTLIST_LEN_MAX of hostlist.h + 1 */
 
 enum ctl_cmd {
 	CTL_STATUS = 1,
@@ -48,6 +49,7 @@ struct ctl_req {
 	int mpi;		/* stats: "mpi" given, the job's MPI processes */
 	int mpi_sub_bits;	/* stats with mpi: "sub_bits", or -1: keep it */
 	char mpi_sel[CTL_MPI_SEL_LEN];	/* stats with mpi: "" keeps it */
+	char nodes[CTL_NODES_LEN];	/* job-create: a hostlist, or "" */
 };
 
 /*
@@ -61,7 +63,9 @@ struct ctl_req {
  * "last" (1 .. 2^32 - 1, CTL_SLICES_DEFAULT if absent); for job-signal
  * a job (at least 1) and an integer "signal" (1 .. BCSP_SIGNAL_MAX);
  * for job-attach a job (at least 1) and integers "node" (1 .. 2^32 - 1)
- * and "pid" (1 .. BCSP_PID_MAX); for mpi-gather a job (at least 1).
+ * and "pid" (1 .. BCSP_PID_MAX); for mpi-gather a job (at least 1);
+ * for job-create a string "nodes" (a hostlist, 1 .. CTL_NODES_LEN - 1
+ * bytes, expanded by the caller), the nodes the job will run on.
  * A stats enable or disable with a string "mpi" acts on the job's MPI
  * processes (libbcsmpi's control file on every node of the job) instead
  * of bcs.ko's distributions: "mpi" is the selection (BCS_MPI_STATS

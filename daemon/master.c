@@ -305,9 +305,10 @@ static int matrix_node(struct bcsd *d, uint32_t id)
 }
 
 /*
- * What job @j occupies: the nodes whose fresh reports (down a tree, the
- * subtrees whose sums) hold tasks of it, whole (CPU sets: matrix.rst).
- * Into @res, at most BCSD_MAX_NODES; their number.
+ * What job @j occupies: the nodes its create named, and those whose
+ * fresh reports (down a tree, the subtrees whose sums) hold tasks of it,
+ * whole (CPU sets: matrix.rst).  Into @res, at most BCSD_MAX_NODES plus
+ * BCSP_CREATE_NODES_MAX (matrix.c joins a node named twice); their number.
  */
 static uint32_t job_res(struct bcsd *d, const struct bcsd_job *j,
 			struct matrix_res *res, uint64_t now)
@@ -316,6 +317,13 @@ static uint32_t job_res(struct bcsd *d, const struct bcsd_job *j,
 	uint32_t k, n = 0;
 	int idx;
 
+	for (k = 0; k < j->nr_declared; k++) {
+		idx = matrix_node(d, j->declared[k]);
+		if (idx < 0)
+			continue;
+		res[n].node = (uint32_t)idx;
+		res[n++].cpus = MATRIX_CPUS_ALL;
+	}
 	for (k = 0; k < j->nr_nodes; k++) {
 		if (!j->tasks[k] || now - j->seen_ms[k] > expiry)
 			continue;
@@ -353,7 +361,7 @@ static bool same_res(const struct matrix_job *mj, struct matrix_res *res,
  */
 static bool replan(struct bcsd *d)
 {
-	static struct matrix_res res[BCSD_MAX_NODES];
+	static struct matrix_res res[BCSD_MAX_NODES + BCSP_CREATE_NODES_MAX];
 	struct matrix *mx = &d->master.matrix;
 	uint64_t now = now_mono_ms();
 	const struct matrix_job *mj;
@@ -1015,8 +1023,13 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 				reply->error = -ENOMEM;
 				break;
 			}
-			/* Its nodes are not known yet: row 0 holds it. */
-			row = d->master.jobs[d->master.nr_jobs - 1].row;
+			/* The nodes it will run on, if the request says. */
+			j = &d->master.jobs[d->master.nr_jobs - 1];
+			j->nr_declared = req->nodes.nr;
+			memcpy(j->declared, req->nodes.id,
+			       req->nodes.nr * sizeof(j->declared[0]));
+			replan(d);
+			row = j->row;
 			reply->job = id;
 			reply->row = row;
 			pr_info("job %u created in row %u", id, row);

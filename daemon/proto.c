@@ -266,6 +266,17 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 			put32(c, 0);
 			put32(c, 0);
 			put32(c, 0);
+		} else if (m->req.op == BCSP_OP_CREATE && m->req.nodes.nr) {
+			if (m->req.nodes.nr > BCSP_CREATE_NODES_MAX) {
+				c->ok = false;
+				return;
+			}
+			put32(c, m->req.nodes.nr);
+			put32(c, 0);
+			put32(c, 0);
+			put32(c, 0);
+			for (i = 0; i < m->req.nodes.nr; i++)
+				put32(c, m->req.nodes.id[i]);
 		}
 		break;
 	case BCSP_COMMAND:
@@ -624,6 +635,23 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			    m->req.gather.reserved[1] ||
 			    m->req.gather.reserved[2])
 				return false;
+		} else if (m->req.op == BCSP_OP_CREATE && c->len > c->off) {
+			m->req.nodes.nr = get32(c);
+			m->req.nodes.reserved[0] = get32(c);
+			m->req.nodes.reserved[1] = get32(c);
+			m->req.nodes.reserved[2] = get32(c);
+			if (!m->req.nodes.nr ||
+			    m->req.nodes.nr > BCSP_CREATE_NODES_MAX ||
+			    m->req.nodes.reserved[0] ||
+			    m->req.nodes.reserved[1] ||
+			    m->req.nodes.reserved[2] ||
+			    c->len - c->off != 4 * (size_t)m->req.nodes.nr)
+				return false;
+			for (i = 0; i < m->req.nodes.nr; i++) {
+				m->req.nodes.id[i] = get32(c);
+				if (!m->req.nodes.id[i])
+					return false;
+			}
 		}
 		/* A node asks for itself only. */
 		return c->ok && (m->hdr.type == BCSP_REPLY ||
@@ -879,8 +907,10 @@ static bool body_len_ok(uint8_t type, size_t n)
 		 * 40 for the operations with arguments, more for an MPI
 		 * selection; checked below.
 		 */
-		return n == 24 || (n >= 40 && n <= 40 + BCSP_MPI_SEL_LEN &&
-				   n % 4 == 0);
+		return n == 24 ||
+		       (n >= 40 && n % 4 == 0 &&
+			(n <= 40 + BCSP_MPI_SEL_LEN ||
+			 n <= 40 + 4 * BCSP_CREATE_NODES_MAX));
 	case BCSP_REPORT:
 		return n >= 4 && (n - 4) % 12 == 0 &&
 		       (n - 4) / 12 <= BCSP_MAX_JOBS;

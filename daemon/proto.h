@@ -188,6 +188,13 @@ enum bcsp_op {
 #define BCSP_PID_MAX		4194304
 
 /*
+ * The nodes a create may name (bcsctl job create --nodes, the SPANK
+ * plugin's allocation): the job is placed by them before any task of it
+ * is reported (Documentation/matrix.rst).
+ */
+#define BCSP_CREATE_NODES_MAX	256
+
+/*
  * BCSP_REQUEST and BCSP_REPLY body: 24 bytes, and 16 more (@stats,
  * @window, @signal or @attach) for BCSP_OP_STATS, BCSP_OP_WINDOW,
  * BCSP_OP_SIGNAL and BCSP_OP_ATTACH, and for them only; for BCSP_OP_MPI
@@ -196,7 +203,10 @@ enum bcsp_op {
  * attach carries the error of the node that carried it out.  For
  * BCSP_OP_MPI_GATHER 16 more (@gather): the reply says that the command
  * went (or -ENOENT) and how many nodes the master hears from, all of
- * which answer; the files come from the nodes (BCSP_MPI_PART).
+ * which answer; the files come from the nodes (BCSP_MPI_PART).  For
+ * BCSP_OP_CREATE, 24 bytes, or 16 more (@nodes: @nr and three zeros) and
+ * @nr node ids (1 .. BCSP_CREATE_NODES_MAX of them, none 0): the nodes
+ * the job will run on.
  */
 struct bcsp_request {
 	uint32_t id;		/* chosen by the node, echoed in the reply */
@@ -236,6 +246,11 @@ struct bcsp_request {
 			uint32_t live;		/* reply: nodes heard; 0 */
 			uint32_t reserved[3];
 		} gather;
+		struct {
+			uint32_t nr;		/* 1 .. BCSP_CREATE_NODES_MAX */
+			uint32_t reserved[3];
+			uint32_t id[BCSP_CREATE_NODES_MAX];	/* not 0 */
+		} nodes;
 	};
 };
 

@@ -65,6 +65,7 @@ static struct {
 	bool labelled;		/* this node wrote its label file */
 	uint32_t job, step;	/* Slurm's ids */
 	uint32_t id;		/* bcs's */
+	char nodes[1024];	/* the allocation's nodes (hostlist), or "" */
 	char why[256];		/* why not ready */
 	char note[256];		/* something to tell the job, if not "" */
 } st;
@@ -220,8 +221,26 @@ static bool create_step_job(void)
 	}
 	req = ctl_req("job-create", st.id);
 	json_object_object_add(req, "row", NULL);	/* the master's */
-	err = ctl(req, &resp, CTL_TIMEOUT_MS, msg, sizeof(msg));
+	/* Placed by the allocation's nodes before any task reports. */
+	if (st.nodes[0])
+		json_object_object_add(req, "nodes",
+				       json_object_new_string(st.nodes));
+	err = ctl(json_object_get(req), &resp, CTL_TIMEOUT_MS, msg,
+		  sizeof(msg));
 	json_object_put(resp);
+	/*
+	 * Names bcsd cannot turn into node ids (ids set by hand, no
+	 * nodes_file): the tasks' reports place the job instead.
+	 */
+	if (err == -EINVAL && st.nodes[0]) {
+		slurm_verbose("bcs: job %u: %s; placed by its tasks instead",
+			      st.job, msg);
+		json_object_object_del(req, "nodes");
+		err = ctl(json_object_get(req), &resp, CTL_TIMEOUT_MS, msg,
+			  sizeof(msg));
+		json_object_put(resp);
+	}
+	json_object_put(req);
 	if (err == -EEXIST && label_other()) {
 		snprintf(st.why, sizeof(st.why),
 			 "bcs job %u exists, not of Slurm job %u", st.id,
@@ -281,6 +300,9 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	/* Slurm's batch script, extern and interactive steps: not ours. */
 	if (st.step >= BCS_SLURM_SPECIAL_STEP)
 		return 0;
+	if (spank_getenv(sp, "SLURM_JOB_NODELIST", st.nodes,
+			 sizeof(st.nodes)) != ESPANK_SUCCESS)
+		st.nodes[0] = '\0';
 	st.active = true;
 	setup();
 	if (!st.ready) {

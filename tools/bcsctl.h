@@ -53,6 +53,7 @@ struct bcsctl_req {
 	int now;		/* strobe --now */
 	uint64_t lead_us;	/* strobe --in */
 	char **pids;		/* attach/detach: validated pid arguments */
+	const char *nodes;	/* job create --nodes: a hostlist, or NULL */
 	int nr_pids;
 	char **cmd_argv;	/* run: NULL-terminated command */
 	int json;		/* status, job list, stats: --json */

@@ -155,6 +155,14 @@ static int parse_job_create(struct bcsctl_req *req, int argc, char **argv)
 				return BCSCTL_PARSE_USAGE;
 			continue;
 		}
+		/* Expanded and checked by bcsd, which knows the nodes. */
+		r = opt_val(req, argc, argv, &i, "--nodes", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			req->nodes = v;
+			continue;
+		}
 		return bad_arg(req, argv[i]);
 	}
 	return BCSCTL_PARSE_OK;
@@ -692,8 +700,8 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ NULL, "status", "[--json | --cluster]",
 	  "Show mode, row, slice, jobs and counters (and the last slices)",
 	  0, parse_status, bcsctl_run_status },
-	{ "job", "create", "[--id N] [--row R]",
-	  "Create a job and print its id",
+	{ "job", "create", "[--id N] [--row R] [--nodes LIST]",
+	  "Create a job and print its id; through bcsd, --nodes names the nodes it will run on (Slurm hostlist syntax, node[01-16,20], or node ids)",
 	  1, parse_job_create, bcsctl_run_job_create },
 	{ "job", "destroy", "JOB",
 	  "Destroy a job; its tasks keep running",

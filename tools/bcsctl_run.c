@@ -446,11 +446,23 @@ int bcsctl_run_job_create(const struct bcsctl_req *req)
 	int err;
 
 	if (fd >= 0) {
-		err = cluster_job(fd, "job-create", req->id, req->row,
-				  "job create", &id);
-		if (!err)
-			printf("%u\n", id);
-		return err;
+		struct json_object *r = cluster_req("job-create"), *resp;
+
+		cluster_add(r, "job", req->id);
+		json_row(r, req->row);
+		if (req->nodes)
+			json_object_object_add(r, "nodes",
+				json_object_new_string(req->nodes));
+		if (cluster(fd, r, &resp, "job create", CLUSTER_TIMEOUT_MS))
+			return BCSCTL_EXIT_FAIL;
+		id = (uint32_t)cluster_int(resp, "job", 0);
+		json_object_put(resp);
+		printf("%u\n", id);
+		return BCSCTL_EXIT_OK;
+	}
+	if (req->nodes) {
+		fprintf(stderr, "bcsctl: job create: --nodes needs bcsd (a cluster job); this node's bcs.ko alone runs its own jobs\n");
+		return BCSCTL_EXIT_USAGE;
 	}
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;

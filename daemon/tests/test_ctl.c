@@ -42,6 +42,15 @@ int main(void)
 	/* No row is null, as in the answers; -1 is taken too. */
 	CHECK(parse("{\"cmd\":\"job-create\",\"job\":0,\"row\":null}", &r) == 0 &&
 	      r.cmd == CTL_JOB_CREATE && r.row == BCS_ROW_NONE);
+	/* The nodes a job will run on, as a hostlist bcsd expands. */
+	CHECK(parse("{\"cmd\":\"job-create\",\"nodes\":\"n[1-4]\"}", &r) == 0 &&
+	      !strcmp(r.nodes, "n[1-4]"));
+	CHECK(parse("{\"cmd\":\"job-create\"}", &r) == 0 && !r.nodes[0]);
+	CHECK(parse("{\"cmd\":\"job-create\",\"nodes\":\"\"}", &r) == -EINVAL &&
+	      strstr(err, "hostlist"));
+	CHECK(parse("{\"cmd\":\"job-create\",\"nodes\":3}", &r) == -EINVAL);
+	CHECK(parse("{\"cmd\":\"job-destroy\",\"job\":2,\"nodes\":\"a\"}",
+		    &r) == -EINVAL && strstr(err, "only job-create"));
 	CHECK(parse("{\"cmd\":\"job-row\",\"job\":2,\"row\":null}", &r) == 0 &&
 	      r.job == 2 && r.row == BCS_ROW_NONE);
 	CHECK(parse("{\"cmd\":\"job-row\",\"job\":4294967295,\"row\":3}",

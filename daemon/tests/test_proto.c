@@ -169,6 +169,44 @@ static void test_roundtrip(void)
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
 	CHECK(out.req.id == 77 && out.req.error == -17 && out.req.job == 12 &&
 	      out.req.node == 31);
+	/* A create with the nodes the job will run on: 16 + 4 per node. */
+	m.req.nodes.nr = BCSP_CREATE_NODES_MAX;
+	for (i = 0; i < BCSP_CREATE_NODES_MAX; i++)
+		m.req.nodes.id[i] = 1000 + (uint32_t)i;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + 4 * BCSP_CREATE_NODES_MAX +
+		     BCSP_TAG_LEN && len <= BCSP_MAX_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.req.nodes.nr == BCSP_CREATE_NODES_MAX &&
+	      out.req.nodes.id[0] == 1000 &&
+	      out.req.nodes.id[BCSP_CREATE_NODES_MAX - 1] ==
+	      1000 + BCSP_CREATE_NODES_MAX - 1);
+	m.req.nodes.nr = BCSP_CREATE_NODES_MAX + 1;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	/* Node 0, a count that disagrees with the length, a reserved word. */
+	m.req.nodes.nr = 2;
+	m.req.nodes.id[1] = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.req.nodes.id[1] = 5;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.req.nodes.nr == 2 && out.req.nodes.id[1] == 5);
+	buf[BCSP_HDR_LEN + 27] = 3;
+	crypto_auth_hmacsha256(buf + len - BCSP_TAG_LEN, buf,
+			       (size_t)len - BCSP_TAG_LEN, key);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[BCSP_HDR_LEN + 31] = 1;
+	crypto_auth_hmacsha256(buf + len - BCSP_TAG_LEN, buf,
+			       (size_t)len - BCSP_TAG_LEN, key);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* Another operation carries no node list. */
+	m.req.op = BCSP_OP_DESTROY;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 24 + BCSP_TAG_LEN);
+	m.req.op = BCSP_OP_CREATE;
+	m.req.nodes.nr = 0;
 
 	/* A request names its sender as the requesting node, or is bad. */
 	m.hdr.type = BCSP_REQUEST;
@@ -557,7 +595,7 @@ static bool can_be(unsigned int type, size_t body)
 	case BCSP_REQUEST:
 	case BCSP_REPLY:
 		return body == 24 || (body >= 40 && body % 4 == 0 &&
-				      body <= 40 + BCSP_MPI_SEL_LEN);
+				      body <= 40 + 4 * BCSP_CREATE_NODES_MAX);
 	}
 	return false;	/* no such type */
 }

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The matrix through whole daemons: bcsd-sim, a master (role both, node
+# 1, matrix pack) and two nodes (2, 3), each in a network namespace of
+# its own.  Jobs created with the nodes they will run on (bcsctl job
+# create --nodes, Slurm's hostlist syntax, here node ids), before any
+# task: A on nodes 1 and 2 and B on node 3 share row 0; C on nodes 2
+# and 3 conflicts with both and takes row 1, its request sent from
+# node2 through the network; every node's map says so; a name that no node id resolves, a bad hostlist and --nodes on a
+# command that takes none are refused with the reason.
+#
+# Needs root (ip netns); skips otherwise.  Every wait is bounded.
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+top=$(pwd)/..
+NAME=test_matrix_sim
+BCSD=${BCS_TEST_BCSD_SIM:-$(pwd)/bcsd-sim}
+BCSCTL=$top/tools/bcsctl
+NS=bcs-msim-$$
+NET=10.79.0
+
+. "$top/scripts/check-lib.sh"
+# shellcheck source-path=SCRIPTDIR source=netns-lib.sh
+. "$top/daemon/tests/netns-lib.sh"
+
+sim_setup 1 2 3
+sim_start 1 both --priority=200 --failover_slices=2
+sim_start 2 node
+sim_start 3 node
+until_stat 1 active_master -eq 1 10
+check $? "node1 takes over as master"
+
+# create N LIST: a job made through daemon N's control socket with
+# --nodes LIST; its id on stdout.
+create()
+{
+	ctl "$1" job create --nodes "$2" 2>&1
+}
+
+a=$(create 1 "[1-2]")
+check $? "job create --nodes '[1-2]' through the master ($a)"
+b=$(create 1 "3")
+check $? "job create --nodes 3 ($b)"
+c=$(create 2 "[2-3]")
+check $? "job create --nodes '[2-3]' through node2 ($c)"
+
+# sets N: "JOB:ROWS ..." of daemon N's job list, ROWS like 0+1.
+sets()
+{
+	ctl "$1" job list --json 2>/dev/null | python3 -c '
+import json, sys
+print(" ".join("%d:%s" % (j["id"], "+".join(map(str, j["rows"])))
+               for j in sorted(json.load(sys.stdin)["jobs"],
+                               key=lambda j: j["id"])))' 2>/dev/null
+}
+want="$a:0 $b:0 $c:1"
+for n in 1 2 3; do
+	until_is "$want" sets "$n"
+	check $? "node$n: A and B (disjoint) share row 0, C takes row 1 ($(sets "$n"))"
+done
+
+out=$(create 2 "nodeX")
+rc=$?
+[ "$rc" != 0 ] && [[ $out == *"no node id for 'nodeX'"* ]]
+check $? "a name no node id resolves is refused, named ($out)"
+out=$(create 2 "node[3-1]")
+rc=$?
+[ "$rc" != 0 ] && [[ $out == *"backwards"* ]]
+check $? "a bad hostlist is refused with the reason ($out)"
+out=$(ctl 2 job destroy "$a" --nodes 1 2>&1)
+rc=$?
+[ "$rc" != 0 ]
+check $? "--nodes on job destroy is refused ($out)"
+out=$(ctl 1 job list --json | python3 -c '
+import json, sys
+print(len(json.load(sys.stdin)["jobs"]))')
+[ "$out" = 3 ]
+check $? "the refused creates made no job ($out jobs)"
+
+for j in "$a" "$b" "$c"; do
+	ctl 1 job destroy "$j" > /dev/null 2>&1
+done
+checks_done test_matrix_sim
