@@ -137,7 +137,7 @@
 				 MPI_Datatype datatype, MPI_Op op,	\
 				 MPI_Comm comm),			\
 	  (sendbuf, recvbuf, recvcounts, datatype, op, comm),		\
-	  bcsmpi_vbytes(recvcounts, datatype, comm))			\
+	  bcsmpi_vbytes(recvcounts, datatype, comm, 0))			\
 	P(Reduce_scatter_block, 1, 1, (const void *sendbuf,		\
 				       void *recvbuf, int recvcount,	\
 				       MPI_Datatype datatype, MPI_Op op, \
@@ -183,8 +183,8 @@
 	  (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, \
 	   rdispls, recvtype, comm),					\
 	  sendbuf == MPI_IN_PLACE ?					\
-	  bcsmpi_vbytes(recvcounts, recvtype, comm) :			\
-	  bcsmpi_vbytes(sendcounts, sendtype, comm))			\
+	  bcsmpi_vbytes(recvcounts, recvtype, comm, 1) :		\
+	  bcsmpi_vbytes(sendcounts, sendtype, comm, 1))			\
 	/* collectives, non-blocking */					\
 	P(Ibarrier, 0, 0, (MPI_Comm comm, MPI_Request *request),	\
 	  (comm, request), 0)						\

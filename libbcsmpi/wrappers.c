@@ -43,14 +43,24 @@ static uint64_t bcsmpi_io_bytes(const void *buf, int count, MPI_Datatype type,
 	return bcsmpi_bytes(count, type);
 }
 
-/* The bytes of counts[0 .. size of @comm) elements of @type. */
+/*
+ * The bytes of counts[0 .. n) elements of @type, n the size of @comm's
+ * group, or with @remote, on an inter-communicator, of the remote group:
+ * an all-to-all's counts name the processes of the other group, while a
+ * reduce-scatter's name those of the group that receives, its own.
+ */
 static uint64_t bcsmpi_vbytes(const int counts[], MPI_Datatype type,
-			      MPI_Comm comm)
+			      MPI_Comm comm, int remote)
 {
 	uint64_t sum = 0;
-	int i, n;
+	int i, n, inter = 0;
 
-	if (!counts || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
+	if (!counts)
+		return 0;
+	if (remote && PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+		return 0;
+	if (inter ? PMPI_Comm_remote_size(comm, &n) != MPI_SUCCESS :
+		    PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
 		return 0;
 	for (i = 0; i < n; i++)
 		sum += bcsmpi_bytes(counts[i], type);

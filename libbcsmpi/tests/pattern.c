@@ -22,6 +22,9 @@
  * before each of which rank R computes for IMBALANCE_MS more than the
  * others (which compute nothing): the others wait for it in every call.
  *
+ * With "intercomm", instead: one MPI_Alltoallv over an inter-communicator
+ * between rank 0 and the others, ALLTOALLV_BYTES to each process of the
+ * other group.
  * With "phases DIR", instead: NR_PHASES phases of PHASE_CALLS
  * MPI_Allreduce; after each but the last, rank 0 creates DIR/doneN and
  * every rank waits (without MPI calls) for DIR/goN, so that the test can
@@ -119,6 +122,46 @@ static int imbalance(int slow, int rank, int size)
 	return out[0] == size * (size - 1) / 2.0 ? 0 : 1;
 }
 
+/*
+ * An MPI_Alltoallv of ALLTOALLV_BYTES to each process of the other group
+ * of an inter-communicator between rank 0 and the others: rank 0 sends
+ * (size - 1) times as many bytes as each of the others.
+ */
+#define ALLTOALLV_BYTES	1000
+
+static int intercomm(int rank, int size)
+{
+	MPI_Comm local, inter;
+	int *counts, *displs, peers, i, rc;
+	char *sbuf, *rbuf;
+
+	if (size < 2)
+		return 1;
+	MPI_Comm_split(MPI_COMM_WORLD, rank ? 1 : 0, rank, &local);
+	MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, rank ? 0 : 1, 7,
+			     &inter);
+	MPI_Comm_remote_size(inter, &peers);
+	counts = calloc((size_t)peers, sizeof(*counts));
+	displs = calloc((size_t)peers, sizeof(*displs));
+	sbuf = calloc((size_t)peers, ALLTOALLV_BYTES);
+	rbuf = calloc((size_t)peers, ALLTOALLV_BYTES);
+	if (!counts || !displs || !sbuf || !rbuf)
+		return 1;
+	for (i = 0; i < peers; i++) {
+		counts[i] = ALLTOALLV_BYTES;
+		displs[i] = i * ALLTOALLV_BYTES;
+	}
+	rc = MPI_Alltoallv(sbuf, counts, displs, MPI_CHAR, rbuf, counts,
+			   displs, MPI_CHAR, inter) != MPI_SUCCESS;
+	free(counts);
+	free(displs);
+	free(sbuf);
+	free(rbuf);
+	MPI_Comm_free(&inter);
+	MPI_Comm_free(&local);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	double in[8], out[8];
@@ -134,6 +177,11 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc > 2 && !strcmp(argv[1], "phases")) {
 		i = phases(argv[2], rank);
+		MPI_Finalize();
+		return i;
+	}
+	if (argc > 1 && !strcmp(argv[1], "intercomm")) {
+		i = intercomm(rank, size);
 		MPI_Finalize();
 		return i;
 	}

@@ -214,6 +214,27 @@ test_mpi()
 	fi
 	test_asan "$mpi" "$np"
 
+	# An all-to-all over an inter-communicator between rank 0 and the
+	# others: each rank's bytes are those for the other group's
+	# processes (rank 0: np - 1 times 1000), not its own group's.
+	d=$TMP/$mpi-inter
+	if run "$mpi" "$d" "$TMP/out" BCS_JOB=inter BCS_MPI_POLL=1 -- \
+			intercomm &&
+	   "$BCSSTAT" mpi --json "$d"/inter.*.bcsmpi > "$TMP/json" &&
+	   python3 -c '
+import json, sys
+np = int(sys.argv[1])
+ranks = {r["rank"]: r["primitives"] for r in json.load(sys.stdin)["ranks"]}
+got = {k: v["MPI_Alltoallv"]["bytes"] for k, v in ranks.items()}
+want = {k: 1000 * (np - 1 if k == 0 else 1) for k in range(np)}
+print("# Alltoallv bytes per rank:", got, "want", want)
+sys.exit(got != want)' "$np" < "$TMP/json"; then
+		result ok "$mpi: Alltoallv on an inter-communicator counts the remote group"
+	else
+		cat "$TMP/out" >&2
+		result fail "$mpi: Alltoallv on an inter-communicator counts the remote group"
+	fi
+
 	# Rank 1 kills itself after 500 Allreduce; mpirun fails.
 	d=$TMP/$mpi-kill
 	run "$mpi" "$d" "$TMP/out" BCS_JOB=kill -- 1
