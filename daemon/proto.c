@@ -823,11 +823,22 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 	return false;
 }
 
-/* @a before @b in the classes kept: more nodes, then the lower row. */
+/*
+ * @a before @b in the classes kept: "no row ran" first, then the lower
+ * row.  An order of the rows alone, not of their counts, keeps the sum
+ * associative and commutative: a row is kept in the sum of a set of
+ * summaries exactly when fewer than BCSP_ROW_CLASSES rows before it are
+ * in the set, so it is kept, with its whole count, in every part of any
+ * grouping that holds it, and a row dropped anywhere is dropped in the
+ * whole (two rows before it are there too).
+ */
 static bool class_before(const struct bcsp_row_class *a,
 			 const struct bcsp_row_class *b)
 {
-	return a->nodes != b->nodes ? a->nodes > b->nodes : a->row < b->row;
+	if (a->row == BCSP_ROW_CLASS_NONE || b->row == BCSP_ROW_CLASS_NONE)
+		return a->row == BCSP_ROW_CLASS_NONE &&
+		       b->row != BCSP_ROW_CLASS_NONE;
+	return a->row < b->row;
 }
 
 /* The row classes of @src into @dst's (the counts fit: checked before). */

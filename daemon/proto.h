@@ -322,9 +322,11 @@ struct bcsp_switch_sum {
 	uint16_t late;		/* sum: of them, late (BCS_SLICE_LATE) */
 	uint16_t predicted;	/* sum: of them, on a prediction */
 	/*
-	 * The rows the nodes ran, as equivalence classes: the largest
-	 * BCSP_ROW_CLASSES, and the nodes of any other rows in @other;
-	 * @other and the classes' nodes add up to @nodes.
+	 * The rows the nodes ran, as equivalence classes: "no row ran"
+	 * and the lowest rows, BCSP_ROW_CLASSES of them, and the nodes of
+	 * any other rows in @other; @other and the classes' nodes add up
+	 * to @nodes.  Kept by row, not by count, so that sums are
+	 * associative and commutative (proto.c, class_before()).
 	 */
 	uint16_t other;
 	struct bcsp_row_class rows[BCSP_ROW_CLASSES];
@@ -341,8 +343,9 @@ struct bcsp_switches {
 /*
  * Combine summary @src of a slice into @dst of the same slice; false,
  * and @dst as it was, if the slices differ or a count would pass 65535.
- * The row classes of both are merged, the largest kept (the lower row
- * first among equals), the nodes of the others counted in @other.
+ * The row classes of both are merged, "no row ran" and the lowest rows
+ * kept, the nodes of the others counted in @other: associative and
+ * commutative, so a tree's shape never changes the master's records.
  */
 bool bcsp_switch_sum_add(struct bcsp_switch_sum *dst,
 			 const struct bcsp_switch_sum *src);

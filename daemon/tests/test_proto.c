@@ -745,22 +745,102 @@ static void test_switches(void)
 	CHECK(bcsp_switch_sum_add(&a, &b) && a.nodes == UINT16_MAX);
 
 	/*
-	 * Row classes (MRNet's EQ_CLASS): equal rows add up, the largest
-	 * two are kept, the lower row first among equals, the rest other.
+	 * Row classes (MRNet's EQ_CLASS): equal rows add up, "no row" and
+	 * the lowest rows are kept, two of them, the rest other.
 	 */
 	a = (struct bcsp_switch_sum){ .slice = 7, .nodes = 3,
 				      .rows = { { 1, 2 }, { 0, 1 } } };
 	b = (struct bcsp_switch_sum){ .slice = 7, .nodes = 4,
 				      .rows = { { 1, 3 }, { 2, 1 } } };
 	CHECK(bcsp_switch_sum_add(&a, &b));
-	CHECK(a.nodes == 7 && a.rows[0].row == 1 && a.rows[0].nodes == 5 &&
-	      a.rows[1].row == 0 && a.rows[1].nodes == 1 && a.other == 1);
+	CHECK(a.nodes == 7 && a.rows[0].row == 0 && a.rows[0].nodes == 1 &&
+	      a.rows[1].row == 1 && a.rows[1].nodes == 5 && a.other == 1);
 	b = (struct bcsp_switch_sum){ .slice = 7, .nodes = 3, .other = 1,
 				      .rows = { { BCSP_ROW_CLASS_NONE, 2 } } };
 	CHECK(bcsp_switch_sum_add(&a, &b));
-	CHECK(a.nodes == 10 && a.rows[0].row == 1 && a.rows[0].nodes == 5 &&
-	      a.rows[1].row == BCSP_ROW_CLASS_NONE && a.rows[1].nodes == 2 &&
-	      a.other == 3);
+	CHECK(a.nodes == 10 && a.rows[0].row == BCSP_ROW_CLASS_NONE &&
+	      a.rows[0].nodes == 2 && a.rows[1].row == 0 &&
+	      a.rows[1].nodes == 1 && a.other == 7);
+}
+
+/*
+ * The issue's case, and random summaries of up to five rows: the sum is
+ * associative and commutative, field by field.
+ */
+static uint32_t sw_rnd_state = 99;
+
+static uint32_t sw_rnd(uint32_t n)
+{
+	sw_rnd_state = sw_rnd_state * 1103515245u + 12345u;
+	return (sw_rnd_state >> 8) % n;
+}
+
+/* One node's summary of slice 9: it ran @row (or none). */
+static struct bcsp_switch_sum one_node(uint16_t row)
+{
+	return (struct bcsp_switch_sum){ .slice = 9, .nodes = 1,
+					 .rows = { { row, 1 } } };
+}
+
+/* A summary of @n nodes, each running one of five rows or none. */
+static struct bcsp_switch_sum some_nodes(uint32_t n)
+{
+	static const uint16_t rows[] = { 0, 1, 2, 3, 7,
+					 BCSP_ROW_CLASS_NONE };
+	struct bcsp_switch_sum s = one_node(rows[sw_rnd(6)]), t;
+
+	while (--n) {
+		t = one_node(rows[sw_rnd(6)]);
+		t.late = (uint16_t)sw_rnd(2);
+		t.end_max_ns = t.end_min_ns = (int64_t)sw_rnd(1000) - 500;
+		bcsp_switch_sum_add(&s, &t);
+	}
+	return s;
+}
+
+static bool same_sum(const struct bcsp_switch_sum *x,
+		     const struct bcsp_switch_sum *y)
+{
+	return !memcmp(x, y, sizeof(*x));
+}
+
+static void test_switch_sum_laws(void)
+{
+	struct bcsp_switch_sum a, b, c, ab, bc, l, r, ba;
+	uint32_t i, bad = 0;
+
+	/* A = {1:2, 0:1}, B = {1:3, 2:1}, C = {2:5}. */
+	a = (struct bcsp_switch_sum){ .slice = 9, .nodes = 3,
+				      .rows = { { 1, 2 }, { 0, 1 } } };
+	b = (struct bcsp_switch_sum){ .slice = 9, .nodes = 4,
+				      .rows = { { 1, 3 }, { 2, 1 } } };
+	c = (struct bcsp_switch_sum){ .slice = 9, .nodes = 5,
+				      .rows = { { 2, 5 } } };
+	l = a;
+	CHECK(bcsp_switch_sum_add(&l, &b) && bcsp_switch_sum_add(&l, &c));
+	bc = b;
+	r = a;
+	CHECK(bcsp_switch_sum_add(&bc, &c) && bcsp_switch_sum_add(&r, &bc));
+	CHECK(same_sum(&l, &r));
+	for (i = 0; i < 20000; i++) {
+		memset(&a, 0, sizeof(a));
+		a = some_nodes(1 + sw_rnd(6));
+		b = some_nodes(1 + sw_rnd(6));
+		c = some_nodes(1 + sw_rnd(6));
+		ab = a;
+		bcsp_switch_sum_add(&ab, &b);
+		ba = b;
+		bcsp_switch_sum_add(&ba, &a);
+		l = ab;
+		bcsp_switch_sum_add(&l, &c);
+		bc = b;
+		bcsp_switch_sum_add(&bc, &c);
+		r = a;
+		bcsp_switch_sum_add(&r, &bc);
+		bad += !same_sum(&ab, &ba) || !same_sum(&l, &r) ||
+		       l.other + l.rows[0].nodes + l.rows[1].nodes != l.nodes;
+	}
+	CHECK(bad == 0);
 }
 
 static void test_attach(void)
@@ -1388,6 +1468,7 @@ int main(void)
 	test_strobe_verdict();
 	test_strobe_verdict_wrap();
 	test_switches();
+	test_switch_sum_laws();
 	test_attach();
 	test_tasks();
 	test_command();
