@@ -107,13 +107,14 @@ for s in range(lo, hi + 1):
             bad.append("%d: master %d nodes, none recorded" % (s, m["nodes"]))
         continue
     ends = [r["switch_end_ns"] - r["deadline_ns"] for r in rs]
-    # The rows run, as classes: the largest two, the lower row first
-    # among equals ("no row", 0xffff, last), the rest "other".
+    # The rows run, as classes: "no row" (0xffff) first, then the
+    # lowest rows, two in all, the rest "other" (proto.h).
     count = {}
     for r in rs:
         row = r["row"] if r["row"] is not None and r["row"] < 64 else 0xffff
         count[row] = count.get(row, 0) + 1
-    classes = sorted(count.items(), key=lambda c: (-c[1], c[0]))
+    classes = sorted(count.items(),
+                     key=lambda c: -1 if c[0] == 0xffff else c[0])
     exp = (len(rs), sum(r["flags"][0] == "L" for r in rs),
            sum(r["flags"][7] == "P" for r in rs), max(ends), min(ends),
            classes[:2], sum(c[1] for c in classes[2:]))
