@@ -176,14 +176,19 @@ struct json_object *view_nodes_json(const struct bcsd *d, uint64_t now_ms)
 /* Is @job one of this node's kernel jobs (struct bcsd_local)?  Its index. */
 bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx)
 {
-	uint32_t i;
+	uint32_t lo = 0, hi = d->local.nr_jobs, mid;
 
-	for (i = 0; i < d->local.nr_jobs; i++) {
-		if (d->local.jobs[i] == job) {
-			if (idx)
-				*idx = i;
-			return true;
-		}
+	/* node.c keeps them in order of ids. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (d->local.jobs[mid] < job)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	if (lo == d->local.nr_jobs || d->local.jobs[lo] != job)
+		return false;
+	if (idx)
+		*idx = lo;
+	return true;
 }
