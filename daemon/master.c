@@ -205,7 +205,7 @@ static int ctx_stats(struct bcsd *d, const struct bcsp_request *req)
 		return -ENOENT;
 	js = ctx_job(d, req->job, true);
 	if (!js)
-		return -ENOSPC;	/* cannot be: a job has one at most */
+		return -ENOSPC;	/* BCSP_MAX_JOBS jobs have statistics */
 	switch (req->stats.op) {
 	case BCS_DIST_ENABLE:
 		js->metrics |= (uint8_t)metrics;
