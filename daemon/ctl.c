@@ -34,9 +34,10 @@
  * Every answer has "ok" (bool) and, when false, "error" (a negative errno)
  * and "message".  Requests are at most CTL_MSG_MAX bytes, exactly one JSON
  * object, with integer fields in their ranges (ctl_parse() in ctl_req.c);
- * answers have no bound (a job list grows with the nodes), so clients
- * peek at their size.  Job requests go to the master, over UDP, retried
- * until it answers or BCSD_REQ_TRIES attempts have timed out.
+ * answers have no bound (a job list grows with the jobs, up to
+ * BCS_JOBS_MAX, and their nodes), so clients peek at their size.  Job
+ * requests go to the master, over UDP, retried until it answers or
+ * BCSD_REQ_TRIES attempts have timed out.
  *
  * The socket is open to every user (mode 0666: bcsctl run waits for jobs
  * as the user it runs for), so no user may hold it hostage: a user other
@@ -368,10 +369,11 @@ static int by_job_info(const void *a, const void *b)
  * found by a binary search of bcs.ko's list, their nodes in the pairs of
  * the reports built once (view_pairs_build()), so that a list of
  * thousands of jobs costs O(jobs log jobs) in the event loop.  Its
- * answer is some 200 bytes per job plus 30 per node with tasks of it:
- * about 1 MB for 4096 jobs on a node each, which ctl_send() makes room
- * for (root's SO_SNDBUFFORCE; others as far as wmem_max allows, else
- * told -EMSGSIZE).
+ * answer is some 100 bytes per job plus 30 per node with tasks of it:
+ * about 0.5 MB for 4096 jobs on a node each, one datagram of the
+ * control socket, which ctl_send() makes room for with SO_SNDBUFFORCE
+ * (bcsd runs as root; without that, as far as net.core.wmem_max allows,
+ * and past it the client is told -EMSGSIZE).
  */
 static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 {
