@@ -19,6 +19,10 @@
 /* The largest cluster, BCSD_MAX_NODES, is in config.h (quorum). */
 #define BCSD_MAX_SENDERS	BCSD_MAX_NODES
 #define BCSD_MAP_HISTORY	32	/* maps kept for the stats file */
+#define BCSD_MAP_EVENT_JOBS	64	/* jobs kept of each */
+/* Parts of the largest map (proto.h): 90. */
+#define BCSD_MAP_PARTS_MAX	\
+	((BCSP_MAP_JOBS_MAX + BCSP_MAP_PART_JOBS - 1) / BCSP_MAP_PART_JOBS)
 #define BCSD_REQ_TIMEOUT_MS	500
 #define BCSD_REQ_TRIES		6
 /* Attach requests in flight at the master, and how long each waits. */
@@ -50,19 +54,30 @@ struct bcsd_job {
 	uint32_t id;
 	uint32_t row;
 	uint64_t rows;			/* the row set the map names (matrix.c) */
-	/* The nodes its create named (bcsctl job create --nodes). */
-	uint32_t declared[BCSP_CREATE_NODES_MAX];
-	uint32_t nr_declared;
 	uint32_t birth;			/* struct bcsp_job_row */
 	/*
-	 * Tasks per node, from the nodes' reports; down a tree, per sender
-	 * of a subtree's sum, with @nodes the nodes with tasks in it.
+	 * The nodes its create named (bcsctl job create --nodes): @nr_declared
+	 * of them, allocated (NULL with none).
 	 */
-	uint32_t tasks[BCSD_MAX_NODES];
-	uint32_t nodes[BCSD_MAX_NODES];
-	uint32_t node_ids[BCSD_MAX_NODES];
-	uint64_t seen_ms[BCSD_MAX_NODES];
+	uint32_t *declared;
+	uint32_t nr_declared;
+	/*
+	 * Tasks per node, from the nodes' reports; down a tree, per sender
+	 * of a subtree's sum, with @nodes the nodes with tasks in it.  Only
+	 * senders that report tasks of it: @nr_nodes entries of arrays that
+	 * grow (@cap_nodes, at most BCSD_MAX_NODES) as it spreads, so that
+	 * BCS_JOBS_MAX jobs of a node or two each cost little; freed with
+	 * the job (master.c job_free()).  A sender whose entry cannot be
+	 * had is not learnt.
+	 */
+	struct bcsd_job_node {
+		uint32_t id;		/* the sender's node id */
+		uint32_t tasks;
+		uint32_t nodes;
+		uint64_t seen_ms;
+	} *node;
 	uint32_t nr_nodes;
+	uint32_t cap_nodes;
 };
 
 /* A node's last report, as every bcsd keeps it (view.c). */
@@ -359,12 +374,14 @@ struct bcsd_rx {
 	struct bcsp_window cmds;
 	/*
 	 * The parts of the map being received (BCSP_MAP_PART_JOBS jobs
-	 * each), of (epoch, master, version): bit k of @parts, part k.
+	 * each), of (epoch, master, version): bit k % 64 of @parts[k / 64],
+	 * part k, of up to BCSD_MAP_PARTS_MAX.
 	 */
 	struct bcsd_map_asm {
 		uint32_t epoch, master, version;
-		uint32_t parts;
-		struct bcsp_map map;
+		bool started;
+		uint64_t parts[(BCSD_MAP_PARTS_MAX + 63) / 64];
+		struct bcsp_whole_map map;
 	} map_asm;
 };
 
@@ -388,7 +405,7 @@ struct bcsd_followed {
 	 * epoch and step the same version on, with maps of their own.
 	 */
 	bool have_map;
-	struct bcsp_map map;
+	struct bcsp_whole_map map;
 	uint32_t map_epoch;		/* of the master that sent it */
 	uint32_t map_master;		/* that master's node id */
 	/*
@@ -415,14 +432,22 @@ struct bcsd_master {
 	uint32_t strobe_row;		/* the row it runs */
 	struct bcsp_msg strobe_msg;	/* the last strobe sent */
 	unsigned int strobe_copies_left;	/* of it, still to send */
-	/* The jobs; their rows are the matrix's (matrix.c). */
-	struct bcsd_job jobs[BCSP_MAX_JOBS];
+	/*
+	 * The jobs; their rows are the matrix's (matrix.c).  @by_id: the
+	 * indices into @jobs in the order of their ids, for find_job().
+	 */
+	struct bcsd_job jobs[BCS_JOBS_MAX];
+	uint16_t by_id[BCS_JOBS_MAX];
 	uint32_t nr_jobs;
 	uint32_t next_job_id;
 	struct matrix matrix;
-	/* The node id of each of the matrix's node indices. */
+	/*
+	 * The node id of each of the matrix's node indices, and a hash of
+	 * the ids (index + 1; 0: free) that finds them (matrix_node()).
+	 */
 	uint32_t matrix_node[BCSD_MAX_NODES];
 	uint32_t matrix_nodes;
+	uint16_t matrix_node_hash[2 * BCSD_MAX_NODES];
 	uint32_t map_version;
 	uint64_t map_apply_slice;	/* of map_version; 0: at once */
 	uint64_t map_sent_slice;
@@ -464,8 +489,13 @@ struct bcsd_map_event {
 	uint64_t from_slice;		/* own map: first strobe naming it */
 	uint64_t apply_slice;		/* its rows from this slice; 0: at once */
 	uint32_t epoch, master, version, nr_jobs;
-	uint32_t job[BCSP_MAX_JOBS], row[BCSP_MAX_JOBS];
-	uint64_t rows[BCSP_MAX_JOBS];
+	/*
+	 * The first BCSD_MAP_EVENT_JOBS of its jobs, so that 32 events stay
+	 * small with maps of thousands of jobs: the stats file says how
+	 * many more there were ("more").
+	 */
+	uint32_t job[BCSD_MAP_EVENT_JOBS], row[BCSD_MAP_EVENT_JOBS];
+	uint64_t rows[BCSD_MAP_EVENT_JOBS];
 };
 
 /* node.c: the node role, bcs.ko's driver. */
@@ -531,8 +561,8 @@ struct bcsd_switches {
  * known): node.c keeps them, ctl.c waits for them (view_local_job()).
  */
 struct bcsd_local {
-	uint32_t jobs[BCSP_MAX_JOBS];
-	uint32_t births[BCSP_MAX_JOBS];
+	uint32_t jobs[BCS_JOBS_MAX];	/* in increasing order */
+	uint32_t births[BCS_JOBS_MAX];
 	uint32_t nr_jobs;
 };
 
@@ -669,7 +699,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
  * force until @map's apply_slice, unless @map only replaces a map that is
  * not yet in force (the same apply_slice).
  */
-void followed_set_map(struct bcsd *d, const struct bcsp_map *map,
+void followed_set_map(struct bcsd *d, const struct bcsp_whole_map *map,
 		      uint32_t epoch, uint32_t master);
 /*
  * The home rows of the map followed that is in force at slice @slice, and
@@ -695,15 +725,29 @@ void view_on_report(struct bcsd *d, uint32_t node,
 		    const struct bcsp_report *r, uint64_t now_ms);
 bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
 		 uint32_t *need);
-struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
-				   uint64_t now_ms);
+/*
+ * The tasks per (job, node) of the fresh reports (in a tree the subtree's
+ * list, reduce.c), sorted by job and node, for a job list: built once,
+ * O(P log P) for P pairs, rather than every report searched per job
+ * (BCS_JOBS_MAX jobs times BCSD_MAX_SENDERS reports of 64).  @e: job,
+ * node, tasks.
+ */
+struct view_pairs {
+	uint32_t (*e)[3];
+	size_t n;
+};
+int view_pairs_build(const struct bcsd *d, uint64_t now_ms,
+		     struct view_pairs *vp);
+/* Job @job's [{"node": N, "tasks": T}, ...], in order of nodes. */
+struct json_object *view_pairs_job(const struct view_pairs *vp, uint32_t job);
+void view_pairs_free(struct view_pairs *vp);
 /*
  * The nodes whose reports are fresh (this one's too); in a tree, those
  * in the root's last sum of reports on the root, 0 elsewhere.
  */
 uint32_t view_live_nodes(const struct bcsd *d, uint64_t now_ms);
 /*
- * What view_job_nodes() shows: {"of": "reports" | "subtree" | "cluster",
+ * What view_pairs_job() shows: {"of": "reports" | "subtree" | "cluster",
  * "more": pairs (job, node) left out of a tree's bounded lists}.
  */
 struct json_object *view_nodes_json(const struct bcsd *d, uint64_t now_ms);

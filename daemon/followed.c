@@ -5,9 +5,11 @@
  * node (proto.h, Documentation/matrix.rst), and until then the one before
  * it is.  rx.c holds what the network brings, master.c what it sends.
  */
+#include <string.h>
+
 #include "bcsd.h"
 
-void followed_set_map(struct bcsd *d, const struct bcsp_map *map,
+void followed_set_map(struct bcsd *d, const struct bcsp_whole_map *map,
 		      uint32_t epoch, uint32_t master)
 {
 	struct bcsd_followed *f = &d->followed;
@@ -25,9 +27,14 @@ void followed_set_map(struct bcsd *d, const struct bcsp_map *map,
 		f->map_prev_version = f->map.version;
 		f->map_prev_rows = bcsp_map_home_rows(&f->map);
 	}
-	f->map = *map;
-	f->map.first = 0;
-	f->map.nr = 0;
+	/* Not the jobs past nr_jobs: up to 128 KB copied otherwise. */
+	if (map != &f->map) {
+		f->map.version = map->version;
+		f->map.nr_jobs = map->nr_jobs;
+		f->map.apply_slice = map->apply_slice;
+		memcpy(f->map.jobs, map->jobs,
+		       map->nr_jobs * sizeof(map->jobs[0]));
+	}
 	f->map_epoch = epoch;
 	f->map_master = master;
 	f->have_map = true;

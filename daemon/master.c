@@ -17,6 +17,7 @@
  * of the standbys the highest priority ends up the master.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -61,14 +62,44 @@ static void arm_strobe_timer(struct bcsd *d, uint64_t at_ns)
 	loop_timer_at(d->master.strobe_fd, at_ns);
 }
 
+/*
+ * The position in d->master.by_id of job @id, or where it would go: a
+ * binary search, for a report names up to BCSP_MAX_JOBS jobs among up to
+ * BCS_JOBS_MAX.
+ */
+static uint32_t by_id_pos(const struct bcsd *d, uint32_t id)
+{
+	uint32_t lo = 0, hi = d->master.nr_jobs, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (d->master.jobs[d->master.by_id[mid]].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static struct bcsd_job *find_job(struct bcsd *d, uint32_t id)
 {
-	uint32_t i;
+	uint32_t pos = by_id_pos(d, id);
+	struct bcsd_job *j;
 
-	for (i = 0; i < d->master.nr_jobs; i++)
-		if (d->master.jobs[i].id == id)
-			return &d->master.jobs[i];
-	return NULL;
+	if (pos == d->master.nr_jobs)
+		return NULL;
+	j = &d->master.jobs[d->master.by_id[pos]];
+	return j->id == id ? j : NULL;
+}
+
+/* What job @j holds, freed: the job itself goes with its slot. */
+static void job_free(struct bcsd_job *j)
+{
+	free(j->declared);
+	free(j->node);
+	j->declared = NULL;
+	j->node = NULL;
+	j->nr_declared = j->nr_nodes = j->cap_nodes = 0;
 }
 
 static uint32_t nr_rows(const struct bcsd *d)
@@ -81,28 +112,31 @@ static uint32_t nr_rows(const struct bcsd *d)
 	return n;
 }
 
-static void fill_map(struct bcsd *d, struct bcsp_map *map)
+static void fill_map(struct bcsd *d, struct bcsp_whole_map *map)
 {
 	uint64_t now = now_mono_ms(), expiry = REPORT_EXPIRY_MS(d);
+	const struct bcsd_job_node *jn;
+	struct bcsp_job_row *r;
 	struct bcsd_job *j;
 	uint32_t i, k;
 
-	memset(map, 0, sizeof(*map));
 	map->version = d->master.map_version;
 	map->apply_slice = d->master.map_apply_slice;
 	map->nr_jobs = d->master.nr_jobs;
 	for (i = 0; i < d->master.nr_jobs; i++) {
 		j = &d->master.jobs[i];
-		map->jobs[i].job = j->id;
-		map->jobs[i].row = j->row;
-		map->jobs[i].rows = j->row < BCS_ROWS_MAX ?
-			j->rows | 1ULL << j->row : 0;
-		map->jobs[i].birth = j->birth;
+		r = &map->jobs[i];
+		memset(r, 0, sizeof(*r));
+		r->job = j->id;
+		r->row = j->row;
+		r->rows = j->row < BCS_ROWS_MAX ? j->rows | 1ULL << j->row : 0;
+		r->birth = j->birth;
 		for (k = 0; k < j->nr_nodes; k++) {
-			if (now - j->seen_ms[k] > expiry || !j->tasks[k])
+			jn = &j->node[k];
+			if (now - jn->seen_ms > expiry || !jn->tasks)
 				continue;
-			map->jobs[i].nodes += j->nodes[k];
-			map->jobs[i].tasks += j->tasks[k];
+			r->nodes += jn->nodes;
+			r->tasks += jn->tasks;
 		}
 	}
 }
@@ -171,7 +205,7 @@ static int ctx_stats(struct bcsd *d, const struct bcsp_request *req)
 		return -ENOENT;
 	js = ctx_job(d, req->job, true);
 	if (!js)
-		return -ENOSPC;	/* cannot be: a job has one at most */
+		return -ENOSPC;	/* BCSP_MAX_JOBS jobs have statistics */
 	switch (req->stats.op) {
 	case BCS_DIST_ENABLE:
 		js->metrics |= (uint8_t)metrics;
@@ -225,20 +259,21 @@ static void ctx_forget(struct bcsd *d, uint32_t id)
 
 static void send_map(struct bcsd *d)
 {
+	/* Up to 128 KB: not on the stack. */
+	static struct bcsp_whole_map map;
 	struct bcsp_msg m = { .hdr = { .type = BCSP_MAP } };
 	uint32_t k, parts;
 	bool sent = false;
 
 	m.hdr.epoch = d->master.epoch;
 	m.hdr.priority = (uint16_t)d->cfg.priority;
-	fill_map(d, &m.map);
+	fill_map(d, &map);
 	/* A datagram per part (proto.h), the whole map to this host. */
-	parts = bcsp_map_parts(m.map.nr_jobs);
+	parts = bcsp_map_parts(map.nr_jobs);
 	for (k = 0; k < parts; k++) {
-		m.map.first = k * BCSP_MAP_PART_JOBS;
+		bcsp_map_fill_part(&map, k, &m.map);
 		sent |= !net_send(d, &m, NULL);
 	}
-	m.map.first = 0;
 	if (sent)
 		d->cnt.maps_tx++;
 	d->master.map_sent_slice = d->master.strobe_slice;
@@ -247,8 +282,12 @@ static void send_map(struct bcsd *d)
 		d->master.map_repeats = MAP_REPEATS;
 	}
 	/* The master's own view, for bcsctl job list on this host. */
-	followed_set_map(d, &m.map, d->master.epoch, d->node_id);
-	/* To this host's node part, as the group gets it. */
+	followed_set_map(d, &map, d->master.epoch, d->node_id);
+	/*
+	 * To this host's node part, as the group gets it: the message (its
+	 * last part) says who sent it, the parts read the whole map from
+	 * d->followed.map, as rx.c leaves it.
+	 */
 	dispatch(d, &m, &(struct bcsd_origin){
 		.local = true, .slice = d->master.strobe_slice });
 	send_ctx(d);
@@ -293,14 +332,19 @@ static uint64_t map_resend_slices(const struct bcsd *d)
  */
 static int matrix_node(struct bcsd *d, uint32_t id)
 {
-	uint32_t i;
+	uint16_t *hash = d->master.matrix_node_hash;
+	uint32_t size = ARRAY_SIZE(d->master.matrix_node_hash);
+	uint32_t h = (id * 2654435761u) & (size - 1), i;
 
-	for (i = 0; i < d->master.matrix_nodes; i++)
-		if (d->master.matrix_node[i] == id)
-			return (int)i;
+	/* Never more than half full: a probe ends at a free slot. */
+	for (; hash[h]; h = (h + 1) & (size - 1))
+		if (d->master.matrix_node[hash[h] - 1] == id)
+			return hash[h] - 1;
+	i = d->master.matrix_nodes;
 	if (i == BCSD_MAX_NODES)
 		return -1;
 	d->master.matrix_node[d->master.matrix_nodes++] = id;
+	hash[h] = (uint16_t)(i + 1);
 	return (int)i;
 }
 
@@ -325,9 +369,9 @@ static uint32_t job_res(struct bcsd *d, const struct bcsd_job *j,
 		res[n++].cpus = MATRIX_CPUS_ALL;
 	}
 	for (k = 0; k < j->nr_nodes; k++) {
-		if (!j->tasks[k] || now - j->seen_ms[k] > expiry)
+		if (!j->node[k].tasks || now - j->node[k].seen_ms > expiry)
 			continue;
-		idx = matrix_node(d, j->node_ids[k]);
+		idx = matrix_node(d, j->node[k].id);
 		if (idx < 0)
 			continue;
 		res[n].node = (uint32_t)idx;
@@ -336,22 +380,36 @@ static uint32_t job_res(struct bcsd *d, const struct bcsd_job *j,
 	return n;
 }
 
-/* Does matrix job @mj occupy exactly the @n resources at @res? */
+/*
+ * Does matrix job @mj occupy exactly the nodes of the @n resources at
+ * @res (which may name a node twice)?  O(@n): the nodes of @mj marked
+ * with a generation of their own.
+ */
 static bool same_res(const struct matrix_job *mj, struct matrix_res *res,
 		     uint32_t n)
 {
-	uint32_t i, k;
+	static uint32_t mark[BCSD_MAX_NODES], gen;
+	uint32_t i, distinct = 0;
 
-	if (mj->nr_res != n)
-		return false;
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < mj->nr_res; k++)
-			if (mj->res[k].node == res[i].node)
-				break;
-		if (k == mj->nr_res)
-			return false;
+	if (gen >= UINT32_MAX - 2) {
+		memset(mark, 0, sizeof(mark));
+		gen = 0;
 	}
-	return true;
+	gen += 2;
+	for (i = 0; i < mj->nr_res; i++)
+		if (mj->res[i].node < BCSD_MAX_NODES)
+			mark[mj->res[i].node] = gen;
+	for (i = 0; i < n; i++) {
+		if (res[i].node >= BCSD_MAX_NODES)
+			return false;
+		if (mark[res[i].node] == gen) {
+			mark[res[i].node] = gen + 1;
+			distinct++;
+		} else if (mark[res[i].node] != gen + 1) {
+			return false;
+		}
+	}
+	return distinct == mj->nr_res;
 }
 
 /*
@@ -411,8 +469,10 @@ static void forget_jobs(struct bcsd *d)
 {
 	uint32_t i;
 
-	for (i = 0; i < d->master.nr_jobs; i++)
+	for (i = 0; i < d->master.nr_jobs; i++) {
 		matrix_remove(&d->master.matrix, d->master.jobs[i].id);
+		job_free(&d->master.jobs[i]);
+	}
 	d->master.nr_jobs = 0;
 }
 
@@ -425,9 +485,10 @@ static bool add_job(struct bcsd *d, uint32_t id, uint32_t row, bool pin,
 		    uint32_t birth)
 {
 	struct bcsd_job *j;
+	uint32_t pos;
 	int r;
 
-	if (d->master.nr_jobs >= BCSP_MAX_JOBS)
+	if (d->master.nr_jobs >= BCS_JOBS_MAX)
 		return false;
 	r = matrix_add(&d->master.matrix, id, NULL, 0,
 		       row < BCS_ROWS_MAX ? row : MATRIX_ROW_NONE,
@@ -436,6 +497,10 @@ static bool add_job(struct bcsd *d, uint32_t id, uint32_t row, bool pin,
 		return false;
 	if (!pin)
 		matrix_pin(&d->master.matrix, id, MATRIX_ROW_NONE, 0);
+	pos = by_id_pos(d, id);
+	memmove(&d->master.by_id[pos + 1], &d->master.by_id[pos],
+		(d->master.nr_jobs - pos) * sizeof(d->master.by_id[0]));
+	d->master.by_id[pos] = (uint16_t)d->master.nr_jobs;
 	j = &d->master.jobs[d->master.nr_jobs++];
 	memset(j, 0, sizeof(*j));
 	j->id = id;
@@ -451,8 +516,20 @@ static bool add_job(struct bcsd *d, uint32_t id, uint32_t row, bool pin,
 /* Take job @j (of the master's) out of the matrix. */
 static void remove_job(struct bcsd *d, struct bcsd_job *j)
 {
+	uint32_t idx = (uint32_t)(j - d->master.jobs);
+	uint32_t pos = by_id_pos(d, j->id), last;
+
 	matrix_remove(&d->master.matrix, j->id);
-	*j = d->master.jobs[--d->master.nr_jobs];
+	job_free(j);
+	memmove(&d->master.by_id[pos], &d->master.by_id[pos + 1],
+		(d->master.nr_jobs - pos - 1) * sizeof(d->master.by_id[0]));
+	last = --d->master.nr_jobs;
+	if (idx == last)
+		return;
+	/* The last job takes its slot, and its place in by_id follows. */
+	*j = d->master.jobs[last];
+	pos = by_id_pos(d, j->id);
+	d->master.by_id[pos] = (uint16_t)idx;
 }
 
 /*
@@ -1004,7 +1081,7 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 	case BCSP_OP_CREATE:
 		if (req->row != BCS_ROW_NONE && req->row >= BCS_ROWS_MAX) {
 			reply->error = -EINVAL;
-		} else if (d->master.nr_jobs >= BCSP_MAX_JOBS) {
+		} else if (d->master.nr_jobs >= BCS_JOBS_MAX) {
 			reply->error = -ENOSPC;
 		} else if (req->job && find_job(d, req->job)) {
 			reply->error = -EEXIST;
@@ -1025,9 +1102,18 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 			}
 			/* The nodes it will run on, if the request says. */
 			j = &d->master.jobs[d->master.nr_jobs - 1];
-			j->nr_declared = req->nodes.nr;
-			memcpy(j->declared, req->nodes.id,
-			       req->nodes.nr * sizeof(j->declared[0]));
+			if (req->nodes.nr) {
+				j->declared = malloc(req->nodes.nr *
+						     sizeof(j->declared[0]));
+				if (!j->declared) {
+					remove_job(d, j);
+					reply->error = -ENOMEM;
+					break;
+				}
+				j->nr_declared = req->nodes.nr;
+				memcpy(j->declared, req->nodes.id,
+				       req->nodes.nr * sizeof(j->declared[0]));
+			}
 			replan(d);
 			row = j->row;
 			reply->job = id;
@@ -1194,38 +1280,80 @@ static void on_request(struct bcsd *d, const struct bcsp_msg *m)
  * The tasks per job of the nodes that @sender speaks for: itself (a
  * report), or its subtree of a tree of daemons (a sum of reports).
  */
+/*
+ * The entry of sender @id in job @j's table, made if @add: NULL if it has
+ * none, or cannot be had (BCSD_MAX_NODES, or no memory: the job simply
+ * does not learn that node).
+ */
+static struct bcsd_job_node *job_node(struct bcsd_job *j, uint32_t id,
+				      bool add)
+{
+	struct bcsd_job_node *grown;
+	uint32_t k, cap;
+
+	for (k = 0; k < j->nr_nodes; k++)
+		if (j->node[k].id == id)
+			return &j->node[k];
+	if (!add || j->nr_nodes == BCSD_MAX_NODES)
+		return NULL;
+	if (j->nr_nodes == j->cap_nodes) {
+		cap = j->cap_nodes ? 2 * j->cap_nodes : 4;
+		if (cap > BCSD_MAX_NODES)
+			cap = BCSD_MAX_NODES;
+		grown = realloc(j->node, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		j->node = grown;
+		j->cap_nodes = cap;
+	}
+	memset(&j->node[j->nr_nodes], 0, sizeof(j->node[0]));
+	j->node[j->nr_nodes].id = id;
+	return &j->node[j->nr_nodes++];
+}
+
+/*
+ * The tasks per job of the nodes that @sender speaks for: itself (a
+ * report), or its subtree of a tree of daemons (a sum of reports).  Jobs
+ * keep entries only for the senders with tasks of theirs: the entries of
+ * @sender go, and those of the jobs it names with tasks come back, so a
+ * report costs O(jobs + their entries), not O(jobs * nodes).  The
+ * matrix is replanned only when a job gained or lost a sender (the tick
+ * replans for reports that expire).
+ */
 static void take_tasks(struct bcsd *d, uint32_t sender,
 		       const struct bcsp_tasks *t)
 {
 	uint64_t now = now_mono_ms();
-	bool learnt = false;
+	bool learnt = false, moved = false;
+	struct bcsd_job_node *jn;
 	struct bcsd_job *j;
 	uint32_t i, k;
 
+	/* What @sender said before: a job it no longer names has none. */
 	for (i = 0; i < d->master.nr_jobs; i++) {
 		j = &d->master.jobs[i];
 		for (k = 0; k < j->nr_nodes; k++)
-			if (j->node_ids[k] == sender)
+			if (j->node[k].id == sender)
 				break;
-		if (k == j->nr_nodes) {
-			if (k == BCSD_MAX_NODES)
-				continue;
-			j->nr_nodes++;
-			j->node_ids[k] = sender;
-		}
-		j->tasks[k] = 0;
-		j->nodes[k] = 0;
-		j->seen_ms[k] = now;
+		if (k == j->nr_nodes)
+			continue;
+		/* Marked, so that a job named again with tasks keeps it. */
+		j->node[k].seen_ms = now;
+		j->node[k].tasks = 0;
+		j->node[k].nodes = 0;
 	}
 	for (i = 0; i < t->nr_jobs && i < BCSP_MAX_JOBS; i++) {
 		j = find_job(d, t->jobs[i].job);
 		if (!j)
 			continue;
-		for (k = 0; k < j->nr_nodes; k++) {
-			if (j->node_ids[k] != sender)
-				continue;
-			j->tasks[k] = t->jobs[i].tasks;
-			j->nodes[k] = t->jobs[i].nodes;
+		if (t->jobs[i].tasks) {
+			jn = job_node(j, sender, true);
+			if (jn) {
+				moved |= !jn->tasks && !jn->seen_ms;
+				jn->tasks = t->jobs[i].tasks;
+				jn->nodes = t->jobs[i].nodes;
+				jn->seen_ms = now;
+			}
 		}
 		/* Adopted from reports that did not know its birth. */
 		if (!j->birth && t->jobs[i].birth) {
@@ -1233,7 +1361,19 @@ static void take_tasks(struct bcsd *d, uint32_t sender,
 			learnt = true;
 		}
 	}
-	if (replan(d) || learnt)
+	/* The entries left at 0 tasks: the job left @sender's nodes. */
+	for (i = 0; i < d->master.nr_jobs; i++) {
+		j = &d->master.jobs[i];
+		for (k = 0; k < j->nr_nodes;) {
+			if (j->node[k].id != sender || j->node[k].tasks) {
+				k++;
+				continue;
+			}
+			j->node[k] = j->node[--j->nr_nodes];
+			moved = true;
+		}
+	}
+	if ((moved && replan(d)) || learnt)
 		map_changed(d, false);
 }
 
@@ -1357,6 +1497,11 @@ int master_init(struct bcsd *d)
 
 void master_exit(struct bcsd *d)
 {
+	uint32_t i;
+
+	for (i = 0; i < d->master.nr_jobs; i++)
+		job_free(&d->master.jobs[i]);
+	d->master.nr_jobs = 0;
 	matrix_free(&d->master.matrix);
 	if (d->master.strobe_fd < 0)
 		return;

@@ -25,6 +25,8 @@
  * jobs: take them in, so that the first map keeps those the master still
  * has and destroys those it destroyed meanwhile.
  */
+static bool local_add(struct bcsd *d, uint32_t job, uint32_t *idx);
+
 static void adopt_jobs(struct bcsd *d)
 {
 	struct bcs_job_info *jobs = NULL;
@@ -33,10 +35,8 @@ static void adopt_jobs(struct bcsd *d)
 	if (bcs_job_list(d->bcs, &jobs, &n))
 		return;
 	/* Births not known: the first map tells them. */
-	for (i = 0; i < n && d->local.nr_jobs < BCSP_MAX_JOBS; i++) {
-		d->local.births[d->local.nr_jobs] = 0;
-		d->local.jobs[d->local.nr_jobs++] = jobs[i].id;
-	}
+	for (i = 0; i < n; i++)
+		local_add(d, jobs[i].id, NULL);
 	free(jobs);
 	if (n)
 		pr_info("%zu job(s) already in bcs.ko: kept if the map has them",
@@ -180,9 +180,81 @@ static void on_strobe(struct bcsd *d, const struct bcsp_msg *m,
 
 static void forget_local_job(struct bcsd *d, uint32_t idx)
 {
+	uint32_t after = d->local.nr_jobs - idx - 1;
+
+	/* In order of ids (view_local_job() searches them). */
+	memmove(&d->local.jobs[idx], &d->local.jobs[idx + 1],
+		after * sizeof(d->local.jobs[0]));
+	memmove(&d->local.births[idx], &d->local.births[idx + 1],
+		after * sizeof(d->local.births[0]));
 	d->local.nr_jobs--;
-	d->local.jobs[idx] = d->local.jobs[d->local.nr_jobs];
-	d->local.births[idx] = d->local.births[d->local.nr_jobs];
+}
+
+/*
+ * Job @job, of birth not known, into the local jobs, in order, if it is
+ * not there: false if BCS_JOBS_MAX are (bcs.ko holds no more).  Its
+ * index into @idx if not NULL.
+ */
+static bool local_add(struct bcsd *d, uint32_t job, uint32_t *idx)
+{
+	uint32_t lo = 0, hi = d->local.nr_jobs, mid, after;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (d->local.jobs[mid] < job)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < d->local.nr_jobs && d->local.jobs[lo] == job)
+		goto out;
+	if (d->local.nr_jobs >= BCS_JOBS_MAX)
+		return false;
+	after = d->local.nr_jobs - lo;
+	memmove(&d->local.jobs[lo + 1], &d->local.jobs[lo],
+		after * sizeof(d->local.jobs[0]));
+	memmove(&d->local.births[lo + 1], &d->local.births[lo],
+		after * sizeof(d->local.births[0]));
+	d->local.jobs[lo] = job;
+	d->local.births[lo] = 0;
+	d->local.nr_jobs++;
+out:
+	if (idx)
+		*idx = lo;
+	return true;
+}
+
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Destroy the local jobs that map @map does not hold: the local jobs and
+ * a sorted copy of the map's ids walked together, O(n log n) for maps and
+ * local tables of up to BCS_JOBS_MAX jobs each.
+ */
+static void drop_jobs_not_in(struct bcsd *d, const struct bcsp_whole_map *map)
+{
+	static uint32_t ids[BCSP_MAP_JOBS_MAX];
+	uint32_t i, k = 0, n = 0, p = 0;
+
+	for (i = 0; i < map->nr_jobs && i < BCSP_MAP_JOBS_MAX; i++)
+		ids[n++] = map->jobs[i].job;
+	qsort(ids, n, sizeof(ids[0]), by_u32);
+	for (i = 0; i < d->local.nr_jobs; i++) {
+		while (p < n && ids[p] < d->local.jobs[i])
+			p++;
+		if (p < n && ids[p] == d->local.jobs[i]) {
+			d->local.jobs[k] = d->local.jobs[i];
+			d->local.births[k++] = d->local.births[i];
+			continue;
+		}
+		bcs_job_destroy(d->bcs, d->local.jobs[i]);
+	}
+	d->local.nr_jobs = k;
 }
 
 /*
@@ -213,11 +285,11 @@ static void supersede_local_job(struct bcsd *d, const struct bcsp_job_row *j)
 static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 		   const struct bcsd_origin *from)
 {
-	const struct bcsp_map *map = &m->map;
+	/* Whole, as rx.c or master.c left it: @m holds one part. */
+	const struct bcsp_whole_map *map = &d->followed.map;
 	uint32_t epoch = m->hdr.epoch, master = m->hdr.sender;
 	struct bcsd_map_event *ev;
-	uint32_t i, k, idx;
-	bool keep;
+	uint32_t i, idx;
 	int err;
 
 	/*
@@ -255,28 +327,13 @@ static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 				bcs_strerror(err, BCS_CTX_JOB));
 			continue;
 		}
-		if (!view_local_job(d, j->job, &idx)) {
-			if (d->local.nr_jobs >= BCSP_MAX_JOBS)
-				continue;
-			idx = d->local.nr_jobs++;
-			d->local.jobs[idx] = j->job;
-			d->local.births[idx] = 0;
-		}
+		if (!local_add(d, j->job, &idx))
+			continue;
 		if (j->birth)
 			d->local.births[idx] = j->birth;
 	}
 	/* Jobs the master no longer has. */
-	for (i = 0; i < d->local.nr_jobs;) {
-		keep = false;
-		for (k = 0; k < map->nr_jobs; k++)
-			keep |= map->jobs[k].job == d->local.jobs[i];
-		if (keep) {
-			i++;
-			continue;
-		}
-		bcs_job_destroy(d->bcs, d->local.jobs[i]);
-		forget_local_job(d, i);
-	}
+	drop_jobs_not_in(d, map);
 	/* The map before stays in force until this one's slice. */
 	if (!map->apply_slice || !d->node.applied ||
 	    d->node.applied_epoch != epoch || d->node.applied_master != master) {
@@ -300,7 +357,7 @@ static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 	ev->master = master;
 	ev->version = map->version;
 	ev->nr_jobs = map->nr_jobs;
-	for (i = 0; i < map->nr_jobs; i++) {
+	for (i = 0; i < map->nr_jobs && i < BCSD_MAP_EVENT_JOBS; i++) {
 		ev->job[i] = map->jobs[i].job;
 		ev->row[i] = map->jobs[i].row;
 		ev->rows[i] = map->jobs[i].rows;

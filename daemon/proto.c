@@ -206,7 +206,7 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		break;
 	case BCSP_MAP:
 		/* One part: the jobs from @first. */
-		if (m->map.nr_jobs > BCSP_MAX_JOBS ||
+		if (m->map.nr_jobs > BCSP_MAP_JOBS_MAX ||
 		    m->map.first % BCSP_MAP_PART_JOBS ||
 		    m->map.first >= bcsp_map_parts(m->map.nr_jobs) *
 				    BCSP_MAP_PART_JOBS) {
@@ -219,7 +219,7 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 		put32(c, m->map.first);
 		put32(c, 0);
 		n = bcsp_map_part_len(m->map.nr_jobs, m->map.first);
-		for (i = m->map.first; i < m->map.first + n; i++) {
+		for (i = 0; i < n; i++) {
 			put32(c, m->map.jobs[i].job);
 			put32(c, m->map.jobs[i].row);
 			put64(c, m->map.jobs[i].rows);
@@ -545,7 +545,7 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		m->map.nr_jobs = get32(c);
 		m->map.apply_slice = get64(c);
 		m->map.first = get32(c);
-		if (get32(c) || m->map.nr_jobs > BCSP_MAX_JOBS ||
+		if (get32(c) || m->map.nr_jobs > BCSP_MAP_JOBS_MAX ||
 		    m->map.first % BCSP_MAP_PART_JOBS ||
 		    m->map.first >= bcsp_map_parts(m->map.nr_jobs) *
 				    BCSP_MAP_PART_JOBS)
@@ -554,7 +554,7 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 		m->map.nr = bcsp_map_part_len(m->map.nr_jobs, m->map.first);
 		if (m->map.nr != (c->len - c->off) / 28)
 			return false;
-		for (i = m->map.first; i < m->map.first + m->map.nr; i++) {
+		for (i = 0; i < m->map.nr; i++) {
 			struct bcsp_job_row *j = &m->map.jobs[i];
 
 			j->job = get32(c);
@@ -1140,12 +1140,26 @@ fail:
 	return -1;
 }
 
-uint64_t bcsp_map_home_rows(const struct bcsp_map *m)
+void bcsp_map_fill_part(const struct bcsp_whole_map *w, uint32_t k,
+			struct bcsp_map *part)
+{
+	part->version = w->version;
+	part->nr_jobs = w->nr_jobs;
+	part->apply_slice = w->apply_slice;
+	part->first = k * BCSP_MAP_PART_JOBS;
+	part->nr = bcsp_map_part_len(w->nr_jobs, part->first);
+	memcpy(part->jobs, &w->jobs[part->first],
+	       part->nr * sizeof(part->jobs[0]));
+	memset(&part->jobs[part->nr], 0,
+	       (BCSP_MAP_PART_JOBS - part->nr) * sizeof(part->jobs[0]));
+}
+
+uint64_t bcsp_map_home_rows(const struct bcsp_whole_map *m)
 {
 	uint64_t rows = 0;
 	uint32_t i;
 
-	for (i = 0; i < m->nr_jobs && i < BCSP_MAX_JOBS; i++)
+	for (i = 0; i < m->nr_jobs && i < BCSP_MAP_JOBS_MAX; i++)
 		if (m->jobs[i].row < BCS_ROWS_MAX)
 			rows |= 1ULL << m->jobs[i].row;
 	return rows;
@@ -1158,7 +1172,7 @@ uint32_t bcsp_rows_next(uint64_t rows, uint32_t row)
 	return row == BCS_ROW_NONE ? 0 : row;
 }
 
-uint32_t bcsp_map_next_row(const struct bcsp_map *m, uint32_t row)
+uint32_t bcsp_map_next_row(const struct bcsp_whole_map *m, uint32_t row)
 {
 	return bcsp_rows_next(bcsp_map_home_rows(m), row);
 }

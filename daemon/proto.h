@@ -35,7 +35,12 @@
 #define BCSP_TAG_LEN		32
 #define BCSP_KEY_LEN		32
 #define BCSP_MAX_LEN		1400	/* fits an Ethernet MTU */
-#define BCSP_MAX_JOBS		64	/* jobs of a map, a report, a context */
+/*
+ * Jobs of a node's report, of a subtree's sum of tasks (BCSP_TASKS) and of
+ * a statistics context: what one datagram carries.  A map holds up to
+ * BCSP_MAP_JOBS_MAX, in parts (struct bcsp_map).
+ */
+#define BCSP_MAX_JOBS		64
 
 enum bcsp_type {
 	BCSP_STROBE	= 1,	/* master -> group: run @row at @deadline */
@@ -118,24 +123,39 @@ struct bcsp_job_row {
 /*
  * BCSP_MAP body: 24 bytes + 28 per job, in parts of at most
  * BCSP_MAP_PART_JOBS jobs, a datagram each: part k holds jobs
- * [k * BCSP_MAP_PART_JOBS, ...), every part but the last full, and a map of
- * no job one part with none.  @version steps on with every change of a
- * master's map (master.c), wrapping: bcsp_map_older() compares two; a
- * node applies a map once it holds every part of one version.  Its rows
- * take effect at the switch to slice @apply_slice (bcs.ko's
+ * [k * BCSP_MAP_PART_JOBS, ...) of the whole map, every part but the last
+ * full, and a map of no job one part with none; a map of
+ * BCSP_MAP_JOBS_MAX jobs takes 90.  @version steps on with every change
+ * of a master's map (master.c), wrapping: bcsp_map_older() compares two;
+ * a node applies a map once it holds every part of one version (rx.c).
+ * Its rows take effect at the switch to slice @apply_slice (bcs.ko's
  * BCS_JOB_AT_SLICE), so that every node switches the changed jobs in the
- * same slice; 0: at once.  @first and @nr are the part's, on the wire
- * only: a whole map (struct bcsd's copies) has them 0 and @nr_jobs.
+ * same slice; 0: at once.
+ *
+ * struct bcsp_map is one part, as the wire has it: @jobs[0 .. @nr) are
+ * the whole map's jobs [@first, @first + @nr).  It stays small, for
+ * struct bcsp_msg lives on the stack.  A whole map, as a daemon holds it
+ * (struct bcsd's copies, the master's), is struct bcsp_whole_map;
+ * bcsp_map_fill_part() cuts a part from it.
  */
 #define BCSP_MAP_PART_JOBS	46	/* fills a datagram */
+#define BCSP_MAP_JOBS_MAX	BCS_JOBS_MAX	/* bcs.ko's own bound */
 
 struct bcsp_map {
 	uint32_t version;
 	uint32_t nr_jobs;	/* of the whole map */
 	uint64_t apply_slice;
-	uint32_t first;		/* a part's first job */
-	uint32_t nr;		/* a part's jobs (encoding: computed) */
-	struct bcsp_job_row jobs[BCSP_MAX_JOBS];
+	uint32_t first;		/* the part's first job in the whole map */
+	uint32_t nr;		/* the part's jobs (encoding: computed) */
+	struct bcsp_job_row jobs[BCSP_MAP_PART_JOBS];
+};
+
+/* A whole map: every part's jobs in place (about 128 KB at the most). */
+struct bcsp_whole_map {
+	uint32_t version;
+	uint32_t nr_jobs;
+	uint64_t apply_slice;
+	struct bcsp_job_row jobs[BCSP_MAP_JOBS_MAX];
 };
 
 /* The parts of a map of @nr_jobs jobs: at least 1. */
@@ -151,6 +171,13 @@ static inline uint32_t bcsp_map_part_len(uint32_t nr_jobs, uint32_t first)
 
 	return left < BCSP_MAP_PART_JOBS ? left : BCSP_MAP_PART_JOBS;
 }
+
+/*
+ * Part @k of whole map @w into @part: its header, @first, @nr and the
+ * jobs it holds.  @k below bcsp_map_parts(@w->nr_jobs).
+ */
+void bcsp_map_fill_part(const struct bcsp_whole_map *w, uint32_t k,
+			struct bcsp_map *part);
 
 /* Is map version @a older than @b (of one master and epoch)? */
 static inline bool bcsp_map_older(uint32_t a, uint32_t b)
@@ -619,10 +646,10 @@ bool bcsp_epoch_next(uint32_t seen, uint32_t *next);
  * job, else the lowest; 0 if no job has a row.  The master picks each
  * slice's row with it, and a node that lost a strobe the same way.
  */
-uint32_t bcsp_map_next_row(const struct bcsp_map *m, uint32_t row);
+uint32_t bcsp_map_next_row(const struct bcsp_whole_map *m, uint32_t row);
 
 /* The home rows of map @m's jobs (bit r: row r). */
-uint64_t bcsp_map_home_rows(const struct bcsp_map *m);
+uint64_t bcsp_map_home_rows(const struct bcsp_whole_map *m);
 
 /* bcsp_map_next_row() over the home rows @rows of a map. */
 uint32_t bcsp_rows_next(uint64_t rows, uint32_t row);

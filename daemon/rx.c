@@ -98,33 +98,40 @@ static bool map_older(const struct bcsd *d, const struct bcsp_msg *m)
 
 /*
  * Part @m of a map: true when it completes the map of its (epoch,
- * master, version), whole in @m then.  A part of another map starts
- * again; parts come in any order, each any number of times.
+ * master, version), whole in d->rx.map_asm.map then.  A part of another
+ * map starts again; parts come in any order, each any number of times.
  */
-static bool map_assemble(struct bcsd *d, struct bcsp_msg *m)
+static bool map_assemble(struct bcsd *d, const struct bcsp_msg *m)
 {
 	struct bcsd_map_asm *a = &d->rx.map_asm;
-	uint32_t all = (1U << bcsp_map_parts(m->map.nr_jobs)) - 1;
+	uint32_t parts = bcsp_map_parts(m->map.nr_jobs), k;
 
-	if (a->epoch != m->hdr.epoch || a->master != m->hdr.sender ||
-	    a->version != m->map.version || !a->parts ||
+	/* proto.c takes no more (BCSP_MAP_JOBS_MAX), and parts in place. */
+	if (parts > BCSD_MAP_PARTS_MAX ||
+	    m->map.first + m->map.nr > BCSP_MAP_JOBS_MAX)
+		return false;
+	if (!a->started || a->epoch != m->hdr.epoch ||
+	    a->master != m->hdr.sender || a->version != m->map.version ||
 	    a->map.nr_jobs != m->map.nr_jobs ||
 	    a->map.apply_slice != m->map.apply_slice) {
+		a->started = true;
 		a->epoch = m->hdr.epoch;
 		a->master = m->hdr.sender;
 		a->version = m->map.version;
-		a->parts = 0;
-		memset(&a->map, 0, sizeof(a->map));
+		memset(a->parts, 0, sizeof(a->parts));
 		a->map.version = m->map.version;
 		a->map.nr_jobs = m->map.nr_jobs;
 		a->map.apply_slice = m->map.apply_slice;
 	}
-	memcpy(&a->map.jobs[m->map.first], &m->map.jobs[m->map.first],
+	memcpy(&a->map.jobs[m->map.first], m->map.jobs,
 	       m->map.nr * sizeof(m->map.jobs[0]));
-	a->parts |= 1U << (m->map.first / BCSP_MAP_PART_JOBS);
-	if (a->parts != all)
-		return false;
-	m->map = a->map;
+	k = m->map.first / BCSP_MAP_PART_JOBS;
+	a->parts[k / 64] |= 1ULL << (k % 64);
+	for (k = 0; k < parts; k++)
+		if (!(a->parts[k / 64] & (1ULL << (k % 64))))
+			return false;
+	/* Taken: the next part, even of this map, starts again. */
+	a->started = false;
 	return true;
 }
 
@@ -314,10 +321,15 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 			return;
 		}
 		pass_down(d, buf, len, &m, from);
-		/* In parts: the parts go on down, the whole to the parts. */
+		/*
+		 * In parts: the parts go on down, the whole to the parts,
+		 * which read it from d->followed.map (the message holds the
+		 * last part only).
+		 */
 		if (!map_assemble(d, &m))
 			return;
-		followed_set_map(d, &m.map, m.hdr.epoch, m.hdr.sender);
+		followed_set_map(d, &d->rx.map_asm.map, m.hdr.epoch,
+				 m.hdr.sender);
 		break;
 	case BCSP_CONTEXT:
 		if (own || !of_followed(d, &m))

@@ -142,7 +142,11 @@ static struct json_object *map_history_json(const struct bcsd *d)
 		add_u64(o, "apply_slice", ev->apply_slice);
 		rows = json_object_new_object();
 		sets = json_object_new_object();
-		for (k = 0; k < ev->nr_jobs; k++) {
+		/* The first BCSD_MAP_EVENT_JOBS jobs kept, and how many more. */
+		add_u64(o, "nr_jobs", ev->nr_jobs);
+		add_u64(o, "more", ev->nr_jobs > BCSD_MAP_EVENT_JOBS ?
+			ev->nr_jobs - BCSD_MAP_EVENT_JOBS : 0);
+		for (k = 0; k < ev->nr_jobs && k < BCSD_MAP_EVENT_JOBS; k++) {
 			snprintf(id, sizeof(id), "%u", ev->job[k]);
 			/* null: no row, as everywhere in JSON. */
 			json_object_object_add(rows, id,

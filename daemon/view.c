@@ -8,6 +8,7 @@
  * A node that has not reported for VIEW_STALE_REPORTS report periods has
  * gone (or lost its bcsd) and drops out of the view.
  */
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 
@@ -83,23 +84,6 @@ uint32_t view_live_nodes(const struct bcsd *d, uint64_t now_ms)
 	       d->reduce.reporting : 0;
 }
 
-static uint32_t view_peer_tasks(const struct bcsd_peer *p, uint32_t job)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->report.nr_jobs && i < BCSP_MAX_JOBS; i++)
-		if (p->report.jobs[i].job == job)
-			return p->report.jobs[i].tasks;
-	return 0;
-}
-
-static int by_node(const void *a, const void *b)
-{
-	uint32_t x = ((const uint32_t *)a)[0], y = ((const uint32_t *)b)[0];
-
-	return (x > y) - (x < y);
-}
-
 /*
  * Down a tree, nodes hear only their children: the per-node view is the
  * concatenation of the subtree's reports (reduce.c), the cluster's on the
@@ -112,39 +96,85 @@ static bool view_from_tree(const struct bcsd *d, uint64_t now_ms)
 	       REDUCE_TASKS_REPORTS * (uint64_t)d->cfg.report_ms;
 }
 
-struct json_object *view_job_nodes(const struct bcsd *d, uint32_t job,
-				   uint64_t now_ms)
+static int by_job_node(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return (x[0] > y[0]) - (x[0] < y[0]);
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+int view_pairs_build(const struct bcsd *d, uint64_t now_ms,
+		     struct view_pairs *vp)
+{
+	const struct bcsd_peer *p;
+	size_t max = 0, n = 0;
+	uint32_t i, k;
+
+	vp->e = NULL;
+	vp->n = 0;
+	if (view_from_tree(d, now_ms))
+		max += d->reduce.nodes.nr;
+	if (!tree_transport(d))
+		max += (size_t)d->view.nr_peers * BCSP_MAX_JOBS;
+	if (!max)
+		return 0;
+	vp->e = malloc(max * sizeof(vp->e[0]));
+	if (!vp->e)
+		return -ENOMEM;
+	for (i = 0; view_from_tree(d, now_ms) && i < d->reduce.nodes.nr; i++) {
+		vp->e[n][0] = d->reduce.nodes.e[i].job;
+		vp->e[n][1] = d->reduce.nodes.e[i].node;
+		vp->e[n++][2] = d->reduce.nodes.e[i].tasks;
+	}
+	for (i = 0; !tree_transport(d) && i < d->view.nr_peers; i++) {
+		p = &d->view.peers[i];
+		if (!view_fresh(d, p, now_ms))
+			continue;
+		for (k = 0; k < p->report.nr_jobs && k < BCSP_MAX_JOBS; k++) {
+			if (!p->report.jobs[k].tasks)
+				continue;
+			vp->e[n][0] = p->report.jobs[k].job;
+			vp->e[n][1] = p->node;
+			vp->e[n++][2] = p->report.jobs[k].tasks;
+		}
+	}
+	qsort(vp->e, n, sizeof(vp->e[0]), by_job_node);
+	vp->n = n;
+	return 0;
+}
+
+void view_pairs_free(struct view_pairs *vp)
+{
+	free(vp->e);
+	vp->e = NULL;
+	vp->n = 0;
+}
+
+struct json_object *view_pairs_job(const struct view_pairs *vp, uint32_t job)
 {
 	struct json_object *arr = json_object_new_array(), *o;
-	uint32_t rows[BCSD_MAX_SENDERS][2], n = 0, i, tasks;
+	size_t lo = 0, hi = vp->n, mid;
 
 	if (!arr)
 		return NULL;
-	for (i = 0; view_from_tree(d, now_ms) && i < d->reduce.nodes.nr &&
-		    n < BCSD_MAX_SENDERS; i++) {
-		if (d->reduce.nodes.e[i].job != job)
-			continue;
-		rows[n][0] = d->reduce.nodes.e[i].node;
-		rows[n][1] = d->reduce.nodes.e[i].tasks;
-		n++;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (vp->e[mid][0] < job)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	for (i = 0; !tree_transport(d) && i < d->view.nr_peers; i++) {
-		if (!view_fresh(d, &d->view.peers[i], now_ms))
-			continue;
-		tasks = view_peer_tasks(&d->view.peers[i], job);
-		if (!tasks)
-			continue;
-		rows[n][0] = d->view.peers[i].node;
-		rows[n][1] = tasks;
-		n++;
-	}
-	qsort(rows, n, sizeof(rows[0]), by_node);
-	for (i = 0; i < n; i++) {
+	/* In order of nodes, as sorted. */
+	for (; lo < vp->n && vp->e[lo][0] == job; lo++) {
 		o = json_object_new_object();
 		if (!o)
 			break;
-		json_object_object_add(o, "node", json_object_new_int64(rows[i][0]));
-		json_object_object_add(o, "tasks", json_object_new_int64(rows[i][1]));
+		json_object_object_add(o, "node",
+				       json_object_new_int64(vp->e[lo][1]));
+		json_object_object_add(o, "tasks",
+				       json_object_new_int64(vp->e[lo][2]));
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -176,14 +206,19 @@ struct json_object *view_nodes_json(const struct bcsd *d, uint64_t now_ms)
 /* Is @job one of this node's kernel jobs (struct bcsd_local)?  Its index. */
 bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx)
 {
-	uint32_t i;
+	uint32_t lo = 0, hi = d->local.nr_jobs, mid;
 
-	for (i = 0; i < d->local.nr_jobs; i++) {
-		if (d->local.jobs[i] == job) {
-			if (idx)
-				*idx = i;
-			return true;
-		}
+	/* node.c keeps them in order of ids. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (d->local.jobs[mid] < job)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	if (lo == d->local.nr_jobs || d->local.jobs[lo] != job)
+		return false;
+	if (idx)
+		*idx = lo;
+	return true;
 }

@@ -60,13 +60,30 @@ static inline void fuzz_check_strobe(const struct bcsp_strobe *s)
 				    fuzz_strobe_model(s, now[i], stale[j]));
 }
 
-/* The next row is one that a job of the map holds, or 0 if none does. */
-static inline void fuzz_check_map(const struct bcsp_map *m)
+/*
+ * Part @p of a map: in its bounds; put in place in a whole map of its
+ * jobs alone, the next row is one that a job of it holds, or 0 if none
+ * does.
+ */
+static inline void fuzz_check_map(const struct bcsp_map *p)
 {
+	static struct bcsp_whole_map whole;
+	const struct bcsp_whole_map *m = &whole;
 	uint32_t rows[] = { 0, 1, BCS_ROWS_MAX - 1, BCS_ROWS_MAX,
 			    BCS_ROW_NONE - 1, BCS_ROW_NONE };
 	uint32_t next, i, k;
 	int held;
+
+	FUZZ_ASSERT(p->nr_jobs <= BCSP_MAP_JOBS_MAX &&
+		    p->nr <= BCSP_MAP_PART_JOBS &&
+		    p->first % BCSP_MAP_PART_JOBS == 0 &&
+		    p->nr == bcsp_map_part_len(p->nr_jobs, p->first) &&
+		    (p->first < p->nr_jobs || (!p->first && !p->nr)));
+	memset(&whole, 0, sizeof(whole));
+	whole.version = p->version;
+	whole.apply_slice = p->apply_slice;
+	whole.nr_jobs = p->nr;
+	memcpy(whole.jobs, p->jobs, p->nr * sizeof(p->jobs[0]));
 
 	for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
 		next = bcsp_map_next_row(m, rows[k]);
@@ -110,7 +127,6 @@ static inline void fuzz_check_decoded(const uint8_t *buf, size_t len,
 		fuzz_check_strobe(&m->strobe);
 		break;
 	case BCSP_MAP:
-		FUZZ_ASSERT(m->map.nr_jobs <= BCSP_MAX_JOBS);
 		fuzz_check_map(&m->map);
 		break;
 	case BCSP_REQUEST:

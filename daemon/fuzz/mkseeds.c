@@ -98,6 +98,10 @@ int main(int argc, char **argv)
 		m.map.jobs[i].birth = 0x12345678u + (uint32_t)i;
 	}
 	datagram("map", &m);
+	/* The last part of a map of BCSP_MAP_JOBS_MAX jobs: 2 from 4094. */
+	m.map.nr_jobs = BCSP_MAP_JOBS_MAX;
+	m.map.first = 89 * BCSP_MAP_PART_JOBS;
+	datagram("map-last-part", &m);
 
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_REQUEST;

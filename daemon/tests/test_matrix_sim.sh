@@ -7,8 +7,13 @@
 # create --nodes, Slurm's hostlist syntax, here node ids), before any
 # task: A on nodes 1 and 2 and B on node 3 share row 0; C on nodes 2
 # and 3 conflicts with both and takes row 1, its request sent from
-# node2 through the network; every node's map says so; a name that no node id resolves, a bad hostlist and --nodes on a
-# command that takes none are refused with the reason.
+# node2 through the network; every node's map says so; a name that no
+# node id resolves, a bad hostlist and --nodes on a command that takes
+# none are refused with the reason.  Then 100 jobs, more than a map's
+# part of 46 and than the 64 a map once held, on nodes 1-2 and 3 in
+# turn: every daemon's job list has them all in the master's rows (a map
+# of 3 parts went through the network and was assembled everywhere),
+# each set of nodes with a row per job, the two sets sharing rows.
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
 
@@ -81,5 +86,48 @@ check $? "the refused creates made no job ($out jobs)"
 
 for j in "$a" "$b" "$c"; do
 	ctl 1 job destroy "$j" > /dev/null 2>&1
+done
+until_is "" sets 1
+check $? "the three jobs are destroyed"
+
+ids=()
+made=0
+for i in $(seq 0 99); do
+	if [ $((i % 2)) = 0 ]; then nodes="[1-2]"; else nodes=3; fi
+	id=$(create 1 "$nodes") && made=$((made + 1))
+	ids+=("$id")
+done
+[ "$made" = 100 ]
+check $? "100 jobs created through the master ($made)"
+# The master's sets: 100 jobs, 50 on nodes 1-2 and 50 on node 3 in
+# rows of their own within their set (a row each), rows 0-49 used twice.
+until_is 100 eval 'sets 1 | wc -w'
+want=$(sets 1)
+echo "$want" | python3 -c '
+import sys
+ids = sys.argv[1:]
+sets = dict(w.split(":") for w in sys.stdin.read().split())
+assert len(sets) == 100 and sorted(sets) == sorted(ids), len(sets)
+for half in (ids[0::2], ids[1::2]):
+    rows = [sets[i] for i in half]
+    assert all("+" not in r for r in rows), rows
+    assert sorted(map(int, rows)) == list(range(50)), rows
+' "${ids[@]}"
+check $? "the master: 100 jobs, a row each within nodes 1-2 and within node 3, rows 0-49"
+for n in 2 3; do
+	until_is "$want" sets "$n"
+	check $? "node$n's job list has the master's 100 jobs and rows ($(sets "$n" | wc -w) jobs)"
+done
+for n in 1 2 3; do
+	out=$(ctl "$n" job list | wc -l)
+	[ "$out" = 101 ]
+	check $? "node$n: job list as text: a header and 100 jobs ($out lines)"
+done
+for j in "${ids[@]}"; do
+	ctl 1 job destroy "$j" > /dev/null 2>&1
+done
+for n in 1 2 3; do
+	until_is "" sets "$n"
+	check $? "node$n: the 100 jobs are destroyed"
 done
 checks_done test_matrix_sim

@@ -20,7 +20,7 @@
 
 /* The stand-in bcs.ko: job id -> row, NO_JOB if none (not a row). */
 #define NO_JOB		(BCS_ROW_NONE - 1)
-#define MAX_ID		64
+#define MAX_ID		(2 * BCS_JOBS_MAX)
 static uint32_t kjobs[MAX_ID];
 static struct bcs_strobe last_strobe;
 static unsigned int nr_strobes;
@@ -273,14 +273,16 @@ static void reset(void)
 
 /* A map from master @master of @epoch, as the network brings it. */
 static void node_on_map(struct bcsd *dd, uint32_t epoch, uint32_t master,
-			const struct bcsp_map *map)
+			const struct bcsp_whole_map *map)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_MAP } };
 	struct bcsd_origin from = { .local = false };
 
 	m.hdr.epoch = epoch;
 	m.hdr.sender = master;
-	m.map = *map;
+	/* Whole in d->followed.map, as rx.c leaves it; @m its last part. */
+	bcsp_map_fill_part(map, bcsp_map_parts(map->nr_jobs) - 1, &m.map);
+	followed_set_map(dd, map, epoch, master);
 	handler[BCSP_MAP](dd, &m, &from);
 }
 
@@ -291,7 +293,7 @@ static void node_on_strobe(struct bcsd *dd, const struct bcsp_msg *m)
 	handler[BCSP_STROBE](dd, m, &from);
 }
 
-static void add(struct bcsp_map *m, uint32_t job, uint32_t row,
+static void add(struct bcsp_whole_map *m, uint32_t job, uint32_t row,
 		uint32_t birth)
 {
 	m->jobs[m->nr_jobs].job = job;
@@ -309,7 +311,7 @@ static void add(struct bcsp_map *m, uint32_t job, uint32_t row,
  */
 static void test_same_epoch_and_version(void)
 {
-	struct bcsp_map a = { .version = 3 }, b = { .version = 3 };
+	struct bcsp_whole_map a = { .version = 3 }, b = { .version = 3 };
 
 	reset();
 	add(&a, 10, 0, 0x1001);
@@ -345,7 +347,7 @@ static void test_same_epoch_and_version(void)
  */
 static void test_older_map_late(void)
 {
-	struct bcsp_map a = { .version = 4 }, b = { .version = 5 };
+	struct bcsp_whole_map a = { .version = 4 }, b = { .version = 5 };
 
 	reset();
 	add(&a, 10, 0, 0x1001);
@@ -387,7 +389,7 @@ static struct bcsp_msg strobe(uint32_t master, uint32_t epoch,
 
 /* As rx.c does with a map from the master it follows. */
 static void hold_and_apply(uint32_t epoch, uint32_t master,
-			   const struct bcsp_map *m)
+			   const struct bcsp_whole_map *m)
 {
 	followed_set_map(&d, m, epoch, master);
 	node_on_map(&d, epoch, master, m);
@@ -399,7 +401,7 @@ static void hold_and_apply(uint32_t epoch, uint32_t master,
  */
 static void test_predict_names_the_master(void)
 {
-	struct bcsp_map a = { .version = 3 };
+	struct bcsp_whole_map a = { .version = 3 };
 	struct bcsp_msg m;
 
 	reset();
@@ -436,7 +438,7 @@ static void test_predict_names_the_master(void)
  */
 static void test_stale_map_runs_no_gang(void)
 {
-	struct bcsp_map a = { .version = 3 }, b = { .version = 4 };
+	struct bcsp_whole_map a = { .version = 3 }, b = { .version = 4 };
 	struct bcsp_msg m;
 
 	reset();
@@ -484,8 +486,8 @@ static void test_stale_map_runs_no_gang(void)
  */
 static void test_map_at_slice(void)
 {
-	struct bcsp_map a = { .version = 3 }, b = { .version = 4 };
-	struct bcsp_map c = { .version = 5 };
+	struct bcsp_whole_map a = { .version = 3 }, b = { .version = 4 };
+	struct bcsp_whole_map c = { .version = 5 };
 	struct bcsp_msg m;
 
 	reset();
@@ -596,8 +598,56 @@ static void test_attach_command(void)
 	CHECK(nr_attaches == 3 && nr_sent == 3);
 }
 
+/*
+ * Maps of more than 64 jobs (the old bound), up to BCSP_MAP_JOBS_MAX: every
+ * job reaches bcs.ko and the local table, a smaller map then destroys the
+ * jobs it lacks (the walk of sorted ids in node.c), and the history keeps
+ * BCSD_MAP_EVENT_JOBS of each map.
+ */
+static void test_big_map(void)
+{
+	static struct bcsp_whole_map a = { .version = 3 }, b = { .version = 4 };
+	uint32_t i, n;
+
+	reset();
+	/* Ids from the top down: the local table keeps them in order. */
+	for (i = BCSP_MAP_JOBS_MAX; i >= 1; i--)
+		add(&a, i, i % 4, 0x10000 + i);
+	hold_and_apply(5, 1, &a);
+	CHECK(d.cnt.maps_applied == 1 && d.cnt.kernel_errors == 0);
+	CHECK(d.local.nr_jobs == BCSP_MAP_JOBS_MAX);
+	for (i = 1, n = 0; i <= BCSP_MAP_JOBS_MAX; i++)
+		n += kjobs[i] == i % 4;
+	CHECK(n == BCSP_MAP_JOBS_MAX);
+	for (i = 1; i < d.local.nr_jobs; i++)
+		if (d.local.jobs[i - 1] >= d.local.jobs[i])
+			break;
+	CHECK(i == d.local.nr_jobs);
+	CHECK(view_local_job(&d, 4096, &n) && n == 4095 &&
+	      d.local.births[n] == 0x10000 + 4096);
+	CHECK(d.node.history[0].nr_jobs == BCSP_MAP_JOBS_MAX &&
+	      d.node.history[0].job[0] == 4096 &&
+	      d.node.history[0].job[BCSD_MAP_EVENT_JOBS - 1] ==
+	      4096 - BCSD_MAP_EVENT_JOBS + 1);
+
+	/* 100 of them, the even ids to 200, in row 1: the rest go. */
+	for (i = 2; i <= 200; i += 2)
+		add(&b, i, 1, 0x10000 + i);
+	hold_and_apply(5, 1, &b);
+	CHECK(d.cnt.maps_applied == 2 && d.local.nr_jobs == 100);
+	for (i = 1, n = 0; i <= BCSP_MAP_JOBS_MAX; i++)
+		n += kjobs[i] != NO_JOB;
+	CHECK(n == 100);
+	CHECK(kjobs[2] == 1 && kjobs[200] == 1 && kjobs[1] == NO_JOB &&
+	      kjobs[202] == NO_JOB && kjobs[4096] == NO_JOB);
+	CHECK(view_local_job(&d, 200, NULL) && !view_local_job(&d, 199, NULL));
+	/* The one part the message held said nothing: the whole map did. */
+	CHECK(d.followed.map.nr_jobs == 100);
+}
+
 int main(void)
 {
+	test_big_map();
 	test_map_at_slice();
 	test_attach_command();
 	test_stale_map_runs_no_gang();

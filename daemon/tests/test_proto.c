@@ -64,46 +64,81 @@ static void test_roundtrip(void)
 	      out.strobe.row == 5 && out.strobe.map_version == 9 &&
 	      out.strobe.nr_rows == 6);
 
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_MAP;
-	m.hdr.cluster = 7;
-	m.map.version = 4;
-	m.map.nr_jobs = BCSP_MAX_JOBS;
-	for (i = 0; i < BCSP_MAX_JOBS; i++) {
-		m.map.jobs[i].job = (uint32_t)i + 1;
-		m.map.jobs[i].row = (uint32_t)i % 3;
-		m.map.jobs[i].nodes = 3;
-		m.map.jobs[i].tasks = (uint32_t)i * 2;
-		m.map.jobs[i].birth = 0x80000001u + (uint32_t)i;
+	/*
+	 * A whole map of BCSP_MAP_JOBS_MAX jobs, in 90 parts: 89 of 46 and
+	 * one of 2.  Each part holds its own jobs from jobs[0], @first
+	 * says where they go; decoded and put back they are the map.
+	 */
+	{
+		static struct bcsp_whole_map w, back;
+		uint32_t k, parts;
+
+		memset(&w, 0, sizeof(w));
+		w.version = 4;
+		w.nr_jobs = BCSP_MAP_JOBS_MAX;
+		w.apply_slice = 0x123456789aULL;
+		for (i = 0; i < BCSP_MAP_JOBS_MAX; i++) {
+			w.jobs[i].job = (uint32_t)i + 1;
+			w.jobs[i].row = (uint32_t)i % 3;
+			w.jobs[i].rows = 1ULL << w.jobs[i].row | 1ULL << 40;
+			w.jobs[i].nodes = 3;
+			w.jobs[i].tasks = (uint32_t)i * 2;
+			w.jobs[i].birth = 0x80000001u + (uint32_t)i;
+		}
+		parts = bcsp_map_parts(w.nr_jobs);
+		CHECK(parts == 90 && bcsp_map_parts(0) == 1 &&
+		      bcsp_map_parts(46) == 1 && bcsp_map_parts(47) == 2 &&
+		      bcsp_map_parts(64) == 2);
+		CHECK(bcsp_map_part_len(w.nr_jobs, 89 * 46) == 2 &&
+		      bcsp_map_part_len(w.nr_jobs, 88 * 46) == 46);
+		memset(&back, 0, sizeof(back));
+		for (k = 0; k < parts; k++) {
+			memset(&m, 0, sizeof(m));
+			m.hdr.type = BCSP_MAP;
+			m.hdr.cluster = 7;
+			bcsp_map_fill_part(&w, k, &m.map);
+			len = bcsp_encode(&m, key, buf, sizeof(buf));
+			CHECK(len == BCSP_HDR_LEN + 24 +
+			      28 * (k < 89 ? 46 : 2) + BCSP_TAG_LEN);
+			CHECK(len <= BCSP_MAX_LEN);
+			CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) ==
+			      BCSP_OK);
+			CHECK(out.map.nr_jobs == BCSP_MAP_JOBS_MAX &&
+			      out.map.first == k * 46 &&
+			      out.map.nr == (k < 89 ? 46 : 2) &&
+			      out.map.version == 4 &&
+			      out.map.apply_slice == 0x123456789aULL);
+			memcpy(&back.jobs[out.map.first], out.map.jobs,
+			       out.map.nr * sizeof(out.map.jobs[0]));
+		}
+		CHECK(!memcmp(back.jobs, w.jobs, sizeof(w.jobs)));
+		CHECK(back.jobs[4095].job == 4096 &&
+		      back.jobs[4095].tasks == 8190 &&
+		      back.jobs[45].rows == (1ULL << 0 | 1ULL << 40));
+		/* The last part: 2 jobs, zeros after them. */
+		CHECK(m.map.nr == 2 && m.map.jobs[2].job == 0);
+		/* No 91st part, nor one that starts between two. */
+		m.map.first = 90 * BCSP_MAP_PART_JOBS;
+		CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+		m.map.first = 1;
+		CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+		/* A map of 64 jobs (today's old limit) has two parts. */
+		w.nr_jobs = 64;
+		memset(&m, 0, sizeof(m));
+		m.hdr.type = BCSP_MAP;
+		m.hdr.cluster = 7;
+		bcsp_map_fill_part(&w, 1, &m.map);
+		len = bcsp_encode(&m, key, buf, sizeof(buf));
+		CHECK(len == BCSP_HDR_LEN + 24 + 28 * 18 + BCSP_TAG_LEN);
+		CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+		CHECK(out.map.nr_jobs == 64 && out.map.first == 46 &&
+		      out.map.nr == 18 && out.map.jobs[17].job == 64 &&
+		      out.map.jobs[17].tasks == 126 &&
+		      out.map.jobs[17].birth == 0x80000001u + 63 &&
+		      out.map.jobs[18].job == 0);
+		m.map.first = 2 * BCSP_MAP_PART_JOBS;
+		CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
 	}
-	for (i = 0; i < BCSP_MAX_JOBS; i++)
-		m.map.jobs[i].rows = 1ULL << m.map.jobs[i].row | 1ULL << 40;
-	m.map.apply_slice = 0x123456789aULL;
-	/* In two parts: 46 jobs, then 18. */
-	CHECK(bcsp_map_parts(BCSP_MAX_JOBS) == 2 && bcsp_map_parts(0) == 1 &&
-	      bcsp_map_parts(46) == 1 && bcsp_map_parts(47) == 2);
-	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(len == BCSP_HDR_LEN + 24 + 28 * BCSP_MAP_PART_JOBS + BCSP_TAG_LEN);
-	CHECK(len <= BCSP_MAX_LEN);
-	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
-	CHECK(out.map.nr_jobs == BCSP_MAX_JOBS && out.map.first == 0 &&
-	      out.map.nr == 46 && out.map.jobs[45].job == 46 &&
-	      out.map.jobs[46].job == 0 && out.map.version == 4 &&
-	      out.map.apply_slice == 0x123456789aULL &&
-	      out.map.jobs[45].rows == (1ULL << 0 | 1ULL << 40));
-	m.map.first = BCSP_MAP_PART_JOBS;
-	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(len == BCSP_HDR_LEN + 24 + 28 * 18 + BCSP_TAG_LEN);
-	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
-	CHECK(out.map.nr_jobs == BCSP_MAX_JOBS && out.map.first == 46 &&
-	      out.map.nr == 18 && out.map.jobs[45].job == 0 &&
-	      out.map.jobs[63].job == 64 && out.map.jobs[63].tasks == 126 &&
-	      out.map.jobs[63].birth == 0x80000001u + 63);
-	/* No third part, nor one that starts between two. */
-	m.map.first = 2 * BCSP_MAP_PART_JOBS;
-	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
-	m.map.first = 1;
-	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
 	/* The second part, said to be the first: its length is wrong. */
 	m.map.first = BCSP_MAP_PART_JOBS;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
@@ -118,6 +153,7 @@ static void test_roundtrip(void)
 			       (size_t)len - BCSP_TAG_LEN, key);
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 	m.map.first = 0;
+	m.map.nr = 0;
 	/* Ids and rows by bcs.ko's rules: no job 0, no row 64. */
 	m.map.nr_jobs = 2;
 	m.map.jobs[1].row = BCS_ROW_NONE;
@@ -152,8 +188,19 @@ static void test_roundtrip(void)
 	CHECK(len == BCSP_HDR_LEN + 24 + BCSP_TAG_LEN);
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
 	      out.map.nr == 0);
-	m.map.nr_jobs = BCSP_MAX_JOBS + 1;
+	m.map.nr_jobs = BCSP_MAP_JOBS_MAX + 1;
 	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	m.map.nr_jobs = BCSP_MAP_JOBS_MAX;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 24 + 28 * 46 + BCSP_TAG_LEN);
+	/* Decoding refuses what encoding would: nr_jobs 4097. */
+	buf[BCSP_HDR_LEN + 4] = (BCSP_MAP_JOBS_MAX + 1) >> 24;
+	buf[BCSP_HDR_LEN + 5] = (uint8_t)((BCSP_MAP_JOBS_MAX + 1) >> 16);
+	buf[BCSP_HDR_LEN + 6] = (uint8_t)((BCSP_MAP_JOBS_MAX + 1) >> 8);
+	buf[BCSP_HDR_LEN + 7] = (uint8_t)(BCSP_MAP_JOBS_MAX + 1);
+	crypto_auth_hmacsha256(buf + len - BCSP_TAG_LEN, buf,
+			       (size_t)len - BCSP_TAG_LEN, key);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = BCSP_REPLY;
@@ -488,7 +535,7 @@ static void test_key_file(void)
 
 static void test_next_row(void)
 {
-	struct bcsp_map m = { .nr_jobs = 4 };
+	static struct bcsp_whole_map m = { .nr_jobs = 4 };
 
 	m.jobs[0].row = 3;
 	m.jobs[1].row = 0;
