@@ -75,6 +75,7 @@ struct bcsd_job {
 		uint32_t tasks;
 		uint32_t nodes;
 		uint64_t seen_ms;
+		uint64_t cpus;		/* its report's, 0: the whole node */
 	} *node;
 	uint32_t nr_nodes;
 	uint32_t cap_nodes;
@@ -450,6 +451,7 @@ struct bcsd_master {
 	uint16_t matrix_node_hash[2 * BCSD_MAX_NODES];
 	uint32_t map_version;
 	uint64_t map_apply_slice;	/* of map_version; 0: at once */
+	uint64_t replanned_ms;		/* the jobs last placed again */
 	uint64_t map_sent_slice;
 	uint32_t map_repeats;		/* resend with the next strobes */
 	uint32_t map_repeated_version;	/* map_version they are for */

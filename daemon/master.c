@@ -357,23 +357,33 @@ static int matrix_node(struct bcsd *d, uint32_t id)
 static uint32_t job_res(struct bcsd *d, const struct bcsd_job *j,
 			struct matrix_res *res, uint64_t now)
 {
+	static uint32_t seen[BCSD_MAX_NODES], gen;
 	uint64_t expiry = REPORT_EXPIRY_MS(d);
 	uint32_t k, n = 0;
 	int idx;
 
-	for (k = 0; k < j->nr_declared; k++) {
-		idx = matrix_node(d, j->declared[k]);
-		if (idx < 0)
-			continue;
-		res[n].node = (uint32_t)idx;
-		res[n++].cpus = MATRIX_CPUS_ALL;
+	if (++gen == UINT32_MAX) {
+		memset(seen, 0, sizeof(seen));
+		gen = 1;
 	}
+	/* The reports first: their CPU sets, each node once. */
 	for (k = 0; k < j->nr_nodes; k++) {
 		if (!j->node[k].tasks || now - j->node[k].seen_ms > expiry)
 			continue;
 		idx = matrix_node(d, j->node[k].id);
-		if (idx < 0)
+		if (idx < 0 || seen[idx] == gen)
 			continue;
+		seen[idx] = gen;
+		res[n].node = (uint32_t)idx;
+		res[n++].cpus = j->node[k].cpus ? j->node[k].cpus :
+						  MATRIX_CPUS_ALL;
+	}
+	/* Then the nodes the create named that have not reported it. */
+	for (k = 0; k < j->nr_declared; k++) {
+		idx = matrix_node(d, j->declared[k]);
+		if (idx < 0 || seen[idx] == gen)
+			continue;
+		seen[idx] = gen;
 		res[n].node = (uint32_t)idx;
 		res[n++].cpus = MATRIX_CPUS_ALL;
 	}
@@ -381,35 +391,33 @@ static uint32_t job_res(struct bcsd *d, const struct bcsd_job *j,
 }
 
 /*
- * Does matrix job @mj occupy exactly the nodes of the @n resources at
- * @res (which may name a node twice)?  O(@n): the nodes of @mj marked
- * with a generation of their own.
+ * Does matrix job @mj occupy exactly the @n resources at @res (each node
+ * once): the same nodes, with the same CPU sets?  O(@n).
  */
 static bool same_res(const struct matrix_job *mj, struct matrix_res *res,
 		     uint32_t n)
 {
+	static uint64_t cpus[BCSD_MAX_NODES];
 	static uint32_t mark[BCSD_MAX_NODES], gen;
-	uint32_t i, distinct = 0;
+	uint32_t i;
 
-	if (gen >= UINT32_MAX - 2) {
+	if (n != mj->nr_res)
+		return false;
+	if (++gen == UINT32_MAX) {
 		memset(mark, 0, sizeof(mark));
-		gen = 0;
+		gen = 1;
 	}
-	gen += 2;
-	for (i = 0; i < mj->nr_res; i++)
-		if (mj->res[i].node < BCSD_MAX_NODES)
-			mark[mj->res[i].node] = gen;
-	for (i = 0; i < n; i++) {
-		if (res[i].node >= BCSD_MAX_NODES)
+	for (i = 0; i < mj->nr_res; i++) {
+		if (mj->res[i].node >= BCSD_MAX_NODES)
 			return false;
-		if (mark[res[i].node] == gen) {
-			mark[res[i].node] = gen + 1;
-			distinct++;
-		} else if (mark[res[i].node] != gen + 1) {
-			return false;
-		}
+		mark[mj->res[i].node] = gen;
+		cpus[mj->res[i].node] = mj->res[i].cpus;
 	}
-	return distinct == mj->nr_res;
+	for (i = 0; i < n; i++)
+		if (res[i].node >= BCSD_MAX_NODES ||
+		    mark[res[i].node] != gen || cpus[res[i].node] != res[i].cpus)
+			return false;
+	return true;
 }
 
 /*
@@ -427,6 +435,7 @@ static bool replan(struct bcsd *d)
 	struct bcsd_job *j;
 	uint32_t i, n;
 
+	d->master.replanned_ms = now;
 	for (i = 0; i < d->master.nr_jobs; i++) {
 		j = &d->master.jobs[i];
 		mj = matrix_find(mx, j->id);
@@ -800,8 +809,13 @@ static void master_tick(struct bcsd *d, void *arg)
 	(void)arg;
 	if (d->master.active) {
 		attaching_tick(d);
-		/* Reports that expired, jobs free to move again. */
-		if (replan(d))
+		/*
+		 * Reports that expired, jobs free to move again: once a
+		 * report period (a replan costs O(jobs) and up, and reports
+		 * expire in five).
+		 */
+		if (now - d->master.replanned_ms >= d->cfg.report_ms &&
+		    replan(d))
 			map_changed(d, false);
 	}
 	if (d->master.active || now - d->followed.heard_ms <= silence ||
@@ -1321,7 +1335,7 @@ static struct bcsd_job_node *job_node(struct bcsd_job *j, uint32_t id,
  * replans for reports that expire).
  */
 static void take_tasks(struct bcsd *d, uint32_t sender,
-		       const struct bcsp_tasks *t)
+		       const struct bcsp_tasks *t, const uint64_t *cpus)
 {
 	uint64_t now = now_mono_ms();
 	bool learnt = false, moved = false;
@@ -1350,6 +1364,9 @@ static void take_tasks(struct bcsd *d, uint32_t sender,
 			jn = job_node(j, sender, true);
 			if (jn) {
 				moved |= !jn->tasks && !jn->seen_ms;
+				/* A CPU set that changed places it again. */
+				moved |= cpus && jn->cpus != cpus[i];
+				jn->cpus = cpus ? cpus[i] : 0;
 				jn->tasks = t->jobs[i].tasks;
 				jn->nodes = t->jobs[i].nodes;
 				jn->seen_ms = now;
@@ -1380,6 +1397,7 @@ static void take_tasks(struct bcsd *d, uint32_t sender,
 static void on_report(struct bcsd *d, const struct bcsp_msg *m)
 {
 	struct bcsp_tasks t = { .nodes = 1 };
+	uint64_t cpus[BCSP_MAX_JOBS];
 	uint32_t i;
 
 	for (i = 0; i < m->report.nr_jobs && i < BCSP_MAX_JOBS; i++) {
@@ -1387,9 +1405,10 @@ static void on_report(struct bcsd *d, const struct bcsp_msg *m)
 		t.jobs[i].nodes = m->report.jobs[i].tasks ? 1 : 0;
 		t.jobs[i].tasks = m->report.jobs[i].tasks;
 		t.jobs[i].birth = m->report.jobs[i].birth;
+		cpus[i] = m->report.jobs[i].cpus;
 	}
 	t.nr_jobs = i;
-	take_tasks(d, m->hdr.sender, &t);
+	take_tasks(d, m->hdr.sender, &t, cpus);
 }
 
 /*
@@ -1449,7 +1468,7 @@ static void on_tasks(struct bcsd *d, const struct bcsp_msg *m,
 		     const struct bcsd_origin *from)
 {
 	if (from->local && d->master.active)
-		take_tasks(d, m->hdr.sender, &m->tasks);
+		take_tasks(d, m->hdr.sender, &m->tasks, NULL);
 }
 
 static void on_report_msg(struct bcsd *d, const struct bcsp_msg *m,

@@ -10,6 +10,7 @@
  * task stays suspended, and the next strobe resumes gang scheduling.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,6 +365,42 @@ static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 	}
 }
 
+/*
+ * The CPUs the tasks of @r's jobs may run on, into @r (struct
+ * bcsp_report's @cpus): the union of each task's affinity, CPU c as bit
+ * c % 64; 0 for a job with a task whose affinity cannot be read (gone
+ * meanwhile: the next report has it), so that it counts as the whole
+ * node rather than as less than it uses.
+ */
+static void report_cpus(struct bcsd *d, struct bcsp_report *r)
+{
+	bool unknown[BCSP_MAX_JOBS] = { false };
+	struct bcs_task_stat *ts = NULL;
+	size_t n = 0, i;
+	uint32_t k, c;
+	cpu_set_t set;
+
+	if (bcs_task_stats(d->bcs, 0, &ts, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < r->nr_jobs; k++)
+			if (r->jobs[k].job == ts[i].job)
+				break;
+		if (k == r->nr_jobs || unknown[k])
+			continue;
+		if (ts[i].pid <= 0 ||
+		    sched_getaffinity(ts[i].pid, sizeof(set), &set)) {
+			unknown[k] = true;
+			r->jobs[k].cpus = 0;
+			continue;
+		}
+		for (c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				r->jobs[k].cpus |= 1ULL << (c % 64);
+	}
+	free(ts);
+}
+
 static void send_report(struct bcsd *d)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_REPORT } };
@@ -382,6 +419,7 @@ static void send_report(struct bcsd *d)
 		m.report.nr_jobs++;
 	}
 	free(jobs);
+	report_cpus(d, &m.report);
 	m.hdr.epoch = d->followed.epoch;
 	m.hdr.sender = d->node_id;
 	view_on_report(d, d->node_id, &m.report, now_mono_ms());

@@ -370,6 +370,7 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 			put32(c, m->report.jobs[i].job);
 			put32(c, m->report.jobs[i].tasks);
 			put32(c, m->report.jobs[i].birth);
+			put64(c, m->report.jobs[i].cpus);
 		}
 		break;
 	case BCSP_SWITCHES:
@@ -687,6 +688,7 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			m->report.jobs[i].job = get32(c);
 			m->report.jobs[i].tasks = get32(c);
 			m->report.jobs[i].birth = get32(c);
+			m->report.jobs[i].cpus = get64(c);
 		}
 		return c->ok;
 	case BCSP_SWITCHES:
@@ -923,8 +925,8 @@ static bool body_len_ok(uint8_t type, size_t n)
 			(n <= 40 + BCSP_MPI_SEL_LEN ||
 			 n <= 40 + 4 * BCSP_CREATE_NODES_MAX));
 	case BCSP_REPORT:
-		return n >= 4 && (n - 4) % 12 == 0 &&
-		       (n - 4) / 12 <= BCSP_MAX_JOBS;
+		return n >= 4 && (n - 4) % 20 == 0 &&
+		       (n - 4) / 20 <= BCSP_MAX_JOBS;
 	case BCSP_SWITCHES:
 		return n >= 8 && (n - 8) % 40 == 0 &&
 		       (n - 8) / 40 <= BCSP_MAX_SWITCHES;

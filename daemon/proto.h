@@ -309,13 +309,20 @@ struct bcsp_context {
 	struct bcsp_job_stats jobs[BCSP_MAX_JOBS];
 };
 
-/* BCSP_REPORT body: 4 bytes + 12 per job. */
+/*
+ * BCSP_REPORT body: 4 bytes + 20 per job.  @cpus: the CPUs the job's
+ * tasks on the node may run on (their affinity: cpusets, Slurm's
+ * task/affinity and task/cgroup), CPU c as bit c % 64, so that a node of
+ * more CPUs only errs towards a conflict; 0: not known, the whole node.
+ * Two jobs whose sets do not meet do not conflict there (matrix.rst).
+ */
 struct bcsp_report {
 	uint32_t nr_jobs;
 	struct {
 		uint32_t job;
 		uint32_t tasks;
 		uint32_t birth;	/* as the node learnt it from a map, or 0 */
+		uint64_t cpus;
 	} jobs[BCSP_MAX_JOBS];
 };
 

@@ -130,4 +130,44 @@ for n in 1 2 3; do
 	until_is "" sets "$n"
 	check $? "node$n: the 100 jobs are destroyed"
 done
+
+# CPU sets: jobs D and E with a task on node2 each, bound to CPU 0 and
+# to CPU 1 (taskset, as Slurm's task/affinity binds them), share a row;
+# F, bound to both, conflicts with each and takes a row of its own.
+# nodes_of JOB: the nodes the master's map counts for JOB.
+nodes_of()
+{
+	job_field 1 "$1" nodes
+}
+jd=$(ctl 1 job create)
+je=$(ctl 1 job create)
+jf=$(ctl 1 job create)
+taskset -c 0 sleep 300 &
+pd=$!
+taskset -c 1 sleep 300 &
+pe=$!
+taskset -c 0,1 sleep 300 &
+pf=$!
+pids+=("$pd" "$pe" "$pf")
+ctl 2 job attach "$jd" --node 2 "$pd" > /dev/null 2>&1 &&
+	ctl 2 job attach "$je" --node 2 "$pe" > /dev/null 2>&1
+check $? "jobs $jd and $je get a task each on node2, bound to CPU 0 and to CPU 1"
+until_is 1 nodes_of "$jd" && until_is 1 nodes_of "$je"
+check $? "the master hears of both tasks"
+# Placed again whenever a report changes a job's nodes or CPUs: settled.
+sleep 1
+got=$(sets 1)
+[[ " $got " == *" $jd:0 "* ]] && [[ " $got " == *" $je:0 "* ]]
+check $? "D and E, on disjoint CPUs of node2, share row 0 ($got)"
+ctl 2 job attach "$jf" --node 2 "$pf" > /dev/null 2>&1
+until_is 1 nodes_of "$jf"
+sleep 1
+got=$(sets 1)
+[[ " $got " == *" $jd:0 "* ]] && [[ " $got " == *" $je:0 "* ]] &&
+	[[ " $got " == *" $jf:1 "* ]]
+check $? "F, on both CPUs, takes row 1 ($got)"
+kill "$pd" "$pe" "$pf" 2>/dev/null
+for j in "$jd" "$je" "$jf"; do
+	ctl 1 job destroy "$j" > /dev/null 2>&1
+done
 checks_done test_matrix_sim

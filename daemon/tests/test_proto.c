@@ -355,12 +355,20 @@ static void test_roundtrip(void)
 	m.report.jobs[1].job = 5;
 	m.report.jobs[1].tasks = 3;
 	m.report.jobs[1].birth = 0xfeedbeefu;
+	m.report.jobs[1].cpus = 0x8000000000000005ULL;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(len == BCSP_HDR_LEN + 4 + 12 * 2 + BCSP_TAG_LEN);
+	CHECK(len == BCSP_HDR_LEN + 4 + 20 * 2 + BCSP_TAG_LEN);
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
 	CHECK(out.report.nr_jobs == 2 && out.report.jobs[1].tasks == 3 &&
 	      out.report.jobs[1].birth == 0xfeedbeefu &&
+	      out.report.jobs[1].cpus == 0x8000000000000005ULL &&
+	      out.report.jobs[0].cpus == 0 &&
 	      out.report.jobs[0].birth == 0);
+	/* A node's every job fits one datagram. */
+	m.report.nr_jobs = BCSP_MAX_JOBS;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 4 + 20 * BCSP_MAX_JOBS + BCSP_TAG_LEN &&
+	      len <= BCSP_MAX_LEN);
 
 	m.hdr.type = 99;
 	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
@@ -603,8 +611,8 @@ static bool can_be(unsigned int type, size_t body)
 		return body >= 24 && (body - 24) % 28 == 0 &&
 		       body <= 24 + 28 * BCSP_MAP_PART_JOBS;
 	case BCSP_REPORT:
-		return body >= 4 && (body - 4) % 12 == 0 &&
-		       body <= 4 + 12 * BCSP_MAX_JOBS;
+		return body >= 4 && (body - 4) % 20 == 0 &&
+		       body <= 4 + 20 * BCSP_MAX_JOBS;
 	case BCSP_CONTEXT:
 		return body >= 40 && (body - 40) % 8 == 0 &&
 		       body <= 40 + 8 * BCSP_MAX_JOBS;
