@@ -286,7 +286,7 @@ expect 2 "bad metric 'bursts'" "an unknown metric" \
 	"$bcsctl" stats enable $job --metric bursts
 expect 0 '' "stats disable the job" "$bcsctl" stats disable $job
 expect 0 '' "stats release the job" "$bcsctl" stats release $job
-expect 0 "\\{\"id\":$job,\"row\":3,\"state\":\"running\",\"tasks\":1,\"parked\":0," \
+expect 0 "\\{\"id\":$job,\"row\":3,\"rows\":\\[3\\],\"state\":\"running\",\"tasks\":1,\"parked\":0," \
 	"job list --json gives the job" "$bcsctl" job list --json
 expect 0 '"nodes":null,"cluster_tasks":null,"per_node":null,"label":null\}.*"cluster":false,"per_node_of":null,"per_node_more":null\}$' \
 	"job list --json without bcsd: cluster fields null" \
