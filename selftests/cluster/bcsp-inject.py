@@ -9,7 +9,7 @@
 
 KIND: forged (a strobe tagged with a random key), replay (FILE as it is),
 truncated (FILE cut short: alternately one byte less and 40 bytes),
-version (FILE with version 2), flood (forged strobes as fast as this
+version (FILE with the next version), flood (forged strobes as fast as this
 process can send them, for COUNT seconds).  Options --group, --port, --ifaddr name the
 cluster's group and this node's address on the cluster network.
 
@@ -114,7 +114,7 @@ def send(args):
         elif args.kind == "truncated":
             d = real[:-1] if i % 2 == 0 else real[:40]
         elif args.kind == "version":
-            d = real[:4] + bytes([2]) + real[5:]
+            d = real[:4] + bytes([(real[4] + 1) & 0xff]) + real[5:]
         else:
             print("unknown kind %s" % args.kind)
             return 2
