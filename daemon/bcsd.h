@@ -753,6 +753,8 @@ uint32_t view_live_nodes(const struct bcsd *d, uint64_t now_ms);
  * "more": pairs (job, node) left out of a tree's bounded lists}.
  */
 struct json_object *view_nodes_json(const struct bcsd *d, uint64_t now_ms);
+/* The index of the first local job whose id is not below @job. */
+uint32_t view_local_index(const struct bcsd *d, uint32_t job);
 bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx);
 
 /*

@@ -198,15 +198,8 @@ static void forget_local_job(struct bcsd *d, uint32_t idx)
  */
 static bool local_add(struct bcsd *d, uint32_t job, uint32_t *idx)
 {
-	uint32_t lo = 0, hi = d->local.nr_jobs, mid, after;
+	uint32_t lo = view_local_index(d, job), after;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (d->local.jobs[mid] < job)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < d->local.nr_jobs && d->local.jobs[lo] == job)
 		goto out;
 	if (d->local.nr_jobs >= BCS_JOBS_MAX)

@@ -203,8 +203,7 @@ struct json_object *view_nodes_json(const struct bcsd *d, uint64_t now_ms)
 	return o;
 }
 
-/* Is @job one of this node's kernel jobs (struct bcsd_local)?  Its index. */
-bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx)
+uint32_t view_local_index(const struct bcsd *d, uint32_t job)
 {
 	uint32_t lo = 0, hi = d->local.nr_jobs, mid;
 
@@ -216,6 +215,14 @@ bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* Is @job one of this node's kernel jobs (struct bcsd_local)?  Its index. */
+bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx)
+{
+	uint32_t lo = view_local_index(d, job);
+
 	if (lo == d->local.nr_jobs || d->local.jobs[lo] != job)
 		return false;
 	if (idx)
