@@ -527,6 +527,20 @@ static bool row_classes_ok(const struct bcsp_switch_sum *w)
 	return sum == w->nodes;
 }
 
+/*
+ * A word into *@word and three more that must be zero into @reserved:
+ * false if one is not (the decoder's "and three reserved zeros").
+ */
+static bool get_word_zeros(struct cur *c, uint32_t *word,
+			   uint32_t reserved[3])
+{
+	*word = get32(c);
+	reserved[0] = get32(c);
+	reserved[1] = get32(c);
+	reserved[2] = get32(c);
+	return !reserved[0] && !reserved[1] && !reserved[2];
+}
+
 static bool decode_body(struct cur *c, struct bcsp_msg *m)
 {
 	uint32_t i, k;
@@ -594,15 +608,10 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			m->req.window.from = get64(c);
 			m->req.window.to = get64(c);
 		} else if (m->req.op == BCSP_OP_SIGNAL) {
-			m->req.signal.sig = get32(c);
-			m->req.signal.reserved[0] = get32(c);
-			m->req.signal.reserved[1] = get32(c);
-			m->req.signal.reserved[2] = get32(c);
-			if (!m->req.signal.sig ||
-			    m->req.signal.sig > BCSP_SIGNAL_MAX ||
-			    m->req.signal.reserved[0] ||
-			    m->req.signal.reserved[1] ||
-			    m->req.signal.reserved[2])
+			if (!get_word_zeros(c, &m->req.signal.sig,
+					    m->req.signal.reserved) ||
+			    !m->req.signal.sig ||
+			    m->req.signal.sig > BCSP_SIGNAL_MAX)
 				return false;
 		} else if (m->req.op == BCSP_OP_ATTACH) {
 			m->req.attach.target = get32(c);
@@ -626,26 +635,15 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			    !get_sel(c, m->req.mpi.sel, m->req.mpi.len))
 				return false;
 		} else if (m->req.op == BCSP_OP_MPI_GATHER) {
-			m->req.gather.live = get32(c);
-			m->req.gather.reserved[0] = get32(c);
-			m->req.gather.reserved[1] = get32(c);
-			m->req.gather.reserved[2] = get32(c);
-			if ((m->hdr.type == BCSP_REQUEST &&
-			     m->req.gather.live) ||
-			    m->req.gather.reserved[0] ||
-			    m->req.gather.reserved[1] ||
-			    m->req.gather.reserved[2])
+			if (!get_word_zeros(c, &m->req.gather.live,
+					    m->req.gather.reserved) ||
+			    (m->hdr.type == BCSP_REQUEST && m->req.gather.live))
 				return false;
 		} else if (m->req.op == BCSP_OP_CREATE && c->len > c->off) {
-			m->req.nodes.nr = get32(c);
-			m->req.nodes.reserved[0] = get32(c);
-			m->req.nodes.reserved[1] = get32(c);
-			m->req.nodes.reserved[2] = get32(c);
-			if (!m->req.nodes.nr ||
+			if (!get_word_zeros(c, &m->req.nodes.nr,
+					    m->req.nodes.reserved) ||
+			    !m->req.nodes.nr ||
 			    m->req.nodes.nr > BCSP_CREATE_NODES_MAX ||
-			    m->req.nodes.reserved[0] ||
-			    m->req.nodes.reserved[1] ||
-			    m->req.nodes.reserved[2] ||
 			    c->len - c->off != 4 * (size_t)m->req.nodes.nr)
 				return false;
 			for (i = 0; i < m->req.nodes.nr; i++) {
