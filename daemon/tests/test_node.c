@@ -477,6 +477,16 @@ static void test_stale_map_runs_no_gang(void)
 	CHECK(d.cnt.strobes_stale_map == 2);
 }
 
+/* The strobe of slice @slice from master @master (strobe()) to the node. */
+static void strobe_in(uint64_t slice, uint32_t master, uint32_t epoch,
+		      uint32_t version, uint32_t row)
+{
+	struct bcsp_msg m = strobe(master, epoch, version, row);
+
+	m.strobe.slice = slice;
+	node_on_strobe(&d, &m);
+}
+
 /*
  * A map whose rows take effect at slice 110: bcs.ko is told so (the
  * change waits there), and the strobes before it name the map in force,
@@ -488,7 +498,6 @@ static void test_map_at_slice(void)
 {
 	struct bcsp_whole_map a = { .version = 3 }, b = { .version = 4 };
 	struct bcsp_whole_map c = { .version = 5 };
-	struct bcsp_msg m;
 
 	reset();
 	add(&a, 10, 0, 0x1001);
@@ -507,24 +516,18 @@ static void test_map_at_slice(void)
 	CHECK(ksets[11] == 0x3 && kat[11] == 110);
 
 	/* Slice 100 names version 3, in force until 110. */
-	m = strobe(1, 5, 3, 1);
-	node_on_strobe(&d, &m);
+	strobe_in(100, 1, 5, 3, 1);
 	CHECK(last_strobe.row == 1 && d.cnt.strobes_stale_map == 0);
 	CHECK(last_strobe.flags & BCS_STROBE_PREDICT);
 	CHECK(last_strobe.next_row == 0);
 	/* Version 4 named before its slice: not the map in force here. */
-	m = strobe(1, 5, 4, 1);
-	node_on_strobe(&d, &m);
+	strobe_in(100, 1, 5, 4, 1);
 	CHECK(last_strobe.row == 63 && d.cnt.strobes_stale_map == 1);
 	/* From slice 110 on, version 4. */
-	m = strobe(1, 5, 4, 0);
-	m.strobe.slice = 110;
-	node_on_strobe(&d, &m);
+	strobe_in(110, 1, 5, 4, 0);
 	CHECK(last_strobe.row == 0 && d.cnt.strobes_stale_map == 1);
 	/* Slice 109 predicts slice 110's row from version 4's rows. */
-	m = strobe(1, 5, 3, 0);
-	m.strobe.slice = 109;
-	node_on_strobe(&d, &m);
+	strobe_in(109, 1, 5, 3, 0);
 	CHECK(last_strobe.row == 0 && (last_strobe.flags & BCS_STROBE_PREDICT));
 
 	/* Version 5 joins 4 at slice 110: version 3 stays in force before. */
@@ -532,12 +535,9 @@ static void test_map_at_slice(void)
 	c.version = 5;
 	c.jobs[0].rows = 0x2;
 	hold_and_apply(5, 1, &c);
-	m = strobe(1, 5, 3, 1);
-	node_on_strobe(&d, &m);
+	strobe_in(100, 1, 5, 3, 1);
 	CHECK(last_strobe.row == 1 && d.cnt.strobes_stale_map == 1);
-	m = strobe(1, 5, 5, 1);
-	m.strobe.slice = 111;
-	node_on_strobe(&d, &m);
+	strobe_in(111, 1, 5, 5, 1);
 	CHECK(last_strobe.row == 1 && d.cnt.strobes_stale_map == 1);
 }
 

@@ -31,6 +31,18 @@ static void resign(uint8_t *buf, size_t len)
 			       len - BCSP_TAG_LEN, key);
 }
 
+/* Encode @m, decode it: the verdict. */
+static enum bcsp_verdict again(const struct bcsp_msg *m, struct bcsp_msg *out)
+{
+	uint8_t buf[BCSP_MAX_LEN];
+	int len;
+
+	len = bcsp_encode(m, key, buf, sizeof(buf));
+	if (len < 0)
+		return __BCSP_VERDICT_MAX;
+	return bcsp_decode(buf, (size_t)len, 7, key, out);
+}
+
 /* Decode what @m encodes to, with byte @off of the body set to @v. */
 static enum bcsp_verdict poked(const struct bcsp_msg *m, size_t off,
 			       uint8_t v, struct bcsp_msg *out)
@@ -164,30 +176,23 @@ static void test_roundtrip(void)
 	m.map.nr_jobs = 2;
 	m.map.jobs[1].row = BCS_ROW_NONE;
 	m.map.jobs[1].rows = 0;
-	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(again(&m, &out) == BCSP_OK);
 	/* No row, no set; a set holds its home row. */
 	m.map.jobs[1].rows = 1;
-	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
 	m.map.jobs[1].row = 1;
 	m.map.jobs[1].rows = 1;
-	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
 	m.map.jobs[1].rows = 3;
-	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(again(&m, &out) == BCSP_OK);
 	m.map.jobs[1].row = BCS_ROWS_MAX;
-	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
 	m.map.jobs[1].row = 0;
 	m.map.jobs[1].rows = 1;
 	m.map.jobs[1].job = 0;
-	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
 	m.map.jobs[1].job = BCS_JOB_ID_MAX + 1;
-	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
 	/* A map of no job: one part of none. */
 	m.map.nr_jobs = 0;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
@@ -944,18 +949,6 @@ static void test_tasks(void)
 	m.tasks.jobs[0].job = 0;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
-}
-
-/* Encode @m, decode it: the verdict. */
-static enum bcsp_verdict again(const struct bcsp_msg *m, struct bcsp_msg *out)
-{
-	uint8_t buf[BCSP_MAX_LEN];
-	int len;
-
-	len = bcsp_encode(m, key, buf, sizeof(buf));
-	if (len < 0)
-		return __BCSP_VERDICT_MAX;
-	return bcsp_decode(buf, (size_t)len, 7, key, out);
 }
 
 /* The round trips of the clock offsets, and the offsets to the master. */
