@@ -5,6 +5,7 @@
  *
  *   matrix_replay [--swf PATH] [--mpl N] [--slice S] [--move-interval S]
  *                 [--jobs N] [--nodes N] [--policy NAME] [--csv] [--check]
+ *                 [--select block|least] [--dc FRACTION]
  *   matrix_replay --scale [--nodes N] [--mpl N] [--jobs N] [--reps N]
  *
  * Reads a workload in the Standard Workload Format (default
@@ -21,7 +22,9 @@
  *   bcs-row         daemon/matrix.c, MATRIX_ONE_PER_ROW, no alternates,
  *                   at most 64 jobs admitted (bcs's old limit);
  *   bcs-pack        daemon/matrix.c, MATRIX_PACK with MATRIX_ALTERNATE;
- *   bcs-pack-noalt  MATRIX_PACK alone.
+ *   bcs-pack-noalt  MATRIX_PACK alone;
+ *   bcs-pack-fill   bcs-pack with Flexible CoScheduling's fill for the
+ *                   jobs marked DC (below).
  * The bcs policies take turns over matrix_rows_used() as bcs.ko does
  * (bcs_row_next()), one row per slice; a job progresses in a slice when
  * the slice's row is in its row set.  The matrix code is the master's own
@@ -33,6 +36,23 @@
  * time, mean bounded slowdown (10 s), rows used, moves per job and the
  * CPU time of the matrix calls per placement.  Everything but the CPU
  * times is the same on every run.
+ *
+ * DC ("don't care") jobs, a fraction --dc (0.25) of the jobs chosen by a
+ * hash of the trace's job id, need no coscheduling: each of their tasks
+ * progresses on its own.  Under every policy but bcs-pack-fill they are
+ * scheduled as any job.  Under bcs-pack-fill (bcs.ko's fill rule: on a
+ * node idle in the current row, its filler jobs run), a DC job's task on
+ * node n also progresses in a slice whose row is not in the job's row set
+ * if node n is idle in that row (no admitted job there has the row in its
+ * row set: node_idle()); fillers of one idle node share it, one at a time,
+ * the one that has had the least CPU first (fill_pick()).  A DC job ends
+ * when all its tasks have done their work (the run time each).  A table
+ * with bcs-pack or bcs-pack-fill ends with the mean bounded slowdown of
+ * the DC jobs and of the others.
+ *
+ * --check runs matrix_check() after every placement and, under
+ * bcs-pack-fill, checks node_idle() against the jobs' row sets and the
+ * fillers that run at every pick (check_fill()).
  *
  * Time moves in slices (--slice, 30 s: Slurm's SchedulerTimeSlice); jobs
  * start and end between slice boundaries (a finish is exact: times are
@@ -65,6 +85,7 @@
 #define ROW_JOBS_MAX	64		/* bcs-row: bcs.ko's old job limit */
 #define MPL_MAX		64
 #define SCALE_SEED	0x5eed2026U
+#define DC_DEFAULT	0.25		/* --dc */
 
 enum kind {
 	K_FCFS,
@@ -73,6 +94,7 @@ enum kind {
 	K_ROW,
 	K_PACK,
 	K_PACK_NOALT,
+	K_PACK_FILL,
 	K_NR,
 };
 
@@ -83,6 +105,7 @@ struct policy {
 	bool matrix;		/* uses daemon/matrix.c */
 	enum matrix_policy mpol;
 	uint32_t mflags;
+	bool fill;		/* DC jobs fill idle nodes */
 };
 
 static const struct policy policies[K_NR] = {
@@ -93,6 +116,8 @@ static const struct policy policies[K_NR] = {
 	[K_PACK]	= { "bcs-pack", true, true, true, MATRIX_PACK,
 			    MATRIX_ALTERNATE },
 	[K_PACK_NOALT]	= { "bcs-pack-noalt", true, true, true, MATRIX_PACK, 0 },
+	[K_PACK_FILL]	= { "bcs-pack-fill", true, true, true, MATRIX_PACK,
+			    MATRIX_ALTERNATE, true },
 };
 
 struct tjob {
@@ -100,6 +125,7 @@ struct tjob {
 	uint32_t procs;
 	int64_t submit;		/* s */
 	int64_t run;		/* s, > 0 */
+	bool dc;		/* needs no coscheduling (--dc) */
 };
 
 struct trace {
@@ -108,14 +134,18 @@ struct trace {
 	uint32_t nodes;
 	uint32_t skipped;
 	uint32_t requested;	/* jobs with a requested time (ignored) */
+	uint32_t dc;		/* jobs marked DC */
 };
 
 /* A job's state in one replay. */
 struct sj {
-	int64_t rem;		/* run time left */
+	int64_t rem;		/* run time left (a filler: its tasks' most) */
 	int64_t finish;
 	uint32_t *nodes;	/* while admitted */
-	bool on;		/* progresses now */
+	/* A filler (DC job under a fill policy), while admitted, per node: */
+	int64_t *trem;		/* the task's run time left */
+	uint8_t *tprog;		/* the task progresses now */
+	bool on;		/* progresses now (a filler: in its own rows) */
 	bool admitted;
 };
 
@@ -129,6 +159,7 @@ struct result {
 	bool has_pl;
 	double pl_mean, pl_max;	/* us */
 	uint32_t overfull_max;
+	double bsld_dc, bsld_rest;	/* of the DC jobs, of the others */
 };
 
 struct sim {
@@ -152,11 +183,14 @@ struct sim {
 	struct matrix_res *res;	/* scratch */
 	struct matrix m;
 	uint32_t row;		/* the strobe's row */
+	uint32_t *fill_by;	/* per node: filler job + 1 that runs, or 0 */
+	int64_t *fill_got;	/* per node: its CPU time so far */
+	bool refill;		/* a filler's task ended: pick again */
 	bool check;
 	/* statistics */
 	uint32_t done;
 	int64_t first_submit, last_finish;
-	double sum_resp, sum_bsld;
+	double sum_resp, sum_bsld, sum_bsld_dc;
 	double rows_time, rows_busy;	/* sum of rows * dt, sum of dt */
 	uint32_t rows_max;
 	uint64_t moves;
@@ -323,6 +357,33 @@ bad:
 	return -1;
 }
 
+/*
+ * Is the job of trace id @id one of the fraction @frac (0..1) marked DC?
+ * By a hash of the id, so that a job keeps its mark whatever the other
+ * jobs, the options or the order of the file.
+ */
+static bool dc_job(uint32_t id, double frac)
+{
+	uint64_t x = id;
+
+	x *= 0x9e3779b97f4a7c15ULL;
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 29;
+	return (double)(x >> 11) < frac * (double)(1ULL << 53);
+}
+
+static void mark_dc(struct trace *tr, double frac)
+{
+	uint32_t i;
+
+	tr->dc = 0;
+	for (i = 0; i < tr->n; i++) {
+		tr->j[i].dc = dc_job(tr->j[i].id, frac);
+		tr->dc += tr->j[i].dc;
+	}
+}
+
 /* ---- one replay ---- */
 
 /* A job's estimated wall time left: its run time left, stretched by MPL. */
@@ -437,6 +498,12 @@ static void start_job(struct sim *S, uint32_t k)
 		if (++S->load[s->nodes[i]] == S->mpl)
 			S->nfit--;
 	s->rem = j->run;
+	if (S->pol->fill && j->dc) {
+		s->trem = xcalloc(j->procs, sizeof(*s->trem));
+		s->tprog = xcalloc(j->procs, sizeof(*s->tprog));
+		for (i = 0; i < j->procs; i++)
+			s->trem[i] = j->run;
+	}
 	s->admitted = true;
 	s->on = !S->pol->gang;
 	S->adm[S->nadm++] = k;
@@ -490,7 +557,11 @@ static void end_job(struct sim *S, uint32_t k)
 			S->act[s->nodes[i]] = 0;
 	}
 	free(s->nodes);
+	free(s->trem);
+	free(s->tprog);
 	s->nodes = NULL;
+	s->trem = NULL;
+	s->tprog = NULL;
 	s->admitted = false;
 	s->on = false;
 	s->finish = S->now;
@@ -519,6 +590,8 @@ static void end_job(struct sim *S, uint32_t k)
 	bsld = resp / (double)(j->run > BSLD_BOUND ? j->run : BSLD_BOUND);
 	S->sum_resp += resp;
 	S->sum_bsld += bsld > 1 ? bsld : 1;
+	if (j->dc)
+		S->sum_bsld_dc += bsld > 1 ? bsld : 1;
 	S->done++;
 	if (S->now > S->last_finish)
 		S->last_finish = S->now;
@@ -662,7 +735,112 @@ static void slurm_cycle(struct sim *S)
 	slurm_fill(S);
 }
 
-/* bcs: the jobs whose row set holds the strobe's row run. */
+/*
+ * Is node @n idle in row @r: does no job placed on it run in @r, by its
+ * home row or an alternate?  The matrix's per-node mask of the rows run
+ * there (@busy) says, exact after matrix_alternates(), which every change
+ * of the matrix here ends with.  No row (BCS_ROW_NONE): not idle.
+ */
+static bool node_idle(const struct matrix *m, uint32_t n, uint32_t r)
+{
+	return r < MATRIX_ROWS_MAX && !(m->busy[n] >> r & 1);
+}
+
+/*
+ * A fill policy, once the jobs of the row are known: which tasks of the
+ * fillers (DC jobs) progress.  A filler's tasks run in its own rows; and
+ * a task with work left on a node idle in the row runs there, the
+ * node's fillers taking turns: the one that has had the least CPU runs
+ * (ties: the first admitted) until the next pick.
+ */
+static void fill_pick(struct sim *S)
+{
+	uint32_t a, i;
+
+	memset(S->fill_by, 0, S->nodes * sizeof(*S->fill_by));
+	for (a = 0; a < S->nadm; a++) {
+		uint32_t k = S->adm[a];
+		const struct sj *s = &S->s[k];
+
+		if (!s->trem || s->on)
+			continue;
+		for (i = 0; i < S->tr->j[k].procs; i++) {
+			uint32_t n = s->nodes[i];
+			int64_t got = S->tr->j[k].run - s->trem[i];
+
+			if (!s->trem[i] || !node_idle(&S->m, n, S->row))
+				continue;
+			if (!S->fill_by[n] || got < S->fill_got[n]) {
+				S->fill_by[n] = k + 1;
+				S->fill_got[n] = got;
+			}
+		}
+	}
+	for (a = 0; a < S->nadm; a++) {
+		uint32_t k = S->adm[a];
+		struct sj *s = &S->s[k];
+
+		if (!s->trem)
+			continue;
+		for (i = 0; i < S->tr->j[k].procs; i++)
+			s->tprog[i] = s->trem[i] &&
+				      (s->on || S->fill_by[s->nodes[i]] == k + 1);
+	}
+}
+
+static void fill_fail(const struct sim *S, const char *what, uint32_t n)
+{
+	fprintf(stderr, "matrix_replay: %s at t=%lld: node %u, row %u: %s\n",
+		S->pol->name, (long long)S->now, n, S->row, what);
+	exit(1);
+}
+
+/*
+ * --check, after fill_pick(): node_idle() against the jobs' row sets, and
+ * on each node at most one filler that runs outside its rows, and only
+ * where the node is idle; a filler in its row runs wherever it has work.
+ */
+static void check_fill(const struct sim *S)
+{
+	uint8_t *runs = xcalloc(S->nodes, 1);
+	uint8_t *fills = xcalloc(S->nodes, 1);
+	uint32_t a, i, n;
+
+	for (i = 0; i < S->m.nr_jobs; i++) {
+		const struct matrix_job *mj = &S->m.jobs[i];
+
+		if (S->row >= MATRIX_ROWS_MAX || !(mj->rows >> S->row & 1))
+			continue;
+		for (n = 0; n < mj->nr_res; n++)
+			runs[mj->res[n].node] = 1;
+	}
+	for (n = 0; n < S->nodes; n++)
+		if (node_idle(&S->m, n, S->row) !=
+		    (S->row < MATRIX_ROWS_MAX && !runs[n]))
+			fill_fail(S, "node_idle() disagrees with the row sets",
+				  n);
+	for (a = 0; a < S->nadm; a++) {
+		const struct sj *s = &S->s[S->adm[a]];
+
+		if (!s->trem)
+			continue;
+		for (i = 0; i < S->tr->j[S->adm[a]].procs; i++) {
+			n = s->nodes[i];
+			if (s->on && s->trem[i] && !s->tprog[i])
+				fill_fail(S, "a filler in its row is held", n);
+			if (s->on || !s->tprog[i])
+				continue;
+			if (runs[n])
+				fill_fail(S, "a filler runs on a busy node", n);
+			if (fills[n]++)
+				fill_fail(S, "two fillers run on one node", n);
+		}
+	}
+	free(runs);
+	free(fills);
+}
+
+/* bcs: the jobs whose row set holds the strobe's row run (and fillers). */
 static void matrix_refresh(struct sim *S, bool next)
 {
 	uint64_t used = matrix_rows_used(&S->m);
@@ -676,6 +854,65 @@ static void matrix_refresh(struct sim *S, bool next)
 		S->s[mj->id - 1].on = S->row < MATRIX_ROWS_MAX &&
 				      (mj->rows >> S->row & 1);
 	}
+	if (S->pol->fill) {
+		fill_pick(S);
+		if (S->check)
+			check_fill(S);
+	}
+	S->refill = false;
+}
+
+/*
+ * The run time job @k has left before its next event if nothing changes:
+ * its end, or a filler's next task to finish its work; INT64_MAX if none.
+ */
+static int64_t job_left(const struct sim *S, uint32_t k)
+{
+	const struct sj *s = &S->s[k];
+	int64_t left = INT64_MAX;
+	uint32_t i;
+
+	if (!s->trem)
+		return s->on ? s->rem : INT64_MAX;
+	for (i = 0; i < S->tr->j[k].procs; i++)
+		if (s->tprog[i] && s->trem[i] && s->trem[i] < left)
+			left = s->trem[i];
+	return left;
+}
+
+/*
+ * Job @k runs for @dt (at most job_left()).  True if a task of a filler
+ * finished its work.
+ */
+static bool job_advance(struct sim *S, uint32_t k, int64_t dt)
+{
+	struct sj *s = &S->s[k];
+	bool ended = false;
+	uint32_t i;
+
+	if (!s->trem) {
+		if (s->on)
+			s->rem -= dt;
+		return false;
+	}
+	s->rem = 0;
+	for (i = 0; i < S->tr->j[k].procs; i++) {
+		if (s->tprog[i] && s->trem[i]) {
+			s->trem[i] -= dt;
+			ended |= !s->trem[i];
+		}
+		if (s->trem[i] > s->rem)
+			s->rem = s->trem[i];
+	}
+	return ended;
+}
+
+/* Has job @k done its work (a filler: every task)? */
+static bool job_done(const struct sim *S, uint32_t k)
+{
+	const struct sj *s = &S->s[k];
+
+	return !s->rem && (s->on || s->trem);
 }
 
 static void sim_run(const struct trace *tr, enum kind kind, uint32_t mpl,
@@ -708,6 +945,8 @@ static void sim_run(const struct trace *tr, enum kind kind, uint32_t mpl,
 	S.pick = xcalloc(slots > S.nodes ? slots : S.nodes, sizeof(*S.pick));
 	S.ends = xcalloc(slots, sizeof(*S.ends));
 	S.res = xcalloc(S.nodes, sizeof(*S.res));
+	S.fill_by = xcalloc(S.nodes, sizeof(*S.fill_by));
+	S.fill_got = xcalloc(S.nodes, sizeof(*S.fill_got));
 	S.nfit = S.nodes;
 	S.first_submit = t0;
 	if (S.pol->matrix &&
@@ -741,6 +980,8 @@ static void sim_run(const struct trace *tr, enum kind kind, uint32_t mpl,
 			else if (S.pol->matrix)
 				matrix_refresh(&S, false);
 			changed = false;
+		} else if (S.refill) {
+			matrix_refresh(&S, false);
 		}
 
 		if (arr < tr->n)
@@ -748,18 +989,15 @@ static void sim_run(const struct trace *tr, enum kind kind, uint32_t mpl,
 		if (S.pol->gang && next_slice < next)
 			next = next_slice;
 		for (a = 0; a < S.nadm; a++) {
-			const struct sj *s = &S.s[S.adm[a]];
+			int64_t left = job_left(&S, S.adm[a]);
 
-			if (s->on && S.now + s->rem < next)
-				next = S.now + s->rem;
+			if (left != INT64_MAX && S.now + left < next)
+				next = S.now + left;
 		}
 		dt = next - S.now;
-		for (a = 0; a < S.nadm; a++) {
-			struct sj *s = &S.s[S.adm[a]];
-
-			if (s->on)
-				s->rem -= dt;
-		}
+		for (a = 0; a < S.nadm; a++)
+			if (job_advance(&S, S.adm[a], dt))
+				S.refill = true;
 		if (S.pol->matrix && S.nadm) {
 			uint32_t rows = __builtin_popcountll(matrix_rows_used(&S.m));
 
@@ -775,7 +1013,7 @@ static void sim_run(const struct trace *tr, enum kind kind, uint32_t mpl,
 		for (a = 0; a < S.nadm; ) {
 			uint32_t k = S.adm[a];
 
-			if (S.s[k].on && !S.s[k].rem) {
+			if (job_done(&S, k)) {
 				end_job(&S, k);
 				changed = true;
 			} else {
@@ -812,6 +1050,9 @@ static void sim_run(const struct trace *tr, enum kind kind, uint32_t mpl,
 	}
 	res->resp = S.sum_resp / tr->n;
 	res->bsld = S.sum_bsld / tr->n;
+	res->bsld_dc = tr->dc ? S.sum_bsld_dc / tr->dc : 0;
+	res->bsld_rest = tr->n > tr->dc ?
+			 (S.sum_bsld - S.sum_bsld_dc) / (tr->n - tr->dc) : 0;
 	res->has_rows = S.pol->matrix;
 	res->rows_mean = S.rows_busy > 0 ? S.rows_time / S.rows_busy : 0;
 	res->rows_max = S.rows_max;
@@ -831,6 +1072,8 @@ static void sim_run(const struct trace *tr, enum kind kind, uint32_t mpl,
 	free(S.pick);
 	free(S.ends);
 	free(S.res);
+	free(S.fill_by);
+	free(S.fill_got);
 }
 
 /* ---- --scale: placement cost with many jobs ---- */
@@ -1084,6 +1327,14 @@ static void print_table(uint32_t mpl, const struct result *r, bool csv,
 		else
 			printf("%13s %12s\n", "-", "-");
 	}
+	if (!r[K_PACK].valid && !r[K_PACK_FILL].valid)
+		return;
+	printf("bounded slowdown of the DC jobs / the others:");
+	for (k = K_PACK; k < K_NR; k++)
+		if (r[k].valid && (k == K_PACK || policies[k].fill))
+			printf("  %s %.2f / %.2f", policies[k].name,
+			       r[k].bsld_dc, r[k].bsld_rest);
+	printf("\n");
 }
 
 static void usage(FILE *f)
@@ -1093,7 +1344,7 @@ static void usage(FILE *f)
 		"[--move-interval S]\n"
 		"                     [--jobs N] [--nodes N] [--policy NAME] "
 		"[--csv] [--check]\n"
-		"                     [--select block|least]\n"
+		"                     [--select block|least] [--dc FRACTION]\n"
 		"       matrix_replay --scale [--nodes N] [--mpl N] [--jobs N] "
 		"[--reps N]\n"
 		"  --swf PATH          SWF workload (default %s,\n"
@@ -1107,17 +1358,23 @@ static void usage(FILE *f)
 		"the matrix, 4096)\n"
 		"  --nodes N           nodes (default: the header's MaxNodes; "
 		"--scale: 4096)\n"
-		"  --policy NAME       fcfs, easy, slurm-gang, bcs-row, bcs-pack "
-		"or bcs-pack-noalt\n"
+		"  --policy NAME       fcfs, easy, slurm-gang, bcs-row, bcs-pack, "
+		"bcs-pack-noalt\n"
+		"                      or bcs-pack-fill\n"
+		"  --dc FRACTION       jobs that need no coscheduling, 0..1 "
+		"(default %.2f):\n"
+		"                      bcs-pack-fill lets their tasks fill idle "
+		"nodes\n"
 		"  --csv               comma-separated values\n"
 		"  --select RULE       gang policies' nodes: block (aligned "
 		"blocks, default)\n"
 		"                      or least (least-loaded nodes)\n"
-		"  --check             matrix_check() after every placement "
-		"(slow)\n"
+		"  --check             matrix_check() after every placement, "
+		"and fill's rules\n"
+		"                      at every pick (slow)\n"
 		"  --scale             placement cost with many jobs\n"
 		"  --reps N            --scale: repetitions (default 2000)\n",
-		DEFAULT_SWF, MPL_MAX);
+		DEFAULT_SWF, MPL_MAX, DC_DEFAULT);
 }
 
 static int parse_u32(const char *opt, const char *arg, uint32_t min,
@@ -1134,6 +1391,22 @@ static int parse_u32(const char *opt, const char *arg, uint32_t min,
 		return -1;
 	}
 	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_frac(const char *opt, const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno || !(v >= 0 && v <= 1)) {
+		fprintf(stderr, "matrix_replay: --%s %s: want a number 0..1\n",
+			opt, arg);
+		return -1;
+	}
+	*out = v;
 	return 0;
 }
 
@@ -1172,6 +1445,7 @@ int main(int argc, char **argv)
 		{ "scale", no_argument, NULL, 'S' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "select", required_argument, NULL, 'L' },
+		{ "dc", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1180,6 +1454,7 @@ int main(int argc, char **argv)
 	uint32_t reps = 2000, mpls[2], nmpl, i;
 	int policy = -1, c, ret = 1;
 	bool csv = false, check = false, scale = false;
+	double dc = DC_DEFAULT;
 	struct trace tr;
 	struct result r[K_NR];
 
@@ -1245,6 +1520,10 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case 'D':
+			if (parse_frac("dc", optarg, &dc))
+				goto out;
+			break;
 		case 'h':
 			usage(stdout);
 			ret = 0;
@@ -1273,6 +1552,7 @@ int main(int argc, char **argv)
 		swf = default_swf(argv[0]);
 	if (read_swf(swf, nodes, jobs, &tr))
 		goto out;
+	mark_dc(&tr, dc);
 	if (mpl) {
 		mpls[0] = mpl;
 		nmpl = 1;
@@ -1289,6 +1569,9 @@ int main(int argc, char **argv)
 		       "times (%s)\n", slice, move, tr.requested ?
 		       "the trace's requested times are ignored" :
 		       "the trace has no requested times");
+		printf("DC jobs (no coscheduling needed; bcs-pack-fill fills "
+		       "idle nodes with them): %u of %u (--dc %g)\n", tr.dc,
+		       tr.n, dc);
 	}
 	for (i = 0; i < nmpl; i++) {
 		enum kind k;
