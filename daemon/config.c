@@ -153,6 +153,8 @@ const struct cfg_opt cfg_opts[] = {
 		 "node: a strobe's row (and its prediction's) ends with its slice: no gang runs in a slice no strobe reached (0: the last row runs on)"),
 	OPT_UINT(stale_slices, "4", 1, SLICES_MAX,
 		 "node: ignore strobes whose deadline passed this many slices ago"),
+	OPT_UINT(seq_allowance_ms, "10000", 2000, HOUR_MS,
+		 "accept the first datagram of a sender (none heard since start, or for a minute) only if its sequence number, its sender's clock, is at most this far behind ours: a replay of one captured earlier is refused (more than the clocks' skew)"),
 	OPT_UINT(report_ms, "1000", REPORT_MS_MIN, HOUR_MS,
 		 "node: how often to report local tasks to the master"),
 	OPT_ENUM(switch_reports, enum cfg_switch_reports, "period",

@@ -92,6 +92,7 @@ struct cfg {
 	bool predict;
 	bool expire;
 	uint32_t stale_slices;
+	uint32_t seq_allowance_ms;
 	uint32_t report_ms;
 	uint32_t skew_warn_permille;
 	char jobs_dir[CFG_STR_MAX];
