@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "dumpfile.h"
 #include "loop.h"
 #include "matrix.h"
 #include "proto.h"
@@ -525,6 +526,8 @@ struct bcsd_node {
 struct bcsd_collect {
 	struct bcs_events *ev;
 	char host[64];			/* in the dumps' names */
+	struct dump_owners owners;	/* the jobs' uids, for their dumps */
+	uint64_t learnt_ms;		/* owners last learnt */
 	struct bcsp_window cmds;	/* the commands taken (MPI_GATHER) */
 };
 
