@@ -18,6 +18,13 @@
  * jobs_dir, mode 0711, which others pass through but cannot list
  * (dumpfile.c).
  *
+ * Dumps are written on the loop that also sends strobes, so they are
+ * bounded: a job whose last task ends is dumped at most once per
+ * dump_job_ms, and all dumps together take from a budget of bytes
+ * (dump_burst_kb, refilled at dump_rate_kb a second, each dump counting
+ * 256 KB at least).  A dump refused is counted (dumps_refused) and said
+ * at most once a minute; its statistics stay in bcs.ko.
+ *
  * If the file cannot be written, the statistics stay in bcs.ko (bounded
  * by its dist_kept_jobs parameter), and bcsstat dump can still fetch them.
  *
@@ -118,9 +125,29 @@ static int write_dump(FILE *f, void *arg)
 	return bcs_job_dump(a->d->bcs, a->job, f, 0);
 }
 
+/*
+ * A dump over the budget (dumpfile.h): counted, and said at most once a
+ * minute with the number since; the statistics stay in bcs.ko.
+ */
+static void refused(struct bcsd *d, const struct bcs_job_ended *e,
+		    uint64_t now)
+{
+	d->cnt.dumps_refused++;
+	d->collect.refused_unsaid++;
+	if (d->collect.refused_said_ms &&
+	    now - d->collect.refused_said_ms < 60000)
+		return;
+	pr_warn("job %u %s: statistics not written, over the dump budget (dump_burst_kb, dump_rate_kb, dump_job_ms): %llu dump(s) refused in the last minute; they stay in bcs.ko",
+		e->job, bcs_job_end_name(e->reason),
+		(unsigned long long)d->collect.refused_unsaid);
+	d->collect.refused_said_ms = now;
+	d->collect.refused_unsaid = 0;
+}
+
 static void job_ended(struct bcsd *d, const struct bcs_job_ended *e)
 {
 	struct dump_arg arg = { .d = d, .job = e->job };
+	uint64_t now = now_mono_ms(), bytes;
 	char path[PATH_MAX];
 	uid_t owner = 0;
 	int err;
@@ -134,11 +161,17 @@ static void job_ended(struct bcsd *d, const struct bcs_job_ended *e)
 		pr_warn("job %u: jobs_dir too long for its dump", e->job);
 		return;
 	}
+	if (!dump_budget_may(&d->collect.budget, e->job,
+			     e->reason == BCS_JOB_END_DESTROYED, now)) {
+		refused(d, e, now);
+		return;
+	}
 	/* Its tasks of now, if it has some (destroyed with tasks). */
 	learn_owners(d, e->job);
 	if (!dumpfile_owner(&d->collect.owners, e->job, &owner))
 		owner = 0;	/* several uids, or none seen: root's */
-	err = dumpfile_write(path, owner, write_dump, &arg);
+	err = dumpfile_write(path, owner, write_dump, &arg, &bytes);
+	dump_budget_spent(&d->collect.budget, e->job, bytes, now);
 	if (e->reason == BCS_JOB_END_DESTROYED)
 		dumpfile_owner_forget(&d->collect.owners, e->job);
 	if (err == -ENOENT)
@@ -348,6 +381,9 @@ int collect_init(struct bcsd *d)
 	err = dumpfile_owners_init(&d->collect.owners);
 	if (err)
 		return err;
+	dump_budget_init(&d->collect.budget, d->cfg.dump_burst_kb,
+			 d->cfg.dump_rate_kb, d->cfg.dump_job_ms,
+			 now_mono_ms());
 	if (gethostname(d->collect.host, sizeof(d->collect.host) - 1) ||
 	    !d->collect.host[0] || strchr(d->collect.host, '/'))
 		snprintf(d->collect.host, sizeof(d->collect.host), "node%u",

@@ -77,13 +77,17 @@ out:
 }
 
 int dumpfile_write(const char *path, uid_t owner,
-		   int (*write)(FILE *f, void *arg), void *arg)
+		   int (*write)(FILE *f, void *arg), void *arg,
+		   uint64_t *bytes)
 {
+	long pos;
+
 	const char *slash;
 	char *tmp, *dir;
 	FILE *f = NULL;
 	int fd, err = 0;
 
+	*bytes = 0;
 	if (!path || !*path || !write)
 		return -EINVAL;
 	tmp = malloc(strlen(path) + sizeof(".XXXXXX"));
@@ -112,6 +116,8 @@ int dumpfile_write(const char *path, uid_t owner,
 	err = write(f, arg);
 	if (!err && fflush(f))
 		err = -errno;
+	pos = ftell(f);
+	*bytes = pos > 0 ? (uint64_t)pos : 0;
 	if (!err && fsync(fileno(f)))
 		err = -errno;
 	if (fclose(f) && !err)
@@ -294,4 +300,75 @@ int dumpfile_task_uid(int pid, uint32_t *uid)
 	}
 	fclose(f);
 	return err;
+}
+
+static void refill(struct dump_budget *b, uint64_t now_ms)
+{
+	uint64_t dt, add;
+
+	if (now_ms <= b->at_ms)
+		return;
+	dt = now_ms - b->at_ms;
+	b->at_ms = now_ms;
+	/* No overflow: dt capped at twice the time to fill the bucket. */
+	if (!b->rate)
+		return;
+	if (dt > (2 * b->burst / b->rate + 1) * 1000)
+		add = 2 * b->burst;
+	else
+		add = b->rate * dt / 1000;
+	if (b->tokens + (int64_t)add > (int64_t)b->burst)
+		b->tokens = (int64_t)b->burst;
+	else
+		b->tokens += (int64_t)add;
+}
+
+void dump_budget_init(struct dump_budget *b, uint32_t burst_kb,
+		      uint32_t rate_kb, uint32_t job_ms, uint64_t now_ms)
+{
+	memset(b, 0, sizeof(*b));
+	b->burst = (uint64_t)burst_kb * 1024;
+	b->rate = (uint64_t)rate_kb * 1024;
+	b->job_ms = job_ms;
+	b->tokens = (int64_t)b->burst;
+	b->at_ms = now_ms;
+}
+
+bool dump_budget_may(struct dump_budget *b, uint32_t job, bool last,
+		     uint64_t now_ms)
+{
+	uint32_t i;
+
+	refill(b, now_ms);
+	if (b->tokens < (int64_t)DUMP_MIN_COST)
+		return false;
+	if (last)
+		return true;
+	for (i = 0; i < DUMP_RECENT; i++)
+		if (b->recent[i].job == job && job &&
+		    now_ms - b->recent[i].ms < b->job_ms)
+			return false;
+	return true;
+}
+
+void dump_budget_spent(struct dump_budget *b, uint32_t job, uint64_t bytes,
+		       uint64_t now_ms)
+{
+	uint32_t i;
+
+	refill(b, now_ms);
+	if (bytes < DUMP_MIN_COST)
+		bytes = DUMP_MIN_COST;
+	if (bytes > b->burst + DUMP_MIN_COST)
+		bytes = b->burst + DUMP_MIN_COST;	/* a debt of one burst */
+	b->tokens -= (int64_t)bytes;
+	for (i = 0; i < DUMP_RECENT; i++)
+		if (b->recent[i].job == job)
+			break;
+	if (i == DUMP_RECENT) {
+		i = b->next;
+		b->next = (b->next + 1) % DUMP_RECENT;
+	}
+	b->recent[i].job = job;
+	b->recent[i].ms = now_ms;
 }

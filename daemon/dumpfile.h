@@ -33,7 +33,8 @@ int dumpfile_dir(const char *path, bool *tightened);
  * 0 or -errno; nothing is left behind on failure.  0 or -errno.
  */
 int dumpfile_write(const char *path, uid_t owner,
-		   int (*write)(FILE *f, void *arg), void *arg);
+		   int (*write)(FILE *f, void *arg), void *arg,
+		   uint64_t *bytes);
 
 /*
  * The owners of jobs: the uid of their tasks, learnt while they live.  A
@@ -70,6 +71,42 @@ void dumpfile_owner_forget(struct dump_owners *o, uint32_t job);
  */
 void dumpfile_owners_sweep(struct dump_owners *o, const uint32_t *jobs,
 			   size_t n);
+
+/*
+ * The budget of dumps (a flood: a user alone in a job who loops enable,
+ * detach, attach makes a job end, and a dump of up to 1.5 MB written and
+ * flushed to disk, at every turn).  A token bucket of bytes for them all:
+ * @burst_kb at most, @rate_kb more per second; a dump needs DUMP_MIN_COST
+ * in it and takes its size from it, at least DUMP_MIN_COST (so that small
+ * ones count too), going into debt if it is larger: so what is written
+ * over any time T is at most the burst, the rate times T and one dump.  And per job, one dump per @job_ms, but for the
+ * last (the job destroyed), which the bucket alone limits.  A dump
+ * refused is counted by the caller; the statistics stay in bcs.ko.
+ */
+#define DUMP_MIN_COST		262144ULL	/* bytes: a write and an fsync */
+#define DUMP_RECENT		64	/* jobs whose last dump is kept */
+
+struct dump_budget {
+	uint64_t burst;			/* bytes */
+	uint64_t rate;			/* bytes per second */
+	uint64_t job_ms;
+	int64_t tokens;			/* bytes; below 0: a debt */
+	uint64_t at_ms;			/* tokens as of then */
+	struct {
+		uint32_t job;
+		uint64_t ms;
+	} recent[DUMP_RECENT];		/* the jobs dumped last, their time */
+	uint32_t next;			/* the oldest of recent[] */
+};
+
+void dump_budget_init(struct dump_budget *b, uint32_t burst_kb,
+		      uint32_t rate_kb, uint32_t job_ms, uint64_t now_ms);
+/* May job @job be dumped at @now_ms?  @last: it was destroyed. */
+bool dump_budget_may(struct dump_budget *b, uint32_t job, bool last,
+		     uint64_t now_ms);
+/* A dump of @bytes of job @job was written at @now_ms. */
+void dump_budget_spent(struct dump_budget *b, uint32_t job, uint64_t bytes,
+		       uint64_t now_ms);
 
 /* The real uid of process @pid (/proc/PID/status): 0 or -errno. */
 int dumpfile_task_uid(int pid, uint32_t *uid);
