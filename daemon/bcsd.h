@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "dumpfile.h"
 #include "loop.h"
 #include "matrix.h"
 #include "proto.h"
@@ -287,6 +288,7 @@ struct bcsd_counters {
 	uint64_t kernel_errors;
 	uint64_t dumps;			/* jobs' statistics written */
 	uint64_t dumps_failed;
+	uint64_t dumps_refused;		/* over the dump budget */
 	uint64_t commands;		/* commands carried out on this node */
 	uint64_t signals_sent;		/* processes signalled by them */
 	uint64_t mpi_controls_set;	/* MPI control files set by them */
@@ -525,6 +527,11 @@ struct bcsd_node {
 struct bcsd_collect {
 	struct bcs_events *ev;
 	char host[64];			/* in the dumps' names */
+	struct dump_owners owners;	/* the jobs' uids, for their dumps */
+	uint64_t learnt_ms;		/* owners last learnt */
+	struct dump_budget budget;	/* of the dumps written */
+	uint64_t refused_said_ms;	/* refusals last logged */
+	uint64_t refused_unsaid;	/* refusals since */
 	struct bcsp_window cmds;	/* the commands taken (MPI_GATHER) */
 };
 

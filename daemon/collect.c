@@ -11,6 +11,20 @@
  * statistics released in bcs.ko: a job that crashes loses nothing, and a
  * job that gets tasks again goes on recording.
  *
+ * A dump holds every task's pid and times, which bcs.ko shows only to the
+ * task's owner: it is made mode 0600, owned by the job's owner (the uid
+ * of its tasks, learnt from /proc every report period while they live),
+ * or by root alone when its tasks had several uids or none was seen; in
+ * jobs_dir, mode 0711, which others pass through but cannot list
+ * (dumpfile.c).
+ *
+ * Dumps are written on the loop that also sends strobes, so they are
+ * bounded: a job whose last task ends is dumped at most once per
+ * dump_job_ms, and all dumps together take from a budget of bytes
+ * (dump_burst_kb, refilled at dump_rate_kb a second, each dump counting
+ * 256 KB at least).  A dump refused is counted (dumps_refused) and said
+ * at most once a minute; its statistics stay in bcs.ko.
+ *
  * If the file cannot be written, the statistics stay in bcs.ko (bounded
  * by its dist_kept_jobs parameter), and bcsstat dump can still fetch them.
  *
@@ -39,26 +53,6 @@
 #include "log.h"
 #include "collect.h"
 
-/* mkdir -p @path, mode 0755: 0 or -errno. */
-static int make_dir(char *path)
-{
-	char *p;
-
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -errno;
-		}
-		*p = '/';
-	}
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static void control_remove(struct bcsd *d, uint32_t job)
 {
 	char id[16];
@@ -75,9 +69,87 @@ static void control_remove(struct bcsd *d, uint32_t job)
 	}
 }
 
+/* The uids of the tasks of @job (0: of every job) into the owners. */
+static void learn_owners(struct bcsd *d, uint32_t job)
+{
+	struct bcs_task_stat *ts = NULL;
+	int32_t last = 0;
+	size_t n = 0, i;
+	uint32_t uid;
+
+	if (!d->bcs || bcs_task_stats(d->bcs, job, &ts, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		if (ts[i].tgid == last)
+			continue;	/* the threads of a process: one uid */
+		last = ts[i].tgid;
+		if (!dumpfile_task_uid(ts[i].tgid, &uid))
+			dumpfile_owner_learn(&d->collect.owners, ts[i].job, uid);
+	}
+	free(ts);
+}
+
+static void collect_tick(struct bcsd *d, void *arg)
+{
+	struct bcs_job_info *jobs = NULL;
+	uint64_t now = now_mono_ms();
+	uint32_t *ids;
+	size_t n = 0, i;
+
+	(void)arg;
+	if (now - d->collect.learnt_ms < d->cfg.report_ms)
+		return;
+	d->collect.learnt_ms = now;
+	learn_owners(d, 0);
+	if (bcs_job_list(d->bcs, &jobs, &n))
+		return;
+	ids = malloc((n ? n : 1) * sizeof(*ids));
+	if (ids) {
+		for (i = 0; i < n; i++)
+			ids[i] = jobs[i].id;
+		dumpfile_owners_sweep(&d->collect.owners, ids, n);
+	}
+	free(ids);
+	free(jobs);
+}
+
+struct dump_arg {
+	struct bcsd *d;
+	uint32_t job;
+};
+
+static int write_dump(FILE *f, void *arg)
+{
+	struct dump_arg *a = arg;
+
+	return bcs_job_dump(a->d->bcs, a->job, f, 0);
+}
+
+/*
+ * A dump over the budget (dumpfile.h): counted, and said at most once a
+ * minute with the number since; the statistics stay in bcs.ko.
+ */
+static void refused(struct bcsd *d, const struct bcs_job_ended *e,
+		    uint64_t now)
+{
+	d->cnt.dumps_refused++;
+	d->collect.refused_unsaid++;
+	if (d->collect.refused_said_ms &&
+	    now - d->collect.refused_said_ms < 60000)
+		return;
+	pr_warn("job %u %s: statistics not written, over the dump budget (dump_burst_kb, dump_rate_kb, dump_job_ms): %llu dump(s) refused in the last minute; they stay in bcs.ko",
+		e->job, bcs_job_end_name(e->reason),
+		(unsigned long long)d->collect.refused_unsaid);
+	d->collect.refused_said_ms = now;
+	d->collect.refused_unsaid = 0;
+}
+
 static void job_ended(struct bcsd *d, const struct bcs_job_ended *e)
 {
+	struct dump_arg arg = { .d = d, .job = e->job };
+	uint64_t now = now_mono_ms(), bytes;
 	char path[PATH_MAX];
+	uid_t owner = 0;
 	int err;
 
 	if (e->reason == BCS_JOB_END_DESTROYED && *d->cfg.mpi_dir)
@@ -89,7 +161,19 @@ static void job_ended(struct bcsd *d, const struct bcs_job_ended *e)
 		pr_warn("job %u: jobs_dir too long for its dump", e->job);
 		return;
 	}
-	err = bcs_job_dump_file(d->bcs, e->job, path, 0);
+	if (!dump_budget_may(&d->collect.budget, e->job,
+			     e->reason == BCS_JOB_END_DESTROYED, now)) {
+		refused(d, e, now);
+		return;
+	}
+	/* Its tasks of now, if it has some (destroyed with tasks). */
+	learn_owners(d, e->job);
+	if (!dumpfile_owner(&d->collect.owners, e->job, &owner))
+		owner = 0;	/* several uids, or none seen: root's */
+	err = dumpfile_write(path, owner, write_dump, &arg, &bytes);
+	dump_budget_spent(&d->collect.budget, e->job, bytes, now);
+	if (e->reason == BCS_JOB_END_DESTROYED)
+		dumpfile_owner_forget(&d->collect.owners, e->job);
 	if (err == -ENOENT)
 		return;		/* released meanwhile */
 	if (err) {
@@ -99,8 +183,9 @@ static void job_ended(struct bcsd *d, const struct bcs_job_ended *e)
 		return;
 	}
 	d->cnt.dumps++;
-	pr_info("job %u %s: statistics of %u task(s) written to %s", e->job,
-		bcs_job_end_name(e->reason), e->dist_tasks, path);
+	pr_info("job %u %s: statistics of %u task(s) written to %s, for uid %u",
+		e->job, bcs_job_end_name(e->reason), e->dist_tasks, path,
+		(unsigned int)owner);
 	if (e->reason != BCS_JOB_END_DESTROYED)
 		return;
 	err = bcs_dist_ctl(d->bcs, e->job, BCS_DIST_RELEASE, 0, 0, NULL, 0);
@@ -286,22 +371,30 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 
 int collect_init(struct bcsd *d)
 {
-	char dir[CFG_STR_MAX];
+	bool tightened;
 	int err;
 
 	memset(&d->collect, 0, sizeof(d->collect));
 	dispatch_register(d, BCSP_COMMAND, on_command);
 	if (!d->cfg.jobs_dir[0])
 		return 0;
+	err = dumpfile_owners_init(&d->collect.owners);
+	if (err)
+		return err;
+	dump_budget_init(&d->collect.budget, d->cfg.dump_burst_kb,
+			 d->cfg.dump_rate_kb, d->cfg.dump_job_ms,
+			 now_mono_ms());
 	if (gethostname(d->collect.host, sizeof(d->collect.host) - 1) ||
 	    !d->collect.host[0] || strchr(d->collect.host, '/'))
 		snprintf(d->collect.host, sizeof(d->collect.host), "node%u",
 			 d->node_id);
-	snprintf(dir, sizeof(dir), "%s", d->cfg.jobs_dir);
-	err = make_dir(dir);
+	err = dumpfile_dir(d->cfg.jobs_dir, &tightened);
 	if (err)
 		pr_warn("jobs_dir %s: %s: statistics stay in bcs.ko",
 			d->cfg.jobs_dir, strerror(-err));
+	else if (tightened)
+		pr_warn("jobs_dir %s: others could list or write it: now mode %o or less",
+			d->cfg.jobs_dir, DUMP_DIR_MODE);
 	err = bcs_events_open(&d->collect.ev);
 	if (err) {
 		/* An older bcs.ko: bcsd runs on, without dumps. */
@@ -310,12 +403,16 @@ int collect_init(struct bcsd *d)
 		d->collect.ev = NULL;
 		return 0;
 	}
+	err = loop_on_tick(d, collect_tick, NULL);
+	if (err)
+		return err;
 	return loop_add(d, bcs_events_fd(d->collect.ev), LOOP_EVENTS,
 			on_events, NULL);
 }
 
 void collect_exit(struct bcsd *d)
 {
+	dumpfile_owners_free(&d->collect.owners);
 	if (!d->collect.ev)
 		return;
 	loop_del(d, bcs_events_fd(d->collect.ev));

@@ -92,9 +92,13 @@ struct cfg {
 	bool predict;
 	bool expire;
 	uint32_t stale_slices;
+	uint32_t seq_allowance_ms;
 	uint32_t report_ms;
 	uint32_t skew_warn_permille;
 	char jobs_dir[CFG_STR_MAX];
+	uint32_t dump_burst_kb;
+	uint32_t dump_rate_kb;
+	uint32_t dump_job_ms;
 	char mpi_dir[CFG_STR_MAX];
 	/* Process, control socket, logging. */
 	uint32_t rt_priority;

@@ -154,7 +154,7 @@ int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 
 	m->hdr.cluster = d->cluster;
 	m->hdr.sender = d->node_id;
-	m->hdr.seq = d->net.seq++;
+	m->hdr.seq = bcsp_seq_next(&d->net.seq, now_real_ns());
 	len = bcsp_encode(m, d->key, buf, sizeof(buf));
 	if (len < 0)
 		return -1;
@@ -180,7 +180,7 @@ int net_send_command(struct bcsd *d, struct bcsp_msg *m)
 		return net_send(d, m, NULL);
 	m->hdr.cluster = d->cluster;
 	m->hdr.sender = d->node_id;
-	m->hdr.seq = d->net.seq++;
+	m->hdr.seq = bcsp_seq_next(&d->net.seq, now_real_ns());
 	len = bcsp_encode(m, d->key, buf, sizeof(buf));
 	if (len < 0)
 		return -1;

@@ -1071,6 +1071,21 @@ enum bcsp_verdict bcsp_window_check(struct bcsp_window *w, uint32_t epoch,
 	return BCSP_OK;
 }
 
+uint64_t bcsp_seq_next(uint64_t *next, uint64_t now_ns)
+{
+	if (now_ns > BCSP_SEQ_LAG_NS && *next < now_ns - BCSP_SEQ_LAG_NS)
+		*next = now_ns;
+	return (*next)++;
+}
+
+enum bcsp_verdict bcsp_seq_check(struct bcsp_window *w, uint32_t epoch,
+				 uint64_t seq, uint64_t floor_ns)
+{
+	if ((!w->used || epoch > w->epoch) && seq < floor_ns)
+		return BCSP_STALE;
+	return bcsp_window_check(w, epoch, seq);
+}
+
 static int hexval(int ch)
 {
 	if (ch >= '0' && ch <= '9')

@@ -701,6 +701,30 @@ enum bcsp_verdict bcsp_window_check(struct bcsp_window *w, uint32_t epoch,
 				    uint64_t seq);
 
 /*
+ * Sequence numbers follow the sender's CLOCK_REALTIME: a sender counts
+ * them up by one, but never lets them fall more than BCSP_SEQ_LAG_NS
+ * behind its clock (bcsp_seq_next()), so that a receiver that holds no
+ * window for the sender can tell a datagram sent lately from one
+ * captured long ago (bcsp_seq_check()).
+ */
+#define BCSP_SEQ_LAG_NS		1000000000ULL
+
+/* The sequence number to send at CLOCK_REALTIME @now_ns; @next moves on. */
+uint64_t bcsp_seq_next(uint64_t *next, uint64_t now_ns);
+
+/*
+ * bcsp_window_check(), and a datagram that would start the window (none
+ * yet, or a newer epoch) only if @seq is at least @floor_ns, the oldest
+ * sequence number a sender of lately can carry (the receiver's clock
+ * less its allowance): else BCSP_STALE, and the window stays as it was.
+ * A captured datagram replayed to a receiver that lost its window
+ * (restarted, or the window expired) is refused once it is older than
+ * the allowance.
+ */
+enum bcsp_verdict bcsp_seq_check(struct bcsp_window *w, uint32_t epoch,
+				 uint64_t seq, uint64_t floor_ns);
+
+/*
  * Can strobe @s take effect at CLOCK_REALTIME @now_ns?  BCSP_BAD_BODY for
  * a row or slice length bcs.ko would refuse; BCSP_STALE for a deadline
  * more than @stale_slices slices in the past or more than

@@ -78,6 +78,19 @@ static enum bcsp_verdict own_verdict(struct bcsd *d, const struct bcsp_msg *m,
 	return BCSP_REPLAY;
 }
 
+/*
+ * The oldest sequence number a sender heard for the first time (or in a
+ * new epoch) may carry: our clock less seq_allowance_ms, which covers
+ * the lag of senders' numbers behind their clocks (BCSP_SEQ_LAG_NS) and
+ * the clocks' skew.
+ */
+static uint64_t seq_floor(const struct bcsd *d)
+{
+	uint64_t now = now_real_ns(), allow = d->cfg.seq_allowance_ms * 1000000ULL;
+
+	return now > allow ? now - allow : 0;
+}
+
 /* From the master followed, of its epoch: a map or context to hold. */
 static bool of_followed(const struct bcsd *d, const struct bcsp_msg *m)
 {
@@ -247,7 +260,8 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	}
 	if (v == BCSP_OK && !own) {
 		w = window_of(d, m.hdr.sender);
-		v = w ? bcsp_window_check(w, m.hdr.epoch, m.hdr.seq) : BCSP_STALE;
+		v = w ? bcsp_seq_check(w, m.hdr.epoch, m.hdr.seq,
+				       seq_floor(d)) : BCSP_STALE;
 	}
 	if (v == BCSP_OK && !own && m.hdr.type == BCSP_STROBE)
 		v = bcsp_strobe_verdict(&m.strobe, now_real_ns(),

@@ -47,6 +47,7 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "kernel_errors", d->cnt.kernel_errors);
 	add_u64(o, "dumps", d->cnt.dumps);
 	add_u64(o, "dumps_failed", d->cnt.dumps_failed);
+	add_u64(o, "dumps_refused", d->cnt.dumps_refused);
 	add_u64(o, "commands", d->cnt.commands);
 	add_u64(o, "command_copies", d->cnt.command_copies);
 	add_u64(o, "attaches", d->cnt.attaches);

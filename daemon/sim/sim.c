@@ -36,7 +36,7 @@
  *    (an eventfd) is readable while one waits.
  * What is not: threads, parking, detaching, the watchdog, standalone mode, statistics
  * (bcs_dist_ctl() checks its arguments and records nothing), and job dumps
- * (bcs_job_dump_file() fails with -EOPNOTSUPP; with no tasks no job has
+ * (bcs_job_dump() fails with -EOPNOTSUPP; with no tasks no job has
  * statistics to dump, so bcsd never asks).
  *
  * If $BCS_SIM_LOG (sim.h) names a file, every strobe that reaches the
@@ -652,13 +652,12 @@ int bcs_window_clear(struct bcs *h)
  * Without statistics there is nothing to dump, and bcsd asks for a dump
  * only of a job that kept some (collect.c).
  */
-int bcs_job_dump_file(struct bcs *h, uint32_t job, const char *path,
-		      unsigned int flags)
+int bcs_job_dump(struct bcs *h, uint32_t job, FILE *out, unsigned int flags)
 {
 	(void)job;
 	if (!h)
 		return -EBADF;
-	if (!path || (flags & ~BCS_DUMP_FLAGS))
+	if (!out || (flags & ~BCS_DUMP_FLAGS))
 		return -EINVAL;
 	return -EOPNOTSUPP;
 }

@@ -455,6 +455,60 @@ static void test_window(void)
 	CHECK(ok == 0);
 }
 
+/*
+ * Sequence numbers that follow the sender's clock, and a receiver that
+ * lost its window (restarted): a captured datagram replayed to it is
+ * refused, a sender of lately is heard.
+ */
+static void test_seq_replay_after_restart(void)
+{
+	const uint64_t t0 = 1700000000000000000ULL, s = 1000000000ULL;
+	const uint64_t allow = 10 * s;
+	struct bcsp_window w = { 0 };
+	uint64_t next = t0, a, b, c, captured, fresh, i;
+
+	/* The sender counts up by one, strictly, near its clock. */
+	a = bcsp_seq_next(&next, t0);
+	b = bcsp_seq_next(&next, t0 + 1000);
+	CHECK(a == t0 && b == t0 + 1);
+	/* An hour later its numbers are within the lag of its clock. */
+	c = bcsp_seq_next(&next, t0 + 3600 * s);
+	CHECK(c > b && c + BCSP_SEQ_LAG_NS >= t0 + 3600 * s);
+	/* Many datagrams a second do not hold it back either. */
+	for (i = 0; i < 100000; i++)
+		a = bcsp_seq_next(&next, t0 + 3600 * s + i * 1000);
+	CHECK(a > c && a + BCSP_SEQ_LAG_NS >= t0 + 3600 * s + i * 1000);
+	/* A clock stepped back: still strictly increasing. */
+	b = bcsp_seq_next(&next, t0);
+	CHECK(b == a + 1);
+
+	/* A job-destroy captured at t0, the receiver restarted a minute on. */
+	next = t0 - 3 * 24 * 3600 * s;		/* a sender started days ago */
+	captured = bcsp_seq_next(&next, t0);
+	CHECK(bcsp_seq_check(&w, 7, captured, t0 + 60 * s - allow) ==
+	      BCSP_STALE);
+	CHECK(!w.used);
+	/* The live sender's next datagram is heard, and only once. */
+	fresh = bcsp_seq_next(&next, t0 + 60 * s);
+	CHECK(bcsp_seq_check(&w, 7, fresh, t0 + 60 * s - allow) == BCSP_OK);
+	CHECK(bcsp_seq_check(&w, 7, fresh, t0 + 60 * s - allow) ==
+	      BCSP_REPLAY);
+	/* The captured one, again, now that a window holds the sender. */
+	CHECK(bcsp_seq_check(&w, 7, captured, t0 + 60 * s - allow) ==
+	      BCSP_REPLAY);
+	/* A datagram of a newer epoch captured long ago starts no window. */
+	CHECK(bcsp_seq_check(&w, 8, captured, t0 + 60 * s - allow) ==
+	      BCSP_STALE);
+	CHECK(w.epoch == 7);
+	/* Within the window, numbers older than the floor still count. */
+	CHECK(bcsp_seq_check(&w, 7, fresh - 1, UINT64_MAX) == BCSP_OK);
+	/* A sender with a clock behind ours by less than the allowance. */
+	memset(&w, 0, sizeof(w));
+	next = t0;
+	a = bcsp_seq_next(&next, t0 + 60 * s - allow + BCSP_SEQ_LAG_NS);
+	CHECK(bcsp_seq_check(&w, 1, a, t0 + 60 * s - allow) == BCSP_OK);
+}
+
 static void test_strobe_verdict(void)
 {
 	const uint64_t now = 1700000000000000000ULL, slice = 1000000;
@@ -1498,6 +1552,7 @@ int main(void)
 	test_roundtrip();
 	test_rejects();
 	test_window();
+	test_seq_replay_after_restart();
 	test_strobe_verdict();
 	test_strobe_verdict_wrap();
 	test_switches();

@@ -22,6 +22,8 @@
 #                                     off in the third
 
 import json
+import os
+import re
 import sys
 
 MIB = 1 << 20
@@ -65,6 +67,40 @@ def timed(name, calls, sample):
     return 1 + (calls - 1) // sample
 
 
+def blocking_prims():
+    """The blocking primitives, from the tables of prims.h (P and O)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "prims.h")
+    with open(path) as f:
+        src = f.read()
+    return {"MPI_" + m.group(1)
+            for m in re.finditer(r"^\s*[PO]\((\w+),\s*1\s*,", src, re.M)}
+
+
+BLOCKING = blocking_prims()
+
+
+def check_split(rank):
+    """Communication is the blocking calls' time, measured on its own.
+
+    comp + comm = elapsed holds by construction (each computation runs
+    from the end of the last blocking call), so it cannot fail; what can
+    is that the communication time is exactly the sum of the blocking
+    primitives' times, each recorded by its own wrapper, and its calls
+    their number."""
+    prims = rank["primitives"]
+    blocking = [p for name, p in prims.items() if name in BLOCKING]
+    total = sum(p["total_ns"] for p in blocking)
+    calls = sum(p["calls"] for p in blocking)
+    comm = prims.get("Comm Overhead", {})
+    check(rank["comm_ns"] == total and comm.get("total_ns") == total,
+          "rank %d: communication %d ns, the blocking calls' %d ns" %
+          (rank["rank"], rank["comm_ns"], total))
+    check(comm.get("calls") == calls,
+          "rank %d: %s communication intervals, %d blocking calls" %
+          (rank["rank"], comm.get("calls"), calls))
+
+
 def check_counts(rank, want, sample=1):
     prims = rank["primitives"]
     for name, p in prims.items():
@@ -102,6 +138,7 @@ def full(doc, np, sub_bits):
               (r["rank"], err))
         check(r["comp_ns"] + r["comm_ns"] <= r["elapsed_ns"] * 1.0001,
               "rank %d: more time than elapsed" % r["rank"])
+        check_split(r)
     rows = {p["name"]: p for p in doc["primitives"]}
     for name, (calls, nbytes) in FULL.items():
         row = rows.get(name, {})
@@ -152,6 +189,7 @@ def default(doc, np):
     check(len(doc["ranks"]) == np, "%d files" % len(doc["ranks"]))
     for r in doc["ranks"]:
         check_counts(r, FULL, POLL_DEFAULT)
+        check_split(r)
     rows = {p["name"]: p for p in doc["primitives"]}
     row = rows.get("MPI_Test", {})
     n = timed("MPI_Test", 100, POLL_DEFAULT)

@@ -14,13 +14,17 @@
 # The two intervals must overlap (skew_agree()): |bcs - chrony| <= bcs's
 # bound + chrony's uncertainty + CL_SKEW_MARGIN_US (default 200 us, for
 # the readings of a TCG guest's clock that neither bound covers: chrony's
-# figures are of a moment a little before ours).
+# figures are of a moment a little before ours).  Overlap alone would
+# pass any bound wide enough (hours), so each bound must also be narrow:
+# at most CL_SKEW_MAX_BOUND_US (default 50000 us: half the round trips of
+# two links of TCG guests, with room to spare).
 
 # shellcheck disable=SC2016,SC2154,SC2317 # expanded in the guest; nr_nodes:
 # lib.sh; known(): called by wait_until
 . "$CL_DIR/lib.sh"
 
 margin_us=${CL_SKEW_MARGIN_US:-200}
+max_bound_us=${CL_SKEW_MAX_BOUND_US:-50000}
 tree_chain
 
 # offsets: the master's, one line per node, "node parent depth offset_ns
@@ -91,6 +95,8 @@ for n in $CL_NODES; do
 	d=$((o > c ? o - c : c - o))
 	[ "$d" -le $((b + u)) ]
 	ok $? "node$n: bcs $((o / 1000)) +- $((b / 1000)) us and chrony $((c / 1000)) +- $((u / 1000)) us agree (apart $((d / 1000)) us)"
+	[ "$b" -le $((max_bound_us * 1000)) ]
+	ok $? "node$n: bcs's bound $((b / 1000)) us is at most $max_bound_us us"
 done
 
 w=$(stat_of 1 skew_warnings)
