@@ -135,6 +135,19 @@ int bcs_job_set_rows(struct bcs *h, uint32_t id, uint32_t row,
 			 NULL);
 }
 
+int bcs_job_set_filler(struct bcs *h, uint32_t id, bool filler)
+{
+	struct bcs_job job;
+
+	if (!h)
+		return -EBADF;
+	memset(&job, 0, sizeof(job));
+	job.size = sizeof(job);
+	job.id = id;
+	job.flags = BCS_JOB_SET_FILLER | (filler ? BCS_JOB_FILLER : 0);
+	return bcs__ioctl(h->fd, BCS_IOC_JOB_SET_ROW, &job);
+}
+
 /*
  * Both lists share one shape: offer a buffer, learn how many entries
  * exist, and grow the buffer if the offer was too small.  Entries can be

@@ -14,6 +14,7 @@
 #ifndef LIBBCS_BCS_H
 #define LIBBCS_BCS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -71,6 +72,16 @@ int bcs_job_create_rows(struct bcs *h, uint32_t id, uint32_t row,
 			uint64_t rows, uint32_t *id_out);
 int bcs_job_set_rows(struct bcs *h, uint32_t id, uint32_t row,
 		     uint64_t rows, uint64_t at_slice);
+
+/*
+ * Filler jobs (LIBBCS_1.7; see "Filler jobs" in <linux/bcs.h>): make job
+ * @id a filler job, which also runs in the slices where no job with tasks
+ * here runs by its rows, or (@filler false) not one, from the next switch
+ * (BCS_JOB_SET_FILLER).  Its rows stay as they are.  struct bcs_job_info
+ * has BCS_JOB_FILLER in @flags for a filler job.  0 or a negative errno
+ * (-EINVAL from a module before filler jobs).
+ */
+int bcs_job_set_filler(struct bcs *h, uint32_t id, bool filler);
 
 /*
  * Allocate and fill an array with one record per job; release it with

@@ -46,13 +46,21 @@ static long bcs_ioc_job(unsigned int cmd, unsigned long arg)
 	if ((job.flags & ~BCS_JOB_FLAGS) ||
 	    (!(job.flags & BCS_JOB_ROWS) && job.rows) ||
 	    (!(job.flags & BCS_JOB_AT_SLICE) && job.slice) ||
-	    (cmd != BCS_IOC_JOB_SET_ROW && (job.flags & BCS_JOB_AT_SLICE)) ||
+	    (cmd != BCS_IOC_JOB_SET_ROW &&
+	     (job.flags & (BCS_JOB_AT_SLICE | BCS_JOB_SET_FILLER))) ||
 	    (cmd == BCS_IOC_JOB_DESTROY && job.flags))
+		return -EINVAL;
+	/* A move keeps the filler flag; BCS_JOB_SET_FILLER changes only it. */
+	if (cmd == BCS_IOC_JOB_SET_ROW &&
+	    (job.flags & (BCS_JOB_FILLER | BCS_JOB_SET_FILLER)) &&
+	    ((job.flags & ~BCS_JOB_FILLER) != BCS_JOB_SET_FILLER ||
+	     job.row || job.rows || job.slice))
 		return -EINVAL;
 
 	switch (cmd) {
 	case BCS_IOC_JOB_CREATE:
-		err = bcs_job_create(job.id, job.row, job.rows, &job.id);
+		err = bcs_job_create(job.id, job.row, job.rows,
+				     job.flags & BCS_JOB_FILLER, &job.id);
 		if (!err && copy_to_user((void __user *)arg, &job, sizeof(job))) {
 			/* The caller cannot learn the id: do not leak the job. */
 			bcs_job_destroy(job.id);
@@ -64,6 +72,9 @@ static long bcs_ioc_job(unsigned int cmd, unsigned long arg)
 	default:
 		if (!job.id)
 			return -ENOENT;
+		if (job.flags & BCS_JOB_SET_FILLER)
+			return bcs_job_set_filler(job.id,
+						  job.flags & BCS_JOB_FILLER);
 		return bcs_job_set_row(job.id, job.row, job.rows,
 				       job.flags & BCS_JOB_AT_SLICE, job.slice);
 	}

@@ -32,6 +32,7 @@ LIST_HEAD(bcs_jobs);
 u32 bcs_nr_jobs;
 u32 bcs_nr_tasks;
 u32 bcs_nr_parked;
+u32 bcs_nr_fillers;
 /* bcs_lock: jobs whose move waits for a slice (struct bcs_kjob.pending). */
 static u32 bcs_nr_pending;
 u64 bcs_attach_failures;
@@ -231,11 +232,12 @@ static bool bcs_job_rows(u32 row, u64 rows, u64 *set)
  * @id: its id, 0 to pick a free one
  * @row: its home row, or BCS_ROW_NONE
  * @rows: the rows it also runs in (bit r for row r), 0 with BCS_ROW_NONE
+ * @filler: a filler job, which also runs where the node is idle
  * @id_out: the id used
  *
  * Return: 0, -EINVAL, -ENOMEM, -ENOSPC or -EEXIST.
  */
-int bcs_job_create(u32 id, u32 row, u64 rows, u32 *id_out)
+int bcs_job_create(u32 id, u32 row, u64 rows, bool filler, u32 *id_out)
 {
 	struct bcs_kjob *job;
 	unsigned long flags;
@@ -252,6 +254,7 @@ int bcs_job_create(u32 id, u32 row, u64 rows, u32 *id_out)
 	kref_init(&job->ref);
 	job->row = row;
 	job->rows = set;
+	job->filler = filler;
 
 	spin_lock_irqsave(&bcs_lock, flags);
 	if (bcs_nr_jobs >= BCS_JOBS_MAX) {
@@ -272,6 +275,7 @@ int bcs_job_create(u32 id, u32 row, u64 rows, u32 *id_out)
 	if (!err) {
 		job->id = id;
 		list_add_tail_rcu(&job->node, &bcs_jobs);
+		bcs_nr_fillers += filler;
 		bcs_hooks->created(job);
 		/* Pairs with smp_mb() in the fork and exit probes. */
 		WRITE_ONCE(bcs_nr_jobs, bcs_nr_jobs + 1);
@@ -323,6 +327,7 @@ int bcs_job_destroy(u32 id)
 	}
 	list_del_rcu(&job->node);
 	job->dead = true;
+	bcs_nr_fillers -= job->filler;
 	if (job->pending) {
 		job->pending = false;
 		bcs_nr_pending--;
@@ -374,6 +379,34 @@ int bcs_job_set_row(u32 id, u32 row, u64 rows, bool at_slice, u64 slice)
 		job->pending = false;
 		WRITE_ONCE(job->row, row);
 		WRITE_ONCE(job->rows, set);
+	}
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return err;
+}
+
+/**
+ * bcs_job_set_filler - make a job a filler job or not
+ * @id: the job
+ * @filler: whether it is one
+ *
+ * Takes effect at the next switch, like a move without BCS_JOB_AT_SLICE;
+ * the job's rows and any move that waits are left as they are.
+ *
+ * Return: 0 or -ENOENT.
+ */
+int bcs_job_set_filler(u32 id, bool filler)
+{
+	struct bcs_kjob *job;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&bcs_lock, flags);
+	job = bcs_job_find(id);
+	if (job) {
+		bcs_nr_fillers += (u32)filler - (u32)job->filler;
+		WRITE_ONCE(job->filler, filler);
+	} else {
+		err = -ENOENT;
 	}
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	return err;
@@ -738,6 +771,7 @@ static void bcs_fill_job_info(const struct bcs_kjob *job,
 	}
 	info->slices_run = READ_ONCE(job->slices_run);
 	info->rows = READ_ONCE(job->rows);
+	info->flags = READ_ONCE(job->filler) ? BCS_JOB_FILLER : 0;
 }
 
 /*

@@ -44,6 +44,12 @@ struct bcs_kjob {
 	u64 pending_rows;
 	u64 pending_slice;
 	/*
+	 * bcs_lock, and read without it (READ_ONCE) by the job list: a filler
+	 * job, which also runs in the slices where the node is idle (see
+	 * "Filler jobs" in the UAPI header and switch.c).
+	 */
+	bool filler;
+	/*
 	 * Written under bcs_lock; read without it by parked tasks, which are
 	 * woken through @wq after every change that lets them run.
 	 */
@@ -141,9 +147,10 @@ extern const struct bcs_job_hooks *bcs_hooks;
 int bcs_job_init(const struct bcs_job_hooks *hooks);
 void bcs_job_exit(void);
 
-int bcs_job_create(u32 id, u32 row, u64 rows, u32 *id_out);
+int bcs_job_create(u32 id, u32 row, u64 rows, bool filler, u32 *id_out);
 int bcs_job_destroy(u32 id);
 int bcs_job_set_row(u32 id, u32 row, u64 rows, bool at_slice, u64 slice);
+int bcs_job_set_filler(u32 id, bool filler);
 void bcs_job_apply_due(u64 slice);
 int bcs_job_attach(u32 id, pid_t pid, bool thread_only, u32 *nr);
 int bcs_job_detach(u32 id, pid_t pid, bool thread_only, u32 *nr);
@@ -167,6 +174,8 @@ extern struct list_head bcs_jobs;
 extern u32 bcs_nr_jobs;
 extern u32 bcs_nr_tasks;
 extern u32 bcs_nr_parked;
+/* bcs_lock: filler jobs, so that a switch without any skips looking. */
+extern u32 bcs_nr_fillers;
 extern u64 bcs_attach_failures;
 /* bcs_lock: every struct bcs_task until it is freed, for module unload. */
 extern struct list_head bcs_all_tasks;

@@ -13,6 +13,11 @@
  * slice): a task of the old row that gets no CPU (a real-time task holds
  * it) or stays in a long system call cannot hold the new row back.
  *
+ * Filler jobs (struct bcs_kjob.filler) also run in the slices where the
+ * node is idle: no job that has tasks runs by its rows in the slice's row
+ * (bcs_row_idle()).  "Fill" above is the other thing, the wake-up of the
+ * resumed jobs after the drain; "filler" is only this one.
+ *
  * Failing open (bcs_switch_resume_all()) is a switch to no row that runs
  * every job, so no task stays parked.
  *
@@ -192,10 +197,30 @@ void bcs_switch_woken(struct bcs_task *bt)
 }
 
 /*
+ * Whether the node is idle in @row, for the filler jobs: no job that has
+ * tasks runs by its rows (home or alternate) in @row.  Jobs with no row
+ * run always but do not make the node busy; a filler job running by its
+ * own rows does.  Every row is idle for BCS_ROW_NONE.  bcs_lock held.
+ */
+static bool bcs_row_idle(u32 row)
+{
+	struct bcs_kjob *job;
+
+	lockdep_assert_held(&bcs_lock);
+	if (row >= BCS_ROWS_MAX)
+		return true;
+	list_for_each_entry(job, &bcs_jobs, node)
+		if (job->nr_tasks && (job->rows & BIT_ULL(row)))
+			return false;
+	return true;
+}
+
+/*
  * Switch to @row in slice bcs_sched.slice: make the changes of rows due by
  * then (bcs_job_apply_due()), resume the jobs whose rows hold @row (home
- * or alternate) and those with no row, suspend the others (every job
- * resumes when @flags has BCS_SLICE_FAILOPEN), and write the slice record.
+ * or alternate), those with no row and, if the node is idle in @row, the
+ * filler jobs; suspend the others (every job resumes when @flags has
+ * BCS_SLICE_FAILOPEN), and write the slice record.
  * Context: bcs_lock held, any context.
  */
 void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
@@ -209,17 +234,19 @@ void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	u64 seq = bcs_ring_head();
 	struct bcs_kjob *job;
 	struct bcs_task *bt;
-	bool run, ran, wake;
+	bool run, ran, wake, idle;
 
 	lockdep_assert_held(&bcs_lock);
 	start = ktime_get_real_ns();
 	/* A fill still pending is decided again, job by job, below. */
 	s->fill_pending = false;
 	bcs_job_apply_due(s->slice);
+	idle = bcs_nr_fillers && bcs_row_idle(row);
 	list_for_each_entry(job, &bcs_jobs, node) {
 		ran = !job->suspended;
 		run = (flags & BCS_SLICE_FAILOPEN) || job->row == BCS_ROW_NONE ||
-		      (row < BCS_ROWS_MAX && (job->rows & BIT_ULL(row)));
+		      (row < BCS_ROWS_MAX && (job->rows & BIT_ULL(row))) ||
+		      (idle && job->filler);
 		/* Still suspended while it waits for the old row to drain. */
 		wake = run && job->suspended;
 		if (wake) {

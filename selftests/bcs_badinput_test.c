@@ -60,7 +60,7 @@ static const struct ioc_desc iocs[] = {
 	{ "JOB_CREATE", BCS_IOC_JOB_CREATE, sizeof(struct bcs_job),
 	  { offsetof(struct bcs_job, rows),
 	    offsetof(struct bcs_job, slice) }, { 8, 8 }, 2,
-	  offsetof(struct bcs_job, flags), ~BCS_JOB_ROWS },
+	  offsetof(struct bcs_job, flags), ~(BCS_JOB_ROWS | BCS_JOB_FILLER) },
 	{ "JOB_DESTROY", BCS_IOC_JOB_DESTROY, sizeof(struct bcs_job),
 	  { offsetof(struct bcs_job, rows),
 	    offsetof(struct bcs_job, slice) }, { 8, 8 }, 2,
@@ -312,7 +312,7 @@ TEST_F(bad, output_reserved_zeroed)
 	jl.jobs = (uintptr_t)ji;
 	ASSERT_EQ(0, bt_ioctl(self->c.fd, BCS_IOC_JOB_LIST, &jl));
 	ASSERT_EQ(1, jl.count);
-	EXPECT_EQ(0, ji[0].reserved0);
+	EXPECT_EQ(0, ji[0].flags);
 	EXPECT_EQ(1, ji[0].rows);	/* job A's row 0 */
 	EXPECT_EQ(0, ji[0].reserved[0]);
 

@@ -645,7 +645,7 @@ TEST_F(ioctl, rows_input)
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, AT, A, 0, 0, 5));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, AT, A, 0, 0, 0));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, R | AT, A, 0, 1, 5));
-	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, 1U << 2, A, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, 1U << 4, A, 0, 0, 0));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, 1U << 31, A, 0, 0, 0));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, R, A, BCS_ROWS_MAX, 1, 0));
 	EXPECT_EQ(0, bt_nr_jobs(self->fd));
@@ -761,6 +761,161 @@ TEST_F(ioctl, alternate_rows)
 	EXPECT_TRUE(WAIT_UNTIL(job_state_is(self->fd, A, BCS_JOB_RUNNING),
 			       BT_WAIT_MS));
 	EXPECT_TRUE(job_state_is(self->fd, B, BCS_JOB_SUSPENDED));
+}
+
+/* Job @id is listed as a filler job (BCS_JOB_FILLER) or not. */
+static bool job_filler_is(int fd, uint32_t id, bool filler)
+{
+	struct bcs_job_info ji;
+
+	return !bt_job_info(fd, id, &ji) &&
+	       ji.flags == (filler ? BCS_JOB_FILLER : 0U);
+}
+
+/* BCS_JOB_SET_FILLER on job @id: 0 or -errno. */
+static int set_filler(int fd, uint32_t id, bool filler)
+{
+	return job_ioc(fd, BCS_IOC_JOB_SET_ROW,
+		       BCS_JOB_SET_FILLER | (filler ? BCS_JOB_FILLER : 0), id,
+		       0, 0, 0);
+}
+
+/*
+ * The filler flag: BCS_JOB_FILLER on create only, BCS_JOB_SET_FILLER on
+ * BCS_IOC_JOB_SET_ROW only and with nothing else; every refusal leaves the
+ * job as it was.  A move keeps the flag, setting the flag keeps the rows.
+ */
+TEST_F(ioctl, filler_input)
+{
+	const unsigned long C = BCS_IOC_JOB_CREATE, S = BCS_IOC_JOB_SET_ROW;
+	const unsigned long D = BCS_IOC_JOB_DESTROY;
+	const uint32_t F = BCS_JOB_FILLER, SF = BCS_JOB_SET_FILLER;
+	const uint32_t A = BT_JOB_A, B = BT_JOB_B;
+
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, SF, A, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, F | SF, A, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, F | (1U << 4), A, 0, 0, 0));
+	EXPECT_EQ(0, bt_nr_jobs(self->fd));
+
+	ASSERT_EQ(0, job_ioc(self->fd, C, F | BCS_JOB_ROWS, A, 2, BIT64(5),
+			     0));
+	EXPECT_TRUE(job_filler_is(self->fd, A, true));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 2, BIT64(2) | BIT64(5)));
+	ASSERT_EQ(0, bt_job_create(self->fd, B, 3, NULL));
+	EXPECT_TRUE(job_filler_is(self->fd, B, false));
+
+	/* The flag alone, without SET_FILLER, or SET_FILLER with more. */
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, F, B, 3, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, SF | F, B, 3, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, SF | F | BCS_JOB_ROWS, B, 0,
+				   BIT64(1), 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, SF | F | BCS_JOB_AT_SLICE, B,
+				   0, 0, 9));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, SF | (1U << 4), B, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, SF, A, BCS_ROW_NONE, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, D, F, A, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, D, SF, A, 0, 0, 0));
+	EXPECT_EQ(-ENOENT, set_filler(self->fd, 9, true));
+	EXPECT_EQ(-ENOENT, set_filler(self->fd, 0, true));
+	EXPECT_TRUE(job_filler_is(self->fd, A, true));
+	EXPECT_TRUE(job_filler_is(self->fd, B, false));
+	EXPECT_TRUE(job_rows_are(self->fd, B, 3, BIT64(3)));
+	EXPECT_EQ(2, bt_nr_jobs(self->fd));
+
+	/* Set and clear: the rows stay; a move keeps the flag. */
+	EXPECT_EQ(0, set_filler(self->fd, B, true));
+	EXPECT_TRUE(job_filler_is(self->fd, B, true));
+	EXPECT_TRUE(job_rows_are(self->fd, B, 3, BIT64(3)));
+	EXPECT_EQ(0, set_filler(self->fd, B, true));
+	EXPECT_TRUE(job_filler_is(self->fd, B, true));
+	EXPECT_EQ(0, bt_job_set_row(self->fd, B, 4));
+	EXPECT_TRUE(job_filler_is(self->fd, B, true));
+	EXPECT_TRUE(job_rows_are(self->fd, B, 4, BIT64(4)));
+	EXPECT_EQ(0, set_filler(self->fd, A, false));
+	EXPECT_TRUE(job_filler_is(self->fd, A, false));
+	EXPECT_TRUE(job_rows_are(self->fd, A, 2, BIT64(2) | BIT64(5)));
+	EXPECT_EQ(0, job_ioc(self->fd, D, 0, B, 0, 0, 0));
+	EXPECT_EQ(1, bt_nr_jobs(self->fd));
+}
+
+/*
+ * Filler jobs, driven: A (row 0) and F (row 1, a filler) have tasks, E
+ * (row 2) none, N (no row) runs always.  Row 0 runs A only: the node is
+ * busy.  Row 3 has no job, row 2 a job with no tasks: the node is idle
+ * and F runs there too, N's tasks notwithstanding, A does not.  A moved
+ * into row 2 makes it busy: F is suspended.  Cleared, F runs in its own
+ * row only; set again, it fills again.
+ */
+TEST_F(ioctl, filler_runs_when_idle)
+{
+	const uint32_t A = BT_JOB_A, F = BT_JOB_B, E = 7, N = 8;
+	struct bcs_job_info ji;
+	uint64_t f0;
+
+	ASSERT_EQ(0, bt_job_create(self->fd, A, 0, NULL));
+	ASSERT_EQ(0, job_ioc(self->fd, BCS_IOC_JOB_CREATE, BCS_JOB_FILLER, F,
+			     1, 0, 0));
+	ASSERT_EQ(0, bt_job_create(self->fd, E, 2, NULL));
+	ASSERT_EQ(0, bt_job_create(self->fd, N, BCS_ROW_NONE, NULL));
+	ASSERT_EQ(0, bt_burner_start(&self->b1, 1, true));
+	ASSERT_EQ(0, bt_burner_start(&self->b2, 1, true));
+	ASSERT_EQ(0, bt_attach(self->fd, A, self->b1.pid, 0, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, F, self->b2.pid, 0, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, N, getpid(), BCS_ATTACH_THREAD,
+			       NULL));
+	ASSERT_EQ(0, bt_drive(self->fd));
+
+	/* Busy: A's row. */
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 0));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_RUNNING));
+	EXPECT_TRUE(job_state_is(self->fd, F, BCS_JOB_SUSPENDED));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_all_parked(self->fd, F), BT_WAIT_MS));
+	f0 = job_slices_run(self->fd, F);
+
+	/* Idle: no job in row 3; F fills it, its tasks leave parking. */
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 3));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_SUSPENDED));
+	EXPECT_TRUE(WAIT_UNTIL(job_state_is(self->fd, F, BCS_JOB_RUNNING),
+			       BT_WAIT_MS));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, F), BT_WAIT_MS));
+	EXPECT_EQ(f0 + 1, job_slices_run(self->fd, F));
+
+	/* Idle: row 2's only job has no tasks here. */
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 0));
+	EXPECT_TRUE(job_state_is(self->fd, F, BCS_JOB_SUSPENDED));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 2));
+	EXPECT_TRUE(WAIT_UNTIL(job_state_is(self->fd, F, BCS_JOB_RUNNING),
+			       BT_WAIT_MS));
+	EXPECT_TRUE(job_state_is(self->fd, E, BCS_JOB_RUNNING));
+
+	/* Busy: A, with its task, moved to row 2. */
+	ASSERT_EQ(0, bt_job_set_row(self->fd, A, 2));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 2));
+	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_RUNNING));
+	EXPECT_TRUE(job_state_is(self->fd, F, BCS_JOB_SUSPENDED));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_all_parked(self->fd, F), BT_WAIT_MS));
+	EXPECT_TRUE(job_state_is(self->fd, N, BCS_JOB_RUNNING));
+
+	/* Cleared: not in an idle row, still in its own. */
+	ASSERT_EQ(0, set_filler(self->fd, F, false));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 3));
+	EXPECT_TRUE(job_state_is(self->fd, F, BCS_JOB_SUSPENDED));
+	ASSERT_EQ(0, bt_job_info(self->fd, F, &ji));
+	EXPECT_EQ(0U, ji.flags);
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 1));
+	EXPECT_TRUE(WAIT_UNTIL(job_state_is(self->fd, F, BCS_JOB_RUNNING),
+			       BT_WAIT_MS));
+
+	/* Set again: fills row 3 again. */
+	ASSERT_EQ(0, set_filler(self->fd, F, true));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 2));
+	EXPECT_TRUE(job_state_is(self->fd, F, BCS_JOB_SUSPENDED));
+	ASSERT_EQ(0, bt_strobe_now(self->fd, 3));
+	EXPECT_TRUE(WAIT_UNTIL(job_state_is(self->fd, F, BCS_JOB_RUNNING),
+			       BT_WAIT_MS));
+	EXPECT_TRUE(WAIT_UNTIL(bt_job_none_parked(self->fd, F), BT_WAIT_MS));
+	ASSERT_EQ(0, bt_detach(self->fd, N, getpid(), BCS_ATTACH_THREAD,
+			       NULL));
 }
 
 /*

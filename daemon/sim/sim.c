@@ -14,7 +14,9 @@
  *    moved at once or at a slice (BCS_JOB_AT_SLICE: applied by the first
  *    strobe that switches to that slice or a later one, or by the
  *    fail-open, as bcs.ko's switch does), listed, destroyed, at most
- *    BCS_JOBS_MAX;
+ *    BCS_JOBS_MAX; filler jobs (bcs_job_set_filler()), which also run in
+ *    a row where the node is idle, decided at each switch as bcs.ko's
+ *    switch does: no job with tasks here has the row in its set;
  *  - tasks: processes attached whole (bcs_attach(), -ESRCH if there is
  *    no such process, -EBUSY if it is in another job), at most
  *    BCS_SIM_TASKS, one task each, gone when the process is or its job;
@@ -93,6 +95,8 @@ struct sim_pending {
 	uint32_t row;
 	uint64_t rows;			/* the whole set, @row's bit included */
 	uint64_t slice;
+	/* A filler job that the last switch resumed: the node was idle. */
+	bool filling;
 };
 
 /* The model's tables, apart so that they take no room in the binary. */
@@ -391,6 +395,20 @@ int bcs_job_set_rows(struct bcs *h, uint32_t id, uint32_t row,
 	return 0;
 }
 
+/* Make job @id a filler job or not, from the next switch, as bcs.ko. */
+int bcs_job_set_filler(struct bcs *h, uint32_t id, bool filler)
+{
+	struct bcs_job_info *j;
+
+	if (!h)
+		return -EBADF;
+	j = job_find(id);
+	if (!j)
+		return -ENOENT;
+	j->flags = filler ? BCS_JOB_FILLER : 0;
+	return 0;
+}
+
 int bcs_job_set_row(struct bcs *h, uint32_t id, uint32_t row)
 {
 	return bcs_job_set_rows(h, id, row, 0, 0);
@@ -412,11 +430,33 @@ static void jobs_apply_due(uint64_t slice)
 	}
 }
 
-/* Whether job @j runs in row @row: no row, or @row is in its set. */
+/*
+ * Whether job @j runs in row @row: no row, or @row is in its set, or it is
+ * a filler job that the last switch resumed in an idle row.
+ */
 static bool job_in_row(const struct bcs_job_info *j, uint32_t row)
 {
 	return j->row == BCS_ROW_NONE ||
-	       (row < BCS_ROWS_MAX && (j->rows & 1ULL << row));
+	       (row < BCS_ROWS_MAX && (j->rows & 1ULL << row)) ||
+	       sim.pending[j - sim.jobs].filling;
+}
+
+/*
+ * Whether the node is idle in @row, for the filler jobs, as bcs.ko's
+ * bcs_row_idle(): no job with tasks here has @row in its set.  The tasks
+ * are counted first (tasks_prune()).
+ */
+static bool row_idle(uint32_t row)
+{
+	uint32_t i;
+
+	if (row >= BCS_ROWS_MAX)
+		return true;
+	tasks_prune(0);
+	for (i = 0; i < sim.nr_jobs; i++)
+		if (sim.jobs[i].nr_tasks && (sim.jobs[i].rows & 1ULL << row))
+			return false;
+	return true;
 }
 
 /* Whether job @j may run now: no gang scheduling, or its rows hold ours. */
@@ -885,14 +925,21 @@ static int strobe_check(const struct bcs_strobe *s, uint64_t now)
 	return 0;
 }
 
-/* Count the slice that starts now for the jobs that run in it. */
+/*
+ * Decide which filler jobs run in the slice that starts now, and count it
+ * for the jobs that run in it.
+ */
 static void jobs_switched(void)
 {
+	bool idle = row_idle(sim.row);
 	uint32_t i;
 
-	for (i = 0; i < sim.nr_jobs; i++)
+	for (i = 0; i < sim.nr_jobs; i++) {
+		sim.pending[i].filling = idle &&
+					 (sim.jobs[i].flags & BCS_JOB_FILLER);
 		if (job_in_row(&sim.jobs[i], sim.row))
 			sim.jobs[i].slices_run++;
+	}
 }
 
 int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s)

@@ -5,7 +5,7 @@
  * switch at the later of arrival and deadline, a past slice missed), the
  * ring's sequence numbers when it wraps, the slice window, the ends of
  * jobs on the events descriptor, the strobe log of $BCS_SIM_LOG, and the
- * rows of jobs: alternate rows and moves at a slice.
+ * rows of jobs: alternate rows, moves at a slice and filler jobs.
  */
 #include <errno.h>
 #include <poll.h>
@@ -288,6 +288,30 @@ static int test_rows(struct bcs *h, struct bcs_nl *nl)
 	CHECK(job_is(h, 22, 4, 1ULL << 4, RUN));
 	CHECK(job_is(h, 20, 0, 1, SUS));
 	CHECK(job_is(h, 21, 2, 4, SUS));
+
+	/*
+	 * Filler jobs: 23 (row 5) runs where no job with tasks runs by its
+	 * rows: not in row 4 (22 has one), in row 2 (21 has none), from the
+	 * next switch after the flag changes.
+	 */
+	CHECK(bcs_job_create(h, 23, 5, NULL) == 0);
+	CHECK(bcs_job_set_filler(h, 23, true) == 0);
+	CHECK(bcs_job_set_filler(h, 98, true) == -ENOENT);
+	CHECK(bcs_job_set_filler(NULL, 23, true) == -EBADF);
+	CHECK(job_get(h, 23, &j) && j.flags == BCS_JOB_FILLER);
+	CHECK(bcs_attach(h, 22, getpid(), 0, NULL) == 0);
+	CHECK(job_is(h, 23, 5, 1ULL << 5, SUS));
+	CHECK(strobe(nl, base + 10, 4, now) == 0 && ++sent);
+	CHECK(job_is(h, 23, 5, 1ULL << 5, SUS));
+	CHECK(strobe(nl, base + 11, 2, now) == 0 && ++sent);
+	CHECK(job_is(h, 23, 5, 1ULL << 5, RUN));
+	CHECK(job_is(h, 21, 2, 4, RUN) && job_is(h, 22, 4, 1ULL << 4, SUS));
+	CHECK(job_get(h, 23, &j) && j.slices_run == 1);
+	CHECK(bcs_job_set_filler(h, 23, false) == 0);
+	CHECK(job_get(h, 23, &j) && j.flags == 0 && j.state == RUN);
+	CHECK(strobe(nl, base + 12, 2, now) == 0 && ++sent);
+	CHECK(job_is(h, 23, 5, 1ULL << 5, SUS));
+	CHECK(bcs_job_destroy(h, 23) == 0);
 
 	/* The fail-open is a switch in the current slice. */
 	CHECK(bcs_job_set_rows(h, 21, 7, 0, base + 9) == 0);

@@ -130,8 +130,14 @@ static int fake_job(unsigned long req, struct bcs_job *j)
 	if (j->size != sizeof(*j) || (j->flags & ~BCS_JOB_FLAGS) ||
 	    (!(j->flags & BCS_JOB_ROWS) && j->rows) ||
 	    (!(j->flags & BCS_JOB_AT_SLICE) && j->slice) ||
-	    (req != BCS_IOC_JOB_SET_ROW && (j->flags & BCS_JOB_AT_SLICE)) ||
+	    (req != BCS_IOC_JOB_SET_ROW &&
+	     (j->flags & (BCS_JOB_AT_SLICE | BCS_JOB_SET_FILLER))) ||
 	    (req == BCS_IOC_JOB_DESTROY && j->flags))
+		return fake_err(EINVAL);
+	if (req == BCS_IOC_JOB_SET_ROW &&
+	    (j->flags & (BCS_JOB_FILLER | BCS_JOB_SET_FILLER)) &&
+	    ((j->flags & ~BCS_JOB_FILLER) != BCS_JOB_SET_FILLER ||
+	     j->row || j->rows || j->slice))
 		return fake_err(EINVAL);
 	if (j->row != BCS_ROW_NONE && j->row >= BCS_ROWS_MAX)
 		return fake_err(EINVAL);
@@ -150,6 +156,10 @@ static int fake_job(unsigned long req, struct bcs_job *j)
 	info = find_job(j->id);
 	if (!info)
 		return fake_err(ENOENT);
+	if (req == BCS_IOC_JOB_SET_ROW && (j->flags & BCS_JOB_SET_FILLER)) {
+		info->flags = j->flags & BCS_JOB_FILLER;
+		return 0;
+	}
 	if (req == BCS_IOC_JOB_SET_ROW) {
 		/* A change at a slice waits: the fake never switches. */
 		if (j->flags & BCS_JOB_AT_SLICE)
@@ -768,6 +778,18 @@ static void test_jobs(struct bcs *h)
 	CHECK_EQ(bcs_job_set_rows(h, 99, 0, 1, 5), -ENOENT);
 	CHECK_EQ(bcs_job_set_rows(NULL, 10, 0, 1, 5), -EBADF);
 	CHECK_EQ(bcs_job_create_rows(NULL, 0, 0, 1, NULL), -EBADF);
+
+	/* Filler: BCS_JOB_SET_FILLER alone, BCS_JOB_FILLER with it if set. */
+	CHECK_EQ(bcs_job_set_filler(h, 11, true), 0);
+	CHECK_EQ(fake.last_job.flags, BCS_JOB_SET_FILLER | BCS_JOB_FILLER);
+	CHECK_EQ(fake.last_job.row, 0);
+	CHECK_EQ(find_job(11)->flags, BCS_JOB_FILLER);
+	CHECK_EQ(find_job(11)->rows, 1ULL << 1);
+	CHECK_EQ(bcs_job_set_filler(h, 11, false), 0);
+	CHECK_EQ(fake.last_job.flags, BCS_JOB_SET_FILLER);
+	CHECK_EQ(find_job(11)->flags, 0);
+	CHECK_EQ(bcs_job_set_filler(h, 99, true), -ENOENT);
+	CHECK_EQ(bcs_job_set_filler(NULL, 11, true), -EBADF);
 
 	/* Empty list. */
 	fake_reset();

@@ -120,12 +120,19 @@
  *                      BCS_JOB_ROWS the job also runs in the rows of the
  *                      bit set @rows (alternate scheduling, see "Rows of a
  *                      job" below).  BCS_JOB_AT_SLICE: -EINVAL.
+ *                      BCS_JOB_FILLER makes it a filler job (see
+ *                      "Filler jobs" below).
  * BCS_IOC_JOB_DESTROY  struct bcs_job: detach every task of job @id (they
  *                      keep running) and destroy it.  @flags must be 0.
  * BCS_IOC_JOB_SET_ROW  struct bcs_job: move job @id to @row (and, with
  *                      BCS_JOB_ROWS, the set @rows); takes effect at the
  *                      next strobe, or with BCS_JOB_AT_SLICE at the first
- *                      switch to a slice numbered @slice or later.
+ *                      switch to a slice numbered @slice or later.  The
+ *                      job stays a filler job or not, as it was.  With
+ *                      BCS_JOB_SET_FILLER, instead, only make the job a
+ *                      filler job (with BCS_JOB_FILLER) or not (without),
+ *                      from the next switch; @row, @rows and @slice must
+ *                      be 0 and no flag but those two set (-EINVAL).
  * BCS_IOC_ATTACH       struct bcs_attach: attach process @pid (all of its
  *                      threads; with BCS_ATTACH_THREAD only thread @pid) to
  *                      job @job.  Children and threads created later join
@@ -244,6 +251,24 @@
  * then.  A later BCS_IOC_JOB_SET_ROW of the job replaces a change that
  * waits, with the flag or without it.  Without BCS_JOB_AT_SLICE @slice must be 0; the
  * flag is for BCS_IOC_JOB_SET_ROW only (-EINVAL on create and destroy).
+ *
+ * Filler jobs (flexible coscheduling's fill)
+ * ------------------------------------------
+ * A job created with BCS_JOB_FILLER, or made one with BCS_JOB_SET_FILLER,
+ * is a *filler*: besides the rows it runs in by its own rows (if any), it
+ * runs in every slice in which the node is *idle*, instead of being
+ * suspended.  The node is idle in a slice of row r when no job that has
+ * tasks (@nr_tasks > 0) runs by its rows in r: none whose set (home or
+ * alternate rows) holds r.  Jobs with no row (BCS_ROW_NONE) run always
+ * and do not make the node busy; nor does a job of row r with no tasks.
+ * A filler job that runs by its own rows makes the node busy like any
+ * other.  A switch to no row (BCS_SLICE_EXPIRED) finds the node idle, so
+ * filler jobs run in it.  Whether the node is idle is decided at each
+ * switch, after the changes of rows due then: a job that gets its first
+ * task in the middle of a slice makes the node busy from the next switch.
+ * Fail-open runs every job, filler or not, as before.  The flag changes
+ * nothing else: a filler job is listed, accounted (@slices_run counts the
+ * slices it filled too) and destroyed like any other.
  *
  * Slice windows
  * -------------
@@ -411,7 +436,20 @@ enum bcs_mode {
 
 #define BCS_JOB_ROWS		(1U << 0)	/* @rows: alternate rows */
 #define BCS_JOB_AT_SLICE	(1U << 1)	/* SET_ROW at slice @slice */
-#define BCS_JOB_FLAGS		(BCS_JOB_ROWS | BCS_JOB_AT_SLICE)
+/*
+ * A filler job (see "Filler jobs" above): on create, the job is one; on
+ * BCS_IOC_JOB_SET_ROW, only with BCS_JOB_SET_FILLER, the value that flag
+ * sets.  Also struct bcs_job_info.flags of a filler job.
+ */
+#define BCS_JOB_FILLER		(1U << 2)
+/*
+ * BCS_IOC_JOB_SET_ROW only: set the job's filler flag to BCS_JOB_FILLER's
+ * bit (set: a filler, clear: not one) and change nothing else; @row,
+ * @rows and @slice must be 0 and no other flag set.
+ */
+#define BCS_JOB_SET_FILLER	(1U << 3)
+#define BCS_JOB_FLAGS		(BCS_JOB_ROWS | BCS_JOB_AT_SLICE | \
+				 BCS_JOB_FILLER | BCS_JOB_SET_FILLER)
 
 /* BCS_IOC_JOB_CREATE, _DESTROY, _SET_ROW */
 struct bcs_job {
@@ -532,7 +570,9 @@ struct bcs_job_info {
 	__u32 state;		/* enum bcs_job_state */
 	__u32 nr_tasks;
 	__u32 nr_parked;
-	__u32 reserved0;
+	__u32 flags;		/* BCS_JOB_FILLER if it is a filler job;
+				 * 0 from modules before filler jobs
+				 */
 	__u64 run_ns;		/* CPU time of its tasks since they attached,
 				 * tasks that have left included
 				 */
