@@ -31,6 +31,7 @@
 #include "probe.h"
 #include "switches.h"
 #include "collect.h"
+#include "filler.h"
 
 #define BCSD_CONF_DEFAULT	"/etc/bcs/bcsd.conf"
 
@@ -115,6 +116,7 @@ static const struct bcsd_part {
 	{ is_node,	record_init,	record_exit },
 	{ is_node,	collect_init,	collect_exit },
 	{ is_node,	switches_init,	switches_exit },
+	{ is_node,	filler_init,	filler_exit },
 	{ NULL,		probe_init,	probe_exit },
 	{ NULL,		ctl_init,	ctl_exit },
 };

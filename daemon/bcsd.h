@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "dumpfile.h"
+#include "fill.h"
 #include "loop.h"
 #include "matrix.h"
 #include "proto.h"
@@ -289,6 +290,7 @@ struct bcsd_counters {
 	uint64_t dumps;			/* jobs' statistics written */
 	uint64_t dumps_failed;
 	uint64_t dumps_refused;		/* over the dump budget */
+	uint64_t fill_changes;		/* jobs marked filler or unmarked */
 	uint64_t commands;		/* commands carried out on this node */
 	uint64_t signals_sent;		/* processes signalled by them */
 	uint64_t mpi_controls_set;	/* MPI control files set by them */
@@ -566,6 +568,23 @@ struct bcsd_switches {
 };
 
 /*
+ * filler.c: this node's jobs in increasing order, each with its fill
+ * classification and whether bcs.ko has it marked filler.
+ */
+struct bcsd_filler_job {
+	uint32_t job;
+	bool marked;
+	struct fill_state st;
+};
+
+struct bcsd_filler {
+	struct fill_params params;
+	struct bcsd_filler_job *jobs;
+	uint32_t nr;
+	uint64_t last_ms;
+};
+
+/*
  * The kernel jobs bcsd made on this node, and their births (0: not
  * known): node.c keeps them, ctl.c waits for them (view_local_job()).
  */
@@ -675,6 +694,7 @@ struct bcsd {
 	struct bcsd_record record;
 	struct bcsd_collect collect;
 	struct bcsd_switches switches;
+	struct bcsd_filler filler;
 	struct bcsd_probe probe;
 	struct bcsd_ctl ctl;
 };

@@ -87,6 +87,10 @@ struct cfg {
 	uint32_t failover_slices;
 	uint32_t quorum;
 	/* Node. */
+	bool fill;
+	uint32_t fill_period_ms;
+	uint32_t fill_coarse_ms;
+	uint32_t fill_frustrated_pct;
 	enum cfg_switch_reports switch_reports;
 	uint32_t watchdog_slices;
 	bool predict;

@@ -451,6 +451,10 @@ static int run_jobs(const struct opts *o)
 					json_object_array_add(set,
 						json_object_new_int64(r));
 			json_object_object_add(jo, "rows", set);
+			/* bcsd's fill marks it: it also runs where we idle. */
+			json_object_object_add(jo, "filler",
+				json_object_new_boolean(
+					!!(j->flags & BCS_JOB_FILLER)));
 			json_object_object_add(jo, "state",
 				json_object_new_string(
 					bcs_job_state_name(j->state)));

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.." || exit 1
 . ../scripts/check-lib.sh
 
 core="loop net rx followed dispatch view stats global offsets tree reduce topo filter skew tquorum mpigather matrix hostlist fill dumpfile"
-parts="master node record collect switches probe ctl"
+parts="master node record collect switches filler probe ctl"
 
 # defined O: the global functions and data object O.o defines.
 defined()

@@ -72,7 +72,8 @@ bcsd_pid()
 	alive "$p" && echo "$p"
 }
 
-# start_bcsd [--name=value...]: bcsd with the cluster's settings.
+# start_bcsd [--name=value...]: bcsd with the cluster's settings; fill
+# off (tests count a job's slices; test-matrix.sh turns it on to test it).
 start_bcsd()
 {
 	local p
@@ -89,7 +90,7 @@ start_bcsd()
 		--watchdog_slices="$CL_WATCHDOG" \
 		--failover_slices="$CL_FAILOVER" --report_ms="$CL_REPORT_MS" \
 		--stats_file="$STATE/stats.json" --jobs_dir="$STATE/jobs" \
-		--verbose=1 "$@" \
+		--fill=0 --verbose=1 "$@" \
 		>> "$BCS_OUT/bcsd.log" 2>&1 < /dev/null &
 	p=$!
 	echo "$p" > "$STATE/bcsd.pid"

@@ -12,7 +12,10 @@
 #  3. the maps that moved jobs as their tasks attached (D joins node2,
 #     where C is) were applied by every node, with one apply slice each,
 #     before that slice began there: every node switched the moved jobs
-#     in the same slice.
+#     in the same slice;
+#  4. with fill on one node, a job that never sleeps is marked filler
+#     there, and there only, and runs in the row in which that node idles
+#     (bcs.ko's own counts of the job's slices).
 # Starts from no job and no burner, and leaves none.
 
 # shellcheck disable=SC2154,SC2317 # SHARE, CL_NODES, PY: run-cluster.sh's;
@@ -200,4 +203,80 @@ tap_from < <(applied matrix-shared.1 "${from:-0}")
 on_all stop_burners > /dev/null
 on 1 "bcsctl job destroy $c && bcsctl job destroy $d && bcsctl job destroy $e" \
 	> /dev/null
+
+# 4. Fill, on node2 alone.  F on node1 and node2, G on node1: rows 0 and
+# 1, and no alternate (node1 is busy in both).  F's task never sleeps:
+# node2's bcsd finds it coarse-grained and marks it filler in bcs.ko, so
+# on node2 F runs in G's row too, where node2 idles; on node1 F and G
+# still take turns, and node1 (fill off) marks nothing.
+on 2 'kill_bcsd TERM && start_bcsd --role=node --fill=1 --fill_period_ms=200' \
+	> /dev/null
+ok $? "node2: bcsd restarted with fill on"
+new_job f
+new_job g
+burn "$f" 1 2 && burn "$g" 1
+ok $? "job $f burns on node1 and node2, job $g on node1"
+wait_until 60 placed "$f:0 $g:1"
+ok $? "jobs $f and $g (node1) in rows 0 and 1 ($(row_sets))"
+
+# filler NODE JOB: NODE's bcs.ko has JOB marked filler (prints the mark).
+filler()
+{
+	on "$1" "bcsstat jobs --json" | "$PY" -c '
+import json, sys
+j = next((j for j in json.load(sys.stdin) if j["id"] == int(sys.argv[1])), {})
+print(j.get("filler"))
+sys.exit(0 if j.get("filler") else 1)' "$2" 2>/dev/null
+}
+wait_until 30 filler 2 "$f" > /dev/null
+ok $? "node2 marked job $f filler ($(filler 2 "$f"))"
+! filler 1 "$f" > /dev/null
+ok $? "node1 (fill off) did not mark job $f ($(filler 1 "$f"))"
+window matrix-fill
+
+# ran LABEL MIN JOB:NODE...: bcs.ko's own count of the slices the job ran
+# on the node against the node's switches between the snapshots; a
+# negative MIN is a most.
+ran()
+{
+	"$PY" - "$SHARE/data/$1" "$2" "${@:3}" <<'PY'
+import json, re, sys
+
+base, least = sys.argv[1], float(sys.argv[2])
+
+def jobs(n, k):
+    return json.load(open("%s.%d/node%s.jobs.json" % (base, k, n)))
+
+def switches(n, k):
+    txt = open("%s.%d/node%s.state.txt" % (base, k, n)).read()
+    return int(re.search(r"^switches: (\d+)$", txt, re.M).group(1))
+
+bad = 0
+for arg in sys.argv[3:]:
+    j, n = (int(x) for x in arg.split(":"))
+    s = [next((x["slices"] for x in jobs(n, k) if x["id"] == j), None)
+         for k in (0, 1)]
+    sw = switches(n, 1) - switches(n, 0)
+    if None in s or sw < 20:
+        print("FAIL job %d on node%d: no counts (%d switches)" % (j, n, sw))
+        bad = 1
+        continue
+    share = (s[1] - s[0]) / sw
+    ok = share >= least if least >= 0 else share <= -least
+    print("%s job %d on node%d ran in %d of %d switches (%.1f %%), %s %.0f %%"
+          % ("PASS" if ok else "FAIL", j, n, s[1] - s[0], sw, 100 * share,
+             "at least" if least >= 0 else "at most", 100 * abs(least)))
+    bad |= not ok
+sys.exit(bad)
+PY
+}
+# Without fill F would run about half of node2's slices, as on node1.
+tap_from < <(ran matrix-fill 0.75 "$f:2")
+tap_from < <(ran matrix-fill -0.65 "$f:1" "$g:1")
+tap_from < <(ran matrix-fill 0.35 "$f:1" "$g:1")
+
+on_all stop_burners > /dev/null
+on 1 "bcsctl job destroy $f && bcsctl job destroy $g" > /dev/null
+on 2 'kill_bcsd TERM && start_bcsd --role=node' > /dev/null
+ok $? "node2: bcsd restarted with fill off"
 tap_end
