@@ -19,7 +19,8 @@
 # (the lists of tasks per node concatenated up the tree): the cluster's
 # on the master, a subtree's on the others; the errors come back to the asker (no
 # such process, job or node); `bcsctl job signal` ends the processes
-# attached; last, node3 restarted to lose every command: node2 gives up
+# attached; a signal to a job with a task on node1 alone is pruned
+# from node2's subtree (no command reaches node2 or node3); last, node3 restarted to lose every command: node2 gives up
 # after tree_retries and the asker hears that node3 did not answer.
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
@@ -158,6 +159,45 @@ for _ in $(seq 50); do
 done
 ! kill -0 "$p1" 2>/dev/null && ! kill -0 "$p3" 2>/dev/null
 check $? "the signal ended the processes attached on node1 and node3"
+
+# Pruning: job K with a task on node1 alone.  A signal to K goes to no
+# subtree without its tasks: the master keeps it from node2 (and so from
+# node3), which acknowledge nothing new.
+out=$(ctl 1 job create 2>&1)
+k=$(echo "$out" | grep -Eo '[0-9]+' | head -1)
+sleep 300 &
+pk=$!
+pids+=("$pk")
+out=$(ctl 1 job attach "${k:-0}" --node 1 "$pk" 2>&1)
+check $? "job ${k:-?} made, its one task attached on node1 ($out)"
+ktasks()
+{
+	job_field "$1" "${k:-0}" cluster_tasks
+}
+until_is 1 ktasks 1
+snap 1
+snap 2
+snap 3
+pr0=$(val 1 tree_pruned)
+a2=$(val 2 tree_acks_tx)
+a3=$(val 3 tree_acks_tx)
+out=$(ctl 1 job signal "${k:-0}" TERM 2>&1)
+check $? "bcsctl job signal ${k:-?} TERM ($out)"
+for _ in $(seq 50); do
+	kill -0 "$pk" 2>/dev/null || break
+	sleep 0.1
+done
+! kill -0 "$pk" 2>/dev/null
+check $? "the signal ended job ${k:-?}'s task on node1"
+sleep 0.5
+snap 1
+snap 2
+snap 3
+echo "# node1: pruned $pr0 -> $(val 1 tree_pruned); acks tx: node2 $a2 -> $(val 2 tree_acks_tx), node3 $a3 -> $(val 3 tree_acks_tx)"
+[ "$(val 1 tree_pruned)" -gt "$pr0" ] && [ "$(val 2 tree_acks_tx)" = "$a2" ] &&
+	[ "$(val 3 tree_acks_tx)" = "$a3" ]
+check $? "the master pruned node2's subtree: no command reached node2 or node3"
+ctl 1 job destroy "${k:-0}" > /dev/null 2>&1
 
 # A node that takes nothing: node3 again, losing every command.  node2
 # sends the attach again tree_retries (4) times and gives up; the master
