@@ -54,6 +54,7 @@ struct bcsctl_req {
 	uint64_t lead_us;	/* strobe --in */
 	char **pids;		/* attach/detach: validated pid arguments */
 	const char *nodes;	/* job create --nodes: a hostlist, or NULL */
+	const char *owner;	/* job create --owner: a user or uid, or NULL */
 	int nr_pids;
 	char **cmd_argv;	/* run: NULL-terminated command */
 	int json;		/* status, job list, stats: --json */

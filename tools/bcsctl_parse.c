@@ -163,6 +163,14 @@ static int parse_job_create(struct bcsctl_req *req, int argc, char **argv)
 			req->nodes = v;
 			continue;
 		}
+		/* Looked up when it is used: a user name or a uid. */
+		r = opt_val(req, argc, argv, &i, "--owner", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			req->owner = v;
+			continue;
+		}
 		return bad_arg(req, argv[i]);
 	}
 	return BCSCTL_PARSE_OK;
@@ -700,8 +708,8 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ NULL, "status", "[--json | --cluster]",
 	  "Show mode, row, slice, jobs and counters (and the last slices)",
 	  0, parse_status, bcsctl_run_status },
-	{ "job", "create", "[--id N] [--row R] [--nodes LIST]",
-	  "Create a job and print its id; through bcsd, --nodes names the nodes it will run on (Slurm hostlist syntax, node[01-16,20], or node ids)",
+	{ "job", "create", "[--id N] [--row R] [--nodes LIST] [--owner USER]",
+	  "Create a job and print its id; through bcsd, --nodes names the nodes it will run on (Slurm hostlist syntax, node[01-16,20], or node ids); without bcsd, --owner makes USER (a name or uid) its owner, who alone (and root) may attach to it and destroy it",
 	  1, parse_job_create, bcsctl_run_job_create },
 	{ "job", "destroy", "JOB",
 	  "Destroy a job; its tasks keep running",

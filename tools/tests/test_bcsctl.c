@@ -156,6 +156,11 @@ static void test_values(void)
 	parse("job create --row=none --id=2147483647", &r, &a);
 	check(r.id == BCS_JOB_ID_MAX && r.row == BCS_ROW_NONE && r.has_row,
 	      "create = values", "job create --row=none --id=2147483647");
+	parse("job create --owner alice --id 3", &r, &a);
+	check(r.id == 3 && r.owner && !strcmp(r.owner, "alice"),
+	      "create owner", "job create --owner alice --id 3");
+	parse("job create --id 3", &r, &a);
+	check(!r.owner, "create without owner", "job create --id 3");
 
 	parse("job destroy 12", &r, &a);
 	check(r.job == 12, "destroy job", "job destroy 12");
