@@ -507,9 +507,13 @@ static void bcs_reap_fn(struct work_struct *work)
 			else
 				more = true;
 		}
+		/*
+		 * Replacing a run that a job emptied since queued: that
+		 * one's grace ends no sooner than @next.
+		 */
 		if (bcs_reap_on && next != U64_MAX && !more)
-			queue_delayed_work(system_wq, &bcs_reap_work,
-					   nsecs_to_jiffies(next - now) + 1);
+			mod_delayed_work(system_wq, &bcs_reap_work,
+					 nsecs_to_jiffies(next - now) + 1);
 		spin_unlock_irqrestore(&bcs_lock, flags);
 		for (i = 0; i < n; i++)
 			if (!bcs_job_remove(ids[i], BCS_REMOVE_REAP, false,

@@ -19,7 +19,7 @@ bcsstat=${BCSSTAT:-$here/../tools/bcsstat}
 job=$((0x5a0000c1))
 nojob=$((0x5a0000c2))
 evjob=$((0x5a0000c4))
-plan=137
+plan=141
 tmp=$(mktemp -d) || exit 1
 busy=""
 driver=""
@@ -304,6 +304,12 @@ expect 0 '' "stats disable the job" "$bcsctl" stats disable $job
 expect 0 '' "stats release the job" "$bcsctl" stats release $job
 expect 0 "\\{\"id\":$job,\"row\":3,\"rows\":\\[3\\],\"state\":\"running\",\"owner\":0,\"filler\":false,\"tasks\":1,\"parked\":0," \
 	"job list --json gives the job" "$bcsctl" job list --json
+expect 0 '' "job filler on" "$bcsctl" job filler $job on
+expect 0 "\"id\":$job,.*\"filler\":true," "job list --json shows a filler job" \
+	"$bcsctl" job list --json
+expect 1 'job filler.*ermission denied' "a user may not change the filler flag" \
+	user "$bcsctl" job filler $job off
+expect 0 '' "job filler off" "$bcsctl" job filler $job off
 expect 0 '"nodes":null,"cluster_tasks":null,"per_node":null,"label":null\}.*"cluster":false,"per_node_of":null,"per_node_more":null\}$' \
 	"job list --json without bcsd: cluster fields null" \
 	"$bcsctl" job list --json

@@ -618,6 +618,21 @@ int bcsctl_run_job_signal(const struct bcsctl_req *req)
 	return err ? BCSCTL_EXIT_FAIL : BCSCTL_EXIT_OK;
 }
 
+/* This node's bcs.ko only: bcsd neither keeps nor changes the flag. */
+int bcsctl_run_job_filler(const struct bcsctl_req *req)
+{
+	char what[64];
+	struct bcs *h;
+	int err;
+
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	err = bcs_job_set_filler(h, req->job, req->filler);
+	bcs_close(h);
+	snprintf(what, sizeof(what), "job filler %u", req->job);
+	return err ? fail(what, err, BCS_CTX_JOB) : BCSCTL_EXIT_OK;
+}
+
 int bcsctl_run_job_row(const struct bcsctl_req *req)
 {
 	int fd = cluster_connect();
