@@ -62,9 +62,9 @@ static long bcs_ioc_job(unsigned int cmd, unsigned long arg)
 	if (err)
 		return err;
 	/*
-	 * Rows only with their flag, a slice (or an owner, sharing its
-	 * place) only with its, moves only with a slice, creates only with
-	 * an owner.
+	 * Rows only with their flag, a slice (or an owner, which shares its
+	 * place) only with its; a slice only for a move, an owner only for
+	 * a create.
 	 */
 	if ((job.flags & ~BCS_JOB_FLAGS) ||
 	    (!(job.flags & BCS_JOB_ROWS) && job.rows) ||
