@@ -135,6 +135,28 @@ int bcs_job_set_rows(struct bcs *h, uint32_t id, uint32_t row,
 			 NULL);
 }
 
+int bcs_job_create_owned(struct bcs *h, uint32_t id, uint32_t row,
+			 uid_t owner, uint32_t *id_out)
+{
+	struct bcs_job job;
+	int err;
+
+	if (!h)
+		return -EBADF;
+	if (owner == (uid_t)-1)
+		return -EINVAL;
+	memset(&job, 0, sizeof(job));
+	job.size = sizeof(job);
+	job.flags = BCS_JOB_OWNER;
+	job.id = id;
+	job.row = row;
+	job.owner = owner;
+	err = bcs__ioctl(h->fd, BCS_IOC_JOB_CREATE, &job);
+	if (!err && id_out)
+		*id_out = job.id;
+	return err;
+}
+
 int bcs_job_set_filler(struct bcs *h, uint32_t id, bool filler)
 {
 	struct bcs_job job;

@@ -84,6 +84,16 @@ int bcs_job_set_rows(struct bcs *h, uint32_t id, uint32_t row,
 int bcs_job_set_filler(struct bcs *h, uint32_t id, bool filler);
 
 /*
+ * Owners (LIBBCS_1.7; see "Permissions" in <linux/bcs.h>): like
+ * bcs_job_create(), for a job owned by uid @owner (BCS_JOB_OWNER) rather
+ * than by the caller, so that root makes a job that only @owner (and
+ * root) may attach to and destroy.  @owner (uid_t)-1: -EINVAL.  struct
+ * bcs_job_info has the owner's uid in @owner.
+ */
+int bcs_job_create_owned(struct bcs *h, uint32_t id, uint32_t row,
+			 uid_t owner, uint32_t *id_out);
+
+/*
  * Allocate and fill an array with one record per job; release it with
  * free().  On success *@out may be NULL when *@n is 0.  If jobs appear
  * while the list is read, the read is retried with a larger buffer a

@@ -72,9 +72,11 @@ static const char *job_msg(int e, int task)
 				  "or none)", BCS_JOB_ID_MAX,
 				  BCS_ROWS_MAX - 1);
 	case EPERM:
-		return task ? "permission denied: only your own processes "
-			      "(or CAP_KILL)" :
-			      "permission denied: needs CAP_SYS_ADMIN";
+		return task ? "permission denied: only the job's owner (or "
+			      "CAP_SYS_ADMIN) may attach to it, and only "
+			      "processes it may signal" :
+			      "permission denied: needs CAP_SYS_ADMIN (to "
+			      "destroy a job: or to own it)";
 	}
 	return NULL;
 }

@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/miscdevice.h>
 #include <linux/sched.h>
 #include <linux/string.h>
@@ -32,22 +33,45 @@ static int bcs_copy_arg(void *karg, size_t size, unsigned long arg)
 
 #define bcs_zero(field)	(!memchr_inv(&(field), 0, sizeof(field)))
 
+/*
+ * The owner of a job that BCS_IOC_JOB_CREATE makes: the caller's effective
+ * uid, or with BCS_JOB_OWNER the uid @owner names in the caller's user
+ * namespace (INVALID_UID if none: -EINVAL).
+ */
+static kuid_t bcs_job_owner(const struct bcs_job *job)
+{
+	if (!(job->flags & BCS_JOB_OWNER))
+		return current_euid();
+	if (job->owner >= (uid_t)-1)
+		return INVALID_UID;
+	return make_kuid(current_user_ns(), (uid_t)job->owner);
+}
+
+/*
+ * Create and move need CAP_SYS_ADMIN, checked before the argument; destroy
+ * needs it or to be the job's owner, checked once the job is found.
+ */
 static long bcs_ioc_job(unsigned int cmd, unsigned long arg)
 {
 	struct bcs_job job;
 	int err;
 
-	if (!capable(CAP_SYS_ADMIN))
+	if (cmd != BCS_IOC_JOB_DESTROY && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	err = bcs_copy_arg(&job, sizeof(job), arg);
 	if (err)
 		return err;
-	/* Rows only with their flag, a slice only with its, and only moves. */
+	/*
+	 * Rows only with their flag, a slice (or an owner, which shares its
+	 * place) only with its; a slice only for a move, an owner only for
+	 * a create.
+	 */
 	if ((job.flags & ~BCS_JOB_FLAGS) ||
 	    (!(job.flags & BCS_JOB_ROWS) && job.rows) ||
-	    (!(job.flags & BCS_JOB_AT_SLICE) && job.slice) ||
+	    (!(job.flags & (BCS_JOB_AT_SLICE | BCS_JOB_OWNER)) && job.slice) ||
 	    (cmd != BCS_IOC_JOB_SET_ROW &&
 	     (job.flags & (BCS_JOB_AT_SLICE | BCS_JOB_SET_FILLER))) ||
+	    (cmd != BCS_IOC_JOB_CREATE && (job.flags & BCS_JOB_OWNER)) ||
 	    (cmd == BCS_IOC_JOB_DESTROY && job.flags))
 		return -EINVAL;
 	/* A move keeps the filler flag; BCS_JOB_SET_FILLER changes only it. */
@@ -60,7 +84,8 @@ static long bcs_ioc_job(unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case BCS_IOC_JOB_CREATE:
 		err = bcs_job_create(job.id, job.row, job.rows,
-				     job.flags & BCS_JOB_FILLER, &job.id);
+				     job.flags & BCS_JOB_FILLER,
+				     bcs_job_owner(&job), &job.id);
 		if (!err && copy_to_user((void __user *)arg, &job, sizeof(job))) {
 			/* The caller cannot learn the id: do not leak the job. */
 			bcs_job_destroy(job.id);
@@ -68,7 +93,7 @@ static long bcs_ioc_job(unsigned int cmd, unsigned long arg)
 		}
 		return err;
 	case BCS_IOC_JOB_DESTROY:
-		return job.id ? bcs_job_destroy(job.id) : -ENOENT;
+		return job.id ? bcs_job_destroy_owned(job.id) : -ENOENT;
 	default:
 		if (!job.id)
 			return -ENOENT;

@@ -15,6 +15,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/hashtable.h>
+#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
@@ -22,6 +23,8 @@
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
+#include <linux/workqueue.h>
 
 #include "compat.h"
 #include "job.h"
@@ -45,6 +48,80 @@ static u32 bcs_next_id = 1;		/* bcs_lock */
 static struct kmem_cache *bcs_task_cache;
 
 static struct tracepoint *bcs_tp_fork, *bcs_tp_exit;
+
+/*
+ * Reaping: a job whose owner is not root is destroyed once it has had no
+ * task for bcs_reap_s seconds (0: never).  bcs_reap_work runs at the
+ * earliest moment one may be due and queues itself again for the next;
+ * a job becoming empty (bcs_reap_kick()) queues it if it is idle.  Jobs
+ * owned by root (bcsd's, made from the master's map, which may stay empty
+ * while the map holds them) are never reaped.
+ */
+#define BCS_REAP_S_MAX		1000000U
+#define BCS_REAP_BATCH		16
+
+static unsigned int bcs_reap_s = 60;
+static bool bcs_reap_on;		/* bcs_lock: between init and exit */
+static void bcs_reap_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(bcs_reap_work, bcs_reap_fn);
+
+static int bcs_reap_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long flags;
+	int err;
+
+	err = param_set_uint_minmax(val, kp, 0, BCS_REAP_S_MAX);
+	if (err)
+		return err;
+	/* Look again at once: a shorter grace may be due already. */
+	spin_lock_irqsave(&bcs_lock, flags);
+	if (bcs_reap_on)
+		mod_delayed_work(system_wq, &bcs_reap_work, 0);
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	return 0;
+}
+
+static const struct kernel_param_ops bcs_reap_ops = {
+	.set = bcs_reap_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(reap_empty_s, &bcs_reap_ops, &bcs_reap_s, 0644);
+MODULE_PARM_DESC(reap_empty_s,
+		 "Seconds after which a job not owned by root that has no task is destroyed (0: never, 0..1000000, default 60)");
+
+/* A job that reaping may destroy once its grace is over.  bcs_lock held. */
+static bool bcs_job_reapable(const struct bcs_kjob *job)
+{
+	return !job->nr_tasks && !job->dead &&
+	       !uid_eq(job->owner, GLOBAL_ROOT_UID);
+}
+
+/*
+ * @job may have become reapable: see to it that reaping looks at it when
+ * its grace is over.  A queued run comes no later than that (it is for an
+ * older empty job, or was moved earlier by bcs_reap_set()).  bcs_lock held.
+ */
+static void bcs_reap_kick(const struct bcs_kjob *job)
+{
+	unsigned int s = READ_ONCE(bcs_reap_s);
+
+	lockdep_assert_held(&bcs_lock);
+	if (bcs_reap_on && s && bcs_job_reapable(job))
+		queue_delayed_work(system_wq, &bcs_reap_work,
+				   (unsigned long)s * HZ);
+}
+
+/*
+ * May the caller act on @job as its owner: its effective uid is the
+ * owner's, or it has CAP_SYS_ADMIN (not audited: ownership would do).
+ * Not under bcs_lock (the capability check may sleep).
+ */
+static bool bcs_job_may_own(const struct bcs_kjob *job)
+{
+	return uid_eq(current_euid(), job->owner) ||
+	       ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
+}
 
 static struct bcs_kjob *bcs_job_find(u32 id)
 {
@@ -160,6 +237,10 @@ static void bcs_task_unlink(struct bcs_task *bt)
 	WRITE_ONCE(bt->job, NULL);
 	job->nr_tasks--;
 	bcs_nr_tasks--;
+	if (!job->nr_tasks) {
+		job->empty_since = ktime_get_ns();
+		bcs_reap_kick(job);
+	}
 }
 
 u64 bcs_task_run_ns(const struct bcs_task *bt)
@@ -233,18 +314,21 @@ static bool bcs_job_rows(u32 row, u64 rows, u64 *set)
  * @row: its home row, or BCS_ROW_NONE
  * @rows: the rows it also runs in (bit r for row r), 0 with BCS_ROW_NONE
  * @filler: a filler job, which also runs where the node is idle
+ * @owner: its owner, a valid uid
  * @id_out: the id used
  *
  * Return: 0, -EINVAL, -ENOMEM, -ENOSPC or -EEXIST.
  */
-int bcs_job_create(u32 id, u32 row, u64 rows, bool filler, u32 *id_out)
+int bcs_job_create(u32 id, u32 row, u64 rows, bool filler, kuid_t owner,
+		   u32 *id_out)
 {
 	struct bcs_kjob *job;
 	unsigned long flags;
 	u64 set;
 	int err = 0;
 
-	if ((id && !bcs_job_id_valid(id)) || !bcs_job_rows(row, rows, &set))
+	if ((id && !bcs_job_id_valid(id)) || !bcs_job_rows(row, rows, &set) ||
+	    !uid_valid(owner))
 		return -EINVAL;
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
 	if (!job)
@@ -255,6 +339,7 @@ int bcs_job_create(u32 id, u32 row, u64 rows, bool filler, u32 *id_out)
 	job->row = row;
 	job->rows = set;
 	job->filler = filler;
+	job->owner = owner;
 
 	spin_lock_irqsave(&bcs_lock, flags);
 	if (bcs_nr_jobs >= BCS_JOBS_MAX) {
@@ -276,6 +361,8 @@ int bcs_job_create(u32 id, u32 row, u64 rows, bool filler, u32 *id_out)
 		job->id = id;
 		list_add_tail_rcu(&job->node, &bcs_jobs);
 		bcs_nr_fillers += filler;
+		job->empty_since = ktime_get_ns();
+		bcs_reap_kick(job);
 		bcs_hooks->created(job);
 		/* Pairs with smp_mb() in the fork and exit probes. */
 		WRITE_ONCE(bcs_nr_jobs, bcs_nr_jobs + 1);
@@ -313,17 +400,41 @@ static void bcs_job_empty(struct bcs_kjob *job, struct list_head *gone)
 	wake_up_all(&job->wq);
 }
 
-int bcs_job_destroy(u32 id)
+/* Who destroys a job, and so what bcs_job_remove() checks first. */
+enum bcs_remover {
+	BCS_REMOVE_ANY,		/* the caller is allowed to */
+	BCS_REMOVE_OWNER,	/* only the owner (or @admin) */
+	BCS_REMOVE_REAP,	/* only if reapable and its grace is over */
+};
+
+/*
+ * Destroy job @id as @who may: for BCS_REMOVE_OWNER, if @admin or the
+ * caller's effective uid is the owner; for BCS_REMOVE_REAP, if the job has
+ * been reapable for @grace_ns.  Return: 0, -ENOENT, -EPERM, or -EAGAIN
+ * (not to be reaped).
+ */
+static int bcs_job_remove(u32 id, enum bcs_remover who, bool admin,
+			  u64 grace_ns)
 {
 	struct bcs_kjob *job;
 	unsigned long flags;
 	LIST_HEAD(gone);
+	int err = 0;
 
 	spin_lock_irqsave(&bcs_lock, flags);
 	job = bcs_job_find(id);
-	if (!job) {
+	if (!job)
+		err = -ENOENT;
+	else if (who == BCS_REMOVE_OWNER && !admin &&
+		 !uid_eq(job->owner, current_euid()))
+		err = -EPERM;
+	else if (who == BCS_REMOVE_REAP &&
+		 (!bcs_job_reapable(job) ||
+		  ktime_get_ns() - job->empty_since < grace_ns))
+		err = -EAGAIN;
+	if (err) {
 		spin_unlock_irqrestore(&bcs_lock, flags);
-		return -ENOENT;
+		return err;
 	}
 	list_del_rcu(&job->node);
 	job->dead = true;
@@ -340,6 +451,76 @@ int bcs_job_destroy(u32 id)
 	bcs_put_list(&gone);
 	bcs_job_put(job);
 	return 0;
+}
+
+int bcs_job_destroy(u32 id)
+{
+	return bcs_job_remove(id, BCS_REMOVE_ANY, true, 0);
+}
+
+/**
+ * bcs_job_destroy_owned - destroy a job for its owner or an administrator
+ * @id: the job
+ *
+ * Return: 0, -ENOENT, or -EPERM if the caller is neither the job's owner
+ * (effective uid) nor CAP_SYS_ADMIN.
+ */
+int bcs_job_destroy_owned(u32 id)
+{
+	/* Not audited: ownership would do (bcs_job_may_own()). */
+	bool admin = ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
+
+	return bcs_job_remove(id, BCS_REMOVE_OWNER, admin, 0);
+}
+
+/*
+ * Destroy the jobs whose grace is over, a batch at a time, and come back
+ * when the next one will be.  A job that gets a task meanwhile is left
+ * (bcs_job_remove() looks again under bcs_lock).
+ */
+static void bcs_reap_fn(struct work_struct *work)
+{
+	u64 now, next, grace_ns;
+	u32 ids[BCS_REAP_BATCH];
+	struct bcs_kjob *job;
+	unsigned int grace, n, i;
+	unsigned long flags;
+	bool more;
+
+	do {
+		grace = READ_ONCE(bcs_reap_s);
+		if (!grace)
+			return;
+		grace_ns = (u64)grace * NSEC_PER_SEC;
+		next = U64_MAX;
+		n = 0;
+		more = false;
+		now = ktime_get_ns();
+		spin_lock_irqsave(&bcs_lock, flags);
+		list_for_each_entry(job, &bcs_jobs, node) {
+			if (!bcs_job_reapable(job))
+				continue;
+			if (now - job->empty_since < grace_ns)
+				next = min(next, job->empty_since + grace_ns);
+			else if (n < ARRAY_SIZE(ids))
+				ids[n++] = job->id;
+			else
+				more = true;
+		}
+		/*
+		 * Replacing a run that a job emptied since queued: that
+		 * one's grace ends no sooner than @next.
+		 */
+		if (bcs_reap_on && next != U64_MAX && !more)
+			mod_delayed_work(system_wq, &bcs_reap_work,
+					 nsecs_to_jiffies(next - now) + 1);
+		spin_unlock_irqrestore(&bcs_lock, flags);
+		for (i = 0; i < n; i++)
+			if (!bcs_job_remove(ids[i], BCS_REMOVE_REAP, false,
+					    grace_ns))
+				pr_info("job %u reaped: no task for %u s\n",
+					ids[i], grace);
+	} while (more);
 }
 
 /**
@@ -549,6 +730,11 @@ static int bcs_attach_begin(u32 id, pid_t pid, struct task_struct **t,
 	if (!*job) {
 		put_task_struct(*t);
 		return -ENOENT;
+	}
+	if (!bcs_job_may_own(*job)) {
+		bcs_job_put(*job);
+		put_task_struct(*t);
+		return -EPERM;
 	}
 	if (mutex_lock_killable(&bcs_attach_mutex)) {
 		bcs_job_put(*job);
@@ -772,6 +958,7 @@ static void bcs_fill_job_info(const struct bcs_kjob *job,
 	info->slices_run = READ_ONCE(job->slices_run);
 	info->rows = READ_ONCE(job->rows);
 	info->flags = READ_ONCE(job->filler) ? BCS_JOB_FILLER : 0;
+	info->owner = from_kuid_munged(current_user_ns(), job->owner);
 }
 
 /*
@@ -976,6 +1163,9 @@ int bcs_job_init(const struct bcs_job_hooks *hooks)
 	err = tracepoint_probe_register(bcs_tp_exit, bcs_probe_exit, NULL);
 	if (err)
 		goto err_fork;
+	spin_lock_irq(&bcs_lock);
+	bcs_reap_on = true;
+	spin_unlock_irq(&bcs_lock);
 	return 0;
 
 err_fork:
@@ -995,6 +1185,12 @@ void bcs_job_exit(void)
 {
 	struct bcs_kjob *job;
 	unsigned long flags;
+
+	/* No reaping from here on: the jobs all go. */
+	spin_lock_irqsave(&bcs_lock, flags);
+	bcs_reap_on = false;
+	spin_unlock_irqrestore(&bcs_lock, flags);
+	cancel_delayed_work_sync(&bcs_reap_work);
 
 	for (;;) {
 		u32 id = 0;

@@ -7,6 +7,7 @@
 #ifndef _BCS_JOB_H
 #define _BCS_JOB_H
 
+#include <linux/cred.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
@@ -27,6 +28,14 @@ extern spinlock_t bcs_lock;
 
 struct bcs_kjob {
 	u32 id;
+	/* Set at creation, then constant: read without a lock. */
+	kuid_t owner;
+	/*
+	 * bcs_lock: CLOCK_MONOTONIC ns since when the job has had no task
+	 * (its creation, or its last task's leaving); meaningful while
+	 * @nr_tasks is 0, for the reaping of jobs not owned by root.
+	 */
+	u64 empty_since;
 	/*
 	 * bcs_lock, and read without it (READ_ONCE) by the job list: the home
 	 * row, which the rotation steps through, and the set of rows the job
@@ -147,8 +156,10 @@ extern const struct bcs_job_hooks *bcs_hooks;
 int bcs_job_init(const struct bcs_job_hooks *hooks);
 void bcs_job_exit(void);
 
-int bcs_job_create(u32 id, u32 row, u64 rows, bool filler, u32 *id_out);
+int bcs_job_create(u32 id, u32 row, u64 rows, bool filler, kuid_t owner,
+		   u32 *id_out);
 int bcs_job_destroy(u32 id);
+int bcs_job_destroy_owned(u32 id);
 int bcs_job_set_row(u32 id, u32 row, u64 rows, bool at_slice, u64 slice);
 int bcs_job_set_filler(u32 id, bool filler);
 void bcs_job_apply_due(u64 slice);

@@ -60,7 +60,8 @@ static const struct ioc_desc iocs[] = {
 	{ "JOB_CREATE", BCS_IOC_JOB_CREATE, sizeof(struct bcs_job),
 	  { offsetof(struct bcs_job, rows),
 	    offsetof(struct bcs_job, slice) }, { 8, 8 }, 2,
-	  offsetof(struct bcs_job, flags), ~(BCS_JOB_ROWS | BCS_JOB_FILLER) },
+	  offsetof(struct bcs_job, flags),
+	  ~(BCS_JOB_ROWS | BCS_JOB_FILLER | BCS_JOB_OWNER) },
 	{ "JOB_DESTROY", BCS_IOC_JOB_DESTROY, sizeof(struct bcs_job),
 	  { offsetof(struct bcs_job, rows),
 	    offsetof(struct bcs_job, slice) }, { 8, 8 }, 2,
@@ -314,7 +315,8 @@ TEST_F(bad, output_reserved_zeroed)
 	ASSERT_EQ(1, jl.count);
 	EXPECT_EQ(0, ji[0].flags);
 	EXPECT_EQ(1, ji[0].rows);	/* job A's row 0 */
-	EXPECT_EQ(0, ji[0].reserved[0]);
+	EXPECT_EQ(0, ji[0].owner);
+	EXPECT_EQ(0, ji[0].reserved1);
 
 	ASSERT_EQ(2, bt_task_stats(self->c.fd, BT_JOB_A, &ts));
 	EXPECT_EQ(self->c.victim, ts[0].tgid);

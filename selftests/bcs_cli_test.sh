@@ -19,7 +19,7 @@ bcsstat=${BCSSTAT:-$here/../tools/bcsstat}
 job=$((0x5a0000c1))
 nojob=$((0x5a0000c2))
 evjob=$((0x5a0000c4))
-plan=129
+plan=141
 tmp=$(mktemp -d) || exit 1
 busy=""
 driver=""
@@ -198,12 +198,28 @@ fi
 "$bcsctl" job destroy $job > /dev/null 2>&1
 "$bcsctl" job destroy $nojob > /dev/null 2>&1
 
-expect 0 '' "root creates job $job" \
-	"$bcsctl" job create --id $job
+expect 0 '' "root creates job $job for the user (uid 65534)" \
+	"$bcsctl" job create --id $job --owner 65534
 expect 1 'ermission denied' "a user may not create a job" \
 	user "$bcsctl" job create --id $nojob
 expect 0 '^joined$' "a user's run --create joins the job that exists" \
 	user "$bcsctl" run --job $job --create -- echo joined
+expect 0 "\"id\":$job,.*\"owner\":65534," "job list --json names the owner" \
+	"$bcsctl" job list --json
+# Root's own job: the user may neither join it nor destroy it.
+rjob=$((0x5a0000c3))
+"$bcsctl" job destroy $rjob > /dev/null 2>&1
+expect 0 '' "root creates job $rjob, its own" "$bcsctl" job create --id $rjob
+expect 1 "job $rjob belongs to uid 0; only its owner or root may attach to it" \
+	"a user may not join root's job, and is told why" \
+	user "$bcsctl" run --job $rjob -- echo joined
+expect 1 'ermission denied.*own' "a user may not destroy root's job" \
+	user "$bcsctl" job destroy $rjob
+expect 0 '' "root destroys its job" "$bcsctl" job destroy $rjob
+expect 0 '' "job create --owner by name (nobody)" \
+	"$bcsctl" job create --id $nojob --owner nobody
+expect 0 '' "the owner destroys their job" \
+	user "$bcsctl" job destroy $nojob
 expect 1 'job create.*ermission denied' \
 	"a user's run --create of a missing job says why it failed" \
 	user "$bcsctl" run --job $nojob --create -- echo joined
@@ -286,8 +302,14 @@ expect 2 "bad metric 'bursts'" "an unknown metric" \
 	"$bcsctl" stats enable $job --metric bursts
 expect 0 '' "stats disable the job" "$bcsctl" stats disable $job
 expect 0 '' "stats release the job" "$bcsctl" stats release $job
-expect 0 "\\{\"id\":$job,\"row\":3,\"rows\":\\[3\\],\"state\":\"running\",\"tasks\":1,\"parked\":0," \
+expect 0 "\\{\"id\":$job,\"row\":3,\"rows\":\\[3\\],\"state\":\"running\",\"owner\":0,\"filler\":false,\"tasks\":1,\"parked\":0," \
 	"job list --json gives the job" "$bcsctl" job list --json
+expect 0 '' "job filler on" "$bcsctl" job filler $job on
+expect 0 "\"id\":$job,.*\"filler\":true," "job list --json shows a filler job" \
+	"$bcsctl" job list --json
+expect 1 'job filler.*ermission denied' "a user may not change the filler flag" \
+	user "$bcsctl" job filler $job off
+expect 0 '' "job filler off" "$bcsctl" job filler $job off
 expect 0 '"nodes":null,"cluster_tasks":null,"per_node":null,"label":null\}.*"cluster":false,"per_node_of":null,"per_node_more":null\}$' \
 	"job list --json without bcsd: cluster fields null" \
 	"$bcsctl" job list --json
@@ -425,7 +447,8 @@ else
 	check_job "root's process stays in the job, parked" 3 suspended 1 1
 	kill -KILL $busy
 	wait $busy 2> /dev/null
-	# A user's own process, attached by root: the user may detach it.
+	# A user's own process, attached by root to root's job: only root
+	# may detach it.
 	# (Not through user(): its subshell, root's, would be the process.)
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 		sh -c 'while :; do :; done' &
@@ -436,8 +459,10 @@ else
 	expect 0 '' "attach a user's busy process" \
 		"$bcsctl" job attach $job $busy
 	check_job "the user's process is parked" 3 suspended 1 1
-	expect 0 '' "the user detaches their own process" \
+	expect 1 "belongs to uid 0; only its owner or root may detach from it" \
+		"a user may not detach their own process from root's job" \
 		user "$bcsctl" job detach $job $busy
+	expect 0 '' "root detaches it" "$bcsctl" job detach $job $busy
 	check_job "job $job has no task left" 3 suspended 0 0
 	check "the user's process runs again" runs $busy
 	kill -KILL $busy

@@ -645,7 +645,7 @@ TEST_F(ioctl, rows_input)
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, AT, A, 0, 0, 5));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, AT, A, 0, 0, 0));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, R | AT, A, 0, 1, 5));
-	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, 1U << 4, A, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, 1U << 5, A, 0, 0, 0));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, 1U << 31, A, 0, 0, 0));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, R, A, BCS_ROWS_MAX, 1, 0));
 	EXPECT_EQ(0, bt_nr_jobs(self->fd));
@@ -794,7 +794,7 @@ TEST_F(ioctl, filler_input)
 
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, SF, A, 0, 0, 0));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, F | SF, A, 0, 0, 0));
-	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, F | (1U << 4), A, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, C, F | (1U << 5), A, 0, 0, 0));
 	EXPECT_EQ(0, bt_nr_jobs(self->fd));
 
 	ASSERT_EQ(0, job_ioc(self->fd, C, F | BCS_JOB_ROWS, A, 2, BIT64(5),
@@ -811,7 +811,7 @@ TEST_F(ioctl, filler_input)
 				   BIT64(1), 0));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, SF | F | BCS_JOB_AT_SLICE, B,
 				   0, 0, 9));
-	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, SF | (1U << 4), B, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, SF | (1U << 5), B, 0, 0, 0));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, S, SF, A, BCS_ROW_NONE, 0, 0));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, D, F, A, 0, 0, 0));
 	EXPECT_EQ(-EINVAL, job_ioc(self->fd, D, SF, A, 0, 0, 0));

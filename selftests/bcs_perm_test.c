@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Permissions: an unprivileged user (uid/gid 65534, no capabilities) may
- * query and may attach its own processes to an existing job, and nothing
- * else.
+ * query, may attach its own processes to a job it owns, and destroy that
+ * job, and nothing else: not attach to root's job nor to another uid's,
+ * nor destroy them.  Jobs not owned by root that have no task are reaped.
  *
  * The checks run in a forked child that dropped its privileges; it records
  * the result of each operation in shared memory and the test asserts on
@@ -29,6 +30,8 @@ enum {
 	R_CREATE,
 	R_CREATE_INHERITED,	/* through the fd root opened */
 	R_DESTROY,
+	R_DESTROY_OTHER,	/* the job of uid BT_OTHER_UID */
+	R_DESTROY_OWN,
 	R_SET_ROW,
 	R_CONFIG_SET,
 	R_CONFIG_GET,
@@ -39,6 +42,8 @@ enum {
 	R_ATTACH_OWN,
 	R_OWN_NR,
 	R_DETACH_OWN,
+	R_ATTACH_OWN_ROOT_JOB,	/* its own process to root's job */
+	R_ATTACH_OWN_OTHER_JOB,	/* its own process to BT_OTHER_UID's job */
 	R_GET_STATE,
 	R_JOB_LIST,
 	R_TASK_STATS,
@@ -52,6 +57,30 @@ enum {
 	R_DONE,
 	R_MAX
 };
+
+/* A second unprivileged uid, owner of a job the first may not touch. */
+#define BT_OTHER_UID	65533U
+#define BT_JOB_ROOT	7U	/* owned by root */
+#define BT_JOB_OTHER	8U	/* owned by BT_OTHER_UID */
+#define BT_REAP_PARAM	"/sys/module/bcs/parameters/reap_empty_s"
+
+/* Create job @id in row 0 owned by @uid (BCS_JOB_OWNER); 0 or -errno. */
+static int create_owned(int fd, uint32_t id, uint32_t uid)
+{
+	struct bcs_job j = {
+		.size = sizeof(j), .flags = BCS_JOB_OWNER, .id = id,
+		.owner = uid,
+	};
+
+	return bt_ioctl(fd, BCS_IOC_JOB_CREATE, &j);
+}
+
+static bool job_exists(int fd, uint32_t id)
+{
+	struct bcs_job_info ji;
+
+	return !bt_job_info(fd, id, &ji);
+}
 
 struct perm_sh {
 	volatile int r[R_MAX];
@@ -73,7 +102,8 @@ FIXTURE_SETUP(perm)
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->sh);
 	memset((void *)self->sh, 0x7f, sizeof(*self->sh));
-	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_A, 0, NULL));
+	/* The unprivileged user's own job. */
+	ASSERT_EQ(0, create_owned(self->fd, BT_JOB_A, BT_NOBODY));
 	ASSERT_EQ(0, bt_burner_start(&self->root_proc, 1, true));
 	/* Driven by root, so that a privileged strobe would be accepted. */
 	ASSERT_EQ(0, bt_drive(self->fd));
@@ -86,6 +116,8 @@ FIXTURE_TEARDOWN(perm)
 		bt_waitpid_bounded(self->child, NULL, BT_WAIT_MS);
 	}
 	bt_burner_stop(&self->root_proc);
+	/* The default, whatever a test set. */
+	bt_write_file(BT_REAP_PARAM, "60");
 	if (self->fd >= 0) {
 		EXPECT_EQ(0, bt_reset(self->fd));
 		close(self->fd);
@@ -119,7 +151,8 @@ static void unprivileged(struct perm_sh *sh, int root_fd, pid_t root_pid)
 		_exit(1);
 	sh->r[R_CREATE] = bt_job_create(fd, 0, 0, NULL);
 	sh->r[R_CREATE_INHERITED] = bt_job_create(root_fd, 0, 0, NULL);
-	sh->r[R_DESTROY] = bt_job_destroy(fd, BT_JOB_A);
+	sh->r[R_DESTROY] = bt_job_destroy(fd, BT_JOB_ROOT);
+	sh->r[R_DESTROY_OTHER] = bt_job_destroy(fd, BT_JOB_OTHER);
 	sh->r[R_SET_ROW] = bt_job_set_row(fd, BT_JOB_A, 5);
 	sh->r[R_CONFIG_SET] = bt_set_mode(fd, BCS_MODE_OFF);
 	sh->r[R_CONFIG_GET] = bt_config(fd, 0, 0, 0, 0, NULL);
@@ -138,6 +171,9 @@ static void unprivileged(struct perm_sh *sh, int root_fd, pid_t root_pid)
 			      bt_attach(fd, BT_JOB_A, own, 0, &nr);
 	sh->r[R_OWN_NR] = (int)nr;
 	sh->r[R_DETACH_OWN] = bt_detach(fd, BT_JOB_A, own, 0, NULL);
+	sh->r[R_ATTACH_OWN_ROOT_JOB] = bt_attach(fd, BT_JOB_ROOT, own, 0, NULL);
+	sh->r[R_ATTACH_OWN_OTHER_JOB] = bt_attach(fd, BT_JOB_OTHER, own, 0,
+						  NULL);
 	if (own > 0) {
 		kill(own, SIGKILL);
 		waitpid(own, NULL, 0);
@@ -150,6 +186,7 @@ static void unprivileged(struct perm_sh *sh, int root_fd, pid_t root_pid)
 					st.slice + 20, NULL);
 	sh->r[R_WINDOW_DISARM] = bt_window(fd, BCS_WINDOW_DISARM, 0, 0, NULL);
 	sh->r[R_WINDOW_GET] = bt_window(fd, BCS_WINDOW_GET, 0, 0, NULL);
+	sh->r[R_DESTROY_OWN] = bt_job_destroy(fd, BT_JOB_A);
 	close(fd);
 
 	sfd = bt_open_stat();
@@ -176,6 +213,14 @@ TEST_F(perm, unprivileged_user)
 	struct bcs_state st;
 	int status = 0;
 
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_ROOT, 1, NULL));
+	ASSERT_EQ(0, create_owned(self->fd, BT_JOB_OTHER, BT_OTHER_UID));
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
+	EXPECT_EQ(BT_NOBODY, ji.owner);
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_ROOT, &ji));
+	EXPECT_EQ(0U, ji.owner);
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_OTHER, &ji));
+	EXPECT_EQ(BT_OTHER_UID, ji.owner);
 	fflush(stdout);
 	fflush(stderr);
 	self->child = fork();
@@ -193,6 +238,9 @@ TEST_F(perm, unprivileged_user)
 	EXPECT_EQ(-EPERM, self->sh->r[R_CREATE]);
 	EXPECT_EQ(-EPERM, self->sh->r[R_CREATE_INHERITED]);
 	EXPECT_EQ(-EPERM, self->sh->r[R_DESTROY]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_DESTROY_OTHER]);
+	EXPECT_EQ(0, self->sh->r[R_DESTROY_OWN]);
+	/* Rows are the scheduler's: not even the owner's to change. */
 	EXPECT_EQ(-EPERM, self->sh->r[R_SET_ROW]);
 	EXPECT_EQ(-EPERM, self->sh->r[R_CONFIG_SET]);
 	EXPECT_EQ(0, self->sh->r[R_CONFIG_GET]);
@@ -203,6 +251,8 @@ TEST_F(perm, unprivileged_user)
 	EXPECT_EQ(0, self->sh->r[R_ATTACH_OWN]);
 	EXPECT_EQ(1, self->sh->r[R_OWN_NR]);
 	EXPECT_EQ(0, self->sh->r[R_DETACH_OWN]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_ATTACH_OWN_ROOT_JOB]);
+	EXPECT_EQ(-EPERM, self->sh->r[R_ATTACH_OWN_OTHER_JOB]);
 	EXPECT_EQ(0, self->sh->r[R_GET_STATE]);
 	EXPECT_EQ(0, self->sh->r[R_JOB_LIST]);
 	EXPECT_EQ(0, self->sh->r[R_TASK_STATS]);
@@ -214,16 +264,82 @@ TEST_F(perm, unprivileged_user)
 	EXPECT_EQ(-EPERM, self->sh->r[R_WINDOW_DISARM]);
 	EXPECT_EQ(0, self->sh->r[R_WINDOW_GET]);
 
-	/* Nothing the unprivileged child tried changed anything. */
+	/* Nothing else the unprivileged child tried changed anything. */
 	ASSERT_EQ(0, bt_get_state(self->fd, &st));
-	EXPECT_EQ(1, st.nr_jobs);
+	EXPECT_EQ(2, st.nr_jobs);
 	EXPECT_EQ(BCS_MODE_DRIVEN, st.mode);
 	EXPECT_EQ(getpid(), st.driver_pid);
-	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_A, &ji));
-	EXPECT_EQ(0, ji.row);
+	EXPECT_FALSE(job_exists(self->fd, BT_JOB_A));
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_ROOT, &ji));
+	EXPECT_EQ(1, ji.row);
 	EXPECT_EQ(0, ji.nr_tasks);
-	EXPECT_EQ(BCS_JOB_RUNNING, ji.state);
+	ASSERT_EQ(0, bt_job_info(self->fd, BT_JOB_OTHER, &ji));
+	EXPECT_EQ(0, ji.nr_tasks);
 	EXPECT_EQ(BCS_WINDOW_NONE, st.window_state);
+
+	/* Root may do all of it to another uid's job. */
+	EXPECT_EQ(0, bt_attach(self->fd, BT_JOB_OTHER, self->root_proc.pid, 0,
+			       NULL));
+	EXPECT_EQ(0, bt_job_set_row(self->fd, BT_JOB_OTHER, 3));
+	EXPECT_EQ(0, bt_job_destroy(self->fd, BT_JOB_OTHER));
+	EXPECT_EQ(1, bt_nr_jobs(self->fd));
+}
+
+/*
+ * BCS_JOB_OWNER: only with a uid (not (uid_t)-1 nor wider), only on
+ * create; an owner's job of id 0 gets one.
+ */
+TEST_F(perm, owner_input)
+{
+	struct bcs_job j = { .size = sizeof(j), .flags = BCS_JOB_OWNER };
+	struct bcs_job_info ji;
+
+	j.owner = 0xffffffffULL;
+	EXPECT_EQ(-EINVAL, bt_ioctl(self->fd, BCS_IOC_JOB_CREATE, &j));
+	j.owner = 1ULL << 32;
+	EXPECT_EQ(-EINVAL, bt_ioctl(self->fd, BCS_IOC_JOB_CREATE, &j));
+	j.owner = 1000;
+	j.id = BT_JOB_A;
+	EXPECT_EQ(-EINVAL, bt_ioctl(self->fd, BCS_IOC_JOB_SET_ROW, &j));
+	EXPECT_EQ(-EINVAL, bt_ioctl(self->fd, BCS_IOC_JOB_DESTROY, &j));
+	j.id = 0;
+	ASSERT_EQ(0, bt_ioctl(self->fd, BCS_IOC_JOB_CREATE, &j));
+	ASSERT_EQ(0, bt_job_info(self->fd, j.id, &ji));
+	EXPECT_EQ(1000U, ji.owner);
+	EXPECT_EQ(1000U, j.owner);
+	EXPECT_EQ(2, bt_nr_jobs(self->fd));
+}
+
+/*
+ * Reaping: with reap_empty_s 1, a job of a uid that is not root goes once
+ * it has had no task for a while (from its creation, or its last task's
+ * leaving); root's jobs stay, empty or not, and so does a job while it has
+ * a task.  Never with 0.  Orders only, no times.
+ */
+TEST_F(perm, reap_empty_jobs)
+{
+	const uint32_t busy = 9, never = 10;
+
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_ROOT, 0, NULL));
+	ASSERT_EQ(0, create_owned(self->fd, busy, BT_OTHER_UID));
+	ASSERT_EQ(0, bt_attach(self->fd, busy, self->root_proc.pid, 0, NULL));
+	ASSERT_EQ(0, bt_write_file(BT_REAP_PARAM, "1"));
+
+	EXPECT_TRUE(WAIT_UNTIL(!job_exists(self->fd, BT_JOB_A), BT_WAIT_MS));
+	EXPECT_TRUE(job_exists(self->fd, BT_JOB_ROOT));
+	EXPECT_TRUE(job_exists(self->fd, busy));
+
+	/* Its last task gone, the busy one goes too. */
+	ASSERT_EQ(0, bt_detach(self->fd, busy, self->root_proc.pid, 0, NULL));
+	EXPECT_TRUE(WAIT_UNTIL(!job_exists(self->fd, busy), BT_WAIT_MS));
+	EXPECT_TRUE(job_exists(self->fd, BT_JOB_ROOT));
+
+	/* 0: never (what was due is left too). */
+	ASSERT_EQ(0, bt_write_file(BT_REAP_PARAM, "0"));
+	ASSERT_EQ(0, create_owned(self->fd, never, BT_NOBODY));
+	bt_sleep_ms(1500);
+	EXPECT_TRUE(job_exists(self->fd, never));
+	EXPECT_EQ(-EINVAL, bt_write_file(BT_REAP_PARAM, "1000001"));
 }
 
 /*

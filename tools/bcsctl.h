@@ -54,6 +54,8 @@ struct bcsctl_req {
 	uint64_t lead_us;	/* strobe --in */
 	char **pids;		/* attach/detach: validated pid arguments */
 	const char *nodes;	/* job create --nodes: a hostlist, or NULL */
+	const char *owner;	/* job create --owner: a user or uid, or NULL */
+	int filler;		/* job filler: 1 on, 0 off */
 	int nr_pids;
 	char **cmd_argv;	/* run: NULL-terminated command */
 	int json;		/* status, job list, stats: --json */
@@ -105,6 +107,7 @@ int bcsctl_run_job_list(const struct bcsctl_req *req);
 int bcsctl_run_job_attach(const struct bcsctl_req *req);
 int bcsctl_run_job_detach(const struct bcsctl_req *req);
 int bcsctl_run_job_row(const struct bcsctl_req *req);
+int bcsctl_run_job_filler(const struct bcsctl_req *req);
 int bcsctl_run_run(const struct bcsctl_req *req);
 int bcsctl_run_slice_set(const struct bcsctl_req *req);
 int bcsctl_run_slice_get(const struct bcsctl_req *req);

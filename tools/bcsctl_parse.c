@@ -163,6 +163,14 @@ static int parse_job_create(struct bcsctl_req *req, int argc, char **argv)
 			req->nodes = v;
 			continue;
 		}
+		/* Looked up when it is used: a user name or a uid. */
+		r = opt_val(req, argc, argv, &i, "--owner", &v);
+		if (r < 0)
+			return r;
+		if (r) {
+			req->owner = v;
+			continue;
+		}
 		return bad_arg(req, argv[i]);
 	}
 	return BCSCTL_PARSE_OK;
@@ -328,6 +336,29 @@ static int parse_job_row(struct bcsctl_req *req, int argc, char **argv)
 	if (get_job(req, pos[0], &req->job))
 		return BCSCTL_PARSE_USAGE;
 	return get_row(req, pos[1], 1);
+}
+
+static int parse_job_filler(struct bcsctl_req *req, int argc, char **argv)
+{
+	char *pos[2];
+	int n, r;
+
+	r = positionals(req, argc, argv, 0, pos, 2, &n);
+	if (r)
+		return r;
+	if (n < 1)
+		return usage_err(req, "missing JOB");
+	if (n < 2)
+		return usage_err(req, "missing on|off");
+	if (get_job(req, pos[0], &req->job))
+		return BCSCTL_PARSE_USAGE;
+	if (!strcmp(pos[1], "on"))
+		req->filler = 1;
+	else if (!strcmp(pos[1], "off"))
+		req->filler = 0;
+	else
+		return usage_err(req, "bad filler state (on or off)");
+	return BCSCTL_PARSE_OK;
 }
 
 static int parse_run(struct bcsctl_req *req, int argc, char **argv)
@@ -700,8 +731,8 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ NULL, "status", "[--json | --cluster]",
 	  "Show mode, row, slice, jobs and counters (and the last slices)",
 	  0, parse_status, bcsctl_run_status },
-	{ "job", "create", "[--id N] [--row R] [--nodes LIST]",
-	  "Create a job and print its id; through bcsd, --nodes names the nodes it will run on (Slurm hostlist syntax, node[01-16,20], or node ids)",
+	{ "job", "create", "[--id N] [--row R] [--nodes LIST] [--owner USER]",
+	  "Create a job and print its id; through bcsd, --nodes names the nodes it will run on (Slurm hostlist syntax, node[01-16,20], or node ids); without bcsd, --owner makes USER (a name or uid) its owner, who alone (and root) may attach to it and destroy it",
 	  1, parse_job_create, bcsctl_run_job_create },
 	{ "job", "destroy", "JOB",
 	  "Destroy a job; its tasks keep running",
@@ -721,6 +752,9 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ "job", "row", "JOB ROW|none",
 	  "Move a job to a row at the next strobe",
 	  1, parse_job_row, bcsctl_run_job_row },
+	{ "job", "filler", "JOB on|off",
+	  "Make a job of this node's bcs.ko a filler job, which also runs in the slices where no other job has work here, or not",
+	  1, parse_job_filler, bcsctl_run_job_filler },
 	{ NULL, "run", "--job JOB [--create [--row R]] "
 	  "[--mpi-stats [--no-attach]] [--] CMD [ARGS...]",
 	  "Join a job, then execute CMD in it",

@@ -11,8 +11,10 @@
  * creates the job); otherwise they act on the local module only.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE		/* fgetpwent() */
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -438,13 +440,86 @@ int bcsctl_run_status(const struct bcsctl_req *req)
 	return BCSCTL_EXIT_OK;
 }
 
+/*
+ * Say why bcs.ko refused to attach @pid to @job (-EPERM): the job belongs
+ * to another uid, or the process is not the caller's to signal.  Returns
+ * the exit status.
+ */
+static int attach_denied(struct bcs *h, const char *what, bool attach,
+			 uint32_t job, pid_t pid)
+{
+	struct bcs_job_info *jobs = NULL;
+	uid_t me = geteuid();
+	size_t n = 0, i;
+
+	if (me && !bcs_job_list(h, &jobs, &n)) {
+		for (i = 0; i < n; i++) {
+			if (jobs[i].id != job || jobs[i].owner == me)
+				continue;
+			fprintf(stderr, "bcsctl: %s: permission denied: job %u belongs to uid %u; only its owner or root may %s it\n",
+				what, job, jobs[i].owner,
+				attach ? "attach to" : "detach from");
+			free(jobs);
+			return BCSCTL_EXIT_FAIL;
+		}
+		free(jobs);
+	}
+	if (kill(pid, 0) && errno == EPERM) {
+		fprintf(stderr, "bcsctl: %s: permission denied: process %d is not yours to signal, so not yours to %s\n",
+			what, (int)pid, attach ? "attach" : "detach");
+		return BCSCTL_EXIT_FAIL;
+	}
+	return fail(what, -EPERM, BCS_CTX_TASK);
+}
+
+/*
+ * The uid of --owner: a uid, or a user name of /etc/passwd (read as a
+ * file: bcsctl is linked statically, without the name services); -1 and
+ * a message if none.
+ */
+static int owner_uid(const char *s, uid_t *uid)
+{
+	const struct passwd *pw;
+	uint32_t v;
+	FILE *f;
+
+	if (!parse_u32(s, 0, UINT32_MAX - 1, &v)) {
+		*uid = (uid_t)v;
+		return 0;
+	}
+	f = fopen("/etc/passwd", "re");
+	while (f && (pw = fgetpwent(f))) {
+		if (!strcmp(pw->pw_name, s)) {
+			*uid = pw->pw_uid;
+			fclose(f);
+			return 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	fprintf(stderr, "bcsctl: job create: --owner %s: no such user in /etc/passwd (give the uid)\n",
+		s);
+	return -1;
+}
+
 int bcsctl_run_job_create(const struct bcsctl_req *req)
 {
 	int fd = cluster_connect();
 	struct bcs *h;
+	uid_t owner = 0;
 	uint32_t id;
 	int err;
 
+	if (req->owner && owner_uid(req->owner, &owner)) {
+		if (fd >= 0)
+			close(fd);
+		return BCSCTL_EXIT_USAGE;
+	}
+	if (fd >= 0 && req->owner) {
+		close(fd);
+		fprintf(stderr, "bcsctl: job create: --owner is for jobs of this node's bcs.ko alone; bcsd's jobs are owned by root\n");
+		return BCSCTL_EXIT_USAGE;
+	}
 	if (fd >= 0) {
 		struct json_object *r = cluster_req("job-create"), *resp;
 
@@ -466,7 +541,10 @@ int bcsctl_run_job_create(const struct bcsctl_req *req)
 	}
 	if (open_bcs(&h))
 		return BCSCTL_EXIT_FAIL;
-	err = bcs_job_create(h, req->id, req->row, &id);
+	if (req->owner)
+		err = bcs_job_create_owned(h, req->id, req->row, owner, &id);
+	else
+		err = bcs_job_create(h, req->id, req->row, &id);
 	bcs_close(h);
 	if (err)
 		return fail("job create", err, BCS_CTX_JOB);
@@ -538,6 +616,21 @@ int bcsctl_run_job_signal(const struct bcsctl_req *req)
 	free(ts);
 	printf("%zu\n", sent);
 	return err ? BCSCTL_EXIT_FAIL : BCSCTL_EXIT_OK;
+}
+
+/* This node's bcs.ko only: bcsd neither keeps nor changes the flag. */
+int bcsctl_run_job_filler(const struct bcsctl_req *req)
+{
+	char what[64];
+	struct bcs *h;
+	int err;
+
+	if (open_bcs(&h))
+		return BCSCTL_EXIT_FAIL;
+	err = bcs_job_set_filler(h, req->job, req->filler);
+	bcs_close(h);
+	snprintf(what, sizeof(what), "job filler %u", req->job);
+	return err ? fail(what, err, BCS_CTX_JOB) : BCSCTL_EXIT_OK;
 }
 
 int bcsctl_run_job_row(const struct bcsctl_req *req)
@@ -670,6 +763,12 @@ static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
 	json_object_object_add(o, "rows", set);
 	json_object_object_add(o, "state", lj ?
 		json_object_new_string(bcs_job_state_name(lj->state)) : NULL);
+	/* This node's bcs.ko's: null for a job it does not hold. */
+	json_object_object_add(o, "owner", lj ?
+			       json_object_new_int64(lj->owner) : NULL);
+	json_object_object_add(o, "filler", lj ?
+		json_object_new_boolean(!!(lj->flags & BCS_JOB_FILLER)) :
+		NULL);
 	if (lj)
 		json_u64(o, "tasks", lj->nr_tasks);
 	else
@@ -808,6 +907,11 @@ static int attach_detach(const struct bcsctl_req *req, int attach)
 			continue;
 		snprintf(what, sizeof(what), "job %s %u %d",
 			 attach ? "attach" : "detach", req->job, pid);
+		if (err == -EPERM) {
+			status = attach_denied(h, what, attach, req->job,
+					       pid);
+			continue;
+		}
 		/*
 		 * Detach says ESRCH also for a process that lives but has
 		 * no thread in the job: say which it is.
@@ -970,6 +1074,14 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 				req->job, msg);
 		json_object_put(resp);
 		close(fd);
+	}
+	if (err == -EPERM) {
+		int status;
+
+		snprintf(what, sizeof(what), "run: job attach %u", req->job);
+		status = attach_denied(h, what, true, req->job, getpid());
+		bcs_close(h);
+		return status;
 	}
 	bcs_close(h);
 	if (err == -ENOENT && create_err == -EPERM) {

@@ -129,7 +129,8 @@ static int fake_job(unsigned long req, struct bcs_job *j)
 	/* bcs.ko's checks of flags, rows and slice (module/device.c). */
 	if (j->size != sizeof(*j) || (j->flags & ~BCS_JOB_FLAGS) ||
 	    (!(j->flags & BCS_JOB_ROWS) && j->rows) ||
-	    (!(j->flags & BCS_JOB_AT_SLICE) && j->slice) ||
+	    (!(j->flags & (BCS_JOB_AT_SLICE | BCS_JOB_OWNER)) && j->slice) ||
+	    (req != BCS_IOC_JOB_CREATE && (j->flags & BCS_JOB_OWNER)) ||
 	    (req != BCS_IOC_JOB_SET_ROW &&
 	     (j->flags & (BCS_JOB_AT_SLICE | BCS_JOB_SET_FILLER))) ||
 	    (req == BCS_IOC_JOB_DESTROY && j->flags))
@@ -670,6 +671,7 @@ static void test_strerror(void)
 		      "permission denied: needs CAP_SYS_ADMIN (or the right "
 		      "to signal the process)"));
 	CHECK(strstr(bcs_strerror(-EPERM, BCS_CTX_JOB), "CAP_SYS_ADMIN"));
+	CHECK(strstr(bcs_strerror(-EPERM, BCS_CTX_TASK), "job's owner"));
 	CHECK(strstr(bcs_strerror(-ENOTCONN, BCS_CTX_STROBE), "off"));
 	/* Netlink asks for what the ioctls ask, not CAP_NET_ADMIN. */
 	CHECK(!strcmp(bcs_strerror(-EPERM, BCS_CTX_STROBE),
@@ -790,6 +792,15 @@ static void test_jobs(struct bcs *h)
 	CHECK_EQ(find_job(11)->flags, 0);
 	CHECK_EQ(bcs_job_set_filler(h, 99, true), -ENOENT);
 	CHECK_EQ(bcs_job_set_filler(NULL, 11, true), -EBADF);
+
+	/* An owner: BCS_JOB_OWNER and the uid where a create's slice is. */
+	CHECK_EQ(bcs_job_create_owned(h, 13, 2, 1000, &id), 0);
+	CHECK_EQ(id, 13);
+	CHECK_EQ(fake.last_job.flags, BCS_JOB_OWNER);
+	CHECK_EQ(fake.last_job.owner, 1000);
+	CHECK_EQ(fake.last_job.row, 2);
+	CHECK_EQ(bcs_job_create_owned(h, 14, 2, (uid_t)-1, NULL), -EINVAL);
+	CHECK_EQ(bcs_job_create_owned(NULL, 14, 2, 1000, NULL), -EBADF);
 
 	/* Empty list. */
 	fake_reset();

@@ -156,6 +156,15 @@ static void test_values(void)
 	parse("job create --row=none --id=2147483647", &r, &a);
 	check(r.id == BCS_JOB_ID_MAX && r.row == BCS_ROW_NONE && r.has_row,
 	      "create = values", "job create --row=none --id=2147483647");
+	parse("job create --owner alice --id 3", &r, &a);
+	check(r.id == 3 && r.owner && !strcmp(r.owner, "alice"),
+	      "create owner", "job create --owner alice --id 3");
+	parse("job create --id 3", &r, &a);
+	check(!r.owner, "create without owner", "job create --id 3");
+	parse("job filler 7 on", &r, &a);
+	check(r.job == 7 && r.filler == 1, "filler on", "job filler 7 on");
+	parse("job filler 7 off", &r, &a);
+	check(r.job == 7 && r.filler == 0, "filler off", "job filler 7 off");
 
 	parse("job destroy 12", &r, &a);
 	check(r.job == 12, "destroy job", "job destroy 12");
@@ -500,7 +509,9 @@ int main(void)
 		"job create --id 2147483648", "job create --id -1",
 		"job create --id 5x", "job create --id=", "job create --row 64",
 		"job create --row -1", "job create --bogus", "job create 5",
-		"job create --idx 5",
+		"job create --idx 5", "job create --owner", "job filler",
+		"job filler 7", "job filler 7 yes", "job filler 0 on",
+		"job filler 7 on off",
 		"job destroy", "job destroy 1 2", "job destroy abc",
 		"job destroy --now 1",
 		"job attach", "job attach 1", "job attach --thread 1",

@@ -86,15 +86,24 @@
  *
  * Permissions
  * -----------
- * /dev/bcs is world-accessible.  Creating, destroying and placing jobs,
- * changing the configuration and sending strobes need CAP_SYS_ADMIN in the
- * initial user namespace, on both paths (ioctl and netlink).  Attaching and
- * detaching a process need the right to send it a signal, as kill(2)
+ * /dev/bcs is world-accessible.  Creating and placing jobs, changing the
+ * configuration and sending strobes need CAP_SYS_ADMIN in the initial user
+ * namespace, on both paths (ioctl and netlink).  Every job has an *owner*,
+ * a uid: the effective uid of its creator, or with BCS_JOB_OWNER the uid
+ * the creator names (so that root makes a job for a batch system's user).
+ * Destroying a job needs CAP_SYS_ADMIN or to be its owner (effective uid).
+ * Attaching and detaching a process need both: CAP_SYS_ADMIN or the job's
+ * ownership, and the right to send the process a signal, as kill(2)
  * decides it for signal 0 (same uid, or CAP_KILL, and what the LSMs
- * allow), so ordinary users can attach their own processes to an existing
- * job.  Queries are open to everyone, but BCS_IOC_TASK_STATS shows a
- * caller without CAP_SYS_ADMIN or CAP_SYS_PTRACE only the tasks it could
- * attach.
+ * allow), so ordinary users can attach their own processes to the jobs
+ * made for them, and to no other.  Jobs owned by root stay open to root
+ * only.  A job whose owner is not root is *reaped* (destroyed, announced
+ * as BCS_JOB_END_DESTROYED) once it has had no task for reap_empty_s
+ * seconds (module parameter, default 60, 0: never), counted from its
+ * creation if no task ever joined it; jobs owned by root, as bcsd's are,
+ * are never reaped.  Queries are open to everyone, but BCS_IOC_TASK_STATS
+ * shows a caller without CAP_SYS_ADMIN or CAP_SYS_PTRACE only the tasks it
+ * could signal.
  *
  * BCS_IOC_WINDOW reads the slice window for everyone; arming and disarming
  * it need CAP_SYS_ADMIN (checked after the argument), as BCS_CMD_WINDOW
@@ -115,7 +124,10 @@
  * ioctls on /dev/bcs (all of them also work through compat_ptr_ioctl)
  * ------------------------------------------------------------------
  * BCS_IOC_JOB_CREATE   struct bcs_job: create job @id (0: pick a free id,
- *                      returned in @id) in @row.  -EEXIST if @id is taken,
+ *                      returned in @id) in @row, owned by the caller's
+ *                      effective uid or, with BCS_JOB_OWNER, by @owner
+ *                      (-EINVAL if it is no uid of the caller's user
+ *                      namespace).  -EEXIST if @id is taken,
  *                      -ENOSPC if 4096 jobs exist, -ENOMEM.  With
  *                      BCS_JOB_ROWS the job also runs in the rows of the
  *                      bit set @rows (alternate scheduling, see "Rows of a
@@ -124,6 +136,7 @@
  *                      "Filler jobs" below).
  * BCS_IOC_JOB_DESTROY  struct bcs_job: detach every task of job @id (they
  *                      keep running) and destroy it.  @flags must be 0.
+ *                      -EPERM unless CAP_SYS_ADMIN or the job's owner.
  * BCS_IOC_JOB_SET_ROW  struct bcs_job: move job @id to @row (and, with
  *                      BCS_JOB_ROWS, the set @rows); takes effect at the
  *                      next strobe, or with BCS_JOB_AT_SLICE at the first
@@ -139,7 +152,10 @@
  *                      the same job; exiting tasks leave it by themselves.
  *                      @nr_tasks (0 on input) returns the number of
  *                      threads attached.
- *                      -EBUSY if a task is already in another job.
+ *                      -EBUSY if a task is already in another job,
+ *                      -EPERM without the right to signal it or if the
+ *                      caller is neither the job's owner nor
+ *                      CAP_SYS_ADMIN (as for BCS_IOC_DETACH).
  * BCS_IOC_DETACH       struct bcs_attach: detach @pid (its threads, or one
  *                      thread) from job @job; detached tasks run freely.
  * BCS_IOC_CONFIG       struct bcs_config: set the fields named in @set
@@ -448,8 +464,14 @@ enum bcs_mode {
  * @rows and @slice must be 0 and no other flag set.
  */
 #define BCS_JOB_SET_FILLER	(1U << 3)
+/*
+ * BCS_IOC_JOB_CREATE only: the job's owner is the uid @owner (in the
+ * caller's user namespace), not the caller's effective uid.
+ */
+#define BCS_JOB_OWNER		(1U << 4)
 #define BCS_JOB_FLAGS		(BCS_JOB_ROWS | BCS_JOB_AT_SLICE | \
-				 BCS_JOB_FILLER | BCS_JOB_SET_FILLER)
+				 BCS_JOB_FILLER | BCS_JOB_SET_FILLER | \
+				 BCS_JOB_OWNER)
 
 /* BCS_IOC_JOB_CREATE, _DESTROY, _SET_ROW */
 struct bcs_job {
@@ -460,9 +482,14 @@ struct bcs_job {
 	__u64 rows;		/* with BCS_JOB_ROWS: the rows (bit r for row
 				 * r) the job runs in besides @row; else 0
 				 */
-	__u64 slice;		/* with BCS_JOB_AT_SLICE: the first slice
+	union {
+		__u64 slice;	/* with BCS_JOB_AT_SLICE: the first slice
 				 * of the new @row and @rows; else 0
 				 */
+		__u64 owner;	/* create with BCS_JOB_OWNER: the owner's
+				 * uid (< 2^32 - 1); else 0
+				 */
+	};
 };
 
 #define BCS_ATTACH_THREAD	(1U << 0)	/* only the thread @pid */
@@ -584,7 +611,11 @@ struct bcs_job_info {
 	__u64 rows;		/* rows it runs in now, @row's included;
 				 * 0 with no row
 				 */
-	__u64 reserved[1];
+	__u32 owner;		/* its owner's uid in the caller's user
+				 * namespace (the overflow uid if it has
+				 * none there); 0 from modules before owners
+				 */
+	__u32 reserved1;
 };
 
 /* BCS_IOC_JOB_LIST */
