@@ -22,7 +22,7 @@
 #define BCSD_MAX_SENDERS	BCSD_MAX_NODES
 #define BCSD_MAP_HISTORY	32	/* maps kept for the stats file */
 #define BCSD_MAP_EVENT_JOBS	64	/* jobs kept of each */
-/* Parts of the largest map (proto.h): 90. */
+/* Parts of the largest map (proto.h): 100. */
 #define BCSD_MAP_PARTS_MAX	\
 	((BCSP_MAP_JOBS_MAX + BCSP_MAP_PART_JOBS - 1) / BCSP_MAP_PART_JOBS)
 #define BCSD_REQ_TIMEOUT_MS	500

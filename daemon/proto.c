@@ -226,6 +226,7 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 			put32(c, m->map.jobs[i].nodes);
 			put32(c, m->map.jobs[i].tasks);
 			put32(c, m->map.jobs[i].birth);
+			put32(c, m->map.jobs[i].owner);
 		}
 		break;
 	case BCSP_REQUEST:
@@ -266,13 +267,15 @@ static void encode_body(struct cur *c, const struct bcsp_msg *m)
 			put32(c, 0);
 			put32(c, 0);
 			put32(c, 0);
-		} else if (m->req.op == BCSP_OP_CREATE && m->req.nodes.nr) {
-			if (m->req.nodes.nr > BCSP_CREATE_NODES_MAX) {
+		} else if (m->req.op == BCSP_OP_CREATE &&
+			   (m->req.nodes.nr || m->req.nodes.owner)) {
+			if (m->req.nodes.nr > BCSP_CREATE_NODES_MAX ||
+			    m->req.nodes.owner == BCSP_OWNER_NONE) {
 				c->ok = false;
 				return;
 			}
 			put32(c, m->req.nodes.nr);
-			put32(c, 0);
+			put32(c, m->req.nodes.owner);
 			put32(c, 0);
 			put32(c, 0);
 			for (i = 0; i < m->req.nodes.nr; i++)
@@ -567,7 +570,7 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			return false;
 		/* Every part but the last is full. */
 		m->map.nr = bcsp_map_part_len(m->map.nr_jobs, m->map.first);
-		if (m->map.nr != (c->len - c->off) / 28)
+		if (m->map.nr != (c->len - c->off) / 32)
 			return false;
 		for (i = 0; i < m->map.nr; i++) {
 			struct bcsp_job_row *j = &m->map.jobs[i];
@@ -578,6 +581,7 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			j->nodes = get32(c);
 			j->tasks = get32(c);
 			j->birth = get32(c);
+			j->owner = get32(c);
 			/*
 			 * bcs.ko's own rules for ids and rows; a job runs in
 			 * its home row, and in none without one.
@@ -640,9 +644,13 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			    (m->hdr.type == BCSP_REQUEST && m->req.gather.live))
 				return false;
 		} else if (m->req.op == BCSP_OP_CREATE && c->len > c->off) {
-			if (!get_word_zeros(c, &m->req.nodes.nr,
-					    m->req.nodes.reserved) ||
-			    !m->req.nodes.nr ||
+			m->req.nodes.nr = get32(c);
+			m->req.nodes.owner = get32(c);
+			m->req.nodes.reserved[0] = get32(c);
+			m->req.nodes.reserved[1] = get32(c);
+			if (m->req.nodes.reserved[0] ||
+			    m->req.nodes.reserved[1] ||
+			    m->req.nodes.owner == BCSP_OWNER_NONE ||
 			    m->req.nodes.nr > BCSP_CREATE_NODES_MAX ||
 			    c->len - c->off != 4 * (size_t)m->req.nodes.nr)
 				return false;
@@ -910,8 +918,8 @@ static bool body_len_ok(uint8_t type, size_t n)
 	case BCSP_STROBE:
 		return n == 40;
 	case BCSP_MAP:
-		return n >= 24 && (n - 24) % 28 == 0 &&
-		       (n - 24) / 28 <= BCSP_MAP_PART_JOBS;
+		return n >= 24 && (n - 24) % 32 == 0 &&
+		       (n - 24) / 32 <= BCSP_MAP_PART_JOBS;
 	case BCSP_REQUEST:
 	case BCSP_REPLY:
 		/*

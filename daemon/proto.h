@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The bcsd wire protocol, version 2 (Documentation/wire-protocol.rst).
+ * The bcsd wire protocol, version 3 (Documentation/wire-protocol.rst).
  *
  * Every datagram is a fixed header, a body whose layout depends on the
  * type, and an HMAC-SHA-256 tag (libsodium crypto_auth_hmacsha256) over
@@ -30,7 +30,7 @@
 #include <linux/bcs.h>
 
 #define BCSP_MAGIC		0x42435350u	/* "BCSP" */
-#define BCSP_VERSION		2
+#define BCSP_VERSION		3
 #define BCSP_HDR_LEN		32
 #define BCSP_TAG_LEN		32
 #define BCSP_KEY_LEN		32
@@ -118,14 +118,26 @@ struct bcsp_job_row {
 	uint32_t nodes;		/* nodes that reported tasks of the job */
 	uint32_t tasks;		/* tasks reported, summed over nodes */
 	uint32_t birth;
+	uint32_t owner;		/* its owner's uid, or BCSP_OWNER_NONE */
 };
 
 /*
- * BCSP_MAP body: 24 bytes + 28 per job, in parts of at most
+ * A job's owner (Documentation/admin-guide.rst, "Job owners"): the uid its
+ * create named (bcsctl job create --owner, the SPANK plugin's user; 0,
+ * root, if none), which every node gives the job in bcs.ko, so that the
+ * owner may attach to it and destroy it there.  BCSP_OWNER_NONE in a map:
+ * not known (a master that learnt the job from reports): a node keeps the
+ * owner its bcs.ko has, and makes a job it lacks as root.  No uid is
+ * (uid_t)-1; a create never names it.
+ */
+#define BCSP_OWNER_NONE		0xffffffffu
+
+/*
+ * BCSP_MAP body: 24 bytes + 32 per job, in parts of at most
  * BCSP_MAP_PART_JOBS jobs, a datagram each: part k holds jobs
  * [k * BCSP_MAP_PART_JOBS, ...) of the whole map, every part but the last
  * full, and a map of no job one part with none; a map of
- * BCSP_MAP_JOBS_MAX jobs takes 90.  @version steps on with every change
+ * BCSP_MAP_JOBS_MAX jobs takes 100.  @version steps on with every change
  * of a master's map (master.c), wrapping: bcsp_map_older() compares two;
  * a node applies a map once it holds every part of one version (rx.c).
  * Its rows take effect at the switch to slice @apply_slice (bcs.ko's
@@ -138,7 +150,7 @@ struct bcsp_job_row {
  * (struct bcsd's copies, the master's), is struct bcsp_whole_map;
  * bcsp_map_fill_part() cuts a part from it.
  */
-#define BCSP_MAP_PART_JOBS	46	/* fills a datagram */
+#define BCSP_MAP_PART_JOBS	41	/* fills a datagram: 32 + 24 + 41 * 32 + 32 */
 #define BCSP_MAP_JOBS_MAX	BCS_JOBS_MAX	/* bcs.ko's own bound */
 
 struct bcsp_map {
@@ -231,9 +243,11 @@ enum bcsp_op {
  * BCSP_OP_MPI_GATHER 16 more (@gather): the reply says that the command
  * went (or -ENOENT) and how many nodes the master hears from, all of
  * which answer; the files come from the nodes (BCSP_MPI_PART).  For
- * BCSP_OP_CREATE, 24 bytes, or 16 more (@nodes: @nr and three zeros) and
- * @nr node ids (1 .. BCSP_CREATE_NODES_MAX of them, none 0): the nodes
- * the job will run on.
+ * BCSP_OP_CREATE, 24 bytes (owned by root, on no named nodes), or 16 more
+ * (@nodes: @nr, @owner and two zeros) and @nr node ids (0 ..
+ * BCSP_CREATE_NODES_MAX of them, none 0): the nodes the job will run on,
+ * and its owner's uid (not BCSP_OWNER_NONE); sent so whenever either is
+ * not 0.
  */
 struct bcsp_request {
 	uint32_t id;		/* chosen by the node, echoed in the reply */
@@ -274,8 +288,9 @@ struct bcsp_request {
 			uint32_t reserved[3];
 		} gather;
 		struct {
-			uint32_t nr;		/* 1 .. BCSP_CREATE_NODES_MAX */
-			uint32_t reserved[3];
+			uint32_t nr;		/* 0 .. BCSP_CREATE_NODES_MAX */
+			uint32_t owner;		/* the job's owner, a uid */
+			uint32_t reserved[2];
 			uint32_t id[BCSP_CREATE_NODES_MAX];	/* not 0 */
 		} nodes;
 	};

@@ -96,11 +96,13 @@ int main(int argc, char **argv)
 		m.map.jobs[i].nodes = 2;
 		m.map.jobs[i].tasks = 8;
 		m.map.jobs[i].birth = 0x12345678u + (uint32_t)i;
+		m.map.jobs[i].owner = i == 1 ? BCSP_OWNER_NONE : 1000 * (uint32_t)i;
 	}
 	datagram("map", &m);
-	/* The last part of a map of BCSP_MAP_JOBS_MAX jobs: 2 from 4094. */
+	/* The last part of a map of BCSP_MAP_JOBS_MAX jobs: 37 from 4059. */
 	m.map.nr_jobs = BCSP_MAP_JOBS_MAX;
-	m.map.first = 89 * BCSP_MAP_PART_JOBS;
+	m.map.first = (bcsp_map_parts(BCSP_MAP_JOBS_MAX) - 1) *
+		      BCSP_MAP_PART_JOBS;
 	datagram("map-last-part", &m);
 
 	memset(&m, 0, sizeof(m));
@@ -111,6 +113,10 @@ int main(int argc, char **argv)
 	m.req.row = BCS_ROW_NONE;
 	m.req.node = 5;
 	datagram("request", &m);
+	/* A create for a user: its owner, no nodes named. */
+	m.req.nodes.owner = 65534;
+	datagram("request-owner", &m);
+	m.req.nodes.owner = 0;
 
 	m.hdr.type = BCSP_REPLY;
 	m.hdr.sender = 1;

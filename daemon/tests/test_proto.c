@@ -91,8 +91,8 @@ static void test_roundtrip(void)
 	      out.strobe.nr_rows == 6);
 
 	/*
-	 * A whole map of BCSP_MAP_JOBS_MAX jobs, in 90 parts: 89 of 46 and
-	 * one of 2.  Each part holds its own jobs from jobs[0], @first
+	 * A whole map of BCSP_MAP_JOBS_MAX jobs, in 100 parts: 99 of 41 and
+	 * one of 37.  Each part holds its own jobs from jobs[0], @first
 	 * says where they go; decoded and put back they are the map.
 	 */
 	{
@@ -110,13 +110,15 @@ static void test_roundtrip(void)
 			w.jobs[i].nodes = 3;
 			w.jobs[i].tasks = (uint32_t)i * 2;
 			w.jobs[i].birth = 0x80000001u + (uint32_t)i;
+			w.jobs[i].owner = i % 5 ? 60000 + (uint32_t)i :
+				i % 10 ? BCSP_OWNER_NONE : 0;
 		}
 		parts = bcsp_map_parts(w.nr_jobs);
-		CHECK(parts == 90 && bcsp_map_parts(0) == 1 &&
-		      bcsp_map_parts(46) == 1 && bcsp_map_parts(47) == 2 &&
+		CHECK(parts == 100 && bcsp_map_parts(0) == 1 &&
+		      bcsp_map_parts(41) == 1 && bcsp_map_parts(42) == 2 &&
 		      bcsp_map_parts(64) == 2);
-		CHECK(bcsp_map_part_len(w.nr_jobs, 89 * 46) == 2 &&
-		      bcsp_map_part_len(w.nr_jobs, 88 * 46) == 46);
+		CHECK(bcsp_map_part_len(w.nr_jobs, 99 * 41) == 37 &&
+		      bcsp_map_part_len(w.nr_jobs, 98 * 41) == 41);
 		memset(&back, 0, sizeof(back));
 		for (k = 0; k < parts; k++) {
 			memset(&m, 0, sizeof(m));
@@ -125,13 +127,13 @@ static void test_roundtrip(void)
 			bcsp_map_fill_part(&w, k, &m.map);
 			len = bcsp_encode(&m, key, buf, sizeof(buf));
 			CHECK(len == BCSP_HDR_LEN + 24 +
-			      28 * (k < 89 ? 46 : 2) + BCSP_TAG_LEN);
+			      32 * (k < 99 ? 41 : 37) + BCSP_TAG_LEN);
 			CHECK(len <= BCSP_MAX_LEN);
 			CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) ==
 			      BCSP_OK);
 			CHECK(out.map.nr_jobs == BCSP_MAP_JOBS_MAX &&
-			      out.map.first == k * 46 &&
-			      out.map.nr == (k < 89 ? 46 : 2) &&
+			      out.map.first == k * 41 &&
+			      out.map.nr == (k < 99 ? 41 : 37) &&
 			      out.map.version == 4 &&
 			      out.map.apply_slice == 0x123456789aULL);
 			memcpy(&back.jobs[out.map.first], out.map.jobs,
@@ -141,10 +143,19 @@ static void test_roundtrip(void)
 		CHECK(back.jobs[4095].job == 4096 &&
 		      back.jobs[4095].tasks == 8190 &&
 		      back.jobs[45].rows == (1ULL << 0 | 1ULL << 40));
-		/* The last part: 2 jobs, zeros after them. */
-		CHECK(m.map.nr == 2 && m.map.jobs[2].job == 0);
-		/* No 91st part, nor one that starts between two. */
-		m.map.first = 90 * BCSP_MAP_PART_JOBS;
+		/* Owners round-trip: uids, root, not known. */
+		CHECK(back.jobs[4094].owner == 60000 + 4094 &&
+		      back.jobs[10].owner == 0 &&
+		      back.jobs[5].owner == BCSP_OWNER_NONE);
+		/* The last part: 37 jobs, zeros after them. */
+		CHECK(m.map.nr == 37 && m.map.jobs[37].job == 0);
+		/* A full part fills a datagram exactly, no more. */
+		CHECK(BCSP_HDR_LEN + 24 + 32 * BCSP_MAP_PART_JOBS +
+		      BCSP_TAG_LEN <= BCSP_MAX_LEN &&
+		      BCSP_HDR_LEN + 24 + 32 * (BCSP_MAP_PART_JOBS + 1) +
+		      BCSP_TAG_LEN > BCSP_MAX_LEN);
+		/* No 101st part, nor one that starts between two. */
+		m.map.first = 100 * BCSP_MAP_PART_JOBS;
 		CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
 		m.map.first = 1;
 		CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
@@ -155,13 +166,14 @@ static void test_roundtrip(void)
 		m.hdr.cluster = 7;
 		bcsp_map_fill_part(&w, 1, &m.map);
 		len = bcsp_encode(&m, key, buf, sizeof(buf));
-		CHECK(len == BCSP_HDR_LEN + 24 + 28 * 18 + BCSP_TAG_LEN);
+		CHECK(len == BCSP_HDR_LEN + 24 + 32 * 23 + BCSP_TAG_LEN);
 		CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
-		CHECK(out.map.nr_jobs == 64 && out.map.first == 46 &&
-		      out.map.nr == 18 && out.map.jobs[17].job == 64 &&
-		      out.map.jobs[17].tasks == 126 &&
-		      out.map.jobs[17].birth == 0x80000001u + 63 &&
-		      out.map.jobs[18].job == 0);
+		CHECK(out.map.nr_jobs == 64 && out.map.first == 41 &&
+		      out.map.nr == 23 && out.map.jobs[22].job == 64 &&
+		      out.map.jobs[22].tasks == 126 &&
+		      out.map.jobs[22].birth == 0x80000001u + 63 &&
+		      out.map.jobs[22].owner == 60000 + 63 &&
+		      out.map.jobs[23].job == 0);
 		m.map.first = 2 * BCSP_MAP_PART_JOBS;
 		CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
 	}
@@ -203,7 +215,7 @@ static void test_roundtrip(void)
 	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
 	m.map.nr_jobs = BCSP_MAP_JOBS_MAX;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
-	CHECK(len == BCSP_HDR_LEN + 24 + 28 * 46 + BCSP_TAG_LEN);
+	CHECK(len == BCSP_HDR_LEN + 24 + 32 * 41 + BCSP_TAG_LEN);
 	/* Decoding refuses what encoding would: nr_jobs 4097. */
 	buf[BCSP_HDR_LEN + 4] = (BCSP_MAP_JOBS_MAX + 1) >> 24;
 	buf[BCSP_HDR_LEN + 5] = (uint8_t)((BCSP_MAP_JOBS_MAX + 1) >> 16);
@@ -251,7 +263,33 @@ static void test_roundtrip(void)
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
 	      out.req.nodes.nr == 2 && out.req.nodes.id[1] == 5);
 	CHECK(poked(&m, 27, 3, &out) == BCSP_BAD_BODY);
-	CHECK(poked(&m, 31, 1, &out) == BCSP_BAD_BODY);
+	CHECK(poked(&m, 35, 1, &out) == BCSP_BAD_BODY);
+	CHECK(poked(&m, 39, 1, &out) == BCSP_BAD_BODY);
+	/* The owner rides with the nodes; root's is 0, the word after nr. */
+	CHECK(out.req.nodes.owner == 0);
+	m.req.nodes.owner = 65534;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + 8 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.req.nodes.owner == 65534 && out.req.nodes.nr == 2);
+	/* An owner and no nodes: 16 bytes more, nr 0. */
+	m.req.nodes.nr = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + BCSP_TAG_LEN);
+	memset(&out, 0, sizeof(out));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.req.nodes.owner == 65534 && out.req.nodes.nr == 0 &&
+	      out.req.job == 12);
+	/* No uid is (uid_t)-1: neither sent nor taken. */
+	CHECK(poked(&m, 28, 0xff, &out) == BCSP_OK &&
+	      out.req.nodes.owner == (0xffu << 24 | 65534));
+	for (i = 28; i < 32; i++)
+		buf[BCSP_HDR_LEN + i] = 0xff;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.req.nodes.owner = BCSP_OWNER_NONE;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	m.req.nodes.owner = 0;
 	/* Another operation carries no node list. */
 	m.req.op = BCSP_OP_DESTROY;
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
@@ -408,7 +446,7 @@ static void test_rejects(void)
 	copy[0] ^= 0xff;
 	CHECK(bcsp_decode(copy, len, 7, key, &out) == BCSP_BAD_MAGIC);
 	memcpy(copy, buf, len);
-	copy[4] = BCSP_VERSION - 1;	/* version 1: maps of one datagram */
+	copy[4] = BCSP_VERSION - 1;	/* version 2: maps and creates without owners */
 	CHECK(bcsp_decode(copy, len, 7, key, &out) == BCSP_BAD_VERSION);
 	/* Extra bytes appended. */
 	memcpy(copy, buf, len);
@@ -666,8 +704,8 @@ static bool can_be(unsigned int type, size_t body)
 	case BCSP_STROBE:
 		return body == 40;
 	case BCSP_MAP:
-		return body >= 24 && (body - 24) % 28 == 0 &&
-		       body <= 24 + 28 * BCSP_MAP_PART_JOBS;
+		return body >= 24 && (body - 24) % 32 == 0 &&
+		       body <= 24 + 32 * BCSP_MAP_PART_JOBS;
 	case BCSP_REPORT:
 		return body >= 4 && (body - 4) % 20 == 0 &&
 		       body <= 4 + 20 * BCSP_MAX_JOBS;
