@@ -135,8 +135,8 @@ int bcs_job_set_rows(struct bcs *h, uint32_t id, uint32_t row,
 			 NULL);
 }
 
-int bcs_job_create_owned(struct bcs *h, uint32_t id, uint32_t row,
-			 uid_t owner, uint32_t *id_out)
+int bcs_job_create_rows_owned(struct bcs *h, uint32_t id, uint32_t row,
+			      uint64_t rows, uid_t owner, uint32_t *id_out)
 {
 	struct bcs_job job;
 	int err;
@@ -150,11 +150,21 @@ int bcs_job_create_owned(struct bcs *h, uint32_t id, uint32_t row,
 	job.flags = BCS_JOB_OWNER;
 	job.id = id;
 	job.row = row;
+	if (rows) {
+		job.flags |= BCS_JOB_ROWS;
+		job.rows = rows;
+	}
 	job.owner = owner;
 	err = bcs__ioctl(h->fd, BCS_IOC_JOB_CREATE, &job);
 	if (!err && id_out)
 		*id_out = job.id;
 	return err;
+}
+
+int bcs_job_create_owned(struct bcs *h, uint32_t id, uint32_t row,
+			 uid_t owner, uint32_t *id_out)
+{
+	return bcs_job_create_rows_owned(h, id, row, 0, owner, id_out);
 }
 
 int bcs_job_set_filler(struct bcs *h, uint32_t id, bool filler)

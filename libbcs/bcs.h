@@ -94,6 +94,15 @@ int bcs_job_create_owned(struct bcs *h, uint32_t id, uint32_t row,
 			 uid_t owner, uint32_t *id_out);
 
 /*
+ * Both at once (LIBBCS_1.7): job @id in @row and the rows of @rows, as
+ * bcs_job_create_rows(), owned by uid @owner, as bcs_job_create_owned();
+ * what bcsd makes of each job of the master's map.  @owner (uid_t)-1:
+ * -EINVAL.
+ */
+int bcs_job_create_rows_owned(struct bcs *h, uint32_t id, uint32_t row,
+			      uint64_t rows, uid_t owner, uint32_t *id_out);
+
+/*
  * Allocate and fill an array with one record per job; release it with
  * free().  On success *@out may be NULL when *@n is 0.  If jobs appear
  * while the list is read, the read is retried with a larger buffer a

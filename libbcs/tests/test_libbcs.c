@@ -801,6 +801,20 @@ static void test_jobs(struct bcs *h)
 	CHECK_EQ(fake.last_job.row, 2);
 	CHECK_EQ(bcs_job_create_owned(h, 14, 2, (uid_t)-1, NULL), -EINVAL);
 	CHECK_EQ(bcs_job_create_owned(NULL, 14, 2, 1000, NULL), -EBADF);
+	/* Rows and an owner together: both flags, both fields. */
+	CHECK_EQ(bcs_job_create_rows_owned(h, 15, 3, 1ULL << 7, 65534, &id), 0);
+	CHECK_EQ(id, 15);
+	CHECK_EQ(fake.last_job.flags, BCS_JOB_OWNER | BCS_JOB_ROWS);
+	CHECK_EQ(fake.last_job.owner, 65534);
+	CHECK_EQ(fake.last_job.rows, 1ULL << 7);
+	CHECK_EQ(fake.last_job.row, 3);
+	CHECK_EQ(bcs_job_create_rows_owned(h, 16, 3, 0, 0, NULL), 0);
+	CHECK_EQ(fake.last_job.flags, BCS_JOB_OWNER);
+	CHECK_EQ(fake.last_job.owner, 0);
+	CHECK_EQ(fake.last_job.rows, 0);
+	CHECK_EQ(bcs_job_create_rows_owned(h, 17, 3, 1, (uid_t)-1, NULL),
+		 -EINVAL);
+	CHECK_EQ(bcs_job_create_rows_owned(NULL, 17, 3, 1, 0, NULL), -EBADF);
 
 	/* Empty list. */
 	fake_reset();
