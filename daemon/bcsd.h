@@ -58,6 +58,12 @@ struct bcsd_job {
 	uint64_t rows;			/* the row set the map names (matrix.c) */
 	uint32_t birth;			/* struct bcsp_job_row */
 	/*
+	 * Its owner's uid, as its create named it (0: root), or
+	 * BCSP_OWNER_NONE when learnt from reports; a take-over keeps the
+	 * followed map's.
+	 */
+	uint32_t owner;
+	/*
 	 * The nodes its create named (bcsctl job create --nodes): @nr_declared
 	 * of them, allocated (NULL with none).
 	 */
@@ -311,6 +317,9 @@ struct bcsd_counters {
 	uint64_t maps_applied;
 	uint64_t maps_stale;		/* older than the map held: dropped */
 	uint64_t jobs_superseded;	/* local jobs of another master's */
+	uint64_t jobs_reowned;		/* made again for the map's owner */
+	uint64_t jobs_owner_kept;	/* another owner, with tasks: kept */
+	uint64_t jobs_restored;		/* gone from bcs.ko (reaped): made again */
 	uint64_t takeovers;
 	uint64_t stepdowns;
 	uint64_t master_changes;
@@ -587,10 +596,13 @@ struct bcsd_filler {
 /*
  * The kernel jobs bcsd made on this node, and their births (0: not
  * known): node.c keeps them, ctl.c waits for them (view_local_job()).
+ * @owner_said: the job in bcs.ko has another owner than the map's and
+ * tasks, and the log has said so (node.c check_owner()), once.
  */
 struct bcsd_local {
 	uint32_t jobs[BCS_JOBS_MAX];	/* in increasing order */
 	uint32_t births[BCS_JOBS_MAX];
+	bool owner_said[BCS_JOBS_MAX];
 	uint32_t nr_jobs;
 };
 

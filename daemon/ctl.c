@@ -20,9 +20,10 @@
  *   {"cmd": "window", "from": A, "to": B}
  *   {"cmd": "window-clear"}
  *   {"cmd": "slices", "last": N}                   (on the active master)
- *   {"cmd": "job-create", "job": 0, "row": null, "nodes": "node[1-4]"}
- *                                                   (root only; the nodes
- *                                                   it will run on)
+ *   {"cmd": "job-create", "job": 0, "row": null, "nodes": "node[1-4]",
+ *    "owner": 1000}                                 (root only; the nodes
+ *                                                   it will run on, the
+ *                                                   uid that owns it)
  *   {"cmd": "job-signal", "job": J, "signal": S}   (root only)
  *   {"cmd": "job-attach", "job": J, "node": N, "pid": P}  (root only)
  *   {"cmd": "mpi-gather", "job": J}                 (the job's MPI
@@ -403,6 +404,11 @@ static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 		add_u64(j, "nodes", mj->nodes);
 		add_u64(j, "tasks", mj->tasks);
 		add_u64(j, "local_tasks", lj ? lj->nr_tasks : 0);
+		/* The map's owner (null: not known), and bcs.ko's here. */
+		json_object_object_add(j, "owner", mj->owner == BCSP_OWNER_NONE ?
+				       NULL : json_object_new_int64(mj->owner));
+		json_object_object_add(j, "local_owner", lj ?
+				       json_object_new_int64(lj->owner) : NULL);
 		json_object_object_add(j, "per_node", view_pairs_job(&vp,
 								     mj->job));
 		json_object_array_add(arr, j);
@@ -626,8 +632,10 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 		}
 		c->req.mpi.len = (uint32_t)strlen(in->mpi_sel);
 		memcpy(c->req.mpi.sel, in->mpi_sel, c->req.mpi.len + 1);
-	} else if (op == BCSP_OP_CREATE && create_nodes(d, c, in)) {
-		return;
+	} else if (op == BCSP_OP_CREATE) {
+		if (create_nodes(d, c, in))
+			return;
+		c->req.nodes.owner = in->owner;
 	}
 	if (!d->followed.known) {
 		ctl_error(c, -EHOSTUNREACH, "no master heard yet");

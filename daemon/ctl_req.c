@@ -234,6 +234,19 @@ int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
 		snprintf(req->nodes, sizeof(req->nodes), "%s",
 			 json_object_get_string(v));
 	}
+	if (json_object_object_get_ex(in, "owner", &v) && v) {
+		int64_t owner = 0;
+
+		if (req->cmd != CTL_JOB_CREATE) {
+			snprintf(err, errlen, "only job-create takes \"owner\"");
+			goto out;
+		}
+		/* A uid: (uid_t)-1 is none (BCSP_OWNER_NONE). */
+		if (get_int(in, "owner", 0, (int64_t)UINT32_MAX - 1, &owner,
+			    err, errlen))
+			goto out;
+		req->owner = (uint32_t)owner;
+	}
 	if (req->cmd == CTL_JOB_SIGNAL) {
 		int64_t sig = 0;
 

@@ -50,6 +50,7 @@ struct ctl_req {
 	int mpi_sub_bits;	/* stats with mpi: "sub_bits", or -1: keep it */
 	char mpi_sel[CTL_MPI_SEL_LEN];	/* stats with mpi: "" keeps it */
 	char nodes[CTL_NODES_LEN];	/* job-create: a hostlist, or "" */
+	uint32_t owner;		/* job-create: the job's owner, a uid; 0: root */
 };
 
 /*
@@ -65,7 +66,8 @@ struct ctl_req {
  * for job-attach a job (at least 1) and integers "node" (1 .. 2^32 - 1)
  * and "pid" (1 .. BCSP_PID_MAX); for mpi-gather a job (at least 1);
  * for job-create a string "nodes" (a hostlist, 1 .. CTL_NODES_LEN - 1
- * bytes, expanded by the caller), the nodes the job will run on.
+ * bytes, expanded by the caller), the nodes the job will run on, and an
+ * integer "owner" (0 .. 2^32 - 2), the uid that will own it (0: root).
  * A stats enable or disable with a string "mpi" acts on the job's MPI
  * processes (libbcsmpi's control file on every node of the job) instead
  * of bcs.ko's distributions: "mpi" is the selection (BCS_MPI_STATS

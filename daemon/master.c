@@ -131,6 +131,7 @@ static void fill_map(struct bcsd *d, struct bcsp_whole_map *map)
 		r->row = j->row;
 		r->rows = j->row < BCS_ROWS_MAX ? j->rows | 1ULL << j->row : 0;
 		r->birth = j->birth;
+		r->owner = j->owner;
 		for (k = 0; k < j->nr_nodes; k++) {
 			jn = &j->node[k];
 			if (now - jn->seen_ms > expiry || !jn->tasks)
@@ -486,12 +487,12 @@ static void forget_jobs(struct bcsd *d)
 }
 
 /*
- * Add job @id born @birth (struct bcsp_job_row) to the matrix, in row
- * @row (BCS_ROW_NONE: where the policy places it; @pin: the row was
- * asked for, and stays); false if it is full.
+ * Add job @id born @birth and owned by @owner (struct bcsp_job_row) to
+ * the matrix, in row @row (BCS_ROW_NONE: where the policy places it;
+ * @pin: the row was asked for, and stays); false if it is full.
  */
 static bool add_job(struct bcsd *d, uint32_t id, uint32_t row, bool pin,
-		    uint32_t birth)
+		    uint32_t birth, uint32_t owner)
 {
 	struct bcsd_job *j;
 	uint32_t pos;
@@ -516,6 +517,7 @@ static bool add_job(struct bcsd *d, uint32_t id, uint32_t row, bool pin,
 	j->row = (uint32_t)r;
 	j->rows = 1ULL << r;
 	j->birth = birth;
+	j->owner = owner;
 	/* Ids are handed out in turn after the highest known. */
 	if (id >= d->master.next_job_id)
 		d->master.next_job_id = bcs_job_id_next(id);
@@ -556,7 +558,9 @@ static void adopt_reported_jobs(struct bcsd *d, uint32_t node,
 		id = r->jobs[i].job;
 		if (!bcs_job_id_valid(id) || find_job(d, id))
 			continue;
-		if (!add_job(d, id, BCS_ROW_NONE, false, r->jobs[i].birth))
+		/* Reports carry no owner: the nodes keep theirs. */
+		if (!add_job(d, id, BCS_ROW_NONE, false, r->jobs[i].birth,
+			     BCSP_OWNER_NONE))
 			return;
 		pr_notice("job %u adopted from node %u's report, row %u", id,
 			  node, d->master.jobs[d->master.nr_jobs - 1].row);
@@ -605,11 +609,12 @@ static void take_over(struct bcsd *d, uint32_t epoch)
 	if (!d->master.strobe_slice && d->bcs && !bcs_get_state(d->bcs, &st))
 		d->master.strobe_slice = st.slice;
 	if (d->followed.have_map && !d->master.nr_jobs) {
-		/* In the rows they had, free to move from now on. */
+		/* In the rows they had, free to move from now on; owners kept. */
 		for (i = 0; i < d->followed.map.nr_jobs; i++)
 			if (add_job(d, d->followed.map.jobs[i].job,
 				    d->followed.map.jobs[i].row, false,
-				    d->followed.map.jobs[i].birth))
+				    d->followed.map.jobs[i].birth,
+				    d->followed.map.jobs[i].owner))
 				d->master.jobs[d->master.nr_jobs - 1].rows =
 					d->followed.map.jobs[i].rows;
 		d->master.map_version = d->followed.map.version;
@@ -1110,7 +1115,8 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 			}
 			/* Any number but 0 (not known). */
 			if (!add_job(d, id, req->row, req->row != BCS_ROW_NONE,
-				     randombytes_random() | 1)) {
+				     randombytes_random() | 1,
+				     req->nodes.owner)) {
 				reply->error = -ENOMEM;
 				break;
 			}
@@ -1132,7 +1138,8 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 			row = j->row;
 			reply->job = id;
 			reply->row = row;
-			pr_info("job %u created in row %u", id, row);
+			pr_info("job %u created in row %u, owner %u", id, row,
+				req->nodes.owner);
 		}
 		break;
 	case BCSP_OP_DESTROY:

@@ -188,6 +188,8 @@ static void forget_local_job(struct bcsd *d, uint32_t idx)
 		after * sizeof(d->local.jobs[0]));
 	memmove(&d->local.births[idx], &d->local.births[idx + 1],
 		after * sizeof(d->local.births[0]));
+	memmove(&d->local.owner_said[idx], &d->local.owner_said[idx + 1],
+		after * sizeof(d->local.owner_said[0]));
 	d->local.nr_jobs--;
 }
 
@@ -209,8 +211,11 @@ static bool local_add(struct bcsd *d, uint32_t job, uint32_t *idx)
 		after * sizeof(d->local.jobs[0]));
 	memmove(&d->local.births[lo + 1], &d->local.births[lo],
 		after * sizeof(d->local.births[0]));
+	memmove(&d->local.owner_said[lo + 1], &d->local.owner_said[lo],
+		after * sizeof(d->local.owner_said[0]));
 	d->local.jobs[lo] = job;
 	d->local.births[lo] = 0;
+	d->local.owner_said[lo] = false;
 	d->local.nr_jobs++;
 out:
 	if (idx)
@@ -243,6 +248,7 @@ static void drop_jobs_not_in(struct bcsd *d, const struct bcsp_whole_map *map)
 			p++;
 		if (p < n && ids[p] == d->local.jobs[i]) {
 			d->local.jobs[k] = d->local.jobs[i];
+			d->local.owner_said[k] = d->local.owner_said[i];
 			d->local.births[k++] = d->local.births[i];
 			continue;
 		}
@@ -273,6 +279,79 @@ static void supersede_local_job(struct bcsd *d, const struct bcsp_job_row *j)
 }
 
 /*
+ * Job @j of the map into bcs.ko, in its rows at once, owned by the map's
+ * owner: root's as bcsd's own (bcs_job_create_rows(), which modules
+ * before owners take too) or, with another uid, that uid's, so that the
+ * user may attach to it and destroy it here (admin-guide.rst, "Job
+ * owners"); not known (BCSP_OWNER_NONE), root's.
+ */
+static int make_job(struct bcsd *d, const struct bcsp_job_row *j)
+{
+	if (!j->owner || j->owner == BCSP_OWNER_NONE)
+		return bcs_job_create_rows(d->bcs, j->job, j->row, j->rows,
+					   NULL);
+	return bcs_job_create_rows_owned(d->bcs, j->job, j->row, j->rows,
+					 (uid_t)j->owner, NULL);
+}
+
+static int by_info_id(const void *a, const void *b)
+{
+	uint32_t x = ((const struct bcs_job_info *)a)->id;
+	uint32_t y = ((const struct bcs_job_info *)b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/* Job @id in bcs.ko's list @jobs of @n, sorted by id: NULL if not there. */
+static const struct bcs_job_info *kernel_job(const struct bcs_job_info *jobs,
+					     size_t n, uint32_t id)
+{
+	struct bcs_job_info key = { .id = id };
+
+	return n ? bsearch(&key, jobs, n, sizeof(jobs[0]), by_info_id) : NULL;
+}
+
+/*
+ * Job @j of the map was in bcs.ko already (@kj: as it was before the
+ * map; made by a bcsd before this one, or by another master's map), as
+ * local job @idx: if it has another owner than the map's, make it again
+ * with the map's while it has no task here; with tasks, keep it (they
+ * stay scheduled with their job, and their owner's attaches work on)
+ * and say so once.  A map that does not know the owner changes nothing.
+ */
+static void check_owner(struct bcsd *d, const struct bcsp_job_row *j,
+			const struct bcs_job_info *kj, uint32_t idx)
+{
+	int err;
+
+	if (j->owner == BCSP_OWNER_NONE || !kj || kj->owner == j->owner) {
+		d->local.owner_said[idx] = false;
+		return;
+	}
+	if (kj->nr_tasks) {
+		if (!d->local.owner_said[idx])
+			pr_warn("job %u here is owned by uid %u, the map's by uid %u: kept, it has %u task(s) here",
+				j->job, kj->owner, j->owner, kj->nr_tasks);
+		d->local.owner_said[idx] = true;
+		d->cnt.jobs_owner_kept++;
+		return;
+	}
+	d->local.owner_said[idx] = false;
+	err = bcs_job_destroy(d->bcs, j->job);
+	if (!err || err == -ENOENT)
+		err = make_job(d, j);
+	if (err) {
+		d->cnt.kernel_errors++;
+		pr_warn("job %u: made again for uid %u: %s", j->job, j->owner,
+			bcs_strerror(err, BCS_CTX_JOB));
+		return;
+	}
+	d->cnt.jobs_reowned++;
+	pr_notice("job %u made again for the map's owner, uid %u (was uid %u)",
+		  j->job, j->owner, kj->owner);
+}
+
+/*
  * Map @m from the master followed, or (@from local) from this host's
  * active master, whose next strobe is the first to name it.
  */
@@ -282,7 +361,10 @@ static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 	/* Whole, as rx.c or master.c left it: @m holds one part. */
 	const struct bcsp_whole_map *map = &d->followed.map;
 	uint32_t epoch = m->hdr.epoch, master = m->hdr.sender;
+	struct bcs_job_info *kjobs = NULL;
+	const struct bcs_job_info *kj;
 	struct bcsd_map_event *ev;
+	size_t nk = 0;
 	uint32_t i, idx;
 	int err;
 
@@ -306,13 +388,20 @@ static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 		d->cnt.maps_stale++;
 		return;
 	}
+	/* bcs.ko's jobs as they were, for their owners and tasks. */
+	if (bcs_job_list(d->bcs, &kjobs, &nk))
+		nk = 0;
+	if (nk)
+		qsort(kjobs, nk, sizeof(kjobs[0]), by_info_id);
 	for (i = 0; i < map->nr_jobs; i++) {
 		const struct bcsp_job_row *j = &map->jobs[i];
+		bool existed;
 
 		supersede_local_job(d, j);
 		/* A new job at once; a job's move at the map's slice. */
-		err = bcs_job_create_rows(d->bcs, j->job, j->row, j->rows, NULL);
-		if (err == -EEXIST)
+		err = make_job(d, j);
+		existed = err == -EEXIST;
+		if (existed)
 			err = bcs_job_set_rows(d->bcs, j->job, j->row, j->rows,
 					       map->apply_slice);
 		if (err) {
@@ -325,7 +414,13 @@ static void on_map(struct bcsd *d, const struct bcsp_msg *m,
 			continue;
 		if (j->birth)
 			d->local.births[idx] = j->birth;
+		kj = existed ? kernel_job(kjobs, nk, j->job) : NULL;
+		if (kj)
+			check_owner(d, j, kj, idx);
+		else
+			d->local.owner_said[idx] = false;
 	}
+	free(kjobs);
 	/* Jobs the master no longer has. */
 	drop_jobs_not_in(d, map);
 	/* The map before stays in force until this one's slice. */
@@ -394,6 +489,50 @@ static void report_cpus(struct bcsd *d, struct bcsp_report *r)
 	free(ts);
 }
 
+/*
+ * Jobs of the map applied that bcs.ko no longer holds: bcs.ko reaped a
+ * job owned by a user after reap_empty_s without a task (admin-guide.rst,
+ * "Job owners"), or someone destroyed it past bcsd.  The map still has
+ * it, so that its next tasks here may join it: make it again, with its
+ * rows and owner, at most BCSD_RESTORE_MAX per report.  @jobs (bcs.ko's
+ * list of @n) is sorted here.
+ */
+#define BCSD_RESTORE_MAX	16
+
+static void restore_jobs(struct bcsd *d, struct bcs_job_info *jobs, size_t n)
+{
+	const struct bcsp_whole_map *map = &d->followed.map;
+	uint32_t i, k, done = 0;
+	int err;
+
+	if (!d->node.applied || !d->local.nr_jobs)
+		return;
+	if (n)
+		qsort(jobs, n, sizeof(jobs[0]), by_info_id);
+	for (i = 0; i < d->local.nr_jobs && done < BCSD_RESTORE_MAX; i++) {
+		if (kernel_job(jobs, n, d->local.jobs[i]))
+			continue;
+		for (k = 0; k < map->nr_jobs && k < BCSP_MAP_JOBS_MAX; k++)
+			if (map->jobs[k].job == d->local.jobs[i])
+				break;
+		if (k == map->nr_jobs || k == BCSP_MAP_JOBS_MAX)
+			continue;
+		done++;
+		err = make_job(d, &map->jobs[k]);
+		if (err && err != -EEXIST) {
+			d->cnt.kernel_errors++;
+			pr_warn("job %u, gone from bcs.ko: %s", map->jobs[k].job,
+				bcs_strerror(err, BCS_CTX_JOB));
+			continue;
+		}
+		d->local.owner_said[i] = false;
+		d->cnt.jobs_restored++;
+		pr_notice("job %u was gone from bcs.ko (reaped while empty?): made again, owner %u",
+			  map->jobs[k].job, map->jobs[k].owner == BCSP_OWNER_NONE ?
+			  0 : map->jobs[k].owner);
+	}
+}
+
 static void send_report(struct bcsd *d)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_REPORT } };
@@ -403,6 +542,7 @@ static void send_report(struct bcsd *d)
 
 	if (bcs_job_list(d->bcs, &jobs, &n))
 		return;
+	restore_jobs(d, jobs, n);
 	for (i = 0; i < n && m.report.nr_jobs < BCSP_MAX_JOBS; i++) {
 		if (!view_local_job(d, jobs[i].id, &idx))
 			continue;

@@ -76,6 +76,9 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "switches_tx", d->cnt.switches_tx);
 	add_u64(o, "switch_slices_skipped", d->cnt.switch_slices_skipped);
 	add_u64(o, "jobs_superseded", d->cnt.jobs_superseded);
+	add_u64(o, "jobs_reowned", d->cnt.jobs_reowned);
+	add_u64(o, "jobs_owner_kept", d->cnt.jobs_owner_kept);
+	add_u64(o, "jobs_restored", d->cnt.jobs_restored);
 	add_u64(o, "maps_applied", d->cnt.maps_applied);
 	add_u64(o, "maps_stale", d->cnt.maps_stale);
 	add_u64(o, "takeovers", d->cnt.takeovers);

@@ -284,15 +284,21 @@ static bool rows_set(uint32_t row, uint64_t rows, uint64_t *set)
 	return true;
 }
 
-int bcs_job_create_rows(struct bcs *h, uint32_t id, uint32_t row,
-			uint64_t rows, uint32_t *id_out)
+/*
+ * Job @id in @row and @rows, owned by @owner (bcs.ko's BCS_JOB_OWNER),
+ * which bcs_job_list() reports as bcs.ko does; attaches are bcsd's, as
+ * root, so the stand-in checks no owner.
+ */
+int bcs_job_create_rows_owned(struct bcs *h, uint32_t id, uint32_t row,
+			      uint64_t rows, uid_t owner, uint32_t *id_out)
 {
 	struct bcs_job_info *j;
 	uint64_t set;
 
 	if (!h)
 		return -EBADF;
-	if ((id && !bcs_job_id_valid(id)) || !rows_set(row, rows, &set))
+	if ((id && !bcs_job_id_valid(id)) || !rows_set(row, rows, &set) ||
+	    owner == (uid_t)-1)
 		return -EINVAL;
 	if (sim.nr_jobs >= BCS_JOBS_MAX)
 		return -ENOSPC;
@@ -310,9 +316,23 @@ int bcs_job_create_rows(struct bcs *h, uint32_t id, uint32_t row,
 	j->id = id;
 	j->row = row;
 	j->rows = set;
+	j->owner = (uint32_t)owner;
 	if (id_out)
 		*id_out = id;
 	return 0;
+}
+
+/* Without an owner: the caller's effective uid, as bcs.ko. */
+int bcs_job_create_rows(struct bcs *h, uint32_t id, uint32_t row,
+			uint64_t rows, uint32_t *id_out)
+{
+	return bcs_job_create_rows_owned(h, id, row, rows, geteuid(), id_out);
+}
+
+int bcs_job_create_owned(struct bcs *h, uint32_t id, uint32_t row,
+			 uid_t owner, uint32_t *id_out)
+{
+	return bcs_job_create_rows_owned(h, id, row, 0, owner, id_out);
 }
 
 int bcs_job_create(struct bcs *h, uint32_t id, uint32_t row,

@@ -51,6 +51,20 @@ int main(void)
 	CHECK(parse("{\"cmd\":\"job-create\",\"nodes\":3}", &r) == -EINVAL);
 	CHECK(parse("{\"cmd\":\"job-destroy\",\"job\":2,\"nodes\":\"a\"}",
 		    &r) == -EINVAL && strstr(err, "only job-create"));
+	/* The uid that will own it: root unless given, never (uid_t)-1. */
+	CHECK(parse("{\"cmd\":\"job-create\",\"owner\":65534}", &r) == 0 &&
+	      r.owner == 65534);
+	CHECK(parse("{\"cmd\":\"job-create\",\"owner\":4294967294}",
+		    &r) == 0 && r.owner == 4294967294u);
+	CHECK(parse("{\"cmd\":\"job-create\",\"owner\":null}", &r) == 0 &&
+	      r.owner == 0);
+	CHECK(parse("{\"cmd\":\"job-create\",\"owner\":4294967295}",
+		    &r) == -EINVAL && strstr(err, "\"owner\""));
+	CHECK(parse("{\"cmd\":\"job-create\",\"owner\":-1}", &r) == -EINVAL);
+	CHECK(parse("{\"cmd\":\"job-create\",\"owner\":\"nobody\"}",
+		    &r) == -EINVAL);
+	CHECK(parse("{\"cmd\":\"job-destroy\",\"job\":2,\"owner\":5}",
+		    &r) == -EINVAL && strstr(err, "only job-create"));
 	CHECK(parse("{\"cmd\":\"job-row\",\"job\":2,\"row\":null}", &r) == 0 &&
 	      r.job == 2 && r.row == BCS_ROW_NONE);
 	CHECK(parse("{\"cmd\":\"job-row\",\"job\":4294967295,\"row\":3}",

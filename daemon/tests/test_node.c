@@ -103,6 +103,9 @@ int bcs_job_set_row(struct bcs *h, uint32_t id, uint32_t row)
 
 /* Row sets and the slices their changes wait for, by job. */
 static uint64_t ksets[MAX_ID], kat[MAX_ID];
+/* Owners (bcsd runs as root: 0 without one) and tasks, by job. */
+static uint32_t kowners[MAX_ID], ktasks[MAX_ID];
+static unsigned int nr_owned_creates;
 
 int bcs_job_create_rows(struct bcs *h, uint32_t id, uint32_t row,
 			uint64_t rows, uint32_t *id_out)
@@ -112,6 +115,23 @@ int bcs_job_create_rows(struct bcs *h, uint32_t id, uint32_t row,
 	if (!err) {
 		ksets[id] = rows;
 		kat[id] = 0;
+		kowners[id] = 0;
+		ktasks[id] = 0;
+	}
+	return err;
+}
+
+int bcs_job_create_rows_owned(struct bcs *h, uint32_t id, uint32_t row,
+			      uint64_t rows, uid_t owner, uint32_t *id_out)
+{
+	int err;
+
+	if (owner == (uid_t)-1)
+		return -EINVAL;
+	err = bcs_job_create_rows(h, id, row, rows, id_out);
+	if (!err) {
+		kowners[id] = (uint32_t)owner;
+		nr_owned_creates++;
 	}
 	return err;
 }
@@ -143,6 +163,8 @@ int bcs_job_list(struct bcs *h, struct bcs_job_info **out, size_t *n)
 		(*out)[*n].id = i;
 		(*out)[*n].row = kjobs[i];
 		(*out)[*n].rows = ksets[i];
+		(*out)[*n].owner = kowners[i];
+		(*out)[*n].nr_tasks = ktasks[i];
 		(*n)++;
 	}
 	return 0;
@@ -236,11 +258,14 @@ uint64_t now_mono_ms(void)
 	return 1000;
 }
 
+/* node.c's tick, which sends the reports. */
+static loop_fn *node_tick_fn;
+
 int loop_on_tick(struct bcsd *d, loop_fn *fn, void *arg)
 {
 	(void)d;
-	(void)fn;
 	(void)arg;
+	node_tick_fn = fn;
 	return 0;
 }
 
@@ -264,7 +289,10 @@ static void reset(void)
 		kjobs[i] = NO_JOB;
 		ksets[i] = 0;
 		kat[i] = 0;
+		kowners[i] = 0;
+		ktasks[i] = 0;
 	}
+	nr_owned_creates = 0;
 	nr_strobes = 0;
 	memset(handler, 0, sizeof(handler));
 	CHECK(node_init(&d) == 0);
@@ -497,7 +525,7 @@ static void strobe_in(uint64_t slice, uint32_t master, uint32_t epoch,
 static void test_map_at_slice(void)
 {
 	struct bcsp_whole_map a = { .version = 3 }, b = { .version = 4 };
-	struct bcsp_whole_map c = { .version = 5 };
+	static struct bcsp_whole_map c;
 
 	reset();
 	add(&a, 10, 0, 0x1001);
@@ -645,8 +673,76 @@ static void test_big_map(void)
 	CHECK(d.followed.map.nr_jobs == 100);
 }
 
+/*
+ * Owners: each job of the map is made in bcs.ko with the map's owner
+ * (root's the plain way); a job already there with another owner is made
+ * again with the map's while it has no task, kept with tasks and said
+ * once; a map that does not know the owner changes nothing.  A job of
+ * the map that bcs.ko lost (reaped, empty and owned by a user) is made
+ * again, with its owner, at the next report.
+ */
+static void test_owners(void)
+{
+	static struct bcsp_whole_map a = { .version = 3 }, b = { .version = 4 };
+	static struct bcsp_whole_map c;
+
+	reset();
+	/* Left by a bcsd before: 6 empty, 7 with tasks, both root's. */
+	CHECK(bcs_job_create_rows(NULL, 6, 0, 0, NULL) == 0 &&
+	      bcs_job_create_rows(NULL, 7, 0, 0, NULL) == 0 &&
+	      bcs_job_create_rows(NULL, 8, 0, 0, NULL) == 0);
+	ktasks[7] = 2;
+	kowners[8] = 4321;
+	add(&a, 5, 0, 0x51);
+	a.jobs[0].owner = 65534;
+	add(&a, 6, 0, 0x61);
+	a.jobs[1].owner = 1000;
+	add(&a, 7, 1, 0x71);
+	a.jobs[2].owner = 1000;
+	add(&a, 8, 1, 0x81);
+	a.jobs[3].owner = BCSP_OWNER_NONE;
+	add(&a, 9, 2, 0x91);
+	hold_and_apply(5, 1, &a);
+	CHECK(d.cnt.maps_applied == 1 && d.cnt.kernel_errors == 0);
+	CHECK(kowners[5] == 65534 && kjobs[5] == 0 && ksets[5] == 1);
+	CHECK(kowners[6] == 1000 && kjobs[6] == 0);
+	CHECK(kowners[7] == 0 && ktasks[7] == 2 && kjobs[7] == 1);
+	CHECK(kowners[8] == 4321 && kowners[9] == 0);
+	/* 5 and 6 only: root's (9) the plain way. */
+	CHECK(nr_owned_creates == 2);
+	CHECK(d.cnt.jobs_reowned == 1 && d.cnt.jobs_owner_kept == 1);
+	CHECK(view_local_job(&d, 7, NULL) && view_local_job(&d, 6, NULL));
+
+	/* The next map: 7 is kept, and said no more (counted again). */
+	b = a;
+	b.version = 4;
+	hold_and_apply(5, 1, &b);
+	CHECK(d.cnt.maps_applied == 2 && d.cnt.jobs_owner_kept == 2 &&
+	      d.cnt.jobs_reowned == 1 && kowners[7] == 0);
+	/* Its tasks gone: made again for its owner. */
+	ktasks[7] = 0;
+	c = a;
+	c.version = 5;
+	hold_and_apply(5, 1, &c);
+	CHECK(kowners[7] == 1000 && kjobs[7] == 1 && d.cnt.jobs_reowned == 2);
+
+	/* bcs.ko reaps 5 (empty, a user's): the next report makes it again. */
+	CHECK(bcs_job_destroy(NULL, 5) == 0 && kjobs[5] == NO_JOB);
+	d.followed.known = true;
+	d.node.reported_ms = 0;
+	CHECK(node_tick_fn != NULL);
+	node_tick_fn(&d, NULL);
+	CHECK(kjobs[5] == 0 && kowners[5] == 65534 && ksets[5] == 1 &&
+	      d.cnt.jobs_restored == 1);
+	/* Nothing to do the next time. */
+	d.node.reported_ms = 0;
+	node_tick_fn(&d, NULL);
+	CHECK(d.cnt.jobs_restored == 1 && d.cnt.kernel_errors == 0);
+}
+
 int main(void)
 {
+	test_owners();
 	test_big_map();
 	test_map_at_slice();
 	test_attach_command();
