@@ -732,7 +732,7 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	  "Show mode, row, slice, jobs and counters (and the last slices)",
 	  0, parse_status, bcsctl_run_status },
 	{ "job", "create", "[--id N] [--row R] [--nodes LIST] [--owner USER]",
-	  "Create a job and print its id; through bcsd, --nodes names the nodes it will run on (Slurm hostlist syntax, node[01-16,20], or node ids); without bcsd, --owner makes USER (a name or uid) its owner, who alone (and root) may attach to it and destroy it",
+	  "Create a job and print its id; through bcsd, --nodes names the nodes it will run on (Slurm hostlist syntax, node[01-16,20], or node ids); --owner makes USER (a name or uid) its owner, who alone (and root) may attach to it and destroy it, on every node through bcsd",
 	  1, parse_job_create, bcsctl_run_job_create },
 	{ "job", "destroy", "JOB",
 	  "Destroy a job; its tasks keep running",

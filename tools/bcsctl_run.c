@@ -515,16 +515,14 @@ int bcsctl_run_job_create(const struct bcsctl_req *req)
 			close(fd);
 		return BCSCTL_EXIT_USAGE;
 	}
-	if (fd >= 0 && req->owner) {
-		close(fd);
-		fprintf(stderr, "bcsctl: job create: --owner is for jobs of this node's bcs.ko alone; bcsd's jobs are owned by root\n");
-		return BCSCTL_EXIT_USAGE;
-	}
 	if (fd >= 0) {
 		struct json_object *r = cluster_req("job-create"), *resp;
 
 		cluster_add(r, "job", req->id);
 		json_row(r, req->row);
+		/* Every node makes the job for this uid (a cluster job). */
+		if (req->owner)
+			cluster_add(r, "owner", owner);
 		if (req->nodes)
 			json_object_object_add(r, "nodes",
 				json_object_new_string(req->nodes));
@@ -763,9 +761,20 @@ static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
 	json_object_object_add(o, "rows", set);
 	json_object_object_add(o, "state", lj ?
 		json_object_new_string(bcs_job_state_name(lj->state)) : NULL);
-	/* This node's bcs.ko's: null for a job it does not hold. */
-	json_object_object_add(o, "owner", lj ?
-			       json_object_new_int64(lj->owner) : NULL);
+	/*
+	 * This node's bcs.ko's; for a job it does not hold, bcsd's: what
+	 * its bcs.ko has (bcsd-sim's stand-in), else the map's (null: not
+	 * known).
+	 */
+	v = NULL;
+	if (lj) {
+		v = json_object_new_int64(lj->owner);
+	} else if (cj) {
+		if (!json_object_object_get_ex(cj, "local_owner", &v) || !v)
+			json_object_object_get_ex(cj, "owner", &v);
+		json_object_get(v);
+	}
+	json_object_object_add(o, "owner", v);
 	json_object_object_add(o, "filler", lj ?
 		json_object_new_boolean(!!(lj->flags & BCS_JOB_FILLER)) :
 		NULL);

@@ -170,4 +170,59 @@ kill "$pd" "$pe" "$pf" 2>/dev/null
 for j in "$jd" "$je" "$jf"; do
 	ctl 1 job destroy "$j" > /dev/null 2>&1
 done
+
+# Owners: a job created through node2's bcsd (a request over the network)
+# with --owner 65534, one through the master with --owner nobody (a name
+# of /etc/passwd, if it has one) and one without: the master's map
+# carries them, every node's stand-in holds each job with its owner, and
+# bcsctl job list --json says so.
+# stand_in_owner N JOB: job JOB's owner in daemon N's stand-in, from the
+# control socket's job-list ("local_owner"), "-" if it does not hold it.
+stand_in_owner()
+{
+	python3 - "$TMP/ctl$1" "$2" <<'PY' 2>/dev/null || echo "-"
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.send(b'{"cmd": "job-list"}')
+for j in json.loads(s.recv(1 << 22))["jobs"]:
+    if j["job"] == int(sys.argv[2]):
+        o = j.get("local_owner")
+        print("-" if o is None else o)
+        break
+else:
+    print("-")
+PY
+}
+jo=$(ctl 2 job create --owner 65534 2>&1)
+check $? "job create --owner 65534 through node2 ($jo)"
+jr=$(ctl 1 job create 2>&1)
+check $? "job create without --owner through the master ($jr)"
+nobody=$(getent passwd nobody | cut -d: -f3)
+if [ -n "$nobody" ]; then
+	jn=$(ctl 1 job create --owner nobody 2>&1)
+	check $? "job create --owner nobody through the master ($jn)"
+fi
+for n in 1 2 3; do
+	until_is 65534 stand_in_owner "$n" "$jo"
+	check $? "node$n's stand-in holds job $jo owned by uid 65534 ($(stand_in_owner "$n" "$jo"))"
+	until_is 0 stand_in_owner "$n" "$jr"
+	check $? "node$n's stand-in holds job $jr owned by root ($(stand_in_owner "$n" "$jr"))"
+	out=$(job_field "$n" "$jo" owner)
+	[ "$out" = 65534 ]
+	check $? "node$n: bcsctl job list --json: job $jo's owner is 65534 ($out)"
+	if [ -n "$nobody" ]; then
+		until_is "$nobody" stand_in_owner "$n" "$jn"
+		check $? "node$n's stand-in holds job $jn owned by nobody, uid $nobody"
+	fi
+done
+out=$(ctl 1 job create --owner no-such-user-here 2>&1)
+rc=$?
+[ "$rc" != 0 ] && [[ $out == *"no such user"* ]]
+check $? "an owner no uid names is refused ($out)"
+for j in "$jo" "$jr" ${jn:+"$jn"}; do
+	ctl 1 job destroy "$j" > /dev/null 2>&1
+done
+
 checks_done test_matrix_sim
