@@ -12,6 +12,8 @@
  *                         job are one gang); the master makes it once, in
  *                         a row of its choice, on every node, and the
  *                         others' requests fail with -EEXIST and join it.
+ *                         The Slurm job's user owns it (S_JOB_UID), so
+ *                         that they may attach their own processes.
  *                         Then wait until this node's module holds it,
  *                         and label it (BCS_LABEL_DIR) for bcsctl.
  *   task_init_privileged  in each task, before it executes (as root, in the
@@ -65,6 +67,7 @@ static struct {
 	bool labelled;		/* this node wrote its label file */
 	uint32_t job, step;	/* Slurm's ids */
 	uint32_t id;		/* bcs's */
+	uid_t uid;		/* the Slurm job's user: the bcs job's owner */
 	char nodes[1024];	/* the allocation's nodes (hostlist), or "" */
 	char why[256];		/* why not ready */
 	char note[256];		/* something to tell the job, if not "" */
@@ -221,6 +224,14 @@ static bool create_step_job(void)
 	}
 	req = ctl_req("job-create", st.id);
 	json_object_object_add(req, "row", NULL);	/* the master's */
+	/*
+	 * The job's user owns it on every node, so that they may attach
+	 * their own processes to it (bcsctl run --job) and no other user
+	 * may; a bcsd before owners ignores it, and the job is root's.
+	 */
+	if (st.uid)
+		json_object_object_add(req, "owner",
+				       json_object_new_int64(st.uid));
 	/* Placed by the allocation's nodes before any task reports. */
 	if (st.nodes[0])
 		json_object_object_add(req, "nodes",
@@ -300,6 +311,10 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	/* Slurm's batch script, extern and interactive steps: not ours. */
 	if (st.step >= BCS_SLURM_SPECIAL_STEP)
 		return 0;
+	/* No uid: root's job, as before owners. */
+	if (spank_get_item(sp, S_JOB_UID, &st.uid) != ESPANK_SUCCESS ||
+	    st.uid == (uid_t)-1)
+		st.uid = 0;
 	if (spank_getenv(sp, "SLURM_JOB_NODELIST", st.nodes,
 			 sizeof(st.nodes)) != ESPANK_SUCCESS)
 		st.nodes[0] = '\0';
