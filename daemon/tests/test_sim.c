@@ -61,6 +61,8 @@ static void test_jobs(struct bcs *h)
 	CHECK(bcs_job_list(h, &jobs, &n) == 0 && n == 2 && jobs &&
 	      jobs[0].id == 5 && jobs[0].row == 1 && jobs[0].nr_tasks == 0 &&
 	      jobs[1].id == 1 && jobs[1].row == BCS_ROW_NONE);
+	/* Owned by the caller, as bcs.ko's; or by the uid named. */
+	CHECK(jobs && n == 2 && jobs[0].owner == geteuid());
 	free(jobs);
 	CHECK(bcs_dist_ctl(h, 5, BCS_DIST_ENABLE, BCS_DIST_ALL, 2, NULL, 0) == 0);
 	CHECK(bcs_dist_ctl(h, 9, BCS_DIST_ENABLE, BCS_DIST_ALL, 2, NULL, 0) ==
@@ -324,6 +326,24 @@ static int test_rows(struct bcs *h, struct bcs_nl *nl)
 	return sent;
 }
 
+/* Owners: the uid named, kept and listed (last: it adds a job). */
+static void test_owners(struct bcs *h)
+{
+	struct bcs_job_info *jobs = NULL;
+	size_t n = 0, i;
+
+	CHECK(bcs_job_create_rows_owned(h, 30, 2, 1ULL << 3, 65534, NULL) == 0);
+	CHECK(bcs_job_create_rows_owned(h, 31, 2, 0, (uid_t)-1, NULL) ==
+	      -EINVAL);
+	CHECK(bcs_job_create_owned(h, 30, 2, 0, NULL) == -EEXIST);
+	CHECK(bcs_job_list(h, &jobs, &n) == 0 && jobs);
+	for (i = 0; i < n && jobs[i].id != 30; i++)
+		;
+	CHECK(i < n && jobs[i].owner == 65534 &&
+	      jobs[i].rows == (1ULL << 2 | 1ULL << 3));
+	free(jobs);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/test_sim.XXXXXX";
@@ -353,6 +373,7 @@ int main(void)
 	test_window(h, nl, st);
 	test_events(h);
 	rows_strobes = test_rows(h, nl);
+	test_owners(h);
 
 	bcs_stat_close(st);
 	bcs_nl_close(nl);
