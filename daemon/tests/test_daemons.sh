@@ -152,9 +152,22 @@ check $? "a second bcsd refuses node1's control socket (exit $rc)"
 check $? "node1's control socket is still in place"
 
 # --- job requests through the control socket, answered by the master ---
-out=$(BCS_CONTROL_SOCKET=$TMP/ctl2 timeout 20 "$BCSCTL" job create 2>&1)
+# owner_of N JOB: JOB's owner in daemon N's map, as bcsctl job list
+# --json has it (no bcs.ko here: the map's), "-" without the job.
+owner_of()
+{
+	BCS_CONTROL_SOCKET=$TMP/ctl$1 timeout 20 "$BCSCTL" job list --json \
+		2>/dev/null | python3 -c 'import json, sys
+for j in json.load(sys.stdin)["jobs"]:
+    if j["id"] == int(sys.argv[1]):
+        print(j["owner"]); break
+else:
+    print("-")' "$2" 2>/dev/null
+}
+out=$(BCS_CONTROL_SOCKET=$TMP/ctl2 timeout 20 "$BCSCTL" job create \
+	--owner 4242 2>&1)
 rc=$?
-echo "# bcsctl job create via node2: $out"
+echo "# bcsctl job create --owner 4242 via node2: $out"
 job=$(echo "$out" | grep -Eo '[0-9]+' | head -1)
 [ "$rc" = 0 ] && [ -n "$job" ] || job=none
 check $? "bcsctl job create through the standby gets a job from the master"
@@ -162,6 +175,9 @@ out=$(BCS_CONTROL_SOCKET=$TMP/ctl1 timeout 20 "$BCSCTL" job list 2>&1)
 echo "$out" | sed 's/^/# /'
 echo "$out" | grep -Eq "^ *$job "
 check $? "the master lists job $job"
+out=$(owner_of 1 "$job")
+[ "$out" = 4242 ]
+check $? "the master's map has job $job's owner, uid 4242 ($out)"
 out=$(BCS_CONTROL_SOCKET=$TMP/ctl2 timeout 20 "$BCSCTL" job destroy 777 2>&1)
 rc=$?
 echo "# destroy of no job: $out"
@@ -186,6 +202,9 @@ check $? "node1 follows node2, and node2 stays the master"
 out=$(BCS_CONTROL_SOCKET=$TMP/ctl1 timeout 20 "$BCSCTL" job list 2>&1)
 echo "$out" | grep -Eq "^ *$job "
 check $? "job $job, made before the partition, is in node2's map"
+out=$(owner_of 1 "$job")
+[ "$out" = 4242 ]
+check $? "node2 took over with the owners of the map it followed ($out)"
 
 # --- the master dies: the standby takes over with a higher epoch ---
 kill -KILL "$(cat "$TMP/pid2")"
@@ -197,6 +216,9 @@ check $? "node1's epoch is above node2's"
 out=$(BCS_CONTROL_SOCKET=$TMP/ctl1 timeout 20 "$BCSCTL" job list 2>&1)
 echo "$out" | grep -Eq "^ *$job "
 check $? "job $job survives the take-over"
+out=$(owner_of 1 "$job")
+[ "$out" = 4242 ]
+check $? "and keeps its owner, uid 4242 ($out)"
 
 # --- SIGTERM: a clean exit that writes the counters ---
 rm -f "$TMP/stats1.json"
