@@ -648,9 +648,11 @@ static bool decode_body(struct cur *c, struct bcsp_msg *m)
 			m->req.nodes.owner = get32(c);
 			m->req.nodes.reserved[0] = get32(c);
 			m->req.nodes.reserved[1] = get32(c);
+			/* Sent only with a node or an owner (canonical). */
 			if (m->req.nodes.reserved[0] ||
 			    m->req.nodes.reserved[1] ||
 			    m->req.nodes.owner == BCSP_OWNER_NONE ||
+			    (!m->req.nodes.nr && !m->req.nodes.owner) ||
 			    m->req.nodes.nr > BCSP_CREATE_NODES_MAX ||
 			    c->len - c->off != 4 * (size_t)m->req.nodes.nr)
 				return false;

@@ -287,6 +287,12 @@ static void test_roundtrip(void)
 		buf[BCSP_HDR_LEN + i] = 0xff;
 	resign(buf, (size_t)len);
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* Neither a node nor an owner: the short form only. */
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	for (i = 28; i < 32; i++)
+		buf[BCSP_HDR_LEN + i] = 0;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 	m.req.nodes.owner = BCSP_OWNER_NONE;
 	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
 	m.req.nodes.owner = 0;
