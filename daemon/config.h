@@ -96,6 +96,7 @@ struct cfg {
 	uint32_t skew_warn_permille;
 	char jobs_dir[CFG_STR_MAX];
 	char mpi_dir[CFG_STR_MAX];
+	uint32_t mpi_gather_interval_ms;
 	/* Process, control socket, logging. */
 	uint32_t rt_priority;
 	char control_socket[CFG_STR_MAX];
