@@ -73,17 +73,34 @@ static bool control_ok(int dfd, const char *name)
 	return ok;
 }
 
-/* A control file never set, bcsd's, as @name in @dfd, whatever was there. */
-static int control_create(int dfd, const char *name)
+/*
+ * A control file of bcsd's as @name in @dfd, whatever was there: a copy
+ * of @name in @from if that is bcsd's (set before the job had its
+ * directory), else never set.
+ */
+static int control_create(int dfd, const char *name, int from)
 {
 	struct bcs_mpi_control c = {
 		.magic = BCS_MPI_CTL_MAGIC,
 		.version = BCS_MPI_CTL_VERSION,
 		.size = sizeof(c),
 	};
+	struct bcs_mpi_control set;
 	char tmp[64];
 	ssize_t n;
 	int fd, r = 0;
+
+	if (from >= 0 && control_ok(from, name)) {
+		fd = openat(from, name, OPEN_FILE);
+		/* Not being written (odd): a writer is bcsd itself. */
+		if (fd >= 0 && pread(fd, &set, sizeof(set), 0) ==
+		    (ssize_t)sizeof(set) && set.magic == c.magic &&
+		    set.version == c.version && set.size == c.size &&
+		    !(set.generation & 1))
+			c = set;
+		if (fd >= 0)
+			close(fd);
+	}
 
 	snprintf(tmp, sizeof(tmp), "%s.bcsd.tmp", name);
 	/* Whatever a user left under that name; a link is not followed. */
@@ -150,7 +167,8 @@ int mpidir_prepare(const char *dir, uint32_t job, uid_t uid, gid_t gid,
 		jfd = open_job(top, job, &sb);
 		if (jfd >= 0 && sb.st_uid != uid &&
 		    (fchmod(jfd, 0700) ||
-		     (!control_ok(jfd, name) && control_create(jfd, name)) ||
+		     (!control_ok(jfd, name) &&
+		      control_create(jfd, name, top)) ||
 		     fchown(jfd, uid, gid))) {
 			r = -errno;
 			snprintf(err, errlen, "cannot give %s/%s to uid %u: %s",
@@ -163,7 +181,7 @@ int mpidir_prepare(const char *dir, uint32_t job, uid_t uid, gid_t gid,
 		snprintf(err, errlen, "%s/%s: %s", dir, id, strerror(-r));
 		goto out;
 	}
-	r = control_ok(jfd, name) ? 0 : control_create(jfd, name);
+	r = control_ok(jfd, name) ? 0 : control_create(jfd, name, top);
 	if (r)
 		snprintf(err, errlen, "cannot create %s/%s/%s: %s", dir, id,
 			 name, strerror(-r));
@@ -210,7 +228,7 @@ int mpidir_control_set(const char *dir, uint32_t job, int off,
 	jfd = open_job(top, job, &sb);
 	if (jfd >= 0) {
 		/* The user may have replaced it: bcsd's own again. */
-		r = control_ok(jfd, name) ? 0 : control_create(jfd, name);
+		r = control_ok(jfd, name) ? 0 : control_create(jfd, name, -1);
 		close(jfd);
 		if (r)
 			snprintf(err, errlen, "cannot create %s/%s: %s", jd,
@@ -220,8 +238,12 @@ int mpidir_control_set(const char *dir, uint32_t job, int off,
 						      sub_bits, 1, err,
 						      errlen);
 	}
-	/* The flat file of root's processes, only if there is one. */
-	if (!fstatat(top, name, &sb, AT_SYMLINK_NOFOLLOW)) {
+	/*
+	 * The flat file: of root's processes that started without the
+	 * job's directory, or, with no directory yet (no task here), kept
+	 * for it (mpidir_prepare() copies it).
+	 */
+	if (jfd < 0 || !fstatat(top, name, &sb, AT_SYMLINK_NOFOLLOW)) {
 		r2 = bcs_mpi_control_set_tries(dir, id, off, stats, sub_bits,
 					       1, err, errlen);
 		if (r == -ENOENT || !r2)

@@ -27,8 +27,9 @@ struct mpidir_summary {
 
 /*
  * Make @dir/JOB for job @job, owned by @uid:@gid and mode 0700, with the
- * job's control file in it (never set, root's, mode 0644), unless it is
- * there already; @dir (mode 0755) too.  A directory of the job's id left
+ * job's control file in it (root's, mode 0644: a copy of @dir/JOB.control
+ * if bcsd set that before, else never set), unless it is there already;
+ * @dir (mode 0755) too.  A directory of the job's id left
  * by another user (an earlier job of the same id) is renamed away to
  * ".stale.JOB.N" first.  Returns 0, or a negative errno with a message in
  * @err.
@@ -43,8 +44,9 @@ int mpidir_owner(const char *dir, uint32_t job, uid_t *uid);
  * Set job @job's control file as bcs_mpi_control_set() does: in @dir/JOB
  * (replaced by a new one of root's if it is missing or not root's) and
  * in @dir/JOB.control if there is one (processes of root's that started
- * without the job's directory), never waiting for a lock.  0, or a
- * negative errno with a message in @err (-ENOENT: neither is there).
+ * without the job's directory) or there is no @dir/JOB yet (made then,
+ * and copied into @dir/JOB when it is made), never waiting for a lock.
+ * 0, or a negative errno with a message in @err.
  */
 int mpidir_control_set(const char *dir, uint32_t job, int off,
 		       const char *stats, int sub_bits, char *err,

@@ -209,7 +209,7 @@ static void test_prepare(void)
 	CHECK(!lstat(p, &sb) && S_ISREG(sb.st_mode) &&
 	      sb.st_uid == geteuid() && (sb.st_mode & 0777) == 0644);
 	CHECK(!mpidir_owner(m, 7, &uid) && uid == geteuid());
-	CHECK(mpidir_owner(m, 70, &uid) == -ENOENT);
+	CHECK(mpidir_owner(m, 71, &uid) == -ENOENT);
 	/* Again: kept as it is. */
 	CHECK(!mpidir_prepare(m, 7, geteuid(), getegid(), err, sizeof(err)));
 	if (geteuid())
@@ -246,8 +246,19 @@ static void test_control_set(void)
 		      !strcmp(copy.stats, "Allreduce") && copy.sub_bits == 3);
 		bcsmpi_control_close(c, fd);
 	}
-	CHECK(mpidir_control_set(m, 70, 0, "on", -1, err, sizeof(err)) ==
-	      -ENOENT);
+	/* No directory yet: flat, and copied into it when it is made. */
+	CHECK(!mpidir_control_set(m, 70, 0, "Isend", -1, err, sizeof(err)));
+	CHECK(!mpidir_prepare(m, 70, geteuid(), getegid(), err, sizeof(err)));
+	path(p, sizeof(p), "mpi/70");
+	fd = bcsmpi_control_open(p, "70", BCSMPI_CTL_NOCREATE, &c, err,
+				 sizeof(err));
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK(!bcsmpi_control_read(c, &copy) &&
+		      !strcmp(copy.stats, "Isend") && copy.generation == 2);
+		bcsmpi_control_close(c, fd);
+	}
+	CHECK(!mpidir_control_remove(m, 70));
 	/* The user made it a FIFO: bcsd's file again. */
 	path(p, sizeof(p), "mpi/7/7.control");
 	CHECK(!unlink(p) && !mkfifo(p, 0666));
@@ -330,7 +341,7 @@ static void test_summaries(void)
 	n = mpidir_summaries(m, 7, s, 16, 16, &skipped);
 	CHECK(n == 0 && skipped == want_skipped + 3);
 	/* A job without files, a directory missing. */
-	CHECK(mpidir_summaries(m, 70, s, 16, 65536, &skipped) == 0);
+	CHECK(mpidir_summaries(m, 71, s, 16, 65536, &skipped) == 0);
 	path(p, sizeof(p), "none");
 	CHECK(mpidir_summaries(p, 7, s, 16, 65536, &skipped) == 0);
 	/* The reader of bcsstat refuses a FIFO too, at once. */
