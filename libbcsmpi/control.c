@@ -60,8 +60,10 @@ static int private_dir(const char *path)
 
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
 		  O_CLOEXEC);
+	/* Not one, a link, another user's that this one cannot read. */
 	if (fd < 0)
-		return errno == ENOTDIR || errno == ELOOP ? 0 : -errno;
+		return errno == ENOTDIR || errno == ELOOP ||
+		       errno == EACCES ? 0 : -errno;
 	r = fstat(fd, &sb) ? -errno :
 	    sb.st_uid == geteuid() && !(sb.st_mode & (S_IWGRP | S_IWOTH));
 	close(fd);
