@@ -335,7 +335,7 @@ mkfifo "$jd/$gj.fifo.0.1.bcsmpi" "$TMP/mpi2/$gj.fifo.0.2.bcsmpi" &&
 check $? "a FIFO, a link, a 10 GB sparse file and another user's files in node2's mpi_dir"
 flock -s "$jd/$gj.control" sleep 300 &
 lockpid=$!
-pids+=($lockpid)
+pids+=("$lockpid")
 snap 2
 errs0=$(val 2 mpi_control_errors)
 out=$(ctl 2 stats enable "$gj" --mpi on 2>&1)
