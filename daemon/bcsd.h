@@ -533,8 +533,14 @@ struct bcsd_collect {
 	/*
 	 * The jobs with tasks here whose directory in mpi_dir is made (or
 	 * could not be: said once), in order of ids; the loop's only.
+	 * @until_ms: made for bcsd's own user (root), looked at again until
+	 * then (a task that attached as root and then took its user's
+	 * identity, as a launcher does), or 0.
 	 */
-	uint32_t *mpi_ready;
+	struct bcsd_mpi_ready {
+		uint32_t job;
+		uint64_t until_ms;
+	} *mpi_ready;
 	uint32_t nr_mpi_ready;
 };
 

@@ -190,21 +190,33 @@ static int cmp_u32(const void *a, const void *b)
 
 /* Jobs' directories made at one tick at most (the rest at the next). */
 #define MPI_DIRS_PER_TICK	16
+/* How long a directory made for root is looked at again. */
+#define MPI_DIR_SETTLE_MS	10000
+
+static int cmp_ready(const void *a, const void *b)
+{
+	const struct bcsd_mpi_ready *x = a, *y = b;
+
+	return x->job < y->job ? -1 : x->job > y->job;
+}
 
 /*
  * Each tick: a directory in mpi_dir for each job that got tasks here
- * since the last; the jobs gone forgotten.
+ * since the last (and again for one made for root, while it settles);
+ * the jobs gone forgotten.
  */
 static void mpi_tick(struct bcsd *d, void *arg)
 {
 	struct bcsd_collect *co = &d->collect;
 	struct bcs_job_info *jobs = NULL;
+	struct bcsd_mpi_ready key = { 0 }, *r;
+	uint64_t now = now_mono_ms();
 	uint32_t *ids, nr = 0, made = 0;
 	char err[512];
 	size_t n = 0, i;
 	uid_t uid = 0;
 	gid_t gid = 0;
-	int r;
+	bool again;
 
 	(void)arg;
 	if (!*d->cfg.mpi_dir || !d->bcs || !co->mpi_ready ||
@@ -218,37 +230,44 @@ static void mpi_tick(struct bcsd *d, void *arg)
 	for (i = 0; i < n; i++)
 		ids[i] = jobs[i].id;
 	qsort(ids, n, sizeof(*ids), cmp_u32);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && made < MPI_DIRS_PER_TICK; i++) {
 		const struct bcs_job_info *j = &jobs[i];
 
-		if (!j->nr_tasks ||
-		    bsearch(&j->id, co->mpi_ready, co->nr_mpi_ready,
-			    sizeof(uint32_t), cmp_u32) ||
-		    made >= MPI_DIRS_PER_TICK)
+		key.job = j->id;
+		r = bsearch(&key, co->mpi_ready, co->nr_mpi_ready,
+			    sizeof(*r), cmp_ready);
+		again = r && r->until_ms;
+		if (!j->nr_tasks || (r && (!again || now >= r->until_ms)))
 			continue;
-		if (job_user(d, j->id, &uid, &gid))
-			continue;	/* no task to tell: the next tick */
+		if (job_user(d, j->id, &uid, &gid) ||
+		    (again && uid == geteuid()))
+			continue;	/* no task to tell, or no change */
 		made++;
-		r = mpidir_prepare(d->cfg.mpi_dir, j->id, uid, gid, err,
-				   sizeof(err));
-		if (r) {
+		if (mpidir_prepare(d->cfg.mpi_dir, j->id, uid, gid, err,
+				   sizeof(err))) {
 			d->cnt.mpi_dir_errors++;
 			pr_warn("job %u: no MPI statistics directory for uid %u: %s: its processes profile nothing",
 				j->id, (unsigned int)uid, err);
 		} else {
-			d->cnt.mpi_dirs_made++;
+			d->cnt.mpi_dirs_made += !again;
 			pr_info("job %u: MPI statistics in %s/%u, uid %u's",
 				j->id, d->cfg.mpi_dir, j->id,
 				(unsigned int)uid);
 		}
+		if (r) {
+			r->until_ms = 0;
+			continue;
+		}
 		/* Tried once per job while it has tasks here. */
-		co->mpi_ready[co->nr_mpi_ready++] = j->id;
-		qsort(co->mpi_ready, co->nr_mpi_ready, sizeof(uint32_t),
-		      cmp_u32);
+		r = &co->mpi_ready[co->nr_mpi_ready++];
+		r->job = j->id;
+		r->until_ms = uid == geteuid() ? now + MPI_DIR_SETTLE_MS : 0;
+		qsort(co->mpi_ready, co->nr_mpi_ready, sizeof(*r), cmp_ready);
 	}
 	/* Those still in bcs.ko stay (both in order of ids). */
 	for (i = 0; i < co->nr_mpi_ready; i++)
-		if (bsearch(&co->mpi_ready[i], ids, n, sizeof(*ids), cmp_u32))
+		if (bsearch(&co->mpi_ready[i].job, ids, n, sizeof(*ids),
+			    cmp_u32))
 			co->mpi_ready[nr++] = co->mpi_ready[i];
 	co->nr_mpi_ready = nr;
 	free(ids);
@@ -357,7 +376,7 @@ int collect_init(struct bcsd *d)
 	if (d->cfg.mpi_dir[0]) {
 		/* Twice: the jobs kept and those just added, at one tick. */
 		d->collect.mpi_ready = calloc(2 * BCS_JOBS_MAX,
-					      sizeof(uint32_t));
+					      sizeof(*d->collect.mpi_ready));
 		err = bcsmpi_make_dirs(d->cfg.mpi_dir);
 		if (err)
 			pr_warn("mpi_dir %s: %s: no MPI statistics", d->cfg.mpi_dir,

@@ -139,6 +139,17 @@ int mpidir_prepare(const char *dir, uint32_t job, uid_t uid, gid_t gid,
 		return top;
 	}
 	jfd = open_job(top, job, &sb);
+	/* Made for bcsd's own user (root) before the task took its own. */
+	if (jfd >= 0 && sb.st_uid != uid && sb.st_uid == geteuid()) {
+		if ((!control_ok(jfd, name) && control_create(jfd, name, top)) ||
+		    fchmod(jfd, 0700) || fchown(jfd, uid, gid)) {
+			r = -errno;
+			snprintf(err, errlen, "cannot give %s/%s to uid %u: %s",
+				 dir, id, (unsigned int)uid, strerror(-r));
+			goto out_job;
+		}
+		sb.st_uid = uid;
+	}
 	if (jfd == -ENOTDIR || (jfd >= 0 && sb.st_uid != uid)) {
 		/* An earlier job's of the same id, another user's: kept. */
 		if (jfd >= 0)

@@ -29,9 +29,9 @@ struct mpidir_summary {
  * Make @dir/JOB for job @job, owned by @uid:@gid and mode 0700, with the
  * job's control file in it (root's, mode 0644: a copy of @dir/JOB.control
  * if bcsd set that before, else never set), unless it is there already;
- * @dir (mode 0755) too.  A directory of the job's id left
- * by another user (an earlier job of the same id) is renamed away to
- * ".stale.JOB.N" first.  Returns 0, or a negative errno with a message in
+ * @dir (mode 0755) too.  One made for bcsd's own user (root: the job's
+ * first task was root's then) is given to @uid; one of another user (an
+ * earlier job of the same id) is renamed away to ".stale.JOB.N" first.  Returns 0, or a negative errno with a message in
  * @err.
  */
 int mpidir_prepare(const char *dir, uint32_t job, uid_t uid, gid_t gid,

@@ -214,6 +214,12 @@ static void test_prepare(void)
 	CHECK(!mpidir_prepare(m, 7, geteuid(), getegid(), err, sizeof(err)));
 	if (geteuid())
 		return;
+	/* Made for root first (the task not yet its user's): given over. */
+	CHECK(!mpidir_prepare(m, 10, 0, 0, err, sizeof(err)));
+	CHECK(!mpidir_prepare(m, 10, OTHER_UID, OTHER_UID, err, sizeof(err)));
+	CHECK(!mpidir_owner(m, 10, &uid) && uid == OTHER_UID);
+	path(p, sizeof(p), "mpi/10/10.control");
+	CHECK(!lstat(p, &sb) && S_ISREG(sb.st_mode) && sb.st_uid == 0);
 	/* For a user: theirs, the control file root's. */
 	CHECK(!mpidir_prepare(m, 9, OTHER_UID, OTHER_UID, err, sizeof(err)));
 	path(p, sizeof(p), "mpi/9");
