@@ -362,6 +362,33 @@ setpriv --reuid=65534 --regid=65534 --clear-groups env \
 	"$BCSSTAT" mpi --job "$gj" > /dev/null 2> "$TMP/gather.err"
 grep -q "permission denied" "$TMP/gather.err"
 check $? "a gather of job $gj by another user is refused ($(head -c 200 "$TMP/gather.err"))"
+# A job of a user's (its task nobody's): bcsd makes its directory theirs,
+# and the user may gather it, once per mpi_gather_interval_ms (5 s).
+out=$(ctl 1 job create 2>&1)
+uj=$(echo "$out" | grep -Eo '[0-9]+' | head -1)
+setpriv --reuid=65534 --regid=65534 --clear-groups sleep 300 &
+upid=$!
+pids+=("$upid")
+ctl 2 job attach "${uj:-0}" --node 2 "$upid" > /dev/null 2>&1
+until_is 65534 stat -c %u "$TMP/mpi2/$uj" 2>/dev/null
+check $? "node2's bcsd made job $uj's directory for its task's user (65534)"
+ask_as_user()
+{
+	setpriv --reuid=65534 --regid=65534 --clear-groups env \
+		BCS_CONTROL_SOCKET="$TMP/ctl2" BCS_MPI_DIR=/nonexistent \
+		timeout 30 "$BCSSTAT" mpi --job "$uj" > /dev/null 2> "$TMP/gather.err"
+}
+ask_as_user
+grep -q "through bcsd\|no statistics file of job $uj in what bcsd gathered" "$TMP/gather.err" &&
+	! grep -q "permission denied\|try again later" "$TMP/gather.err"
+check $? "the job's user gathers job $uj through bcsd ($(head -c 200 "$TMP/gather.err"))"
+ask_as_user
+grep -q "try again later" "$TMP/gather.err"
+check $? "the user's second gather within mpi_gather_interval_ms is refused ($(head -c 200 "$TMP/gather.err"))"
+snap 2
+[ "$(val 2 mpi_gathers_limited)" = 1 ] && [ "$(val 2 mpi_gathers_denied)" = 1 ]
+check $? "node2 counts one gather limited, one denied"
+kill "$upid" 2>/dev/null
 kill "${gpids[@]}" 2>/dev/null
 
 # The job destroyed: its control file goes on every node.
