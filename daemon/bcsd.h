@@ -309,6 +309,10 @@ struct bcsd_counters {
 	uint64_t mpi_gathers_partial;	/* of them, answered incomplete */
 	uint64_t mpi_gather_parts_rx;	/* parts taken */
 	uint64_t mpi_gather_parts_refused; /* not fitting, or no room */
+	uint64_t mpi_gathers_denied;	/* asked by a user not the owner */
+	uint64_t mpi_gathers_limited;	/* within mpi_gather_interval_ms */
+	uint64_t mpi_dirs_made;		/* jobs' directories in mpi_dir */
+	uint64_t mpi_dir_errors;	/* and those that could not be */
 	uint64_t switches_tx;		/* summaries sent to the master */
 	uint64_t switch_slices_skipped;	/* too many in one report period */
 	uint64_t strobes_tx;
@@ -544,6 +548,18 @@ struct bcsd_collect {
 	uint64_t refused_said_ms;	/* refusals last logged */
 	uint64_t refused_unsaid;	/* refusals since */
 	struct bcsp_window cmds;	/* the commands taken (MPI_GATHER) */
+	/*
+	 * The jobs with tasks here whose directory in mpi_dir is made (or
+	 * could not be: said once), in order of ids; the loop's only.
+	 * @until_ms: made for bcsd's own user (root), looked at again until
+	 * then (a task that attached as root and then took its user's
+	 * identity, as a launcher does), or 0.
+	 */
+	struct bcsd_mpi_ready {
+		uint32_t job;
+		uint64_t until_ms;
+	} *mpi_ready;
+	uint32_t nr_mpi_ready;
 };
 
 /*
@@ -616,11 +632,19 @@ struct bcsd_view {
  * ctl.c: the control socket, control_clients connections, so many per
  * user (ctl_slot()).
  */
+/* The last gathers of users other than root, per job (ctl.c). */
+#define CTL_GATHER_SLOTS	64
+
 struct bcsd_ctl {
 	int listen_fd;
 	struct bcsd_client *clients;
 	unsigned int nr_clients;
 	uint32_t next_req_id;
+	/* Job and when (ms, monotonic) of the last such gathers. */
+	struct {
+		uint32_t job;
+		uint64_t ms;
+	} gathered[CTL_GATHER_SLOTS];
 };
 
 /*

@@ -28,17 +28,21 @@
  * If the file cannot be written, the statistics stay in bcs.ko (bounded
  * by its dist_kept_jobs parameter), and bcsstat dump can still fetch them.
  *
- * A job destroyed also takes its MPI control file (mpi_dir/JOB.control,
- * bcsctl stats enable --mpi) with it, so that a later job of the same id
- * starts from the defaults rather than from an old selection.
+ * Each job with tasks here gets a directory mpi_dir/JOB for its MPI
+ * statistics, its user's (the user of its task that attached first, as
+ * /proc shows it), with the job's control file in it, root's (mpidir.c):
+ * made at the tick after its first task attached, which its processes
+ * wait for in MPI_Init.  A job destroyed also takes its MPI control file
+ * (bcsctl stats enable --mpi) with it, so that a later job of the same
+ * id starts from the defaults rather than from an old selection.
  *
  * The MPI statistics files a job's processes leave in mpi_dir are sent,
  * summarised, to a node that asks for them (bcsstat mpi --job through
  * bcsd: the master's command BCSP_CMD_MPI_GATHER; the asker puts them
  * together, ctl.c and mpigather.c).
  */
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,18 +52,17 @@
 
 #include "../libbcs/bcs.h"
 #include "../libbcsmpi/control.h"
-#include "../libbcsmpi/mpifile.h"
 #include "bcsd.h"
 #include "log.h"
 #include "collect.h"
+#include "loop.h"
+#include "mpidir.h"
 
 static void control_remove(struct bcsd *d, uint32_t job)
 {
-	char id[16];
 	int err;
 
-	snprintf(id, sizeof(id), "%u", job);
-	err = bcs_mpi_control_remove(d->cfg.mpi_dir, id);
+	err = mpidir_control_remove(d->cfg.mpi_dir, job);
 	if (!err) {
 		d->cnt.mpi_controls_removed++;
 		pr_info("job %u destroyed: its MPI control file removed", job);
@@ -220,69 +223,140 @@ static void on_events(struct bcsd *d, void *arg)
 	}
 }
 
-/* A summary of one MPI statistics file, to send. */
-struct summary {
-	void *data;
-	size_t len;
-};
-
-/* Is @name one of job @job's files: "JOB.*.bcsmpi"? */
-static bool job_file(const char *name, const char *job)
+/*
+ * The user of job @job here: of its task that attached first (its
+ * effective uid and gid, /proc/PID/status).  0, or a negative errno.
+ */
+static int job_user(struct bcsd *d, uint32_t job, uid_t *uid, gid_t *gid)
 {
-	size_t n = strlen(name), j = strlen(job);
+	struct bcs_task_stat *ts = NULL;
+	size_t n = 0, i, first = 0;
+	char path[64], buf[4096], *u, *g;
+	unsigned long ru, eu, rg, eg;
+	ssize_t len;
+	int fd, err;
 
-	return n > j + 7 && !strncmp(name, job, j) && name[j] == '.' &&
-	       !strcmp(name + n - 7, ".bcsmpi");
+	err = bcs_task_stats(d->bcs, job, &ts, &n);
+	if (err)
+		return err;
+	for (i = 1; i < n; i++)
+		if (ts[i].attach_ns < ts[first].attach_ns)
+			first = i;
+	if (!n || ts[first].tgid <= 0) {
+		free(ts);
+		return -ESRCH;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", ts[first].tgid);
+	free(ts);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return len < 0 ? -errno : -ESRCH;
+	buf[len] = 0;
+	u = strstr(buf, "\nUid:");
+	g = strstr(buf, "\nGid:");
+	if (!u || !g || sscanf(u, "\nUid: %lu %lu", &ru, &eu) != 2 ||
+	    sscanf(g, "\nGid: %lu %lu", &rg, &eg) != 2)
+		return -EINVAL;
+	*uid = (uid_t)eu;
+	*gid = (gid_t)eg;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Jobs' directories made at one tick at most (the rest at the next). */
+#define MPI_DIRS_PER_TICK	16
+/* How long a directory made for root is looked at again. */
+#define MPI_DIR_SETTLE_MS	10000
+
+static int cmp_ready(const void *a, const void *b)
+{
+	const struct bcsd_mpi_ready *x = a, *y = b;
+
+	return x->job < y->job ? -1 : x->job > y->job;
 }
 
 /*
- * The summaries of job @job's files in mpi_dir, by name, into @out
- * (BCSP_MPI_FILES_MAX at most): their number, or a negative errno.  A
- * file that cannot be read (its process still in MPI_Init, or it is
- * not one) or whose summary is too large is left out and counted.
+ * Each tick: a directory in mpi_dir for each job that got tasks here
+ * since the last (and again for one made for root, while it settles);
+ * the jobs gone forgotten.
  */
-static int summaries(struct bcsd *d, uint32_t job, struct summary *out)
+static void mpi_tick(struct bcsd *d, void *arg)
 {
-	struct bcs_mpi_stats st;
-	struct dirent **names;
-	char id[16], path[PATH_MAX], err[PATH_MAX + 128];
-	int n, i, k = 0, r;
+	struct bcsd_collect *co = &d->collect;
+	struct bcs_job_info *jobs = NULL;
+	struct bcsd_mpi_ready key = { 0 }, *r;
+	uint64_t now = now_mono_ms();
+	uint32_t *ids, nr = 0, made = 0;
+	char err[512];
+	size_t n = 0, i;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	bool again;
 
-	snprintf(id, sizeof(id), "%u", job);
-	n = scandir(d->cfg.mpi_dir, &names, NULL, alphasort);
-	if (n < 0)
-		return errno == ENOENT ? 0 : -errno;
-	for (i = 0; i < n; i++) {
-		if (k == BCSP_MPI_FILES_MAX || !job_file(names[i]->d_name, id))
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", d->cfg.mpi_dir,
-			     names[i]->d_name) >= (int)sizeof(path))
-			continue;
-		r = bcs_mpi_stats_read(path, &st, err, sizeof(err));
-		if (!r) {
-			r = bcs_mpi_stats_summary(&st, &out[k].data,
-						  &out[k].len);
-			bcs_mpi_stats_free(&st);
-			if (!r && out[k].len > BCSP_MPI_FILE_MAX) {
-				free(out[k].data);
-				snprintf(err, sizeof(err), "%s: its summary "
-					 "is over %u bytes", path,
-					 BCSP_MPI_FILE_MAX);
-				r = -EFBIG;
-			}
-		}
-		if (r) {
-			d->cnt.mpi_gather_skipped++;
-			pr_info("job %u: MPI statistics not sent: %s", job,
-				err);
-			continue;
-		}
-		k++;
+	(void)arg;
+	if (!*d->cfg.mpi_dir || !d->bcs || !co->mpi_ready ||
+	    bcs_job_list(d->bcs, &jobs, &n))
+		return;
+	ids = malloc((n ? n : 1) * sizeof(*ids));
+	if (!ids) {
+		free(jobs);
+		return;
 	}
 	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return k;
+		ids[i] = jobs[i].id;
+	qsort(ids, n, sizeof(*ids), cmp_u32);
+	for (i = 0; i < n && made < MPI_DIRS_PER_TICK; i++) {
+		const struct bcs_job_info *j = &jobs[i];
+
+		key.job = j->id;
+		r = bsearch(&key, co->mpi_ready, co->nr_mpi_ready,
+			    sizeof(*r), cmp_ready);
+		again = r && r->until_ms;
+		if (!j->nr_tasks || (r && (!again || now >= r->until_ms)))
+			continue;
+		if (job_user(d, j->id, &uid, &gid) ||
+		    (again && uid == geteuid()))
+			continue;	/* no task to tell, or no change */
+		made++;
+		if (mpidir_prepare(d->cfg.mpi_dir, j->id, uid, gid, err,
+				   sizeof(err))) {
+			d->cnt.mpi_dir_errors++;
+			pr_warn("job %u: no MPI statistics directory for uid %u: %s: its processes profile nothing",
+				j->id, (unsigned int)uid, err);
+		} else {
+			d->cnt.mpi_dirs_made += !again;
+			pr_info("job %u: MPI statistics in %s/%u, uid %u's",
+				j->id, d->cfg.mpi_dir, j->id,
+				(unsigned int)uid);
+		}
+		if (r) {
+			r->until_ms = 0;
+			continue;
+		}
+		/* Tried once per job while it has tasks here. */
+		r = &co->mpi_ready[co->nr_mpi_ready++];
+		r->job = j->id;
+		r->until_ms = uid == geteuid() ? now + MPI_DIR_SETTLE_MS : 0;
+		qsort(co->mpi_ready, co->nr_mpi_ready, sizeof(*r), cmp_ready);
+	}
+	/* Those still in bcs.ko stay (both in order of ids). */
+	for (i = 0; i < co->nr_mpi_ready; i++)
+		if (bsearch(&co->mpi_ready[i].job, ids, n, sizeof(*ids),
+			    cmp_u32))
+			co->mpi_ready[nr++] = co->mpi_ready[i];
+	co->nr_mpi_ready = nr;
+	free(ids);
+	free(jobs);
 }
 
 /*
@@ -317,7 +391,8 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 {
 	const struct bcsp_command *c = &m->cmd;
 	struct bcsp_msg p = { .hdr = { .type = BCSP_MPI_PART } };
-	struct summary *sums;
+	struct mpidir_summary *sums;
+	unsigned int skipped = 0;
 	struct bcs_task_stat *ts = NULL;
 	size_t nts = 0;
 	uint32_t off;
@@ -333,7 +408,13 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 			strerror(ENOMEM));
 		return;
 	}
-	n = *d->cfg.mpi_dir ? summaries(d, c->job, sums) : 0;
+	n = *d->cfg.mpi_dir ? mpidir_summaries(d->cfg.mpi_dir, c->job, sums,
+					       BCSP_MPI_FILES_MAX,
+					       BCSP_MPI_FILE_MAX, &skipped) : 0;
+	d->cnt.mpi_gather_skipped += skipped;
+	if (skipped)
+		pr_info("job %u: %u MPI statistics file(s) not sent (not the job's user's, unreadable, or in MPI_Init)",
+			c->job, skipped);
 	if (n < 0) {
 		pr_warn("job %u: MPI statistics not sent: %s: %s", c->job,
 			d->cfg.mpi_dir, strerror(-n));
@@ -372,10 +453,27 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 int collect_init(struct bcsd *d)
 {
 	bool tightened;
+	struct stat sb;
 	int err;
 
 	memset(&d->collect, 0, sizeof(d->collect));
 	dispatch_register(d, BCSP_COMMAND, on_command);
+	if (d->cfg.mpi_dir[0]) {
+		/* Twice: the jobs kept and those just added, at one tick. */
+		d->collect.mpi_ready = calloc(2 * BCS_JOBS_MAX,
+					      sizeof(*d->collect.mpi_ready));
+		err = bcsmpi_make_dirs(d->cfg.mpi_dir);
+		if (err)
+			pr_warn("mpi_dir %s: %s: no MPI statistics", d->cfg.mpi_dir,
+				strerror(-err));
+		else if (!stat(d->cfg.mpi_dir, &sb) &&
+			 (sb.st_uid != geteuid() ||
+			  (sb.st_mode & (S_IWGRP | S_IWOTH))))
+			pr_warn("mpi_dir %s is writable by others than bcsd's user: any user can take a job's files there (make it 0755, bcsd's)",
+				d->cfg.mpi_dir);
+		if (!d->collect.mpi_ready || loop_on_tick(d, mpi_tick, NULL))
+			return -1;
+	}
 	if (!d->cfg.jobs_dir[0])
 		return 0;
 	err = dumpfile_owners_init(&d->collect.owners);
@@ -413,6 +511,9 @@ int collect_init(struct bcsd *d)
 void collect_exit(struct bcsd *d)
 {
 	dumpfile_owners_free(&d->collect.owners);
+	free(d->collect.mpi_ready);
+	d->collect.mpi_ready = NULL;
+	d->collect.nr_mpi_ready = 0;
 	if (!d->collect.ev)
 		return;
 	loop_del(d, bcs_events_fd(d->collect.ev));

@@ -104,6 +104,7 @@ struct cfg {
 	uint32_t dump_rate_kb;
 	uint32_t dump_job_ms;
 	char mpi_dir[CFG_STR_MAX];
+	uint32_t mpi_gather_interval_ms;
 	/* Process, control socket, logging. */
 	uint32_t rt_priority;
 	char control_socket[CFG_STR_MAX];

@@ -28,7 +28,11 @@
  *   {"cmd": "job-attach", "job": J, "node": N, "pid": P}  (root only)
  *   {"cmd": "mpi-gather", "job": J}                 (the job's MPI
  *                                                   statistics files from
- *                                                   every node, summarised)
+ *                                                   every node, summarised;
+ *                                                   root, or the job's user
+ *                                                   on a node of the job,
+ *                                                   once per
+ *                                                   mpi_gather_interval_ms)
  *
  * No row is null, in requests and answers alike (-1 is taken for it in
  * requests too); a field that is null or left out takes its default.
@@ -67,6 +71,7 @@
 #include "ctl_req.h"
 #include "hostlist.h"
 #include "log.h"
+#include "mpidir.h"
 #include "mpigather.h"
 #include "topo.h"
 #include "ctl.h"
@@ -726,6 +731,51 @@ static const uint32_t ctl_ops[] = {
 };
 
 /*
+ * May client @c (not root) gather job @job's MPI statistics now?  Only
+ * the job's user, on a node of the job: the owner of the job's
+ * directory in mpi_dir here (mpidir.c; the user of the job's first
+ * task); and one gather per job per mpi_gather_interval_ms from users
+ * other than root, each of which makes every node of the job read its
+ * files.  If not, the client has its error.
+ */
+static bool gather_allowed(struct bcsd *d, struct bcsd_client *c,
+			   uint32_t job)
+{
+	struct bcsd_ctl *t = &d->ctl;
+	uint64_t now = now_mono_ms();
+	unsigned int i, slot = 0;
+	char msg[160];
+	uid_t owner;
+
+	if (!*d->cfg.mpi_dir || mpidir_owner(d->cfg.mpi_dir, job, &owner) ||
+	    owner != c->uid) {
+		d->cnt.mpi_gathers_denied++;
+		snprintf(msg, sizeof(msg), "permission denied: job %u's MPI statistics are its user's: ask on a node of the job as its user, or as root",
+			 job);
+		ctl_error(c, -EPERM, msg);
+		return false;
+	}
+	for (i = 0; i < CTL_GATHER_SLOTS; i++) {
+		if (t->gathered[i].job == job && t->gathered[i].ms &&
+		    now - t->gathered[i].ms < d->cfg.mpi_gather_interval_ms) {
+			d->cnt.mpi_gathers_limited++;
+			snprintf(msg, sizeof(msg), "job %u's MPI statistics were gathered less than %u ms ago (mpi_gather_interval_ms): try again later",
+				 job, d->cfg.mpi_gather_interval_ms);
+			ctl_error(c, -EBUSY, msg);
+			return false;
+		}
+		/* This job's slot, or the oldest. */
+		if (t->gathered[slot].job != job &&
+		    (t->gathered[i].job == job ||
+		     t->gathered[i].ms < t->gathered[slot].ms))
+			slot = i;
+	}
+	t->gathered[slot].job = job;
+	t->gathered[slot].ms = now;
+	return true;
+}
+
+/*
  * mpi-gather: the request goes to the master, which has the nodes of the
  * job send their files here; they may come before its reply (the
  * master's own node part), so the gather starts first.
@@ -736,6 +786,8 @@ static void cmd_gather(struct bcsd *d, struct bcsd_client *c,
 	uint32_t i, expect = 0;
 
 	gather_end(c);
+	if (c->uid && !gather_allowed(d, c, req->job))
+		return;
 	c->gather = malloc(sizeof(*c->gather));
 	if (!c->gather) {
 		ctl_error(c, -ENOMEM, "out of memory");

@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "../libbcs/bcs.h"
-#include "../libbcsmpi/control.h"
 #include "bcsd.h"
 #include "log.h"
+#include "mpidir.h"
 #include "node.h"
 
 /*
@@ -614,20 +614,20 @@ static void do_attach(struct bcsd *d, uint32_t epoch,
 
 /*
  * BCSP_CMD_MPI: the control file of job @c->job's MPI processes on this
- * node, in mpi_dir (libbcsmpi/control.c), which they apply at their next
- * MPI call; the same as bcsctl stats enable|disable --mpi writes on a
- * node without bcsd.
+ * node, in its directory of mpi_dir (mpidir.c, libbcsmpi/control.c),
+ * which they apply at their next MPI call; the same as bcsctl stats
+ * enable|disable --mpi writes on a node without bcsd.  Never waits for
+ * the file's lock (a reader may hold it).
  */
 static void mpi_control(struct bcsd *d, const struct bcsp_command *c)
 {
-	char job[16], err[512];
+	char err[512];
 	int r;
 
-	snprintf(job, sizeof(job), "%u", c->job);
-	r = bcs_mpi_control_set(d->cfg.mpi_dir, job, !!(c->arg & BCSP_MPI_OFF),
-				c->len ? c->sel : NULL,
-				c->arg & BCSP_MPI_SUB_BITS ? (int)c->sub_bits : -1,
-				err, sizeof(err));
+	r = mpidir_control_set(d->cfg.mpi_dir, c->job, !!(c->arg & BCSP_MPI_OFF),
+			       c->len ? c->sel : NULL,
+			       c->arg & BCSP_MPI_SUB_BITS ? (int)c->sub_bits : -1,
+			       err, sizeof(err));
 	if (r) {
 		d->cnt.mpi_control_errors++;
 		pr_warn("job %u: MPI statistics: %s", c->job, err);

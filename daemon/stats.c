@@ -72,6 +72,10 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "mpi_gathers_partial", d->cnt.mpi_gathers_partial);
 	add_u64(o, "mpi_gather_parts_rx", d->cnt.mpi_gather_parts_rx);
 	add_u64(o, "mpi_gather_parts_refused", d->cnt.mpi_gather_parts_refused);
+	add_u64(o, "mpi_gathers_denied", d->cnt.mpi_gathers_denied);
+	add_u64(o, "mpi_gathers_limited", d->cnt.mpi_gathers_limited);
+	add_u64(o, "mpi_dirs_made", d->cnt.mpi_dirs_made);
+	add_u64(o, "mpi_dir_errors", d->cnt.mpi_dir_errors);
 	add_u64(o, "tree_pruned", d->cnt.tree_pruned);
 	add_u64(o, "switches_tx", d->cnt.switches_tx);
 	add_u64(o, "switch_slices_skipped", d->cnt.switch_slices_skipped);

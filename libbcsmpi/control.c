@@ -15,6 +15,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/bcs_hist.h>
@@ -48,6 +49,83 @@ int bcsmpi_make_dirs(const char *dir)
 	return 0;
 }
 
+/*
+ * Is @path a directory of this user's that no one else may write: 1, 0
+ * (it is not), or a negative errno (-ENOENT: none).
+ */
+static int private_dir(const char *path)
+{
+	struct stat sb;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
+		  O_CLOEXEC);
+	/* Not one, a link, another user's that this one cannot read. */
+	if (fd < 0)
+		return errno == ENOTDIR || errno == ELOOP ||
+		       errno == EACCES ? 0 : -errno;
+	r = fstat(fd, &sb) ? -errno :
+	    sb.st_uid == geteuid() && !(sb.st_mode & (S_IWGRP | S_IWOTH));
+	close(fd);
+	return r;
+}
+
+int bcsmpi_job_dir(const char *dir, const char *job, unsigned int wait_ms,
+		   char *out, size_t outlen, int *own, char *err,
+		   size_t errlen)
+{
+	const struct timespec step = { 0, 20 * 1000 * 1000 };
+	unsigned int waited = 0;
+	int r, flat = -1;
+
+	*own = 0;
+	if (!*job || strchr(job, '/') || !strcmp(job, ".") ||
+	    !strcmp(job, "..")) {
+		snprintf(err, errlen, "job \"%s\" names no directory", job);
+		return -EINVAL;
+	}
+	if (snprintf(out, outlen, "%s/%s", dir, job) >= (int)outlen) {
+		snprintf(err, errlen, "the directory name in %s is too long",
+			 dir);
+		return -ENAMETOOLONG;
+	}
+	for (;;) {
+		r = private_dir(out);
+		if (r == 1)
+			return 0;
+		if (!r) {
+			snprintf(err, errlen, "%s is not a directory of uid %u "
+				 "that only it may write: not used", out,
+				 (unsigned int)geteuid());
+			return -EPERM;
+		}
+		if (r != -ENOENT) {
+			snprintf(err, errlen, "%s: %s", out, strerror(-r));
+			return r;
+		}
+		if (flat < 0) {
+			/* A directory of one's own: the files go there. */
+			flat = private_dir(dir);
+			if (flat == -ENOENT)
+				flat = !bcsmpi_make_dirs(dir) &&
+				       private_dir(dir) == 1;
+			if (flat == 1) {
+				snprintf(out, outlen, "%s", dir);
+				*own = 1;
+				return 0;
+			}
+		}
+		if (waited >= wait_ms)
+			break;
+		nanosleep(&step, NULL);
+		waited += 20;
+	}
+	snprintf(err, errlen, "no directory %s of uid %u after %u ms (bcsd "
+		 "makes it for the job's user once the job has tasks here)",
+		 out, (unsigned int)geteuid(), wait_ms);
+	return -ETIMEDOUT;
+}
+
 /* Create @path, never set, unless it exists. */
 static int create(const char *path)
 {
@@ -78,10 +156,13 @@ static int create(const char *path)
 	return r;
 }
 
-int bcsmpi_control_open(const char *dir, const char *job, int writable,
+int bcsmpi_control_open(const char *dir, const char *job, int flags,
 			struct bcs_mpi_control **out, char *err,
 			size_t errlen)
 {
+	int writable = flags & BCSMPI_CTL_WRITE;
+	int oflags = (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_NONBLOCK |
+		     O_CLOEXEC;
 	char path[PATH_MAX];
 	struct bcs_mpi_control *c;
 	struct stat sb;
@@ -94,23 +175,22 @@ int bcsmpi_control_open(const char *dir, const char *job, int writable,
 			 "long", dir);
 		return -ENAMETOOLONG;
 	}
-	r = bcsmpi_make_dirs(dir);
+	r = flags & BCSMPI_CTL_NOCREATE ? 0 : bcsmpi_make_dirs(dir);
 	if (r) {
 		snprintf(err, errlen, "cannot create %s: %s", dir,
 			 strerror(-r));
 		return r;
 	}
-	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW |
-		  O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT) {
+	/* Never blocks: a FIFO opens at once (and is refused below). */
+	fd = open(path, oflags);
+	if (fd < 0 && errno == ENOENT && !(flags & BCSMPI_CTL_NOCREATE)) {
 		r = create(path);
 		if (r) {
 			snprintf(err, errlen, "cannot create %s: %s", path,
 				 strerror(-r));
 			return r;
 		}
-		fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW |
-			  O_CLOEXEC);
+		fd = open(path, oflags);
 	}
 	if (fd < 0 || fstat(fd, &sb)) {
 		r = -errno;
@@ -124,6 +204,20 @@ int bcsmpi_control_open(const char *dir, const char *job, int writable,
 		snprintf(err, errlen, "%s: not a control file of this "
 			 "version", path);
 		return -EINVAL;
+	}
+	/*
+	 * Mapped only if no one else can truncate it under the mapping (a
+	 * SIGBUS at the next MPI call) or change it: root's (bcsd's) or
+	 * this user's own; written only under one name (not a file linked
+	 * here from elsewhere).
+	 */
+	if ((sb.st_uid && sb.st_uid != geteuid()) ||
+	    (writable && sb.st_nlink != 1)) {
+		close(fd);
+		snprintf(err, errlen, "%s: owned by uid %u, not by root or "
+			 "uid %u (or linked elsewhere): not trusted", path,
+			 (unsigned int)sb.st_uid, (unsigned int)geteuid());
+		return -EPERM;
 	}
 	c = mmap(NULL, sizeof(*c), PROT_READ | (writable ? PROT_WRITE : 0),
 		 MAP_SHARED, fd, 0);
@@ -172,12 +266,20 @@ int bcs_mpi_control_set(const char *dir, const char *job, int off,
 			const char *stats, int sub_bits, char *err,
 			size_t errlen)
 {
+	return bcs_mpi_control_set_tries(dir, job, off, stats, sub_bits,
+					 BCSMPI_CTL_LOCK_TRIES, err, errlen);
+}
+
+int bcs_mpi_control_set_tries(const char *dir, const char *job, int off,
+			      const char *stats, int sub_bits, int lock_tries,
+			      char *err, size_t errlen)
+{
 	static const char prefix[] = "BCS_MPI_STATS: ";
 	struct bcsmpi_select sel;
 	struct bcs_mpi_control *c;
 	char msg[256];
 	uint32_t g;
-	int fd;
+	int fd, i;
 
 	if (stats && strlen(stats) >= BCS_MPI_CTL_STATS_LEN) {
 		snprintf(err, errlen, "the selection is longer than %d "
@@ -195,16 +297,26 @@ int bcs_mpi_control_set(const char *dir, const char *job, int off,
 			 BCS_HIST_SUB_BITS_MAX);
 		return -EINVAL;
 	}
-	fd = bcsmpi_control_open(dir, job, 1, &c, err, errlen);
+	fd = bcsmpi_control_open(dir, job, BCSMPI_CTL_WRITE, &c, err,
+				 errlen);
 	if (fd < 0)
 		return fd;
-	if (flock(fd, LOCK_EX)) {
+	/*
+	 * Anyone who can read the file can flock() it: never wait for a
+	 * lock for ever, a few tries at most (bcsd: one).
+	 */
+	for (i = 0; flock(fd, LOCK_EX | LOCK_NB); i++) {
 		int r = -errno;
 
+		if (r == -EWOULDBLOCK && i + 1 < lock_tries) {
+			usleep(BCSMPI_CTL_LOCK_WAIT_US);
+			continue;
+		}
 		bcsmpi_control_close(c, fd);
 		snprintf(err, errlen, "cannot lock the control file: %s",
+			 r == -EWOULDBLOCK ? "another process holds it" :
 			 strerror(-r));
-		return r;
+		return r == -EWOULDBLOCK ? -EBUSY : r;
 	}
 	/*
 	 * Odd while the rest changes (already odd if a writer died

@@ -18,6 +18,9 @@
 
 #include "mpifile.h"
 
+/* Not a regular file (a FIFO, a device): read_all()'s own error. */
+#define EFTYPE_BCS	(-EBADFD)
+
 /* Read all of @fd (@size bytes by fstat) into a new buffer. */
 static int read_all(int fd, void **out, size_t *size)
 {
@@ -28,6 +31,8 @@ static int read_all(int fd, void **out, size_t *size)
 
 	if (fstat(fd, &sb))
 		return -errno;
+	if (!S_ISREG(sb.st_mode))
+		return EFTYPE_BCS;
 	if (sb.st_size < (off_t)sizeof(struct bcs_mpi_file_header))
 		return -EINVAL;
 	buf = malloc((size_t)sb.st_size);
@@ -113,7 +118,8 @@ int bcs_mpi_stats_read(const char *path, struct bcs_mpi_stats *st, char *err,
 	int fd, r;
 
 	memset(st, 0, sizeof(*st));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A FIFO opens without waiting for a writer, and is refused. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(-r));
@@ -121,6 +127,10 @@ int bcs_mpi_stats_read(const char *path, struct bcs_mpi_stats *st, char *err,
 	}
 	r = read_all(fd, &data, &size);
 	close(fd);
+	if (r == EFTYPE_BCS) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return -EINVAL;
+	}
 	if (r) {
 		snprintf(err, errlen, "%s: %s", path, r == -EINVAL ?
 			 "too short for a libbcsmpi statistics file" :
@@ -128,6 +138,107 @@ int bcs_mpi_stats_read(const char *path, struct bcs_mpi_stats *st, char *err,
 		return r;
 	}
 	return bcs_mpi_stats_parse(data, size, path, st, err, errlen);
+}
+
+/* @len bytes at @off of @fd, all of them: 0, or -EINVAL (shorter). */
+static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = pread(fd, (char *)buf + got, len - got,
+			  (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EINVAL;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+int bcs_mpi_stats_summary_fd(int fd, const char *name, void **out,
+			     size_t *len, char *err, size_t errlen)
+{
+	struct bcs_mpi_file_header h;
+	struct bcs_mpi_stats st;
+	struct stat sb;
+	size_t size;
+	char *buf;
+	int r;
+
+	if (fstat(fd, &sb)) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", name, strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", name);
+		return -EINVAL;
+	}
+	r = pread_all(fd, &h, sizeof(h), 0);
+	if (r) {
+		snprintf(err, errlen, "%s: %s", name, r == -EINVAL ?
+			 "too short for a libbcsmpi statistics file" :
+			 strerror(-r));
+		return r;
+	}
+	/*
+	 * Only the header and the records are read, whatever size the file
+	 * claims (a sparse file of any size costs nothing): checked here
+	 * as far as they are needed to be read, and whole by the parser.
+	 */
+	if (h.magic == BCS_MPI_MAGIC && h.version == BCS_MPI_VERSION &&
+	    (h.header_size != sizeof(h) ||
+	     h.prim_size != sizeof(struct bcs_mpi_prim) ||
+	     h.nr_prims > BCS_MPI_MAX_PRIMS || h.nr_prims < 2 ||
+	     h.prim_off < sizeof(h) || h.prim_off % 8 ||
+	     h.file_size > (uint64_t)sb.st_size ||
+	     h.prim_off > h.file_size ||
+	     (h.file_size - h.prim_off) / sizeof(struct bcs_mpi_prim) <
+	     h.nr_prims)) {
+		snprintf(err, errlen, "%s: corrupt (header)", name);
+		return -EINVAL;
+	}
+	size = sizeof(h);
+	if (h.magic == BCS_MPI_MAGIC && h.version == BCS_MPI_VERSION)
+		size += (size_t)h.nr_prims * sizeof(struct bcs_mpi_prim);
+	buf = malloc(size);
+	if (!buf) {
+		snprintf(err, errlen, "%s: %s", name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	memcpy(buf, &h, sizeof(h));
+	if (size > sizeof(h)) {
+		struct bcs_mpi_file_header *nh = (void *)buf;
+		struct bcs_mpi_prim *p = (void *)(nh + 1);
+		uint32_t i;
+
+		r = pread_all(fd, p, size - sizeof(h), h.prim_off);
+		if (r) {
+			free(buf);
+			snprintf(err, errlen, "%s: %s", name, r == -EINVAL ?
+				 "shorter than its header says" :
+				 strerror(-r));
+			return r;
+		}
+		for (i = 0; i < h.nr_prims; i++) {
+			p[i].lat_hist_off = 0;
+			p[i].size_hist_off = 0;
+		}
+		nh->flags |= BCS_MPI_SUMMARY;
+		nh->prim_off = sizeof(h);
+		nh->file_size = size;
+	}
+	r = bcs_mpi_stats_parse(buf, size, name, &st, err, errlen);
+	if (r)
+		return r;
+	r = bcs_mpi_stats_summary(&st, out, len);
+	bcs_mpi_stats_free(&st);
+	if (r)
+		snprintf(err, errlen, "%s: %s", name, strerror(-r));
+	return r;
 }
 
 int bcs_mpi_stats_parse(void *data, size_t size, const char *name,

@@ -46,6 +46,18 @@ int bcs_mpi_stats_parse(void *data, size_t size, const char *name,
 void bcs_mpi_stats_free(struct bcs_mpi_stats *st);
 
 /*
+ * The summary (bcs_mpi_stats_summary()) of the statistics file open at
+ * @fd, called @name in messages, read with pread(): its header and its
+ * records only, never more than BCS_MPI_MAX_PRIMS records whatever size
+ * the file has (bcsd reads files of users with it).  Returns 0 with
+ * *@out (to be freed) of *@len bytes, or a negative errno with a message
+ * in @err: -EINVAL (not a regular file, not such a file), -EAGAIN (still
+ * being created), -ENOMEM, or the error of the read.
+ */
+int bcs_mpi_stats_summary_fd(int fd, const char *name, void **out,
+			     size_t *len, char *err, size_t errlen);
+
+/*
  * The time spent in the calls of record @p: its @total_ns, or for a
  * polled primitive of which not every call was timed, the average of the
  * timed calls times @calls.

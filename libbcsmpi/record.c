@@ -238,7 +238,7 @@ out:
  * was ever set.  Without one (it cannot be created) the selection of the
  * environment stays, said once.
  */
-static void control_start(const char *dir, const char *job,
+static void control_start(const char *dir, const char *job, int own,
 			  struct bcsmpi_select *sel)
 {
 	struct bcs_mpi_control c;
@@ -246,7 +246,9 @@ static void control_start(const char *dir, const char *job,
 	char err[PATH_MAX + 64];
 	int fd;
 
-	fd = bcsmpi_control_open(dir, job, 0, &control, err, sizeof(err));
+	/* In bcsd's directory of the job, bcsd's file only. */
+	fd = bcsmpi_control_open(dir, job, own ? 0 : BCSMPI_CTL_NOCREATE,
+				 &control, err, sizeof(err));
 	if (fd < 0) {
 		warn(err, "the selection cannot change while it runs");
 		return;
@@ -273,14 +275,34 @@ static void control_stop(void)
 	control_fd = -1;
 }
 
+/* $BCS_MPI_WAIT_MS, or its default if unset or not 0 .. the most. */
+static unsigned int wait_ms(void)
+{
+	const char *v = getenv("BCS_MPI_WAIT_MS");
+	char *end;
+	unsigned long ms;
+
+	if (!v || !*v)
+		return BCSMPI_WAIT_MS_DEFAULT;
+	errno = 0;
+	ms = strtoul(v, &end, 10);
+	if (errno || *end || *v == '-' || ms > BCSMPI_WAIT_MS_MAX) {
+		warn("BCS_MPI_WAIT_MS is not 0 .. 60000", "its default taken");
+		return BCSMPI_WAIT_MS_DEFAULT;
+	}
+	return (unsigned int)ms;
+}
+
 void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi)
 {
 	struct bcsmpi_select sel;
 	struct bcsmpi_where w = { .mpi = mpi };
 	const char *job = getenv("BCS_JOB");
 	char err[PATH_MAX + 128];
+	static char jobdir[PATH_MAX];
 	struct timespec rt;
 	uint64_t t;
+	int own = 0;
 
 	if (file.hdr)		/* MPI_Init called twice: MPI says no */
 		return;
@@ -304,9 +326,20 @@ void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi)
 		say("cannot register a fork handler");
 		return;
 	}
-	/* A job's selection can change while it runs. */
-	if (*w.job)
-		control_start(w.dir, w.job, &sel);
+	/*
+	 * A job's files go to its directory (bcsmpi_job_dir()): one no
+	 * other user can write to, or profiling is off.  A job's selection
+	 * can change while it runs.
+	 */
+	if (*w.job) {
+		if (bcsmpi_job_dir(w.dir, w.job, wait_ms(), jobdir,
+				   sizeof(jobdir), &own, err, sizeof(err))) {
+			say(err);
+			return;
+		}
+		w.dir = jobdir;
+		control_start(w.dir, w.job, own, &sel);
+	}
 	if (bcsmpi_statfile_create(&file, &sel, &w, control != NULL, err,
 				   sizeof(err))) {
 		say(err);

@@ -700,17 +700,26 @@ static int scan_dir(struct path_list *l, const char *dir, const char *job)
 
 /*
  * The files to read: FILE... as given, a directory among them for its
- * files; with --job and nothing given, $BCS_MPI_DIR (or /run/bcs/mpi).
+ * files; with --job and nothing given, $BCS_MPI_DIR (or /run/bcs/mpi)
+ * and the job's directory in it (bcsd's, DIR/JOB) if there is one.
  */
 static int collect_paths(const struct opts *o, const char *job,
 			 struct path_list *l)
 {
 	const char *env = getenv("BCS_MPI_DIR");
+	const char *dir = env && *env ? env : "/run/bcs/mpi";
+	char jd[PATH_MAX];
 	struct stat sb;
 	int k, r;
 
-	if (!o->nr_args)
-		return scan_dir(l, env && *env ? env : "/run/bcs/mpi", job);
+	if (!o->nr_args) {
+		r = scan_dir(l, dir, job);
+		if (!r && job &&
+		    snprintf(jd, sizeof(jd), "%s/%s", dir, job) <
+		    (int)sizeof(jd) && !lstat(jd, &sb) && S_ISDIR(sb.st_mode))
+			r = scan_dir(l, jd, job);
+		return r;
+	}
 	for (k = 0; k < o->nr_args; k++) {
 		if (!stat(o->args[k], &sb) && S_ISDIR(sb.st_mode))
 			r = scan_dir(l, o->args[k], job);

@@ -3,9 +3,9 @@
 #
 # bcsd's dependencies run one way (Documentation/design.rst): the core
 # (loop, net, rx, followed, dispatch, view, stats, global, offsets, tree, reduce,
-# and the pure modules topo, filter, skew, tquorum, mpigather, matrix,
-# hostlist and fill) calls no part, and no part (master, node, record,
-# collect, switches, filler, probe, ctl)
+# and the pure modules topo, filter, skew, tquorum, mpigather, mpidir,
+# matrix, hostlist and fill) calls no part, and no part (master, node,
+# record, collect, switches, filler, probe, ctl)
 # calls another;
 # messages reach the parts through the handlers they register.  Checked
 # on the objects' symbols.
@@ -13,7 +13,7 @@
 cd "$(dirname "$0")/.." || exit 1
 . ../scripts/check-lib.sh
 
-core="loop net rx followed dispatch view stats global offsets tree reduce topo filter skew tquorum mpigather matrix hostlist fill dumpfile"
+core="loop net rx followed dispatch view stats global offsets tree reduce topo filter skew tquorum mpigather mpidir matrix hostlist fill dumpfile"
 parts="master node record collect switches filler probe ctl"
 
 # defined O: the global functions and data object O.o defines.

@@ -142,10 +142,14 @@ kill "$pa" 2>/dev/null
 # MPI statistics cluster-wide: bcsctl stats enable --mpi on node 2 goes to
 # the master and down to every node of the job (BCSP_CMD_MPI), whose bcsd
 # sets the job's control file in its mpi_dir; disable the same.
-# ctlfile N JOB: "flags sub_bits stats" of node N's control file of JOB.
+# ctlfile N JOB: "flags sub_bits stats" of node N's control file of JOB,
+# in the job's directory (made by bcsd, mpidir.c) or flat (root's ranks).
 ctlfile()
 {
-	python3 - "$TMP/mpi$1/$2.control" <<'PY' 2>/dev/null || echo "none"
+	local f="$TMP/mpi$1/$2/$2.control"
+
+	[ -e "$f" ] || f="$TMP/mpi$1/$2.control"
+	python3 - "$f" <<'PY' 2>/dev/null || echo "none"
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 magic, ver, size, gen, flags, sub = struct.unpack_from("<IHHIII", b)
@@ -311,6 +315,80 @@ echo "# tasks on node2 only: $out"
 	[[ $out == "through bcsd: 3 of 3 nodes answered" ]] &&
 	grep -q "^job $gj: 4 ranks (0 .. 3) on 3 nodes" "$TMP/gather.txt"
 check $? "tasks on node2 only: bcsstat mpi hears the three nodes, all four ranks ($(head -c 200 "$TMP/gather.err"))"
+
+# A hostile user's files where bcsd looks (mpidir.c): in job $gj's
+# directory on node2 (made by bcsd for the user of its task, root here)
+# and in mpi_dir itself a FIFO, a symbolic link to a device, a sparse
+# file of 10 GB and a copy of a rank's file owned by another user; a
+# lock held on the job's control file.  bcsd keeps answering, gathers
+# the same four ranks, and refuses to wait for the lock.
+jd=$TMP/mpi2/$gj
+[ -d "$jd" ] && [ "$(stat -c %u "$jd")" = "$(id -u)" ] &&
+	[ "$(stat -c %u "$jd/$gj.control")" = "$(id -u)" ]
+check $? "node2's bcsd made job $gj's directory, the control file in it"
+one=$(ls "$TMP/mpi2/$gj".*.bcsmpi | head -1)
+mkfifo "$jd/$gj.fifo.0.1.bcsmpi" "$TMP/mpi2/$gj.fifo.0.2.bcsmpi" &&
+	ln -s /dev/zero "$jd/$gj.link.0.3.bcsmpi" &&
+	truncate -s 10G "$jd/$gj.sparse.0.4.bcsmpi" &&
+	cp "$one" "$jd/$gj.other.0.5.bcsmpi" && cp "$one" "$TMP/mpi2/$gj.other.0.6.bcsmpi" &&
+	chown 4242:4242 "$jd/$gj.other.0.5.bcsmpi" "$TMP/mpi2/$gj.other.0.6.bcsmpi"
+check $? "a FIFO, a link, a 10 GB sparse file and another user's files in node2's mpi_dir"
+flock -s "$jd/$gj.control" sleep 300 &
+lockpid=$!
+pids+=("$lockpid")
+snap 2
+errs0=$(val 2 mpi_control_errors)
+out=$(ctl 2 stats enable "$gj" --mpi on 2>&1)
+check $? "bcsctl stats enable $gj --mpi with the control file locked ($out)"
+for _ in $(seq 50); do
+	snap 2
+	[ "$(val 2 mpi_control_errors)" = $((errs0 + 1)) ] && break
+	sleep 0.1
+done
+[ "$(val 2 mpi_control_errors)" = $((errs0 + 1)) ]
+check $? "node2's bcsd did not wait for the lock: an error counted"
+BCS_CONTROL_SOCKET=$TMP/ctl2 timeout 30 "$BCSSTAT" mpi --job "$gj" \
+	> "$TMP/gather.txt" 2> "$TMP/gather.err"
+rc=$?
+[ "$rc" = 0 ] && grep -q "^job $gj: 4 ranks (0 .. 3) on 3 nodes" "$TMP/gather.txt"
+check $? "the gather with hostile files: the ranks of the job ($(grep "^job" "$TMP/gather.txt"; head -c 200 "$TMP/gather.err"))"
+ctl 2 job list > /dev/null
+check $? "node2's bcsd answers bcsctl throughout"
+kill "$lockpid" 2>/dev/null
+# Gathers: root's, or the job's user's (root here): another user is refused.
+chmod o+x "$TMP"
+setpriv --reuid=65534 --regid=65534 --clear-groups env \
+	BCS_CONTROL_SOCKET="$TMP/ctl2" BCS_MPI_DIR=/nonexistent timeout 30 \
+	"$BCSSTAT" mpi --job "$gj" > /dev/null 2> "$TMP/gather.err"
+grep -q "permission denied" "$TMP/gather.err"
+check $? "a gather of job $gj by another user is refused ($(head -c 200 "$TMP/gather.err"))"
+# A job of a user's (its task nobody's): bcsd makes its directory theirs,
+# and the user may gather it, once per mpi_gather_interval_ms (5 s).
+out=$(ctl 1 job create 2>&1)
+uj=$(echo "$out" | grep -Eo '[0-9]+' | head -1)
+setpriv --reuid=65534 --regid=65534 --clear-groups sleep 300 &
+upid=$!
+pids+=("$upid")
+ctl 2 job attach "${uj:-0}" --node 2 "$upid" > /dev/null 2>&1
+until_is 65534 stat -c %u "$TMP/mpi2/$uj" 2>/dev/null
+check $? "node2's bcsd made job $uj's directory for its task's user (65534)"
+ask_as_user()
+{
+	setpriv --reuid=65534 --regid=65534 --clear-groups env \
+		BCS_CONTROL_SOCKET="$TMP/ctl2" BCS_MPI_DIR=/nonexistent \
+		timeout 30 "$BCSSTAT" mpi --job "$uj" > /dev/null 2> "$TMP/gather.err"
+}
+ask_as_user
+grep -q "through bcsd\|no statistics file of job $uj in what bcsd gathered" "$TMP/gather.err" &&
+	! grep -q "permission denied\|try again later" "$TMP/gather.err"
+check $? "the job's user gathers job $uj through bcsd ($(head -c 200 "$TMP/gather.err"))"
+ask_as_user
+grep -q "try again later" "$TMP/gather.err"
+check $? "the user's second gather within mpi_gather_interval_ms is refused ($(head -c 200 "$TMP/gather.err"))"
+snap 2
+[ "$(val 2 mpi_gathers_limited)" = 1 ] && [ "$(val 2 mpi_gathers_denied)" = 1 ]
+check $? "node2 counts one gather limited, one denied"
+kill "$upid" 2>/dev/null
 kill "${gpids[@]}" 2>/dev/null
 
 # The job destroyed: its control file goes on every node.

@@ -25,6 +25,9 @@
 #     same counts, and no report from any rank;
 #   - bcsctl stats enable|disable --mpi changing the selection of a
 #     running job of 2 ranks between two phases of its calls;
+#   - ranks of a normal user against a hostile job directory (FIFO,
+#     link, another user's files and lock): MPI_Init returns, profiling
+#     off or the file ignored (BCS_MPI_TEST_ONLY=hostile: these alone);
 # and bcsctl run --mpi-stats on programs of no MPI, bcsstat mpi's errors
 # on files that are not statistics.  An MPI
 # whose library or mpirun is missing is skipped with the reason.
@@ -390,9 +393,126 @@ sys.stdout.buffer.write(struct.pack("<IHHIIII1024s", 0x43534342, 1, 1048,
 	fi
 }
 
+# test_hostile: the ranks of a normal user (nobody) with mpi_dir root's
+# (as /run/bcs/mpi) and the job's directory in the states another user
+# can leave it in: missing (bcsd has not made it), another user's, with a
+# FIFO, a symbolic link or another user's file as the control file, with
+# a lock held on it.  MPI_Init always returns (the run
+# ends), profiling is off for the job or the control file ignored, said
+# on stderr.  Needs root (chown, setpriv); Open MPI, two ranks.
+hostile_run()	# hostile_run DIR OUT [ENV...]: pattern as nobody
+{
+	local dir=$1 out=$2
+
+	shift 2
+	# shellcheck disable=SC2046
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		timeout -k 5 60 $(BCS_MPI_TEST_NP=2 mpirun_of openmpi) \
+		env -u BCS_MPI_POLL LD_PRELOAD="$top/libbcsmpi-openmpi.so" \
+		BCS_MPI_DIR="$dir" BCS_JOB=55 BCS_MPI_WAIT_MS=300 "$@" \
+		"$top/tests/pattern-openmpi" > "$out" 2>&1
+}
+
+test_hostile()
+{
+	local d=$TMP/hostile j out=$TMP/hostile.out lockpid
+
+	if [ "$(id -u)" != 0 ] || ! command -v setpriv > /dev/null ||
+	   [ ! -f libbcsmpi-openmpi.so ] || [ ! -x tests/pattern-openmpi ] ||
+	   ! command -v mpirun.openmpi > /dev/null; then
+		result skip "hostile directory" "needs root, setpriv, Open MPI"
+		return
+	fi
+	chmod 755 "$TMP"
+	mkdir -m 755 "$d"
+	j=$d/55
+	# No directory of the job: waited for, then no profiling.
+	if hostile_run "$d" "$out" &&
+	   grep -q "no directory $j of uid 65534 after 300 ms" "$out" &&
+	   [ -z "$(ls -A "$d")" ]; then
+		result ok "hostile directory: none made: MPI_Init returns, profiling off"
+	else
+		cat "$out" >&2
+		result fail "hostile directory: none made"
+	fi
+	# Another user's directory of the job.
+	mkdir -m 700 "$j" && chown 4242:4242 "$j"
+	if hostile_run "$d" "$out" &&
+	   grep -q "$j is not a directory of uid 65534" "$out" &&
+	   [ -z "$(ls -A "$j")" ]; then
+		result ok "hostile directory: another user's: not used"
+	else
+		cat "$out" >&2
+		result fail "hostile directory: another user's"
+	fi
+	rm -rf "$j"
+	# The user's directory (bcsd's doing), its control file a FIFO, a
+	# link, another user's: MPI_Init returns, the file ignored.
+	mkdir -m 700 "$j" && chown 65534:65534 "$j"
+	mkfifo -m 666 "$j/55.control"
+	if hostile_run "$d" "$out" &&
+	   grep -q "55.control: not a control file" "$out" &&
+	   [ "$(ls "$j"/*.bcsmpi | wc -l)" = 2 ]; then
+		result ok "hostile directory: a FIFO as the control file: ignored, MPI_Init returns"
+	else
+		cat "$out" >&2
+		result fail "hostile directory: a FIFO as the control file"
+	fi
+	rm -f "$j"/*
+	ln -s /dev/zero "$j/55.control"
+	if hostile_run "$d" "$out" && grep -q "55.control" "$out" &&
+	   [ "$(ls "$j"/*.bcsmpi | wc -l)" = 2 ]; then
+		result ok "hostile directory: a link as the control file: ignored"
+	else
+		cat "$out" >&2
+		result fail "hostile directory: a link as the control file"
+	fi
+	rm -f "$j"/*
+	BCS_CONTROL_SOCKET='' BCS_MPI_DIR=$j "$BCSCTL" stats enable 55 \
+		--mpi Allreduce > /dev/null 2>&1
+	cp "$j/55.control" "$TMP/55.control.root"
+	chown 4242:4242 "$j/55.control"
+	if hostile_run "$d" "$out" &&
+	   grep -q "owned by uid 4242, not by root or uid 65534" "$out" &&
+	   [ "$(ls "$j"/*.bcsmpi | wc -l)" = 2 ]; then
+		result ok "hostile directory: another user's control file: not mapped"
+	else
+		cat "$out" >&2
+		result fail "hostile directory: another user's control file"
+	fi
+	rm -f "$j"/*
+	# bcsd's control file (root's), locked: no matter to the ranks
+	# (another user cannot even reach it in the user's 0700 directory).
+	cp "$TMP/55.control.root" "$j/55.control"
+	chmod 644 "$j/55.control"
+	flock -s "$j/55.control" sleep 120 &
+	lockpid=$!
+	sleep 0.5
+	if hostile_run "$d" "$out" && ! grep -q libbcsmpi "$out" &&
+	   [ "$(ls "$j"/*.bcsmpi | wc -l)" = 2 ] &&
+	   "$BCSSTAT" mpi --json "$j"/*.bcsmpi | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print([p["name"] for p in d["primitives"] if p.get("has_hist")])' > /dev/null; then
+		result ok "hostile directory: bcsd's control file locked: applied"
+	else
+		cat "$out" >&2
+		result fail "hostile directory: bcsd's control file locked"
+	fi
+	kill "$lockpid" 2>/dev/null
+	wait "$lockpid" 2>/dev/null
+}
+
 echo "TAP version 13"
+if [ "${BCS_MPI_TEST_ONLY:-}" = hostile ]; then
+	test_hostile
+	echo "1..$n"
+	[ "$failed" = 0 ]
+	exit
+fi
 test_mpi openmpi
 test_mpi mpich
+test_hostile
 
 # bcsstat mpi on files that are not statistics, or not whole.
 good=$(find "$TMP" -path "*-full/*.bcsmpi" | head -n 1)

@@ -64,7 +64,7 @@ two_jobs "two more cluster jobs through the master"
 # ends once its rank 0 has run $run_s seconds, parked slices included.
 go=$out/mpi-go
 rm -f "$go"
-on 1 "rm -f /run/bcs/mpi/$j1.* /run/bcs/mpi/$j2.*
+on 1 "rm -rf /run/bcs/mpi/$j1.* /run/bcs/mpi/$j2.* /run/bcs/mpi/$j1 /run/bcs/mpi/$j2
       export MPI_STATS=1
       mpi_start a $np $j1 --seconds $run_s --work 200 --tag a --go $go &&
       mpi_start b $np $j2 --seconds $run_s --work 200 --tag b --go $go"
@@ -98,7 +98,7 @@ for l in a b; do
 	[ "$l" = b ] && j=$j2
 	cp "$out/mpi-$l.out" "$out/mpi-$l.lost.out"
 	diag "job $l: mpirun lost a daemon while starting (mpi-$l.lost.out): launched once more"
-	on_all "rm -f /run/bcs/mpi/$j.*" > /dev/null
+	on_all "rm -rf /run/bcs/mpi/$j.* /run/bcs/mpi/$j/$j.*.bcsmpi" > /dev/null
 	on 1 "export MPI_STATS=1
 	      mpi_start $l $np $j --seconds $run_s --work 200 --tag $l --go $go"
 	relaunched+=" $l"
@@ -136,7 +136,8 @@ analyse coherence --nodes "$nr_nodes" "$SHARE/data/mpi" --from-slice "${from:-0}
 # Each node's control file of job a says Allreduce, on.
 ctl_sel()	# ctl_sel N: "FLAGS SELECTION" of node N's control file of job a
 {
-	on "$1" "f=/run/bcs/mpi/$j1.control
+	on "$1" "f=/run/bcs/mpi/$j1/$j1.control
+		[ -e \$f ] || f=/run/bcs/mpi/$j1.control
 		echo \$(od -An -tu4 -j 16 -N 4 \$f) \
 		     \$(dd if=\$f bs=1 skip=24 count=64 2>/dev/null | tr -d '\\0')"
 }
@@ -166,7 +167,9 @@ stats=$SHARE/data/mpistats
 rm -rf "$stats"
 mkdir -p "$stats"
 # shellcheck disable=SC2016 # expanded in the guest
-on_all 'cp /run/bcs/mpi/*.bcsmpi "$SHARE/data/mpistats/"' > /dev/null
+# (each job's in the directory bcsd made for it, or beside it for ranks of
+# root's that started before: Documentation/mpi.rst, "Permissions").
+on_all 'cp /run/bcs/mpi/*.bcsmpi /run/bcs/mpi/*/*.bcsmpi "$SHARE/data/mpistats/" 2>/dev/null; ls "$SHARE/data/mpistats/" | grep -q bcsmpi' > /dev/null
 ok $? "every node's MPI statistics files gathered"
 per_node=$((np / nr_nodes))
 nodes_want=$(for n in $CL_NODES; do printf ', node%s (%s)' "$n" "$per_node"; done)
