@@ -9,7 +9,11 @@
 # made without --owner stays root's, and nobody cannot run in it either.
 # On node1, where the owned job has no task, bcs.ko reaps it once
 # reap_empty_s (set to 2 here) has passed, and bcsd makes it again, still
-# nobody's.  Starts from none of these jobs and leaves none.
+# nobody's.  Between, a second user against the first (issue 40): uid
+# 65533 can neither read nobody's distributions nor gather its MPI
+# statistics, plant a file in its profiling directory, signal, destroy or
+# detach it, and the job does not change; after the end, nobody's dump on
+# node3 is nobody's alone.  Starts from none of these jobs and leaves none.
 
 # shellcheck source=selftests/cluster/lib.sh disable=SC2154,SC2317 # PY, CL_NODES: run-cluster.sh's; called through wait_until
 . "$CL_DIR/lib.sh"
@@ -81,6 +85,60 @@ diag "uid 65534 in root's job: $out"
 [[ $out == *"belongs to uid 0"* ]] && [[ $out == *rc=[1-9]* ]]
 ok $? "node3: uid 65534 cannot run in root's job $jr"
 
+# A second user against the first (issue 40's cross-user test): with
+# statistics on for nobody's job, uid 65533 on node3 can neither read
+# them nor gather its MPI statistics, write into its profiling directory,
+# signal or destroy it, nor read its dump; and nothing of the job changes.
+on 1 "bcsctl stats enable $j" > /dev/null
+ok $? "bcsctl stats enable $j (root)"
+mpidir_of()	# mpidir_of NODE JOB: owner and mode of the job's MPI directory
+{
+	on "$1" "stat -c %u:%a /run/bcs/mpi/$2 2>/dev/null"
+}
+is_mpidir()
+{
+	[ "$(mpidir_of 3 "$j")" = "65534:700" ]
+}
+wait_until 20 is_mpidir
+ok $? "node3: job $j's MPI directory is uid 65534's, 0700 ($(mpidir_of 3 "$j"))"
+seen()	# seen [AS]: job $j's tasks node3's bcs.ko shows tracked (as AS)
+{
+	on 3 "{ ${1:-} bcsstat dist --job $j --json 2>/dev/null || echo []; } |
+		$PY -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(1 for doc in d for t in doc[\"tasks\"] if t[\"tracking\"]))'"
+}
+wait_until 20 eval '[ "$(seen)" -ge 1 ] 2>/dev/null'
+ok $? "node3: root sees job $j's task tracked ($(seen))"
+x=$(seen "$(as 65534)")
+[ "${x:-0}" -ge 1 ] 2>/dev/null
+ok $? "node3: uid 65534 reads its own job's distributions ($x task(s))"
+x=$(seen "$(as 65533)")
+[ "$x" = 0 ]
+ok $? "node3: uid 65533 reads none of job $j's distributions ($x)"
+x=$(on 3 "$(as 65533) bcsstat mpi --job $j 2>&1; echo rc=\$?")
+diag "uid 65533, bcsstat mpi: $(echo "$x" | tail -n 2 | tr '\n' ' ')"
+[[ $x == *"permission denied"* ]] && [[ $x == *rc=[1-9]* ]]
+ok $? "node3: uid 65533 cannot gather job $j's MPI statistics"
+x=$(on 3 "$(as 65533) touch /run/bcs/mpi/$j/rank.forged 2>&1; echo rc=\$?")
+[[ $x == *rc=[1-9]* ]] && ! on 3 "test -e /run/bcs/mpi/$j/rank.forged"
+ok $? "node3: uid 65533 cannot plant a file in job $j's MPI directory"
+x=$(on 3 "$(as 65533) bcsctl job signal $j KILL 2>&1; echo rc=\$?")
+[[ $x == *"permission denied"* ]] && [[ $x == *rc=[1-9]* ]] &&
+	on 3 "kill -0 $pid"
+ok $? "node3: uid 65533 cannot signal job $j; its task lives"
+x=$(on 3 "$(as 65533) bcsctl job destroy $j 2>&1; echo rc=\$?")
+[[ $x == *"permission denied"* ]] && [[ $x == *rc=[1-9]* ]]
+ok $? "node3: uid 65533 cannot destroy job $j"
+x=$(on 3 "$(as 65533) bcsctl job detach $j $pid 2>&1; echo rc=\$?")
+diag "uid 65533, detach: $(echo "$x" | tail -n 2 | tr '\n' ' ')"
+[[ $x == *rc=[1-9]* ]]
+ok $? "node3: uid 65533 cannot detach job $j's task"
+t=$(tasks_on 3 "$j")
+[ "$t" = 1 ] && is_owner 3 "$j" 65534
+ok $? "node3: job $j unchanged: its task ($t) and its owner"
+
 # Reaped where it has no task, made again by bcsd, still nobody's.
 r0=$(on 1 'bcsd_stats' | "$PY" -c '
 import json, sys
@@ -110,5 +168,21 @@ gone()
 }
 wait_until 20 gone
 ok $? "both jobs destroyed"
+
+# The dump of nobody's job on node3: nobody's alone.
+dump="\$STATE/jobs/$j-*.json"
+dumped()
+{
+	on 3 "test -s $dump"
+}
+wait_until 20 dumped
+ok $? "node3: job $j's dump written"
+x=$(on 3 "stat -c %u:%a $dump")
+[ "$x" = "65534:600" ]
+ok $? "node3: the dump is uid 65534's, mode 0600 ($x)"
+on 3 "$(as 65534) head -c 1 $dump" > /dev/null
+ok $? "node3: uid 65534 reads its job's dump"
+! on 3 "$(as 65533) head -c 1 $dump" > /dev/null 2>&1
+ok $? "node3: uid 65533 cannot read it"
 
 tap_end
