@@ -38,16 +38,37 @@
  * Nothing is allocated in the probes: histograms are allocated when a
  * metric is enabled (BCS_IOC_DIST_CTL), or without sleeping when a task
  * joins a job whose distributions are enabled as a whole (fork, attach).
- * The statistics of a task that leaves its job stay in the job's context
- * (struct bcs_dist_ctx) until released, also after the job is destroyed.
- * Contexts of destroyed jobs are kept in the order of their destruction,
- * at most dist_kept_jobs of them (module parameter): past it the oldest
- * goes, counted in bcs_dist_dead_dropped (debugfs bcs/state).
+ * Every allocation is charged to the memory cgroup of the task that makes
+ * it (__GFP_ACCOUNT): the caller of the ioctl, or the task that forks or
+ * attaches.  The statistics of a task that leaves its job stay in the
+ * job's context (struct bcs_dist_ctx) until released, also after the job
+ * is destroyed; a task of the same pid that joins the same job later
+ * replaces them.  Contexts of destroyed jobs are kept in the order of
+ * their destruction, at most dist_kept_jobs of them (module parameter):
+ * past it the oldest goes, counted in bcs_dist_dead_dropped (debugfs
+ * bcs/state).
+ *
+ * Bounds: a context holds at most dist_max_job_tasks trackers, and the
+ * tasks of one uid have at most dist_max_user_tasks trackers in all
+ * (module parameters; trackers of tasks that left count until freed).
+ * An enable that would pass a bound fails (-ENOSPC for the job's,
+ * -EDQUOT for a uid's); a task joining a job past a bound is not tracked,
+ * counted in bcs_dist_dropped_job or bcs_dist_dropped_user and in the
+ * context's drops (debugfs bcs/dist).
+ *
+ * Lookups: contexts by job id in bcs_dist_ctxs_xa; trackers by task in
+ * bcs_dist_hash (the probes), by pid in their context's @pids, in the
+ * order BCS_DIST_NEXT reads them.  A reader in another pid namespace than
+ * the initial one walks @pids, at most dist_max_job_tasks entries.
  *
  * Locking: bcs_dist_mutex serialises the ioctls and the freeing of
- * trackers, so that a reader holding it may keep a tracker pointer;
- * bcs_dist_lock (inside bcs_lock) protects the contexts, their lists, the
- * hash and the filter; struct bcs_dist_task.lock the state of one task.
+ * trackers and histograms, so that a reader holding it may keep a
+ * tracker pointer (BCS_IOC_DIST_READ drops it before copying out);
+ * bcs_dist_lock (inside bcs_lock) protects the contexts, their lists and
+ * xarrays (every change to an xarray is made under it, interrupts off),
+ * the hash, the filter and the counts; struct bcs_dist_task.lock the
+ * state of one task.  Contexts are freed after an RCU grace period, so
+ * that a reader may find one and its trackers under rcu_read_lock().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -61,7 +82,9 @@
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
+#include <linux/seq_file.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -70,6 +93,7 @@
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include "compat.h"
 #include "dist.h"
@@ -92,6 +116,8 @@ struct bcs_dist_task {
 	struct bcs_task *bt;		/* NULL once gone */
 	struct pid *pid;		/* a reference, for reads after exit */
 	kuid_t uid;
+	u32 key;			/* pid in the initial namespace */
+	bool charged;			/* counted in bcs_dist_users */
 	raw_spinlock_t lock;
 	/* lock; @active and @metrics also bcs_dist_lock to change. */
 	bool active;			/* counted in bcs_dist_filter */
@@ -115,12 +141,19 @@ struct bcs_dist_task {
 struct bcs_dist_ctx {
 	struct list_head node;		/* in bcs_dist_ctxs */
 	struct list_head tasks;		/* struct bcs_dist_task.node */
+	struct xarray pids;		/* the same, by key; RCU to read */
 	struct list_head dead_node;	/* in bcs_dist_dead once @dead */
+	struct rcu_head rcu;
 	u32 job;
+	u32 nr_tasks;			/* on @tasks */
 	bool dead;			/* the job was destroyed */
+	bool uid_set;			/* @uid is that of a tracker */
+	bool mixed;			/* trackers of several uids were added */
+	kuid_t uid;			/* of every tracker added, if !@mixed */
 	u32 metrics;			/* enabled for the whole job */
 	u32 sub_bits[BCS_DIST_METRICS];
 	u64 failures;			/* joins without memory to track */
+	u64 dropped;			/* joins past a bound */
 };
 
 #define BCS_DIST_FILTER_BITS	10
@@ -128,6 +161,14 @@ struct bcs_dist_ctx {
 static DEFINE_MUTEX(bcs_dist_mutex);
 static DEFINE_SPINLOCK(bcs_dist_lock);
 static LIST_HEAD(bcs_dist_ctxs);		/* bcs_dist_lock */
+/* The contexts by job id; bcs_dist_lock to change, RCU to read. */
+static DEFINE_XARRAY(bcs_dist_ctxs_xa);
+/* Trackers per uid (xa_mk_value()), bcs_dist_lock. */
+static DEFINE_XARRAY(bcs_dist_users);
+static u32 bcs_dist_nr_tasks;			/* bcs_dist_lock: charged */
+static u64 bcs_dist_dropped_job;		/* bcs_dist_lock */
+static u64 bcs_dist_dropped_user;		/* bcs_dist_lock */
+static u64 bcs_dist_nomem;			/* bcs_dist_lock */
 static u32 bcs_dist_nr_ctx;			/* bcs_dist_lock and bcs_lock */
 static u32 bcs_dist_nr_active;			/* bcs_dist_lock */
 static DEFINE_HASHTABLE(bcs_dist_hash, 8);	/* bcs_dist_lock, RCU */
@@ -172,6 +213,33 @@ static const struct kernel_param_ops bcs_dist_kept_ops = {
 module_param_cb(dist_kept_jobs, &bcs_dist_kept_ops, &bcs_dist_kept, 0644);
 MODULE_PARM_DESC(dist_kept_jobs,
 		 "Destroyed jobs whose distributions are kept until released; past it the oldest go (1..65536, default 1024)");
+
+/*
+ * The most trackers of one job's context, and of the tasks of one uid in
+ * all contexts (see "Bounds" at the top).  Changed at run time, they apply
+ * to the trackers added from then on.
+ */
+static unsigned int bcs_dist_max_job = 4096;
+static unsigned int bcs_dist_max_user = 16384;
+
+static int bcs_dist_max_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, BCS_DIST_TASKS_MAX);
+}
+
+static const struct kernel_param_ops bcs_dist_max_ops = {
+	.set	= bcs_dist_max_set,
+	.get	= param_get_uint,
+};
+
+module_param_cb(dist_max_job_tasks, &bcs_dist_max_ops, &bcs_dist_max_job,
+		0644);
+MODULE_PARM_DESC(dist_max_job_tasks,
+		 "Most tasks whose distributions one job keeps, gone ones included (1..1048576, default 4096)");
+module_param_cb(dist_max_user_tasks, &bcs_dist_max_ops, &bcs_dist_max_user,
+		0644);
+MODULE_PARM_DESC(dist_max_user_tasks,
+		 "Most tasks of one uid whose distributions are kept, gone ones included (1..1048576, default 16384)");
 
 /* The clock of every interval; see the top of this file. */
 static inline u64 bcs_dist_now(void)
@@ -391,7 +459,7 @@ static struct bcs_dist_hist *bcs_dist_hist_alloc(u32 sub_bits, gfp_t gfp)
 	u32 nr = bcs_hist_buckets(sub_bits);
 	struct bcs_dist_hist *h;
 
-	if (gfp == GFP_KERNEL)
+	if (gfpflags_allow_blocking(gfp))
 		h = kvzalloc(struct_size(h, buckets, nr), gfp);
 	else
 		h = kzalloc(struct_size(h, buckets, nr), gfp);
@@ -411,26 +479,141 @@ static struct bcs_dist_task *bcs_dist_task_alloc(gfp_t gfp)
 	return tr;
 }
 
+/* Count @tr's task in its uid's trackers, if under the bound. */
+static int bcs_dist_charge(struct bcs_dist_task *tr)
+{
+	unsigned long k = __kuid_val(tr->uid);
+	unsigned long n = xa_to_value(xa_load(&bcs_dist_users, k) ?:
+				      xa_mk_value(0));
+
+	if (n >= READ_ONCE(bcs_dist_max_user))
+		return -EDQUOT;
+	if (xa_is_err(xa_store(&bcs_dist_users, k, xa_mk_value(n + 1),
+			       GFP_ATOMIC | __GFP_ACCOUNT | __GFP_NOWARN)))
+		return -ENOMEM;
+	tr->charged = true;
+	bcs_dist_nr_tasks++;
+	return 0;
+}
+
+/* Undo bcs_dist_charge().  bcs_dist_lock held. */
+static void bcs_dist_uncharge(struct bcs_dist_task *tr)
+{
+	unsigned long k = __kuid_val(tr->uid);
+	unsigned long n = xa_to_value(xa_load(&bcs_dist_users, k) ?:
+				      xa_mk_value(1));
+
+	if (!tr->charged)
+		return;
+	tr->charged = false;
+	bcs_dist_nr_tasks--;
+	/* Either replaces a value in place or erases: no allocation. */
+	if (n > 1)
+		xa_store(&bcs_dist_users, k, xa_mk_value(n - 1), GFP_ATOMIC);
+	else
+		xa_erase(&bcs_dist_users, k);
+}
+
+/* Free @tr, no longer reachable.  bcs_dist_lock not held. */
 static void bcs_dist_task_free(struct bcs_dist_task *tr)
 {
+	unsigned long flags;
 	int m;
 
+	if (tr->charged) {
+		spin_lock_irqsave(&bcs_dist_lock, flags);
+		bcs_dist_uncharge(tr);
+		spin_unlock_irqrestore(&bcs_dist_lock, flags);
+	}
 	for (m = 0; m < BCS_DIST_METRICS; m++)
 		kvfree(tr->hist[m]);
 	put_pid(tr->pid);
 	kfree(tr);
 }
 
-/* Make @tr the tracker of @bt in @ctx.  bcs_lock and bcs_dist_lock held. */
-static void bcs_dist_task_add(struct bcs_dist_ctx *ctx,
-			      struct bcs_dist_task *tr, struct bcs_task *bt)
+static void bcs_dist_task_gone(struct bcs_dist_task *tr, u64 now);
+
+/*
+ * Make @tr the tracker of @bt in @ctx, in place of one of a task of the
+ * same pid that left: 0, or -ENOSPC (@ctx is full), -EDQUOT (the task's
+ * uid has its most trackers) or -ENOMEM, with @tr untouched.  bcs_lock
+ * and bcs_dist_lock held.
+ */
+static int bcs_dist_task_add(struct bcs_dist_ctx *ctx,
+			     struct bcs_dist_task *tr, struct bcs_task *bt)
 {
+	u32 key = task_pid_nr(bt->task);
+	struct bcs_dist_task *old = xa_load(&ctx->pids, key);
+	void *e;
+	int err;
+
+	if (!old && ctx->nr_tasks >= READ_ONCE(bcs_dist_max_job))
+		return -ENOSPC;
+	tr->uid = task_uid(bt->task);
+	if (!old || !uid_eq(old->uid, tr->uid) || !old->charged) {
+		err = bcs_dist_charge(tr);
+		if (err)
+			return err;
+	} else {
+		/* @old's count goes to @tr. */
+		old->charged = false;
+		tr->charged = true;
+	}
+	e = xa_store(&ctx->pids, key, tr,
+		     GFP_ATOMIC | __GFP_ACCOUNT | __GFP_NOWARN);
+	if (xa_is_err(e)) {
+		bcs_dist_uncharge(tr);
+		if (old && !old->charged) {
+			old->charged = true;
+			tr->charged = false;
+		}
+		return -ENOMEM;
+	}
+	if (old) {
+		if (!old->gone)
+			bcs_dist_task_gone(old, bcs_dist_now());
+		list_move_tail(&old->node, &bcs_dist_free_list);
+		schedule_work(&bcs_dist_free_work);
+	} else {
+		ctx->nr_tasks++;
+	}
+	if (!ctx->uid_set) {
+		ctx->uid = tr->uid;
+		ctx->uid_set = true;
+	} else if (!uid_eq(ctx->uid, tr->uid)) {
+		ctx->mixed = true;
+	}
+	tr->key = key;
 	tr->task = bt->task;
 	tr->bt = bt;
 	tr->pid = get_task_pid(bt->task, PIDTYPE_PID);
-	tr->uid = task_uid(bt->task);
 	hash_add_rcu(bcs_dist_hash, &tr->hash, (unsigned long)bt->task);
 	list_add_tail(&tr->node, &ctx->tasks);
+	return 0;
+}
+
+/* Take gone tracker @tr out of @ctx, to free.  bcs_dist_lock held. */
+static void bcs_dist_task_del(struct bcs_dist_ctx *ctx,
+			      struct bcs_dist_task *tr)
+{
+	if (xa_load(&ctx->pids, tr->key) == tr)
+		xa_erase(&ctx->pids, tr->key);
+	ctx->nr_tasks--;
+}
+
+/* Count a join past a bound (@err) or without memory.  bcs_dist_lock. */
+static void bcs_dist_drop(struct bcs_dist_ctx *ctx, int err)
+{
+	if (err == -ENOMEM) {
+		ctx->failures++;
+		bcs_dist_nomem++;
+		return;
+	}
+	ctx->dropped++;
+	if (err == -EDQUOT)
+		bcs_dist_dropped_user++;
+	else
+		bcs_dist_dropped_job++;
 }
 
 /* The tracker of attached task @bt, if any.  bcs_dist_lock held. */
@@ -441,14 +624,10 @@ static struct bcs_dist_task *bcs_dist_of(const struct bcs_task *bt)
 	return tr && tr->bt == bt ? tr : NULL;
 }
 
+/* Context: bcs_dist_lock or RCU. */
 static struct bcs_dist_ctx *bcs_dist_ctx_find(u32 job)
 {
-	struct bcs_dist_ctx *ctx;
-
-	list_for_each_entry(ctx, &bcs_dist_ctxs, node)
-		if (ctx->job == job)
-			return ctx;
-	return NULL;
+	return xa_load(&bcs_dist_ctxs_xa, job);
 }
 
 /* Trackers on bcs_dist_free_list, freed after a grace period. */
@@ -501,7 +680,9 @@ static void bcs_dist_ctx_free(struct bcs_dist_ctx *ctx)
 	}
 	list_del(&ctx->node);
 	bcs_dist_nr_ctx--;
-	kfree(ctx);
+	xa_erase(&bcs_dist_ctxs_xa, ctx->job);
+	xa_destroy(&ctx->pids);
+	kfree_rcu(ctx, rcu);
 }
 
 /* Free @ctx and its trackers (later).  bcs_dist_lock held. */
@@ -513,6 +694,7 @@ static void bcs_dist_ctx_drop(struct bcs_dist_ctx *ctx, u64 now)
 		if (!tr->gone)
 			bcs_dist_task_gone(tr, now);
 	list_splice_tail_init(&ctx->tasks, &bcs_dist_free_list);
+	ctx->nr_tasks = 0;
 	bcs_dist_ctx_free(ctx);
 }
 
@@ -526,10 +708,11 @@ static void bcs_dist_ctx_drop(struct bcs_dist_ctx *ctx, u64 now)
  */
 void bcs_dist_linked(struct bcs_task *bt)
 {
+	const gfp_t gfp = GFP_ATOMIC | __GFP_ACCOUNT | __GFP_NOWARN;
 	struct bcs_dist_ctx *ctx;
 	struct bcs_dist_task *tr;
 	unsigned long flags;
-	int m;
+	int m, err;
 
 	if (!bcs_dist_nr_ctx)
 		return;
@@ -537,22 +720,29 @@ void bcs_dist_linked(struct bcs_task *bt)
 	ctx = bcs_dist_ctx_find(bt->job->id);
 	if (!ctx || ctx->dead || !ctx->metrics || bcs_dist_of(bt))
 		goto out;
-	tr = bcs_dist_task_alloc(GFP_ATOMIC | __GFP_NOWARN);
+	/* Past the job's bound, nothing is allocated. */
+	if (ctx->nr_tasks >= READ_ONCE(bcs_dist_max_job) &&
+	    !xa_load(&ctx->pids, task_pid_nr(bt->task))) {
+		bcs_dist_drop(ctx, -ENOSPC);
+		goto out;
+	}
+	tr = bcs_dist_task_alloc(gfp);
 	for (m = 0; tr && m < BCS_DIST_METRICS; m++) {
 		if (!(ctx->metrics & BIT(m)))
 			continue;
-		tr->hist[m] = bcs_dist_hist_alloc(ctx->sub_bits[m],
-						  GFP_ATOMIC | __GFP_NOWARN);
+		tr->hist[m] = bcs_dist_hist_alloc(ctx->sub_bits[m], gfp);
 		if (!tr->hist[m]) {
-			bcs_dist_task_free(tr);
+			bcs_dist_task_free(tr);	/* not charged */
 			tr = NULL;
 		}
 	}
-	if (!tr) {
-		ctx->failures++;
+	err = tr ? bcs_dist_task_add(ctx, tr, bt) : -ENOMEM;
+	if (err) {
+		if (tr)
+			bcs_dist_task_free(tr);
+		bcs_dist_drop(ctx, err);
 		goto out;
 	}
-	bcs_dist_task_add(ctx, tr, bt);
 	raw_spin_lock(&tr->lock);
 	tr->metrics = ctx->metrics;
 	bcs_dist_activate(tr, bcs_dist_now());
@@ -641,7 +831,6 @@ void bcs_dist_job_destroyed(struct bcs_kjob *job)
 u32 bcs_dist_job_tasks(u32 id)
 {
 	struct bcs_dist_ctx *ctx;
-	struct bcs_dist_task *tr;
 	unsigned long flags;
 	u32 n = 0;
 
@@ -650,8 +839,7 @@ u32 bcs_dist_job_tasks(u32 id)
 	spin_lock_irqsave(&bcs_dist_lock, flags);
 	ctx = bcs_dist_ctx_find(id);
 	if (ctx)
-		list_for_each_entry(tr, &ctx->tasks, node)
-			n++;
+		n = ctx->nr_tasks;
 	spin_unlock_irqrestore(&bcs_dist_lock, flags);
 	return n;
 }
@@ -665,6 +853,43 @@ void bcs_dist_get_kept(u32 *kept, u64 *dropped)
 	*kept = bcs_dist_nr_dead;
 	*dropped = bcs_dist_dead_dropped;
 	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+}
+
+/*
+ * bcs_dist_show - debugfs bcs/dist: the bounds, the trackers and the drops
+ * in all, then the trackers of each uid that has some and of each context.
+ * A snapshot of a bounded number of lines at a time: the xarrays are read
+ * under RCU, the counts may move meanwhile.
+ */
+void bcs_dist_show(struct seq_file *m)
+{
+	struct bcs_dist_ctx *ctx;
+	unsigned long flags, k;
+	u64 drop_job, drop_user, nomem;
+	u32 nr;
+	void *e;
+
+	spin_lock_irqsave(&bcs_dist_lock, flags);
+	nr = bcs_dist_nr_tasks;
+	drop_job = bcs_dist_dropped_job;
+	drop_user = bcs_dist_dropped_user;
+	nomem = bcs_dist_nomem;
+	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+	seq_printf(m, "max_job_tasks: %u\n", READ_ONCE(bcs_dist_max_job));
+	seq_printf(m, "max_user_tasks: %u\n", READ_ONCE(bcs_dist_max_user));
+	seq_printf(m, "tasks: %u\n", nr);
+	seq_printf(m, "dropped_job_bound: %llu\n", drop_job);
+	seq_printf(m, "dropped_user_bound: %llu\n", drop_user);
+	seq_printf(m, "dropped_no_memory: %llu\n", nomem);
+	seq_puts(m, "uid tasks\n");
+	rcu_read_lock();
+	xa_for_each(&bcs_dist_users, k, e)
+		seq_printf(m, "%lu %lu\n", k, xa_to_value(e));
+	seq_puts(m, "job tasks dropped failures\n");
+	xa_for_each(&bcs_dist_ctxs_xa, k, ctx)
+		seq_printf(m, "%lu %u %llu %llu\n", k, READ_ONCE(ctx->nr_tasks),
+			   READ_ONCE(ctx->dropped), READ_ONCE(ctx->failures));
+	rcu_read_unlock();
 }
 
 /*
@@ -816,7 +1041,7 @@ static int bcs_dist_pool_fill(struct bcs_dist_pool *p, u32 sub_bits)
 	void *a;
 
 	if (!p->ctx) {
-		p->ctx = kzalloc(sizeof(*p->ctx), GFP_KERNEL);
+		p->ctx = kzalloc(sizeof(*p->ctx), GFP_KERNEL_ACCOUNT);
 		if (!p->ctx)
 			return -ENOMEM;
 	}
@@ -829,7 +1054,8 @@ static int bcs_dist_pool_fill(struct bcs_dist_pool *p, u32 sub_bits)
 		kvfree(p->tr);
 		p->tr = a;
 		for (; p->nr_tr < nr_tr; p->nr_tr++) {
-			p->tr[p->nr_tr] = bcs_dist_task_alloc(GFP_KERNEL);
+			p->tr[p->nr_tr] =
+				bcs_dist_task_alloc(GFP_KERNEL_ACCOUNT);
 			if (!p->tr[p->nr_tr])
 				return -ENOMEM;
 		}
@@ -847,8 +1073,9 @@ static int bcs_dist_pool_fill(struct bcs_dist_pool *p, u32 sub_bits)
 		if (!p->old)
 			return -ENOMEM;
 		for (; p->nr_hist < nr_hist; p->nr_hist++) {
-			p->hist[p->nr_hist] = bcs_dist_hist_alloc(sub_bits,
-								  GFP_KERNEL);
+			p->hist[p->nr_hist] =
+				bcs_dist_hist_alloc(sub_bits,
+						    GFP_KERNEL_ACCOUNT);
 			if (!p->hist[p->nr_hist])
 				return -ENOMEM;
 		}
@@ -873,18 +1100,24 @@ static void bcs_dist_pool_free(struct bcs_dist_pool *p)
 	kfree(p->ctx);
 }
 
-/* Enable @ctl's metrics for @bt.  bcs_dist_lock held, pool big enough. */
-static void bcs_dist_enable_one(struct bcs_dist_ctx *ctx, struct bcs_task *bt,
-				const struct bcs_dist_ctl *ctl,
-				struct bcs_dist_pool *p, u64 now)
+/*
+ * Enable @ctl's metrics for @bt: 0 or the error of bcs_dist_task_add().
+ * bcs_dist_lock held, pool big enough.
+ */
+static int bcs_dist_enable_one(struct bcs_dist_ctx *ctx, struct bcs_task *bt,
+			       const struct bcs_dist_ctl *ctl,
+			       struct bcs_dist_pool *p, u64 now)
 {
 	struct bcs_dist_task *tr = bcs_dist_of(bt);
 	struct bcs_dist_hist *h;
-	int m;
+	int m, err;
 
 	if (!tr) {
-		tr = p->tr[p->used_tr++];
-		bcs_dist_task_add(ctx, tr, bt);
+		tr = p->tr[p->used_tr];
+		err = bcs_dist_task_add(ctx, tr, bt);
+		if (err)
+			return err;
+		p->used_tr++;
 	}
 	raw_spin_lock(&tr->lock);
 	for (m = 0; m < BCS_DIST_METRICS; m++) {
@@ -899,6 +1132,7 @@ static void bcs_dist_enable_one(struct bcs_dist_ctx *ctx, struct bcs_task *bt,
 	if (!tr->active)
 		bcs_dist_activate(tr, now);
 	raw_spin_unlock(&tr->lock);
+	return 0;
 }
 
 /* What enabling @metrics at @sub_bits for @bt takes from the pool. */
@@ -928,11 +1162,13 @@ static void bcs_dist_disable_one(struct bcs_dist_task *tr, u32 metrics,
 	raw_spin_unlock(&tr->lock);
 }
 
-static void bcs_dist_release_one(struct bcs_dist_task *tr,
+static void bcs_dist_release_one(struct bcs_dist_ctx *ctx,
+				 struct bcs_dist_task *tr,
 				 struct list_head *released, u64 now)
 {
 	if (!tr->gone)
 		bcs_dist_task_gone(tr, now);
+	bcs_dist_task_del(ctx, tr);
 	list_move_tail(&tr->node, released);
 }
 
@@ -958,6 +1194,7 @@ static int bcs_dist_apply(const struct bcs_dist_ctl *ctl,
 	struct bcs_dist_ctx *ctx = bcs_dist_ctx_find(ctl->job);
 	struct bcs_dist_task *tr, *tmp;
 	struct bcs_task *bt;
+	int err = 0, e;
 	u64 now;
 	u32 i;
 
@@ -981,6 +1218,10 @@ static int bcs_dist_apply(const struct bcs_dist_ctl *ctl,
 		else
 			list_for_each_entry(bt, &job->tasks, job_node)
 				bcs_dist_count(bt, ctl, p);
+		/* Trackers replaced (same pid) counted too: a bound below. */
+		if ((ctx ? ctx->nr_tasks : 0) + p->want_tr >
+		    READ_ONCE(bcs_dist_max_job))
+			return -ENOSPC;
 		if ((!ctx && !p->ctx) || p->want_tr > p->nr_tr ||
 		    p->want_hist > p->nr_hist)
 			return -EAGAIN;
@@ -988,9 +1229,14 @@ static int bcs_dist_apply(const struct bcs_dist_ctl *ctl,
 
 	now = bcs_dist_now();
 	if (!ctx) {
+		if (xa_is_err(xa_store(&bcs_dist_ctxs_xa, ctl->job, p->ctx,
+				       GFP_ATOMIC | __GFP_ACCOUNT |
+				       __GFP_NOWARN)))
+			return -ENOMEM;
 		ctx = p->ctx;
 		p->ctx = NULL;
 		INIT_LIST_HEAD(&ctx->tasks);
+		xa_init(&ctx->pids);
 		ctx->job = ctl->job;
 		list_add_tail(&ctx->node, &bcs_dist_ctxs);
 		bcs_dist_nr_ctx++;
@@ -1002,12 +1248,16 @@ static int bcs_dist_apply(const struct bcs_dist_ctl *ctl,
 			for (i = 0; i < BCS_DIST_METRICS; i++)
 				if (ctl->metrics & BIT(i))
 					ctx->sub_bits[i] = ctl->sub_bits;
-			list_for_each_entry(bt, &job->tasks, job_node)
-				bcs_dist_enable_one(ctx, bt, ctl, p, now);
+			list_for_each_entry(bt, &job->tasks, job_node) {
+				e = bcs_dist_enable_one(ctx, bt, ctl, p, now);
+				err = err ?: e;
+			}
 		}
-		for (i = 0; i < ctl->nr_pids; i++)
-			bcs_dist_enable_one(ctx, bcs_task_find(tasks[i]), ctl,
-					    p, now);
+		for (i = 0; i < ctl->nr_pids; i++) {
+			e = bcs_dist_enable_one(ctx, bcs_task_find(tasks[i]),
+						ctl, p, now);
+			err = err ?: e;
+		}
 		break;
 	case BCS_DIST_DISABLE:
 		if (!ctl->nr_pids) {
@@ -1026,18 +1276,18 @@ static int bcs_dist_apply(const struct bcs_dist_ctl *ctl,
 	default:
 		if (!ctl->nr_pids) {
 			list_for_each_entry_safe(tr, tmp, &ctx->tasks, node)
-				bcs_dist_release_one(tr, released, now);
+				bcs_dist_release_one(ctx, tr, released, now);
 			bcs_dist_ctx_free(ctx);
 			break;
 		}
 		for (i = 0; i < ctl->nr_pids; i++) {
 			tr = bcs_dist_of(bcs_task_find(tasks[i]));
 			if (tr)
-				bcs_dist_release_one(tr, released, now);
+				bcs_dist_release_one(ctx, tr, released, now);
 		}
 		break;
 	}
-	return 0;
+	return err;
 }
 
 /**
@@ -1164,19 +1414,30 @@ static void bcs_dist_fill_totals(const struct bcs_dist_task *tr,
 }
 
 /*
- * The tracker @rd names in @ctx: pid @rd->pid, the live one before gone
- * ones and the newest of those; or with BCS_DIST_NEXT the visible one
- * with the smallest pid above it.  bcs_dist_lock held.
+ * May the caller see some tracker of @ctx?  Not if every tracker ever
+ * added to it is of another uid: the test before any walk.
  */
-static struct bcs_dist_task *bcs_dist_lookup(struct bcs_dist_ctx *ctx,
-					     struct bcs_dist_read *rd,
-					     bool all, int *err)
+static bool bcs_dist_may_see_ctx(const struct bcs_dist_ctx *ctx, bool all)
+{
+	return all || READ_ONCE(ctx->mixed) ||
+	       uid_eq(ctx->uid, current_uid()) ||
+	       uid_eq(ctx->uid, current_euid());
+}
+
+/*
+ * bcs_dist_lookup() for a caller in a pid namespace other than the
+ * initial one, whose pids are not the keys of @ctx->pids: a walk of them
+ * all, at most dist_max_job_tasks.  RCU held.
+ */
+static struct bcs_dist_task *bcs_dist_lookup_ns(struct bcs_dist_ctx *ctx,
+						struct bcs_dist_read *rd,
+						bool all, int *err)
 {
 	struct bcs_dist_task *tr, *found = NULL;
+	unsigned long k;
 	pid_t v, best = 0;
 
-	*err = -ESRCH;
-	list_for_each_entry(tr, &ctx->tasks, node) {
+	xa_for_each(&ctx->pids, k, tr) {
 		v = pid_vnr(tr->pid);
 		if (v <= 0)
 			continue;
@@ -1186,7 +1447,7 @@ static struct bcs_dist_task *bcs_dist_lookup(struct bcs_dist_ctx *ctx,
 				found = tr;
 				best = v;
 			}
-		} else if (v == rd->pid && (!found || found->gone)) {
+		} else if (v == rd->pid) {
 			found = tr;
 			best = v;
 		}
@@ -1200,9 +1461,54 @@ static struct bcs_dist_task *bcs_dist_lookup(struct bcs_dist_ctx *ctx,
 	return found;
 }
 
+/*
+ * The tracker @rd names in @ctx: pid @rd->pid (one tracker a pid); or
+ * with BCS_DIST_NEXT the visible one with the smallest pid above it,
+ * @rd->pid updated.  The permission is tested before the tracker is
+ * read, and for BCS_DIST_NEXT before the walk: only trackers visible to
+ * the caller are returned.  RCU held.
+ */
+static struct bcs_dist_task *bcs_dist_lookup(struct bcs_dist_ctx *ctx,
+					     struct bcs_dist_read *rd,
+					     bool all, int *err)
+{
+	struct bcs_dist_task *tr;
+	unsigned long k;
+
+	*err = -ESRCH;
+	if (task_active_pid_ns(current) != &init_pid_ns)
+		return !(rd->flags & BCS_DIST_NEXT) ||
+		       bcs_dist_may_see_ctx(ctx, all) ?
+		       bcs_dist_lookup_ns(ctx, rd, all, err) : NULL;
+	if (!(rd->flags & BCS_DIST_NEXT)) {
+		tr = xa_load(&ctx->pids, rd->pid);
+		if (tr && !bcs_dist_may_see(tr, all)) {
+			*err = -EPERM;
+			return NULL;
+		}
+		return tr;
+	}
+	if (!bcs_dist_may_see_ctx(ctx, all))
+		return NULL;
+	k = rd->pid;
+	for (tr = xa_find_after(&ctx->pids, &k, ULONG_MAX, XA_PRESENT); tr;
+	     tr = xa_find_after(&ctx->pids, &k, ULONG_MAX, XA_PRESENT)) {
+		if (bcs_dist_may_see(tr, all)) {
+			rd->pid = k;
+			return tr;
+		}
+	}
+	return NULL;
+}
+
 /**
  * bcs_dist_read - BCS_IOC_DIST_READ: a task's totals and one histogram
  * @rd: the argument, its size and reserved fields checked; updated
+ *
+ * The tracker is found and its histogram copied into a buffer of the
+ * histogram's size under bcs_dist_mutex, which is dropped before the copy
+ * to user space: a buffer that faults slowly (userfaultfd, FUSE) holds
+ * up no other reader, nor the freeing of trackers.
  *
  * Context: process, may sleep.  Return: 0, -ENOSPC with @rd updated, or
  * another negative errno.
@@ -1231,14 +1537,15 @@ int bcs_dist_read(struct bcs_dist_read *rd)
 	if (mutex_lock_killable(&bcs_dist_mutex))
 		return -EINTR;
 
-	spin_lock_irqsave(&bcs_dist_lock, flags);
+	/* Trackers are freed only under bcs_dist_mutex, which is held. */
+	rcu_read_lock();
 	ctx = bcs_dist_ctx_find(rd->job);
 	tr = ctx ? bcs_dist_lookup(ctx, rd, all, &err) : NULL;
 	if (!ctx)
 		err = -ENOENT;
-	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+	rcu_read_unlock();
 	if (!tr)
-		goto out;
+		goto unlock;
 
 	/* Histograms change only under bcs_dist_mutex, which is held. */
 	h = tr->hist[rd->metric];
@@ -1247,7 +1554,7 @@ int bcs_dist_read(struct bcs_dist_read *rd)
 		counts = kvmalloc_array(nr, sizeof(*counts), GFP_KERNEL);
 		if (!counts) {
 			err = -ENOMEM;
-			goto out;
+			goto unlock;
 		}
 	}
 	raw_spin_lock_irqsave(&tr->lock, flags);
@@ -1264,6 +1571,8 @@ int bcs_dist_read(struct bcs_dist_read *rd)
 		hdr.max = h->max;
 	}
 	raw_spin_unlock_irqrestore(&tr->lock, flags);
+	/* From here on, only the snapshot in @counts and @hdr. */
+	mutex_unlock(&bcs_dist_mutex);
 
 	err = 0;
 	if (h) {
@@ -1295,10 +1604,12 @@ int bcs_dist_read(struct bcs_dist_read *rd)
 	}
 	rd->buf_size = need;
 out:
-	mutex_unlock(&bcs_dist_mutex);
 	kvfree(out);
 	kvfree(counts);
 	return err;
+unlock:
+	mutex_unlock(&bcs_dist_mutex);
+	goto out;
 }
 
 int bcs_dist_init(void)
