@@ -171,7 +171,7 @@ static u64 bcs_dist_dropped_user;		/* bcs_dist_lock */
 static u64 bcs_dist_nomem;			/* bcs_dist_lock */
 static u32 bcs_dist_nr_ctx;			/* bcs_dist_lock and bcs_lock */
 static u32 bcs_dist_nr_active;			/* bcs_dist_lock */
-static DEFINE_HASHTABLE(bcs_dist_hash, 8);	/* bcs_dist_lock, RCU */
+static DEFINE_HASHTABLE(bcs_dist_hash, 10);	/* bcs_dist_lock, RCU */
 static u16 bcs_dist_filter[1 << BCS_DIST_FILTER_BITS];	/* bcs_dist_lock */
 static LIST_HEAD(bcs_dist_free_list);		/* bcs_dist_lock */
 /* Contexts of destroyed jobs, oldest destruction first. */
@@ -979,6 +979,17 @@ static bool bcs_dist_may_see(const struct bcs_dist_task *tr, bool all)
 }
 
 /*
+ * May the caller see some tracker of @ctx?  Not if every tracker ever
+ * added to it is of another uid: the test before any walk.
+ */
+static bool bcs_dist_may_see_ctx(const struct bcs_dist_ctx *ctx, bool all)
+{
+	return all || READ_ONCE(ctx->mixed) ||
+	       uid_eq(ctx->uid, current_uid()) ||
+	       uid_eq(ctx->uid, current_euid());
+}
+
+/*
  * The tasks of @pids with a reference each, if the caller may signal them
  * (as attach: kill(2)'s check for signal 0).
  */
@@ -1035,9 +1046,15 @@ struct bcs_dist_pool {
 	u32 want_tr, want_hist;
 };
 
+/*
+ * Grow @p to what the last try counted (@want_*) beyond what is used
+ * already: an operation in batches fills it again for each batch that
+ * needs more.
+ */
 static int bcs_dist_pool_fill(struct bcs_dist_pool *p, u32 sub_bits)
 {
-	u32 nr_tr = p->want_tr + 4, nr_hist = p->want_hist + 4;
+	u32 nr_tr = p->used_tr + p->want_tr + 4;
+	u32 nr_hist = p->used_hist + p->want_hist + 4;
 	void *a;
 
 	if (!p->ctx) {
@@ -1068,10 +1085,14 @@ static int bcs_dist_pool_fill(struct bcs_dist_pool *p, u32 sub_bits)
 			memcpy(a, p->hist, p->nr_hist * sizeof(*p->hist));
 		kvfree(p->hist);
 		p->hist = a;
-		kvfree(p->old);
-		p->old = kvcalloc(nr_hist, sizeof(*p->old), GFP_KERNEL);
-		if (!p->old)
+		/* At most one histogram replaced for each one used. */
+		a = kvcalloc(nr_hist, sizeof(*p->old), GFP_KERNEL);
+		if (!a)
 			return -ENOMEM;
+		if (p->nr_old)
+			memcpy(a, p->old, p->nr_old * sizeof(*p->old));
+		kvfree(p->old);
+		p->old = a;
 		for (; p->nr_hist < nr_hist; p->nr_hist++) {
 			p->hist[p->nr_hist] =
 				bcs_dist_hist_alloc(sub_bits,
@@ -1172,62 +1193,159 @@ static void bcs_dist_release_one(struct bcs_dist_ctx *ctx,
 	list_move_tail(&tr->node, released);
 }
 
+/* Live job @id.  bcs_lock or RCU. */
 static struct bcs_kjob *bcs_dist_job_find(u32 id)
 {
 	struct bcs_kjob *job;
 
-	list_for_each_entry(job, &bcs_jobs, node)
+	list_for_each_entry_rcu(job, &bcs_jobs, node)
 		if (job->id == id)
 			return job;
 	return NULL;
 }
 
 /*
- * One try at an operation, under bcs_lock and bcs_dist_lock.  Return:
- * 0, -EAGAIN if @p must grow first, or the error of the operation.
+ * The ioctl works in batches of at most BCS_DIST_BATCH tasks, each under
+ * bcs_lock and bcs_dist_lock, interrupts on in between: the longest
+ * section with interrupts off does not grow with the job.  A whole job's
+ * operation first changes its context's metrics, which the join hook
+ * reads, so that tasks joining during the batches are the hook's.
  */
-static int bcs_dist_apply(const struct bcs_dist_ctl *ctl,
-			  struct task_struct **tasks, bool admin,
-			  struct bcs_dist_pool *p, struct list_head *released)
+#define BCS_DIST_BATCH	64
+
+/*
+ * The tasks of live job @id, a reference each, in *@tasks and *@nr:
+ * those that are in it now.  Under RCU, interrupts on.
+ */
+static int bcs_dist_snapshot(u32 id, struct task_struct ***tasks, u32 *nr)
+{
+	struct task_struct **t = NULL;
+	struct bcs_kjob *job;
+	struct bcs_task *bt;
+	u32 cap = 0, n = 0;
+	bool more = true;
+
+	while (more) {
+		if (t) {
+			while (n)
+				put_task_struct(t[--n]);
+			kvfree(t);
+		}
+		rcu_read_lock();
+		job = bcs_dist_job_find(id);
+		if (job)
+			cap = max(cap * 2, READ_ONCE(job->nr_tasks) + 16);
+		rcu_read_unlock();
+		if (!job)
+			return -ENOENT;
+		t = kvmalloc_array(cap, sizeof(*t), GFP_KERNEL);
+		if (!t)
+			return -ENOMEM;
+		more = false;
+		rcu_read_lock();
+		job = bcs_dist_job_find(id);
+		/* A task's reference is its bcs_task's until a grace period. */
+		if (job) {
+			list_for_each_entry_rcu(bt, &job->tasks, job_node) {
+				if (n == cap) {
+					more = true;
+					break;
+				}
+				t[n] = bt->task;
+				get_task_struct(t[n++]);
+			}
+		}
+		rcu_read_unlock();
+	}
+	*tasks = t;
+	*nr = n;
+	return 0;
+}
+
+/* How many of @tasks have no tracker: an estimate, under RCU. */
+static u32 bcs_dist_want(struct task_struct **tasks, u32 nr)
+{
+	u32 i, want = 0;
+
+	rcu_read_lock();
+	for (i = 0; i < nr; i++)
+		want += !bcs_dist_find(tasks[i]);
+	rcu_read_unlock();
+	return want;
+}
+
+/* -ENOENT or -ESRCH unless each of @tasks is in the job of @ctl. */
+static int bcs_dist_check_pids(const struct bcs_dist_ctl *ctl,
+			       struct task_struct **tasks, u32 nr)
+{
+	struct bcs_kjob *job;
+	struct bcs_task *bt;
+	unsigned long flags;
+	u32 from, i;
+	int err = 0;
+
+	for (from = 0; from < nr && !err; from += BCS_DIST_BATCH) {
+		spin_lock_irqsave(&bcs_lock, flags);
+		spin_lock(&bcs_dist_lock);
+		job = bcs_dist_job_find(ctl->job);
+		if (ctl->op == BCS_DIST_ENABLE ? !job :
+		    !bcs_dist_ctx_find(ctl->job))
+			err = -ENOENT;
+		for (i = from; i < min(nr, from + BCS_DIST_BATCH) && !err;
+		     i++) {
+			bt = job ? bcs_task_find(tasks[i]) : NULL;
+			if (!bt || bt->job != job)
+				err = -ESRCH;
+		}
+		spin_unlock(&bcs_dist_lock);
+		spin_unlock_irqrestore(&bcs_lock, flags);
+	}
+	return err;
+}
+
+/*
+ * May the caller (not an administrator) release all of @ctx: is every
+ * tracker of its uid?  A walk only if trackers of several uids were ever
+ * added.  bcs_dist_lock held.
+ */
+static bool bcs_dist_may_release(struct bcs_dist_ctx *ctx)
+{
+	struct bcs_dist_task *tr;
+
+	if (!ctx->mixed)
+		return !ctx->uid_set || bcs_dist_may_see_ctx(ctx, false);
+	list_for_each_entry(tr, &ctx->tasks, node)
+		if (!bcs_dist_may_see(tr, false))
+			return false;
+	return true;
+}
+
+/*
+ * The start of an operation, under bcs_lock and bcs_dist_lock: the
+ * context found, or created by an enable (-EAGAIN until @p has one), the
+ * job's bound checked for @want new trackers, and for a whole job its
+ * metrics changed.  Return: 0 or a negative errno.
+ */
+static int bcs_dist_begin(const struct bcs_dist_ctl *ctl, bool admin,
+			  u32 want, struct bcs_dist_pool *p)
 {
 	struct bcs_kjob *job = bcs_dist_job_find(ctl->job);
 	struct bcs_dist_ctx *ctx = bcs_dist_ctx_find(ctl->job);
-	struct bcs_dist_task *tr, *tmp;
-	struct bcs_task *bt;
-	int err = 0, e;
-	u64 now;
-	u32 i;
+	u32 m;
 
 	if (ctl->op == BCS_DIST_ENABLE ? !job : !ctx)
 		return -ENOENT;
-	for (i = 0; i < ctl->nr_pids; i++) {
-		bt = job ? bcs_task_find(tasks[i]) : NULL;
-		if (!bt || bt->job != job)
-			return -ESRCH;
-	}
-	if (ctl->op == BCS_DIST_RELEASE && !ctl->nr_pids && !admin)
-		list_for_each_entry(tr, &ctx->tasks, node)
-			if (!bcs_dist_may_see(tr, false))
-				return -EPERM;
+	if (ctl->op == BCS_DIST_RELEASE && !ctl->nr_pids && !admin &&
+	    !bcs_dist_may_release(ctx))
+		return -EPERM;
 	if (ctl->op == BCS_DIST_ENABLE) {
-		p->want_tr = 0;
-		p->want_hist = 0;
-		if (ctl->nr_pids)
-			for (i = 0; i < ctl->nr_pids; i++)
-				bcs_dist_count(bcs_task_find(tasks[i]), ctl, p);
-		else
-			list_for_each_entry(bt, &job->tasks, job_node)
-				bcs_dist_count(bt, ctl, p);
 		/* Trackers replaced (same pid) counted too: a bound below. */
-		if ((ctx ? ctx->nr_tasks : 0) + p->want_tr >
+		if ((ctx ? ctx->nr_tasks : 0) + want >
 		    READ_ONCE(bcs_dist_max_job))
 			return -ENOSPC;
-		if ((!ctx && !p->ctx) || p->want_tr > p->nr_tr ||
-		    p->want_hist > p->nr_hist)
+		if (!ctx && !p->ctx)
 			return -EAGAIN;
 	}
-
-	now = bcs_dist_now();
 	if (!ctx) {
 		if (xa_is_err(xa_store(&bcs_dist_ctxs_xa, ctl->job, p->ctx,
 				       GFP_ATOMIC | __GFP_ACCOUNT |
@@ -1241,51 +1359,175 @@ static int bcs_dist_apply(const struct bcs_dist_ctl *ctl,
 		list_add_tail(&ctx->node, &bcs_dist_ctxs);
 		bcs_dist_nr_ctx++;
 	}
+	if (ctl->nr_pids)
+		return 0;
 	switch (ctl->op) {
 	case BCS_DIST_ENABLE:
-		if (!ctl->nr_pids) {
-			ctx->metrics |= ctl->metrics;
-			for (i = 0; i < BCS_DIST_METRICS; i++)
-				if (ctl->metrics & BIT(i))
-					ctx->sub_bits[i] = ctl->sub_bits;
-			list_for_each_entry(bt, &job->tasks, job_node) {
-				e = bcs_dist_enable_one(ctx, bt, ctl, p, now);
-				err = err ?: e;
-			}
-		}
-		for (i = 0; i < ctl->nr_pids; i++) {
-			e = bcs_dist_enable_one(ctx, bcs_task_find(tasks[i]),
-						ctl, p, now);
-			err = err ?: e;
-		}
+		ctx->metrics |= ctl->metrics;
+		for (m = 0; m < BCS_DIST_METRICS; m++)
+			if (ctl->metrics & BIT(m))
+				ctx->sub_bits[m] = ctl->sub_bits;
 		break;
 	case BCS_DIST_DISABLE:
-		if (!ctl->nr_pids) {
-			ctx->metrics &= ~ctl->metrics;
-			list_for_each_entry(tr, &ctx->tasks, node)
-				if (!tr->gone)
-					bcs_dist_disable_one(tr, ctl->metrics,
-							     now);
-		}
-		for (i = 0; i < ctl->nr_pids; i++) {
-			tr = bcs_dist_of(bcs_task_find(tasks[i]));
-			if (tr)
-				bcs_dist_disable_one(tr, ctl->metrics, now);
-		}
+		ctx->metrics &= ~ctl->metrics;
 		break;
 	default:
-		if (!ctl->nr_pids) {
-			list_for_each_entry_safe(tr, tmp, &ctx->tasks, node)
-				bcs_dist_release_one(ctx, tr, released, now);
-			bcs_dist_ctx_free(ctx);
-			break;
-		}
-		for (i = 0; i < ctl->nr_pids; i++) {
-			tr = bcs_dist_of(bcs_task_find(tasks[i]));
-			if (tr)
-				bcs_dist_release_one(ctx, tr, released, now);
-		}
+		ctx->metrics = 0;
 		break;
+	}
+	return 0;
+}
+
+/*
+ * One batch of tasks @tasks[@from..@to) of job @ctl->job: those still in
+ * it enabled, disabled or released.  Return: 0, -EAGAIN if @p must grow
+ * first (an enable), -ENOENT if the job or its context went meanwhile, or
+ * the first error of bcs_dist_task_add().  bcs_lock and bcs_dist_lock
+ * held.
+ */
+static int bcs_dist_batch(const struct bcs_dist_ctl *ctl,
+			  struct task_struct **tasks, u32 from, u32 to,
+			  struct bcs_dist_pool *p, struct list_head *released)
+{
+	struct bcs_kjob *job = bcs_dist_job_find(ctl->job);
+	struct bcs_dist_ctx *ctx = bcs_dist_ctx_find(ctl->job);
+	struct bcs_dist_task *tr;
+	struct bcs_task *bt;
+	int err = 0, e;
+	u64 now;
+	u32 i;
+
+	if (!ctx || !job)
+		return -ENOENT;
+	if (ctl->op == BCS_DIST_ENABLE) {
+		p->want_tr = 0;
+		p->want_hist = 0;
+		for (i = from; i < to; i++) {
+			bt = bcs_task_find(tasks[i]);
+			if (bt && bt->job == job)
+				bcs_dist_count(bt, ctl, p);
+		}
+		if (p->want_tr > p->nr_tr - p->used_tr ||
+		    p->want_hist > p->nr_hist - p->used_hist)
+			return -EAGAIN;
+	}
+	now = bcs_dist_now();
+	for (i = from; i < to; i++) {
+		bt = bcs_task_find(tasks[i]);
+		if (!bt || bt->job != job)
+			continue;	/* left the job meanwhile */
+		if (ctl->op == BCS_DIST_ENABLE) {
+			e = bcs_dist_enable_one(ctx, bt, ctl, p, now);
+			err = err ?: e;
+			continue;
+		}
+		tr = bcs_dist_of(bt);
+		if (tr && ctl->op == BCS_DIST_DISABLE)
+			bcs_dist_disable_one(tr, ctl->metrics, now);
+		else if (tr)
+			bcs_dist_release_one(ctx, tr, released, now);
+	}
+	return err;
+}
+
+/*
+ * Disable or release the trackers of @ctl->job's context from key *@key
+ * on, at most BCS_DIST_BATCH of them; *@key set past the last one.
+ * Return: true while more may follow.  bcs_dist_lock held.
+ */
+static bool bcs_dist_ctx_batch(const struct bcs_dist_ctl *ctl,
+			       unsigned long *key, struct list_head *released)
+{
+	struct bcs_dist_ctx *ctx = bcs_dist_ctx_find(ctl->job);
+	struct bcs_dist_task *tr, *tmp;
+	unsigned long k;
+	u32 n = 0;
+	u64 now;
+
+	if (!ctx)
+		return false;
+	now = bcs_dist_now();
+	xa_for_each_start(&ctx->pids, k, tr, *key) {
+		if (ctl->op == BCS_DIST_RELEASE)
+			bcs_dist_release_one(ctx, tr, released, now);
+		else if (!tr->gone)
+			bcs_dist_disable_one(tr, ctl->metrics, now);
+		if (++n == BCS_DIST_BATCH) {
+			*key = k + 1;
+			return true;
+		}
+	}
+	if (ctl->op == BCS_DIST_RELEASE) {
+		/* Emptied: the list holds what the xarray did. */
+		list_for_each_entry_safe(tr, tmp, &ctx->tasks, node)
+			bcs_dist_release_one(ctx, tr, released, now);
+		bcs_dist_ctx_free(ctx);
+	}
+	return false;
+}
+
+/*
+ * The operation, in batches: bcs_dist_mutex held, @tasks the listed
+ * tasks, or a whole job's for an enable.
+ */
+static int bcs_dist_run(const struct bcs_dist_ctl *ctl, bool admin,
+			struct task_struct **tasks, u32 nr,
+			struct bcs_dist_pool *p, struct list_head *released)
+{
+	unsigned long flags, key = 0;
+	u32 from, want = 0;
+	bool more = true;
+	int err, e;
+
+	if (ctl->nr_pids) {
+		err = bcs_dist_check_pids(ctl, tasks, nr);
+		if (err)
+			return err;
+	}
+	if (ctl->op == BCS_DIST_ENABLE)
+		want = bcs_dist_want(tasks, nr);
+	do {
+		spin_lock_irqsave(&bcs_lock, flags);
+		spin_lock(&bcs_dist_lock);
+		err = bcs_dist_begin(ctl, admin, want, p);
+		spin_unlock(&bcs_dist_lock);
+		spin_unlock_irqrestore(&bcs_lock, flags);
+		if (err == -EAGAIN) {
+			p->want_tr = 0;
+			p->want_hist = 0;
+			e = bcs_dist_pool_fill(p, ctl->sub_bits);
+			if (e)
+				return e;
+		}
+	} while (err == -EAGAIN);
+	if (err)
+		return err;
+
+	if (!ctl->nr_pids && ctl->op != BCS_DIST_ENABLE) {
+		while (more) {
+			spin_lock_irqsave(&bcs_dist_lock, flags);
+			more = bcs_dist_ctx_batch(ctl, &key, released);
+			spin_unlock_irqrestore(&bcs_dist_lock, flags);
+		}
+		return 0;
+	}
+	for (from = 0; from < nr;) {
+		spin_lock_irqsave(&bcs_lock, flags);
+		spin_lock(&bcs_dist_lock);
+		e = bcs_dist_batch(ctl, tasks, from,
+				   min(nr, from + BCS_DIST_BATCH), p, released);
+		spin_unlock(&bcs_dist_lock);
+		spin_unlock_irqrestore(&bcs_lock, flags);
+		if (e == -EAGAIN) {
+			e = bcs_dist_pool_fill(p, ctl->sub_bits);
+			if (e)
+				return err ?: e;
+			continue;
+		}
+		if (e == -ENOENT)
+			return err ?: e;
+		err = err ?: e;
+		from += BCS_DIST_BATCH;
 	}
 	return err;
 }
@@ -1302,11 +1544,10 @@ int bcs_dist_ctl(const struct bcs_dist_ctl *ctl)
 	struct task_struct **tasks = NULL;
 	struct bcs_dist_pool pool = {};
 	struct bcs_dist_task *tr, *tmp;
-	unsigned long flags;
 	LIST_HEAD(released);
 	s32 *pids = NULL;
+	u32 i, nr = 0;
 	int err = 0;
-	u32 i;
 
 	if (ctl->op > BCS_DIST_RELEASE || ctl->nr_pids > BCS_DIST_PIDS_MAX ||
 	    (!ctl->nr_pids && ctl->pids))
@@ -1328,6 +1569,7 @@ int bcs_dist_ctl(const struct bcs_dist_ctl *ctl)
 			err = -ENOMEM;
 			goto out;
 		}
+		nr = ctl->nr_pids;
 		if (copy_from_user(pids, u64_to_user_ptr(ctl->pids),
 				   ctl->nr_pids * sizeof(*pids))) {
 			err = -EFAULT;
@@ -1347,16 +1589,10 @@ int bcs_dist_ctl(const struct bcs_dist_ctl *ctl)
 	/* The probes must run before the first task is tracked. */
 	if (ctl->op == BCS_DIST_ENABLE)
 		err = bcs_dist_probes(true);
-	while (!err) {
-		spin_lock_irqsave(&bcs_lock, flags);
-		spin_lock(&bcs_dist_lock);
-		err = bcs_dist_apply(ctl, tasks, admin, &pool, &released);
-		spin_unlock(&bcs_dist_lock);
-		spin_unlock_irqrestore(&bcs_lock, flags);
-		if (err != -EAGAIN)
-			break;
-		err = bcs_dist_pool_fill(&pool, ctl->sub_bits);
-	}
+	if (!err && !ctl->nr_pids && ctl->op == BCS_DIST_ENABLE)
+		err = bcs_dist_snapshot(ctl->job, &tasks, &nr);
+	if (!err)
+		err = bcs_dist_run(ctl, admin, tasks, nr, &pool, &released);
 	if (!list_empty(&released)) {
 		synchronize_rcu();
 		list_for_each_entry_safe(tr, tmp, &released, node)
@@ -1369,7 +1605,7 @@ int bcs_dist_ctl(const struct bcs_dist_ctl *ctl)
 	mutex_unlock(&bcs_dist_mutex);
 out:
 	bcs_dist_pool_free(&pool);
-	for (i = 0; tasks && i < ctl->nr_pids; i++)
+	for (i = 0; tasks && i < nr; i++)
 		if (tasks[i])
 			put_task_struct(tasks[i]);
 	kvfree(tasks);
@@ -1411,17 +1647,6 @@ static void bcs_dist_fill_totals(const struct bcs_dist_task *tr,
 	t->state = tr->state;
 	t->flags = (tr->gone ? BCS_DIST_GONE : 0) |
 		   (tr->active ? BCS_DIST_TRACKING : 0);
-}
-
-/*
- * May the caller see some tracker of @ctx?  Not if every tracker ever
- * added to it is of another uid: the test before any walk.
- */
-static bool bcs_dist_may_see_ctx(const struct bcs_dist_ctx *ctx, bool all)
-{
-	return all || READ_ONCE(ctx->mixed) ||
-	       uid_eq(ctx->uid, current_uid()) ||
-	       uid_eq(ctx->uid, current_euid());
 }
 
 /*

@@ -1105,4 +1105,66 @@ TEST_F(dist, blocked_copy_out_stalls_no_other_reader)
 	free(src);
 }
 
+/* Every task of @pids read, tracking (@on) or not. */
+static bool all_tracking(int fd, uint32_t job, const pid_t *pids, int n,
+			 bool on)
+{
+	struct bcs_dist_read rd;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (dist_read(fd, job, pids[i], 0, NULL, 0, &rd) ||
+		    !(rd.totals.flags & BCS_DIST_TRACKING) != !on)
+			return false;
+	return true;
+}
+
+/*
+ * A job of more tasks than one batch of the ioctl (64): enabling,
+ * disabling and releasing the whole job, and a list of all its pids,
+ * reach every task.
+ */
+TEST_F(dist, whole_job_past_one_batch)
+{
+	int32_t tids[BT_MAX_THREADS];
+	pid_t got[BT_MAX_THREADS + 1];
+	long long base;
+	int n;
+
+	base = dist_info(NULL, UID_ROW, 0, 1);
+	ASSERT_LE(0, base);
+	ASSERT_EQ(0, bt_burner_start(&self->b, BT_MAX_THREADS, true));
+	n = bt_list_threads(self->b.pid, tids, BT_MAX_THREADS);
+	ASSERT_EQ(BT_MAX_THREADS, n);
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 1, NULL, 0));
+	EXPECT_EQ(n, next_pids(self->fd, BT_JOB_A, got, n + 1));
+	EXPECT_TRUE(all_tracking(self->fd, BT_JOB_A, tids, n, true));
+	EXPECT_EQ(base + n, dist_info(NULL, UID_ROW, 0, 1));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_DISABLE,
+			      BCS_DIST_ALL, 0, NULL, 0));
+	EXPECT_TRUE(all_tracking(self->fd, BT_JOB_A, tids, n, false));
+	/* Again, at another resolution: new histograms for every task. */
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 2, NULL, 0));
+	EXPECT_TRUE(all_tracking(self->fd, BT_JOB_A, tids, n, true));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_RELEASE, 0, 0,
+			      NULL, 0));
+	EXPECT_EQ(-ENOENT, next_pids(self->fd, BT_JOB_A, got, n + 1));
+	EXPECT_EQ(base, dist_info(NULL, UID_ROW, 0, 1));
+	EXPECT_EQ(0, dist_info(NULL, JOB_ROW, BT_JOB_A, 1));
+	/* By pid list: every one of them. */
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      1U << BCS_DIST_BURST, 0, tids, n));
+	EXPECT_TRUE(all_tracking(self->fd, BT_JOB_A, tids, n, true));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_DISABLE,
+			      1U << BCS_DIST_BURST, 0, tids, n));
+	EXPECT_TRUE(all_tracking(self->fd, BT_JOB_A, tids, n, false));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_RELEASE, 0, 0,
+			      tids, n));
+	EXPECT_EQ(0, next_pids(self->fd, BT_JOB_A, got, n + 1));
+	EXPECT_EQ(base, dist_info(NULL, UID_ROW, 0, 1));
+}
+
 BT_HARNESS_MAIN
