@@ -61,6 +61,10 @@
  * order BCS_DIST_NEXT reads them.  A reader in another pid namespace than
  * the initial one walks @pids, at most dist_max_job_tasks entries.
  *
+ * BCS_IOC_DIST_CTL works in batches of BCS_DIST_BATCH tasks (see
+ * bcs_dist_run()), so that no section with interrupts off grows with the
+ * job.
+ *
  * Locking: bcs_dist_mutex serialises the ioctls and the freeing of
  * trackers and histograms, so that a reader holding it may keep a
  * tracker pointer (BCS_IOC_DIST_READ drops it before copying out);
@@ -544,28 +548,32 @@ static int bcs_dist_task_add(struct bcs_dist_ctx *ctx,
 {
 	u32 key = task_pid_nr(bt->task);
 	struct bcs_dist_task *old = xa_load(&ctx->pids, key);
+	bool moved = false;
 	void *e;
 	int err;
 
 	if (!old && ctx->nr_tasks >= READ_ONCE(bcs_dist_max_job))
 		return -ENOSPC;
 	tr->uid = task_uid(bt->task);
-	if (!old || !uid_eq(old->uid, tr->uid) || !old->charged) {
-		err = bcs_dist_charge(tr);
-		if (err)
-			return err;
-	} else {
+	if (old && old->charged && uid_eq(old->uid, tr->uid)) {
 		/* @old's count goes to @tr. */
 		old->charged = false;
 		tr->charged = true;
+		moved = true;
+	} else {
+		err = bcs_dist_charge(tr);
+		if (err)
+			return err;
 	}
+	/* Only a new index may need memory, and fail. */
 	e = xa_store(&ctx->pids, key, tr,
 		     GFP_ATOMIC | __GFP_ACCOUNT | __GFP_NOWARN);
 	if (xa_is_err(e)) {
-		bcs_dist_uncharge(tr);
-		if (old && !old->charged) {
+		if (moved) {
 			old->charged = true;
 			tr->charged = false;
+		} else {
+			bcs_dist_uncharge(tr);
 		}
 		return -ENOMEM;
 	}
