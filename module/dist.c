@@ -600,6 +600,27 @@ static int bcs_dist_task_add(struct bcs_dist_ctx *ctx,
 	return 0;
 }
 
+/*
+ * Would a tracker of @bt in @ctx pass a bound?  -ENOSPC, -EDQUOT or 0,
+ * as bcs_dist_task_add() would answer, before anything is allocated.
+ * bcs_dist_lock held.
+ */
+static int bcs_dist_full(struct bcs_dist_ctx *ctx, struct bcs_task *bt)
+{
+	struct bcs_dist_task *old = xa_load(&ctx->pids, task_pid_nr(bt->task));
+	kuid_t uid = task_uid(bt->task);
+	void *n;
+
+	if (!old && ctx->nr_tasks >= READ_ONCE(bcs_dist_max_job))
+		return -ENOSPC;
+	if (old && old->charged && uid_eq(old->uid, uid))
+		return 0;
+	n = xa_load(&bcs_dist_users, __kuid_val(uid));
+	if (n && xa_to_value(n) >= READ_ONCE(bcs_dist_max_user))
+		return -EDQUOT;
+	return 0;
+}
+
 /* Take gone tracker @tr out of @ctx, to free.  bcs_dist_lock held. */
 static void bcs_dist_task_del(struct bcs_dist_ctx *ctx,
 			      struct bcs_dist_task *tr)
@@ -728,10 +749,10 @@ void bcs_dist_linked(struct bcs_task *bt)
 	ctx = bcs_dist_ctx_find(bt->job->id);
 	if (!ctx || ctx->dead || !ctx->metrics || bcs_dist_of(bt))
 		goto out;
-	/* Past the job's bound, nothing is allocated. */
-	if (ctx->nr_tasks >= READ_ONCE(bcs_dist_max_job) &&
-	    !xa_load(&ctx->pids, task_pid_nr(bt->task))) {
-		bcs_dist_drop(ctx, -ENOSPC);
+	/* Past a bound, nothing is allocated. */
+	err = bcs_dist_full(ctx, bt);
+	if (err) {
+		bcs_dist_drop(ctx, err);
 		goto out;
 	}
 	tr = bcs_dist_task_alloc(gfp);
