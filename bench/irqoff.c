@@ -19,7 +19,14 @@
  *   task_stats  BCS_IOC_TASK_STATS of every task (anyone)
  *   attach      detach and attach the whole process (its owner)
  *   switch      driven strobes, switching between two rows (the driver)
+ *   dist_read   BCS_IOC_DIST_READ with BCS_DIST_NEXT, one task a call,
+ *               round the job's tracked tasks, histogram included (anyone)
+ *   dist_ctl    BCS_IOC_DIST_CTL: disable and enable every metric of the
+ *               whole job (its owner)
  *
+ * Distributions are enabled for the whole job (every metric, resolution
+ * 0) before the first dist_ path, so that every attached task is tracked
+ * from then on (the paths before it run without them).
  * Usage: irqoff [-n THREADS] [-s SECONDS] [-i INTERVAL_US] [-p PATHS]
  * Prints one line per path: max latency in us, calls made, and the ratio
  * of the max to idle's.  Reports numbers; never fails on a timing.
@@ -136,6 +143,8 @@ struct ctx {
 	struct bcs_task_stat *stats;
 	struct bcs_job_info jobs[8];
 	uint64_t slice;
+	pid_t cursor;			/* dist_read: the last pid read */
+	char hist[64 << 10];
 };
 
 static void call_path(struct ctx *c, const char *path)
@@ -165,6 +174,20 @@ static void call_path(struct ctx *c, const char *path)
 	} else if (!strcmp(path, "switch")) {
 		c->slice++;
 		bench_strobe_now(c->fd, c->slice, c->slice % 2);
+	} else if (!strcmp(path, "dist_read")) {
+		struct bcs_dist_read rd;
+
+		if (bench_dist_read(c->fd, c->job, c->cursor, BCS_DIST_BURST,
+				    BCS_DIST_NEXT, c->hist, sizeof(c->hist),
+				    &rd))
+			c->cursor = 0;
+		else
+			c->cursor = rd.pid;
+	} else if (!strcmp(path, "dist_ctl")) {
+		bench_dist_ctl(c->fd, c->job, BCS_DIST_DISABLE, BCS_DIST_ALL,
+			       0);
+		bench_dist_ctl(c->fd, c->job, BCS_DIST_ENABLE, BCS_DIST_ALL,
+			       0);
 	} else {
 		usleep(1000);
 	}
@@ -172,11 +195,13 @@ static void call_path(struct ctx *c, const char *path)
 
 int main(int argc, char **argv)
 {
-	const char *paths = "idle,job_list,task_stats,attach,switch";
+	const char *paths =
+		"idle,job_list,task_stats,attach,switch,dist_read,dist_ctl";
 	int secs = 5, interval = 200, opt;
 	char out[] = "/tmp/irqoff-cyclictest.txt";
 	long idle_max = -1;
-	struct ctx c = { .nthreads = 4096 };
+	bool dist_on = false;
+	static struct ctx c = { .nthreads = 4096 };
 	char *list, *path, *save;
 
 	while ((opt = getopt(argc, argv, "n:s:i:p:h")) != -1) {
@@ -223,6 +248,12 @@ int main(int argc, char **argv)
 		long max;
 		int st;
 
+		if (!strncmp(path, "dist_", 5) && !dist_on) {
+			if (bench_dist_ctl(c.fd, c.job, BCS_DIST_ENABLE,
+					   BCS_DIST_ALL, 0))
+				bench_die("distributions");
+			dist_on = true;
+		}
 		ct = start_cyclictest(secs, interval, out);
 		usleep(200000);		/* cyclictest is up */
 		end = bench_now() + (uint64_t)(secs - 1) * NSEC_PER_SEC;
@@ -244,6 +275,7 @@ int main(int argc, char **argv)
 	kill(c.target, SIGKILL);
 	waitpid(c.target, NULL, 0);
 	bench_job_destroy(c.fd, c.job);
+	bench_dist_ctl(c.fd, c.job, BCS_DIST_RELEASE, 0, 0);
 	bench_job_destroy(c.fd, c.other);
 	return 0;
 }

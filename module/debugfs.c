@@ -90,6 +90,13 @@ static int bcs_state_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(bcs_state);
 
+static int bcs_dist_file_show(struct seq_file *m, void *v)
+{
+	bcs_dist_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(bcs_dist_file);
+
 static int bcs_jobs_show(struct seq_file *m, void *v)
 {
 	struct bcs_kjob *job;
@@ -203,6 +210,8 @@ void bcs_debugfs_init(void)
 			    &bcs_tasks_fops);
 	debugfs_create_file("slices", 0444, bcs_debugfs_dir, NULL,
 			    &bcs_slices_fops);
+	debugfs_create_file("dist", 0444, bcs_debugfs_dir, NULL,
+			    &bcs_dist_file_fops);
 }
 
 void bcs_debugfs_exit(void)

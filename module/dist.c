@@ -38,16 +38,41 @@
  * Nothing is allocated in the probes: histograms are allocated when a
  * metric is enabled (BCS_IOC_DIST_CTL), or without sleeping when a task
  * joins a job whose distributions are enabled as a whole (fork, attach).
- * The statistics of a task that leaves its job stay in the job's context
- * (struct bcs_dist_ctx) until released, also after the job is destroyed.
- * Contexts of destroyed jobs are kept in the order of their destruction,
- * at most dist_kept_jobs of them (module parameter): past it the oldest
- * goes, counted in bcs_dist_dead_dropped (debugfs bcs/state).
+ * Every allocation is charged to the memory cgroup of the task that makes
+ * it (__GFP_ACCOUNT): the caller of the ioctl, or the task that forks or
+ * attaches.  The statistics of a task that leaves its job stay in the
+ * job's context (struct bcs_dist_ctx) until released, also after the job
+ * is destroyed; a task of the same pid that joins the same job later
+ * replaces them.  Contexts of destroyed jobs are kept in the order of
+ * their destruction, at most dist_kept_jobs of them (module parameter):
+ * past it the oldest goes, counted in bcs_dist_dead_dropped (debugfs
+ * bcs/state).
+ *
+ * Bounds: a context holds at most dist_max_job_tasks trackers, and the
+ * tasks of one uid have at most dist_max_user_tasks trackers in all
+ * (module parameters; trackers of tasks that left count until freed).
+ * An enable that would pass a bound fails (-ENOSPC for the job's,
+ * -EDQUOT for a uid's); a task joining a job past a bound is not tracked,
+ * counted in bcs_dist_dropped_job or bcs_dist_dropped_user and in the
+ * context's drops (debugfs bcs/dist).
+ *
+ * Lookups: contexts by job id in bcs_dist_ctxs_xa; trackers by task in
+ * bcs_dist_hash (the probes), by pid in their context's @pids, in the
+ * order BCS_DIST_NEXT reads them.  A reader in another pid namespace than
+ * the initial one walks @pids, at most dist_max_job_tasks entries.
+ *
+ * BCS_IOC_DIST_CTL works in batches of BCS_DIST_BATCH tasks (see
+ * bcs_dist_run()), so that no section with interrupts off grows with the
+ * job.
  *
  * Locking: bcs_dist_mutex serialises the ioctls and the freeing of
- * trackers, so that a reader holding it may keep a tracker pointer;
- * bcs_dist_lock (inside bcs_lock) protects the contexts, their lists, the
- * hash and the filter; struct bcs_dist_task.lock the state of one task.
+ * trackers and histograms, so that a reader holding it may keep a
+ * tracker pointer (BCS_IOC_DIST_READ drops it before copying out);
+ * bcs_dist_lock (inside bcs_lock) protects the contexts, their lists and
+ * xarrays (every change to an xarray is made under it, interrupts off),
+ * the hash, the filter and the counts; struct bcs_dist_task.lock the
+ * state of one task.  Contexts are freed after an RCU grace period, so
+ * that a reader may find one and its trackers under rcu_read_lock().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -61,7 +86,9 @@
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
+#include <linux/seq_file.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -70,6 +97,7 @@
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include "compat.h"
 #include "dist.h"
@@ -92,6 +120,8 @@ struct bcs_dist_task {
 	struct bcs_task *bt;		/* NULL once gone */
 	struct pid *pid;		/* a reference, for reads after exit */
 	kuid_t uid;
+	u32 key;			/* pid in the initial namespace */
+	bool charged;			/* counted in bcs_dist_users */
 	raw_spinlock_t lock;
 	/* lock; @active and @metrics also bcs_dist_lock to change. */
 	bool active;			/* counted in bcs_dist_filter */
@@ -115,12 +145,19 @@ struct bcs_dist_task {
 struct bcs_dist_ctx {
 	struct list_head node;		/* in bcs_dist_ctxs */
 	struct list_head tasks;		/* struct bcs_dist_task.node */
+	struct xarray pids;		/* the same, by key; RCU to read */
 	struct list_head dead_node;	/* in bcs_dist_dead once @dead */
+	struct rcu_head rcu;
 	u32 job;
+	u32 nr_tasks;			/* on @tasks */
 	bool dead;			/* the job was destroyed */
+	bool uid_set;			/* @uid is that of a tracker */
+	bool mixed;			/* trackers of several uids were added */
+	kuid_t uid;			/* of every tracker added, if !@mixed */
 	u32 metrics;			/* enabled for the whole job */
 	u32 sub_bits[BCS_DIST_METRICS];
 	u64 failures;			/* joins without memory to track */
+	u64 dropped;			/* joins past a bound */
 };
 
 #define BCS_DIST_FILTER_BITS	10
@@ -128,9 +165,17 @@ struct bcs_dist_ctx {
 static DEFINE_MUTEX(bcs_dist_mutex);
 static DEFINE_SPINLOCK(bcs_dist_lock);
 static LIST_HEAD(bcs_dist_ctxs);		/* bcs_dist_lock */
+/* The contexts by job id; bcs_dist_lock to change, RCU to read. */
+static DEFINE_XARRAY(bcs_dist_ctxs_xa);
+/* Trackers per uid (xa_mk_value()), bcs_dist_lock. */
+static DEFINE_XARRAY(bcs_dist_users);
+static u32 bcs_dist_nr_tasks;			/* bcs_dist_lock: charged */
+static u64 bcs_dist_dropped_job;		/* bcs_dist_lock */
+static u64 bcs_dist_dropped_user;		/* bcs_dist_lock */
+static u64 bcs_dist_nomem;			/* bcs_dist_lock */
 static u32 bcs_dist_nr_ctx;			/* bcs_dist_lock and bcs_lock */
 static u32 bcs_dist_nr_active;			/* bcs_dist_lock */
-static DEFINE_HASHTABLE(bcs_dist_hash, 8);	/* bcs_dist_lock, RCU */
+static DEFINE_HASHTABLE(bcs_dist_hash, 10);	/* bcs_dist_lock, RCU */
 static u16 bcs_dist_filter[1 << BCS_DIST_FILTER_BITS];	/* bcs_dist_lock */
 static LIST_HEAD(bcs_dist_free_list);		/* bcs_dist_lock */
 /* Contexts of destroyed jobs, oldest destruction first. */
@@ -172,6 +217,33 @@ static const struct kernel_param_ops bcs_dist_kept_ops = {
 module_param_cb(dist_kept_jobs, &bcs_dist_kept_ops, &bcs_dist_kept, 0644);
 MODULE_PARM_DESC(dist_kept_jobs,
 		 "Destroyed jobs whose distributions are kept until released; past it the oldest go (1..65536, default 1024)");
+
+/*
+ * The most trackers of one job's context, and of the tasks of one uid in
+ * all contexts (see "Bounds" at the top).  Changed at run time, they apply
+ * to the trackers added from then on.
+ */
+static unsigned int bcs_dist_max_job = 4096;
+static unsigned int bcs_dist_max_user = 16384;
+
+static int bcs_dist_max_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, BCS_DIST_TASKS_MAX);
+}
+
+static const struct kernel_param_ops bcs_dist_max_ops = {
+	.set	= bcs_dist_max_set,
+	.get	= param_get_uint,
+};
+
+module_param_cb(dist_max_job_tasks, &bcs_dist_max_ops, &bcs_dist_max_job,
+		0644);
+MODULE_PARM_DESC(dist_max_job_tasks,
+		 "Most tasks whose distributions one job keeps, gone ones included (1..1048576, default 4096)");
+module_param_cb(dist_max_user_tasks, &bcs_dist_max_ops, &bcs_dist_max_user,
+		0644);
+MODULE_PARM_DESC(dist_max_user_tasks,
+		 "Most tasks of one uid whose distributions are kept, gone ones included (1..1048576, default 16384)");
 
 /* The clock of every interval; see the top of this file. */
 static inline u64 bcs_dist_now(void)
@@ -391,7 +463,7 @@ static struct bcs_dist_hist *bcs_dist_hist_alloc(u32 sub_bits, gfp_t gfp)
 	u32 nr = bcs_hist_buckets(sub_bits);
 	struct bcs_dist_hist *h;
 
-	if (gfp == GFP_KERNEL)
+	if (gfpflags_allow_blocking(gfp))
 		h = kvzalloc(struct_size(h, buckets, nr), gfp);
 	else
 		h = kzalloc(struct_size(h, buckets, nr), gfp);
@@ -411,26 +483,166 @@ static struct bcs_dist_task *bcs_dist_task_alloc(gfp_t gfp)
 	return tr;
 }
 
+/* Count @tr's task in its uid's trackers, if under the bound. */
+static int bcs_dist_charge(struct bcs_dist_task *tr)
+{
+	unsigned long k = __kuid_val(tr->uid);
+	unsigned long n = xa_to_value(xa_load(&bcs_dist_users, k) ?:
+				      xa_mk_value(0));
+
+	if (n >= READ_ONCE(bcs_dist_max_user))
+		return -EDQUOT;
+	if (xa_is_err(xa_store(&bcs_dist_users, k, xa_mk_value(n + 1),
+			       GFP_ATOMIC | __GFP_ACCOUNT | __GFP_NOWARN)))
+		return -ENOMEM;
+	tr->charged = true;
+	bcs_dist_nr_tasks++;
+	return 0;
+}
+
+/* Undo bcs_dist_charge().  bcs_dist_lock held. */
+static void bcs_dist_uncharge(struct bcs_dist_task *tr)
+{
+	unsigned long k = __kuid_val(tr->uid);
+	unsigned long n = xa_to_value(xa_load(&bcs_dist_users, k) ?:
+				      xa_mk_value(1));
+
+	if (!tr->charged)
+		return;
+	tr->charged = false;
+	bcs_dist_nr_tasks--;
+	/* Either replaces a value in place or erases: no allocation. */
+	if (n > 1)
+		xa_store(&bcs_dist_users, k, xa_mk_value(n - 1), GFP_ATOMIC);
+	else
+		xa_erase(&bcs_dist_users, k);
+}
+
+/* Free @tr, no longer reachable.  bcs_dist_lock not held. */
 static void bcs_dist_task_free(struct bcs_dist_task *tr)
 {
+	unsigned long flags;
 	int m;
 
+	if (tr->charged) {
+		spin_lock_irqsave(&bcs_dist_lock, flags);
+		bcs_dist_uncharge(tr);
+		spin_unlock_irqrestore(&bcs_dist_lock, flags);
+	}
 	for (m = 0; m < BCS_DIST_METRICS; m++)
 		kvfree(tr->hist[m]);
 	put_pid(tr->pid);
 	kfree(tr);
 }
 
-/* Make @tr the tracker of @bt in @ctx.  bcs_lock and bcs_dist_lock held. */
-static void bcs_dist_task_add(struct bcs_dist_ctx *ctx,
-			      struct bcs_dist_task *tr, struct bcs_task *bt)
+static void bcs_dist_task_gone(struct bcs_dist_task *tr, u64 now);
+
+/*
+ * Make @tr the tracker of @bt in @ctx, in place of one of a task of the
+ * same pid that left: 0, or -ENOSPC (@ctx is full), -EDQUOT (the task's
+ * uid has its most trackers) or -ENOMEM, with @tr untouched.  bcs_lock
+ * and bcs_dist_lock held.
+ */
+static int bcs_dist_task_add(struct bcs_dist_ctx *ctx,
+			     struct bcs_dist_task *tr, struct bcs_task *bt)
 {
+	u32 key = task_pid_nr(bt->task);
+	struct bcs_dist_task *old = xa_load(&ctx->pids, key);
+	bool moved = false;
+	void *e;
+	int err;
+
+	if (!old && ctx->nr_tasks >= READ_ONCE(bcs_dist_max_job))
+		return -ENOSPC;
+	tr->uid = task_uid(bt->task);
+	if (old && old->charged && uid_eq(old->uid, tr->uid)) {
+		/* @old's count goes to @tr. */
+		old->charged = false;
+		tr->charged = true;
+		moved = true;
+	} else {
+		err = bcs_dist_charge(tr);
+		if (err)
+			return err;
+	}
+	/* Only a new index may need memory, and fail. */
+	e = xa_store(&ctx->pids, key, tr,
+		     GFP_ATOMIC | __GFP_ACCOUNT | __GFP_NOWARN);
+	if (xa_is_err(e)) {
+		if (moved) {
+			old->charged = true;
+			tr->charged = false;
+		} else {
+			bcs_dist_uncharge(tr);
+		}
+		return -ENOMEM;
+	}
+	if (old) {
+		if (!old->gone)
+			bcs_dist_task_gone(old, bcs_dist_now());
+		list_move_tail(&old->node, &bcs_dist_free_list);
+		schedule_work(&bcs_dist_free_work);
+	} else {
+		ctx->nr_tasks++;
+	}
+	if (!ctx->uid_set) {
+		ctx->uid = tr->uid;
+		ctx->uid_set = true;
+	} else if (!uid_eq(ctx->uid, tr->uid)) {
+		ctx->mixed = true;
+	}
+	tr->key = key;
 	tr->task = bt->task;
 	tr->bt = bt;
 	tr->pid = get_task_pid(bt->task, PIDTYPE_PID);
-	tr->uid = task_uid(bt->task);
 	hash_add_rcu(bcs_dist_hash, &tr->hash, (unsigned long)bt->task);
 	list_add_tail(&tr->node, &ctx->tasks);
+	return 0;
+}
+
+/*
+ * Would a tracker of @bt in @ctx pass a bound?  -ENOSPC, -EDQUOT or 0,
+ * as bcs_dist_task_add() would answer, before anything is allocated.
+ * bcs_dist_lock held.
+ */
+static int bcs_dist_full(struct bcs_dist_ctx *ctx, struct bcs_task *bt)
+{
+	struct bcs_dist_task *old = xa_load(&ctx->pids, task_pid_nr(bt->task));
+	kuid_t uid = task_uid(bt->task);
+	void *n;
+
+	if (!old && ctx->nr_tasks >= READ_ONCE(bcs_dist_max_job))
+		return -ENOSPC;
+	if (old && old->charged && uid_eq(old->uid, uid))
+		return 0;
+	n = xa_load(&bcs_dist_users, __kuid_val(uid));
+	if (n && xa_to_value(n) >= READ_ONCE(bcs_dist_max_user))
+		return -EDQUOT;
+	return 0;
+}
+
+/* Take gone tracker @tr out of @ctx, to free.  bcs_dist_lock held. */
+static void bcs_dist_task_del(struct bcs_dist_ctx *ctx,
+			      struct bcs_dist_task *tr)
+{
+	if (xa_load(&ctx->pids, tr->key) == tr)
+		xa_erase(&ctx->pids, tr->key);
+	ctx->nr_tasks--;
+}
+
+/* Count a join past a bound (@err) or without memory.  bcs_dist_lock. */
+static void bcs_dist_drop(struct bcs_dist_ctx *ctx, int err)
+{
+	if (err == -ENOMEM) {
+		ctx->failures++;
+		bcs_dist_nomem++;
+		return;
+	}
+	ctx->dropped++;
+	if (err == -EDQUOT)
+		bcs_dist_dropped_user++;
+	else
+		bcs_dist_dropped_job++;
 }
 
 /* The tracker of attached task @bt, if any.  bcs_dist_lock held. */
@@ -441,14 +653,10 @@ static struct bcs_dist_task *bcs_dist_of(const struct bcs_task *bt)
 	return tr && tr->bt == bt ? tr : NULL;
 }
 
+/* Context: bcs_dist_lock or RCU. */
 static struct bcs_dist_ctx *bcs_dist_ctx_find(u32 job)
 {
-	struct bcs_dist_ctx *ctx;
-
-	list_for_each_entry(ctx, &bcs_dist_ctxs, node)
-		if (ctx->job == job)
-			return ctx;
-	return NULL;
+	return xa_load(&bcs_dist_ctxs_xa, job);
 }
 
 /* Trackers on bcs_dist_free_list, freed after a grace period. */
@@ -501,7 +709,9 @@ static void bcs_dist_ctx_free(struct bcs_dist_ctx *ctx)
 	}
 	list_del(&ctx->node);
 	bcs_dist_nr_ctx--;
-	kfree(ctx);
+	xa_erase(&bcs_dist_ctxs_xa, ctx->job);
+	xa_destroy(&ctx->pids);
+	kfree_rcu(ctx, rcu);
 }
 
 /* Free @ctx and its trackers (later).  bcs_dist_lock held. */
@@ -513,6 +723,7 @@ static void bcs_dist_ctx_drop(struct bcs_dist_ctx *ctx, u64 now)
 		if (!tr->gone)
 			bcs_dist_task_gone(tr, now);
 	list_splice_tail_init(&ctx->tasks, &bcs_dist_free_list);
+	ctx->nr_tasks = 0;
 	bcs_dist_ctx_free(ctx);
 }
 
@@ -526,10 +737,11 @@ static void bcs_dist_ctx_drop(struct bcs_dist_ctx *ctx, u64 now)
  */
 void bcs_dist_linked(struct bcs_task *bt)
 {
+	const gfp_t gfp = GFP_ATOMIC | __GFP_ACCOUNT | __GFP_NOWARN;
 	struct bcs_dist_ctx *ctx;
 	struct bcs_dist_task *tr;
 	unsigned long flags;
-	int m;
+	int m, err;
 
 	if (!bcs_dist_nr_ctx)
 		return;
@@ -537,22 +749,29 @@ void bcs_dist_linked(struct bcs_task *bt)
 	ctx = bcs_dist_ctx_find(bt->job->id);
 	if (!ctx || ctx->dead || !ctx->metrics || bcs_dist_of(bt))
 		goto out;
-	tr = bcs_dist_task_alloc(GFP_ATOMIC | __GFP_NOWARN);
+	/* Past a bound, nothing is allocated. */
+	err = bcs_dist_full(ctx, bt);
+	if (err) {
+		bcs_dist_drop(ctx, err);
+		goto out;
+	}
+	tr = bcs_dist_task_alloc(gfp);
 	for (m = 0; tr && m < BCS_DIST_METRICS; m++) {
 		if (!(ctx->metrics & BIT(m)))
 			continue;
-		tr->hist[m] = bcs_dist_hist_alloc(ctx->sub_bits[m],
-						  GFP_ATOMIC | __GFP_NOWARN);
+		tr->hist[m] = bcs_dist_hist_alloc(ctx->sub_bits[m], gfp);
 		if (!tr->hist[m]) {
-			bcs_dist_task_free(tr);
+			bcs_dist_task_free(tr);	/* not charged */
 			tr = NULL;
 		}
 	}
-	if (!tr) {
-		ctx->failures++;
+	err = tr ? bcs_dist_task_add(ctx, tr, bt) : -ENOMEM;
+	if (err) {
+		if (tr)
+			bcs_dist_task_free(tr);
+		bcs_dist_drop(ctx, err);
 		goto out;
 	}
-	bcs_dist_task_add(ctx, tr, bt);
 	raw_spin_lock(&tr->lock);
 	tr->metrics = ctx->metrics;
 	bcs_dist_activate(tr, bcs_dist_now());
@@ -641,7 +860,6 @@ void bcs_dist_job_destroyed(struct bcs_kjob *job)
 u32 bcs_dist_job_tasks(u32 id)
 {
 	struct bcs_dist_ctx *ctx;
-	struct bcs_dist_task *tr;
 	unsigned long flags;
 	u32 n = 0;
 
@@ -650,8 +868,7 @@ u32 bcs_dist_job_tasks(u32 id)
 	spin_lock_irqsave(&bcs_dist_lock, flags);
 	ctx = bcs_dist_ctx_find(id);
 	if (ctx)
-		list_for_each_entry(tr, &ctx->tasks, node)
-			n++;
+		n = ctx->nr_tasks;
 	spin_unlock_irqrestore(&bcs_dist_lock, flags);
 	return n;
 }
@@ -665,6 +882,43 @@ void bcs_dist_get_kept(u32 *kept, u64 *dropped)
 	*kept = bcs_dist_nr_dead;
 	*dropped = bcs_dist_dead_dropped;
 	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+}
+
+/*
+ * bcs_dist_show - debugfs bcs/dist: the bounds, the trackers and the drops
+ * in all, then the trackers of each uid that has some and of each context.
+ * A snapshot of a bounded number of lines at a time: the xarrays are read
+ * under RCU, the counts may move meanwhile.
+ */
+void bcs_dist_show(struct seq_file *m)
+{
+	struct bcs_dist_ctx *ctx;
+	unsigned long flags, k;
+	u64 drop_job, drop_user, nomem;
+	u32 nr;
+	void *e;
+
+	spin_lock_irqsave(&bcs_dist_lock, flags);
+	nr = bcs_dist_nr_tasks;
+	drop_job = bcs_dist_dropped_job;
+	drop_user = bcs_dist_dropped_user;
+	nomem = bcs_dist_nomem;
+	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+	seq_printf(m, "max_job_tasks: %u\n", READ_ONCE(bcs_dist_max_job));
+	seq_printf(m, "max_user_tasks: %u\n", READ_ONCE(bcs_dist_max_user));
+	seq_printf(m, "tasks: %u\n", nr);
+	seq_printf(m, "dropped_job_bound: %llu\n", drop_job);
+	seq_printf(m, "dropped_user_bound: %llu\n", drop_user);
+	seq_printf(m, "dropped_no_memory: %llu\n", nomem);
+	seq_puts(m, "uid tasks\n");
+	rcu_read_lock();
+	xa_for_each(&bcs_dist_users, k, e)
+		seq_printf(m, "%lu %lu\n", k, xa_to_value(e));
+	seq_puts(m, "job tasks dropped failures\n");
+	xa_for_each(&bcs_dist_ctxs_xa, k, ctx)
+		seq_printf(m, "%lu %u %llu %llu\n", k, READ_ONCE(ctx->nr_tasks),
+			   READ_ONCE(ctx->dropped), READ_ONCE(ctx->failures));
+	rcu_read_unlock();
 }
 
 /*
@@ -754,6 +1008,17 @@ static bool bcs_dist_may_see(const struct bcs_dist_task *tr, bool all)
 }
 
 /*
+ * May the caller see some tracker of @ctx?  Not if every tracker ever
+ * added to it is of another uid: the test before any walk.
+ */
+static bool bcs_dist_may_see_ctx(const struct bcs_dist_ctx *ctx, bool all)
+{
+	return all || READ_ONCE(ctx->mixed) ||
+	       uid_eq(ctx->uid, current_uid()) ||
+	       uid_eq(ctx->uid, current_euid());
+}
+
+/*
  * The tasks of @pids with a reference each, if the caller may signal them
  * (as attach: kill(2)'s check for signal 0).
  */
@@ -810,13 +1075,19 @@ struct bcs_dist_pool {
 	u32 want_tr, want_hist;
 };
 
+/*
+ * Grow @p to what the last try counted (@want_*) beyond what is used
+ * already: an operation in batches fills it again for each batch that
+ * needs more.
+ */
 static int bcs_dist_pool_fill(struct bcs_dist_pool *p, u32 sub_bits)
 {
-	u32 nr_tr = p->want_tr + 4, nr_hist = p->want_hist + 4;
+	u32 nr_tr = p->used_tr + p->want_tr + 4;
+	u32 nr_hist = p->used_hist + p->want_hist + 4;
 	void *a;
 
 	if (!p->ctx) {
-		p->ctx = kzalloc(sizeof(*p->ctx), GFP_KERNEL);
+		p->ctx = kzalloc(sizeof(*p->ctx), GFP_KERNEL_ACCOUNT);
 		if (!p->ctx)
 			return -ENOMEM;
 	}
@@ -829,7 +1100,8 @@ static int bcs_dist_pool_fill(struct bcs_dist_pool *p, u32 sub_bits)
 		kvfree(p->tr);
 		p->tr = a;
 		for (; p->nr_tr < nr_tr; p->nr_tr++) {
-			p->tr[p->nr_tr] = bcs_dist_task_alloc(GFP_KERNEL);
+			p->tr[p->nr_tr] =
+				bcs_dist_task_alloc(GFP_KERNEL_ACCOUNT);
 			if (!p->tr[p->nr_tr])
 				return -ENOMEM;
 		}
@@ -842,13 +1114,18 @@ static int bcs_dist_pool_fill(struct bcs_dist_pool *p, u32 sub_bits)
 			memcpy(a, p->hist, p->nr_hist * sizeof(*p->hist));
 		kvfree(p->hist);
 		p->hist = a;
-		kvfree(p->old);
-		p->old = kvcalloc(nr_hist, sizeof(*p->old), GFP_KERNEL);
-		if (!p->old)
+		/* At most one histogram replaced for each one used. */
+		a = kvcalloc(nr_hist, sizeof(*p->old), GFP_KERNEL);
+		if (!a)
 			return -ENOMEM;
+		if (p->nr_old)
+			memcpy(a, p->old, p->nr_old * sizeof(*p->old));
+		kvfree(p->old);
+		p->old = a;
 		for (; p->nr_hist < nr_hist; p->nr_hist++) {
-			p->hist[p->nr_hist] = bcs_dist_hist_alloc(sub_bits,
-								  GFP_KERNEL);
+			p->hist[p->nr_hist] =
+				bcs_dist_hist_alloc(sub_bits,
+						    GFP_KERNEL_ACCOUNT);
 			if (!p->hist[p->nr_hist])
 				return -ENOMEM;
 		}
@@ -873,18 +1150,24 @@ static void bcs_dist_pool_free(struct bcs_dist_pool *p)
 	kfree(p->ctx);
 }
 
-/* Enable @ctl's metrics for @bt.  bcs_dist_lock held, pool big enough. */
-static void bcs_dist_enable_one(struct bcs_dist_ctx *ctx, struct bcs_task *bt,
-				const struct bcs_dist_ctl *ctl,
-				struct bcs_dist_pool *p, u64 now)
+/*
+ * Enable @ctl's metrics for @bt: 0 or the error of bcs_dist_task_add().
+ * bcs_dist_lock held, pool big enough.
+ */
+static int bcs_dist_enable_one(struct bcs_dist_ctx *ctx, struct bcs_task *bt,
+			       const struct bcs_dist_ctl *ctl,
+			       struct bcs_dist_pool *p, u64 now)
 {
 	struct bcs_dist_task *tr = bcs_dist_of(bt);
 	struct bcs_dist_hist *h;
-	int m;
+	int m, err;
 
 	if (!tr) {
-		tr = p->tr[p->used_tr++];
-		bcs_dist_task_add(ctx, tr, bt);
+		tr = p->tr[p->used_tr];
+		err = bcs_dist_task_add(ctx, tr, bt);
+		if (err)
+			return err;
+		p->used_tr++;
 	}
 	raw_spin_lock(&tr->lock);
 	for (m = 0; m < BCS_DIST_METRICS; m++) {
@@ -899,6 +1182,7 @@ static void bcs_dist_enable_one(struct bcs_dist_ctx *ctx, struct bcs_task *bt,
 	if (!tr->active)
 		bcs_dist_activate(tr, now);
 	raw_spin_unlock(&tr->lock);
+	return 0;
 }
 
 /* What enabling @metrics at @sub_bits for @bt takes from the pool. */
@@ -928,116 +1212,353 @@ static void bcs_dist_disable_one(struct bcs_dist_task *tr, u32 metrics,
 	raw_spin_unlock(&tr->lock);
 }
 
-static void bcs_dist_release_one(struct bcs_dist_task *tr,
+static void bcs_dist_release_one(struct bcs_dist_ctx *ctx,
+				 struct bcs_dist_task *tr,
 				 struct list_head *released, u64 now)
 {
 	if (!tr->gone)
 		bcs_dist_task_gone(tr, now);
+	bcs_dist_task_del(ctx, tr);
 	list_move_tail(&tr->node, released);
 }
 
+/* Live job @id.  bcs_lock or RCU. */
 static struct bcs_kjob *bcs_dist_job_find(u32 id)
 {
 	struct bcs_kjob *job;
 
-	list_for_each_entry(job, &bcs_jobs, node)
+	list_for_each_entry_rcu(job, &bcs_jobs, node)
 		if (job->id == id)
 			return job;
 	return NULL;
 }
 
 /*
- * One try at an operation, under bcs_lock and bcs_dist_lock.  Return:
- * 0, -EAGAIN if @p must grow first, or the error of the operation.
+ * The ioctl works in batches of at most BCS_DIST_BATCH tasks, each under
+ * bcs_lock and bcs_dist_lock, interrupts on in between: the longest
+ * section with interrupts off does not grow with the job.  A whole job's
+ * operation first changes its context's metrics, which the join hook
+ * reads, so that tasks joining during the batches are the hook's.
  */
-static int bcs_dist_apply(const struct bcs_dist_ctl *ctl,
-			  struct task_struct **tasks, bool admin,
-			  struct bcs_dist_pool *p, struct list_head *released)
+#define BCS_DIST_BATCH	64
+
+/*
+ * The tasks of live job @id, a reference each, in *@tasks and *@nr:
+ * those that are in it now.  Under RCU, interrupts on.
+ */
+static int bcs_dist_snapshot(u32 id, struct task_struct ***tasks, u32 *nr)
+{
+	struct task_struct **t = NULL;
+	struct bcs_kjob *job;
+	struct bcs_task *bt;
+	u32 cap = 0, n = 0;
+	bool more = true;
+
+	while (more) {
+		if (t) {
+			while (n)
+				put_task_struct(t[--n]);
+			kvfree(t);
+		}
+		rcu_read_lock();
+		job = bcs_dist_job_find(id);
+		if (job)
+			cap = max(cap * 2, READ_ONCE(job->nr_tasks) + 16);
+		rcu_read_unlock();
+		if (!job)
+			return -ENOENT;
+		t = kvmalloc_array(cap, sizeof(*t), GFP_KERNEL);
+		if (!t)
+			return -ENOMEM;
+		more = false;
+		rcu_read_lock();
+		job = bcs_dist_job_find(id);
+		/* A task's reference is its bcs_task's until a grace period. */
+		if (job) {
+			list_for_each_entry_rcu(bt, &job->tasks, job_node) {
+				if (n == cap) {
+					more = true;
+					break;
+				}
+				t[n] = bt->task;
+				get_task_struct(t[n++]);
+			}
+		}
+		rcu_read_unlock();
+	}
+	*tasks = t;
+	*nr = n;
+	return 0;
+}
+
+/* How many of @tasks have no tracker: an estimate, under RCU. */
+static u32 bcs_dist_want(struct task_struct **tasks, u32 nr)
+{
+	u32 i, want = 0;
+
+	rcu_read_lock();
+	for (i = 0; i < nr; i++)
+		want += !bcs_dist_find(tasks[i]);
+	rcu_read_unlock();
+	return want;
+}
+
+/* -ENOENT or -ESRCH unless each of @tasks is in the job of @ctl. */
+static int bcs_dist_check_pids(const struct bcs_dist_ctl *ctl,
+			       struct task_struct **tasks, u32 nr)
+{
+	struct bcs_kjob *job;
+	struct bcs_task *bt;
+	unsigned long flags;
+	u32 from, i;
+	int err = 0;
+
+	for (from = 0; from < nr && !err; from += BCS_DIST_BATCH) {
+		spin_lock_irqsave(&bcs_lock, flags);
+		spin_lock(&bcs_dist_lock);
+		job = bcs_dist_job_find(ctl->job);
+		if (ctl->op == BCS_DIST_ENABLE ? !job :
+		    !bcs_dist_ctx_find(ctl->job))
+			err = -ENOENT;
+		for (i = from; i < min(nr, from + BCS_DIST_BATCH) && !err;
+		     i++) {
+			bt = job ? bcs_task_find(tasks[i]) : NULL;
+			if (!bt || bt->job != job)
+				err = -ESRCH;
+		}
+		spin_unlock(&bcs_dist_lock);
+		spin_unlock_irqrestore(&bcs_lock, flags);
+	}
+	return err;
+}
+
+/*
+ * May the caller (not an administrator) release all of @ctx: is every
+ * tracker of its uid?  A walk only if trackers of several uids were ever
+ * added.  bcs_dist_lock held.
+ */
+static bool bcs_dist_may_release(struct bcs_dist_ctx *ctx)
+{
+	struct bcs_dist_task *tr;
+
+	if (!ctx->mixed)
+		return !ctx->uid_set || bcs_dist_may_see_ctx(ctx, false);
+	list_for_each_entry(tr, &ctx->tasks, node)
+		if (!bcs_dist_may_see(tr, false))
+			return false;
+	return true;
+}
+
+/*
+ * The start of an operation, under bcs_lock and bcs_dist_lock: the
+ * context found, or created by an enable (-EAGAIN until @p has one), the
+ * job's bound checked for @want new trackers, and for a whole job its
+ * metrics changed.  Return: 0 or a negative errno.
+ */
+static int bcs_dist_begin(const struct bcs_dist_ctl *ctl, bool admin,
+			  u32 want, struct bcs_dist_pool *p)
 {
 	struct bcs_kjob *job = bcs_dist_job_find(ctl->job);
 	struct bcs_dist_ctx *ctx = bcs_dist_ctx_find(ctl->job);
-	struct bcs_dist_task *tr, *tmp;
-	struct bcs_task *bt;
-	u64 now;
-	u32 i;
+	u32 m;
 
 	if (ctl->op == BCS_DIST_ENABLE ? !job : !ctx)
 		return -ENOENT;
-	for (i = 0; i < ctl->nr_pids; i++) {
-		bt = job ? bcs_task_find(tasks[i]) : NULL;
-		if (!bt || bt->job != job)
-			return -ESRCH;
-	}
-	if (ctl->op == BCS_DIST_RELEASE && !ctl->nr_pids && !admin)
-		list_for_each_entry(tr, &ctx->tasks, node)
-			if (!bcs_dist_may_see(tr, false))
-				return -EPERM;
+	if (ctl->op == BCS_DIST_RELEASE && !ctl->nr_pids && !admin &&
+	    !bcs_dist_may_release(ctx))
+		return -EPERM;
 	if (ctl->op == BCS_DIST_ENABLE) {
-		p->want_tr = 0;
-		p->want_hist = 0;
-		if (ctl->nr_pids)
-			for (i = 0; i < ctl->nr_pids; i++)
-				bcs_dist_count(bcs_task_find(tasks[i]), ctl, p);
-		else
-			list_for_each_entry(bt, &job->tasks, job_node)
-				bcs_dist_count(bt, ctl, p);
-		if ((!ctx && !p->ctx) || p->want_tr > p->nr_tr ||
-		    p->want_hist > p->nr_hist)
+		/* Trackers replaced (same pid) counted too: a bound below. */
+		if ((ctx ? ctx->nr_tasks : 0) + want >
+		    READ_ONCE(bcs_dist_max_job))
+			return -ENOSPC;
+		if (!ctx && !p->ctx)
 			return -EAGAIN;
 	}
-
-	now = bcs_dist_now();
 	if (!ctx) {
+		if (xa_is_err(xa_store(&bcs_dist_ctxs_xa, ctl->job, p->ctx,
+				       GFP_ATOMIC | __GFP_ACCOUNT |
+				       __GFP_NOWARN)))
+			return -ENOMEM;
 		ctx = p->ctx;
 		p->ctx = NULL;
 		INIT_LIST_HEAD(&ctx->tasks);
+		xa_init(&ctx->pids);
 		ctx->job = ctl->job;
 		list_add_tail(&ctx->node, &bcs_dist_ctxs);
 		bcs_dist_nr_ctx++;
 	}
+	if (ctl->nr_pids)
+		return 0;
 	switch (ctl->op) {
 	case BCS_DIST_ENABLE:
-		if (!ctl->nr_pids) {
-			ctx->metrics |= ctl->metrics;
-			for (i = 0; i < BCS_DIST_METRICS; i++)
-				if (ctl->metrics & BIT(i))
-					ctx->sub_bits[i] = ctl->sub_bits;
-			list_for_each_entry(bt, &job->tasks, job_node)
-				bcs_dist_enable_one(ctx, bt, ctl, p, now);
-		}
-		for (i = 0; i < ctl->nr_pids; i++)
-			bcs_dist_enable_one(ctx, bcs_task_find(tasks[i]), ctl,
-					    p, now);
+		ctx->metrics |= ctl->metrics;
+		for (m = 0; m < BCS_DIST_METRICS; m++)
+			if (ctl->metrics & BIT(m))
+				ctx->sub_bits[m] = ctl->sub_bits;
 		break;
 	case BCS_DIST_DISABLE:
-		if (!ctl->nr_pids) {
-			ctx->metrics &= ~ctl->metrics;
-			list_for_each_entry(tr, &ctx->tasks, node)
-				if (!tr->gone)
-					bcs_dist_disable_one(tr, ctl->metrics,
-							     now);
-		}
-		for (i = 0; i < ctl->nr_pids; i++) {
-			tr = bcs_dist_of(bcs_task_find(tasks[i]));
-			if (tr)
-				bcs_dist_disable_one(tr, ctl->metrics, now);
-		}
+		ctx->metrics &= ~ctl->metrics;
 		break;
 	default:
-		if (!ctl->nr_pids) {
-			list_for_each_entry_safe(tr, tmp, &ctx->tasks, node)
-				bcs_dist_release_one(tr, released, now);
-			bcs_dist_ctx_free(ctx);
-			break;
-		}
-		for (i = 0; i < ctl->nr_pids; i++) {
-			tr = bcs_dist_of(bcs_task_find(tasks[i]));
-			if (tr)
-				bcs_dist_release_one(tr, released, now);
-		}
+		ctx->metrics = 0;
 		break;
 	}
 	return 0;
+}
+
+/*
+ * One batch of tasks @tasks[@from..@to) of job @ctl->job: those still in
+ * it enabled, disabled or released.  Return: 0, -EAGAIN if @p must grow
+ * first (an enable), -ENOENT if the job or its context went meanwhile, or
+ * the first error of bcs_dist_task_add().  bcs_lock and bcs_dist_lock
+ * held.
+ */
+static int bcs_dist_batch(const struct bcs_dist_ctl *ctl,
+			  struct task_struct **tasks, u32 from, u32 to,
+			  struct bcs_dist_pool *p, struct list_head *released)
+{
+	struct bcs_kjob *job = bcs_dist_job_find(ctl->job);
+	struct bcs_dist_ctx *ctx = bcs_dist_ctx_find(ctl->job);
+	struct bcs_dist_task *tr;
+	struct bcs_task *bt;
+	int err = 0, e;
+	u64 now;
+	u32 i;
+
+	if (!ctx || !job)
+		return -ENOENT;
+	if (ctl->op == BCS_DIST_ENABLE) {
+		p->want_tr = 0;
+		p->want_hist = 0;
+		for (i = from; i < to; i++) {
+			bt = bcs_task_find(tasks[i]);
+			if (bt && bt->job == job)
+				bcs_dist_count(bt, ctl, p);
+		}
+		if (p->want_tr > p->nr_tr - p->used_tr ||
+		    p->want_hist > p->nr_hist - p->used_hist)
+			return -EAGAIN;
+	}
+	now = bcs_dist_now();
+	for (i = from; i < to; i++) {
+		bt = bcs_task_find(tasks[i]);
+		if (!bt || bt->job != job)
+			continue;	/* left the job meanwhile */
+		if (ctl->op == BCS_DIST_ENABLE) {
+			e = bcs_dist_enable_one(ctx, bt, ctl, p, now);
+			err = err ?: e;
+			continue;
+		}
+		tr = bcs_dist_of(bt);
+		if (tr && ctl->op == BCS_DIST_DISABLE)
+			bcs_dist_disable_one(tr, ctl->metrics, now);
+		else if (tr)
+			bcs_dist_release_one(ctx, tr, released, now);
+	}
+	return err;
+}
+
+/*
+ * Disable or release the trackers of @ctl->job's context from key *@key
+ * on, at most BCS_DIST_BATCH of them; *@key set past the last one.
+ * Return: true while more may follow.  bcs_dist_lock held.
+ */
+static bool bcs_dist_ctx_batch(const struct bcs_dist_ctl *ctl,
+			       unsigned long *key, struct list_head *released)
+{
+	struct bcs_dist_ctx *ctx = bcs_dist_ctx_find(ctl->job);
+	struct bcs_dist_task *tr, *tmp;
+	unsigned long k;
+	u32 n = 0;
+	u64 now;
+
+	if (!ctx)
+		return false;
+	now = bcs_dist_now();
+	xa_for_each_start(&ctx->pids, k, tr, *key) {
+		if (ctl->op == BCS_DIST_RELEASE)
+			bcs_dist_release_one(ctx, tr, released, now);
+		else if (!tr->gone)
+			bcs_dist_disable_one(tr, ctl->metrics, now);
+		if (++n == BCS_DIST_BATCH) {
+			*key = k + 1;
+			return true;
+		}
+	}
+	if (ctl->op == BCS_DIST_RELEASE) {
+		/* Emptied: the list holds what the xarray did. */
+		list_for_each_entry_safe(tr, tmp, &ctx->tasks, node)
+			bcs_dist_release_one(ctx, tr, released, now);
+		bcs_dist_ctx_free(ctx);
+	}
+	return false;
+}
+
+/*
+ * The operation, in batches: bcs_dist_mutex held, @tasks the listed
+ * tasks, or a whole job's for an enable.
+ */
+static int bcs_dist_run(const struct bcs_dist_ctl *ctl, bool admin,
+			struct task_struct **tasks, u32 nr,
+			struct bcs_dist_pool *p, struct list_head *released)
+{
+	unsigned long flags, key = 0;
+	u32 from, want = 0;
+	bool more = true;
+	int err, e;
+
+	if (ctl->nr_pids) {
+		err = bcs_dist_check_pids(ctl, tasks, nr);
+		if (err)
+			return err;
+	}
+	if (ctl->op == BCS_DIST_ENABLE)
+		want = bcs_dist_want(tasks, nr);
+	do {
+		spin_lock_irqsave(&bcs_lock, flags);
+		spin_lock(&bcs_dist_lock);
+		err = bcs_dist_begin(ctl, admin, want, p);
+		spin_unlock(&bcs_dist_lock);
+		spin_unlock_irqrestore(&bcs_lock, flags);
+		if (err == -EAGAIN) {
+			p->want_tr = 0;
+			p->want_hist = 0;
+			e = bcs_dist_pool_fill(p, ctl->sub_bits);
+			if (e)
+				return e;
+		}
+	} while (err == -EAGAIN);
+	if (err)
+		return err;
+
+	if (!ctl->nr_pids && ctl->op != BCS_DIST_ENABLE) {
+		while (more) {
+			spin_lock_irqsave(&bcs_dist_lock, flags);
+			more = bcs_dist_ctx_batch(ctl, &key, released);
+			spin_unlock_irqrestore(&bcs_dist_lock, flags);
+		}
+		return 0;
+	}
+	for (from = 0; from < nr;) {
+		spin_lock_irqsave(&bcs_lock, flags);
+		spin_lock(&bcs_dist_lock);
+		e = bcs_dist_batch(ctl, tasks, from,
+				   min(nr, from + BCS_DIST_BATCH), p, released);
+		spin_unlock(&bcs_dist_lock);
+		spin_unlock_irqrestore(&bcs_lock, flags);
+		if (e == -EAGAIN) {
+			e = bcs_dist_pool_fill(p, ctl->sub_bits);
+			if (e)
+				return err ?: e;
+			continue;
+		}
+		if (e == -ENOENT)
+			return err ?: e;
+		err = err ?: e;
+		from += BCS_DIST_BATCH;
+	}
+	return err;
 }
 
 /**
@@ -1052,11 +1573,10 @@ int bcs_dist_ctl(const struct bcs_dist_ctl *ctl)
 	struct task_struct **tasks = NULL;
 	struct bcs_dist_pool pool = {};
 	struct bcs_dist_task *tr, *tmp;
-	unsigned long flags;
 	LIST_HEAD(released);
 	s32 *pids = NULL;
+	u32 i, nr = 0;
 	int err = 0;
-	u32 i;
 
 	if (ctl->op > BCS_DIST_RELEASE || ctl->nr_pids > BCS_DIST_PIDS_MAX ||
 	    (!ctl->nr_pids && ctl->pids))
@@ -1078,6 +1598,7 @@ int bcs_dist_ctl(const struct bcs_dist_ctl *ctl)
 			err = -ENOMEM;
 			goto out;
 		}
+		nr = ctl->nr_pids;
 		if (copy_from_user(pids, u64_to_user_ptr(ctl->pids),
 				   ctl->nr_pids * sizeof(*pids))) {
 			err = -EFAULT;
@@ -1097,16 +1618,10 @@ int bcs_dist_ctl(const struct bcs_dist_ctl *ctl)
 	/* The probes must run before the first task is tracked. */
 	if (ctl->op == BCS_DIST_ENABLE)
 		err = bcs_dist_probes(true);
-	while (!err) {
-		spin_lock_irqsave(&bcs_lock, flags);
-		spin_lock(&bcs_dist_lock);
-		err = bcs_dist_apply(ctl, tasks, admin, &pool, &released);
-		spin_unlock(&bcs_dist_lock);
-		spin_unlock_irqrestore(&bcs_lock, flags);
-		if (err != -EAGAIN)
-			break;
-		err = bcs_dist_pool_fill(&pool, ctl->sub_bits);
-	}
+	if (!err && !ctl->nr_pids && ctl->op == BCS_DIST_ENABLE)
+		err = bcs_dist_snapshot(ctl->job, &tasks, &nr);
+	if (!err)
+		err = bcs_dist_run(ctl, admin, tasks, nr, &pool, &released);
 	if (!list_empty(&released)) {
 		synchronize_rcu();
 		list_for_each_entry_safe(tr, tmp, &released, node)
@@ -1119,7 +1634,7 @@ int bcs_dist_ctl(const struct bcs_dist_ctl *ctl)
 	mutex_unlock(&bcs_dist_mutex);
 out:
 	bcs_dist_pool_free(&pool);
-	for (i = 0; tasks && i < ctl->nr_pids; i++)
+	for (i = 0; tasks && i < nr; i++)
 		if (tasks[i])
 			put_task_struct(tasks[i]);
 	kvfree(tasks);
@@ -1164,19 +1679,19 @@ static void bcs_dist_fill_totals(const struct bcs_dist_task *tr,
 }
 
 /*
- * The tracker @rd names in @ctx: pid @rd->pid, the live one before gone
- * ones and the newest of those; or with BCS_DIST_NEXT the visible one
- * with the smallest pid above it.  bcs_dist_lock held.
+ * bcs_dist_lookup() for a caller in a pid namespace other than the
+ * initial one, whose pids are not the keys of @ctx->pids: a walk of them
+ * all, at most dist_max_job_tasks.  RCU held.
  */
-static struct bcs_dist_task *bcs_dist_lookup(struct bcs_dist_ctx *ctx,
-					     struct bcs_dist_read *rd,
-					     bool all, int *err)
+static struct bcs_dist_task *bcs_dist_lookup_ns(struct bcs_dist_ctx *ctx,
+						struct bcs_dist_read *rd,
+						bool all, int *err)
 {
 	struct bcs_dist_task *tr, *found = NULL;
+	unsigned long k;
 	pid_t v, best = 0;
 
-	*err = -ESRCH;
-	list_for_each_entry(tr, &ctx->tasks, node) {
+	xa_for_each(&ctx->pids, k, tr) {
 		v = pid_vnr(tr->pid);
 		if (v <= 0)
 			continue;
@@ -1186,7 +1701,7 @@ static struct bcs_dist_task *bcs_dist_lookup(struct bcs_dist_ctx *ctx,
 				found = tr;
 				best = v;
 			}
-		} else if (v == rd->pid && (!found || found->gone)) {
+		} else if (v == rd->pid) {
 			found = tr;
 			best = v;
 		}
@@ -1200,9 +1715,54 @@ static struct bcs_dist_task *bcs_dist_lookup(struct bcs_dist_ctx *ctx,
 	return found;
 }
 
+/*
+ * The tracker @rd names in @ctx: pid @rd->pid (one tracker a pid); or
+ * with BCS_DIST_NEXT the visible one with the smallest pid above it,
+ * @rd->pid updated.  The permission is tested before the tracker is
+ * read, and for BCS_DIST_NEXT before the walk: only trackers visible to
+ * the caller are returned.  RCU held.
+ */
+static struct bcs_dist_task *bcs_dist_lookup(struct bcs_dist_ctx *ctx,
+					     struct bcs_dist_read *rd,
+					     bool all, int *err)
+{
+	struct bcs_dist_task *tr;
+	unsigned long k;
+
+	*err = -ESRCH;
+	if (task_active_pid_ns(current) != &init_pid_ns)
+		return !(rd->flags & BCS_DIST_NEXT) ||
+		       bcs_dist_may_see_ctx(ctx, all) ?
+		       bcs_dist_lookup_ns(ctx, rd, all, err) : NULL;
+	if (!(rd->flags & BCS_DIST_NEXT)) {
+		tr = xa_load(&ctx->pids, rd->pid);
+		if (tr && !bcs_dist_may_see(tr, all)) {
+			*err = -EPERM;
+			return NULL;
+		}
+		return tr;
+	}
+	if (!bcs_dist_may_see_ctx(ctx, all))
+		return NULL;
+	k = rd->pid;
+	for (tr = xa_find_after(&ctx->pids, &k, ULONG_MAX, XA_PRESENT); tr;
+	     tr = xa_find_after(&ctx->pids, &k, ULONG_MAX, XA_PRESENT)) {
+		if (bcs_dist_may_see(tr, all)) {
+			rd->pid = k;
+			return tr;
+		}
+	}
+	return NULL;
+}
+
 /**
  * bcs_dist_read - BCS_IOC_DIST_READ: a task's totals and one histogram
  * @rd: the argument, its size and reserved fields checked; updated
+ *
+ * The tracker is found and its histogram copied into a buffer of the
+ * histogram's size under bcs_dist_mutex, which is dropped before the copy
+ * to user space: a buffer that faults slowly (userfaultfd, FUSE) holds
+ * up no other reader, nor the freeing of trackers.
  *
  * Context: process, may sleep.  Return: 0, -ENOSPC with @rd updated, or
  * another negative errno.
@@ -1231,14 +1791,15 @@ int bcs_dist_read(struct bcs_dist_read *rd)
 	if (mutex_lock_killable(&bcs_dist_mutex))
 		return -EINTR;
 
-	spin_lock_irqsave(&bcs_dist_lock, flags);
+	/* Trackers are freed only under bcs_dist_mutex, which is held. */
+	rcu_read_lock();
 	ctx = bcs_dist_ctx_find(rd->job);
 	tr = ctx ? bcs_dist_lookup(ctx, rd, all, &err) : NULL;
 	if (!ctx)
 		err = -ENOENT;
-	spin_unlock_irqrestore(&bcs_dist_lock, flags);
+	rcu_read_unlock();
 	if (!tr)
-		goto out;
+		goto unlock;
 
 	/* Histograms change only under bcs_dist_mutex, which is held. */
 	h = tr->hist[rd->metric];
@@ -1247,7 +1808,7 @@ int bcs_dist_read(struct bcs_dist_read *rd)
 		counts = kvmalloc_array(nr, sizeof(*counts), GFP_KERNEL);
 		if (!counts) {
 			err = -ENOMEM;
-			goto out;
+			goto unlock;
 		}
 	}
 	raw_spin_lock_irqsave(&tr->lock, flags);
@@ -1264,6 +1825,8 @@ int bcs_dist_read(struct bcs_dist_read *rd)
 		hdr.max = h->max;
 	}
 	raw_spin_unlock_irqrestore(&tr->lock, flags);
+	/* From here on, only the snapshot in @counts and @hdr. */
+	mutex_unlock(&bcs_dist_mutex);
 
 	err = 0;
 	if (h) {
@@ -1295,10 +1858,12 @@ int bcs_dist_read(struct bcs_dist_read *rd)
 	}
 	rd->buf_size = need;
 out:
-	mutex_unlock(&bcs_dist_mutex);
 	kvfree(out);
 	kvfree(counts);
 	return err;
+unlock:
+	mutex_unlock(&bcs_dist_mutex);
+	goto out;
 }
 
 int bcs_dist_init(void)

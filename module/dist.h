@@ -23,9 +23,14 @@ void bcs_dist_job_destroyed(struct bcs_kjob *job);
 #define BCS_DIST_KEPT_MAX	65536
 /* Longest wait before unused probes go (module parameter dist_linger_ms). */
 #define BCS_DIST_LINGER_MS_MAX	600000
+/* Most of dist_max_job_tasks and dist_max_user_tasks. */
+#define BCS_DIST_TASKS_MAX	1048576
+
+struct seq_file;
 
 u32 bcs_dist_job_tasks(u32 id);
 void bcs_dist_get_kept(u32 *kept, u64 *dropped);
+void bcs_dist_show(struct seq_file *m);
 
 /* The ioctls, their argument checked for size and reserved fields. */
 int bcs_dist_ctl(const struct bcs_dist_ctl *ctl);

@@ -10,17 +10,23 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/bcs_hist.h>
+#include <linux/userfaultfd.h>
 
 #include "bcs_test_util.h"
 #include "bcs_harness.h"
@@ -651,6 +657,514 @@ TEST_F(dist, bad_input)
 	EXPECT_EQ(-EFAULT, bt_ioctl(self->fd, BCS_IOC_DIST_READ, (void *)8));
 	EXPECT_EQ(-ENOTTY, bt_ioctl(self->fd, _IOWR(BCS_IOC_MAGIC, 13,
 						    struct bcs_dist_read), &rd));
+}
+
+/* --- Bounds, permissions, order and copies out (issue 40, items 4, 5) --- */
+
+#define JOB_PARAM	"/sys/module/bcs/parameters/dist_max_job_tasks"
+#define USER_PARAM	"/sys/module/bcs/parameters/dist_max_user_tasks"
+#define DIST_DEBUGFS	"/sys/kernel/debug/bcs/dist"
+#define DEBUGFS_ROOM	(64 << 10)
+
+/*
+ * From debugfs bcs/dist: the value of "@key: N" if @row is NULL; else in
+ * the table under the header line @row, column @col of the row whose
+ * first column is @id (0 if there is no such row).  -1 if unreadable.
+ */
+static long long dist_info(const char *key, const char *row,
+			   unsigned long id, int col)
+{
+	char *buf = malloc(DEBUGFS_ROOM), *line, *save;
+	unsigned long long v[4];
+	long long ret = -1;
+	bool in = false;
+	size_t n = key ? strlen(key) : 0;
+
+	if (!buf)
+		return -1;
+	if (!bt_exists("/sys/kernel/debug/bcs") &&
+	    system("mount -t debugfs none /sys/kernel/debug 2>/dev/null"))
+		fprintf(stderr, "# debugfs: could not mount it\n");
+	if (bt_read_file(DIST_DEBUGFS, buf, DEBUGFS_ROOM)) {
+		free(buf);
+		return -1;
+	}
+	if (row)
+		ret = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (key && !strncmp(line, key, n) && line[n] == ':') {
+			ret = strtoll(line + n + 1, NULL, 10);
+			break;
+		}
+		if (!row)
+			continue;
+		if (!strcmp(line, row)) {
+			in = true;
+			continue;
+		}
+		if (in && (line[0] < '0' || line[0] > '9'))
+			break;
+		if (in && sscanf(line, "%llu %llu %llu %llu", &v[0], &v[1],
+				 &v[2], &v[3]) > col && v[0] == id) {
+			ret = v[col];
+			break;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+#define JOB_ROW		"job tasks dropped failures"
+#define UID_ROW		"uid tasks"
+
+/* A child that forks @n children, each exiting at once, when told. */
+static pid_t start_forker(struct rhythm_sh *sh, int n)
+{
+	pid_t pid, c;
+	int i;
+
+	sh->go = 0;
+	sh->done = 0;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid)
+		return pid;
+	while (!sh->go)
+		bt_sleep_ms(1);
+	for (i = 0; i < n; i++) {
+		c = fork();
+		if (c == 0)
+			_exit(0);
+		if (c > 0)
+			waitpid(c, NULL, 0);
+	}
+	sh->done = 1;
+	for (;;)
+		pause();
+}
+
+static bool wait_done(struct rhythm_sh *sh)
+{
+	long i;
+
+	for (i = 0; i < BT_WAIT_MS && !sh->done; i++)
+		bt_sleep_ms(1);
+	return sh->done;
+}
+
+/* The pids BCS_DIST_NEXT returns for @job, in order; their number. */
+static int next_pids(int fd, uint32_t job, pid_t *out, int max)
+{
+	struct bcs_dist_read rd;
+	pid_t pid = 0;
+	int n = 0, err;
+
+	for (;;) {
+		memset(&rd, 0, sizeof(rd));
+		rd.size = sizeof(rd);
+		rd.job = job;
+		rd.pid = pid;
+		rd.flags = BCS_DIST_NEXT;
+		err = bt_ioctl(fd, BCS_IOC_DIST_READ, &rd);
+		if (err == -ESRCH)
+			return n;
+		if (err)
+			return err;
+		if (n == max)
+			return -E2BIG;
+		out[n++] = rd.pid;
+		pid = rd.pid;
+	}
+}
+
+/*
+ * The bound per job: a job whose distributions are on as a whole keeps
+ * at most dist_max_job_tasks trackers; each fork past it is counted as a
+ * drop (debugfs bcs/dist), an enable past it fails with -ENOSPC.
+ */
+TEST_F(dist, job_bound_counted_and_kept)
+{
+	long long before, tasks, dropped;
+	char old[32];
+	pid_t pids[16];
+	int32_t pid;
+
+	ASSERT_EQ(0, bt_read_file(JOB_PARAM, old, sizeof(old)));
+	EXPECT_EQ(4096, atoi(old));
+	EXPECT_EQ(-EINVAL, bt_write_file(JOB_PARAM, "0"));
+	EXPECT_EQ(-EINVAL, bt_write_file(JOB_PARAM, "1048577"));
+	before = dist_info("dropped_job_bound", NULL, 0, 0);
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, bt_write_file(JOB_PARAM, "4"));
+	EXPECT_EQ(4, dist_info("max_job_tasks", NULL, 0, 0));
+
+	self->child = start_forker(self->sh, 8);
+	ASSERT_LT(0, self->child);
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->child, 0, NULL));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 0, NULL, 0));
+	self->sh->go = 1;
+	ASSERT_TRUE(wait_done(self->sh));
+	/* The forker and 3 of its children: 5 forks dropped. */
+	tasks = dist_info(NULL, JOB_ROW, BT_JOB_A, 1);
+	dropped = dist_info(NULL, JOB_ROW, BT_JOB_A, 2);
+	EXPECT_EQ(4, tasks);
+	EXPECT_EQ(5, dropped);
+	EXPECT_EQ(before + 5, dist_info("dropped_job_bound", NULL, 0, 0));
+	EXPECT_EQ(4, next_pids(self->fd, BT_JOB_A, pids, 16));
+	/* A task attached now is dropped; enabling it is refused. */
+	ASSERT_EQ(0, bt_burner_start(&self->b, 1, true));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
+	EXPECT_EQ(6, dist_info(NULL, JOB_ROW, BT_JOB_A, 2));
+	pid = self->b.pid;
+	EXPECT_EQ(-ENOSPC, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+				    BCS_DIST_ALL, 0, &pid, 1));
+	EXPECT_EQ(4, dist_info(NULL, JOB_ROW, BT_JOB_A, 1));
+	ASSERT_EQ(0, bt_write_file(JOB_PARAM, old));
+	/* Under the bound again, the enable goes through. */
+	EXPECT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 0, &pid, 1));
+	EXPECT_EQ(5, dist_info(NULL, JOB_ROW, BT_JOB_A, 1));
+}
+
+/*
+ * The bound per uid: the tasks of one uid have at most
+ * dist_max_user_tasks trackers in all; forks past it are counted drops.
+ */
+TEST_F(dist, user_bound_counted_and_kept)
+{
+	long long base, before;
+	char old[32], val[32];
+
+	ASSERT_EQ(0, bt_read_file(USER_PARAM, old, sizeof(old)));
+	EXPECT_EQ(16384, atoi(old));
+	base = dist_info(NULL, UID_ROW, 0, 1);
+	before = dist_info("dropped_user_bound", NULL, 0, 0);
+	ASSERT_LE(0, base);
+	ASSERT_LE(0, before);
+	snprintf(val, sizeof(val), "%lld", base + 3);
+	ASSERT_EQ(0, bt_write_file(USER_PARAM, val));
+
+	self->child = start_forker(self->sh, 8);
+	ASSERT_LT(0, self->child);
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->child, 0, NULL));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      1U << BCS_DIST_BURST, 0, NULL, 0));
+	self->sh->go = 1;
+	ASSERT_TRUE(wait_done(self->sh));
+	/* The forker and 2 of its children: 6 forks dropped. */
+	EXPECT_EQ(base + 3, dist_info(NULL, UID_ROW, 0, 1));
+	EXPECT_EQ(3, dist_info(NULL, JOB_ROW, BT_JOB_A, 1));
+	EXPECT_EQ(6, dist_info(NULL, JOB_ROW, BT_JOB_A, 2));
+	EXPECT_EQ(before + 6, dist_info("dropped_user_bound", NULL, 0, 0));
+	ASSERT_EQ(0, bt_write_file(USER_PARAM, old));
+	/* Released, the uid's count goes back. */
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_RELEASE, 0, 0,
+			      NULL, 0));
+	EXPECT_EQ(base, dist_info(NULL, UID_ROW, 0, 1));
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	return *(const pid_t *)a - *(const pid_t *)b;
+}
+
+/*
+ * BCS_DIST_NEXT returns each task of the job once, in pid order: live
+ * ones, gone ones, and one that left and came back (one tracker a pid).
+ */
+TEST_F(dist, next_each_task_once_in_pid_order)
+{
+	pid_t want[16], got[16];
+	int nw = 0, ng, i;
+
+	self->child = start_forker(self->sh, 5);
+	ASSERT_LT(0, self->child);
+	ASSERT_EQ(0, bt_burner_start(&self->b, 3, true));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->child, 0, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 0, NULL, 0));
+	self->sh->go = 1;
+	ASSERT_TRUE(wait_done(self->sh));
+	/* The burner leaves and joins again: still one entry. */
+	ASSERT_EQ(0, bt_detach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
+	ng = next_pids(self->fd, BT_JOB_A, got, 16);
+	/* The forker, its 5 children, the burner's 3 threads. */
+	want[nw++] = self->child;
+	nw += bt_list_threads(self->b.pid, want + nw, 16 - nw);
+	ASSERT_EQ(9, ng);
+	ASSERT_EQ(4, nw);
+	for (i = 1; i < ng; i++)
+		EXPECT_LT(got[i - 1], got[i]);
+	qsort(want, nw, sizeof(*want), cmp_pid);
+	/* Every live task is there; the rest are the 5 gone children. */
+	for (i = 0; i < nw; i++)
+		EXPECT_NE(NULL, bsearch(&want[i], got, ng, sizeof(*got),
+					cmp_pid));
+	EXPECT_EQ(ng, dist_info(NULL, JOB_ROW, BT_JOB_A, 1));
+}
+
+/*
+ * Another uid reads neither a task's distributions nor its pid: in a job
+ * of root's tasks and nobody's, nobody sees its own task only, by pid
+ * (-EPERM for root's) and with BCS_DIST_NEXT; in a job of root's only,
+ * BCS_DIST_NEXT finds nothing.
+ */
+TEST_F(dist, other_uid_cannot_read)
+{
+	int32_t root_pid, nobody_pid;
+	struct bcs_dist_read rd;
+	pid_t reader, seen[4];
+	int status = -1;
+
+	ASSERT_EQ(0, bt_burner_start(&self->b, 1, true));
+	root_pid = self->b.pid;
+	fflush(stdout);
+	fflush(stderr);
+	self->sh->done = 0;
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		if (bt_drop_privs())
+			_exit(10);
+		self->sh->done = 1;
+		for (;;)
+			pause();
+	}
+	nobody_pid = self->child;
+	ASSERT_EQ(0, bt_job_create(self->fd, BT_JOB_B, 0, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_B, root_pid, 0, NULL));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_B, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 0, NULL, 0));
+	ASSERT_EQ(0, bt_detach(self->fd, BT_JOB_B, root_pid, 0, NULL));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, root_pid, 0, NULL));
+	/* Once nobody's child is nobody's. */
+	ASSERT_TRUE(wait_done(self->sh));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, nobody_pid, 0, NULL));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 0, NULL, 0));
+	ASSERT_EQ(0, dist_read(self->fd, BT_JOB_A, nobody_pid, 0, NULL, 0,
+			       &rd));
+	fflush(stdout);
+	fflush(stderr);
+	reader = fork();
+	ASSERT_LE(0, reader);
+	if (reader == 0) {
+		int fd, n;
+
+		if (bt_drop_privs())
+			_exit(10);
+		fd = bt_open();
+		if (fd < 0)
+			_exit(11);
+		if (dist_read(fd, BT_JOB_A, root_pid, 0, NULL, 0, &rd) !=
+		    -EPERM)
+			_exit(12);
+		if (dist_read(fd, BT_JOB_A, nobody_pid, 0, NULL, 0, &rd))
+			_exit(13);
+		n = next_pids(fd, BT_JOB_A, seen, 4);
+		if (n != 1 || seen[0] != nobody_pid)
+			_exit(14);
+		if (next_pids(fd, BT_JOB_B, seen, 4) != 0)
+			_exit(15);
+		if (dist_read(fd, BT_JOB_B, root_pid, 0, NULL, 0, &rd) !=
+		    -EPERM)
+			_exit(16);
+		_exit(0);
+	}
+	ASSERT_EQ(reader, bt_waitpid_bounded(reader, &status, BT_WAIT_MS));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* Root sees both. */
+	EXPECT_EQ(2, next_pids(self->fd, BT_JOB_A, seen, 4));
+	dist_ctl(self->fd, BT_JOB_B, BCS_DIST_RELEASE, 0, 0, NULL, 0);
+}
+
+struct slow_read {
+	int fd;
+	uint32_t job;
+	pid_t pid;
+	void *buf;
+	uint32_t room;
+	int err;
+	int done_pipe;		/* written once the read returned */
+};
+
+static void *slow_read_fn(void *arg)
+{
+	struct slow_read *s = arg;
+	struct bcs_dist_read rd;
+	char c = 1;
+
+	s->err = dist_read(s->fd, s->job, s->pid, BCS_DIST_BLOCKED, s->buf,
+			   s->room, &rd);
+	if (write(s->done_pipe, &c, 1) != 1)
+		s->err = -EIO;
+	return NULL;
+}
+
+/* Has the read of @s returned within @ms?  (A bound, not a measure.) */
+static bool read_returned(int rfd, long ms)
+{
+	struct pollfd p = { .fd = rfd, .events = POLLIN };
+	char c;
+
+	if (poll(&p, 1, ms) != 1)
+		return false;
+	return read(rfd, &c, 1) == 1;
+}
+
+/*
+ * A reader blocked in the copy to its buffer (a page of a userfaultfd
+ * region, its fault not resolved yet) does not hold up another reader:
+ * the second read returns while the first is still blocked.
+ */
+TEST_F(dist, blocked_copy_out_stalls_no_other_reader)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct slow_read first = {}, second = {};
+	struct uffdio_copy copy = {};
+	int p1[2], p2[2], uffd;
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	pthread_t t1, t2;
+	long page = sysconf(_SC_PAGESIZE);
+	bool second_done, t2_joined = false;
+	char *region, *src;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		SKIP(return, "userfaultfd: %s (CONFIG_USERFAULTFD, vm.unprivileged_userfaultfd)",
+		     strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	region = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, region);
+	src = calloc(1, page);
+	ASSERT_NE(NULL, src);
+	reg.range.start = (uintptr_t)region;
+	reg.range.len = page;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+
+	ASSERT_EQ(0, bt_burner_start(&self->b, 1, true));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 0, NULL, 0));
+	ASSERT_EQ(0, pipe(p1));
+	ASSERT_EQ(0, pipe(p2));
+
+	first = (struct slow_read){ .fd = bt_open(), .job = BT_JOB_A,
+		.pid = self->b.pid, .buf = region, .room = page,
+		.done_pipe = p1[1] };
+	second = (struct slow_read){ .fd = bt_open(), .job = BT_JOB_A,
+		.pid = self->b.pid, .buf = self->hist, .room = HIST_ROOM,
+		.done_pipe = p2[1] };
+	ASSERT_LE(0, first.fd);
+	ASSERT_LE(0, second.fd);
+	ASSERT_EQ(0, pthread_create(&t1, NULL, slow_read_fn, &first));
+	/* The first read faults on the region: it is blocked there. */
+	pfd = (struct pollfd){ .fd = uffd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&pfd, 1, BT_WAIT_MS));
+	ASSERT_EQ((ssize_t)sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+
+	ASSERT_EQ(0, pthread_create(&t2, NULL, slow_read_fn, &second));
+	second_done = read_returned(p2[0], BT_WAIT_MS);
+	/* Whatever came of it, the first read has not returned. */
+	EXPECT_FALSE(read_returned(p1[0], 0));
+	EXPECT_TRUE(second_done);
+	if (second_done) {
+		pthread_join(t2, NULL);
+		t2_joined = true;
+		EXPECT_EQ(0, second.err);
+	}
+
+	/* Resolve the fault: the first read completes. */
+	copy.dst = (uintptr_t)region;
+	copy.src = (uintptr_t)src;
+	copy.len = page;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy));
+	pthread_join(t1, NULL);
+	EXPECT_EQ(0, first.err);
+	if (!t2_joined)
+		pthread_join(t2, NULL);
+	EXPECT_EQ(BCS_HIST_MAGIC, ((struct bcs_hist_header *)region)->magic);
+	close(first.fd);
+	close(second.fd);
+	close(p1[0]);
+	close(p1[1]);
+	close(p2[0]);
+	close(p2[1]);
+	close(uffd);
+	munmap(region, page);
+	free(src);
+}
+
+/* Every task of @pids read, tracking (@on) or not. */
+static bool all_tracking(int fd, uint32_t job, const pid_t *pids, int n,
+			 bool on)
+{
+	struct bcs_dist_read rd;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (dist_read(fd, job, pids[i], 0, NULL, 0, &rd) ||
+		    !(rd.totals.flags & BCS_DIST_TRACKING) != !on)
+			return false;
+	return true;
+}
+
+/*
+ * A job of more tasks than one batch of the ioctl (64): enabling,
+ * disabling and releasing the whole job, and a list of all its pids,
+ * reach every task.
+ */
+TEST_F(dist, whole_job_past_one_batch)
+{
+	int32_t tids[BT_MAX_THREADS];
+	pid_t got[BT_MAX_THREADS + 1];
+	long long base;
+	int n;
+
+	base = dist_info(NULL, UID_ROW, 0, 1);
+	ASSERT_LE(0, base);
+	ASSERT_EQ(0, bt_burner_start(&self->b, BT_MAX_THREADS, true));
+	n = bt_list_threads(self->b.pid, tids, BT_MAX_THREADS);
+	ASSERT_EQ(BT_MAX_THREADS, n);
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->b.pid, 0, NULL));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 1, NULL, 0));
+	EXPECT_EQ(n, next_pids(self->fd, BT_JOB_A, got, n + 1));
+	EXPECT_TRUE(all_tracking(self->fd, BT_JOB_A, tids, n, true));
+	EXPECT_EQ(base + n, dist_info(NULL, UID_ROW, 0, 1));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_DISABLE,
+			      BCS_DIST_ALL, 0, NULL, 0));
+	EXPECT_TRUE(all_tracking(self->fd, BT_JOB_A, tids, n, false));
+	/* Again, at another resolution: new histograms for every task. */
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 2, NULL, 0));
+	EXPECT_TRUE(all_tracking(self->fd, BT_JOB_A, tids, n, true));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_RELEASE, 0, 0,
+			      NULL, 0));
+	EXPECT_EQ(-ENOENT, next_pids(self->fd, BT_JOB_A, got, n + 1));
+	EXPECT_EQ(base, dist_info(NULL, UID_ROW, 0, 1));
+	EXPECT_EQ(0, dist_info(NULL, JOB_ROW, BT_JOB_A, 1));
+	/* By pid list: every one of them. */
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      1U << BCS_DIST_BURST, 0, tids, n));
+	EXPECT_TRUE(all_tracking(self->fd, BT_JOB_A, tids, n, true));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_DISABLE,
+			      1U << BCS_DIST_BURST, 0, tids, n));
+	EXPECT_TRUE(all_tracking(self->fd, BT_JOB_A, tids, n, false));
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_RELEASE, 0, 0,
+			      tids, n));
+	EXPECT_EQ(0, next_pids(self->fd, BT_JOB_A, got, n + 1));
+	EXPECT_EQ(base, dist_info(NULL, UID_ROW, 0, 1));
 }
 
 BT_HARNESS_MAIN

@@ -196,7 +196,10 @@
  *                      BCS_DIST_PIDS_MAX) threads of the job listed at
  *                      @pids (__s32 each).  -ESRCH if a pid is not a task
  *                      of the job, -ENOENT if the job has neither tasks
- *                      nor statistics, -ENOMEM.
+ *                      nor statistics, -ENOSPC past the job's bound of
+ *                      tracked tasks (module parameter
+ *                      dist_max_job_tasks), -EDQUOT past a uid's
+ *                      (dist_max_user_tasks), -ENOMEM.
  * BCS_IOC_DIST_READ    struct bcs_dist_read: the totals of task @pid of job
  *                      @job (one that is gone too) in @totals, and the
  *                      histogram of @metric in the format of
