@@ -236,6 +236,11 @@ start_sshd()
 			/etc/passwd > "$STATE/passwd" &&
 		mount --bind "$STATE/passwd" /etc/passwd || return 1
 	fi
+	# MPI_USER (a uid) logs in too, by the same key: its home and its
+	# own copy of the key and of the client settings.
+	if [ -n "${MPI_USER:-}" ]; then
+		start_sshd_user "$MPI_USER" || return 1
+	fi
 	[ -s "$STATE/ssh_host_key" ] ||
 		dropbearkey -t ed25519 -f "$STATE/ssh_host_key" > /dev/null ||
 		return 1
@@ -249,6 +254,29 @@ start_sshd()
 		echo "dropbear does not listen"
 		tail -n 5 "$BCS_OUT/dropbear.log"
 		return 1
+	fi
+}
+
+# start_sshd_user UID: UID (an existing user, "nobody" say) gets a home
+# under STATE with the key mpirun logs in with, a shell, and its own
+# ssh_config and key; /etc/passwd bound over as for root.
+start_sshd_user()
+{
+	local uid=$1 home=$STATE/home-$1 name
+	name=$(getent passwd "$uid" | cut -d: -f1) || return 1
+	install -d -m 0700 -o "$uid" -g "$uid" "$home" "$home/.ssh"
+	install -m 0600 -o "$uid" -g "$uid" "$SHARE/mpi/id.pub" \
+		"$home/.ssh/authorized_keys"
+	install -m 0600 -o "$uid" -g "$uid" "$SHARE/mpi/id" "$STATE/ssh_id-$uid"
+	sed "s|^    User root$|    User $name|; s|$STATE/ssh_id\$|$STATE/ssh_id-$uid|" \
+		"$STATE/ssh_config" > "$STATE/ssh_config-$uid"
+	chmod 0644 "$STATE/ssh_config-$uid"
+	if ! grep -q "^$name:[^:]*:$uid:[^:]*:[^:]*:$home:/bin/sh\$" /etc/passwd; then
+		sed "s|^\($name:[^:]*:$uid:[^:]*:[^:]*:\)[^:]*:[^:]*\$|\1$home:/bin/sh|" \
+			/etc/passwd > "$STATE/passwd-$uid" &&
+		cat "$STATE/passwd-$uid" > "$STATE/passwd" &&
+		{ mountpoint -q /etc/passwd ||
+		  mount --bind "$STATE/passwd" /etc/passwd; } || return 1
 	fi
 }
 
@@ -272,6 +300,8 @@ mpi_env()
 # way a site wraps its MPI jobs.  Remote nodes are reached over SSH
 # (start_sshd) and MPI talks TCP on the cluster network.  Output in
 # SHARE/out/mpi-LABEL.out, mpirun's exit status in SHARE/out/mpi-LABEL.rc.
+# With MPI_USER=UID, mpirun and every rank run as that user (start_sshd
+# with MPI_USER set first).
 # With MPI_STATS=1 in the environment, "bcsctl run --job JOB --mpi-stats":
 # libbcsmpi preloaded, each rank's statistics in its node's /run/bcs/mpi.
 mpi_start()
@@ -288,10 +318,30 @@ mpi_start()
 	done
 	(
 		mpi_env
-		mpirun -np "$np" --hostfile "$STATE/hostfile" --map-by node \
-			"$BCS_SRC/tools/bcsctl" run --job "$job" "${stats[@]}" -- \
-			"$BUILD/bench/mpi_barrier" "$@" > "$out.out" 2>&1 < /dev/null
-		echo $? > "$out.rc"
+		if [ -n "${MPI_USER:-}" ]; then
+			# mpirun, its daemons and the ranks all the user's;
+			# the output goes through a pipe to a file of root's.
+			export OMPI_MCA_plm_rsh_agent="ssh -F $STATE/ssh_config-$MPI_USER"
+			export HOME=$STATE/home-$MPI_USER
+			unset OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+			setpriv --reuid="$MPI_USER" --regid="$MPI_USER" \
+				--clear-groups \
+				mpirun -np "$np" --hostfile "$STATE/hostfile" \
+				--map-by node \
+				"$BCS_SRC/tools/bcsctl" run --job "$job" \
+				"${stats[@]}" -- \
+				"$BUILD/bench/mpi_barrier" "$@" < /dev/null 2>&1 |
+				cat > "$out.out"
+			echo "${PIPESTATUS[0]}" > "$out.rc"
+		else
+			mpirun -np "$np" --hostfile "$STATE/hostfile" \
+				--map-by node \
+				"$BCS_SRC/tools/bcsctl" run --job "$job" \
+				"${stats[@]}" -- \
+				"$BUILD/bench/mpi_barrier" "$@" > "$out.out" \
+				2>&1 < /dev/null
+			echo $? > "$out.rc"
+		fi
 	) &
 	echo "$!" > "$STATE/mpirun-$label.pid"
 }

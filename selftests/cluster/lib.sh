@@ -166,14 +166,14 @@ wait_until()
 	done
 }
 
-# two_jobs TEXT: two cluster jobs, created from node2 and node3 through
+# two_jobs TEXT: two cluster jobs (owned by uid $JOB_OWNER if set), created from node2 and node3 through
 # the master, in j1 and j2; records TEXT, and ends the test if that failed.
 two_jobs()
 {
 	local r1 r2
-	j1=$(on 2 bcsctl job create)
+	j1=$(on 2 bcsctl job create ${JOB_OWNER:+--owner "$JOB_OWNER"})
 	r1=$?
-	j2=$(on 3 bcsctl job create)
+	j2=$(on 3 bcsctl job create ${JOB_OWNER:+--owner "$JOB_OWNER"})
 	r2=$?
 	case $j1$j2 in
 	*[!0-9]*|"") r1=1 ;;

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# MPI: two Open MPI jobs started from node1 the way a site wraps its jobs,
+# MPI: two Open MPI jobs of a normal user (uid 65534: mpirun, its daemons
+# and every rank; the jobs created for it with --owner) started from node1
+# the way a site wraps its jobs,
 #
 #     mpirun -np 6 --hostfile H bcsctl run --job J -- mpi_barrier ...
 #
@@ -30,6 +32,9 @@ app=$BUILD/bench/mpi_barrier
 # Long enough for the snapshot below on a loaded host (40 s took 43).
 run_s=60
 out=$SHARE/out
+# Every rank, mpirun and its daemons run as this normal user (nobody),
+# in cluster jobs it owns: as a user's job runs at a site.
+user=65534
 
 missing=""
 for c in mpirun dropbear dropbearkey ssh ssh-keygen; do
@@ -44,10 +49,10 @@ ok $? "Open MPI, dropbear, OpenSSH and mpi_barrier are installed${missing:+ (mis
 rm -rf "$SHARE/mpi"
 mkdir -p "$SHARE/mpi"
 ssh-keygen -q -t ed25519 -N '' -C bcs-cluster-test -f "$SHARE/mpi/id"
-on_each "$out/mpi-sshd" start_sshd
+on_each "$out/mpi-sshd" "MPI_USER=$user start_sshd"
 rc=$?
 [ $rc = 0 ] || diag "$(cat "$out/mpi-sshd"/?)"
-ok $rc "an SSH server on every node, root logs in by key only"
+ok $rc "an SSH server on every node, root and uid $user log in by key only"
 
 # shellcheck disable=SC2016 # expanded in the guest
 hosts=$(on 1 'for n in $CL_NODES; do
@@ -57,7 +62,7 @@ want=$(for n in $CL_NODES; do echo "node$n"; done | paste -sd ' ')
 [ "$hosts" = "$want" ]
 ok $? "node1 runs commands on every node over SSH ($hosts)"
 
-two_jobs "two more cluster jobs through the master"
+JOB_OWNER=$user two_jobs "two more cluster jobs through the master, uid $user's"
 
 # Both jobs at once.  Each passes MPI_Init, then waits for the go file,
 # so that both run side by side whichever launch was slower; each then
@@ -65,7 +70,7 @@ two_jobs "two more cluster jobs through the master"
 go=$out/mpi-go
 rm -f "$go"
 on 1 "rm -rf /run/bcs/mpi/$j1.* /run/bcs/mpi/$j2.* /run/bcs/mpi/$j1 /run/bcs/mpi/$j2
-      export MPI_STATS=1
+      export MPI_STATS=1 MPI_USER=$user
       mpi_start a $np $j1 --seconds $run_s --work 200 --tag a --go $go &&
       mpi_start b $np $j2 --seconds $run_s --work 200 --tag b --go $go"
 ok $? "mpirun -np $np --hostfile H bcsctl run --job J --mpi-stats -- mpi_barrier, for jobs $j1 and $j2"
@@ -99,7 +104,7 @@ for l in a b; do
 	cp "$out/mpi-$l.out" "$out/mpi-$l.lost.out"
 	diag "job $l: mpirun lost a daemon while starting (mpi-$l.lost.out): launched once more"
 	on_all "rm -rf /run/bcs/mpi/$j.* /run/bcs/mpi/$j/$j.*.bcsmpi" > /dev/null
-	on 1 "export MPI_STATS=1
+	on 1 "export MPI_STATS=1 MPI_USER=$user
 	      mpi_start $l $np $j --seconds $run_s --work 200 --tag $l --go $go"
 	relaunched+=" $l"
 done
@@ -132,6 +137,22 @@ on_all 'snapshot mpi && proc_threads "$SHARE/data/mpi/node$NODE.threads.json"' \
 ok $? "snapshot of every node while both jobs run"
 analyse coherence --nodes "$nr_nodes" "$SHARE/data/mpi" --from-slice "${from:-0}" \
 	--jobs "$j1,$j2" --min 20
+
+# Every task of both jobs is the user's, on every node.
+uids()	# uids N: the distinct uids of jobs j1's and j2's tasks on node N
+{
+	on "$1" "for p in \$(bcsstat tasks --json | $PY -c '
+import json, sys
+print(\" \".join(str(t[\"tgid\"]) for t in json.load(sys.stdin)
+               if t[\"job\"] in ($j1, $j2)))'); do
+		stat -c %u /proc/\$p
+	done | sort -u | paste -sd ' '" 2>/dev/null
+}
+for n in $CL_NODES; do
+	u=$(uids "$n")
+	[ "$u" = "$user" ]
+	ok $? "node$n: every rank of jobs $j1 and $j2 runs as uid $user ($u)"
+done
 
 # Each node's control file of job a says Allreduce, on.
 ctl_sel()	# ctl_sel N: "FLAGS SELECTION" of node N's control file of job a
