@@ -1065,19 +1065,47 @@ enum bcsp_verdict bcsp_window_check(struct bcsp_window *w, uint32_t epoch,
 		w->epoch = epoch;
 		w->top = seq;
 		w->bits = 1;
+		w->prev_top = 0;
 		return BCSP_OK;
 	}
 	if (seq > w->top) {
 		back = seq - w->top;
-		w->bits = back >= 64 ? 0 : w->bits << back;
+		if (back >= 64) {
+			/* A jump: what came before stays checkable. */
+			w->prev_top = w->top;
+			w->prev_bits = w->bits;
+			w->prev_above = 0;
+			w->prev_end = seq - 64;
+			w->bits = 0;
+		} else {
+			w->bits <<= back;
+		}
 		w->bits |= 1;
 		w->top = seq;
 		return BCSP_OK;
 	}
 	back = w->top - seq;
-	if (back >= 64 || (w->bits & (1ULL << back)))
+	if (back < 64) {
+		if (w->bits & (1ULL << back))
+			return BCSP_REPLAY;
+		w->bits |= 1ULL << back;
+		return BCSP_OK;
+	}
+	/* Older than the window: the one before the last jump, if any. */
+	if (!w->prev_top)
 		return BCSP_REPLAY;
-	w->bits |= 1ULL << back;
+	if (seq > w->prev_top) {
+		back = seq - w->prev_top - 1;
+		if (seq > w->prev_end || back >= 64 ||
+		    (w->prev_above & (1ULL << back)))
+			return BCSP_REPLAY;
+		w->prev_above |= 1ULL << back;
+		return BCSP_OK;
+	}
+	back = w->prev_top - seq;
+	if (back >= 64 || (w->prev_bits & (1ULL << back)))
+		return BCSP_REPLAY;
+	w->prev_bits |= 1ULL << back;
 	return BCSP_OK;
 }
 

@@ -698,12 +698,21 @@ enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 
 /*
  * Replay window per sender and epoch: accepts each sequence number once,
- * in any order within the last 64, and nothing older.
+ * in any order within the last 64, and nothing older.  A sender's jump
+ * forward (bcsp_seq_next() catching up with its clock) would leave what
+ * it sent just before out of the window, though in flight or passed on
+ * again down a tree: the window before the last jump of 64 or more is
+ * kept as well, with the 64 numbers above its top (below those that the
+ * window since has covered), each accepted once.
  */
 struct bcsp_window {
 	uint32_t epoch;
 	uint64_t top;		/* highest sequence number accepted */
 	uint64_t bits;		/* bit i: top - i was accepted */
+	uint64_t prev_top;	/* @top before the last jump; 0: none */
+	uint64_t prev_bits;	/* bit i: prev_top - i was accepted */
+	uint64_t prev_above;	/* bit i: prev_top + 1 + i was accepted */
+	uint64_t prev_end;	/* above it the window since the jump */
 	bool used;
 };
 

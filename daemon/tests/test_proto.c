@@ -469,6 +469,33 @@ static void test_rejects(void)
 	CHECK(bad == 10000);
 }
 
+/*
+ * Whatever comes, with jumps, no sequence number is accepted twice, and
+ * within 64 below the top or the window before a jump every one is
+ * accepted once.
+ */
+static void test_window_random(void)
+{
+	static uint8_t seen[1 << 16];
+	struct bcsp_window w = { 0 };
+	uint64_t x = 0x9e3779b97f4a7c15ULL, top = 1000, seq;
+	unsigned int i, twice = 0;
+
+	for (i = 0; i < 200000; i++) {
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		if (x % 97 == 0 && top < (1 << 16) - 300)
+			top += 64 + x % 200;	/* a jump */
+		else if (x % 3 == 0 && top < (1 << 16) - 2)
+			top++;
+		seq = top - (x >> 20) % 200;
+		if (bcsp_window_check(&w, 1, seq) == BCSP_OK)
+			twice += seen[seq]++ > 0;
+	}
+	CHECK(!twice);
+}
+
 static void test_window(void)
 {
 	struct bcsp_window w = { 0 };
@@ -479,11 +506,25 @@ static void test_window(void)
 	CHECK(bcsp_window_check(&w, 1, 99) == BCSP_OK);
 	CHECK(bcsp_window_check(&w, 1, 99) == BCSP_REPLAY);
 	CHECK(bcsp_window_check(&w, 1, 101) == BCSP_OK);
+	/* A jump of 64 or more keeps the window before it (and 64 above). */
 	CHECK(bcsp_window_check(&w, 1, 200) == BCSP_OK);
-	CHECK(bcsp_window_check(&w, 1, 136) == BCSP_REPLAY);
 	CHECK(bcsp_window_check(&w, 1, 137) == BCSP_OK);
 	CHECK(bcsp_window_check(&w, 1, 137) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 136) == BCSP_OK);
+	CHECK(bcsp_window_check(&w, 1, 136) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 120) == BCSP_OK);
 	CHECK(bcsp_window_check(&w, 1, 120) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 100) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 98) == BCSP_OK);
+	CHECK(bcsp_window_check(&w, 1, 98) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 37) == BCSP_REPLAY);
+	/* A second jump: the window before it is 200's, no longer 101's. */
+	CHECK(bcsp_window_check(&w, 1, 1000) == BCSP_OK);
+	CHECK(bcsp_window_check(&w, 1, 98) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 136) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 199) == BCSP_OK);
+	CHECK(bcsp_window_check(&w, 1, 199) == BCSP_REPLAY);
+	CHECK(bcsp_window_check(&w, 1, 200) == BCSP_REPLAY);
 	/* An older epoch is stale; a newer one restarts the window. */
 	CHECK(bcsp_window_check(&w, 0, 1000) == BCSP_STALE);
 	CHECK(bcsp_window_check(&w, 2, 5) == BCSP_OK);
@@ -1596,6 +1637,7 @@ int main(void)
 	test_roundtrip();
 	test_rejects();
 	test_window();
+	test_window_random();
 	test_seq_replay_after_restart();
 	test_strobe_verdict();
 	test_strobe_verdict_wrap();
