@@ -391,7 +391,7 @@ static void cmd_job_list(struct bcsd *d, struct bcsd_client *c)
 	size_t nlocal = 0;
 	uint32_t i;
 
-	if (d->bcs && !bcs_job_list(d->bcs, &local, &nlocal))
+	if (d->bcs && !bcs_job_list(d->bcs, &local, &nlocal) && nlocal)
 		qsort(local, nlocal, sizeof(local[0]), by_job_info);
 	if (view_pairs_build(d, now, &vp))
 		pr_warn("control: job list without nodes: %s",

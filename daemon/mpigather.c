@@ -213,8 +213,10 @@ int mpi_gather_json(struct mpi_gather *g, struct json_object *o)
 	if (!nodes || !files)
 		goto nomem;
 	/* Sorted in place: the order they came in is of no use. */
-	qsort(g->nodes, g->nr_nodes, sizeof(*g->nodes), by_node);
-	qsort(g->files, g->nr_files, sizeof(*g->files), by_node_file);
+	if (g->nr_nodes)
+		qsort(g->nodes, g->nr_nodes, sizeof(*g->nodes), by_node);
+	if (g->nr_files)
+		qsort(g->files, g->nr_files, sizeof(*g->files), by_node_file);
 	for (i = 0; i < g->nr_nodes; i++) {
 		e = json_object_new_object();
 		if (!e)
