@@ -321,7 +321,12 @@ static int parse_job_pids(struct bcsctl_req *req, int argc, char **argv)
 	return BCSCTL_PARSE_OK;
 }
 
-static int parse_job_row(struct bcsctl_req *req, int argc, char **argv)
+/*
+ * "JOB VALUE": the job into @req, the value's text into *@value; @what
+ * names the value in the error for a missing one.
+ */
+static int job_and_value(struct bcsctl_req *req, int argc, char **argv,
+			 const char *what, char **value)
 {
 	char *pos[2];
 	int n, r;
@@ -332,29 +337,35 @@ static int parse_job_row(struct bcsctl_req *req, int argc, char **argv)
 	if (n < 1)
 		return usage_err(req, "missing JOB");
 	if (n < 2)
-		return usage_err(req, "missing ROW");
+		return usage_err(req, "missing %s", what);
 	if (get_job(req, pos[0], &req->job))
 		return BCSCTL_PARSE_USAGE;
-	return get_row(req, pos[1], 1);
+	*value = pos[1];
+	return BCSCTL_PARSE_OK;
+}
+
+static int parse_job_row(struct bcsctl_req *req, int argc, char **argv)
+{
+	char *value;
+	int r;
+
+	r = job_and_value(req, argc, argv, "ROW", &value);
+	if (r)
+		return r;
+	return get_row(req, value, 1);
 }
 
 static int parse_job_filler(struct bcsctl_req *req, int argc, char **argv)
 {
-	char *pos[2];
-	int n, r;
+	char *value;
+	int r;
 
-	r = positionals(req, argc, argv, 0, pos, 2, &n);
+	r = job_and_value(req, argc, argv, "on|off", &value);
 	if (r)
 		return r;
-	if (n < 1)
-		return usage_err(req, "missing JOB");
-	if (n < 2)
-		return usage_err(req, "missing on|off");
-	if (get_job(req, pos[0], &req->job))
-		return BCSCTL_PARSE_USAGE;
-	if (!strcmp(pos[1], "on"))
+	if (!strcmp(value, "on"))
 		req->filler = 1;
-	else if (!strcmp(pos[1], "off"))
+	else if (!strcmp(value, "off"))
 		req->filler = 0;
 	else
 		return usage_err(req, "bad filler state (on or off)");

@@ -146,10 +146,7 @@ static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return unit_rng(&rng_state);
 }
 
 static void test_random(void)

@@ -478,13 +478,11 @@ static void test_window_random(void)
 {
 	static uint8_t seen[1 << 16];
 	struct bcsp_window w = { 0 };
-	uint64_t x = 0x9e3779b97f4a7c15ULL, top = 1000, seq;
+	uint64_t st = 0x9e3779b97f4a7c15ULL, top = 1000, seq, x;
 	unsigned int i, twice = 0;
 
 	for (i = 0; i < 200000; i++) {
-		x ^= x >> 12;
-		x ^= x << 25;
-		x ^= x >> 27;
+		x = unit_rng(&st);
 		if (x % 97 == 0 && top < (1 << 16) - 300)
 			top += 64 + x % 200;	/* a jump */
 		else if (x % 3 == 0 && top < (1 << 16) - 2)

@@ -6,6 +6,7 @@
 #ifndef BCSD_UNIT_H
 #define BCSD_UNIT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 static int unit_pass, unit_fail;
@@ -19,6 +20,15 @@ static int unit_pass, unit_fail;
 			__FILE__, __LINE__, #cond);			\
 	}								\
 } while (0)
+
+/* A seeded generator for random cases (xorshift64*): @s not 0. */
+static inline uint64_t unit_rng(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
 
 static inline int unit_done(const char *name)
 {
