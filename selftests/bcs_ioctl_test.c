@@ -891,8 +891,10 @@ TEST_F(ioctl, filler_runs_when_idle)
 	/* Busy: A, with its task, moved to row 2. */
 	ASSERT_EQ(0, bt_job_set_row(self->fd, A, 2));
 	ASSERT_EQ(0, bt_strobe_now(self->fd, 2));
-	EXPECT_TRUE(job_state_is(self->fd, A, BCS_JOB_RUNNING));
+	/* A wakes once F's running task has parked (the drain). */
 	EXPECT_TRUE(job_state_is(self->fd, F, BCS_JOB_SUSPENDED));
+	EXPECT_TRUE(WAIT_UNTIL(job_state_is(self->fd, A, BCS_JOB_RUNNING),
+			       BT_WAIT_MS));
 	EXPECT_TRUE(WAIT_UNTIL(bt_job_all_parked(self->fd, F), BT_WAIT_MS));
 	EXPECT_TRUE(job_state_is(self->fd, N, BCS_JOB_RUNNING));
 
