@@ -19,16 +19,16 @@
  *                   by first fit over it; a job that ends lets suspended
  *                   jobs that now fit resume, a new job runs at once if it
  *                   fits the active row;
- *   bcs-row         daemon/matrix.c, MATRIX_ONE_PER_ROW, no alternates,
+ *   bcs-row         daemon/master/matrix.c, MATRIX_ONE_PER_ROW, no alternates,
  *                   at most 64 jobs admitted (bcs's old limit);
- *   bcs-pack        daemon/matrix.c, MATRIX_PACK with MATRIX_ALTERNATE;
+ *   bcs-pack        daemon/master/matrix.c, MATRIX_PACK with MATRIX_ALTERNATE;
  *   bcs-pack-noalt  MATRIX_PACK alone;
  *   bcs-pack-fill   bcs-pack with Flexible CoScheduling's fill for the
  *                   jobs marked DC (below).
  * The bcs policies take turns over matrix_rows_used() as bcs.ko does
  * (bcs_row_next()), one row per slice; a job progresses in a slice when
  * the slice's row is in its row set.  The matrix code is the master's own
- * (daemon/matrix.c, compiled in).  Gang policies admit a job when @procs
+ * (daemon/master/matrix.c, compiled in).  Gang policies admit a job when @procs
  * nodes each host fewer than MPL jobs, on nodes chosen by one rule for all
  * (select_nodes(): aligned blocks, or with --select least the least-loaded
  * nodes), in FCFS order with EASY-style backfilling (see admit()).
@@ -78,7 +78,7 @@
 
 #include <linux/bcs.h>
 
-#include "matrix.h"
+#include "master/matrix.h"
 
 #define DEFAULT_SWF	"../shared/workloads/lublin_256.swf"
 #define BSLD_BOUND	10		/* s, bounded slowdown's floor */
@@ -102,7 +102,7 @@ struct policy {
 	const char *name;
 	bool gang;		/* time-shared, admitted under MPL */
 	bool backfill;
-	bool matrix;		/* uses daemon/matrix.c */
+	bool matrix;		/* uses daemon/master/matrix.c */
 	enum matrix_policy mpol;
 	uint32_t mflags;
 	bool fill;		/* DC jobs fill idle nodes */

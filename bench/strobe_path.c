@@ -6,7 +6,7 @@
  *   strobe_path recv --key FILE [--group G] [--port P] [--count N] [--netlink]
  *   strobe_path watch --key FILE [--group G] [--port P] [--count N] --lead-us L
  *
- * The sender multicasts N signed strobes (daemon/proto.c, the same code
+ * The sender multicasts N signed strobes (daemon/proto/proto.c, the same code
  * bcsd uses) carrying their CLOCK_REALTIME send time.  The receiver, in
  * another network namespace or on another node, takes each one through
  * what bcsd does: receive, decode and check the tag, and with --netlink
@@ -35,7 +35,7 @@
 
 #include <sodium.h>
 
-#include "../daemon/proto.h"
+#include "../daemon/proto/proto.h"
 #include "bcs.h"
 
 #define RECV_TIMEOUT_MS	3000

@@ -23,15 +23,15 @@
 #include <sodium.h>
 
 #include "bcsd.h"
-#include "log.h"
-#include "ctl.h"
-#include "master.h"
-#include "node.h"
-#include "record.h"
-#include "probe.h"
-#include "switches.h"
-#include "collect.h"
-#include "filler.h"
+#include "core/log.h"
+#include "ctl/ctl.h"
+#include "master/master.h"
+#include "node/node.h"
+#include "node/record.h"
+#include "clock/probe.h"
+#include "node/switches.h"
+#include "node/collect.h"
+#include "node/filler.h"
 
 #define BCSD_CONF_DEFAULT	"/etc/bcs/bcsd.conf"
 

@@ -10,13 +10,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "config.h"
-#include "dumpfile.h"
-#include "fill.h"
-#include "loop.h"
-#include "matrix.h"
-#include "proto.h"
-#include "skew.h"
+#include "core/config.h"
+#include "node/dumpfile.h"
+#include "node/fill.h"
+#include "core/loop.h"
+#include "master/matrix.h"
+#include "proto/proto.h"
+#include "clock/skew.h"
 
 /* The largest cluster, BCSD_MAX_NODES, is in config.h (quorum). */
 #define BCSD_MAX_SENDERS	BCSD_MAX_NODES

@@ -15,8 +15,8 @@
 
 #include <linux/bcs.h>
 
-#include "proto.h"
-#include "fuzz_assert.h"
+#include "proto/proto.h"
+#include "fuzz/fuzz_assert.h"
 
 #define FUZZ_CLUSTER	7
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fuzz.h"
+#include "fuzz/fuzz.h"
 
 static const char *dir;
 

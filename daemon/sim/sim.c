@@ -64,8 +64,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../libbcs/bcs.h"
-#include "sim.h"
+#include "libbcs/bcs.h"
+#include "sim/sim.h"
 
 struct bcs {
 	int unused;

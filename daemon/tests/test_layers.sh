@@ -1,45 +1,88 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bcsd's dependencies run one way (Documentation/design.rst): the core
-# (loop, net, rx, followed, dispatch, view, stats, global, offsets, tree, reduce,
-# and the pure modules topo, filter, skew, tquorum, mpigather, mpidir,
-# matrix, hostlist and fill) calls no part, and no part (master, node,
-# record, collect, switches, filler, probe, ctl)
-# calls another;
-# messages reach the parts through the handlers they register.  Checked
-# on the objects' symbols.
+# bcsd's dependencies run one way (Documentation/design.rst, "The daemon"),
+# checked per folder on the objects' symbols: a folder may call only the
+# folders below it,
+#
+#   proto                  the wire format, pure
+#   core                   loop, config, log, net, dispatch, receive, stats
+#   tree, clock            the tree of daemons; the clocks' offsets
+#   master, node, ctl      the parts, which call no other part
+#   bcsd.c                 starts them all
+#
+# and the parts reach each other only through the dispatcher and the
+# handlers and transports they register.
 
 cd "$(dirname "$0")/.." || exit 1
 . ../scripts/check-lib.sh
 
-core="loop net rx followed dispatch view stats global offsets tree reduce topo filter skew tquorum mpigather mpidir matrix hostlist fill dumpfile"
-parts="master node record collect switches filler probe ctl"
+# below F: the folders F may call.
+declare -A below=(
+	[proto]=""
+	[core]="proto"
+	[tree]="proto core"
+	[clock]="proto core tree"
+	[master]="proto core tree clock"
+	[node]="proto core tree clock"
+	[ctl]="proto core tree clock"
+)
+folders="proto core tree clock master node ctl"
 
-# defined O: the global functions and data object O.o defines.
-defined()
-{
-	nm --defined-only -g "$1.o" | awk '{ print $3 }' | sort
-}
-
-# uses O: the symbols O.o needs from elsewhere.
-uses()
-{
-	nm -u "$1.o" | awk '{ print $2 }' | sort
-}
+# Calls up still to be turned into registered handlers and transports:
+# OBJECT:FOLDER:SYMBOL, one each.  Nothing else may call up.
+pending="
+core/net.o:tree:tree_port core/net.o:tree:tree_send_children
+core/net.o:tree:tree_send_command core/net.o:tree:tree_transport
+core/rx.o:tree:reduce_add core/rx.o:tree:reduce_node_tasks
+core/rx.o:tree:reduce_tasks core/rx.o:tree:tree_addr core/rx.o:tree:tree_adopt
+core/rx.o:tree:tree_heard core/rx.o:tree:tree_on_ack
+core/rx.o:tree:tree_on_strobe_nack core/rx.o:tree:tree_reroot
+core/rx.o:tree:tree_send_ack core/rx.o:tree:tree_send_children
+core/rx.o:tree:tree_send_command core/rx.o:tree:tree_strobe_taken
+core/rx.o:tree:tree_transport
+core/stats.o:tree:tq_decide core/stats.o:tree:tree_json
+core/stats.o:tree:tree_transport core/stats.o:clock:offsets_json
+core/stats.o:master:global_json
+core/view.o:tree:topo_parent core/view.o:tree:tree_transport
+ctl/ctl.o:master:global_json ctl/ctl.o:node:mpidir_owner
+"
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-for p in $parts; do
-	defined "$p" > "$tmp/$p"
+
+# Every global symbol each folder's objects define.
+for f in $folders; do
+	nm --defined-only -g "$f"/*.o | awk 'NF == 3 { print $3 }' | sort -u > "$tmp/$f"
+	[ -s "$tmp/$f" ]
+	check $? "$f/ defines symbols (built)"
 done
-for o in $core $parts; do
-	bad=""
-	for p in $parts; do
-		[ "$o" = "$p" ] && continue
-		bad+=$(comm -12 <(uses "$o") "$tmp/$p" | tr '\n' ' ')
+
+for f in $folders; do
+	for o in "$f"/*.o; do
+		nm -u "$o" | awk '{ print $2 }' | sort -u > "$tmp/uses"
+		bad=""
+		for g in $folders; do
+			[ "$g" = "$f" ] && continue
+			case " ${below[$f]} " in *" $g "*) continue ;; esac
+			for s in $(comm -12 "$tmp/uses" "$tmp/$g"); do
+				case " $(echo $pending) " in
+				*" $o:$g:$s "*) continue ;;
+				esac
+				bad+="$g:$s "
+			done
+		done
+		[ -z "$bad" ]
+		check $? "$o calls only ${below[$f]:-nothing} ($bad)"
 	done
-	[ -z "$bad" ]
-	check $? "$o.o calls no other part ($bad)"
+done
+
+# Every object of bcsd is in a folder checked here, or is bcsd.o.
+for o in $(make -s -p 2>/dev/null | sed -n 's/^OBJS := //p' | head -1); do
+	case $o in
+	bcsd.o|bcsmpi_*.o) continue ;;
+	esac
+	case " $folders " in *" ${o%%/*} "*) ok=0 ;; *) ok=1 ;; esac
+	check $ok "$o is in a checked folder"
 done
 checks_done test_layers
