@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The layout of the tree as Documentation/design.rst shows it ("Source
+# files"):
+#
+#   every source file of the module, the daemon, the libraries, the tools
+#   and the Slurm plugin is listed there, by its path from the top
+#   (``daemon/core/loop.c``); a header of a .c of the same name goes with
+#   it, a header of its own is listed by its path;
+#   every path listed there exists;
+#   every .c of bcsd (its tests, fuzz targets and stand-in aside) and of
+#   bcs.ko (main.c aside) has a header of its own.
+
+cd "$(dirname "$0")/.." || exit 1
+. scripts/check-lib.sh
+
+doc=Documentation/design.rst
+mapfile -t srcs < <(git ls-files 'module/*.[ch]' 'daemon/*.[ch]' \
+	'libbcs/*.[ch]' 'libbcsmpi/*.[ch]' 'tools/*.[ch]' 'slurm/*.[ch]' \
+	'include/uapi/linux/*.h' |
+	grep -v -e '/tests/' -e '^daemon/fuzz/')
+[ "${#srcs[@]}" -gt 100 ]
+check $? "${#srcs[@]} source files found"
+
+# The literals of design.rst: ``text``.
+lits=$(grep -o '``[^`]*``' "$doc" | sed 's/``//g' | sort -u)
+
+listed()	# listed TEXT: TEXT is one of design.rst's literals
+{
+	grep -qxF -- "$1" <<< "$lits"
+}
+
+for f in "${srcs[@]}"; do
+	case $f in
+	*.h)
+		c=${f%.h}.c
+		if listed "$f" || { [ -f "$c" ] && listed "$c"; }; then
+			ok=0
+		else
+			ok=1
+		fi
+		;;
+	*)
+		listed "$f"
+		ok=$?
+		;;
+	esac
+	check $ok "$f is listed in $doc"
+done
+
+# Paths the tables name exist (a literal with a slash and a source suffix).
+while read -r p; do
+	[ -e "$p" ]
+	check $? "$doc names $p, which exists"
+done < <(grep -E '^(module|daemon|libbcs|libbcsmpi|tools|slurm|include)/[^ ]*\.[ch]$' <<< "$lits")
+
+for f in "${srcs[@]}"; do
+	case $f in
+	daemon/sim/*|module/main.c|*.h) continue ;;
+	daemon/*.c|module/*.c)
+		[ -f "${f%.c}.h" ]
+		check $? "$f has its own header"
+		;;
+	esac
+done
+checks_done test-layout
