@@ -4,7 +4,7 @@
  * <linux/bcs_hist.h> (header, then the non-empty buckets in increasing
  * index): whether a buffer is one, and the sum of two.  One home for the
  * merge that bcsstat (merging the dumps of several nodes) and bcsd
- * (merging the reports of its children, daemon/filter.c) both need.
+ * (merging the reports of its children, daemon/tree/filter.c) both need.
  *
  * Histograms of different resolutions are added at the coarser one: every
  * bucket of a finer log-linear histogram lies inside one bucket of a

@@ -29,7 +29,7 @@ import time
 
 HDR = struct.Struct(">IBBHIIIHHQ")
 MAGIC = 0x42435350
-# BCSP_VERSION of daemon/proto.h; a forged datagram copies the real one's.
+# BCSP_VERSION of daemon/proto/proto.h; a forged datagram copies the real one's.
 VERSION = 3
 
 
