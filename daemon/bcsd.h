@@ -14,7 +14,8 @@
 #include "node/dumpfile.h"
 #include "node/fill.h"
 #include "core/loop.h"
-#include "master/matrix.h"
+#include "master/global.h"
+#include "master/master.h"
 #include "proto/proto.h"
 #include "clock/skew.h"
 
@@ -27,9 +28,6 @@
 	((BCSP_MAP_JOBS_MAX + BCSP_MAP_PART_JOBS - 1) / BCSP_MAP_PART_JOBS)
 #define BCSD_REQ_TIMEOUT_MS	500
 #define BCSD_REQ_TRIES		6
-/* Attach requests in flight at the master, and how long each waits. */
-#define BCSD_ATTACHING_MAX	16
-#define BCSD_ATTACH_WAIT_MS	2000
 /*
  * The longest lead, in slices: bcs.ko holds BCS_STROBE_QUEUE strobes until
  * their deadlines, and a node takes none due more than BCSP_AHEAD_SLICES
@@ -51,82 +49,11 @@ struct bcs_stat;
 struct topo_list;
 struct topo_tree;
 
-/* One job of the cluster, as the master keeps it. */
-struct bcsd_job {
-	uint32_t id;
-	uint32_t row;
-	uint64_t rows;			/* the row set the map names (matrix.c) */
-	uint32_t birth;			/* struct bcsp_job_row */
-	/*
-	 * Its owner's uid, as its create named it (0: root), or
-	 * BCSP_OWNER_NONE when learnt from reports; a take-over keeps the
-	 * followed map's.
-	 */
-	uint32_t owner;
-	/*
-	 * The nodes its create named (bcsctl job create --nodes): @nr_declared
-	 * of them, allocated (NULL with none).
-	 */
-	uint32_t *declared;
-	uint32_t nr_declared;
-	/*
-	 * Tasks per node, from the nodes' reports; down a tree, per sender
-	 * of a subtree's sum, with @nodes the nodes with tasks in it.  Only
-	 * senders that report tasks of it: @nr_nodes entries of arrays that
-	 * grow (@cap_nodes, at most BCSD_MAX_NODES) as it spreads, so that
-	 * BCS_JOBS_MAX jobs of a node or two each cost little; freed with
-	 * the job (master.c job_free()).  A sender whose entry cannot be
-	 * had is not learnt.
-	 */
-	struct bcsd_job_node {
-		uint32_t id;		/* the sender's node id */
-		uint32_t tasks;
-		uint32_t nodes;
-		uint64_t seen_ms;
-		uint64_t cpus;		/* its report's, 0: the whole node */
-	} *node;
-	uint32_t nr_nodes;
-	uint32_t cap_nodes;
-};
-
 /* A node's last report, as every bcsd keeps it (view.c). */
 struct bcsd_peer {
 	uint32_t node;
 	uint64_t seen_ms;		/* CLOCK_MONOTONIC */
 	struct bcsp_report report;
-};
-
-/*
- * global.c: the active master's record of a slice (GETTS, GTTS): its
- * strobe, and how the nodes' switches to it went, summed.
- */
-#define BCSD_GLOBAL_SLICES	4096	/* slices kept */
-
-enum bcsd_global_state {
-	GLOBAL_NONE = 0,
-	GLOBAL_PENDING,			/* nodes said, the strobe is not out */
-	GLOBAL_SENT,			/* its strobe went out */
-	GLOBAL_SKIPPED,			/* no strobe: the master fell behind */
-};
-
-struct bcsd_global_rec {
-	uint64_t slice;			/* none if @state is GLOBAL_NONE */
-	enum bcsd_global_state state;
-	uint64_t deadline_ns;		/* CLOCK_REALTIME, as the strobe */
-	uint64_t sent_ns;		/* its first copy sent */
-	uint64_t interval_ns;		/* since the strobe before; 0: none */
-	uint32_t row;
-	struct bcsp_switch_sum sw;	/* @sw.nodes 0: no node said yet */
-	uint64_t heard_ns;		/* CLOCK_REALTIME of the last summary */
-};
-
-struct bcsd_global {
-	uint32_t epoch;			/* of the strobes recorded */
-	uint64_t nr;			/* strobes recorded in @epoch */
-	uint64_t newest;		/* slice of the last */
-	uint64_t last_sent_ns;
-	uint64_t unknown;		/* summaries of slices not held */
-	struct bcsd_global_rec recs[BCSD_GLOBAL_SLICES];
 };
 
 /*
@@ -438,65 +365,6 @@ struct bcsd_followed {
 	struct bcsp_context ctx;
 	uint32_t ctx_epoch;
 	uint32_t ctx_master;
-};
-
-/* master.c: the master role, active or standby. */
-struct bcsd_master {
-	bool active;			/* sending strobes */
-	uint32_t epoch;			/* ours while active */
-	int strobe_fd;			/* timerfd, CLOCK_REALTIME */
-	uint64_t strobe_slice;		/* of the last strobe sent */
-	uint64_t strobe_deadline_ns;	/* of slice strobe_slice */
-	uint32_t strobe_row;		/* the row it runs */
-	struct bcsp_msg strobe_msg;	/* the last strobe sent */
-	unsigned int strobe_copies_left;	/* of it, still to send */
-	/*
-	 * The jobs; their rows are the matrix's (matrix.c).  @by_id: the
-	 * indices into @jobs in the order of their ids, for find_job().
-	 */
-	struct bcsd_job jobs[BCS_JOBS_MAX];
-	uint16_t by_id[BCS_JOBS_MAX];
-	uint32_t nr_jobs;
-	uint32_t next_job_id;
-	struct matrix matrix;
-	/*
-	 * The node id of each of the matrix's node indices, and a hash of
-	 * the ids (index + 1; 0: free) that finds them (matrix_node()).
-	 */
-	uint32_t matrix_node[BCSD_MAX_NODES];
-	uint32_t matrix_nodes;
-	uint16_t matrix_node_hash[2 * BCSD_MAX_NODES];
-	uint32_t map_version;
-	uint64_t map_apply_slice;	/* of map_version; 0: at once */
-	uint64_t replanned_ms;		/* the jobs last placed again */
-	uint64_t map_sent_slice;
-	uint32_t map_repeats;		/* resend with the next strobes */
-	uint32_t map_repeated_version;	/* map_version they are for */
-	/* Fail-over. */
-	uint64_t listen_until_ms;	/* no take-over before: reports come */
-	bool no_quorum_said;		/* logged once until a master is heard */
-	bool no_epoch_said;		/* the last epoch seen: logged once */
-	uint64_t higher_epoch_ms;	/* reports first named a higher epoch */
-	uint64_t higher_epoch_last_ms;	/* and last did */
-	/*
-	 * Replies to requests, the active master's own and, on a standby,
-	 * those of the master it follows: for retries (done_find()).
-	 */
-	struct bcsp_request done[32];
-	unsigned int done_next;
-	/* What the nodes record (bcsctl stats): sent with every map. */
-	struct bcsp_context ctx;
-	uint32_t cmd_id;		/* of the last command sent */
-	/*
-	 * Attach requests whose command went to their node, waiting for
-	 * its result (BCSP_RESULT); @req.id 0: a free slot.  Answered with
-	 * -EHOSTUNREACH after BCSD_ATTACH_WAIT_MS.
-	 */
-	struct {
-		struct bcsp_request req;
-		uint32_t cmd_id;
-		uint64_t sent_ms;	/* CLOCK_MONOTONIC */
-	} attaching[BCSD_ATTACHING_MAX];
 };
 
 /*
@@ -819,21 +687,6 @@ struct json_object *view_nodes_json(const struct bcsd *d, uint64_t now_ms);
 /* The index of the first local job whose id is not below @job. */
 uint32_t view_local_index(const struct bcsd *d, uint32_t job);
 bool view_local_job(const struct bcsd *d, uint32_t job, uint32_t *idx);
-
-/*
- * global.c: the active master's global records.  global_sent(): strobe
- * @s of master epoch @epoch went out at @sent_ns (CLOCK_REALTIME); a new
- * epoch starts afresh.  global_add(): a node's (or a subtree's) switch
- * summaries, for the strobes of @epoch, heard at @now_ns
- * (CLOCK_REALTIME).  global_json(): the records of
- * the last @last slices sent (at most BCSD_GLOBAL_SLICES), oldest first,
- * as {"epoch", "unknown", "slices": [...]}.
- */
-void global_sent(struct bcsd *d, uint32_t epoch, const struct bcsp_strobe *s,
-		 uint64_t sent_ns);
-void global_add(struct bcsd *d, uint32_t epoch,
-		const struct bcsp_switches *sw, uint64_t now_ns);
-struct json_object *global_json(const struct bcsd *d, uint64_t last);
 
 /*
  * tree.c: the tree of daemons.  tree_init() reads nodes_file (and

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "bcsd.h"
+#include "master/global.h"
 
 /* How far ahead of the newest strobe sent a node's summary is kept. */
 #define GLOBAL_AHEAD_SLICES	16

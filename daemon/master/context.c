@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The statistics context (BCSP_CONTEXT): what the nodes' bcs.ko record
+ * of each job (bcsctl stats) and the window of slices they record in,
+ * kept by the active master and sent with every map.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <linux/bcs.h>
+#include <linux/bcs_hist.h>
+
+#include "bcsd.h"
+#include "master/context.h"
+#include "master/jobs.h"
+
+/*
+ * The statistics context, to the group and to this host's node part; sent
+ * with every map once there is one, so that a node that lost it or
+ * joined later gets it.
+ */
+void context_send(struct bcsd *d)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_CONTEXT } };
+
+	if (!d->master.ctx.version)
+		return;
+	m.hdr.epoch = d->master.epoch;
+	m.hdr.priority = (uint16_t)d->cfg.priority;
+	m.ctx = d->master.ctx;
+	net_send(d, &m, NULL);
+	d->followed.ctx = m.ctx;
+	d->followed.ctx_epoch = d->master.epoch;
+	d->followed.ctx_master = d->node_id;
+	d->followed.have_ctx = true;
+	dispatch(d, &m, &(struct bcsd_origin){
+		.local = true, .slice = d->master.strobe_slice });
+}
+
+/* Slices from a context change to the strobe that applies it. */
+#define CTX_LEAD_SLICES	2
+
+static void ctx_changed(struct bcsd *d)
+{
+	d->master.ctx.version++;
+	d->master.ctx.apply_slice = d->master.strobe_slice + CTX_LEAD_SLICES;
+	context_send(d);
+}
+
+static struct bcsp_job_stats *ctx_job(struct bcsd *d, uint32_t id,
+				      bool add)
+{
+	struct bcsp_context *c = &d->master.ctx;
+	uint32_t i;
+
+	for (i = 0; i < c->nr_jobs; i++)
+		if (c->jobs[i].job == id)
+			return &c->jobs[i];
+	if (!add || c->nr_jobs >= BCSP_MAX_JOBS)
+		return NULL;
+	memset(&c->jobs[c->nr_jobs], 0, sizeof(c->jobs[0]));
+	c->jobs[c->nr_jobs].job = id;
+	return &c->jobs[c->nr_jobs++];
+}
+
+/* Statistics request @req (BCSP_OP_STATS): 0 or a negative errno. */
+int context_stats(struct bcsd *d, const struct bcsp_request *req)
+{
+	uint32_t metrics = req->stats.metrics;
+	struct bcsp_job_stats *js;
+
+	if (req->stats.op > BCS_DIST_RELEASE || (metrics & ~BCS_DIST_ALL) ||
+	    (req->stats.op == BCS_DIST_RELEASE) != !metrics ||
+	    (req->stats.op == BCS_DIST_ENABLE ?
+	     req->stats.sub_bits > BCS_HIST_SUB_BITS_MAX : req->stats.sub_bits))
+		return -EINVAL;
+	if (!jobs_find(d, req->job))
+		return -ENOENT;
+	js = ctx_job(d, req->job, true);
+	if (!js)
+		return -ENOSPC;	/* BCSP_MAX_JOBS jobs have statistics */
+	switch (req->stats.op) {
+	case BCS_DIST_ENABLE:
+		js->metrics |= (uint8_t)metrics;
+		js->sub_bits = (uint8_t)req->stats.sub_bits;
+		break;
+	case BCS_DIST_DISABLE:
+		js->metrics &= (uint8_t)~metrics;
+		break;
+	default:
+		/* bcs.ko forgets the job's enables with its statistics. */
+		js->metrics = 0;
+		js->release++;
+		break;
+	}
+	ctx_changed(d);
+	return 0;
+}
+
+/* Window request @req: 0 or a negative errno. */
+int context_window(struct bcsd *d, const struct bcsp_request *req)
+{
+	struct bcsp_context *c = &d->master.ctx;
+
+	if (req->op == BCSP_OP_WINDOW_CLEAR) {
+		c->flags &= ~BCSP_WINDOW_ARMED;
+		ctx_changed(d);
+		return 0;
+	}
+	if (req->window.from > req->window.to)
+		return -EINVAL;
+	/* Every node must have it before the window's first slice. */
+	if (req->window.from <= d->master.strobe_slice + CTX_LEAD_SLICES)
+		return -ERANGE;
+	c->flags |= BCSP_WINDOW_ARMED;
+	c->window_from = req->window.from;
+	c->window_to = req->window.to;
+	ctx_changed(d);
+	return 0;
+}
+
+/* Job @id is gone: so are its statistics from the context. */
+void context_forget(struct bcsd *d, uint32_t id)
+{
+	struct bcsp_job_stats *js = ctx_job(d, id, false);
+
+	if (!js)
+		return;
+	*js = d->master.ctx.jobs[--d->master.ctx.nr_jobs];
+	ctx_changed(d);
+}
