@@ -11,17 +11,19 @@
 #include <sys/types.h>
 
 #include "core/config.h"
-#include "node/dumpfile.h"
-#include "node/fill.h"
 #include "core/loop.h"
 #include "master/matrix.h"
 #include "proto/proto.h"
 #include "clock/skew.h"
+#include "ctl/ctl.h"
+#include "node/collect.h"
+#include "node/filler.h"
+#include "node/node.h"
+#include "node/record.h"
+#include "node/switches.h"
 
 /* The largest cluster, BCSD_MAX_NODES, is in config.h (quorum). */
 #define BCSD_MAX_SENDERS	BCSD_MAX_NODES
-#define BCSD_MAP_HISTORY	32	/* maps kept for the stats file */
-#define BCSD_MAP_EVENT_JOBS	64	/* jobs kept of each */
 /* Parts of the largest map (proto.h): 100. */
 #define BCSD_MAP_PARTS_MAX	\
 	((BCSP_MAP_JOBS_MAX + BCSP_MAP_PART_JOBS - 1) / BCSP_MAP_PART_JOBS)
@@ -268,22 +270,6 @@ struct bcsd_offsets {
 	struct bcsd_offset_link link[BCSD_MAX_NODES];
 };
 
-/* A bcsctl connection, maybe waiting for the master's answer. */
-struct mpi_gather;
-
-struct bcsd_client {
-	int fd;
-	uid_t uid;		/* the peer's, when it connected */
-	uint32_t req_id;	/* 0 if not waiting */
-	struct bcsp_request req;
-	struct mpi_gather *gather;	/* mpi-gather: the files coming */
-	uint64_t sent_ms;
-	unsigned int tries;
-	uint32_t wait_job;	/* waiting for this job to exist locally */
-	uint64_t wait_until_ms;
-	uint64_t last_ms;	/* accepted or last asked */
-};
-
 struct bcsd_counters {
 	uint64_t rx;
 	uint64_t rx_own;		/* our own, looped back */
@@ -499,152 +485,10 @@ struct bcsd_master {
 	} attaching[BCSD_ATTACHING_MAX];
 };
 
-/*
- * A map applied to bcs.ko, for the stats file: the cluster tests compare
- * what each node ran with the master's map of each slice.
- */
-struct bcsd_map_event {
-	uint64_t applied_ns;		/* CLOCK_REALTIME */
-	uint64_t from_slice;		/* own map: first strobe naming it */
-	uint64_t apply_slice;		/* its rows from this slice; 0: at once */
-	uint32_t epoch, master, version, nr_jobs;
-	/*
-	 * The first BCSD_MAP_EVENT_JOBS of its jobs, so that 32 events stay
-	 * small with maps of thousands of jobs: the stats file says how
-	 * many more there were ("more").
-	 */
-	uint32_t job[BCSD_MAP_EVENT_JOBS], row[BCSD_MAP_EVENT_JOBS];
-	uint64_t rows[BCSD_MAP_EVENT_JOBS];
-};
-
-/* node.c: the node role, bcs.ko's driver. */
-struct bcsd_node {
-	struct bcs_nl *nl;
-	bool driving;			/* bcs.ko in driven mode, by us */
-	/* The map last applied to bcs.ko: (epoch, master, version). */
-	bool applied;
-	uint32_t applied_epoch;
-	uint32_t applied_master;
-	uint32_t applied_version;
-	uint64_t applied_slice;		/* its apply_slice; 0: at once */
-	/* The one in force before it, of the same master, until then. */
-	bool applied_prev;
-	uint32_t applied_prev_version;
-	/* The newest at (nr_history - 1) % BCSD_MAP_HISTORY. */
-	struct bcsd_map_event history[BCSD_MAP_HISTORY];
-	uint32_t nr_history;
-	uint64_t reported_ms;		/* the last report sent */
-	/* The commands carried out: (epoch, id) of their master. */
-	struct bcsp_window cmds;
-};
-
-/* collect.c: the ends of jobs that bcs.ko announces, and their dumps. */
-struct bcsd_collect {
-	struct bcs_events *ev;
-	char host[64];			/* in the dumps' names */
-	struct dump_owners owners;	/* the jobs' uids, for their dumps */
-	uint64_t learnt_ms;		/* owners last learnt */
-	struct dump_budget budget;	/* of the dumps written */
-	uint64_t refused_said_ms;	/* refusals last logged */
-	uint64_t refused_unsaid;	/* refusals since */
-	struct bcsp_window cmds;	/* the commands taken (MPI_GATHER) */
-	/*
-	 * The jobs with tasks here whose directory in mpi_dir is made (or
-	 * could not be: said once), in order of ids; the loop's only.
-	 * @until_ms: made for bcsd's own user (root), looked at again until
-	 * then (a task that attached as root and then took its user's
-	 * identity, as a launcher does), or 0.
-	 */
-	struct bcsd_mpi_ready {
-		uint32_t job;
-		uint64_t until_ms;
-	} *mpi_ready;
-	uint32_t nr_mpi_ready;
-};
-
-/*
- * record.c: the statistics context applied to bcs.ko: the name of the
- * followed master's last context applied, and per job what bcs.ko records.
- * @retry: a job was not here yet, or bcs.ko refused; tried again at each
- * report period.
- */
-struct bcsd_record {
-	bool applied;
-	uint32_t epoch, master, version;
-	bool retry;
-	uint64_t retried_ms;
-	struct bcsp_job_stats jobs[BCSP_MAX_JOBS];
-	uint32_t nr_jobs;
-	uint32_t window_flags;		/* BCSP_WINDOW_ARMED */
-	uint64_t window_from, window_to;
-};
-
-/*
- * switches.c: this node's slice ring (NULL: none, no summaries), read up
- * to @next_seq, last at @sent_ms; the last slice summarised, of the
- * master of @epoch.
- */
-struct bcsd_switches {
-	struct bcs_stat *st;
-	uint64_t next_seq;
-	uint64_t sent_ms;
-	uint64_t last_slice;
-	uint32_t epoch;
-};
-
-/*
- * filler.c: this node's jobs in increasing order, each with its fill
- * classification and whether bcs.ko has it marked filler.
- */
-struct bcsd_filler_job {
-	uint32_t job;
-	bool marked;
-	struct fill_state st;
-};
-
-struct bcsd_filler {
-	struct fill_params params;
-	struct bcsd_filler_job *jobs;
-	uint32_t nr;
-	uint64_t last_ms;
-};
-
-/*
- * The kernel jobs bcsd made on this node, and their births (0: not
- * known): node.c keeps them, ctl.c waits for them (view_local_job()).
- * @owner_said: the job in bcs.ko has another owner than the map's and
- * tasks, and the log has said so (node.c check_owner()), once.
- */
-struct bcsd_local {
-	uint32_t jobs[BCS_JOBS_MAX];	/* in increasing order */
-	uint32_t births[BCS_JOBS_MAX];
-	bool owner_said[BCS_JOBS_MAX];
-	uint32_t nr_jobs;
-};
-
 /* view.c: the cluster view, every node's last report. */
 struct bcsd_view {
 	struct bcsd_peer peers[BCSD_MAX_SENDERS];
 	uint32_t nr_peers;
-};
-
-/*
- * ctl.c: the control socket, control_clients connections, so many per
- * user (ctl_slot()).
- */
-/* The last gathers of users other than root, per job (ctl.c). */
-#define CTL_GATHER_SLOTS	64
-
-struct bcsd_ctl {
-	int listen_fd;
-	struct bcsd_client *clients;
-	unsigned int nr_clients;
-	uint32_t next_req_id;
-	/* Job and when (ms, monotonic) of the last such gathers. */
-	struct {
-		uint32_t job;
-		uint64_t ms;
-	} gathered[CTL_GATHER_SLOTS];
 };
 
 /*
