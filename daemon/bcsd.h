@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "core/config.h"
+#include "core/counters.h"
 #include "core/loop.h"
 #include "master/matrix.h"
 #include "proto/proto.h"
@@ -268,90 +269,6 @@ struct bcsd_offset_link {
 
 struct bcsd_offsets {
 	struct bcsd_offset_link link[BCSD_MAX_NODES];
-};
-
-struct bcsd_counters {
-	uint64_t rx;
-	uint64_t rx_own;		/* our own, looped back */
-	uint64_t rejected[__BCSP_VERDICT_MAX];
-	uint64_t strobes_rx;		/* distinct strobes followed */
-	uint64_t strobe_copies;		/* further copies of one, dropped */
-	uint64_t strobes_forwarded;
-	uint64_t strobes_stale_map;	/* forwarded as an idle row */
-	uint64_t kernel_errors;
-	uint64_t dumps;			/* jobs' statistics written */
-	uint64_t dumps_failed;
-	uint64_t dumps_refused;		/* over the dump budget */
-	uint64_t fill_changes;		/* jobs marked filler or unmarked */
-	uint64_t commands;		/* commands carried out on this node */
-	uint64_t signals_sent;		/* processes signalled by them */
-	uint64_t mpi_controls_set;	/* MPI control files set by them */
-	uint64_t mpi_controls_removed;	/* of jobs destroyed */
-	uint64_t mpi_control_errors;	/* and those that could not be */
-	uint64_t mpi_gather_files_tx;	/* MPI statistics files sent */
-	uint64_t mpi_gather_parts_tx;	/* in so many parts */
-	uint64_t mpi_gather_skipped;	/* unreadable, or too large */
-	uint64_t mpi_gathers;		/* gathers asked on this node */
-	uint64_t mpi_gathers_partial;	/* of them, answered incomplete */
-	uint64_t mpi_gather_parts_rx;	/* parts taken */
-	uint64_t mpi_gather_parts_refused; /* not fitting, or no room */
-	uint64_t mpi_gathers_denied;	/* asked by a user not the owner */
-	uint64_t mpi_gathers_limited;	/* within mpi_gather_interval_ms */
-	uint64_t mpi_dirs_made;		/* jobs' directories in mpi_dir */
-	uint64_t mpi_dir_errors;	/* and those that could not be */
-	uint64_t switches_tx;		/* summaries sent to the master */
-	uint64_t switch_slices_skipped;	/* too many in one report period */
-	uint64_t strobes_tx;
-	uint64_t strobe_copies_tx;	/* of them, sent after the first */
-	uint64_t maps_tx;
-	uint64_t maps_applied;
-	uint64_t maps_stale;		/* older than the map held: dropped */
-	uint64_t jobs_superseded;	/* local jobs of another master's */
-	uint64_t jobs_reowned;		/* made again for the map's owner */
-	uint64_t jobs_owner_kept;	/* another owner, with tasks: kept */
-	uint64_t jobs_restored;		/* gone from bcs.ko (reaped): made again */
-	uint64_t takeovers;
-	uint64_t stepdowns;
-	uint64_t master_changes;
-	uint64_t tree_passed;		/* datagrams passed on down the tree */
-	uint64_t tree_reroots;
-	uint64_t tree_adoptions;	/* nodes that asked to be passed on to */
-	uint64_t reduce_in;		/* switch summaries taken to add up */
-	uint64_t reduce_up;		/* datagrams of sums sent up */
-	uint64_t reduce_partial;	/* sums sent up before the subtree's all */
-	uint64_t tasks_in;		/* children's sums of tasks taken */
-	uint64_t tasks_up;		/* sums of tasks sent up */
-	uint64_t tasks_jobs_dropped;	/* more than BCSP_MAX_JOBS jobs */
-	uint64_t node_tasks_in;		/* children's tasks per node taken */
-	uint64_t node_tasks_up;		/* tasks per node sent up */
-	uint64_t tree_pruned;		/* commands kept from a subtree */
-	uint64_t command_copies;	/* commands taken before, dropped */
-	uint64_t attaches;		/* attach commands carried out here */
-	uint64_t attach_failures;	/* of them, refused by bcs.ko */
-	uint64_t results_tx;		/* results of commands sent */
-	uint64_t results_rx;		/* taken by the active master */
-	uint64_t tree_acks_tx;		/* commands acknowledged to a parent */
-	uint64_t tree_acks_rx;		/* a child's acknowledgement taken */
-	uint64_t strobe_nacks_tx;	/* the next strobe asked for again */
-	uint64_t strobe_nacks_rx;	/* a node below asked for it */
-	uint64_t strobe_resent;		/* sent again on such a request */
-	uint64_t tree_resent;		/* commands sent again to a child */
-	uint64_t tree_unacked;		/* given up after tree_retries */
-	/* probe.c */
-	uint64_t probes_tx;		/* round trips started */
-	uint64_t probes_answered;	/* probes of parents answered */
-	uint64_t probe_replies;		/* replies taken into a window */
-	uint64_t probe_replies_dropped;	/* not of a child, not the last */
-	uint64_t quorum_probes_tx;	/* a standby's, down a tree */
-	uint64_t quorum_replies;	/* answers to them taken */
-	uint64_t quorum_replies_dropped;	/* not of the last two rounds */
-	uint64_t quorum_vetoes;		/* take-overs not made: a node hears */
-	uint64_t probe_samples_refused;	/* skew_window_add() refused */
-	uint64_t offsets_tx;		/* BCSP_OFFSETS sent to the master */
-	/* offsets.c, on the active master */
-	uint64_t offsets_rx;		/* children's estimates taken */
-	uint64_t offsets_unknown;	/* of nodes not in the list */
-	uint64_t skew_warnings;		/* nodes' clocks said to be too far */
 };
 
 /* net.c: the UDP socket and what is sent on it. */
