@@ -494,6 +494,7 @@ struct bcsd {
 	struct bcsd_filler filler;
 	struct bcsd_probe probe;
 	struct bcsd_ctl ctl;
+	struct ctl_providers ctl_providers;	/* the parts fill, ctl.c calls */
 };
 
 /*

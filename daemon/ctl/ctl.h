@@ -13,7 +13,21 @@
 #include "proto/proto.h"
 
 struct bcsd;
+struct json_object;
 struct mpi_gather;
+
+/*
+ * What ctl.c answers with from other parts, which it does not call: each
+ * part fills its entries at its _init (before ctl_init()), and an entry
+ * stays NULL when its part is not in this daemon.  @slices: the active
+ * master's global records of the last @last slices (the master part,
+ * global_json()).  @job_owner: the owner of job @job's directory in
+ * mpi_dir (the node part, mpidir_owner()), 0 or a negative errno.
+ */
+struct ctl_providers {
+	struct json_object *(*slices)(const struct bcsd *d, uint64_t last);
+	int (*job_owner)(const struct bcsd *d, uint32_t job, uid_t *uid);
+};
 
 /* A bcsctl connection, maybe waiting for the master's answer. */
 struct bcsd_client {

@@ -1510,6 +1510,7 @@ int master_init(struct bcsd *d)
 	dispatch_register(d, BCSP_REQUEST, on_request_msg);
 	dispatch_register(d, BCSP_REPLY, on_reply);
 	dispatch_register(d, BCSP_RESULT, on_result);
+	d->ctl_providers.slices = global_json;
 	d->master.next_job_id = 1;
 	/*
 	 * Listen for a live master before taking over, and for the nodes'
