@@ -11,18 +11,21 @@
 #include <sys/types.h>
 
 #include "core/config.h"
-#include "node/dumpfile.h"
-#include "node/fill.h"
+#include "core/counters.h"
 #include "core/loop.h"
 #include "master/global.h"
 #include "master/master.h"
 #include "proto/proto.h"
 #include "clock/skew.h"
+#include "ctl/ctl.h"
+#include "node/collect.h"
+#include "node/filler.h"
+#include "node/node.h"
+#include "node/record.h"
+#include "node/switches.h"
 
 /* The largest cluster, BCSD_MAX_NODES, is in config.h (quorum). */
 #define BCSD_MAX_SENDERS	BCSD_MAX_NODES
-#define BCSD_MAP_HISTORY	32	/* maps kept for the stats file */
-#define BCSD_MAP_EVENT_JOBS	64	/* jobs kept of each */
 /* Parts of the largest map (proto.h): 100. */
 #define BCSD_MAP_PARTS_MAX	\
 	((BCSP_MAP_JOBS_MAX + BCSP_MAP_PART_JOBS - 1) / BCSP_MAP_PART_JOBS)
@@ -195,106 +198,6 @@ struct bcsd_offsets {
 	struct bcsd_offset_link link[BCSD_MAX_NODES];
 };
 
-/* A bcsctl connection, maybe waiting for the master's answer. */
-struct mpi_gather;
-
-struct bcsd_client {
-	int fd;
-	uid_t uid;		/* the peer's, when it connected */
-	uint32_t req_id;	/* 0 if not waiting */
-	struct bcsp_request req;
-	struct mpi_gather *gather;	/* mpi-gather: the files coming */
-	uint64_t sent_ms;
-	unsigned int tries;
-	uint32_t wait_job;	/* waiting for this job to exist locally */
-	uint64_t wait_until_ms;
-	uint64_t last_ms;	/* accepted or last asked */
-};
-
-struct bcsd_counters {
-	uint64_t rx;
-	uint64_t rx_own;		/* our own, looped back */
-	uint64_t rejected[__BCSP_VERDICT_MAX];
-	uint64_t strobes_rx;		/* distinct strobes followed */
-	uint64_t strobe_copies;		/* further copies of one, dropped */
-	uint64_t strobes_forwarded;
-	uint64_t strobes_stale_map;	/* forwarded as an idle row */
-	uint64_t kernel_errors;
-	uint64_t dumps;			/* jobs' statistics written */
-	uint64_t dumps_failed;
-	uint64_t dumps_refused;		/* over the dump budget */
-	uint64_t fill_changes;		/* jobs marked filler or unmarked */
-	uint64_t commands;		/* commands carried out on this node */
-	uint64_t signals_sent;		/* processes signalled by them */
-	uint64_t mpi_controls_set;	/* MPI control files set by them */
-	uint64_t mpi_controls_removed;	/* of jobs destroyed */
-	uint64_t mpi_control_errors;	/* and those that could not be */
-	uint64_t mpi_gather_files_tx;	/* MPI statistics files sent */
-	uint64_t mpi_gather_parts_tx;	/* in so many parts */
-	uint64_t mpi_gather_skipped;	/* unreadable, or too large */
-	uint64_t mpi_gathers;		/* gathers asked on this node */
-	uint64_t mpi_gathers_partial;	/* of them, answered incomplete */
-	uint64_t mpi_gather_parts_rx;	/* parts taken */
-	uint64_t mpi_gather_parts_refused; /* not fitting, or no room */
-	uint64_t mpi_gathers_denied;	/* asked by a user not the owner */
-	uint64_t mpi_gathers_limited;	/* within mpi_gather_interval_ms */
-	uint64_t mpi_dirs_made;		/* jobs' directories in mpi_dir */
-	uint64_t mpi_dir_errors;	/* and those that could not be */
-	uint64_t switches_tx;		/* summaries sent to the master */
-	uint64_t switch_slices_skipped;	/* too many in one report period */
-	uint64_t strobes_tx;
-	uint64_t strobe_copies_tx;	/* of them, sent after the first */
-	uint64_t maps_tx;
-	uint64_t maps_applied;
-	uint64_t maps_stale;		/* older than the map held: dropped */
-	uint64_t jobs_superseded;	/* local jobs of another master's */
-	uint64_t jobs_reowned;		/* made again for the map's owner */
-	uint64_t jobs_owner_kept;	/* another owner, with tasks: kept */
-	uint64_t jobs_restored;		/* gone from bcs.ko (reaped): made again */
-	uint64_t takeovers;
-	uint64_t stepdowns;
-	uint64_t master_changes;
-	uint64_t tree_passed;		/* datagrams passed on down the tree */
-	uint64_t tree_reroots;
-	uint64_t tree_adoptions;	/* nodes that asked to be passed on to */
-	uint64_t reduce_in;		/* switch summaries taken to add up */
-	uint64_t reduce_up;		/* datagrams of sums sent up */
-	uint64_t reduce_partial;	/* sums sent up before the subtree's all */
-	uint64_t tasks_in;		/* children's sums of tasks taken */
-	uint64_t tasks_up;		/* sums of tasks sent up */
-	uint64_t tasks_jobs_dropped;	/* more than BCSP_MAX_JOBS jobs */
-	uint64_t node_tasks_in;		/* children's tasks per node taken */
-	uint64_t node_tasks_up;		/* tasks per node sent up */
-	uint64_t tree_pruned;		/* commands kept from a subtree */
-	uint64_t command_copies;	/* commands taken before, dropped */
-	uint64_t attaches;		/* attach commands carried out here */
-	uint64_t attach_failures;	/* of them, refused by bcs.ko */
-	uint64_t results_tx;		/* results of commands sent */
-	uint64_t results_rx;		/* taken by the active master */
-	uint64_t tree_acks_tx;		/* commands acknowledged to a parent */
-	uint64_t tree_acks_rx;		/* a child's acknowledgement taken */
-	uint64_t strobe_nacks_tx;	/* the next strobe asked for again */
-	uint64_t strobe_nacks_rx;	/* a node below asked for it */
-	uint64_t strobe_resent;		/* sent again on such a request */
-	uint64_t tree_resent;		/* commands sent again to a child */
-	uint64_t tree_unacked;		/* given up after tree_retries */
-	/* probe.c */
-	uint64_t probes_tx;		/* round trips started */
-	uint64_t probes_answered;	/* probes of parents answered */
-	uint64_t probe_replies;		/* replies taken into a window */
-	uint64_t probe_replies_dropped;	/* not of a child, not the last */
-	uint64_t quorum_probes_tx;	/* a standby's, down a tree */
-	uint64_t quorum_replies;	/* answers to them taken */
-	uint64_t quorum_replies_dropped;	/* not of the last two rounds */
-	uint64_t quorum_vetoes;		/* take-overs not made: a node hears */
-	uint64_t probe_samples_refused;	/* skew_window_add() refused */
-	uint64_t offsets_tx;		/* BCSP_OFFSETS sent to the master */
-	/* offsets.c, on the active master */
-	uint64_t offsets_rx;		/* children's estimates taken */
-	uint64_t offsets_unknown;	/* of nodes not in the list */
-	uint64_t skew_warnings;		/* nodes' clocks said to be too far */
-};
-
 /* net.c: the UDP socket and what is sent on it. */
 struct bcsd_net {
 	int sock;			/* UDP: group and unicast */
@@ -367,152 +270,10 @@ struct bcsd_followed {
 	uint32_t ctx_master;
 };
 
-/*
- * A map applied to bcs.ko, for the stats file: the cluster tests compare
- * what each node ran with the master's map of each slice.
- */
-struct bcsd_map_event {
-	uint64_t applied_ns;		/* CLOCK_REALTIME */
-	uint64_t from_slice;		/* own map: first strobe naming it */
-	uint64_t apply_slice;		/* its rows from this slice; 0: at once */
-	uint32_t epoch, master, version, nr_jobs;
-	/*
-	 * The first BCSD_MAP_EVENT_JOBS of its jobs, so that 32 events stay
-	 * small with maps of thousands of jobs: the stats file says how
-	 * many more there were ("more").
-	 */
-	uint32_t job[BCSD_MAP_EVENT_JOBS], row[BCSD_MAP_EVENT_JOBS];
-	uint64_t rows[BCSD_MAP_EVENT_JOBS];
-};
-
-/* node.c: the node role, bcs.ko's driver. */
-struct bcsd_node {
-	struct bcs_nl *nl;
-	bool driving;			/* bcs.ko in driven mode, by us */
-	/* The map last applied to bcs.ko: (epoch, master, version). */
-	bool applied;
-	uint32_t applied_epoch;
-	uint32_t applied_master;
-	uint32_t applied_version;
-	uint64_t applied_slice;		/* its apply_slice; 0: at once */
-	/* The one in force before it, of the same master, until then. */
-	bool applied_prev;
-	uint32_t applied_prev_version;
-	/* The newest at (nr_history - 1) % BCSD_MAP_HISTORY. */
-	struct bcsd_map_event history[BCSD_MAP_HISTORY];
-	uint32_t nr_history;
-	uint64_t reported_ms;		/* the last report sent */
-	/* The commands carried out: (epoch, id) of their master. */
-	struct bcsp_window cmds;
-};
-
-/* collect.c: the ends of jobs that bcs.ko announces, and their dumps. */
-struct bcsd_collect {
-	struct bcs_events *ev;
-	char host[64];			/* in the dumps' names */
-	struct dump_owners owners;	/* the jobs' uids, for their dumps */
-	uint64_t learnt_ms;		/* owners last learnt */
-	struct dump_budget budget;	/* of the dumps written */
-	uint64_t refused_said_ms;	/* refusals last logged */
-	uint64_t refused_unsaid;	/* refusals since */
-	struct bcsp_window cmds;	/* the commands taken (MPI_GATHER) */
-	/*
-	 * The jobs with tasks here whose directory in mpi_dir is made (or
-	 * could not be: said once), in order of ids; the loop's only.
-	 * @until_ms: made for bcsd's own user (root), looked at again until
-	 * then (a task that attached as root and then took its user's
-	 * identity, as a launcher does), or 0.
-	 */
-	struct bcsd_mpi_ready {
-		uint32_t job;
-		uint64_t until_ms;
-	} *mpi_ready;
-	uint32_t nr_mpi_ready;
-};
-
-/*
- * record.c: the statistics context applied to bcs.ko: the name of the
- * followed master's last context applied, and per job what bcs.ko records.
- * @retry: a job was not here yet, or bcs.ko refused; tried again at each
- * report period.
- */
-struct bcsd_record {
-	bool applied;
-	uint32_t epoch, master, version;
-	bool retry;
-	uint64_t retried_ms;
-	struct bcsp_job_stats jobs[BCSP_MAX_JOBS];
-	uint32_t nr_jobs;
-	uint32_t window_flags;		/* BCSP_WINDOW_ARMED */
-	uint64_t window_from, window_to;
-};
-
-/*
- * switches.c: this node's slice ring (NULL: none, no summaries), read up
- * to @next_seq, last at @sent_ms; the last slice summarised, of the
- * master of @epoch.
- */
-struct bcsd_switches {
-	struct bcs_stat *st;
-	uint64_t next_seq;
-	uint64_t sent_ms;
-	uint64_t last_slice;
-	uint32_t epoch;
-};
-
-/*
- * filler.c: this node's jobs in increasing order, each with its fill
- * classification and whether bcs.ko has it marked filler.
- */
-struct bcsd_filler_job {
-	uint32_t job;
-	bool marked;
-	struct fill_state st;
-};
-
-struct bcsd_filler {
-	struct fill_params params;
-	struct bcsd_filler_job *jobs;
-	uint32_t nr;
-	uint64_t last_ms;
-};
-
-/*
- * The kernel jobs bcsd made on this node, and their births (0: not
- * known): node.c keeps them, ctl.c waits for them (view_local_job()).
- * @owner_said: the job in bcs.ko has another owner than the map's and
- * tasks, and the log has said so (node.c check_owner()), once.
- */
-struct bcsd_local {
-	uint32_t jobs[BCS_JOBS_MAX];	/* in increasing order */
-	uint32_t births[BCS_JOBS_MAX];
-	bool owner_said[BCS_JOBS_MAX];
-	uint32_t nr_jobs;
-};
-
 /* view.c: the cluster view, every node's last report. */
 struct bcsd_view {
 	struct bcsd_peer peers[BCSD_MAX_SENDERS];
 	uint32_t nr_peers;
-};
-
-/*
- * ctl.c: the control socket, control_clients connections, so many per
- * user (ctl_slot()).
- */
-/* The last gathers of users other than root, per job (ctl.c). */
-#define CTL_GATHER_SLOTS	64
-
-struct bcsd_ctl {
-	int listen_fd;
-	struct bcsd_client *clients;
-	unsigned int nr_clients;
-	uint32_t next_req_id;
-	/* Job and when (ms, monotonic) of the last such gathers. */
-	struct {
-		uint32_t job;
-		uint64_t ms;
-	} gathered[CTL_GATHER_SLOTS];
 };
 
 /*
@@ -601,6 +362,7 @@ struct bcsd {
 	struct bcsd_filler filler;
 	struct bcsd_probe probe;
 	struct bcsd_ctl ctl;
+	struct ctl_providers ctl_providers;	/* the parts fill, ctl.c calls */
 };
 
 /*

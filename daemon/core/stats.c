@@ -22,6 +22,14 @@ static void add_u64(struct json_object *o, const char *key, uint64_t v)
 	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
 }
 
+/* Every counter of the table (counters.h), in its order. */
+static void add_counters(struct json_object *o, const struct bcsd_counters *c)
+{
+#define BCSD_COUNTER_JSON(part, name, what) add_u64(o, #name, c->name);
+	BCSD_COUNTERS(BCSD_COUNTER_JSON)
+#undef BCSD_COUNTER_JSON
+}
+
 /* The daemon's view and counters, for the stats file and bcsctl status. */
 struct json_object *stats_json(const struct bcsd *d)
 {
@@ -34,89 +42,14 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "master_id", d->followed.known ? d->followed.id : 0);
 	add_u64(o, "epoch", d->followed.epoch);
 	add_u64(o, "slice", d->followed.slice);
-	add_u64(o, "rx", d->cnt.rx);
-	add_u64(o, "rx_own", d->cnt.rx_own);
-	add_u64(o, "strobes_rx", d->cnt.strobes_rx);
-	add_u64(o, "strobe_copies", d->cnt.strobe_copies);
-	add_u64(o, "strobes_forwarded", d->cnt.strobes_forwarded);
-	add_u64(o, "strobes_stale_map", d->cnt.strobes_stale_map);
-	add_u64(o, "strobes_tx", d->cnt.strobes_tx);
-	add_u64(o, "strobe_copies_tx", d->cnt.strobe_copies_tx);
+	add_counters(o, &d->cnt);
 	add_u64(o, "ticks", d->loop.nr_tick_runs);
 	add_u64(o, "tick_wakeups", d->loop.nr_tick_wakeups);
-	add_u64(o, "kernel_errors", d->cnt.kernel_errors);
-	add_u64(o, "dumps", d->cnt.dumps);
-	add_u64(o, "dumps_failed", d->cnt.dumps_failed);
-	add_u64(o, "dumps_refused", d->cnt.dumps_refused);
-	add_u64(o, "commands", d->cnt.commands);
-	add_u64(o, "command_copies", d->cnt.command_copies);
-	add_u64(o, "attaches", d->cnt.attaches);
-	add_u64(o, "attach_failures", d->cnt.attach_failures);
-	add_u64(o, "results_tx", d->cnt.results_tx);
-	add_u64(o, "results_rx", d->cnt.results_rx);
-	add_u64(o, "tree_acks_tx", d->cnt.tree_acks_tx);
-	add_u64(o, "tree_acks_rx", d->cnt.tree_acks_rx);
-	add_u64(o, "strobe_nacks_tx", d->cnt.strobe_nacks_tx);
-	add_u64(o, "strobe_nacks_rx", d->cnt.strobe_nacks_rx);
-	add_u64(o, "strobe_resent", d->cnt.strobe_resent);
-	add_u64(o, "tree_resent", d->cnt.tree_resent);
-	add_u64(o, "tree_unacked", d->cnt.tree_unacked);
-	add_u64(o, "signals_sent", d->cnt.signals_sent);
-	add_u64(o, "mpi_controls_set", d->cnt.mpi_controls_set);
-	add_u64(o, "mpi_control_errors", d->cnt.mpi_control_errors);
-	add_u64(o, "mpi_controls_removed", d->cnt.mpi_controls_removed);
-	add_u64(o, "mpi_gather_files_tx", d->cnt.mpi_gather_files_tx);
-	add_u64(o, "mpi_gather_parts_tx", d->cnt.mpi_gather_parts_tx);
-	add_u64(o, "mpi_gather_skipped", d->cnt.mpi_gather_skipped);
-	add_u64(o, "mpi_gathers", d->cnt.mpi_gathers);
-	add_u64(o, "mpi_gathers_partial", d->cnt.mpi_gathers_partial);
-	add_u64(o, "mpi_gather_parts_rx", d->cnt.mpi_gather_parts_rx);
-	add_u64(o, "mpi_gather_parts_refused", d->cnt.mpi_gather_parts_refused);
-	add_u64(o, "mpi_gathers_denied", d->cnt.mpi_gathers_denied);
-	add_u64(o, "mpi_gathers_limited", d->cnt.mpi_gathers_limited);
-	add_u64(o, "mpi_dirs_made", d->cnt.mpi_dirs_made);
-	add_u64(o, "mpi_dir_errors", d->cnt.mpi_dir_errors);
-	add_u64(o, "tree_pruned", d->cnt.tree_pruned);
-	add_u64(o, "switches_tx", d->cnt.switches_tx);
-	add_u64(o, "switch_slices_skipped", d->cnt.switch_slices_skipped);
-	add_u64(o, "jobs_superseded", d->cnt.jobs_superseded);
-	add_u64(o, "jobs_reowned", d->cnt.jobs_reowned);
-	add_u64(o, "jobs_owner_kept", d->cnt.jobs_owner_kept);
-	add_u64(o, "jobs_restored", d->cnt.jobs_restored);
-	add_u64(o, "maps_applied", d->cnt.maps_applied);
-	add_u64(o, "maps_stale", d->cnt.maps_stale);
-	add_u64(o, "takeovers", d->cnt.takeovers);
-	add_u64(o, "stepdowns", d->cnt.stepdowns);
-	add_u64(o, "master_changes", d->cnt.master_changes);
 	view_quorum(d, now_mono_ms(), &fresh, &need);
 	add_u64(o, "nodes_reporting", fresh);
 	add_u64(o, "nodes_heard", d->view.nr_peers);
-	add_u64(o, "tree_passed", d->cnt.tree_passed);
-	add_u64(o, "tree_reroots", d->cnt.tree_reroots);
-	add_u64(o, "tree_adoptions", d->cnt.tree_adoptions);
-	add_u64(o, "reduce_in", d->cnt.reduce_in);
-	add_u64(o, "reduce_up", d->cnt.reduce_up);
-	add_u64(o, "reduce_partial", d->cnt.reduce_partial);
-	add_u64(o, "tasks_in", d->cnt.tasks_in);
-	add_u64(o, "tasks_up", d->cnt.tasks_up);
-	add_u64(o, "tasks_jobs_dropped", d->cnt.tasks_jobs_dropped);
-	add_u64(o, "node_tasks_in", d->cnt.node_tasks_in);
-	add_u64(o, "node_tasks_up", d->cnt.node_tasks_up);
 	/* null: no nodes_file. */
 	json_object_object_add(o, "tree", tree_json(d));
-	add_u64(o, "probes_tx", d->cnt.probes_tx);
-	add_u64(o, "probes_answered", d->cnt.probes_answered);
-	add_u64(o, "probe_replies", d->cnt.probe_replies);
-	add_u64(o, "probe_replies_dropped", d->cnt.probe_replies_dropped);
-	add_u64(o, "quorum_probes_tx", d->cnt.quorum_probes_tx);
-	add_u64(o, "quorum_replies", d->cnt.quorum_replies);
-	add_u64(o, "quorum_replies_dropped", d->cnt.quorum_replies_dropped);
-	add_u64(o, "quorum_vetoes", d->cnt.quorum_vetoes);
-	add_u64(o, "probe_samples_refused", d->cnt.probe_samples_refused);
-	add_u64(o, "offsets_tx", d->cnt.offsets_tx);
-	add_u64(o, "offsets_rx", d->cnt.offsets_rx);
-	add_u64(o, "offsets_unknown", d->cnt.offsets_unknown);
-	add_u64(o, "skew_warnings", d->cnt.skew_warnings);
 	/*
 	 * Every node's clock offset from the active master's (offsets.c);
 	 * null: not the active master, or no nodes_file.

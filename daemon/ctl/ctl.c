@@ -71,7 +71,6 @@
 #include "ctl/ctl_req.h"
 #include "ctl/hostlist.h"
 #include "core/log.h"
-#include "node/mpidir.h"
 #include "ctl/mpigather.h"
 #include "tree/topo.h"
 #include "ctl/ctl.h"
@@ -347,7 +346,7 @@ static void cmd_slices(struct bcsd *d, struct bcsd_client *c, uint64_t last)
 	struct json_object *o;
 	char msg[96];
 
-	if (!followed_is_self(d)) {
+	if (!followed_is_self(d) || !d->ctl_providers.slices) {
 		if (d->followed.known)
 			snprintf(msg, sizeof(msg),
 				 "the global records are on the master, node %u",
@@ -357,7 +356,7 @@ static void cmd_slices(struct bcsd *d, struct bcsd_client *c, uint64_t last)
 		ctl_error(c, -EREMOTE, msg);
 		return;
 	}
-	o = global_json(d, last);
+	o = d->ctl_providers.slices(d, last);
 	json_object_object_add(o, "ok", json_object_new_boolean(1));
 	ctl_send(c, o);
 }
@@ -733,10 +732,11 @@ static const uint32_t ctl_ops[] = {
 /*
  * May client @c (not root) gather job @job's MPI statistics now?  Only
  * the job's user, on a node of the job: the owner of the job's
- * directory in mpi_dir here (mpidir.c; the user of the job's first
- * task); and one gather per job per mpi_gather_interval_ms from users
- * other than root, each of which makes every node of the job read its
- * files.  If not, the client has its error.
+ * directory in mpi_dir here (the node part's job_owner: the user of
+ * the job's first task); and one gather per job per
+ * mpi_gather_interval_ms from users other than root, each of which
+ * makes every node of the job read its files.  If not, the client has
+ * its error.
  */
 static bool gather_allowed(struct bcsd *d, struct bcsd_client *c,
 			   uint32_t job)
@@ -747,8 +747,8 @@ static bool gather_allowed(struct bcsd *d, struct bcsd_client *c,
 	char msg[160];
 	uid_t owner;
 
-	if (!*d->cfg.mpi_dir || mpidir_owner(d->cfg.mpi_dir, job, &owner) ||
-	    owner != c->uid) {
+	if (!*d->cfg.mpi_dir || !d->ctl_providers.job_owner ||
+	    d->ctl_providers.job_owner(d, job, &owner) || owner != c->uid) {
 		d->cnt.mpi_gathers_denied++;
 		snprintf(msg, sizeof(msg), "permission denied: job %u's MPI statistics are its user's: ask on a node of the job as its user, or as root",
 			 job);

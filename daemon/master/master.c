@@ -53,6 +53,7 @@ int master_init(struct bcsd *d)
 	dispatch_register(d, BCSP_REQUEST, requests_on_request);
 	dispatch_register(d, BCSP_REPLY, requests_on_reply);
 	dispatch_register(d, BCSP_RESULT, requests_on_result);
+	d->ctl_providers.slices = global_json;
 	/*
 	 * Listen for a live master before taking over, and for the nodes'
 	 * reports: they tell a restarted master the epoch the nodes follow

@@ -450,6 +450,12 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 		n, c->node);
 }
 
+/* ctl.c's job_owner: the owner of job @job's directory in mpi_dir. */
+static int job_owner(const struct bcsd *d, uint32_t job, uid_t *uid)
+{
+	return mpidir_owner(d->cfg.mpi_dir, job, uid);
+}
+
 int collect_init(struct bcsd *d)
 {
 	bool tightened;
@@ -457,6 +463,7 @@ int collect_init(struct bcsd *d)
 	int err;
 
 	memset(&d->collect, 0, sizeof(d->collect));
+	d->ctl_providers.job_owner = job_owner;
 	dispatch_register(d, BCSP_COMMAND, on_command);
 	if (d->cfg.mpi_dir[0]) {
 		/* Twice: the jobs kept and those just added, at one tick. */

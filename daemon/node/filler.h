@@ -9,7 +9,29 @@
 #ifndef BCSD_FILLER_H
 #define BCSD_FILLER_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "node/fill.h"
+
 struct bcsd;
+
+/*
+ * filler.c: this node's jobs in increasing order, each with its fill
+ * classification and whether bcs.ko has it marked filler.
+ */
+struct bcsd_filler_job {
+	uint32_t job;
+	bool marked;
+	struct fill_state st;
+};
+
+struct bcsd_filler {
+	struct fill_params params;
+	struct bcsd_filler_job *jobs;
+	uint32_t nr;
+	uint64_t last_ms;
+};
 
 int filler_init(struct bcsd *d);
 void filler_exit(struct bcsd *d);

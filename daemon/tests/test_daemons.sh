@@ -103,6 +103,17 @@ check $? "standby node2 follows node1's strobes"
 [ "$(stat 2 master_id)" = 1 ] && [ "$(stat 2 active_master)" = 0 ]
 check $? "node2 stays a standby of master 1"
 
+# The stats file has every counter of the table, core/counters.h.
+snap 1
+missing=$(python3 -c 'import json, re, sys
+s = json.load(open(sys.argv[1]))
+names = re.findall(r"^\tX\(\w+, (\w+),", open(sys.argv[2]).read(), re.M)
+print(" ".join(n for n in names if not isinstance(s.get(n), int))
+      if len(names) > 50 else "the table not read")' \
+	"$TMP/stats1.json" core/counters.h 2>&1)
+[ -z "$missing" ]
+check $? "node1's stats file has every counter of core/counters.h ($missing)"
+
 # Each strobe goes out twice (strobe_copies 2): the standby follows the
 # first copy only, so it counts at most one strobe per slice.
 snap 2

@@ -45,7 +45,6 @@ core/stats.o:tree:tq_decide core/stats.o:tree:tree_json
 core/stats.o:tree:tree_transport core/stats.o:clock:offsets_json
 core/stats.o:master:global_json
 core/view.o:tree:topo_parent core/view.o:tree:tree_transport
-ctl/ctl.o:master:global_json ctl/ctl.o:node:mpidir_owner
 "
 
 tmp=$(mktemp -d) || exit 1

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bcsd's counters, as one table: the fields of struct bcsd_counters
+ * (d->cnt, each part counting its own) and the keys of the stats file
+ * and of `bcsctl status --json` (stats.c), in this order.  Each entry is
+ *
+ *   X(part, name, what)
+ *
+ * part: the folder whose code counts it (core, tree, clock, master,
+ * node, ctl); name: the field and the JSON key; what: what it counts.
+ * A counter added here is reported; this table is their documentation.
+ * Besides them: rejected[] (per verdict, below), the loop's ticks and
+ * tick_wakeups (loop.h), and what stats.c adds of the view.
+ */
+#ifndef BCSD_COUNTERS_H
+#define BCSD_COUNTERS_H
+
+#include <stdint.h>
+
+#include "proto/proto.h"
+
+#define BCSD_COUNTERS(X)						\
+	/* core: rx.c */						\
+	X(core, rx, "datagrams received")				\
+	X(core, rx_own, "of them, our own, looped back")		\
+	X(core, strobes_rx, "distinct strobes followed")		\
+	X(core, strobe_copies, "further copies of one, dropped")	\
+	X(core, command_copies, "commands taken before, dropped")	\
+	X(core, maps_stale, "maps older than the one held: dropped")	\
+	X(core, master_changes, "another master (or epoch) followed")	\
+	X(core, tree_passed, "datagrams passed on down the tree")	\
+	/* tree: tree.c, reduce.c */					\
+	X(tree, tree_acks_tx, "commands acknowledged to a parent")	\
+	X(tree, tree_acks_rx, "a child's acknowledgement taken")	\
+	X(tree, strobe_nacks_tx, "the next strobe asked for again")	\
+	X(tree, strobe_nacks_rx, "a node below asked for it")		\
+	X(tree, strobe_resent, "sent again on such a request")		\
+	X(tree, tree_resent, "commands sent again to a child")		\
+	X(tree, tree_unacked, "given up after tree_retries")		\
+	X(tree, tree_pruned, "commands kept from a subtree")		\
+	X(tree, tree_reroots, "the tree hung from another master")	\
+	X(tree, tree_adoptions, "nodes that asked to be passed on to")	\
+	X(tree, reduce_in, "switch summaries taken to add up")		\
+	X(tree, reduce_up, "datagrams of sums sent up")			\
+	X(tree, reduce_partial, "sums sent up before the subtree's all") \
+	X(tree, tasks_in, "children's sums of tasks taken")		\
+	X(tree, tasks_up, "sums of tasks sent up")			\
+	X(tree, tasks_jobs_dropped, "more than BCSP_MAX_JOBS jobs")	\
+	X(tree, node_tasks_in, "children's tasks per node taken")	\
+	X(tree, node_tasks_up, "tasks per node sent up")		\
+	X(tree, quorum_probes_tx, "a standby's quorum probes, down a tree") \
+	X(tree, quorum_replies, "answers to them taken")		\
+	X(tree, quorum_replies_dropped, "not of the last two rounds")	\
+	/* clock: probe.c, offsets.c (the active master) */		\
+	X(clock, probes_tx, "round trips to children started")		\
+	X(clock, probes_answered, "probes of parents answered")		\
+	X(clock, probe_replies, "replies taken into a window")		\
+	X(clock, probe_replies_dropped, "not of a child, not the last")	\
+	X(clock, probe_samples_refused, "skew_window_add() refused")	\
+	X(clock, offsets_tx, "BCSP_OFFSETS sent to the master")		\
+	X(clock, offsets_rx, "children's estimates taken")		\
+	X(clock, offsets_unknown, "of nodes not in the list")		\
+	X(clock, skew_warnings, "nodes' clocks said to be too far")	\
+	/* master: master.c */						\
+	X(master, strobes_tx, "strobes sent")				\
+	X(master, strobe_copies_tx, "of them, sent after the first")	\
+	X(master, maps_tx, "maps sent (all their parts)")		\
+	X(master, results_rx, "results of commands taken")		\
+	X(master, takeovers, "became the active master")		\
+	X(master, stepdowns, "stopped being it")			\
+	X(master, quorum_vetoes, "take-overs not made: a node hears")	\
+	/* node: node.c, collect.c, switches.c, filler.c, record.c */	\
+	X(node, strobes_forwarded, "strobes handed to bcs.ko")		\
+	X(node, strobes_stale_map, "forwarded as an idle row")		\
+	X(node, kernel_errors, "bcs.ko refused a request")		\
+	X(node, dumps, "jobs' statistics written")			\
+	X(node, dumps_failed, "and those that could not be")		\
+	X(node, dumps_refused, "over the dump budget")			\
+	X(node, commands, "commands carried out on this node")		\
+	X(node, attaches, "attach commands carried out here")		\
+	X(node, attach_failures, "of them, refused by bcs.ko")		\
+	X(node, results_tx, "results of commands sent")			\
+	X(node, signals_sent, "processes signalled by commands")	\
+	X(node, mpi_controls_set, "MPI control files set by commands")	\
+	X(node, mpi_control_errors, "and those that could not be")	\
+	X(node, mpi_controls_removed, "of jobs destroyed")		\
+	X(node, mpi_gather_files_tx, "MPI statistics files sent")	\
+	X(node, mpi_gather_parts_tx, "in so many parts")		\
+	X(node, mpi_gather_skipped, "unreadable, or too large")		\
+	X(node, mpi_dirs_made, "jobs' directories in mpi_dir")		\
+	X(node, mpi_dir_errors, "and those that could not be")		\
+	X(node, switches_tx, "switch summaries sent to the master")	\
+	X(node, switch_slices_skipped, "too many in one report period") \
+	X(node, jobs_superseded, "local jobs of another master's")	\
+	X(node, jobs_reowned, "made again for the map's owner")		\
+	X(node, jobs_owner_kept, "another owner, with tasks: kept")	\
+	X(node, jobs_restored, "gone from bcs.ko (reaped): made again") \
+	X(node, maps_applied, "maps applied to bcs.ko")			\
+	X(node, fill_changes, "jobs marked filler or unmarked")		\
+	/* ctl: ctl.c */						\
+	X(ctl, mpi_gathers, "gathers asked on this node")		\
+	X(ctl, mpi_gathers_partial, "of them, answered incomplete")	\
+	X(ctl, mpi_gather_parts_rx, "parts taken")			\
+	X(ctl, mpi_gather_parts_refused, "not fitting, or no room")	\
+	X(ctl, mpi_gathers_denied, "asked by a user not the owner")	\
+	X(ctl, mpi_gathers_limited, "within mpi_gather_interval_ms")
+
+struct bcsd_counters {
+#define BCSD_COUNTER_FIELD(part, name, what) uint64_t name;
+	BCSD_COUNTERS(BCSD_COUNTER_FIELD)
+#undef BCSD_COUNTER_FIELD
+	/*
+	 * Datagrams rejected, per verdict (rx.c): the stats file's
+	 * "rejected", their sum bcsctl status's.
+	 */
+	uint64_t rejected[__BCSP_VERDICT_MAX];
+};
+
+#endif /* BCSD_COUNTERS_H */
