@@ -30,7 +30,7 @@
 
 #include <bcs.h>
 
-#include "../libbcsmpi/mpifile.h"
+#include "mpifile.h"
 #include <bcs_ctl.h>
 #include "bcsstat.h"
 
