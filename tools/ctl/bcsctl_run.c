@@ -24,10 +24,10 @@
 #include <unistd.h>
 
 #include <bcs.h>
+#include <bcs_ctl.h>
 #include <json-c/json.h>
 
 #include "bcsctl.h"
-#include <bcs_ctl.h>
 #include "bcsctl_mpi.h"
 #include "numparse.h"
 

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include <bcs.h>
+#include <bcs_ctl.h>
 #include <json-c/json.h>
 
 #include "bcsctl.h"
-#include <bcs_ctl.h>
 #include "control.h"
 #include "select.h"
 #include "numparse.h"

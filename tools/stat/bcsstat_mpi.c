@@ -29,9 +29,9 @@
 #include <sodium.h>
 
 #include <bcs.h>
+#include <bcs_ctl.h>
 
 #include "mpifile.h"
-#include <bcs_ctl.h>
 #include "bcsstat.h"
 
 /* One primitive over all the files. */
