@@ -24,7 +24,7 @@ check $rc "make install DESTDIR=... PREFIX=$prefix"
 
 missing=
 for f in sbin/bcsctl sbin/bcsd bin/bcsstat include/bcs.h include/linux/bcs.h \
-	 include/linux/bcs_hist.h \
+	 include/linux/bcs_hist.h include/bcs_ctl.h include/linux/bcs_ctl.h \
 	 lib/libbcs.a lib/libbcs.so lib/libbcs.so.1 lib/pkgconfig/libbcs.pc \
 	 lib/systemd/system/bcsd.service share/man/man1/bcsstat.1 \
 	 share/man/man8/bcsctl.8 share/man/man8/bcsd.8; do

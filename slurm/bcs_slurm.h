@@ -18,7 +18,7 @@
  * Written by the plugin, read by `bcsctl job list`, removed when the step
  * ends on the node.
  */
-#include "../tools/bcsctl_cluster.h"
+#include <linux/bcs_ctl.h>
 
 /* Slurm's job ids have 26 bits (MAX_JOB_ID). */
 #define BCS_SLURM_JOB_BITS	26

@@ -46,7 +46,7 @@
 #include <slurm/spank.h>
 
 #include <bcs.h>
-#include "../tools/bcsctl_cluster.h"
+#include <bcs_ctl.h>
 #include "bcs_slurm.h"
 
 SPANK_PLUGIN(bcs, 1);
@@ -119,7 +119,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 static int ctl(struct json_object *req, struct json_object **resp,
 	       int timeout_ms, char *msg, size_t len)
 {
-	int fd = cluster_connect(), err;
+	int fd = bcs_ctl_connect(), err;
 
 	*resp = NULL;
 	if (fd < 0) {
@@ -129,7 +129,7 @@ static int ctl(struct json_object *req, struct json_object **resp,
 			 BCSD_CONTROL_SOCKET);
 		return -ENOTCONN;
 	}
-	err = cluster_call(fd, req, resp, timeout_ms, msg, len);
+	err = bcs_ctl_call(fd, req, resp, timeout_ms, msg, len);
 	close(fd);
 	return err;
 }
@@ -409,8 +409,8 @@ static int cluster_tasks(void)
 		n = json_object_array_length(jobs);
 		for (i = 0; i < n; i++) {
 			j = json_object_array_get_idx(jobs, i);
-			if (cluster_int(j, "job", 0) == st.id) {
-				tasks = (int)cluster_int(j, "tasks", 0);
+			if (bcs_ctl_int(j, "job", 0) == st.id) {
+				tasks = (int)bcs_ctl_int(j, "tasks", 0);
 				break;
 			}
 		}

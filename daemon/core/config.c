@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <linux/bcs.h>
+#include <linux/bcs_ctl.h>
 
 #include "core/config.h"
 
@@ -184,7 +185,7 @@ const struct cfg_opt cfg_opts[] = {
 		 "the shortest time between two gathers of one job's MPI statistics (bcsstat mpi --job) asked on this node by users other than root"),
 	OPT_UINT(rt_priority, "40", 0, RT_PRIORITY_MAX,
 		 "SCHED_FIFO priority, memory locked (0: run as an ordinary task)"),
-	OPT_STR(control_socket, "/run/bcs/bcsd.sock",
+	OPT_STR(control_socket, BCSD_CONTROL_SOCKET,
 		"Unix socket on which bcsctl talks to bcsd"),
 	OPT_UINT(control_clients, "128", 2, CONTROL_CLIENTS_MAX,
 		 "connections to the control socket at once, one of them kept for root"),

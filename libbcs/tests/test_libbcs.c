@@ -16,9 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
 #include <netlink/errno.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
@@ -26,6 +29,7 @@
 #include <linux/bcs_hist.h>
 
 #include "bcs.h"
+#include "bcs_ctl.h"
 #include "internal.h"
 
 static int passed, failed;
@@ -1586,6 +1590,88 @@ static void test_events(void)
 	CHECK(!strcmp(bcs_job_end_name(0), "?"));
 }
 
+/*
+ * bcs_ctl_call() against the other end of a socketpair standing in for
+ * bcsd, the answer @answer (NULL: none) queued before the call: what it
+ * returns; the request must arrive as sent.
+ */
+static int ctl_call(const char *answer, struct json_object **resp,
+		    char *msg, size_t len)
+{
+	struct json_object *req = json_object_new_object();
+	char buf[64];
+	int sv[2], err;
+	ssize_t n;
+
+	json_object_object_add(req, "cmd", json_object_new_string("status"));
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv)) {
+		failed++;
+		json_object_put(req);
+		return 1;
+	}
+	if (answer)
+		CHECK(send(sv[1], answer, strlen(answer), 0) ==
+		      (ssize_t)strlen(answer));
+	err = bcs_ctl_call(sv[0], req, resp, 20, msg, len);
+	n = recv(sv[1], buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	CHECK(n == 16 && !memcmp(buf, "{\"cmd\":\"status\"}", 16));
+	close(sv[0]);
+	close(sv[1]);
+	return err;
+}
+
+static void test_ctl(void)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct json_object *resp;
+	char msg[64], dir[] = "/tmp/test_libbcs.XXXXXX";
+	int fd, lfd;
+
+	CHECK(ctl_call("{\"ok\":true,\"row\":3,\"epoch\":7}", &resp, msg,
+		       sizeof(msg)) == 0);
+	CHECK(resp && bcs_ctl_row(resp) == 3);
+	CHECK(bcs_ctl_int(resp, "epoch", 0) == 7);
+	CHECK(bcs_ctl_int(resp, "nodes", -2) == -2);
+	json_object_put(resp);
+	CHECK(ctl_call("{\"ok\":true,\"row\":null}", &resp, msg,
+		       sizeof(msg)) == 0);
+	CHECK(resp && bcs_ctl_row(resp) == BCS_ROW_NONE);
+	json_object_put(resp);
+	CHECK(ctl_call("{\"ok\":true}", &resp, msg, sizeof(msg)) == 0);
+	CHECK(resp && bcs_ctl_row(resp) == BCS_ROW_NONE);
+	json_object_put(resp);
+
+	/* Refused: bcsd's error and message. */
+	CHECK(ctl_call("{\"ok\":false,\"error\":-1,\"message\":\"not root\"}",
+		       &resp, msg, sizeof(msg)) == -EPERM);
+	CHECK(!resp && !strcmp(msg, "not root"));
+	CHECK(ctl_call("{\"ok\":false}", &resp, msg, sizeof(msg)) == -EPROTO);
+	CHECK(!resp && !strcmp(msg, "bcsd refused the request"));
+	CHECK(ctl_call("not json", &resp, msg, sizeof(msg)) == -EPROTO);
+	CHECK(!resp);
+	CHECK(ctl_call(NULL, &resp, msg, sizeof(msg)) == -ETIMEDOUT);
+	CHECK(!resp && !strcmp(msg, "no answer from bcsd"));
+
+	/* Connecting: never with an empty path, else to what listens. */
+	CHECK(setenv(BCSD_ENV_SOCKET, "", 1) == 0);
+	CHECK(bcs_ctl_connect() == -ENOENT);
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/ctl", dir);
+	CHECK(setenv(BCSD_ENV_SOCKET, sun.sun_path, 1) == 0);
+	CHECK(bcs_ctl_connect() < 0);
+	lfd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	CHECK(lfd >= 0 && !bind(lfd, (struct sockaddr *)&sun, sizeof(sun)) &&
+	      !listen(lfd, 1));
+	fd = bcs_ctl_connect();
+	CHECK(fd >= 0 && (fcntl(fd, F_GETFD) & FD_CLOEXEC));
+	if (fd >= 0)
+		close(fd);
+	close(lfd);
+	unlink(sun.sun_path);
+	rmdir(dir);
+	unsetenv(BCSD_ENV_SOCKET);
+}
+
 int main(void)
 {
 	struct bcs *h = NULL;
@@ -1614,6 +1700,7 @@ int main(void)
 	test_stat_ioctls();
 	test_netlink();
 	test_events();
+	test_ctl();
 
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -1,7 +1,7 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * bcsctl: requests to bcsd over its control socket (one JSON object per
- * SOCK_SEQPACKET message; see daemon/ctl.c).
+ * libbcs: requests to bcsd over its control socket (one JSON object per
+ * SOCK_SEQPACKET message; see daemon/ctl.c and <linux/bcs_ctl.h>).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,30 +16,33 @@
 #include <json-c/json.h>
 #include <linux/bcs.h>
 
-#include "bcsctl_cluster.h"
+#include "bcs_ctl.h"
 
-int cluster_connect(void)
+int bcs_ctl_connect(void)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	const char *path = getenv(BCSD_ENV_SOCKET);
-	int fd;
+	int fd, err;
 
 	if (!path)
 		path = BCSD_CONTROL_SOCKET;
-	if (!*path || strlen(path) >= sizeof(sun.sun_path))
-		return -1;
+	if (!*path)
+		return -ENOENT;
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
 	strcpy(sun.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+		err = -errno;
 		close(fd);
-		return -1;
+		return err;
 	}
 	return fd;
 }
 
-uint32_t cluster_row(struct json_object *o)
+uint32_t bcs_ctl_row(struct json_object *o)
 {
 	struct json_object *v;
 
@@ -48,7 +51,7 @@ uint32_t cluster_row(struct json_object *o)
 	return (uint32_t)json_object_get_int64(v);
 }
 
-int64_t cluster_int(struct json_object *o, const char *key, int64_t def)
+int64_t bcs_ctl_int(struct json_object *o, const char *key, int64_t def)
 {
 	struct json_object *v;
 
@@ -56,7 +59,7 @@ int64_t cluster_int(struct json_object *o, const char *key, int64_t def)
 	       json_object_get_int64(v) : def;
 }
 
-int cluster_call(int fd, struct json_object *req, struct json_object **resp,
+int bcs_ctl_call(int fd, struct json_object *req, struct json_object **resp,
 		 int timeout_ms, char *msg, size_t msglen)
 {
 	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
@@ -106,7 +109,7 @@ int cluster_call(int fd, struct json_object *req, struct json_object **resp,
 		*resp = o;
 		return 0;
 	}
-	err = (int)cluster_int(o, "error", -EPROTO);
+	err = (int)bcs_ctl_int(o, "error", -EPROTO);
 	snprintf(msg, msglen, "%s", json_object_object_get_ex(o, "message", &v) ?
 		 json_object_get_string(v) : "bcsd refused the request");
 	json_object_put(o);

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include <bcs.h>
+#include <bcs_ctl.h>
 #include <json-c/json.h>
 
 #include "bcsctl.h"
-#include "bcsctl_cluster.h"
 #include "control.h"
 #include "select.h"
 #include "numparse.h"
@@ -65,7 +65,7 @@ static int stats_cluster(int fd, const struct bcsctl_req *req,
 	if (req->dist_op == BCS_DIST_ENABLE)
 		json_object_object_add(o, "sub_bits",
 				       json_object_new_int64(req->sub_bits));
-	err = cluster_call(fd, o, &resp, STATS_TIMEOUT_MS, msg, sizeof(msg));
+	err = bcs_ctl_call(fd, o, &resp, STATS_TIMEOUT_MS, msg, sizeof(msg));
 	close(fd);
 	if (err) {
 		fprintf(stderr, "bcsctl: %s: %s\n", what, msg);
@@ -92,7 +92,7 @@ static int stats_mpi_cluster(int fd, const struct bcsctl_req *req,
 	if (req->has_resolution)
 		json_object_object_add(o, "sub_bits",
 				       json_object_new_int64(req->sub_bits));
-	err = cluster_call(fd, o, &resp, STATS_TIMEOUT_MS, msg, sizeof(msg));
+	err = bcs_ctl_call(fd, o, &resp, STATS_TIMEOUT_MS, msg, sizeof(msg));
 	close(fd);
 	if (err == -EPERM)
 		return -1;
@@ -125,7 +125,7 @@ static int stats_mpi(const struct bcsctl_req *req, const char *what)
 			err + sizeof(prefix) - 1);
 		return BCSCTL_EXIT_FAIL;
 	}
-	fd = cluster_connect();
+	fd = bcs_ctl_connect();
 	if (fd >= 0) {
 		if (strlen(req->mpi) >= BCSCTL_MPI_SEL_MAX) {
 			close(fd);
@@ -165,7 +165,7 @@ int bcsctl_run_stats(const struct bcsctl_req *req)
 	if (req->mpi)
 		return stats_mpi(req, what);
 	if (!req->nr_pids) {
-		fd = cluster_connect();
+		fd = bcs_ctl_connect();
 		if (fd >= 0)
 			return stats_cluster(fd, req, what);
 	}
@@ -222,7 +222,7 @@ static const char *fmt_rows(char *buf, size_t len, struct json_object *r)
 {
 	struct json_object *a, *c, *v;
 	size_t i, n, off = 0;
-	int64_t other = cluster_int(r, "rows_other", 0);
+	int64_t other = bcs_ctl_int(r, "rows_other", 0);
 
 	buf[0] = '\0';
 	a = json_object_object_get_ex(r, "rows", &a) ? a : NULL;
@@ -234,11 +234,11 @@ static const char *fmt_rows(char *buf, size_t len, struct json_object *r)
 			off += (size_t)snprintf(buf + off, len - off, "%s%lld:%lld",
 						i ? "," : "",
 						(long long)json_object_get_int64(v),
-						(long long)cluster_int(c, "nodes", 0));
+						(long long)bcs_ctl_int(c, "nodes", 0));
 		else
 			off += (size_t)snprintf(buf + off, len - off, "%s-:%lld",
 						i ? "," : "",
-						(long long)cluster_int(c, "nodes", 0));
+						(long long)bcs_ctl_int(c, "nodes", 0));
 	}
 	if (other && off < len)
 		snprintf(buf + off, len - off, "%s+%lld", n ? "," : "",
@@ -258,7 +258,7 @@ int bcsctl_run_stats_global(const struct bcsctl_req *req)
 {
 	struct json_object *o = json_object_new_object(), *resp, *a, *r;
 	char msg[256], b[6][32], rows[64];
-	int fd = cluster_connect(), err;
+	int fd = bcs_ctl_connect(), err;
 	size_t i, n;
 
 	if (fd < 0) {
@@ -268,7 +268,7 @@ int bcsctl_run_stats_global(const struct bcsctl_req *req)
 	}
 	json_object_object_add(o, "cmd", json_object_new_string("slices"));
 	json_object_object_add(o, "last", json_object_new_int64(req->last));
-	err = cluster_call(fd, o, &resp, STATS_TIMEOUT_MS, msg, sizeof(msg));
+	err = bcs_ctl_call(fd, o, &resp, STATS_TIMEOUT_MS, msg, sizeof(msg));
 	close(fd);
 	if (err) {
 		fprintf(stderr, "bcsctl: stats global: %s\n", msg);
@@ -291,32 +291,32 @@ int bcsctl_run_stats_global(const struct bcsctl_req *req)
 		int64_t lead;
 
 		r = json_object_array_get_idx(a, i);
-		lead = cluster_int(r, "deadline_ns", 0) -
-		       cluster_int(r, "sent_ns", 0);
+		lead = bcs_ctl_int(r, "deadline_ns", 0) -
+		       bcs_ctl_int(r, "sent_ns", 0);
 		/* A slice the master skipped: no strobe, no lead. */
-		if (cluster_int(r, "skipped", 0))
+		if (bcs_ctl_int(r, "skipped", 0))
 			snprintf(b[1], sizeof(b[1]), "skipped");
 		else
 			snprintf(b[1], sizeof(b[1]), "%.3f",
 				 (double)lead / 1e6);
-		if (cluster_row(r) == BCS_ROW_NONE)
+		if (bcs_ctl_row(r) == BCS_ROW_NONE)
 			snprintf(b[0], sizeof(b[0]), "-");
 		else
-			snprintf(b[0], sizeof(b[0]), "%u", cluster_row(r));
+			snprintf(b[0], sizeof(b[0]), "%u", bcs_ctl_row(r));
 		printf("%12lld %4s %12s %10s %5lld %5lld %5lld %11s %11s %9s  %s\n",
-		       (long long)cluster_int(r, "slice", 0), b[0],
+		       (long long)bcs_ctl_int(r, "slice", 0), b[0],
 		       fmt_ms(b[2], sizeof(b[2]), r, "interval_ns"), b[1],
-		       (long long)cluster_int(r, "nodes", 0),
-		       (long long)cluster_int(r, "late", 0),
-		       (long long)cluster_int(r, "predicted", 0),
+		       (long long)bcs_ctl_int(r, "nodes", 0),
+		       (long long)bcs_ctl_int(r, "late", 0),
+		       (long long)bcs_ctl_int(r, "predicted", 0),
 		       fmt_ms(b[3], sizeof(b[3]), r, "end_max_ns"),
 		       fmt_ms(b[4], sizeof(b[4]), r, "end_min_ns"),
 		       fmt_ms(b[5], sizeof(b[5]), r, "heard_after_ns"),
 		       fmt_rows(rows, sizeof(rows), r));
 	}
-	if (cluster_int(resp, "unknown", 0))
+	if (bcs_ctl_int(resp, "unknown", 0))
 		printf("(%lld switch summaries of slices not held were dropped)\n",
-		       (long long)cluster_int(resp, "unknown", 0));
+		       (long long)bcs_ctl_int(resp, "unknown", 0));
 	json_object_put(resp);
 	return BCSCTL_EXIT_OK;
 }

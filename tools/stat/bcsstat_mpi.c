@@ -29,9 +29,9 @@
 #include <sodium.h>
 
 #include <bcs.h>
+#include <bcs_ctl.h>
 
-#include "../libbcsmpi/mpifile.h"
-#include "bcsctl_cluster.h"
+#include "mpifile.h"
 #include "bcsstat.h"
 
 /* One primitive over all the files. */
@@ -775,7 +775,7 @@ static int fetched_add(struct mpi_fetched *g, struct json_object *f)
 	if (!bin)
 		return -ENOMEM;
 	if (asprintf(&g->labels[g->n], "node %" PRId64 " file %" PRId64,
-		     cluster_int(f, "node", 0), cluster_int(f, "file", 0)) < 0) {
+		     bcs_ctl_int(f, "node", 0), bcs_ctl_int(f, "file", 0)) < 0) {
 		g->labels[g->n] = NULL;
 		free(bin);
 		return -ENOMEM;
@@ -810,13 +810,13 @@ static int fetch(uint32_t job, struct mpi_fetched *g)
 	int fd, r;
 
 	memset(g, 0, sizeof(*g));
-	fd = cluster_connect();
+	fd = bcs_ctl_connect();
 	if (fd < 0)
 		return 0;
 	req = json_object_new_object();
 	json_object_object_add(req, "cmd", json_object_new_string("mpi-gather"));
 	json_object_object_add(req, "job", json_object_new_int64(job));
-	r = cluster_call(fd, req, &resp, GATHER_WAIT_MS, msg, sizeof(msg));
+	r = bcs_ctl_call(fd, req, &resp, GATHER_WAIT_MS, msg, sizeof(msg));
 	close(fd);
 	if (r) {
 		fprintf(stderr, "bcsstat: mpi: bcsd: %s; this node's files "
@@ -840,8 +840,8 @@ static int fetch(uint32_t job, struct mpi_fetched *g)
 		if (r == -EPROTO || r == -EINVAL || r == -EAGAIN)
 			r = 0;	/* said; the others are good */
 	}
-	g->info.expected = cluster_int(resp, "expected", 0);
-	g->info.answered = cluster_int(resp, "answered", 0);
+	g->info.expected = bcs_ctl_int(resp, "expected", 0);
+	g->info.answered = bcs_ctl_int(resp, "answered", 0);
 	g->info.complete = g->info.expected &&
 			   g->info.answered >= g->info.expected;
 	json_object_put(resp);

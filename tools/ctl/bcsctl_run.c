@@ -24,10 +24,10 @@
 #include <unistd.h>
 
 #include <bcs.h>
+#include <bcs_ctl.h>
 #include <json-c/json.h>
 
 #include "bcsctl.h"
-#include "bcsctl_cluster.h"
 #include "bcsctl_mpi.h"
 #include "numparse.h"
 
@@ -58,7 +58,7 @@ static int cluster(int fd, struct json_object *req, struct json_object **resp,
 	char msg[256];
 	int err;
 
-	err = cluster_call(fd, req, resp, timeout_ms, msg, sizeof(msg));
+	err = bcs_ctl_call(fd, req, resp, timeout_ms, msg, sizeof(msg));
 	close(fd);
 	if (err)
 		fprintf(stderr, "bcsctl: %s: %s\n", what, msg);
@@ -85,7 +85,7 @@ static void cluster_add(struct json_object *o, const char *k, int64_t v)
 static int cluster_query(const char *cmd, const char *what,
 			 struct json_object **resp)
 {
-	int fd = cluster_connect();
+	int fd = bcs_ctl_connect();
 
 	*resp = NULL;
 	if (fd < 0)
@@ -106,12 +106,12 @@ static void print_tree(struct json_object *resp)
 	printf("%-16s %s, %lld nodes, root %lld\n", "tree:",
 	       json_object_object_get_ex(t, "transport", &v) && v ?
 	       json_object_get_string(v) : "?",
-	       (long long)cluster_int(t, "nodes", 0),
-	       (long long)cluster_int(t, "root", 0));
-	if (cluster_int(t, "parent", 0))
+	       (long long)bcs_ctl_int(t, "nodes", 0),
+	       (long long)bcs_ctl_int(t, "root", 0));
+	if (bcs_ctl_int(t, "parent", 0))
 		printf("%-16s %lld, depth %lld\n", "tree parent:",
-		       (long long)cluster_int(t, "parent", 0),
-		       (long long)cluster_int(t, "depth", 0));
+		       (long long)bcs_ctl_int(t, "parent", 0),
+		       (long long)bcs_ctl_int(t, "depth", 0));
 	else
 		printf("%-16s none (the root)\n", "tree parent:");
 	printf("%-16s", "tree children:");
@@ -122,7 +122,7 @@ static void print_tree(struct json_object *resp)
 		       (long long)json_object_get_int64(
 			       json_object_array_get_idx(a, i)));
 	printf("%s (subtree of %lld", n ? "" : " none",
-	       (long long)cluster_int(t, "subtree", 0));
+	       (long long)bcs_ctl_int(t, "subtree", 0));
 	/* Down a tree: how many of them the last sum of reports held. */
 	if (json_object_object_get_ex(t, "reporting", &v) && v)
 		printf(", %lld reporting", (long long)json_object_get_int64(v));
@@ -132,9 +132,9 @@ static void print_tree(struct json_object *resp)
 	    !strcmp(json_object_get_string(v), "tree"))
 		printf("%-16s %lld asked for again, %lld asked of it, %lld resent\n",
 		       "tree strobes:",
-		       (long long)cluster_int(resp, "strobe_nacks_tx", 0),
-		       (long long)cluster_int(resp, "strobe_nacks_rx", 0),
-		       (long long)cluster_int(resp, "strobe_resent", 0));
+		       (long long)bcs_ctl_int(resp, "strobe_nacks_tx", 0),
+		       (long long)bcs_ctl_int(resp, "strobe_nacks_rx", 0),
+		       (long long)bcs_ctl_int(resp, "strobe_resent", 0));
 }
 
 /*
@@ -150,21 +150,21 @@ static void print_offsets(struct json_object *resp)
 	    !json_object_is_type(a, json_type_array))
 		return;
 	printf("%-16s %lld warning(s)\n", "clock offsets:",
-	       (long long)cluster_int(resp, "skew_warnings", 0));
+	       (long long)bcs_ctl_int(resp, "skew_warnings", 0));
 	printf("  %8s %8s %5s %14s %12s %8s\n", "node", "parent", "depth",
 	       "offset_us", "bound_us", "age_ms");
 	n = json_object_array_length(a);
 	for (i = 0; i < n; i++) {
 		o = json_object_array_get_idx(a, i);
-		printf("  %8lld", (long long)cluster_int(o, "node", 0));
+		printf("  %8lld", (long long)bcs_ctl_int(o, "node", 0));
 		if (json_object_object_get_ex(o, "parent", &v) && v)
 			printf(" %8lld", (long long)json_object_get_int64(v));
 		else
 			printf(" %8s", "-");
-		printf(" %5lld", (long long)cluster_int(o, "depth", 0));
+		printf(" %5lld", (long long)bcs_ctl_int(o, "depth", 0));
 		if (json_object_object_get_ex(o, "bound_ns", &v) && v)
 			printf(" %14.3f %12.3f",
-			       (double)cluster_int(o, "offset_ns", 0) / 1000,
+			       (double)bcs_ctl_int(o, "offset_ns", 0) / 1000,
 			       (double)json_object_get_int64(v) / 1000);
 		else
 			printf(" %14s %12s", "?", "?");
@@ -183,28 +183,28 @@ static void print_cluster_status(struct json_object *resp)
 	       json_object_object_get_ex(resp, "role", &v) ?
 	       json_object_get_string(v) : "?");
 	printf("%-16s %lld\n", "node id:",
-	       (long long)cluster_int(resp, "node_id", 0));
-	if (cluster_int(resp, "master_id", 0))
+	       (long long)bcs_ctl_int(resp, "node_id", 0));
+	if (bcs_ctl_int(resp, "master_id", 0))
 		printf("%-16s %lld%s\n", "master:",
-		       (long long)cluster_int(resp, "master_id", 0),
-		       cluster_int(resp, "active_master", 0) ? " (this node)" : "");
+		       (long long)bcs_ctl_int(resp, "master_id", 0),
+		       bcs_ctl_int(resp, "active_master", 0) ? " (this node)" : "");
 	else
 		printf("%-16s none heard\n", "master:");
-	printf("%-16s %lld\n", "epoch:", (long long)cluster_int(resp, "epoch", 0));
+	printf("%-16s %lld\n", "epoch:", (long long)bcs_ctl_int(resp, "epoch", 0));
 	printf("%-16s %lld\n", "cluster slice:",
-	       (long long)cluster_int(resp, "slice", 0));
+	       (long long)bcs_ctl_int(resp, "slice", 0));
 	printf("%-16s %lld\n", "strobes rx:",
-	       (long long)cluster_int(resp, "strobes_rx", 0));
+	       (long long)bcs_ctl_int(resp, "strobes_rx", 0));
 	printf("%-16s %lld\n", "strobe copies:",
-	       (long long)cluster_int(resp, "strobe_copies", 0));
+	       (long long)bcs_ctl_int(resp, "strobe_copies", 0));
 	printf("%-16s %lld\n", "strobes tx:",
-	       (long long)cluster_int(resp, "strobes_tx", 0));
+	       (long long)bcs_ctl_int(resp, "strobes_tx", 0));
 	printf("%-16s %lld\n", "rejected:",
-	       (long long)cluster_int(resp, "rejected", 0));
+	       (long long)bcs_ctl_int(resp, "rejected", 0));
 	printf("%-16s %lld reporting of %lld heard (quorum %lld)\n", "nodes:",
-	       (long long)cluster_int(resp, "nodes_reporting", 0),
-	       (long long)cluster_int(resp, "nodes_heard", 0),
-	       (long long)cluster_int(resp, "quorum", 0));
+	       (long long)bcs_ctl_int(resp, "nodes_reporting", 0),
+	       (long long)bcs_ctl_int(resp, "nodes_heard", 0),
+	       (long long)bcs_ctl_int(resp, "quorum", 0));
 	print_tree(resp);
 	print_offsets(resp);
 }
@@ -307,7 +307,7 @@ static int cluster_job(int fd, const char *cmd, uint32_t job, uint32_t row,
 	if (cluster(fd, req, &resp, what, CLUSTER_TIMEOUT_MS))
 		return BCSCTL_EXIT_FAIL;
 	if (id_out)
-		*id_out = (uint32_t)cluster_int(resp, "job", 0);
+		*id_out = (uint32_t)bcs_ctl_int(resp, "job", 0);
 	json_object_put(resp);
 	return BCSCTL_EXIT_OK;
 }
@@ -504,7 +504,7 @@ static int owner_uid(const char *s, uid_t *uid)
 
 int bcsctl_run_job_create(const struct bcsctl_req *req)
 {
-	int fd = cluster_connect();
+	int fd = bcs_ctl_connect();
 	struct bcs *h;
 	uid_t owner = 0;
 	uint32_t id;
@@ -528,7 +528,7 @@ int bcsctl_run_job_create(const struct bcsctl_req *req)
 				json_object_new_string(req->nodes));
 		if (cluster(fd, r, &resp, "job create", CLUSTER_TIMEOUT_MS))
 			return BCSCTL_EXIT_FAIL;
-		id = (uint32_t)cluster_int(resp, "job", 0);
+		id = (uint32_t)bcs_ctl_int(resp, "job", 0);
 		json_object_put(resp);
 		printf("%u\n", id);
 		return BCSCTL_EXIT_OK;
@@ -552,7 +552,7 @@ int bcsctl_run_job_create(const struct bcsctl_req *req)
 
 int bcsctl_run_job_destroy(const struct bcsctl_req *req)
 {
-	int fd = cluster_connect();
+	int fd = bcs_ctl_connect();
 	char what[64];
 	struct bcs *h;
 	int err;
@@ -575,7 +575,7 @@ int bcsctl_run_job_destroy(const struct bcsctl_req *req)
 int bcsctl_run_job_signal(const struct bcsctl_req *req)
 {
 	struct bcs_task_stat *ts = NULL;
-	int fd = cluster_connect();
+	int fd = bcs_ctl_connect();
 	struct json_object *o;
 	size_t n = 0, i, k, sent = 0;
 	char what[64];
@@ -633,7 +633,7 @@ int bcsctl_run_job_filler(const struct bcsctl_req *req)
 
 int bcsctl_run_job_row(const struct bcsctl_req *req)
 {
-	int fd = cluster_connect();
+	int fd = bcs_ctl_connect();
 	char what[64];
 	struct bcs *h;
 	int err;
@@ -688,8 +688,8 @@ static void print_per_node(struct json_object *j)
 	for (i = 0; i < n; i++) {
 		o = json_object_array_get_idx(arr, i);
 		printf("%s%lld:%lld", i ? "," : "",
-		       (long long)cluster_int(o, "node", 0),
-		       (long long)cluster_int(o, "tasks", 0));
+		       (long long)bcs_ctl_int(o, "node", 0),
+		       (long long)bcs_ctl_int(o, "tasks", 0));
 	}
 	printf("%s", n ? "" : "-");
 }
@@ -735,7 +735,7 @@ static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
 			       lj->suspended_ns / 1e6);
 		else if (cj)
 			printf("%-9s %6lld %6s %12s %12s ", "-",
-			       (long long)cluster_int(cj, "local_tasks", 0),
+			       (long long)bcs_ctl_int(cj, "local_tasks", 0),
 			       "-", "-", "-");
 		else
 			printf("%-9s %6s %6s %12s %12s ", "-", "-", "-", "-",
@@ -745,8 +745,8 @@ static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
 			       label ? label : "-");
 			return;
 		}
-		printf("%6lld %13lld  ", (long long)cluster_int(cj, "nodes", 0),
-		       (long long)cluster_int(cj, "tasks", 0));
+		printf("%6lld %13lld  ", (long long)bcs_ctl_int(cj, "nodes", 0),
+		       (long long)bcs_ctl_int(cj, "tasks", 0));
 		print_per_node(cj);
 		printf("  %s\n", label ? label : "-");
 		return;
@@ -782,7 +782,7 @@ static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
 		json_u64(o, "tasks", lj->nr_tasks);
 	else
 		json_object_object_add(o, "tasks", cj ?
-			json_object_new_int64(cluster_int(cj, "local_tasks",
+			json_object_new_int64(bcs_ctl_int(cj, "local_tasks",
 							  0)) : NULL);
 	json_object_object_add(o, "parked", lj ?
 			       json_object_new_uint64(lj->nr_parked) : NULL);
@@ -793,9 +793,9 @@ static void list_one(struct json_object *arr, uint32_t id, uint32_t row,
 	json_object_object_add(o, "slices", lj ?
 			       json_object_new_uint64(lj->slices_run) : NULL);
 	json_object_object_add(o, "nodes", cj ?
-		json_object_new_int64(cluster_int(cj, "nodes", 0)) : NULL);
+		json_object_new_int64(bcs_ctl_int(cj, "nodes", 0)) : NULL);
 	json_object_object_add(o, "cluster_tasks", cj ?
-		json_object_new_int64(cluster_int(cj, "tasks", 0)) : NULL);
+		json_object_new_int64(bcs_ctl_int(cj, "tasks", 0)) : NULL);
 	v = NULL;
 	if (cj && json_object_object_get_ex(cj, "per_node", &v))
 		json_object_get(v);
@@ -853,9 +853,9 @@ int bcsctl_run_job_list(const struct bcsctl_req *req)
 			uint32_t id;
 
 			cj = json_object_array_get_idx(cjobs, i);
-			id = (uint32_t)cluster_int(cj, "job", 0);
+			id = (uint32_t)bcs_ctl_int(cj, "job", 0);
 			list_one(arr, id,
-				 cluster_row(cj),
+				 bcs_ctl_row(cj),
 				 local_job(jobs, n, id), cj);
 		}
 	} else {
@@ -870,7 +870,7 @@ int bcsctl_run_job_list(const struct bcsctl_req *req)
 	if (cl > 0 && json_object_object_get_ex(resp, "per_node", &pn) && pn &&
 	    json_object_object_get_ex(pn, "of", &v))
 		of = json_object_get_string(v);
-	more = cl > 0 && pn ? cluster_int(pn, "more", 0) : 0;
+	more = cl > 0 && pn ? bcs_ctl_int(pn, "more", 0) : 0;
 	if (arr) {
 		struct json_object *o = json_object_new_object();
 
@@ -955,7 +955,7 @@ static int attach_remote(const struct bcsctl_req *req)
 			continue;	/* cannot happen: checked by the parser */
 		snprintf(what, sizeof(what), "job attach %u --node %u %d",
 			 req->job, req->node, pid);
-		fd = cluster_connect();
+		fd = bcs_ctl_connect();
 		if (fd < 0) {
 			fprintf(stderr, "bcsctl: %s: bcsd does not run here\n",
 				what);
@@ -1020,7 +1020,7 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 	 * bcsd runs here.  Its connections are counted per user (every rank
 	 * of a launch runs this at once): hold one only while asking.
 	 */
-	fd = cluster_connect();
+	fd = bcs_ctl_connect();
 	cluster = fd >= 0;
 	if (!req->create && fd >= 0) {
 		close(fd);
@@ -1033,7 +1033,7 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 
 		cluster_add(r, "job", req->job);
 		json_row(r, req->row);
-		err = cluster_call(fd, r, &resp, CLUSTER_TIMEOUT_MS, msg,
+		err = bcs_ctl_call(fd, r, &resp, CLUSTER_TIMEOUT_MS, msg,
 				   sizeof(msg));
 		json_object_put(resp);
 		close(fd);
@@ -1065,7 +1065,7 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 	}
 	/* Our own pid: after execvp() the command is the attached task. */
 	err = bcs_attach(h, req->job, getpid(), 0, NULL);
-	if (err == -ENOENT && cluster && (fd = cluster_connect()) >= 0) {
+	if (err == -ENOENT && cluster && (fd = bcs_ctl_connect()) >= 0) {
 		/* A cluster job this node has not heard of yet: wait for it. */
 		struct json_object *r = cluster_req("job-wait"), *resp;
 		char msg[256];
@@ -1073,7 +1073,7 @@ int bcsctl_run_run(const struct bcsctl_req *req)
 
 		cluster_add(r, "job", req->job);
 		cluster_add(r, "timeout_ms", CLUSTER_WAIT_MS);
-		werr = cluster_call(fd, r, &resp, CLUSTER_WAIT_MS + 1000, msg,
+		werr = bcs_ctl_call(fd, r, &resp, CLUSTER_WAIT_MS + 1000, msg,
 				    sizeof(msg));
 		if (!werr)
 			err = bcs_attach(h, req->job, getpid(), 0, NULL);
@@ -1236,7 +1236,7 @@ int bcsctl_run_stats_window(const struct bcsctl_req *req)
 	int err = 0, fd;
 
 	if (req->window) {
-		fd = cluster_connect();
+		fd = bcs_ctl_connect();
 		if (fd >= 0)
 			return window_cluster(fd, req);
 	}
