@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CTL_MSG_MAX		65536	/* longest request */
+#include <linux/bcs_ctl.h>
+
+#define CTL_MSG_MAX		BCS_CTL_MSG_MAX	/* longest request */
 #define CTL_WAIT_DEFAULT_MS	5000	/* job-wait without timeout_ms */
 #define CTL_SLICES_DEFAULT	100	/* slices without last */
 #define CTL_MPI_SEL_LEN		256	/* BCSP_MPI_SEL_LEN of proto.h */
