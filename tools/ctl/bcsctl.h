@@ -97,6 +97,8 @@ int bcsctl_parse(int argc, char **argv, struct bcsctl_req *req);
  * commands of one group ("job").
  */
 void bcsctl_usage(FILE *f, const struct bcsctl_cmd *cmd, const char *group);
+/* bash's completion of bcsctl, from the same table. */
+void bcsctl_completion(FILE *f);
 
 /* Run functions (bcsctl_run.c): return an exit status. */
 int bcsctl_run_status(const struct bcsctl_req *req);
@@ -111,6 +113,7 @@ int bcsctl_run_job_filler(const struct bcsctl_req *req);
 int bcsctl_run_run(const struct bcsctl_req *req);
 int bcsctl_run_slice_set(const struct bcsctl_req *req);
 int bcsctl_run_slice_get(const struct bcsctl_req *req);
+int bcsctl_run_completion(const struct bcsctl_req *req);
 int bcsctl_run_mode(const struct bcsctl_req *req);
 int bcsctl_run_strobe(const struct bcsctl_req *req);
 /* bcsctl_stats.c */

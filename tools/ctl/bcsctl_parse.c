@@ -800,6 +800,9 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	{ "stats", "global", "[--last N] [--json]",
 	  "The master's records of its last N slices (20)",
 	  0, parse_stats_global, bcsctl_run_stats_global },
+	{ NULL, "completion", "",
+	  "Print bash's completion of bcsctl, made from this list of commands",
+	  0, parse_none, bcsctl_run_completion },
 };
 
 const size_t bcsctl_nr_cmds = sizeof(bcsctl_cmds) / sizeof(bcsctl_cmds[0]);
@@ -926,6 +929,91 @@ int bcsctl_parse(int argc, char **argv, struct bcsctl_req *req)
 	if (is_help(argv[2]))
 		return BCSCTL_PARSE_HELP;
 	return unknown(req, a, argv[2]);
+}
+
+/*
+ * The words of a synopsis a user may type as they are: options ("--row")
+ * and the lower-case alternatives of a choice ("off|standalone",
+ * "ROW|none" gives "none"), each once, apart by spaces.
+ */
+static void print_words(FILE *f, const char *args)
+{
+	const char *p = args, *e;
+	size_t n;
+
+	while (*p) {
+		p += strcspn(p, "-abcdefghijklmnopqrstuvwxyz");
+		if (!*p)
+			break;
+		/* A word: letters, digits, '-' and '_' (an option or a choice). */
+		n = strspn(p, "-_abcdefghijklmnopqrstuvwxyz0123456789");
+		e = p + n;
+		if ((p[0] == '-' && p[1] == '-' && n > 2) ||
+		    (p[0] != '-' && ((p > args && p[-1] == '|') || *e == '|')))
+			fprintf(f, " %.*s", (int)n, p);
+		p = e;
+	}
+}
+
+/* Is @k the first command of its group in the table (or of none)? */
+static int first_of_group(size_t k)
+{
+	const struct bcsctl_cmd *c = &bcsctl_cmds[k];
+	size_t j;
+
+	for (j = 0; j < k && c->group; j++)
+		if (bcsctl_cmds[j].group &&
+		    !strcmp(bcsctl_cmds[j].group, c->group))
+			return 0;
+	return 1;
+}
+
+void bcsctl_completion(FILE *f)
+{
+	size_t k, j;
+
+	fprintf(f, "# bash completion of bcsctl, made by `bcsctl completion`"
+		" from its table of\n# commands.\n"
+		"_bcsctl()\n{\n"
+		"\tlocal cur=${COMP_WORDS[COMP_CWORD]} key words\n"
+		"\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+		"\t\twords=\"--help --version");
+	for (k = 0; k < bcsctl_nr_cmds; k++)
+		if (first_of_group(k))
+			fprintf(f, " %s", bcsctl_cmds[k].group ?
+				bcsctl_cmds[k].group : bcsctl_cmds[k].name);
+	fprintf(f, "\"\n\telse\n\t\tkey=${COMP_WORDS[1]}\n"
+		"\t\tcase $key in\n");
+	for (k = 0; k < bcsctl_nr_cmds; k++) {
+		const struct bcsctl_cmd *c = &bcsctl_cmds[k];
+
+		if (!c->group || !first_of_group(k))
+			continue;
+		fprintf(f, "\t\t%s)\n\t\t\tif [ \"$COMP_CWORD\" -eq 2 ]; then\n"
+			"\t\t\t\tkey=\n\t\t\t\twords=\"", c->group);
+		for (j = k; j < bcsctl_nr_cmds; j++)
+			if (bcsctl_cmds[j].group &&
+			    !strcmp(bcsctl_cmds[j].group, c->group))
+				fprintf(f, "%s%s", j == k ? "" : " ",
+					bcsctl_cmds[j].name);
+		fprintf(f, "\"\n\t\t\telse\n"
+			"\t\t\t\tkey=\"$key ${COMP_WORDS[2]}\"\n"
+			"\t\t\tfi ;;\n");
+	}
+	fprintf(f, "\t\tesac\n\t\tcase $key in\n");
+	for (k = 0; k < bcsctl_nr_cmds; k++) {
+		const struct bcsctl_cmd *c = &bcsctl_cmds[k];
+
+		if (c->group)
+			fprintf(f, "\t\t\"%s %s\") words=\"", c->group, c->name);
+		else
+			fprintf(f, "\t\t%s) words=\"", c->name);
+		print_words(f, c->args);
+		fprintf(f, " --help\" ;;\n");
+	}
+	fprintf(f, "\t\tesac\n\tfi\n"
+		"\tmapfile -t COMPREPLY < <(compgen -W \"$words\" -- \"$cur\")\n"
+		"}\ncomplete -F _bcsctl bcsctl\n");
 }
 
 /* Synopses longer than this get their help text on the next line. */

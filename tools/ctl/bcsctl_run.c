@@ -1131,6 +1131,13 @@ int bcsctl_run_slice_set(const struct bcsctl_req *req)
 	return config(req, &cfg, "slice set");
 }
 
+int bcsctl_run_completion(const struct bcsctl_req *req)
+{
+	(void)req;
+	bcsctl_completion(stdout);
+	return fflush(stdout) ? 1 : 0;
+}
+
 int bcsctl_run_slice_get(const struct bcsctl_req *req)
 {
 	struct bcs_config cfg = { .set = 0 };

@@ -558,5 +558,34 @@ PY
 	wait $srv
 fi
 
+# bash's completion of bcsctl, made from its table of commands: what a
+# user gets after typing WORDS (the last one being completed).
+$BCSCTL completion > "$TMP/completion" && ok || bad "bcsctl completion"
+complete_words() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1));
+		_bcsctl; echo "${COMPREPLY[*]}"' sh "$TMP/completion" "$@"
+}
+expect_completion() {
+	want=$1
+	shift
+	got=$(complete_words "$@")
+	if [ "$got" = "$want" ]; then ok; else
+		bad "completion of '$*': '$got', not '$want'"; fi
+}
+expect_completion "job" bcsctl jo
+expect_completion "create" bcsctl job cr
+expect_completion "--owner" bcsctl job create --ow
+expect_completion "off standalone --watchdog --help" bcsctl mode ""
+expect_completion "--from-slice" bcsctl stats window --fr
+expect_completion "set get" bcsctl slice ""
+expect_completion "on off" bcsctl job filler 3 o
+# Every command of the help is offered.
+for w in $($BCSCTL --help | sed -n 's/^  \([a-z][a-z]*\).*/\1/p' | sort -u); do
+	case " $(complete_words bcsctl "") " in
+	*" $w "*) ok ;;
+	*) bad "completion lacks the command $w" ;;
+	esac
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
