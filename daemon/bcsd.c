@@ -100,6 +100,21 @@ static bool is_node(const struct bcsd *d)
 	return d->node_role;
 }
 
+/*
+ * The stats' sections of the records that have no part of their own to
+ * start: the active master's clock offsets (offsets.c) and global records
+ * (global.c).  The tree registers its own (tree.c).
+ */
+static struct json_object *stats_offsets(const struct bcsd *d)
+{
+	return offsets_json(d, now_real_ns());
+}
+
+static struct json_object *stats_global(const struct bcsd *d)
+{
+	return global_json(d, BCSD_GLOBAL_SLICES);
+}
+
 /* The parts, in the order they start; they stop in the reverse. */
 static const struct bcsd_part {
 	bool (*wanted)(const struct bcsd *d);	/* NULL: always */
@@ -155,6 +170,8 @@ static int setup(struct bcsd *d)
 	/* Sequence numbers start from the clock so a restart never reuses one. */
 	d->net.seq = now_real_ns();
 	d->net.seq_first = d->net.seq;
+	stats_register(d, "offsets", stats_offsets);
+	stats_register(d, "global", stats_global);
 	for (p = parts; p < parts + ARRAY_SIZE(parts); p++) {
 		if (p->wanted && !p->wanted(d))
 			continue;

@@ -9,7 +9,29 @@
 #ifndef BCSD_PROBE_H
 #define BCSD_PROBE_H
 
+#include <stdint.h>
+
+#include "clock/skew.h"
+
 struct bcsd;
+
+/*
+ * probe.c: the round trips to this node's children in the tree, per node
+ * of the list (its index; NULL without nodes_file): the last probe sent
+ * (@t1 0: none awaits its reply) and the window of round trips.
+ */
+struct bcsd_probe_child {
+	uint32_t id;
+	uint64_t t1;
+	struct skew_window w;
+};
+
+struct bcsd_probe {
+	struct bcsd_probe_child *child;
+	uint32_t next_id;
+	uint64_t resolution_ns;		/* of CLOCK_REALTIME */
+	uint64_t sent_ms;		/* the last period's probes */
+};
 
 /*
  * Registers the handlers of BCSP_PROBE and BCSP_PROBE_REPLY and a tick;

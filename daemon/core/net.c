@@ -78,7 +78,8 @@ int net_init(struct bcsd *d)
 {
 	const char *group = d->cfg.group;
 	const char *ifname = d->cfg.interface;
-	uint16_t port = tree_port(d);
+	uint16_t port = d->net.tree ? d->net.tree->port(d) :
+			(uint16_t)d->cfg.port;
 	struct sockaddr_in any = { .sin_family = AF_INET };
 	struct ip_mreqn mreq = { 0 };
 	int one = 1, ttl = (int)d->cfg.ttl;
@@ -117,7 +118,7 @@ int net_init(struct bcsd *d)
 		return -1;
 	}
 	/* Down a tree, nothing is sent to the group, nor heard from it. */
-	if (tree_transport(d))
+	if (net_tree(d))
 		return loop_add(d, d->net.sock, LOOP_NET, on_socket, NULL);
 	if (setsockopt(d->net.sock, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq,
 		       sizeof(mreq)) ||
@@ -158,8 +159,8 @@ int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 	len = bcsp_encode(m, d->key, buf, sizeof(buf));
 	if (len < 0)
 		return -1;
-	if (!to && tree_transport(d))
-		return tree_send_children(d, buf, (size_t)len, m) < 0 ?
+	if (!to && net_tree(d))
+		return d->net.tree->send_all(d, buf, (size_t)len, m) < 0 ?
 		       -1 : 0;
 	if (!to)
 		to = &d->net.group;
@@ -176,7 +177,7 @@ int net_send_command(struct bcsd *d, struct bcsp_msg *m)
 	uint8_t buf[BCSP_MAX_LEN];
 	int len;
 
-	if (!tree_transport(d))
+	if (!net_tree(d))
 		return net_send(d, m, NULL);
 	m->hdr.cluster = d->cluster;
 	m->hdr.sender = d->node_id;
@@ -184,6 +185,16 @@ int net_send_command(struct bcsd *d, struct bcsp_msg *m)
 	len = bcsp_encode(m, d->key, buf, sizeof(buf));
 	if (len < 0)
 		return -1;
-	tree_send_command(d, buf, (size_t)len, m);
+	d->net.tree->send_command(d, buf, (size_t)len, m);
 	return 0;
+}
+
+void net_transport_register(struct bcsd *d, const struct net_transport *t)
+{
+	d->net.tree = t;
+}
+
+bool net_tree(const struct bcsd *d)
+{
+	return d->net.tree && d->net.tree->on(d);
 }

@@ -167,15 +167,15 @@ static bool from_senior_master(const struct bcsd *d, const struct bcsp_msg *m)
 
 /*
  * With strobe_transport = tree, a datagram of the master followed goes on
- * down the tree, as it came (tree.c).
+ * down the tree, as it came (the transport of tree.c).
  */
 static void pass_down(struct bcsd *d, const uint8_t *buf, size_t len,
 		      const struct bcsp_msg *m, const struct sockaddr_in *from)
 {
-	if (!tree_transport(d))
+	if (!net_tree(d))
 		return;
-	tree_heard(d, from);
-	if (tree_send_children(d, buf, len, m) > 0)
+	d->net.tree->heard(d, from);
+	if (d->net.tree->send_all(d, buf, len, m) > 0)
 		d->cnt.tree_passed++;
 }
 
@@ -194,10 +194,11 @@ static void follow_master(struct bcsd *d, const struct bcsp_msg *m,
 	d->followed.epoch = m->hdr.epoch;
 	d->followed.priority = m->hdr.priority;
 	/* Down a tree, @from is the parent: the master is where the list says. */
-	if (!tree_transport(d) ||
-	    !tree_addr(d, m->hdr.sender, &d->followed.addr))
+	if (!net_tree(d) ||
+	    !d->net.tree->addr(d, m->hdr.sender, &d->followed.addr))
 		d->followed.addr = *from;
-	tree_reroot(d, m->hdr.sender);
+	if (d->net.tree)
+		d->net.tree->reroot(d, m->hdr.sender);
 	d->followed.heard_ms = now_mono_ms();
 	if (m->hdr.epoch > d->followed.max_epoch_seen)
 		d->followed.max_epoch_seen = m->hdr.epoch;
@@ -223,9 +224,9 @@ static bool cmd_taken(const struct bcsd *d, uint32_t epoch, uint32_t id)
 static void ack_copy(struct bcsd *d, const struct bcsp_msg *m,
 		     const struct sockaddr_in *from)
 {
-	if (m->hdr.type == BCSP_COMMAND && tree_transport(d) &&
+	if (m->hdr.type == BCSP_COMMAND && net_tree(d) &&
 	    of_followed(d, m) && cmd_taken(d, m->hdr.epoch, m->cmd.id))
-		tree_send_ack(d, m, from);
+		d->net.tree->send_ack(d, m, from);
 }
 
 /*
@@ -242,7 +243,8 @@ __attribute__((weak)) bool sim_rx_drop(const uint8_t *buf, size_t len)
 void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		 const struct sockaddr_in *from)
 {
-	struct bcsd_origin origin = { .local = false };
+	struct bcsd_origin origin = { .local = false, .buf = buf, .len = len,
+				      .sin = from };
 	struct bcsp_window *w;
 	enum bcsp_verdict v;
 	struct bcsp_msg m;
@@ -273,10 +275,10 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	 * first (from an ancestor asked meanwhile) still shows that the
 	 * parent passes on again.
 	 */
-	if (v == BCSP_REPLAY && !own && tree_transport(d) &&
+	if (v == BCSP_REPLAY && !own && net_tree(d) &&
 	    d->followed.known && m.hdr.sender == d->followed.id &&
 	    m.hdr.epoch == d->followed.epoch)
-		tree_heard(d, from);
+		d->net.tree->heard(d, from);
 	if (v != BCSP_OK) {
 		/* Said by say_rejected(): a flood costs no log line each. */
 		d->cnt.rejected[v]++;
@@ -319,7 +321,8 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		pass_down(d, buf, len, &m, from);
 		/* The module first: a timer for the next can wait. */
 		dispatch(d, &m, &origin);
-		tree_strobe_taken(d, &m, from);
+		if (d->net.tree)
+			d->net.tree->strobe_taken(d, &m, from);
 		return;
 	case BCSP_MAP:
 		if (own || !of_followed(d, &m))
@@ -360,12 +363,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		view_on_report(d, m.hdr.sender, &m.report, now_mono_ms());
 		break;
 	case BCSP_SWITCHES:
-		/* Up a tree, added up on the way (reduce.c). */
-		if (!own && tree_transport(d)) {
-			reduce_add(d, m.hdr.epoch, &m.sw);
-			return;
-		}
-		/* fall through */
+		/* Up a tree, added up on the way (reduce.c takes them). */
 	case BCSP_REQUEST:
 	case BCSP_RESULT:
 	case BCSP_MPI_PART:
@@ -386,48 +384,29 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		if (bcsp_window_check(&d->rx.cmds, m.hdr.epoch, m.cmd.id) !=
 		    BCSP_OK) {
 			d->cnt.command_copies++;
-			if (tree_transport(d))
-				tree_send_ack(d, &m, from);
+			if (net_tree(d))
+				d->net.tree->send_ack(d, &m, from);
 			return;
 		}
 		/*
 		 * Down a tree: acknowledged to the daemon that passed it, and
 		 * passed on only into the subtrees with the job's tasks (an
-		 * attach: with its node).
+		 * attach: with its node), by the tree's handler, the first.
 		 */
-		if (tree_transport(d)) {
-			tree_heard(d, from);
-			tree_send_ack(d, &m, from);
-			if (tree_send_command(d, buf, len, &m))
-				d->cnt.tree_passed++;
-		}
 		break;
 	case BCSP_ACK:
 		/* A child took a command this daemon passed on (tree.c). */
-		if (!own)
-			tree_on_ack(d, m.hdr.sender, m.hdr.epoch, &m.ack);
-		return;
 	case BCSP_STROBE_NACK:
 		/* A node below missed a strobe: the last passed down again. */
-		if (!own)
-			tree_on_strobe_nack(d, m.hdr.sender, m.hdr.epoch,
-					    &m.nack);
-		return;
 	case BCSP_TASKS:
 		/* A child's subtree's tasks, added up on the way (reduce.c). */
-		if (!own && tree_transport(d))
-			reduce_tasks(d, m.hdr.sender, &m.tasks);
-		return;
 	case BCSP_NODE_TASKS:
 		/* The same per node, concatenated on the way (reduce.c). */
-		if (!own && tree_transport(d))
-			reduce_node_tasks(d, m.hdr.sender, &m.node_tasks);
-		return;
 	case BCSP_ATTACH:
 		/* Not a part's business: the tree passes on to it. */
-		if (!own)
-			tree_adopt(d, m.hdr.sender, m.attach.parent);
-		return;
+		if (own)
+			return;
+		break;
 	case BCSP_REPLY:
 		/*
 		 * To the group: the node that asked takes it, and standbys

@@ -14,12 +14,33 @@
 
 #include "bcsd.h"
 #include "core/log.h"
-#include "tree/topo.h"
-#include "tree/tquorum.h"
 
 static void add_u64(struct json_object *o, const char *key, uint64_t v)
 {
 	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
+}
+
+void stats_register(struct bcsd *d, const char *name, stats_fn *fn)
+{
+	struct bcsd_stats *s = &d->stats;
+
+	if (s->nr >= STATS_SECTIONS_MAX) {
+		pr_err("bug: stats section %s", name);
+		abort();
+	}
+	s->section[s->nr].name = name;
+	s->section[s->nr++].fn = fn;
+}
+
+/* Section @name, registered by its part; null if none is. */
+static struct json_object *section(const struct bcsd *d, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->stats.nr; i++)
+		if (!strcmp(d->stats.section[i].name, name))
+			return d->stats.section[i].fn(d);
+	return NULL;
 }
 
 /* Every counter of the table (counters.h), in its order. */
@@ -49,16 +70,16 @@ struct json_object *stats_json(const struct bcsd *d)
 	add_u64(o, "nodes_reporting", fresh);
 	add_u64(o, "nodes_heard", d->view.nr_peers);
 	/* null: no nodes_file. */
-	json_object_object_add(o, "tree", tree_json(d));
+	json_object_object_add(o, "tree", section(d, "tree"));
 	/*
 	 * Every node's clock offset from the active master's (offsets.c);
 	 * null: not the active master, or no nodes_file.
 	 */
 	json_object_object_add(o, "offsets", d->master.active ?
-			       offsets_json(d, now_real_ns()) : NULL);
+			       section(d, "offsets") : NULL);
 	/* Down a tree, of the nodes file (tquorum.c); the answers count. */
-	if (tree_transport(d))
-		tq_decide(d->nodes->nr, (uint32_t)d->cfg.quorum, 0, 0, &need);
+	if (net_tree(d))
+		need = d->net.tree->quorum(d);
 	add_u64(o, "quorum", need);
 	return o;
 }
@@ -123,8 +144,7 @@ void stats_write(const struct bcsd *d)
 		add_u64(rej, bcsp_verdict_name(i), d->cnt.rejected[i]);
 	json_object_object_add(o, "rejected", rej);
 	json_object_object_add(o, "maps", map_history_json(d));
-	json_object_object_add(o, "global",
-			       global_json(d, BCSD_GLOBAL_SLICES));
+	json_object_object_add(o, "global", section(d, "global"));
 	/* A fresh file of our own (mkstemp): never one a link points to. */
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	fd = mkstemp(tmp);

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 
 #include "bcsd.h"
-#include "tree/topo.h"
 
 #define VIEW_STALE_REPORTS	3
 
@@ -74,14 +73,13 @@ bool view_quorum(const struct bcsd *d, uint64_t now_ms, uint32_t *fresh,
 
 uint32_t view_live_nodes(const struct bcsd *d, uint64_t now_ms)
 {
-	if (!tree_transport(d))
+	if (!net_tree(d))
 		return fresh_peers(d, now_ms);
 	/*
 	 * Down a tree a node hears its children only; the root, the
 	 * master, counts the nodes in its last sum of reports (reduce.c).
 	 */
-	return d->tree && d->tree_self == d->tree->root ?
-	       d->reduce.reporting : 0;
+	return d->net.tree->is_root(d) ? d->reduce.reporting : 0;
 }
 
 /*
@@ -91,7 +89,7 @@ uint32_t view_live_nodes(const struct bcsd *d, uint64_t now_ms)
  */
 static bool view_from_tree(const struct bcsd *d, uint64_t now_ms)
 {
-	return tree_transport(d) && d->reduce.nodes_ms &&
+	return net_tree(d) && d->reduce.nodes_ms &&
 	       now_ms - d->reduce.nodes_ms <=
 	       REDUCE_TASKS_REPORTS * (uint64_t)d->cfg.report_ms;
 }
@@ -116,7 +114,7 @@ int view_pairs_build(const struct bcsd *d, uint64_t now_ms,
 	vp->n = 0;
 	if (view_from_tree(d, now_ms))
 		max += d->reduce.nodes.nr;
-	if (!tree_transport(d))
+	if (!net_tree(d))
 		max += (size_t)d->view.nr_peers * BCSP_MAX_JOBS;
 	if (!max)
 		return 0;
@@ -128,7 +126,7 @@ int view_pairs_build(const struct bcsd *d, uint64_t now_ms,
 		vp->e[n][1] = d->reduce.nodes.e[i].node;
 		vp->e[n++][2] = d->reduce.nodes.e[i].tasks;
 	}
-	for (i = 0; !tree_transport(d) && i < d->view.nr_peers; i++) {
+	for (i = 0; !net_tree(d) && i < d->view.nr_peers; i++) {
 		p = &d->view.peers[i];
 		if (!view_fresh(d, p, now_ms))
 			continue;
@@ -183,7 +181,7 @@ struct json_object *view_pairs_job(const struct view_pairs *vp, uint32_t job)
 struct json_object *view_nodes_json(const struct bcsd *d, uint64_t now_ms)
 {
 	struct json_object *o = json_object_new_object();
-	bool tree = tree_transport(d);
+	bool tree = net_tree(d);
 
 	if (!o)
 		return NULL;
@@ -193,7 +191,7 @@ struct json_object *view_nodes_json(const struct bcsd *d, uint64_t now_ms)
 	 */
 	json_object_object_add(o, "of", json_object_new_string(
 		!tree ? "reports" :
-		topo_parent(d->tree, d->tree_self) == TOPO_NONE ? "cluster" :
+		d->net.tree->is_root(d) ? "cluster" :
 		"subtree"));
 	/* Pairs (job, node) left out of a tree's bounded lists. */
 	json_object_object_add(o, "more", json_object_new_int64(

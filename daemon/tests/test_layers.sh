@@ -32,19 +32,6 @@ folders="proto core tree clock master node ctl"
 # Calls up still to be turned into registered handlers and transports:
 # OBJECT:FOLDER:SYMBOL, one each.  Nothing else may call up.
 pending="
-core/net.o:tree:tree_port core/net.o:tree:tree_send_children
-core/net.o:tree:tree_send_command core/net.o:tree:tree_transport
-core/rx.o:tree:reduce_add core/rx.o:tree:reduce_node_tasks
-core/rx.o:tree:reduce_tasks core/rx.o:tree:tree_addr core/rx.o:tree:tree_adopt
-core/rx.o:tree:tree_heard core/rx.o:tree:tree_on_ack
-core/rx.o:tree:tree_on_strobe_nack core/rx.o:tree:tree_reroot
-core/rx.o:tree:tree_send_ack core/rx.o:tree:tree_send_children
-core/rx.o:tree:tree_send_command core/rx.o:tree:tree_strobe_taken
-core/rx.o:tree:tree_transport
-core/stats.o:tree:tq_decide core/stats.o:tree:tree_json
-core/stats.o:tree:tree_transport core/stats.o:clock:offsets_json
-core/stats.o:master:global_json
-core/view.o:tree:topo_parent core/view.o:tree:tree_transport
 "
 
 tmp=$(mktemp -d) || exit 1

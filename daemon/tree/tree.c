@@ -46,6 +46,7 @@
 
 static void tree_tick(struct bcsd *d, void *arg);
 static void on_repair(struct bcsd *d, void *arg);
+static void tree_register(struct bcsd *d);
 
 /* Node @i's address: its own from the file, or the name resolved. */
 static int resolve(struct bcsd *d, uint32_t i, struct sockaddr_in *sin)
@@ -92,6 +93,7 @@ int tree_init(struct bcsd *d)
 	uint32_t i;
 	int self;
 
+	tree_register(d);
 	d->tree_rt.repair_fd = -1;
 	if (!c->nodes_file[0]) {
 		if (c->topology_file[0]) {
@@ -199,7 +201,7 @@ bool tree_addr(const struct bcsd *d, uint32_t node,
 	return true;
 }
 
-uint16_t tree_port(const struct bcsd *d)
+static uint16_t tree_port(const struct bcsd *d)
 {
 	return d->nodes ? ntohs(d->tree_addr[d->tree_self].sin_port) :
 			  (uint16_t)d->cfg.port;
@@ -314,8 +316,14 @@ static void strobe_keep(struct bcsd *d, const uint8_t *buf, size_t len,
 	k->slice = m->strobe.slice;
 }
 
-int tree_send_children(struct bcsd *d, const uint8_t *buf, size_t len,
-		       const struct bcsp_msg *m)
+/*
+ * Datagram @buf, decoded as @m, to every child, and to the nodes that
+ * asked (tree_adopt()); returns how many took it, or -1 if a send failed
+ * (to the others it went); a strobe whose loss the tree repairs is kept
+ * for those that miss it.
+ */
+static int tree_send_children(struct bcsd *d, const uint8_t *buf,
+			      size_t len, const struct bcsp_msg *m)
 {
 	unsigned int sent;
 	int ret;
@@ -344,8 +352,10 @@ static bool is_below(const struct bcsd *d, uint32_t i)
 	return false;
 }
 
-void tree_on_strobe_nack(struct bcsd *d, uint32_t sender, uint32_t epoch,
-			 const struct bcsp_strobe_nack *n)
+/* Node @sender asked for the strobe after the one it names. */
+static void tree_on_strobe_nack(struct bcsd *d, uint32_t sender,
+				uint32_t epoch,
+				const struct bcsp_strobe_nack *n)
 {
 	const struct tree_strobe_kept *k = &d->tree_rt.kept;
 	int idx;
@@ -379,8 +389,8 @@ static void repair_arm(struct bcsd *d, uint64_t ns)
  * before the next strobe is due here, a slice after this one came: a
  * node whose strobes all come that late asks for none.
  */
-void tree_strobe_taken(struct bcsd *d, const struct bcsp_msg *m,
-		       const struct sockaddr_in *from)
+static void tree_strobe_taken(struct bcsd *d, const struct bcsp_msg *m,
+			      const struct sockaddr_in *from)
 {
 	struct tree_strobe_taken *t = &d->tree_rt.taken;
 	uint64_t copies = (uint64_t)d->cfg.strobe_copies;
@@ -487,8 +497,16 @@ static void unacked_add(struct bcsd *d, uint32_t i, const uint8_t *buf,
 	memcpy(u->buf, buf, len);
 }
 
-unsigned int tree_send_command(struct bcsd *d, const uint8_t *buf,
-			       size_t len, const struct bcsp_msg *m)
+/*
+ * Command datagram @buf, decoded as @m, down the tree: to the children
+ * (and nodes that asked) whose subtrees hold tasks of its job, or have
+ * not said (reduce.c's sums of tasks), or for an attach, whose subtrees
+ * hold its node; each must acknowledge it (tree_on_ack()), or it is sent
+ * again every tree_ack_ms, tree_retries times at most (tree_tick()).
+ * Returns how many took it.
+ */
+static unsigned int tree_send_command(struct bcsd *d, const uint8_t *buf,
+				      size_t len, const struct bcsp_msg *m)
 {
 	const uint32_t *child;
 	uint64_t now = now_mono_ms();
@@ -530,8 +548,9 @@ unsigned int tree_send_command(struct bcsd *d, const uint8_t *buf,
 	return sent;
 }
 
-void tree_send_ack(struct bcsd *d, const struct bcsp_msg *m,
-		   const struct sockaddr_in *to)
+/* Acknowledge command @m to @to, the daemon that passed it. */
+static void tree_send_ack(struct bcsd *d, const struct bcsp_msg *m,
+			  const struct sockaddr_in *to)
 {
 	struct bcsp_msg a = { .hdr = { .type = BCSP_ACK } };
 
@@ -542,8 +561,9 @@ void tree_send_ack(struct bcsd *d, const struct bcsp_msg *m,
 		d->cnt.tree_acks_tx++;
 }
 
-void tree_on_ack(struct bcsd *d, uint32_t sender, uint32_t epoch,
-		 const struct bcsp_ack *a)
+/* Node @sender acknowledged a command. */
+static void tree_on_ack(struct bcsd *d, uint32_t sender, uint32_t epoch,
+			const struct bcsp_ack *a)
 {
 	struct tree_unacked *u;
 	int idx;
@@ -603,7 +623,11 @@ static bool is_node(const struct bcsd *d, uint32_t i,
 	       a->sin_port == from->sin_port;
 }
 
-void tree_heard(struct bcsd *d, const struct sockaddr_in *from)
+/*
+ * A datagram of the master came from @from (the parent, if it is its
+ * address).
+ */
+static void tree_heard(struct bcsd *d, const struct sockaddr_in *from)
 {
 	struct bcsd_tree_rt *t = &d->tree_rt;
 	uint32_t p;
@@ -621,7 +645,11 @@ void tree_heard(struct bcsd *d, const struct sockaddr_in *from)
 	}
 }
 
-void tree_adopt(struct bcsd *d, uint32_t node, uint32_t parent)
+/*
+ * Node @node asked to be passed the master's datagrams, its parent
+ * @parent being silent.
+ */
+static void tree_adopt(struct bcsd *d, uint32_t node, uint32_t parent)
 {
 	struct bcsd_tree_rt *t = &d->tree_rt;
 	uint64_t now = now_mono_ms(), oldest = UINT64_MAX;
@@ -861,7 +889,7 @@ static void add_u64(struct json_object *o, const char *key, uint64_t v)
 	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
 }
 
-struct json_object *tree_json(const struct bcsd *d)
+static struct json_object *tree_json(const struct bcsd *d)
 {
 	struct json_object *o, *a;
 	const uint32_t *child;
@@ -901,4 +929,94 @@ struct json_object *tree_json(const struct bcsd *d)
 				d->nodes->node[d->tree_rt.adopted[i].idx].id));
 	json_object_object_add(o, "adopted", a);
 	return o;
+}
+
+static bool tree_is_root(const struct bcsd *d)
+{
+	return d->tree && topo_parent(d->tree, d->tree_self) == TOPO_NONE;
+}
+
+/* The nodes the quorum needs down the tree: of the nodes file. */
+static uint32_t tree_quorum_need(const struct bcsd *d)
+{
+	uint32_t need;
+
+	tq_decide(d->nodes->nr, (uint32_t)d->cfg.quorum, 0, 0, &need);
+	return need;
+}
+
+/*
+ * A command of the master followed, taken once (rx.c): acknowledged to
+ * the daemon that passed it, and passed on only into the subtrees with
+ * the job's tasks (an attach: with its node), before the parts carry it
+ * out.
+ */
+static void on_command(struct bcsd *d, const struct bcsp_msg *m,
+		       const struct bcsd_origin *from)
+{
+	if (from->local || !tree_transport(d))
+		return;
+	tree_heard(d, from->sin);
+	tree_send_ack(d, m, from->sin);
+	if (tree_send_command(d, from->buf, from->len, m))
+		d->cnt.tree_passed++;
+}
+
+/* A child took a command this daemon passed on. */
+static bool on_ack(struct bcsd *d, const struct bcsp_msg *m,
+		   const struct bcsd_origin *from)
+{
+	if (from->local)
+		return false;
+	tree_on_ack(d, m->hdr.sender, m->hdr.epoch, &m->ack);
+	return true;
+}
+
+/* A node below missed a strobe: the last passed down again. */
+static bool on_strobe_nack(struct bcsd *d, const struct bcsp_msg *m,
+			   const struct bcsd_origin *from)
+{
+	if (from->local)
+		return false;
+	tree_on_strobe_nack(d, m->hdr.sender, m->hdr.epoch, &m->nack);
+	return true;
+}
+
+/* Not a part's business: the tree passes on to the node that asks. */
+static bool on_attach(struct bcsd *d, const struct bcsp_msg *m,
+		      const struct bcsd_origin *from)
+{
+	if (from->local)
+		return false;
+	tree_adopt(d, m->hdr.sender, m->attach.parent);
+	return true;
+}
+
+static const struct net_transport tree_ops = {
+	.on		= tree_transport,
+	.port		= tree_port,
+	.addr		= tree_addr,
+	.reroot		= tree_reroot,
+	.send_all	= tree_send_children,
+	.send_command	= tree_send_command,
+	.send_ack	= tree_send_ack,
+	.heard		= tree_heard,
+	.strobe_taken	= tree_strobe_taken,
+	.is_root	= tree_is_root,
+	.quorum		= tree_quorum_need,
+};
+
+/*
+ * The tree's transport for the core (net.c, rx.c), its handlers, and its
+ * place in the stats; the first registered, so that a command goes on
+ * down before the parts carry it out, as it came.
+ */
+static void tree_register(struct bcsd *d)
+{
+	net_transport_register(d, &tree_ops);
+	dispatch_register(d, BCSP_COMMAND, on_command);
+	dispatch_claim(d, BCSP_ACK, on_ack);
+	dispatch_claim(d, BCSP_STROBE_NACK, on_strobe_nack);
+	dispatch_claim(d, BCSP_ATTACH, on_attach);
+	stats_register(d, "tree", tree_json);
 }

@@ -3,7 +3,7 @@
  * Host unit tests of the dispatcher (dispatch.c): a message reaches the
  * handlers registered for its type, in the order of registration, with
  * its origin; other types' handlers and messages of no known type reach
- * none.
+ * none.  A claim sees the message first, and what it takes no other.
  */
 #include <string.h>
 
@@ -52,6 +52,24 @@ static void ctl_reply(struct bcsd *d, const struct bcsp_msg *m,
 	record('c', from);
 }
 
+/* The tree's: takes what comes from the network. */
+static bool tree_ack(struct bcsd *d, const struct bcsp_msg *m,
+		     const struct bcsd_origin *from)
+{
+	(void)d;
+	(void)m;
+	record('t', from);
+	return !from->local;
+}
+
+static void master_ack(struct bcsd *d, const struct bcsp_msg *m,
+		       const struct bcsd_origin *from)
+{
+	(void)d;
+	(void)m;
+	record('m', from);
+}
+
 static struct bcsd d;
 
 int main(void)
@@ -84,5 +102,18 @@ int main(void)
 	m.hdr.type = 255;
 	dispatch(&d, &m, &local);
 	CHECK(nr_calls == 0);
+
+	/* Claimed first, whatever the order of registration. */
+	dispatch_register(&d, BCSP_ACK, master_ack);
+	dispatch_claim(&d, BCSP_ACK, tree_ack);
+	memset(order, 0, sizeof(order));
+	nr_calls = 0;
+	m.hdr.type = BCSP_ACK;
+	dispatch(&d, &m, &local);
+	CHECK(nr_calls == 2 && !strcmp(order, "tm"));
+	memset(order, 0, sizeof(order));
+	nr_calls = 0;
+	dispatch(&d, &m, &(struct bcsd_origin){ .local = false });
+	CHECK(nr_calls == 1 && !strcmp(order, "t"));
 	return unit_done("test_dispatch");
 }

@@ -206,6 +206,12 @@ bool tree_transport(const struct bcsd *d)
 	return false;
 }
 
+bool net_tree(const struct bcsd *d)
+{
+	(void)d;
+	return false;
+}
+
 int bcs_task_stats(struct bcs *h, uint32_t job, struct bcs_task_stat **out,
 		   size_t *n)
 {

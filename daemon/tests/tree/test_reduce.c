@@ -67,6 +67,14 @@ int net_send(struct bcsd *dd, struct bcsp_msg *m, const struct sockaddr_in *to)
 	return 0;
 }
 
+void dispatch_claim(struct bcsd *dd, enum bcsp_type type,
+		    dispatch_claim_fn *fn)
+{
+	(void)dd;
+	(void)type;
+	(void)fn;
+}
+
 void dispatch(struct bcsd *dd, const struct bcsp_msg *m,
 	      const struct bcsd_origin *from)
 {
