@@ -33,13 +33,13 @@
  * per-node view of its subtree (d->reduce.nodes; on the root, of the
  * cluster), which the job list shows.
  *
- * filter.c's pieces are used where they fit the wire: the bounded list
- * for the tasks per node, the saturating sum for the sums of tasks.  The
- * switch summaries keep their own rule (bcsp_switch_sum_add(): 16-bit
- * counts and two row classes on the wire) and a slice is complete when it
- * counts every node of the subtree, not every child, since a child may
- * send a slice in two parts (Documentation/filters.rst, "What bcsd
- * uses").
+ * It is built on filter.c's pieces: the waves for the slices' sums (a
+ * slot per slice; a slice is complete when it counts every node of the
+ * subtree, not every child, since a child may send a slice in two
+ * parts), the bounded list for the tasks per node, the saturating sum
+ * for the sums of tasks.  The switch summaries themselves add up by
+ * their own rule (bcsp_switch_sum_add(): 16-bit counts and two row
+ * classes on the wire; Documentation/filters.rst, "What bcsd uses").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +87,7 @@ static void flush_slot(struct bcsd *d, struct bcsd_reduce_slot *sl,
 		       bool complete)
 {
 	emit(d, &sl->sw);
-	sl->used = false;
+	filter_wave_end(&sl->w);
 	if (!complete)
 		d->cnt.reduce_partial++;
 }
@@ -130,20 +130,24 @@ void reduce_add(struct bcsd *d, uint32_t epoch, const struct bcsp_switches *sw)
 			emit(d, s);
 			continue;
 		}
-		/* Another slice in its place: it goes up as it is. */
-		if (sl->used && sl->sw.slice != s->slice)
+		switch (filter_wave_step(&sl->w, s->slice)) {
+		case FILTER_WAVE_OTHER:
+			/* Another slice in its place: it goes up as it is. */
 			flush_slot(d, sl, false);
-		if (!sl->used) {
-			sl->sw = *s;
-			sl->first_ms = now;
-			sl->used = true;
-		} else if (!bcsp_switch_sum_add(&sl->sw, s)) {
+			break;
+		case FILTER_WAVE_SAME:
+			if (bcsp_switch_sum_add(&sl->sw, s))
+				goto added;
+			/* Full (16-bit counts): up with it, and start again. */
 			flush_slot(d, sl, false);
-			sl->sw = *s;
-			sl->first_ms = now;
-			sl->used = true;
+			break;
+		case FILTER_WAVE_NEW:
+			break;
 		}
-		if (sl->sw.nodes >= expect)
+		sl->sw = *s;
+		filter_wave_start(&sl->w, s->slice, now);
+added:
+		if (filter_wave_complete(sl->sw.nodes, expect))
 			flush_slot(d, sl, true);
 	}
 	send_out(d);
@@ -362,7 +366,7 @@ static void reduce_tick(struct bcsd *d, void *arg)
 	wait = d->cfg.tree_sync == CFG_SYNC_TIMEOUT ? d->cfg.tree_sync_ms :
 	       REDUCE_ALL_REPORTS * (uint64_t)d->cfg.report_ms;
 	for (i = 0; i < REDUCE_SLICES; i++)
-		if (r->slot[i].used && now - r->slot[i].first_ms >= wait)
+		if (filter_wave_due(&r->slot[i].w, now, wait))
 			flush_slot(d, &r->slot[i], false);
 	send_out(d);
 	if (now - r->tasks_sent_ms >= d->cfg.report_ms) {

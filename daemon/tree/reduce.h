@@ -10,20 +10,20 @@
 #include <stdint.h>
 
 #include "proto/proto.h"
+#include "tree/filter.h"
 
 struct bcsd;
 
 /*
  * reduce.c: per slice, the switch summaries of this node's subtree
- * being added up on their way to the master (@used: some came, the
- * first at @first_ms), and the datagram going up.
+ * being added up on their way to the master (@w: the slice's wave, its
+ * first at @w.first_ms), and the datagram going up.
  */
 #define REDUCE_SLICES		256
 
 struct bcsd_reduce_slot {
 	struct bcsp_switch_sum sw;
-	uint64_t first_ms;		/* CLOCK_MONOTONIC */
-	bool used;
+	struct filter_wave w;		/* CLOCK_MONOTONIC */
 };
 
 /* A child's sum of tasks is left out when so many report periods old. */
