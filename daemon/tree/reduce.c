@@ -376,49 +376,42 @@ static void reduce_tick(struct bcsd *d, void *arg)
 }
 
 /*
- * From the network, with strobe_transport tree: a child's switch
- * summaries, added up on the way; never to the parts, which have the
- * sums from the root (reduce_add()).
+ * From the network, what children send up: with strobe_transport tree,
+ * switch summaries added up on the way (without, they are the master's),
+ * a subtree's tasks added up, and the same per node, concatenated.  The
+ * tasks are the tree's only: the root hands its sums over, local.
  */
-static bool on_switches(struct bcsd *d, const struct bcsp_msg *m,
-			const struct bcsd_origin *from)
-{
-	if (from->local || !tree_transport(d))
-		return false;
-	reduce_add(d, m->hdr.epoch, &m->sw);
-	return true;
-}
-
-/*
- * A child's subtree's tasks, added up on the way, and the same per node,
- * concatenated: the tree's only (the root hands its sums over, local).
- */
-static bool on_tasks(struct bcsd *d, const struct bcsp_msg *m,
+static bool on_child(struct bcsd *d, const struct bcsp_msg *m,
 		     const struct bcsd_origin *from)
 {
 	if (from->local)
 		return false;
-	if (tree_transport(d))
-		reduce_tasks(d, m->hdr.sender, &m->tasks);
-	return true;
-}
-
-static bool on_node_tasks(struct bcsd *d, const struct bcsp_msg *m,
-			  const struct bcsd_origin *from)
-{
-	if (from->local)
+	switch (m->hdr.type) {
+	case BCSP_SWITCHES:
+		if (!tree_transport(d))
+			return false;
+		reduce_add(d, m->hdr.epoch, &m->sw);
+		break;
+	case BCSP_TASKS:
+		if (tree_transport(d))
+			reduce_tasks(d, m->hdr.sender, &m->tasks);
+		break;
+	case BCSP_NODE_TASKS:
+		if (tree_transport(d))
+			reduce_node_tasks(d, m->hdr.sender, &m->node_tasks);
+		break;
+	default:
 		return false;
-	if (tree_transport(d))
-		reduce_node_tasks(d, m->hdr.sender, &m->node_tasks);
+	}
 	return true;
 }
 
 int reduce_init(struct bcsd *d)
 {
 	memset(&d->reduce, 0, sizeof(d->reduce));
-	dispatch_claim(d, BCSP_SWITCHES, on_switches);
-	dispatch_claim(d, BCSP_TASKS, on_tasks);
-	dispatch_claim(d, BCSP_NODE_TASKS, on_node_tasks);
+	dispatch_claim(d, BCSP_SWITCHES, on_child);
+	dispatch_claim(d, BCSP_TASKS, on_child);
+	dispatch_claim(d, BCSP_NODE_TASKS, on_child);
 	if (!tree_transport(d))
 		return 0;
 	d->reduce.tasks = calloc(d->nodes->nr, sizeof(*d->reduce.tasks));

@@ -962,33 +962,29 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 		d->cnt.tree_passed++;
 }
 
-/* A child took a command this daemon passed on. */
-static bool on_ack(struct bcsd *d, const struct bcsp_msg *m,
-		   const struct bcsd_origin *from)
+/*
+ * What the tree answers on the way and the parts never see: a child took
+ * a command this daemon passed on; a node below missed a strobe (the last
+ * passed down again); a node asks to be passed on to.
+ */
+static bool on_tree_msg(struct bcsd *d, const struct bcsp_msg *m,
+			const struct bcsd_origin *from)
 {
 	if (from->local)
 		return false;
-	tree_on_ack(d, m->hdr.sender, m->hdr.epoch, &m->ack);
-	return true;
-}
-
-/* A node below missed a strobe: the last passed down again. */
-static bool on_strobe_nack(struct bcsd *d, const struct bcsp_msg *m,
-			   const struct bcsd_origin *from)
-{
-	if (from->local)
+	switch (m->hdr.type) {
+	case BCSP_ACK:
+		tree_on_ack(d, m->hdr.sender, m->hdr.epoch, &m->ack);
+		break;
+	case BCSP_STROBE_NACK:
+		tree_on_strobe_nack(d, m->hdr.sender, m->hdr.epoch, &m->nack);
+		break;
+	case BCSP_ATTACH:
+		tree_adopt(d, m->hdr.sender, m->attach.parent);
+		break;
+	default:
 		return false;
-	tree_on_strobe_nack(d, m->hdr.sender, m->hdr.epoch, &m->nack);
-	return true;
-}
-
-/* Not a part's business: the tree passes on to the node that asks. */
-static bool on_attach(struct bcsd *d, const struct bcsp_msg *m,
-		      const struct bcsd_origin *from)
-{
-	if (from->local)
-		return false;
-	tree_adopt(d, m->hdr.sender, m->attach.parent);
+	}
 	return true;
 }
 
@@ -1015,8 +1011,8 @@ static void tree_register(struct bcsd *d)
 {
 	net_transport_register(d, &tree_ops);
 	dispatch_register(d, BCSP_COMMAND, on_command);
-	dispatch_claim(d, BCSP_ACK, on_ack);
-	dispatch_claim(d, BCSP_STROBE_NACK, on_strobe_nack);
-	dispatch_claim(d, BCSP_ATTACH, on_attach);
+	dispatch_claim(d, BCSP_ACK, on_tree_msg);
+	dispatch_claim(d, BCSP_STROBE_NACK, on_tree_msg);
+	dispatch_claim(d, BCSP_ATTACH, on_tree_msg);
 	stats_register(d, "tree", tree_json);
 }
