@@ -6,8 +6,11 @@
  * are told from another daemon with our node id.  Strobes from a master
  * at least as senior as the one followed make it the one followed, and
  * a map from it is the map held (struct bcsd_followed); reports go into
- * the view.  What passes goes to the parts through dispatch(); what
- * fails is counted, and said at most every RX_REJECT_LOG_MS.
+ * the view.  Down a tree, what the master sends to every node goes on
+ * to the children by the transport the tree registers (net.h).  Every
+ * message type that passes goes to the parts through dispatch(), the
+ * tree's handlers first; what fails is counted, and said at most every
+ * RX_REJECT_LOG_MS.
  */
 #include <arpa/inet.h>
 #include <string.h>
