@@ -11,7 +11,7 @@
 
 #include <linux/spinlock.h>
 
-#include "dist.h"
+#include "dist_ctx.h"
 #include "driver.h"
 #include "events.h"
 #include "job.h"
