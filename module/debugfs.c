@@ -12,7 +12,7 @@
 #include <linux/slab.h>
 
 #include "debugfs.h"
-#include "dist.h"
+#include "dist_ctx.h"
 #include "events.h"
 #include "job.h"
 #include "queue.h"

@@ -17,7 +17,7 @@
 #include <linux/uaccess.h>
 
 #include "device.h"
-#include "dist.h"
+#include "dist_ioctl.h"
 #include "driver.h"
 #include "job.h"
 #include "sched.h"

@@ -11,7 +11,7 @@
  * Locking: mode changes, which start and cancel timers, are serialised by
  * bcs_config_mutex; timers are cancelled with the mutex held but never with
  * bcs_lock held, because their callbacks take it.  The state itself is
- * struct bcs_sched, under bcs_lock.
+ * struct bcs_sched (switch.h), under bcs_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,7 +24,6 @@
 #include "driver.h"
 #include "job.h"
 #include "queue.h"
-#include "sched.h"
 #include "strobe.h"
 #include "switch.h"
 #include "watchdog.h"
@@ -33,9 +32,11 @@
  * The driver's process id while in driven mode, else 0: written under
  * bcs_lock with bcs_sched.driver, read without it by the exit probe
  * (bcs_driver_task_exit()).  bcs_driver_exit_work fails open in process
- * context for the probe, which may not sleep.
+ * context for the probe, which may not sleep, for the driver that
+ * bcs_driver_exited names (bcs_lock).
  */
 static pid_t bcs_driver_tgid;
+static pid_t bcs_driver_exited;
 static void bcs_driver_exit_fn(struct work_struct *work);
 static DECLARE_WORK(bcs_driver_exit_work, bcs_driver_exit_fn);
 
@@ -45,6 +46,13 @@ static DECLARE_WORK(bcs_driver_exit_work, bcs_driver_exit_fn);
  * released (their callbacks take bcs_lock).
  */
 static DEFINE_MUTEX(bcs_config_mutex);
+
+/* The state at load: off, the watchdog of module parameter watchdog_slices. */
+void bcs_driver_init(u32 watchdog_slices)
+{
+	bcs_sched.mode = BCS_MODE_OFF;
+	bcs_sched.watchdog_slices = watchdog_slices;
+}
 
 /*
  * Stop the timers that @mode does not use.  bcs_config_mutex held.  Any
@@ -99,14 +107,14 @@ int bcs_sched_config(struct bcs_config *cfg, const struct bcs_driver *drv)
 		goto unlock;
 	}
 	if (cfg->set & BCS_CONFIG_SLICE)
-		s->slice_ns = cfg->slice_ns;
+		bcs_switch_set_slice_ns(cfg->slice_ns);
 	if (cfg->set & BCS_CONFIG_WATCHDOG)
 		s->watchdog_slices = cfg->watchdog_slices;
 	if (cfg->set & BCS_CONFIG_MODE) {
 		s->mode = mode;
 		if (mode == BCS_MODE_DRIVEN) {
 			s->driver = *drv;
-			s->have_slice = false;
+			bcs_queue_forget_slice();
 		} else {
 			memset(&s->driver, 0, sizeof(s->driver));
 		}
@@ -118,7 +126,7 @@ int bcs_sched_config(struct bcs_config *cfg, const struct bcs_driver *drv)
 		 */
 		if (mode != old_mode) {
 			bcs_switch_resume_all(false);
-			s->failopen = false;
+			bcs_switch_clear_failopen();
 		}
 	}
 	cfg->slice_ns = s->slice_ns;
@@ -170,7 +178,7 @@ static int bcs_drop_driver(const struct bcs_driver *drv, bool failure)
 		memset(&s->driver, 0, sizeof(s->driver));
 		WRITE_ONCE(bcs_driver_tgid, 0);
 		bcs_switch_resume_all(failure);
-		s->failopen = false;
+		bcs_switch_clear_failopen();
 		err = 0;
 	}
 	spin_unlock_irqrestore(&bcs_lock, flags);
@@ -212,8 +220,8 @@ static void bcs_driver_exit_fn(struct work_struct *work)
 
 	spin_lock_irqsave(&bcs_lock, flags);
 	/* bcs_drop_driver() checks that it still drives. */
-	drv.tgid = bcs_sched.driver_exited;
-	bcs_sched.driver_exited = 0;
+	drv.tgid = bcs_driver_exited;
+	bcs_driver_exited = 0;
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	if (drv.tgid)
 		bcs_driver_gone(&drv);
@@ -236,7 +244,7 @@ void bcs_driver_task_exit(struct task_struct *p, bool group_dead)
 		return;
 	spin_lock_irqsave(&bcs_lock, flags);
 	if (bcs_sched.mode == BCS_MODE_DRIVEN && bcs_sched.driver.tgid == tgid) {
-		bcs_sched.driver_exited = tgid;
+		bcs_driver_exited = tgid;
 		schedule_work(&bcs_driver_exit_work);
 	}
 	spin_unlock_irqrestore(&bcs_lock, flags);

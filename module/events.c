@@ -24,7 +24,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
-#include "dist.h"
+#include "dist_ctx.h"
 #include "events.h"
 
 /* Room for every job of a node to end twice before the sender runs. */

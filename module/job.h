@@ -19,7 +19,7 @@
 
 /*
  * bcs_lock protects every job and task list, the job and task fields marked
- * "bcs_lock" below, and the scheduling state (sched.h).  It is taken from
+ * "bcs_lock" below, and the scheduling state (switch.h).  It is taken from
  * hard interrupt context (the strobe hrtimers), so always with irqsave.
  * Lock order: bcs_lock, then a job's wait queue lock, then scheduler locks
  * (taken inside task_work_add() and wake-ups).

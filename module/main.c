@@ -12,7 +12,8 @@
 
 #include "debugfs.h"
 #include "device.h"
-#include "dist.h"
+#include "dist_ctx.h"
+#include "dist_probe.h"
 #include "job.h"
 #include "netlink.h"
 #include "park.h"

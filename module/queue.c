@@ -17,8 +17,8 @@
  * BCS_STROBE_EXPIRE an expiry of no row follows, due when the strobe's
  * rows end.
  *
- * Locking: the queue is part of struct bcs_sched, under bcs_lock; the
- * timer is cancelled by driver.c with bcs_config_mutex held and bcs_lock
+ * Locking: the queue (bcs_queue) is under bcs_lock, as struct bcs_sched
+ * (switch.h) is; the timer is cancelled by driver.c with bcs_config_mutex held and bcs_lock
  * released.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -30,26 +30,42 @@
 #include "compat.h"
 #include "job.h"
 #include "queue.h"
-#include "sched.h"
 #include "switch.h"
 #include "watchdog.h"
 
-static struct hrtimer bcs_strobe_timer;		/* driven deadlines */
+/* A driven strobe waiting for its deadline. */
+struct bcs_queued {
+	struct bcs_strobe strobe;
+	u64 arrival_ns;
+	u64 skipped;			/* slice numbers skipped before it */
+	u32 origin;			/* BCS_SLICE_INJECTED or 0 */
+	bool late;			/* arrived after its deadline */
+	bool predicted;			/* a prediction, not a strobe */
+	bool expiry;			/* and of no row: a strobe's row ended */
+};
 
-/* @n strobes that will never switch.  bcs_lock held. */
-static void bcs_count_missed(u64 n)
-{
-	bcs_sched.missed += n;
-	bcs_sched.missed_unrecorded += n;
-}
+/*
+ * The queue, and what it knows of the slice number it sets (bcs_sched.slice,
+ * switch.c).  bcs_lock.
+ */
+static struct bcs_queue_state {
+	/* Driven strobes waiting for their deadlines, earliest first. */
+	struct bcs_queued queue[BCS_STROBE_QUEUE];
+	u32 queued;
+	bool have_slice;		/* a driven strobe has set the slice */
+	bool slice_predicted;		/* the slice began with a prediction */
+} bcs_queue;
+
+static struct hrtimer bcs_strobe_timer;		/* driven deadlines */
 
 /* Remove the @n earliest queued strobes.  bcs_lock held. */
 static void bcs_queue_pop(u32 n)
 {
-	struct bcs_sched *s = &bcs_sched;
+	struct bcs_queue_state *qs = &bcs_queue;
 
-	s->queued -= n;
-	memmove(&s->queue[0], &s->queue[n], s->queued * sizeof(s->queue[0]));
+	qs->queued -= n;
+	memmove(&qs->queue[0], &qs->queue[n],
+		qs->queued * sizeof(qs->queue[0]));
 }
 
 /*
@@ -61,8 +77,8 @@ static void bcs_queue_pop(u32 n)
 static bool bcs_queue_guess(const struct bcs_strobe *req, u64 now, u32 origin,
 			    u32 ahead, u32 row, bool expiry)
 {
-	struct bcs_sched *s = &bcs_sched;
-	u64 slice_ns = req->slice_ns ? req->slice_ns : s->slice_ns;
+	struct bcs_queue_state *qs = &bcs_queue;
+	u64 slice_ns = req->slice_ns ? req->slice_ns : bcs_sched.slice_ns;
 	u64 deadline = req->deadline_ns + ahead * slice_ns;
 	struct bcs_queued *q;
 
@@ -71,11 +87,11 @@ static bool bcs_queue_guess(const struct bcs_strobe *req, u64 now, u32 origin,
 		deadline = now;
 	else if (deadline <= now)
 		return false;
-	if (s->queued == BCS_STROBE_QUEUE ||
-	    (s->queued &&
-	     s->queue[s->queued - 1].strobe.deadline_ns >= deadline))
+	if (qs->queued == BCS_STROBE_QUEUE ||
+	    (qs->queued &&
+	     qs->queue[qs->queued - 1].strobe.deadline_ns >= deadline))
 		return false;
-	q = &s->queue[s->queued++];
+	q = &qs->queue[qs->queued++];
 	memset(q, 0, sizeof(*q));
 	q->strobe.slice = req->slice + ahead;
 	q->strobe.deadline_ns = deadline;
@@ -116,13 +132,13 @@ static void bcs_queue_predict(const struct bcs_strobe *req, u64 now, u32 origin)
  */
 static void bcs_queue_unpredict(u64 slice)
 {
-	struct bcs_sched *s = &bcs_sched;
+	struct bcs_queue_state *qs = &bcs_queue;
 	u32 i, n = 0;
 
-	for (i = 0; i < s->queued; i++)
-		if (!s->queue[i].predicted || s->queue[i].strobe.slice < slice)
-			s->queue[n++] = s->queue[i];
-	s->queued = n;
+	for (i = 0; i < qs->queued; i++)
+		if (!qs->queue[i].predicted || qs->queue[i].strobe.slice < slice)
+			qs->queue[n++] = qs->queue[i];
+	qs->queued = n;
 }
 
 /*
@@ -131,9 +147,9 @@ static void bcs_queue_unpredict(u64 slice)
  */
 static bool bcs_strobe_confirms(const struct bcs_strobe *req)
 {
-	struct bcs_sched *s = &bcs_sched;
+	const struct bcs_sched *s = &bcs_sched;
 
-	return s->slice_predicted && req->slice == s->slice &&
+	return bcs_queue.slice_predicted && req->slice == s->slice &&
 	       req->row == s->row && !(req->flags & BCS_STROBE_NEXT);
 }
 
@@ -148,8 +164,9 @@ static bool bcs_strobe_confirms(const struct bcs_strobe *req)
  */
 void bcs_queue_add(const struct bcs_strobe *req, u64 now, u32 origin)
 {
-	struct bcs_sched *s = &bcs_sched;
+	struct bcs_queue_state *qs = &bcs_queue;
 	bool at_once = req->flags & (BCS_STROBE_NOW | BCS_STROBE_NEXT);
+	u64 slice = bcs_sched.slice;
 	struct bcs_queued *q;
 	u32 keep = 0;
 	u64 last;
@@ -160,33 +177,33 @@ void bcs_queue_add(const struct bcs_strobe *req, u64 now, u32 origin)
 	 * after a stall), and running its row now would run it in another
 	 * slice.  It counts as missed and changes nothing.
 	 */
-	if (!at_once && s->have_slice && req->slice < s->slice &&
+	if (!at_once && qs->have_slice && req->slice < slice &&
 	    req->deadline_ns <= now) {
-		bcs_count_missed(1);
+		bcs_switch_missed(1);
 		return;
 	}
 	bcs_queue_unpredict(req->slice);
 	if (bcs_strobe_confirms(req)) {
 		/* Its slice is this one: it feeds the watchdog as a switch. */
-		s->slice_predicted = false;
+		qs->slice_predicted = false;
 		bcs_watchdog_arm(0);
 		goto predict;
 	}
 
-	while (!at_once && keep < s->queued &&
-	       s->queue[keep].strobe.deadline_ns < req->deadline_ns)
+	while (!at_once && keep < qs->queued &&
+	       qs->queue[keep].strobe.deadline_ns < req->deadline_ns)
 		keep++;
-	bcs_count_missed(s->queued - keep);
-	s->queued = keep;
-	if (s->queued == BCS_STROBE_QUEUE) {
-		bcs_count_missed(1);
+	bcs_switch_missed(qs->queued - keep);
+	qs->queued = keep;
+	if (qs->queued == BCS_STROBE_QUEUE) {
+		bcs_switch_missed(1);
 		bcs_queue_pop(1);
 	}
-	last = s->queued ? s->queue[s->queued - 1].strobe.slice : s->slice;
+	last = qs->queued ? qs->queue[qs->queued - 1].strobe.slice : slice;
 
-	q = &s->queue[s->queued++];
+	q = &qs->queue[qs->queued++];
 	q->skipped = 0;
-	if ((s->queued > 1 || s->have_slice) && req->slice > last + 1)
+	if ((qs->queued > 1 || qs->have_slice) && req->slice > last + 1)
 		q->skipped = req->slice - last - 1;
 	q->strobe = *req;
 	if (req->flags & BCS_STROBE_NEXT) {
@@ -210,22 +227,23 @@ predict:
  */
 void bcs_queue_run(u64 now)
 {
+	struct bcs_queue_state *qs = &bcs_queue;
 	struct bcs_sched *s = &bcs_sched;
 	struct bcs_queued q;
 	u32 due = 0, flags, i;
 
-	while (due < s->queued &&
-	       ((s->queue[due].strobe.flags & BCS_STROBE_NOW) ||
-		s->queue[due].strobe.deadline_ns <= now))
+	while (due < qs->queued &&
+	       ((qs->queue[due].strobe.flags & BCS_STROBE_NOW) ||
+		qs->queue[due].strobe.deadline_ns <= now))
 		due++;
 	if (!due)
 		return;
 	/* An expiry overtaken is no strobe lost. */
 	for (i = 0; i + 1 < due; i++)
-		bcs_count_missed(!s->queue[i].expiry);
-	q = s->queue[due - 1];
+		bcs_switch_missed(!qs->queue[i].expiry);
+	q = qs->queue[due - 1];
 	bcs_queue_pop(due);
-	bcs_count_missed(q.skipped);
+	bcs_switch_missed(q.skipped);
 
 	flags = BCS_SLICE_DRIVEN | q.origin;
 	if (due > 1)
@@ -241,11 +259,11 @@ void bcs_queue_run(u64 now)
 		flags |= BCS_SLICE_PREDICTED;
 		s->predicted++;
 	}
-	s->failopen = false;
-	s->slice = q.strobe.slice;
-	s->have_slice = true;
-	s->slice_predicted = q.predicted;
-	bcs_switch(q.strobe.row, q.arrival_ns, q.strobe.deadline_ns, flags);
+	bcs_switch_clear_failopen();
+	qs->have_slice = true;
+	qs->slice_predicted = q.predicted;
+	bcs_switch(q.strobe.slice, q.strobe.row, q.arrival_ns,
+		   q.strobe.deadline_ns, flags);
 	/* The watchdog counts from the driver's last strobe, not a guess. */
 	if (!q.predicted)
 		bcs_watchdog_arm(0);
@@ -254,16 +272,16 @@ void bcs_queue_run(u64 now)
 static enum hrtimer_restart bcs_strobe_fn(struct hrtimer *timer)
 {
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
-	struct bcs_sched *s = &bcs_sched;
+	struct bcs_queue_state *qs = &bcs_queue;
 	unsigned long flags;
 
 	spin_lock_irqsave(&bcs_lock, flags);
 	/* Re-armed meanwhile by a new strobe: that one has run what was due. */
-	if (s->mode == BCS_MODE_DRIVEN && !hrtimer_is_queued(timer)) {
+	if (bcs_sched.mode == BCS_MODE_DRIVEN && !hrtimer_is_queued(timer)) {
 		bcs_queue_run(ktime_get_real_ns());
-		if (s->queued) {
+		if (qs->queued) {
 			hrtimer_set_expires(timer,
-					    ns_to_ktime(s->queue[0].strobe.deadline_ns));
+					    ns_to_ktime(qs->queue[0].strobe.deadline_ns));
 			ret = HRTIMER_RESTART;
 		}
 	}
@@ -274,9 +292,9 @@ static enum hrtimer_restart bcs_strobe_fn(struct hrtimer *timer)
 /* Arm the timer for the earliest queued strobe.  bcs_lock held. */
 void bcs_queue_arm(void)
 {
-	if (bcs_sched.queued)
+	if (bcs_queue.queued)
 		hrtimer_start(&bcs_strobe_timer,
-			      ns_to_ktime(bcs_sched.queue[0].strobe.deadline_ns),
+			      ns_to_ktime(bcs_queue.queue[0].strobe.deadline_ns),
 			      HRTIMER_MODE_ABS);
 }
 
@@ -286,6 +304,26 @@ void bcs_queue_cancel(void)
 	hrtimer_cancel(&bcs_strobe_timer);
 }
 
+/*
+ * Every job resumes (bcs_switch_resume_all()): drop the strobes waiting
+ * for their deadlines, uncounted; the next strobe confirms no prediction.
+ * bcs_lock held.
+ */
+void bcs_queue_flush(void)
+{
+	bcs_queue.queued = 0;
+	bcs_queue.slice_predicted = false;
+}
+
+/*
+ * A driver enters driven mode: the slice number is not yet one of its
+ * strobes'.  bcs_lock held.
+ */
+void bcs_queue_forget_slice(void)
+{
+	bcs_queue.have_slice = false;
+}
+
 /* Driven strobes waiting for their deadlines now. */
 u32 bcs_queue_count(void)
 {
@@ -293,7 +331,7 @@ u32 bcs_queue_count(void)
 	u32 n;
 
 	spin_lock_irqsave(&bcs_lock, flags);
-	n = bcs_sched.queued;
+	n = bcs_queue.queued;
 	spin_unlock_irqrestore(&bcs_lock, flags);
 	return n;
 }

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The scheduling state of the module (struct bcs_sched, defined in
- * switch.c) read out, the hooks that job.c and park.c call, and the start
- * and end of the parts that decide when to switch: the switch, the
- * watchdog, the queue, strobes and the driver.
+ * The scheduling state of the module (struct bcs_sched, switch.h) read
+ * out, the hooks that job.c and park.c call, and the start and end of the
+ * parts that decide when to switch: the switch, the watchdog, the queue,
+ * strobes and the driver.
  *
- * Locking: bcs_sched is protected by bcs_lock (see sched.h).
+ * Locking: bcs_sched is protected by bcs_lock (see switch.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/spinlock.h>
 
-#include "dist.h"
+#include "dist_ctx.h"
 #include "driver.h"
 #include "events.h"
 #include "job.h"
@@ -111,14 +111,11 @@ int bcs_sched_window(struct bcs_window *w)
 
 int bcs_sched_init(unsigned long slice_ns, unsigned int watchdog_slices)
 {
-	bcs_sched.mode = BCS_MODE_OFF;
-	bcs_sched.row = BCS_ROW_NONE;
-	bcs_sched.slice_ns = slice_ns;
-	bcs_sched.watchdog_slices = watchdog_slices;
+	bcs_driver_init(watchdog_slices);
+	bcs_switch_init(slice_ns, bcs_queue_flush);
 	bcs_strobe_init();
 	bcs_queue_init();
 	bcs_watchdog_init();
-	bcs_switch_init();
 	return 0;
 }
 

@@ -18,22 +18,23 @@
 #include <linux/ktime.h>
 
 #include "compat.h"
+#include "driver.h"
 #include "job.h"
 #include "queue.h"
-#include "sched.h"
 #include "strobe.h"
 #include "switch.h"
 #include "watchdog.h"
 
 static struct hrtimer bcs_tick_timer;		/* standalone slices */
 
-static void bcs_standalone_switch(u64 now, u32 flags)
+/* Switch to the next row in slice @slice.  bcs_lock held. */
+static void bcs_standalone_switch(u64 slice, u64 now, u32 flags)
 {
-	bcs_sched.slice++;
 	bcs_sched.strobes++;
 	/* The rotation follows the home rows of the new slice. */
-	bcs_job_apply_due(bcs_sched.slice);
-	bcs_switch(bcs_switch_next_row(), now, now, BCS_SLICE_STANDALONE | flags);
+	bcs_job_apply_due(slice);
+	bcs_switch(slice, bcs_switch_next_row(), now, now,
+		   BCS_SLICE_STANDALONE | flags);
 }
 
 static enum hrtimer_restart bcs_tick_fn(struct hrtimer *timer)
@@ -45,13 +46,12 @@ static enum hrtimer_restart bcs_tick_fn(struct hrtimer *timer)
 	spin_lock_irqsave(&bcs_lock, flags);
 	/* Re-armed meanwhile by an injected strobe: that one stands. */
 	if (bcs_sched.mode == BCS_MODE_STANDALONE && !hrtimer_is_queued(timer)) {
-		bcs_standalone_switch(ktime_get_real_ns(), 0);
+		bcs_standalone_switch(bcs_sched.slice + 1,
+				      ktime_get_real_ns(), 0);
 		overruns = hrtimer_forward_now(timer,
 					       ns_to_ktime(bcs_sched.slice_ns));
-		if (overruns > 1) {
-			bcs_sched.missed += overruns - 1;
-			bcs_sched.missed_unrecorded += overruns - 1;
-		}
+		if (overruns > 1)
+			bcs_switch_missed(overruns - 1);
 		ret = HRTIMER_RESTART;
 	}
 	spin_unlock_irqrestore(&bcs_lock, flags);
@@ -121,7 +121,7 @@ int bcs_strobe_submit(const struct bcs_strobe *req, u32 origin,
 {
 	struct bcs_sched *s = &bcs_sched;
 	unsigned long flags;
-	u64 now;
+	u64 now, slice;
 	int err;
 
 	err = bcs_check_strobe(req);
@@ -134,17 +134,16 @@ int bcs_strobe_submit(const struct bcs_strobe *req, u32 origin,
 	if (err)
 		goto unlock;
 	if (req->slice_ns && s->mode != BCS_MODE_OFF)
-		s->slice_ns = req->slice_ns;
+		bcs_switch_set_slice_ns(req->slice_ns);
 	switch (s->mode) {
 	case BCS_MODE_STANDALONE:
 		/* Switch now; the local timer continues from here. */
-		s->slice = req->slice ? req->slice - 1 : s->slice;
+		slice = req->slice ? req->slice : s->slice + 1;
 		if (req->flags & BCS_STROBE_NEXT) {
-			bcs_standalone_switch(now, origin);
+			bcs_standalone_switch(slice, now, origin);
 		} else {
-			s->slice++;
 			s->strobes++;
-			bcs_switch(req->row, now, now,
+			bcs_switch(slice, req->row, now, now,
 				   BCS_SLICE_STANDALONE | origin);
 		}
 		hrtimer_start(&bcs_tick_timer, ns_to_ktime(s->slice_ns),

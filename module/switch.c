@@ -27,8 +27,8 @@
  * (bcs_settle) and the last of them stamps the time into the record.
  *
  * Locking: the switch runs under bcs_lock, in any context (the strobe
- * hrtimers call it in hard interrupt context); struct bcs_sched and
- * bcs_settle are protected by it.
+ * hrtimers call it in hard interrupt context); struct bcs_sched (switch.h)
+ * and bcs_settle are protected by it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,7 +40,6 @@
 #include "compat.h"
 #include "job.h"
 #include "park.h"
-#include "sched.h"
 #include "ring.h"
 #include "switch.h"
 
@@ -62,10 +61,17 @@ module_param_cb(drain_us, &bcs_drain_ops, &bcs_drain_us, 0644);
 MODULE_PARM_DESC(drain_us,
 		 "Longest wait, in microseconds, of a switch for the old row to park before it wakes the new one; at most half a slice (0: wake at once, 0..1000000, default 1000)");
 /*
- * The scheduling state (sched.h), defined here, in the lowest of the files
+ * The scheduling state (switch.h), defined here, in the lowest of the files
  * that share it.
  */
 struct bcs_sched bcs_sched;		/* bcs_lock */
+
+/*
+ * Drops the driven strobes waiting for their deadlines when every job
+ * resumes (bcs_queue_flush(), from bcs_switch_init()): the queue is above
+ * the switch.  bcs_lock held.
+ */
+static void (*bcs_switch_flush)(void);
 
 static struct hrtimer bcs_fill_timer;		/* drain limit */
 
@@ -216,14 +222,15 @@ static bool bcs_row_idle(u32 row)
 }
 
 /*
- * Switch to @row in slice bcs_sched.slice: make the changes of rows due by
- * then (bcs_job_apply_due()), resume the jobs whose rows hold @row (home
+ * Switch to @row in slice @slice, which becomes bcs_sched.slice: make the
+ * changes of rows due by then (bcs_job_apply_due()), resume the jobs whose rows hold @row (home
  * or alternate), those with no row and, if the node is idle in @row, the
  * filler jobs; suspend the others (every job resumes when @flags has
  * BCS_SLICE_FAILOPEN), and write the slice record.
  * Context: bcs_lock held, any context.
  */
-void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
+void bcs_switch(u64 slice, u32 row, u64 strobe_ns, u64 deadline_ns,
+		u32 flags)
 {
 	struct bcs_sched *s = &bcs_sched;
 	struct bcs_slice_record *rec;
@@ -237,6 +244,7 @@ void bcs_switch(u32 row, u64 strobe_ns, u64 deadline_ns, u32 flags)
 	bool run, ran, wake, idle;
 
 	lockdep_assert_held(&bcs_lock);
+	s->slice = slice;
 	start = ktime_get_real_ns();
 	/* A fill still pending is decided again, job by job, below. */
 	s->fill_pending = false;
@@ -344,9 +352,30 @@ void bcs_switch_resume_all(bool failure)
 		bcs_sched.failopens++;
 		bcs_sched.failopen = true;
 	}
-	bcs_sched.queued = 0;
-	bcs_sched.slice_predicted = false;
-	bcs_switch(BCS_ROW_NONE, now, now, BCS_SLICE_FAILOPEN);
+	bcs_switch_flush();
+	bcs_switch(bcs_sched.slice, BCS_ROW_NONE, now, now, BCS_SLICE_FAILOPEN);
+}
+
+/* The slice length from now on.  bcs_lock held. */
+void bcs_switch_set_slice_ns(u64 slice_ns)
+{
+	bcs_sched.slice_ns = slice_ns;
+}
+
+/*
+ * @n strobes that will never switch: counted, and recorded in the next
+ * switch's record.  bcs_lock held.
+ */
+void bcs_switch_missed(u64 n)
+{
+	bcs_sched.missed += n;
+	bcs_sched.missed_unrecorded += n;
+}
+
+/* Switching again: a driver's strobe, or a new mode.  bcs_lock held. */
+void bcs_switch_clear_failopen(void)
+{
+	bcs_sched.failopen = false;
 }
 
 /*
@@ -383,8 +412,11 @@ void bcs_switch_cancel_fill(void)
 	hrtimer_cancel(&bcs_fill_timer);
 }
 
-void bcs_switch_init(void)
+void bcs_switch_init(u64 slice_ns, void (*flush)(void))
 {
+	bcs_sched.row = BCS_ROW_NONE;
+	bcs_sched.slice_ns = slice_ns;
+	bcs_switch_flush = flush;
 	bcs_hrtimer_setup(&bcs_fill_timer, bcs_fill_fn, CLOCK_MONOTONIC,
 			  HRTIMER_MODE_REL);
 }

@@ -20,7 +20,6 @@
 
 #include "compat.h"
 #include "job.h"
-#include "sched.h"
 #include "switch.h"
 #include "watchdog.h"
 
