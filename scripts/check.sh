@@ -124,6 +124,8 @@ for rel in $BCS_KERNELS; do
 done
 
 step lint "$logdir/lint.log" make lint
+# Every source file in design.rst's tables, a header per .c.
+step layout "$logdir/layout.log" scripts/test-layout.sh
 
 # --- host unit tests ----------------------------------------------------------
 for d in libbcs tools libbcsmpi daemon slurm; do

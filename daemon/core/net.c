@@ -67,8 +67,8 @@ static void on_socket(struct bcsd *d, void *arg)
 		n = recvmmsg(d->net.sock, msg, NET_RX_BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)
 			return;
-		for (i = 0; i < n; i++)
-			rx_datagram(d, buf[i], msg[i].msg_len, &from[i]);
+		for (i = 0; i < n && d->net.receive; i++)
+			d->net.receive(d, buf[i], msg[i].msg_len, &from[i]);
 		if (n < NET_RX_BATCH)
 			return;
 	}
@@ -187,6 +187,11 @@ int net_send_command(struct bcsd *d, struct bcsp_msg *m)
 		return -1;
 	d->net.tree->send_command(d, buf, (size_t)len, m);
 	return 0;
+}
+
+void net_receiver_register(struct bcsd *d, net_receive_fn *fn)
+{
+	d->net.receive = fn;
 }
 
 void net_transport_register(struct bcsd *d, const struct net_transport *t)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * net.c: the UDP socket; received datagrams go to rx_datagram() (rx.c).
+ * net.c: the UDP socket; received datagrams go to the receiver registered
+ * (rx.c's rx_datagram()), which calls net.c, never the other way.
  * What goes to every node goes to the group, or down the tree of daemons
  * by the transport the tree registers (tree.c): the core calls it through
  * struct net_transport, never the tree by name.
@@ -16,6 +17,10 @@
 #include "proto/proto.h"
 
 struct bcsd;
+
+/* Takes each datagram received: @len bytes of @buf from @from. */
+typedef void net_receive_fn(struct bcsd *d, const uint8_t *buf, size_t len,
+			    const struct sockaddr_in *from);
 
 /*
  * The tree of daemons as the core sees it (tree.c registers it at start,
@@ -56,6 +61,7 @@ struct bcsd_net {
 	uint64_t seq;			/* our next sequence number */
 	uint64_t seq_first;		/* our first one */
 	const struct net_transport *tree;	/* NULL: none registered */
+	net_receive_fn *receive;	/* NULL: datagrams are dropped */
 };
 
 /*
@@ -73,6 +79,8 @@ int net_send(struct bcsd *d, struct bcsp_msg *m,
  * each child acknowledging it (the transport's send_command()).
  */
 int net_send_command(struct bcsd *d, struct bcsp_msg *m);
+/* The receiver of datagrams (rx.c's), registered before net_init(). */
+void net_receiver_register(struct bcsd *d, net_receive_fn *fn);
 /* The tree's transport, registered before net_init(). */
 void net_transport_register(struct bcsd *d, const struct net_transport *t);
 /* Is strobe_transport tree (a transport registered, and on)? */

@@ -466,5 +466,6 @@ static void say_rejected(struct bcsd *d, void *arg)
 
 int rx_init(struct bcsd *d)
 {
+	net_receiver_register(d, rx_datagram);
 	return loop_on_tick(d, say_rejected, NULL);
 }

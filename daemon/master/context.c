@@ -12,7 +12,6 @@
 
 #include "bcsd.h"
 #include "master/context.h"
-#include "master/jobs.h"
 
 /*
  * The statistics context, to the group and to this host's node part; sent
@@ -63,8 +62,11 @@ static struct bcsp_job_stats *ctx_job(struct bcsd *d, uint32_t id,
 	return &c->jobs[c->nr_jobs++];
 }
 
-/* Statistics request @req (BCSP_OP_STATS): 0 or a negative errno. */
-int context_stats(struct bcsd *d, const struct bcsp_request *req)
+/*
+ * Statistics request @req (BCSP_OP_STATS) for a job the master has
+ * (@known) or not: 0 or a negative errno.
+ */
+int context_stats(struct bcsd *d, const struct bcsp_request *req, bool known)
 {
 	uint32_t metrics = req->stats.metrics;
 	struct bcsp_job_stats *js;
@@ -74,7 +76,7 @@ int context_stats(struct bcsd *d, const struct bcsp_request *req)
 	    (req->stats.op == BCS_DIST_ENABLE ?
 	     req->stats.sub_bits > BCS_HIST_SUB_BITS_MAX : req->stats.sub_bits))
 		return -EINVAL;
-	if (!jobs_find(d, req->job))
+	if (!known)
 		return -ENOENT;
 	js = ctx_job(d, req->job, true);
 	if (!js)

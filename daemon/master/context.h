@@ -8,16 +8,19 @@
 
 #include <stdint.h>
 
+#include <stdbool.h>
+
 struct bcsd;
 struct bcsp_request;
 
 /* The context, if there is one, to the group and this host's node part. */
 void context_send(struct bcsd *d);
 /*
- * Requests: statistics (BCSP_OP_STATS), and the window (BCSP_OP_WINDOW,
- * BCSP_OP_WINDOW_CLEAR); 0 or a negative errno.
+ * Requests: statistics (BCSP_OP_STATS) of a job the master has (@known)
+ * or not, and the window (BCSP_OP_WINDOW, BCSP_OP_WINDOW_CLEAR); 0 or a
+ * negative errno.
  */
-int context_stats(struct bcsd *d, const struct bcsp_request *req);
+int context_stats(struct bcsd *d, const struct bcsp_request *req, bool known);
 int context_window(struct bcsd *d, const struct bcsp_request *req);
 /* Job @id is gone: so are its statistics from the context. */
 void context_forget(struct bcsd *d, uint32_t id);

@@ -311,7 +311,8 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 		reply->gather.live = view_live_nodes(d, now_mono_ms());
 		return true;
 	case BCSP_OP_STATS:
-		reply->error = context_stats(d, req);
+		reply->error = context_stats(d, req,
+					     jobs_find(d, req->job) != NULL);
 		return true;
 	case BCSP_OP_WINDOW:
 	case BCSP_OP_WINDOW_CLEAR:

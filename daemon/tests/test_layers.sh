@@ -12,7 +12,8 @@
 #   bcsd.c                 starts them all
 #
 # and the parts reach each other only through the dispatcher and the
-# handlers and transports they register.
+# handlers and transports they register.  Inside a folder, the files'
+# calls form no circle either.
 
 cd "$(dirname "$0")/.." || exit 1
 . ../scripts/check-lib.sh
@@ -28,11 +29,6 @@ declare -A below=(
 	[ctl]="proto core tree clock"
 )
 folders="proto core tree clock master node ctl"
-
-# Calls up still to be turned into registered handlers and transports:
-# OBJECT:FOLDER:SYMBOL, one each.  Nothing else may call up.
-pending="
-"
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -51,16 +47,35 @@ for f in $folders; do
 		for g in $folders; do
 			[ "$g" = "$f" ] && continue
 			case " ${below[$f]} " in *" $g "*) continue ;; esac
-			for s in $(comm -12 "$tmp/uses" "$tmp/$g"); do
-				case " $(echo $pending) " in
-				*" $o:$g:$s "*) continue ;;
-				esac
-				bad+="$g:$s "
-			done
+			bad+=$(comm -12 "$tmp/uses" "$tmp/$g" | sed "s|^|$g:|" |
+				tr '\n' ' ')
 		done
 		[ -z "$bad" ]
 		check $? "$o calls only ${below[$f]:-nothing} ($bad)"
 	done
+done
+
+# Inside a folder, calls between its files form no circle: each pair
+# "caller callee" goes to tsort, which finds a loop if there is one.
+for f in $folders; do
+	: > "$tmp/pairs"
+	for o in "$f"/*.o; do
+		nm --defined-only -g "$o" | awk 'NF == 3 { print $3 }' |
+			sort -u > "$tmp/def.${o//\//_}"
+	done
+	for o in "$f"/*.o; do
+		nm -u "$o" | awk '{ print $2 }' | sort -u > "$tmp/uses"
+		for p in "$f"/*.o; do
+			[ "$o" = "$p" ] && continue
+			[ -n "$(comm -12 "$tmp/uses" "$tmp/def.${p//\//_}")" ] &&
+				echo "$o $p" >> "$tmp/pairs"
+		done
+		echo "$o $o" >> "$tmp/pairs"
+	done
+	loop=$(tsort "$tmp/pairs" 2>&1 > /dev/null | grep -v 'input contains a loop' |
+		sed 's/^tsort: //' | tr '\n' ' ')
+	[ -z "$loop" ]
+	check $? "the files of $f/ call each other in no circle ($loop)"
 done
 
 # Every object of bcsd is in a folder checked here, or is bcsd.o.
