@@ -15,6 +15,7 @@
 #include <linux/bcs_hist.h>
 
 #include "proto/codec.h"
+#include "proto/cursor.h"
 
 /* The padding of variable bodies. */
 static const uint8_t zero4[4];

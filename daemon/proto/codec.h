@@ -16,8 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto/cursor.h"
 #include "proto/proto.h"
+
+struct bcsp_cur;		/* proto/cursor.h */
 
 /* Write the body of @m; @c->ok false if it cannot be sent so. */
 typedef void bcsp_encode_fn(struct bcsp_cur *c, const struct bcsp_msg *m);
