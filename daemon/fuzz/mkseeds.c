@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "fuzz/fuzz.h"
+#include "proto/codec.h"
 
 static const char *dir;
 
@@ -50,6 +51,22 @@ static void datagram(const char *name, struct bcsp_msg *m)
 	put("body", name, buf, (size_t)len - BCSP_TAG_LEN);
 }
 
+/* The seed of @m's type, named as the table of types names it. */
+static void seed(struct bcsp_msg *m)
+{
+	datagram(bcsp_type_name(m->hdr.type), m);
+}
+
+/* A variant of it: "<type>-@what". */
+static void variant(struct bcsp_msg *m, const char *what)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s-%s", bcsp_type_name(m->hdr.type),
+		 what);
+	datagram(name, m);
+}
+
 /* A selection of the longest a datagram takes: names to the last byte. */
 static void long_sel(char *sel)
 {
@@ -61,9 +78,378 @@ static void long_sel(char *sel)
 	sel[BCSP_MPI_SEL_LEN - 1] = 0;
 }
 
+/*
+ * The seeds of each type, from a message of the type and nothing else:
+ * the type's own and its variants.
+ */
+static void seed_strobe(struct bcsp_msg *m)
+{
+	m->hdr.sender = 1;
+	m->strobe.slice = 123456;
+	m->strobe.deadline_ns = 1700000000123456789ULL;
+	m->strobe.slice_ns = 10000000;
+	m->strobe.row = 2;
+	m->strobe.map_version = 9;
+	m->strobe.nr_rows = 3;
+	seed(m);
+}
+
+static void seed_map(struct bcsp_msg *m)
+{
+	uint32_t i;
+
+	m->hdr.sender = 1;
+	m->map.version = 9;
+	m->map.nr_jobs = 3;
+	for (i = 0; i < 3; i++) {
+		m->map.jobs[i].job = 100 + i;
+		m->map.jobs[i].row = i == 2 ? BCS_ROW_NONE : i;
+		m->map.jobs[i].rows = i == 2 ? 0 : 1ULL << i | 1ULL << 5;
+		m->map.jobs[i].nodes = 2;
+		m->map.jobs[i].tasks = 8;
+		m->map.jobs[i].birth = 0x12345678u + i;
+		m->map.jobs[i].owner = i == 1 ? BCSP_OWNER_NONE : 1000 * i;
+	}
+	seed(m);
+	/* The last part of a map of BCSP_MAP_JOBS_MAX jobs: 37 from 4059. */
+	m->map.nr_jobs = BCSP_MAP_JOBS_MAX;
+	m->map.first = (bcsp_map_parts(BCSP_MAP_JOBS_MAX) - 1) *
+		       BCSP_MAP_PART_JOBS;
+	variant(m, "last-part");
+}
+
+static void seed_request(struct bcsp_msg *m)
+{
+	m->hdr.sender = 5;
+	m->req.id = 77;
+	m->req.op = BCSP_OP_CREATE;
+	m->req.row = BCS_ROW_NONE;
+	m->req.node = 5;
+	seed(m);
+	/* A create for a user: its owner, no nodes named. */
+	m->req.nodes.owner = 65534;
+	variant(m, "owner");
+	m->req.nodes.owner = 0;
+
+	m->req.job = 100;
+	m->req.op = BCSP_OP_STATS;
+	m->req.stats.op = 0;	/* BCS_DIST_ENABLE */
+	m->req.stats.metrics = 15;
+	m->req.stats.sub_bits = 4;
+	variant(m, "stats");
+	m->req.op = BCSP_OP_WINDOW;
+	m->req.window.from = 7500;
+	m->req.window.to = 12500;
+	variant(m, "window");
+
+	memset(&m->req, 0, sizeof(m->req));
+	m->hdr.sender = 2;
+	m->req.id = 10;
+	m->req.op = BCSP_OP_MPI;
+	m->req.job = 100;
+	m->req.node = 2;
+	m->req.mpi.flags = BCSP_MPI_SUB_BITS;
+	m->req.mpi.sub_bits = 6;
+	strcpy(m->req.mpi.sel, "all");
+	m->req.mpi.len = 3;
+	variant(m, "mpi");
+	m->req.id = 11;
+	m->req.mpi.flags = BCSP_MPI_OFF;
+	m->req.mpi.sub_bits = 0;
+	long_sel(m->req.mpi.sel);
+	m->req.mpi.len = BCSP_MPI_SEL_LEN - 1;
+	variant(m, "mpi-long");
+
+	/*
+	 * Named for a gather command, but a request (type 3, a window's)
+	 * of what the command's fields leave in the union: a seed of its
+	 * own all the same, kept as the corpus has it.
+	 */
+	m->cmd.id = 8;
+	m->cmd.op = BCSP_CMD_MPI_GATHER;
+	m->cmd.arg = 12;
+	m->cmd.node = 2;
+	m->cmd.sub_bits = 0;
+	m->cmd.len = 0;
+	memset(m->cmd.sel, 0, sizeof(m->cmd.sel));
+	datagram("command-mpi-gather", m);
+
+	memset(&m->req, 0, sizeof(m->req));
+	m->req.id = 12;
+	m->req.op = BCSP_OP_MPI_GATHER;
+	m->req.job = 100;
+	m->req.node = 2;
+	variant(m, "mpi-gather");
+
+	memset(&m->req, 0, sizeof(m->req));
+	m->req.id = 9;
+	m->req.op = BCSP_OP_ATTACH;
+	m->req.job = 100;
+	m->req.node = 2;
+	m->req.attach.target = 3;
+	m->req.attach.pid = 4321;
+	variant(m, "attach");
+}
+
+static void seed_reply(struct bcsp_msg *m)
+{
+	/* To the request's create. */
+	m->hdr.sender = 1;
+	m->req.id = 77;
+	m->req.op = BCSP_OP_CREATE;
+	m->req.job = 100;
+	m->req.row = BCS_ROW_NONE;
+	m->req.error = -17;
+	m->req.node = 5;
+	seed(m);
+
+	memset(&m->req, 0, sizeof(m->req));
+	m->hdr.sender = 2;
+	m->req.id = 12;
+	m->req.op = BCSP_OP_MPI_GATHER;
+	m->req.job = 100;
+	m->req.node = 2;
+	m->req.gather.live = 3;
+	variant(m, "mpi-gather");
+}
+
+static void seed_report(struct bcsp_msg *m)
+{
+	m->hdr.sender = 5;
+	m->report.nr_jobs = 2;
+	m->report.jobs[0].job = 100;
+	m->report.jobs[0].tasks = 4;
+	m->report.jobs[0].birth = 0x12345678u;
+	m->report.jobs[1].job = 101;
+	m->report.jobs[1].tasks = 1;
+	seed(m);
+}
+
+static void seed_context(struct bcsp_msg *m)
+{
+	m->hdr.sender = 1;
+	m->ctx.version = 3;
+	m->ctx.apply_slice = 123458;
+	m->ctx.window_from = 130000;
+	m->ctx.window_to = 140000;
+	m->ctx.flags = BCSP_WINDOW_ARMED;
+	m->ctx.nr_jobs = 2;
+	m->ctx.jobs[0].job = 100;
+	m->ctx.jobs[0].metrics = 15;
+	m->ctx.jobs[0].sub_bits = 4;
+	m->ctx.jobs[1].job = 101;
+	m->ctx.jobs[1].release = 2;
+	seed(m);
+}
+
+static void seed_switches(struct bcsp_msg *m)
+{
+	m->hdr.sender = 5;
+	m->sw.nr = 2;
+	m->sw.s[0].slice = 123456;
+	m->sw.s[0].end_max_ns = 42000;
+	m->sw.s[0].end_min_ns = 42000;
+	m->sw.s[0].nodes = 1;
+	m->sw.s[0].rows[0].row = 1;
+	m->sw.s[0].rows[0].nodes = 1;
+	m->sw.s[1].slice = 123457;
+	m->sw.s[1].end_max_ns = 2500000;
+	m->sw.s[1].end_min_ns = -3000;
+	m->sw.s[1].nodes = 3;
+	m->sw.s[1].late = 1;
+	m->sw.s[1].predicted = 1;
+	m->sw.s[1].rows[0].row = 0;
+	m->sw.s[1].rows[0].nodes = 2;
+	m->sw.s[1].rows[1].row = BCSP_ROW_CLASS_NONE;
+	m->sw.s[1].rows[1].nodes = 1;
+	seed(m);
+}
+
+static void seed_attach(struct bcsp_msg *m)
+{
+	m->hdr.sender = 3;
+	m->attach.parent = 2;
+	seed(m);
+}
+
+static void seed_probe(struct bcsp_msg *m)
+{
+	m->hdr.sender = 1;
+	m->probe.id = 17;
+	m->probe.t1 = 1700000000123456789ULL;
+	seed(m);
+	/* A standby's quorum probe. */
+	m->hdr.sender = 5;
+	m->probe.id = BCSP_PROBE_QUORUM | 3;
+	variant(m, "quorum");
+}
+
+static void seed_probe_reply(struct bcsp_msg *m)
+{
+	m->hdr.sender = 5;
+	m->probe.id = 17;
+	m->probe.t1 = 1700000000123456789ULL;
+	m->probe.t2 = 1700000000123500000ULL;
+	m->probe.t3 = 1700000000123520000ULL;
+	seed(m);
+	/* To a standby's quorum probe: one that hears a master. */
+	m->probe.id = BCSP_PROBE_QUORUM | 3;
+	m->probe.flags = BCSP_PROBE_HEARS;
+	variant(m, "hears");
+}
+
+static void seed_tasks(struct bcsp_msg *m)
+{
+	m->hdr.sender = 2;
+	m->tasks.nodes = 31;
+	m->tasks.nr_jobs = 2;
+	m->tasks.jobs[0].job = 100;
+	m->tasks.jobs[0].nodes = 31;
+	m->tasks.jobs[0].tasks = 124;
+	m->tasks.jobs[1].job = 101;
+	m->tasks.jobs[1].nodes = 3;
+	m->tasks.jobs[1].tasks = 3;
+	m->tasks.jobs[1].birth = 0x12345678u;
+	seed(m);
+}
+
+static void seed_offsets(struct bcsp_msg *m)
+{
+	m->hdr.sender = 1;
+	m->offsets.nr = 3;
+	m->offsets.o[0].node = 2;
+	m->offsets.o[0].offset = -25000;
+	m->offsets.o[0].bound = 40000;
+	m->offsets.o[1].node = 3;
+	m->offsets.o[1].offset = 1200;
+	m->offsets.o[1].bound = 900;
+	m->offsets.o[2].node = 4;
+	m->offsets.o[2].bound = BCSP_BOUND_NONE;
+	seed(m);
+}
+
+static void seed_command(struct bcsp_msg *m)
+{
+	m->hdr.sender = 1;
+	m->cmd.id = 4;
+	m->cmd.op = BCSP_CMD_SIGNAL;
+	m->cmd.job = 100;
+	m->cmd.arg = 15;
+	seed(m);
+
+	m->cmd.id = 5;
+	m->cmd.op = BCSP_CMD_ATTACH;
+	m->cmd.arg = 4321;
+	m->cmd.node = 3;
+	variant(m, "attach");
+
+	/* MPI selections: a short one, and one of the longest length. */
+	m->cmd.id = 6;
+	m->cmd.op = BCSP_CMD_MPI;
+	m->cmd.arg = BCSP_MPI_SUB_BITS;
+	m->cmd.node = 0;
+	m->cmd.sub_bits = 4;
+	strcpy(m->cmd.sel, "Allreduce,Isend,Barrier");
+	m->cmd.len = strlen(m->cmd.sel);
+	variant(m, "mpi");
+	m->cmd.id = 7;
+	m->cmd.arg = 0;
+	m->cmd.sub_bits = 0;
+	long_sel(m->cmd.sel);
+	m->cmd.len = BCSP_MPI_SEL_LEN - 1;
+	variant(m, "mpi-long");
+}
+
+static void seed_result(struct bcsp_msg *m)
+{
+	m->hdr.sender = 3;
+	m->result.id = 5;
+	m->result.op = BCSP_CMD_ATTACH;
+	m->result.job = 100;
+	m->result.arg = 4321;
+	m->result.error = -3;	/* -ESRCH */
+	seed(m);
+}
+
+static void seed_ack(struct bcsp_msg *m)
+{
+	m->hdr.sender = 3;
+	m->ack.master = 1;
+	m->ack.id = 5;
+	seed(m);
+}
+
+static void seed_node_tasks(struct bcsp_msg *m)
+{
+	m->hdr.sender = 2;
+	m->node_tasks.nr = 3;
+	m->node_tasks.more = 1;
+	m->node_tasks.e[0] = (struct bcsp_node_task){ 100, 2, 4 };
+	m->node_tasks.e[1] = (struct bcsp_node_task){ 100, 5, 1 };
+	m->node_tasks.e[2] = (struct bcsp_node_task){ 101, 3, 2 };
+	seed(m);
+}
+
+/* A file in two parts, the last one padded; a node with none. */
+static void seed_mpi_part(struct bcsp_msg *m)
+{
+	uint32_t i;
+
+	m->hdr.sender = 3;
+	m->part.req = 12;
+	m->part.node = 2;
+	m->part.job = 100;
+	m->part.file = 1;
+	m->part.files = 2;
+	m->part.size = BCSP_MPI_PART_MAX + 5;
+	m->part.len = BCSP_MPI_PART_MAX;
+	for (i = 0; i < BCSP_MPI_PART_MAX; i++)
+		m->part.data[i] = (uint8_t)i;
+	seed(m);
+	m->part.offset = BCSP_MPI_PART_MAX;
+	m->part.len = 5;
+	variant(m, "last");
+	memset(&m->part, 0, sizeof(m->part));
+	m->part.req = 12;
+	m->part.node = 2;
+	m->part.job = 100;
+	variant(m, "none");
+}
+
+static void seed_strobe_nack(struct bcsp_msg *m)
+{
+	m->hdr.sender = 3;
+	m->nack.slice = 42;
+	m->nack.master = 1;
+	seed(m);
+}
+
+/* By enum bcsp_type: every type of the table has its seeds. */
+static void (*const seeds[__BCSP_TYPE_MAX])(struct bcsp_msg *m) = {
+	[BCSP_STROBE]		= seed_strobe,
+	[BCSP_MAP]		= seed_map,
+	[BCSP_REQUEST]		= seed_request,
+	[BCSP_REPLY]		= seed_reply,
+	[BCSP_REPORT]		= seed_report,
+	[BCSP_CONTEXT]		= seed_context,
+	[BCSP_SWITCHES]		= seed_switches,
+	[BCSP_ATTACH]		= seed_attach,
+	[BCSP_PROBE]		= seed_probe,
+	[BCSP_PROBE_REPLY]	= seed_probe_reply,
+	[BCSP_TASKS]		= seed_tasks,
+	[BCSP_OFFSETS]		= seed_offsets,
+	[BCSP_COMMAND]		= seed_command,
+	[BCSP_RESULT]		= seed_result,
+	[BCSP_ACK]		= seed_ack,
+	[BCSP_NODE_TASKS]	= seed_node_tasks,
+	[BCSP_MPI_PART]		= seed_mpi_part,
+	[BCSP_STROBE_NACK]	= seed_strobe_nack,
+};
+
 int main(int argc, char **argv)
 {
 	struct bcsp_msg m;
+	unsigned int t;
 	int i;
 
 	if (argc != 2) {
@@ -73,311 +459,18 @@ int main(int argc, char **argv)
 	dir = argv[1];
 	mkdir(dir, 0755);
 
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_STROBE;
-	m.hdr.sender = 1;
-	m.strobe.slice = 123456;
-	m.strobe.deadline_ns = 1700000000123456789ULL;
-	m.strobe.slice_ns = 10000000;
-	m.strobe.row = 2;
-	m.strobe.map_version = 9;
-	m.strobe.nr_rows = 3;
-	datagram("strobe", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_MAP;
-	m.hdr.sender = 1;
-	m.map.version = 9;
-	m.map.nr_jobs = 3;
-	for (i = 0; i < 3; i++) {
-		m.map.jobs[i].job = 100 + (uint32_t)i;
-		m.map.jobs[i].row = i == 2 ? BCS_ROW_NONE : (uint32_t)i;
-		m.map.jobs[i].rows = i == 2 ? 0 : 1ULL << i | 1ULL << 5;
-		m.map.jobs[i].nodes = 2;
-		m.map.jobs[i].tasks = 8;
-		m.map.jobs[i].birth = 0x12345678u + (uint32_t)i;
-		m.map.jobs[i].owner = i == 1 ? BCSP_OWNER_NONE : 1000 * (uint32_t)i;
+	for (t = 0; t < __BCSP_TYPE_MAX; t++) {
+		if (!bcsp_type_valid(t))
+			continue;
+		if (!seeds[t]) {
+			fprintf(stderr, "type %u (%s): no seed\n", t,
+				bcsp_type_name(t));
+			return 1;
+		}
+		memset(&m, 0, sizeof(m));
+		m.hdr.type = (uint8_t)t;
+		seeds[t](&m);
 	}
-	datagram("map", &m);
-	/* The last part of a map of BCSP_MAP_JOBS_MAX jobs: 37 from 4059. */
-	m.map.nr_jobs = BCSP_MAP_JOBS_MAX;
-	m.map.first = (bcsp_map_parts(BCSP_MAP_JOBS_MAX) - 1) *
-		      BCSP_MAP_PART_JOBS;
-	datagram("map-last-part", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_REQUEST;
-	m.hdr.sender = 5;
-	m.req.id = 77;
-	m.req.op = BCSP_OP_CREATE;
-	m.req.row = BCS_ROW_NONE;
-	m.req.node = 5;
-	datagram("request", &m);
-	/* A create for a user: its owner, no nodes named. */
-	m.req.nodes.owner = 65534;
-	datagram("request-owner", &m);
-	m.req.nodes.owner = 0;
-
-	m.hdr.type = BCSP_REPLY;
-	m.hdr.sender = 1;
-	m.req.job = 100;
-	m.req.error = -17;
-	datagram("reply", &m);
-
-	m.hdr.type = BCSP_REQUEST;
-	m.hdr.sender = 5;
-	m.req.op = BCSP_OP_STATS;
-	m.req.error = 0;
-	m.req.stats.op = 0;	/* BCS_DIST_ENABLE */
-	m.req.stats.metrics = 15;
-	m.req.stats.sub_bits = 4;
-	datagram("request-stats", &m);
-	m.req.op = BCSP_OP_WINDOW;
-	m.req.window.from = 7500;
-	m.req.window.to = 12500;
-	datagram("request-window", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_CONTEXT;
-	m.hdr.sender = 1;
-	m.ctx.version = 3;
-	m.ctx.apply_slice = 123458;
-	m.ctx.window_from = 130000;
-	m.ctx.window_to = 140000;
-	m.ctx.flags = BCSP_WINDOW_ARMED;
-	m.ctx.nr_jobs = 2;
-	m.ctx.jobs[0].job = 100;
-	m.ctx.jobs[0].metrics = 15;
-	m.ctx.jobs[0].sub_bits = 4;
-	m.ctx.jobs[1].job = 101;
-	m.ctx.jobs[1].release = 2;
-	datagram("context", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_SWITCHES;
-	m.hdr.sender = 5;
-	m.sw.nr = 2;
-	m.sw.s[0].slice = 123456;
-	m.sw.s[0].end_max_ns = 42000;
-	m.sw.s[0].end_min_ns = 42000;
-	m.sw.s[0].nodes = 1;
-	m.sw.s[0].rows[0].row = 1;
-	m.sw.s[0].rows[0].nodes = 1;
-	m.sw.s[1].slice = 123457;
-	m.sw.s[1].end_max_ns = 2500000;
-	m.sw.s[1].end_min_ns = -3000;
-	m.sw.s[1].nodes = 3;
-	m.sw.s[1].late = 1;
-	m.sw.s[1].predicted = 1;
-	m.sw.s[1].rows[0].row = 0;
-	m.sw.s[1].rows[0].nodes = 2;
-	m.sw.s[1].rows[1].row = BCSP_ROW_CLASS_NONE;
-	m.sw.s[1].rows[1].nodes = 1;
-	datagram("switches", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_ATTACH;
-	m.hdr.sender = 3;
-	m.attach.parent = 2;
-	datagram("attach", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_TASKS;
-	m.hdr.sender = 2;
-	m.tasks.nodes = 31;
-	m.tasks.nr_jobs = 2;
-	m.tasks.jobs[0].job = 100;
-	m.tasks.jobs[0].nodes = 31;
-	m.tasks.jobs[0].tasks = 124;
-	m.tasks.jobs[1].job = 101;
-	m.tasks.jobs[1].nodes = 3;
-	m.tasks.jobs[1].tasks = 3;
-	m.tasks.jobs[1].birth = 0x12345678u;
-	datagram("tasks", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_PROBE;
-	m.hdr.sender = 1;
-	m.probe.id = 17;
-	m.probe.t1 = 1700000000123456789ULL;
-	datagram("probe", &m);
-	m.hdr.type = BCSP_PROBE_REPLY;
-	m.hdr.sender = 5;
-	m.probe.t2 = 1700000000123500000ULL;
-	m.probe.t3 = 1700000000123520000ULL;
-	datagram("probe-reply", &m);
-	/* A standby's quorum probe, and a reply that hears a master. */
-	m.probe.id = BCSP_PROBE_QUORUM | 3;
-	m.probe.flags = BCSP_PROBE_HEARS;
-	datagram("probe-reply-hears", &m);
-	m.hdr.type = BCSP_PROBE;
-	m.probe.flags = 0;
-	m.probe.t2 = m.probe.t3 = 0;
-	datagram("probe-quorum", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_OFFSETS;
-	m.hdr.sender = 1;
-	m.offsets.nr = 3;
-	m.offsets.o[0].node = 2;
-	m.offsets.o[0].offset = -25000;
-	m.offsets.o[0].bound = 40000;
-	m.offsets.o[1].node = 3;
-	m.offsets.o[1].offset = 1200;
-	m.offsets.o[1].bound = 900;
-	m.offsets.o[2].node = 4;
-	m.offsets.o[2].bound = BCSP_BOUND_NONE;
-	datagram("offsets", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_COMMAND;
-	m.hdr.sender = 1;
-	m.cmd.id = 4;
-	m.cmd.op = BCSP_CMD_SIGNAL;
-	m.cmd.job = 100;
-	m.cmd.arg = 15;
-	datagram("command", &m);
-
-	m.cmd.id = 5;
-	m.cmd.op = BCSP_CMD_ATTACH;
-	m.cmd.arg = 4321;
-	m.cmd.node = 3;
-	datagram("command-attach", &m);
-
-	/* MPI selections: a short one, and one of the longest length. */
-	m.cmd.id = 6;
-	m.cmd.op = BCSP_CMD_MPI;
-	m.cmd.arg = BCSP_MPI_SUB_BITS;
-	m.cmd.node = 0;
-	m.cmd.sub_bits = 4;
-	strcpy(m.cmd.sel, "Allreduce,Isend,Barrier");
-	m.cmd.len = strlen(m.cmd.sel);
-	datagram("command-mpi", &m);
-	m.cmd.id = 7;
-	m.cmd.arg = 0;
-	m.cmd.sub_bits = 0;
-	long_sel(m.cmd.sel);
-	m.cmd.len = BCSP_MPI_SEL_LEN - 1;
-	datagram("command-mpi-long", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_REQUEST;
-	m.hdr.sender = 2;
-	m.req.id = 10;
-	m.req.op = BCSP_OP_MPI;
-	m.req.job = 100;
-	m.req.node = 2;
-	m.req.mpi.flags = BCSP_MPI_SUB_BITS;
-	m.req.mpi.sub_bits = 6;
-	strcpy(m.req.mpi.sel, "all");
-	m.req.mpi.len = 3;
-	datagram("request-mpi", &m);
-	m.req.id = 11;
-	m.req.mpi.flags = BCSP_MPI_OFF;
-	m.req.mpi.sub_bits = 0;
-	long_sel(m.req.mpi.sel);
-	m.req.mpi.len = BCSP_MPI_SEL_LEN - 1;
-	datagram("request-mpi-long", &m);
-
-	m.cmd.id = 8;
-	m.cmd.op = BCSP_CMD_MPI_GATHER;
-	m.cmd.arg = 12;
-	m.cmd.node = 2;
-	m.cmd.sub_bits = 0;
-	m.cmd.len = 0;
-	memset(m.cmd.sel, 0, sizeof(m.cmd.sel));
-	datagram("command-mpi-gather", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_REQUEST;
-	m.hdr.sender = 2;
-	m.req.id = 12;
-	m.req.op = BCSP_OP_MPI_GATHER;
-	m.req.job = 100;
-	m.req.node = 2;
-	datagram("request-mpi-gather", &m);
-	m.hdr.type = BCSP_REPLY;
-	m.req.gather.live = 3;
-	datagram("reply-mpi-gather", &m);
-
-	/* A file in two parts, the last one padded; a node with none. */
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_MPI_PART;
-	m.hdr.sender = 3;
-	m.part.req = 12;
-	m.part.node = 2;
-	m.part.job = 100;
-	m.part.file = 1;
-	m.part.files = 2;
-	m.part.size = BCSP_MPI_PART_MAX + 5;
-	m.part.len = BCSP_MPI_PART_MAX;
-	for (i = 0; i < BCSP_MPI_PART_MAX; i++)
-		m.part.data[i] = (uint8_t)i;
-	datagram("mpi-part", &m);
-	m.part.offset = BCSP_MPI_PART_MAX;
-	m.part.len = 5;
-	datagram("mpi-part-last", &m);
-	memset(&m.part, 0, sizeof(m.part));
-	m.part.req = 12;
-	m.part.node = 2;
-	m.part.job = 100;
-	datagram("mpi-part-none", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_RESULT;
-	m.hdr.sender = 3;
-	m.result.id = 5;
-	m.result.op = BCSP_CMD_ATTACH;
-	m.result.job = 100;
-	m.result.arg = 4321;
-	m.result.error = -3;	/* -ESRCH */
-	datagram("result", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_ACK;
-	m.hdr.sender = 3;
-	m.ack.master = 1;
-	m.ack.id = 5;
-	datagram("ack", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_STROBE_NACK;
-	m.hdr.sender = 3;
-	m.nack.slice = 42;
-	m.nack.master = 1;
-	datagram("strobe-nack", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_NODE_TASKS;
-	m.hdr.sender = 2;
-	m.node_tasks.nr = 3;
-	m.node_tasks.more = 1;
-	m.node_tasks.e[0] = (struct bcsp_node_task){ 100, 2, 4 };
-	m.node_tasks.e[1] = (struct bcsp_node_task){ 100, 5, 1 };
-	m.node_tasks.e[2] = (struct bcsp_node_task){ 101, 3, 2 };
-	datagram("node-tasks", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_REQUEST;
-	m.hdr.sender = 2;
-	m.req.id = 9;
-	m.req.op = BCSP_OP_ATTACH;
-	m.req.job = 100;
-	m.req.node = 2;
-	m.req.attach.target = 3;
-	m.req.attach.pid = 4321;
-	datagram("request-attach", &m);
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.type = BCSP_REPORT;
-	m.hdr.sender = 5;
-	m.report.nr_jobs = 2;
-	m.report.jobs[0].job = 100;
-	m.report.jobs[0].tasks = 4;
-	m.report.jobs[0].birth = 0x12345678u;
-	m.report.jobs[1].job = 101;
-	m.report.jobs[1].tasks = 1;
-	datagram("report", &m);
 
 	static const char conf_node[] =
 		"# a node\nrole node\ncluster 7\ngroup 239.255.66.83\n"

@@ -42,6 +42,11 @@
  */
 #define BCSP_MAX_JOBS		64
 
+/*
+ * The message types.  Each has its row in the table of types, bcsp_types[]
+ * (proto/codec.h): its name, the sizes of its body, its encoder and
+ * decoder.
+ */
 enum bcsp_type {
 	BCSP_STROBE	= 1,	/* master -> group: run @row at @deadline */
 	BCSP_MAP	= 2,	/* master -> group: job -> row map */
