@@ -17,6 +17,15 @@
 #include "proto/codec.h"
 #include "proto/cursor.h"
 
+int bcsp_node_task_cmp(const void *a, const void *b)
+{
+	const struct bcsp_node_task *x = a, *y = b;
+
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
+}
+
 /* The padding of variable bodies. */
 static const uint8_t zero4[4];
 

@@ -55,6 +55,8 @@ const char *bcsp_type_name(unsigned int type);
  * tag, so that a datagram that cannot be right costs no HMAC.
  */
 bool bcsp_body_len_ok(unsigned int type, size_t n);
+/* Order of the pairs of struct bcsp_node_tasks: by job, then node. */
+int bcsp_node_task_cmp(const void *a, const void *b);
 
 /* The body of @m by its type's row; @c->ok false for an invalid type. */
 void bcsp_encode_body(struct bcsp_cur *c, const struct bcsp_msg *m);

@@ -194,15 +194,6 @@ enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 	return BCSP_OK;
 }
 
-int bcsp_node_task_cmp(const void *a, const void *b)
-{
-	const struct bcsp_node_task *x = a, *y = b;
-
-	if (x->job != y->job)
-		return x->job < y->job ? -1 : 1;
-	return (x->node > y->node) - (x->node < y->node);
-}
-
 bool bcsp_epoch_next(uint32_t seen, uint32_t *next)
 {
 	if (seen >= BCSP_EPOCH_MAX)

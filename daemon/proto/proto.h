@@ -456,8 +456,6 @@ struct bcsp_node_tasks {
 	struct bcsp_node_task e[BCSP_MAX_NODE_TASKS];
 };
 
-/* Order of the pairs of struct bcsp_node_tasks: by job, then node. */
-int bcsp_node_task_cmp(const void *a, const void *b);
 
 /*
  * BCSP_PROBE body: 16 bytes; BCSP_PROBE_REPLY body: 32 bytes.  One round

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "bcsd.h"
+#include "proto/codec.h"
 #include "tree/filter.h"
 #include "core/log.h"
 #include "tree/topo.h"

@@ -17,6 +17,7 @@
 #include <linux/bcs.h>
 #include <linux/bcs_hist.h>
 
+#include "proto/codec.h"
 #include "proto/proto.h"
 #include "tests/unit.h"
 
