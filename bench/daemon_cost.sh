@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench/daemon_cost.sh [--nodes "N..."] [--slices "US..."] [--seconds S]
-#                      [--copies C] [--lead US] [--rt-priority P]
+#                      [--copies C] [--lead US] [--rt-priority P] [--perf]
 #
 # What bcsd itself costs per slice, on this machine's own CPUs: a master
 # (--role=master) and N node daemons (--role=node, default N: "4 16"),
@@ -31,6 +31,12 @@
 #   gaps        slice numbers passed over in that time: on a node,
 #               strobes that never came (summed over the nodes), on the
 #               master, slices it skipped
+#   lost        nodes: strobes that another node followed and this one did
+#               not, summed over the nodes: counted from before to after
+#               the measured seconds with the master stopped (SIGSTOP)
+#               for the 50 ms of each count, so that the nodes count the
+#               same strobes.  Every strobe the master sent arrived if
+#               "lost" is 0 and the nodes' "got" is the master's
 #   missed      nodes: strobes the stand-in dropped because their slice
 #               was over (bcs.ko's missed), summed over the nodes
 #   late        nodes: strobes that reached the stand-in after their
@@ -43,6 +49,11 @@
 # Everything else is bcsd's default (reports every second, fill on,
 # switch_reports period): what a node does besides strobes is in the
 # figures, spread over the slices.
+#
+# --perf records node 2 (the first node) with perf record -g during the
+# measured seconds of each configuration, to $BUILD/bench/daemon_cost-
+# N-SLICE.perf.data (perf report -i FILE): where its time goes.  perf's
+# own sampling then counts in that node's figures.
 #
 # Results: a table on stdout and in $BUILD/bench/daemon_cost.txt, JSON
 # in $BUILD/bench/daemon_cost.json.  A benchmark: it fails only on
@@ -62,6 +73,7 @@ secs=10
 copies=""
 lead=""
 prio=0
+perf=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--nodes)       nodes=$2; shift 2 ;;
@@ -70,6 +82,7 @@ while [ $# -gt 0 ]; do
 	--copies)      copies=$2; shift 2 ;;
 	--lead)        lead=$2; shift 2 ;;
 	--rt-priority) prio=$2; shift 2 ;;
+	--perf)        perf=1; shift ;;
 	-h|--help)     sed -n '4,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*)             echo "daemon_cost: unknown option $1 (see --help)" >&2
 		       exit 2 ;;
@@ -92,6 +105,8 @@ done
 	{ [ -z "$copies" ] || { [ "$copies" -ge 1 ] && [ "$copies" -le 8 ]; }; } ||
 	{ echo "daemon_cost: out of range (see --help)" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "daemon_cost: must run as root" >&2; exit 2; }
+[ -z "$perf" ] || command -v perf > /dev/null ||
+	{ echo "daemon_cost: --perf: no perf here" >&2; exit 2; }
 
 make -s -C "$top/libbcs" && make -s -C "$top/daemon" bcsd-sim &&
 	make -s -C "$top/tools" bcsctl > /dev/null 2>&1 ||
@@ -178,16 +193,16 @@ wait_up()
 	return 1
 }
 
-# status N PREFIX: daemons 1..N's status (bcsd's counters, and the
-# stand-in's late and missed), asked on their control sockets as bcsctl
-# status asks (bcsctl itself also wants /dev/bcs), in PREFIX-1..N; fails
-# unless each answered within 5 s.
+# status FIRST LAST PREFIX: daemons FIRST..LAST's status (bcsd's
+# counters, and the stand-in's late and missed), asked on their control
+# sockets as bcsctl status asks (bcsctl itself also wants /dev/bcs), in
+# PREFIX-FIRST..LAST; fails unless each answered within 5 s.
 status()
 {
-	python3 - "$TMP" "$1" "$2" <<'PY'
+	python3 - "$TMP" "$1" "$2" "$3" <<'PY'
 import json, os, socket, sys, time
-d, n, prefix = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-for i in range(1, n + 1):
+d, first, last, prefix = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+for i in range(first, last + 1):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.settimeout(5)
     s.connect(os.path.join(d, f"ctl{i}"))
@@ -200,6 +215,22 @@ for i in range(1, n + 1):
     with open(f"{prefix}-{i}", "w") as f:
         json.dump(r, f)
 PY
+}
+
+# quiet_status N PREFIX: the status of the nodes 2..N with the master
+# stopped (SIGSTOP) and its last strobe given 50 ms to arrive, so that
+# they count the same strobes.
+quiet_status()
+{
+	local m rc
+
+	m=$(cat "$TMP/pid1")
+	kill -STOP "$m" || return 1
+	sleep 0.05
+	status 2 "$1" "$2"
+	rc=$?
+	kill -CONT "$m"
+	return $rc
 }
 
 # sample N FILE: per daemon 1..N a line "ns utime stime vol invol", summed
@@ -255,13 +286,23 @@ run()
 			{ echo "daemon_cost: job create: $out" >&2; return 1; }
 	done
 	sleep 3
-	status "$total" "$TMP/st0" || return 1
+	quiet_status "$total" "$TMP/q0" || return 1
+	# The master, stopped, skips the slices gone meanwhile: let it.
+	sleep 0.5
+	status 1 "$total" "$TMP/st0" || return 1
 	sample "$total" "$TMP/cpu0"
 	t0=$(date +%s%N)
-	sleep "$secs"
+	if [ -n "$perf" ]; then
+		perf record -q -g -o "$OUT/daemon_cost-$n-$slice.perf.data" \
+			-p "$(cat "$TMP/pid2")" -- sleep "$secs" > /dev/null 2>&1 ||
+			echo "daemon_cost: perf record failed" >&2
+	else
+		sleep "$secs"
+	fi
 	t1=$(date +%s%N)
 	sample "$total" "$TMP/cpu1"
-	status "$total" "$TMP/st1" || return 1
+	status 1 "$total" "$TMP/st1" || return 1
+	quiet_status "$total" "$TMP/q1" || return 1
 	python3 - "$TMP" "$total" "$slice" "$t0" "$t1" \
 		"$(getconf CLK_TCK)" >> "$TMP/results" <<'PY'
 import json, os, sys
@@ -273,10 +314,12 @@ def lines(name):
     return [[int(x) for x in l.split()] for l in open(os.path.join(d, name))]
 c0, c1 = lines("cpu0"), lines("cpu1")
 def st(k, i):
-    return json.load(open(os.path.join(d, f"st{k}-{i}")))
-def delta(i, key):
-    return st(1, i).get(key, 0) - st(0, i).get(key, 0)
+    return json.load(open(os.path.join(d, f"{k}-{i}")))
+def delta(i, key, k="st"):
+    return st(k + "1", i).get(key, 0) - st(k + "0", i).get(key, 0)
 
+# The strobes some node followed, between the quiet counts.
+sent = max(delta(i, "strobes_rx", "q") for i in range(2, total + 1))
 per = []
 for i in range(1, total + 1):
     a, b = c0[i - 1], c1[i - 1]
@@ -297,6 +340,7 @@ for i in range(1, total + 1):
         "sys_pct": 100.0 * stt / (ut + stt) if ut + stt else None,
         "wake": vol / due, "invol": inv / due,
         "rx": delta(i, "rx") / due, "got": got / due, "gaps": gaps,
+        "lost": sent - delta(i, "strobes_rx", "q") if i > 1 else None,
         "missed": delta(i, "missed"), "late": delta(i, "late"),
     })
 
@@ -314,6 +358,7 @@ out = {"nodes": total - 1, "slice_us": slice_us, "seconds": (t1 - t0) / 1e9,
        "node_max": busiest,
        "per_node": nodes}
 out["node_mean"]["gaps"] = sum(r["gaps"] for r in nodes)
+out["node_mean"]["lost"] = sum(r["lost"] for r in nodes)
 out["node_mean"]["missed"] = sum(r["missed"] for r in nodes)
 out["node_mean"]["late"] = sum(r["late"] for r in nodes)
 out["node_mean"]["got_min"] = min(r["got"] for r in nodes)
@@ -342,7 +387,7 @@ lines = [f"# bench/daemon_cost.sh: {sys.argv[4]} s per configuration, "
          f"lead_us {sys.argv[7]}, {sys.argv[8]} CPUs",
          f"{'nodes':>5} {'slice_us':>8} {'role':>9} {'cpu_us':>7} "
          f"{'cpu_pct':>7} {'sys_pct':>7} {'wake':>5} {'invol':>5} "
-         f"{'rx':>5} {'got':>5} {'gaps':>4} {'missed':>6} {'late':>5} {'load':>5}"]
+         f"{'rx':>5} {'got':>5} {'gaps':>5} {'lost':>4} {'missed':>6} {'late':>5} {'load':>5}"]
 for r in rows:
     for role in ("master", "node_mean", "node_max"):
         x = r[role]
@@ -351,6 +396,9 @@ for r in rows:
         got = x["got"] if role != "node_mean" else x["got_min"]
         miss = "-" if role == "master" else str(x["missed"])
         gaps = "" if role == "node_max" else str(x["gaps"])
+        lost = "-" if role == "master" else str(x["lost"])
+        if role == "node_max":
+            lost = ""
         late = "-" if role == "master" else str(x["late"])
         if role == "node_max":
             miss = late = ""
@@ -358,7 +406,7 @@ for r in rows:
                      f"{f(x['cpu_us'], 1):>7} {f(x['cpu_pct'], 2):>7} "
                      f"{f(x['sys_pct'], 0):>7} {f(x['wake'], 2):>5} "
                      f"{f(x['invol'], 2):>5} {f(x['rx'], 2):>5} "
-                     f"{f(got, 3):>5} {gaps:>4} {miss:>6} {late:>5} "
+                     f"{f(got, 3):>5} {gaps:>5} {lost:>4} {miss:>6} {late:>5} "
                      f"{f(r['loadavg'], 1):>5}")
 # Ratios against the longest slice of the same number of nodes.
 lines.append("# ratios to the longest slice: cost per slice (cpu_us), "
