@@ -37,6 +37,8 @@
 #               for the 50 ms of each count, so that the nodes count the
 #               same strobes.  Every strobe the master sent arrived if
 #               "lost" is 0 and the nodes' "got" is the master's
+#   rej         datagrams refused (bcsctl status's rejected: stale strobes
+#               among them), on the nodes summed
 #   missed      nodes: strobes the stand-in dropped because their slice
 #               was over (bcs.ko's missed), summed over the nodes
 #   late        nodes: strobes that reached the stand-in after their
@@ -342,6 +344,7 @@ for i in range(1, total + 1):
         "rx": delta(i, "rx") / due, "got": got / due, "gaps": gaps,
         "lost": sent - delta(i, "strobes_rx", "q") if i > 1 else None,
         "missed": delta(i, "missed"), "late": delta(i, "late"),
+        "rejected": delta(i, "rejected"),
     })
 
 def mean(rows, k):
@@ -359,6 +362,7 @@ out = {"nodes": total - 1, "slice_us": slice_us, "seconds": (t1 - t0) / 1e9,
        "per_node": nodes}
 out["node_mean"]["gaps"] = sum(r["gaps"] for r in nodes)
 out["node_mean"]["lost"] = sum(r["lost"] for r in nodes)
+out["node_mean"]["rejected"] = sum(r["rejected"] for r in nodes)
 out["node_mean"]["missed"] = sum(r["missed"] for r in nodes)
 out["node_mean"]["late"] = sum(r["late"] for r in nodes)
 out["node_mean"]["got_min"] = min(r["got"] for r in nodes)
@@ -387,7 +391,7 @@ lines = [f"# bench/daemon_cost.sh: {sys.argv[4]} s per configuration, "
          f"lead_us {sys.argv[7]}, {sys.argv[8]} CPUs",
          f"{'nodes':>5} {'slice_us':>8} {'role':>9} {'cpu_us':>7} "
          f"{'cpu_pct':>7} {'sys_pct':>7} {'wake':>5} {'invol':>5} "
-         f"{'rx':>5} {'got':>5} {'gaps':>5} {'lost':>4} {'missed':>6} {'late':>5} {'load':>5}"]
+         f"{'rx':>5} {'got':>5} {'gaps':>5} {'lost':>4} {'rej':>4} {'missed':>6} {'late':>5} {'load':>5}"]
 for r in rows:
     for role in ("master", "node_mean", "node_max"):
         x = r[role]
@@ -397,8 +401,9 @@ for r in rows:
         miss = "-" if role == "master" else str(x["missed"])
         gaps = "" if role == "node_max" else str(x["gaps"])
         lost = "-" if role == "master" else str(x["lost"])
+        rej = str(x["rejected"])
         if role == "node_max":
-            lost = ""
+            lost = rej = ""
         late = "-" if role == "master" else str(x["late"])
         if role == "node_max":
             miss = late = ""
@@ -406,7 +411,7 @@ for r in rows:
                      f"{f(x['cpu_us'], 1):>7} {f(x['cpu_pct'], 2):>7} "
                      f"{f(x['sys_pct'], 0):>7} {f(x['wake'], 2):>5} "
                      f"{f(x['invol'], 2):>5} {f(x['rx'], 2):>5} "
-                     f"{f(got, 3):>5} {gaps:>5} {lost:>4} {miss:>6} {late:>5} "
+                     f"{f(got, 3):>5} {gaps:>5} {lost:>4} {rej:>4} {miss:>6} {late:>5} "
                      f"{f(r['loadavg'], 1):>5}")
 # Ratios against the longest slice of the same number of nodes.
 lines.append("# ratios to the longest slice: cost per slice (cpu_us), "
