@@ -37,8 +37,9 @@
 #               for the 50 ms of each count, so that the nodes count the
 #               same strobes.  Every strobe the master sent arrived if
 #               "lost" is 0 and the nodes' "got" is the master's
-#   rej         datagrams refused (bcsctl status's rejected: stale strobes
-#               among them), on the nodes summed
+#   rej         datagrams refused (bcsctl status's rejected), on the nodes
+#               summed: on a busy host, strobes that came stale_slices
+#               after their deadline, the node woken too late
 #   missed      nodes: strobes the stand-in dropped because their slice
 #               was over (bcs.ko's missed), summed over the nodes
 #   late        nodes: strobes that reached the stand-in after their
