@@ -135,7 +135,9 @@ stop()
 
 	{
 		for p in "${pids[@]}"; do
+			# The master may be stopped (quiet_status).
 			kill -TERM "$p"
+			kill -CONT "$p"
 		done
 		for _ in $(seq 50); do
 			kill -0 "${pids[@]}" || break
