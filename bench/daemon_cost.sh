@@ -127,32 +127,12 @@ NET=10.81.0
 # shellcheck source-path=SCRIPTDIR source=../daemon/tests/netns-lib.sh
 . "$top/daemon/tests/netns-lib.sh"
 
-# stop: end every daemon (SIGTERM, then SIGKILL after 5 s), delete every
-# namespace.
+# stop: every daemon ended, the master continued first if it is stopped
+# (quiet_status), every namespace deleted (netns_stop).
 stop()
 {
-	local p
-
-	{
-		for p in "${pids[@]}"; do
-			# The master may be stopped (quiet_status).
-			kill -TERM "$p"
-			kill -CONT "$p"
-		done
-		for _ in $(seq 50); do
-			kill -0 "${pids[@]}" || break
-			sleep 0.1
-		done
-		for p in "${pids[@]}"; do
-			kill -KILL "$p"
-		done
-		wait
-	} 2>/dev/null
-	pids=()
-	for p in "${nss[@]}"; do
-		ip netns del "$p" 2>/dev/null
-	done
-	nss=()
+	[ -s "$TMP/pid1" ] && kill -CONT "$(cat "$TMP/pid1")" 2>/dev/null
+	netns_stop
 }
 cleanup()
 {
