@@ -111,21 +111,14 @@ done
 [ -z "$perf" ] || command -v perf > /dev/null ||
 	{ echo "daemon_cost: --perf: no perf here" >&2; exit 2; }
 
-make -s -C "$top/libbcs" && make -s -C "$top/daemon" bcsd-sim &&
-	make -s -C "$top/tools" bcsctl > /dev/null 2>&1 ||
-	{ echo "daemon_cost: cannot build bcsd-sim and bcsctl" >&2; exit 1; }
-BCSD=$top/daemon/bcsd-sim
-BCSCTL=$top/tools/bcsctl
-OUT=$BUILD/bench
-mkdir -p "$OUT" || exit 1
-# The namespaces as the host tests make them: $TMP, pids, nss,
-# netns_bridge, netns_join, genkey, ctl (its EXIT trap is replaced by
-# cleanup below).
+# The namespaces as the host tests make them, bcsd-sim, the key, the
+# EXIT trap (sim-lib.sh).
 NAME=daemon_cost
 NS=bcs-cost-$$
 NET=10.81.0
-# shellcheck source-path=SCRIPTDIR source=../daemon/tests/netns-lib.sh
-. "$top/daemon/tests/netns-lib.sh"
+KEEP=${BCS_COST_KEEP:-}
+# shellcheck source-path=SCRIPTDIR source=sim-lib.sh
+. "$top/bench/sim-lib.sh"
 
 # stop: every daemon ended, the master continued first if it is stopped
 # (quiet_status), every namespace deleted (netns_stop).
@@ -134,16 +127,6 @@ stop()
 	[ -s "$TMP/pid1" ] && kill -CONT "$(cat "$TMP/pid1")" 2>/dev/null
 	netns_stop
 }
-cleanup()
-{
-	stop
-	[ -n "${BCS_COST_KEEP:-}" ] && echo "daemon_cost: files kept in $TMP" >&2 ||
-		rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-genkey key
 
 # start N ROLE SLICE LEAD [OPTION...]: bcsd-sim node N in namespace $NS-N
 # (netns_join), files in $TMP; its pid in $TMP/pidN.
@@ -161,21 +144,6 @@ start()
 		"$@" > "$TMP/log$n" 2>&1 &
 	echo $! > "$TMP/pid$n"
 	pids+=($!)
-}
-
-# wait_up N: wait at most 10 s for daemons 1..N to say "started:".
-wait_up()
-{
-	local n=$1 up=0
-
-	for _ in $(seq 100); do
-		up=$(grep -l "started:" "$TMP"/log* 2>/dev/null | wc -l)
-		[ "$up" -ge "$n" ] && return 0
-		sleep 0.1
-	done
-	echo "daemon_cost: only $up of $n daemons started" >&2
-	grep -L "started:" "$TMP"/log* | head -3 | xargs -r tail -n 3 >&2
-	return 1
 }
 
 # status FIRST LAST PREFIX: daemons FIRST..LAST's status (bcsd's
@@ -246,7 +214,7 @@ sample()
 # line of results to $TMP/results.
 run()
 {
-	local n=$1 slice=$2 ld total i out job t0 t1
+	local n=$1 slice=$2 ld total i t0 t1
 
 	total=$((n + 1))
 	ld=${lead:-$((2 * slice < 3000 ? 2 * slice : 3000))}
@@ -259,17 +227,9 @@ run()
 	for i in $(seq 2 "$total"); do
 		start "$i" node "$slice" "$ld"
 	done
-	wait_up "$total" || return 1
+	sim_started "$TMP" "$total" 10 || return 1
 	# Two jobs, a row each: the master alternates rows 0 and 1.
-	for _ in 1 2; do
-		job=""
-		for _ in $(seq 50); do
-			out=$(ctl 1 job create 2>&1) && job=$out && break
-			sleep 0.2
-		done
-		[ -n "$job" ] ||
-			{ echo "daemon_cost: job create: $out" >&2; return 1; }
-	done
+	sim_jobs "$TMP/ctl1" 2 || return 1
 	sleep 3
 	quiet_status "$total" "$TMP/q0" || return 1
 	# The master, stopped, skips the slices gone meanwhile: let it.
