@@ -116,23 +116,16 @@ done
 	{ echo "tree_scale: out of range (see --help)" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "tree_scale: must run as root" >&2; exit 2; }
 
-make -s -C "$top/libbcs" && make -s -C "$top/daemon" bcsd-sim &&
-	make -s -C "$top/tools" bcsctl > /dev/null 2>&1 ||
-	{ echo "tree_scale: cannot build bcsd-sim and bcsctl" >&2; exit 1; }
-BCSD=$top/daemon/bcsd-sim
-BCSCTL=$top/tools/bcsctl
 SLICE_US=100000
 PORT0=15400
-OUT=$BUILD/bench
-mkdir -p "$OUT" || exit 1
-# The namespaces of the flat runs as the host tests make them: $TMP,
-# pids, nss, netns_bridge, netns_join and genkey (its EXIT trap is
-# replaced by cleanup below, which can keep the files).
+# The namespaces of the flat runs as the host tests make them, bcsd-sim,
+# the key, the EXIT trap (sim-lib.sh).
 NAME=tree_scale
 NS=bcs-scale-$$
 NET=10.79.0
-# shellcheck source-path=SCRIPTDIR source=../daemon/tests/netns-lib.sh
-. "$top/daemon/tests/netns-lib.sh"
+KEEP=${BCS_SCALE_KEEP:-}
+# shellcheck source-path=SCRIPTDIR source=sim-lib.sh
+. "$top/bench/sim-lib.sh"
 
 # stop: end every daemon (SIGTERM, then SIGKILL after 10 s), delete
 # every namespace.
@@ -159,16 +152,6 @@ stop()
 	done
 	nss=()
 }
-cleanup()
-{
-	stop
-	[ -n "${BCS_SCALE_KEEP:-}" ] && echo "tree_scale: files kept in $TMP" >&2 ||
-		rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-genkey key
 
 # start DIR N NETNS ROLE [OPTION...]: bcsd-sim node N in NETNS, files in
 # DIR; its pid appended to DIR/pids (the line number is N).
@@ -194,20 +177,12 @@ start()
 # start), fails if not all came up.
 wait_up()
 {
-	local dir=$1 n=$2 t0=$3 up=0 end
+	local rc
 
-	end=$((SECONDS + 10 + n / 16))
-	while [ "$SECONDS" -lt "$end" ]; do
-		up=$(grep -l "started:" "$dir"/log* 2>/dev/null | wc -l)
-		[ "$up" -ge "$n" ] && break
-		sleep 0.2
-	done
-	awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f\n", (b - a) / 1e9 }'
-	if [ "$up" -lt "$n" ]; then
-		echo "tree_scale: only $up of $n daemons started:" >&2
-		grep -L "started:" "$dir"/log* | head -3 | xargs tail -n 3 >&2
-		return 1
-	fi
+	sim_started "$1" "$2" $((10 + $2 / 16))
+	rc=$?
+	awk -v a="$3" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f\n", (b - a) / 1e9 }'
+	return $rc
 }
 
 # snap DIR N: daemon N (line N of DIR/pids) writes its counters.
@@ -268,18 +243,9 @@ cpu()
 # line of results to $TMP/results.
 measure()
 {
-	local dir=$1 n=$2 mode=$3 k=$4 start_s=$5 out job t0 t1
+	local dir=$1 n=$2 mode=$3 k=$4 start_s=$5 t0 t1
 
-	for _ in 1 2; do
-		job=""
-		for _ in $(seq 50); do
-			out=$(BCS_CONTROL_SOCKET=$dir/ctl1 timeout 10 \
-			      "$BCSCTL" job create 2>&1) && job=$out && break
-			sleep 0.2
-		done
-		[ -n "$job" ] ||
-			{ echo "tree_scale: job create: $out" >&2; return 1; }
-	done
+	sim_jobs "$dir/ctl1" 2 || return 1
 	sleep 3
 	nacks "$dir" "$n" > "$dir/nacks0"
 	snap "$dir" 1 && cp "$dir/stats1.json" "$dir/m0.json" &&

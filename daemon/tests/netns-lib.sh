@@ -22,9 +22,10 @@ TMP=$(mktemp -d) || exit 1
 pids=()		# processes to end at exit
 nss=()		# namespaces to delete at exit
 
-# netns_cleanup: the EXIT trap.  SIGTERM first, so that no shell's notice
-# of a killed job comes out; SIGKILL for any still there after 5 s.
-netns_cleanup()
+# netns_stop: end every process in $pids, SIGTERM first, so that no
+# shell's notice of a killed job comes out, SIGKILL for any still there
+# after 5 s; delete every namespace in $nss; both lists emptied.
+netns_stop()
 {
 	local p
 
@@ -44,6 +45,14 @@ netns_cleanup()
 	for p in "${nss[@]}"; do
 		ip netns del "$p" 2>/dev/null
 	done
+	pids=()
+	nss=()
+}
+
+# netns_cleanup: the EXIT trap: netns_stop, then $TMP goes.
+netns_cleanup()
+{
+	netns_stop
 	# The daemons' messages, for a caller that reads them after
 	# (test_sanitized.sh: UBSan writes only to stderr).
 	[ -d "${BCS_TEST_KEEP_LOGS:-}" ] &&
