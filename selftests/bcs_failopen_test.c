@@ -364,8 +364,13 @@ TEST_F(failopen, on_watchdog_strobes_never_due)
 	int i;
 
 	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	/*
+	 * Slices of 100 ms: the watchdog's three must outlast parking the
+	 * job in a busy emulated guest, or it fails open before the job is
+	 * seen suspended.
+	 */
 	ASSERT_EQ(0, bt_config(self->fd, BCS_CONFIG_ALL, BCS_MODE_DRIVEN,
-			       10000000, 3, NULL));
+			       100000000, 3, NULL));
 	ASSERT_EQ(0, bt_suspend_row0(self->fd, BT_JOB_A));
 	ASSERT_EQ(0, bt_get_state(self->fd, &st));
 	s.slice = st.slice;
