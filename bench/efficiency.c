@@ -11,7 +11,13 @@
  *   alone     job A alone, no bcs: I_alone, the machine's capacity
  *   cfs       A and B together under plain CFS
  *   bcs SLICE A and B as two bcs jobs in rows 0 and 1, standalone mode
- *             with the given slice (10 ms and 1 ms by default)
+ *             with the given slice (10 ms, 1 ms and 500 us by default)
+ *   bcsd SLICE  with -b BCSD -c BCSCTL -K KEY, the same driven by a real
+ *             bcsd (role both: master and node in one process, on lo):
+ *             started for the run with that slice, the jobs made through
+ *             it (bcsctl job create --row 0 and 1, the master's map
+ *             carried to bcs.ko by its node part), its strobes handed to
+ *             bcs.ko over netlink; stopped after the run
  *   ... nodrain  with -D, the same with the module parameter drain_us at 0:
  *             each switch wakes the new row at once instead of when the
  *             old row has parked
@@ -47,6 +53,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,6 +62,8 @@
 #define MAX_THREADS	256
 #define MAX_SLICES	8
 #define FIFO_PRIO	50
+/* alone, cfs; per slice bcs, bcs nodrain, bcsd, sigstop, freezer. */
+#define NR_CASES	(2 + 5 * MAX_SLICES)
 #define DRAIN_PARAM	"/sys/module/bcs/parameters/drain_us"
 
 struct slot {
@@ -71,18 +80,22 @@ struct opts {
 	unsigned int nr_slices;
 	bool nodrain;			/* -D */
 	bool peers;			/* not -P */
+	const char *bcsd;		/* -b: driven cases */
+	const char *bcsctl;		/* -c */
+	const char *key;		/* -K */
 };
 
 static struct opts opt = {
 	.window_ns = 2 * NSEC_PER_SEC,
 	.warmup_ns = 300 * NSEC_PER_MSEC,
 	.reps = 8,
-	.slices = { 10 * NSEC_PER_MSEC, 1 * NSEC_PER_MSEC },
-	.nr_slices = 2,
+	.slices = { 10 * NSEC_PER_MSEC, 1 * NSEC_PER_MSEC,
+		    500 * NSEC_PER_USEC },
+	.nr_slices = 3,
 	.peers = true,
 };
 
-enum kind { C_ALONE, C_CFS, C_BCS, C_SIGSTOP, C_FREEZER };
+enum kind { C_ALONE, C_CFS, C_BCS, C_BCSD, C_SIGSTOP, C_FREEZER };
 
 struct bench_case {
 	enum kind kind;
@@ -96,6 +109,7 @@ struct bench_case {
 	double user, sys, idle;		/* percent of CPU time */
 	double ctxt, res, cal;		/* per second */
 	double secs;			/* measured windows */
+	double daemon;			/* bcsd's CPU time in them, s */
 	unsigned int runs;
 	/* (A+B)/I_alone of each run, in millionths. */
 	struct bench_samples ratio;
@@ -208,6 +222,142 @@ static void peer_stop(struct peer *p)
 	}
 	bench_cgroup_close(&p->cg[0]);
 	bench_cgroup_close(&p->cg[1]);
+}
+
+static void check(int err, const char *what);
+
+/*
+ * The driven cases: bcsd (role both) on lo, its control socket and log
+ * in /tmp, no tree, no fill (it would move the jobs out of their rows),
+ * no dumps.  The lead is 3 ms, or 2.5 slices where that is shorter (it
+ * must stay under 4 slices).
+ */
+#define BCSD_SOCK	"/tmp/efficiency-bcsd.sock"
+#define BCSD_LOG	"/tmp/efficiency-bcsd.log"
+#define BCSD_WAIT_NS	(30 * NSEC_PER_SEC)
+
+static pid_t bcsd_start(uint64_t slice_ns)
+{
+	uint64_t slice_us = slice_ns / NSEC_PER_USEC, end;
+	uint64_t lead_us = slice_us * 5 / 2 < 3000 ? slice_us * 5 / 2 : 3000;
+	char a_key[512], a_slice[64], a_lead[64];
+	struct stat sb;
+	pid_t pid;
+	int fd;
+
+	snprintf(a_key, sizeof(a_key), "--key_file=%s", opt.key);
+	snprintf(a_slice, sizeof(a_slice), "--slice_us=%llu",
+		 (unsigned long long)slice_us);
+	snprintf(a_lead, sizeof(a_lead), "--lead_us=%llu",
+		 (unsigned long long)lead_us);
+	unlink(BCSD_SOCK);
+	pid = fork();
+	if (pid < 0)
+		bench_die("fork");
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		fd = open(BCSD_LOG, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execl(opt.bcsd, opt.bcsd, "-f", "/dev/null", "--role=both",
+		      "--node_id=1", "--interface=lo", a_key, a_slice, a_lead,
+		      "--fill=0", "--jobs_dir=", "--stats_file=",
+		      "--mpi_dir=/tmp/efficiency-bcsd-mpi",
+		      "--control_socket=" BCSD_SOCK, (char *)NULL);
+		_exit(127);
+	}
+	end = bench_now() + BCSD_WAIT_NS;
+	while (stat(BCSD_SOCK, &sb)) {
+		if (bench_now() > end || waitpid(pid, NULL, WNOHANG) == pid)
+			bench_die("bcsd did not start (see " BCSD_LOG ")");
+		bench_sleep_ns(10 * NSEC_PER_MSEC);
+	}
+	return pid;
+}
+
+/* A process's CPU time, user and system, in seconds (0 if unknown). */
+static double proc_cpu(pid_t pid)
+{
+	unsigned long long ut, st;
+	char path[64], buf[1024], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	/* Fields 14 and 15, counted after the command's closing ')'. */
+	if (!p || !(p = strrchr(buf, ')')) ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		   "%llu %llu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* SIGTERM, and wait (bounded) until it has gone. */
+static void bcsd_stop(pid_t pid)
+{
+	uint64_t end = bench_now() + BCSD_WAIT_NS;
+
+	kill(pid, SIGTERM);
+	while (waitpid(pid, NULL, WNOHANG) != pid) {
+		if (bench_now() > end) {
+			fprintf(stderr, "warning: bcsd did not stop: killed\n");
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return;
+		}
+		bench_sleep_ns(10 * NSEC_PER_MSEC);
+	}
+}
+
+/*
+ * A cluster job in @row through bcsd: bcsctl job create --row ROW, again
+ * (bounded) while bcsd has not yet heard its own master's first strobe.
+ */
+static uint32_t bcsd_job_create(unsigned int row)
+{
+	uint64_t end = bench_now() + BCSD_WAIT_NS;
+	char cmd[1024], line[64];
+	unsigned long id;
+	FILE *f;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "BCS_CONTROL_SOCKET=%s %s job create "
+		 "--row %u 2>>%s", BCSD_SOCK, opt.bcsctl, row, BCSD_LOG);
+	for (;;) {
+		f = popen(cmd, "r");
+		if (!f)
+			bench_die("popen");
+		if (!fgets(line, sizeof(line), f))
+			line[0] = '\0';
+		st = pclose(f);
+		id = strtoul(line, NULL, 10);
+		if (!st && id)
+			return (uint32_t)id;
+		if (bench_now() > end)
+			bench_die("%s: failed (status %d)", cmd, st);
+		bench_sleep_ns(50 * NSEC_PER_MSEC);
+	}
+}
+
+/* Attach once bcsd's node part has made the job in bcs.ko (bounded). */
+static void bcsd_attach(uint32_t job, pid_t pid)
+{
+	uint64_t end = bench_now() + BCSD_WAIT_NS;
+	uint32_t nr = 0;
+	int err;
+
+	while ((err = bench_attach(bcs_fd, job, pid, &nr)) == -ENOENT &&
+	       bench_now() < end)
+		bench_sleep_ns(10 * NSEC_PER_MSEC);
+	check(err, "ATTACH (bcsd's job)");
+	if (nr != opt.threads)
+		fprintf(stderr, "warning: job %u has %u tasks\n", job, nr);
 }
 
 static void spin(struct slot *slot)
@@ -373,8 +523,8 @@ static double run_case(struct bench_case *c, double i_alone, bool print)
 	uint32_t job_a = 0, job_b = 0, nr;
 	struct peer peer = { .kind = c->kind, .slice_ns = c->slice_ns };
 	bool is_peer = c->kind == C_SIGSTOP || c->kind == C_FREEZER;
-	pid_t pa, pb = 0;
-	double a, b, scale;
+	pid_t pa, pb = 0, bcsd = 0;
+	double a, b, scale, cpu0 = 0;
 	uint64_t end;
 
 	memset(slots, 0, 2 * opt.threads * sizeof(*slots));
@@ -399,6 +549,15 @@ static double run_case(struct bench_case *c, double i_alone, bool print)
 		check(bench_config(bcs_fd, BCS_MODE_STANDALONE, c->slice_ns,
 				   0), "CONFIG standalone");
 	}
+	if (c->kind == C_BCSD) {
+		if (c->drain_us)
+			set_drain(c->drain_us);
+		bcsd = bcsd_start(c->slice_ns);
+		job_a = bcsd_job_create(0);
+		job_b = bcsd_job_create(1);
+		bcsd_attach(job_a, pa);
+		bcsd_attach(job_b, pb);
+	}
 	if (is_peer) {
 		c->why = peer_start(&peer, pa, pb);
 		if (c->why)
@@ -410,8 +569,15 @@ static double run_case(struct bench_case *c, double i_alone, bool print)
 		peer_run_until(&peer, end);
 	else
 		bench_sleep_until(end);
-	if (c->kind == C_BCS)
+	if (c->kind == C_BCS || c->kind == C_BCSD)
 		check(bench_get_state(bcs_fd, &st0), "GET_STATE");
+	if (c->kind == C_BCSD && (st0.mode != BCS_MODE_DRIVEN ||
+				  st0.driver_pid != bcsd))
+		fprintf(stderr, "warning: %s: bcs.ko in mode %u, driver %d, "
+			"not bcsd %d\n", c->name, st0.mode, st0.driver_pid,
+			bcsd);
+	if (bcsd)
+		cpu0 = proc_cpu(bcsd);
 	sys_counters(&sc0);
 	t0 = bench_now();
 	a0 = job_sum(sa);
@@ -430,8 +596,16 @@ static double run_case(struct bench_case *c, double i_alone, bool print)
 	a1 = job_sum(sa);
 	b1 = pb ? job_sum(sb) : 0;
 	sys_counters(&sc1);
-	if (c->kind == C_BCS) {
+	if (c->kind == C_BCS || c->kind == C_BCSD) {
 		check(bench_get_state(bcs_fd, &st1), "GET_STATE");
+		if (bcsd)
+			c->daemon += proc_cpu(bcsd) - cpu0;
+		/*
+		 * bcsd leaves its jobs in bcs.ko when it stops (a restarted
+		 * one adopts them), and bcs.ko goes off as its driver goes.
+		 */
+		if (bcsd)
+			bcsd_stop(bcsd);
 		check(bench_config(bcs_fd, BCS_MODE_OFF, 0, 0), "CONFIG off");
 		bench_job_destroy(bcs_fd, job_a);
 		bench_job_destroy(bcs_fd, job_b);
@@ -487,13 +661,16 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-k THREADS] [-t WINDOW_MS] [-r REPS] "
-		"[-s SLICE_US[,SLICE_US...]] [-D] [-P] [-v]\n"
+		"[-s SLICE_US[,SLICE_US...]] [-D] [-P]\n"
+		"          [-b BCSD -c BCSCTL -K KEY_FILE] [-v]\n"
 		"  -k  threads per job (online CPUs)\n"
 		"  -t  measured window per case in ms (2000)\n"
 		"  -r  repetitions of every case, interleaved (8)\n"
-		"  -s  bcs slices in us (10000,1000)\n"
+		"  -s  bcs slices in us (10000,1000,500)\n"
 		"  -D  also every slice with drain_us 0 (new row woken at once)\n"
 		"  -P  leave out the peers (SIGSTOP and freezer gang schedulers)\n"
+		"  -b  also every slice driven by this bcsd (role both, on lo),\n"
+		"      the jobs made with this bcsctl (-c), the cluster key -K\n"
 		"  -v  print every run\n", prog);
 	exit(2);
 }
@@ -519,7 +696,7 @@ static void parse_slices(const char *arg)
 
 int main(int argc, char **argv)
 {
-	struct bench_case cases[2 + 4 * MAX_SLICES];
+	struct bench_case cases[NR_CASES];
 	unsigned int d;
 	FILE *f;
 	unsigned int nr_cases, i, rep;
@@ -528,7 +705,7 @@ int main(int argc, char **argv)
 	double i_alone;
 	int c;
 
-	while ((c = getopt(argc, argv, "k:t:r:s:DPvh")) != -1) {
+	while ((c = getopt(argc, argv, "k:t:r:s:DPb:c:K:vh")) != -1) {
 		switch (c) {
 		case 'k':
 			opt.threads = (unsigned int)strtoul(optarg, NULL, 0);
@@ -555,6 +732,15 @@ int main(int argc, char **argv)
 		case 'P':
 			opt.peers = false;
 			break;
+		case 'b':
+			opt.bcsd = optarg;
+			break;
+		case 'c':
+			opt.bcsctl = optarg;
+			break;
+		case 'K':
+			opt.key = optarg;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -562,7 +748,7 @@ int main(int argc, char **argv)
 			usage(argv[0]);
 		}
 	}
-	if (optind != argc)
+	if (optind != argc || (opt.bcsd && (!opt.bcsctl || !opt.key)))
 		usage(argv[0]);
 	if (!opt.threads)
 		opt.threads = bench_nr_cpus();
@@ -574,7 +760,7 @@ int main(int argc, char **argv)
 		bench_die("mmap");
 
 	memset(cases, 0, sizeof(cases));
-	for (i = 0; i < 2 + 4 * MAX_SLICES; i++)
+	for (i = 0; i < NR_CASES; i++)
 		bench_samples_init(&cases[i].ratio, opt.reps);
 	cases[0].kind = C_ALONE;
 	strcpy(cases[0].name, "alone");
@@ -607,6 +793,17 @@ int main(int argc, char **argv)
 				snprintf(k->name, sizeof(k->name), "bcs %g ms%s",
 					 (double)opt.slices[i] / 1e6,
 					 d ? " nodrain" : "");
+			}
+			if (opt.bcsd) {
+				struct bench_case *k = &cases[nr_cases++];
+
+				k->kind = C_BCSD;
+				k->slice_ns = opt.slices[i];
+				if (opt.nodrain)
+					k->drain_us = drain_loaded;
+				snprintf(k->name, sizeof(k->name),
+					 "bcsd %g ms",
+					 (double)opt.slices[i] / 1e6);
 			}
 		}
 	}
@@ -694,7 +891,7 @@ int main(int argc, char **argv)
 			snprintf(missed, sizeof(missed), "%llu",
 				 (unsigned long long)k->missed);
 		}
-		if (k->kind == C_BCS)
+		if (k->kind == C_BCS || k->kind == C_BCSD)
 			snprintf(cuts, sizeof(cuts), "%llu",
 				 (unsigned long long)k->cuts);
 		printf("  %-17s %6.1f %6.1f %6.1f %9.0f %9.0f %9.0f %10s %9s "
@@ -707,6 +904,15 @@ int main(int argc, char **argv)
 		if (cases[i].late)
 			printf("  %s: %llu late switches\n", cases[i].name,
 			       (unsigned long long)cases[i].late);
+	for (i = 2; i < nr_cases; i++) {
+		struct bench_case *k = &cases[i];
+
+		if (k->kind != C_BCSD || !k->runs)
+			continue;
+		printf("  %s: bcsd's own CPU time %.1f %% of the window, %.0f us "
+		       "per slice\n", k->name, 100.0 * k->daemon / k->secs,
+		       1e6 * k->daemon / (k->secs * 1e9 / k->slice_ns));
+	}
 	for (i = 2; i < nr_cases; i++) {
 		struct bench_case *k = &cases[i];
 		double loss;

@@ -8,6 +8,9 @@
 # switch_cost, efficiency and dist_overhead, unloads the module, and
 # writes everything to $BCS_OUT/bench.txt as well as to the console.
 #
+# efficiency also runs its driven cases (bcsd SLICE) when bcsd and bcsctl
+# are built: bcsd with role both on lo, a fresh key in /tmp.
+#
 # Extra arguments for the programs can be given in SWITCH_COST_ARGS,
 # EFFICIENCY_ARGS and DIST_OVERHEAD_ARGS (set by run.sh).  The benchmarks
 # never fail on timings: the exit status is non-zero only if something
@@ -73,7 +76,20 @@ run()
 	fi
 	# shellcheck disable=SC2086
 	if [ -z "$only" ] || [ "$only" = efficiency ]; then
+		bcsd=$BCS_SRC/daemon/bcsd
+		key=/tmp/efficiency-bcsd.key
+		rm -f "$key"
+		if [ -x "$bcsd" ] && [ -x "$BCS_SRC/tools/bcsctl" ] &&
+		   ip link set lo up && "$bcsd" --genkey "$key"; then
+			ef_args="$ef_args -b $bcsd -c $BCS_SRC/tools/bcsctl -K $key"
+		else
+			echo "efficiency: no bcsd: driven cases left out"
+		fi
 		run "$bin/efficiency" $ef_args || rc=1
+		if [ -s /tmp/efficiency-bcsd.log ]; then
+			echo "bcsd's log (last lines):"
+			tail -n 20 /tmp/efficiency-bcsd.log
+		fi
 	fi
 	# shellcheck disable=SC2086
 	if [ -z "$only" ] || [ "$only" = dist_overhead ]; then

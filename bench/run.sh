@@ -77,6 +77,11 @@ fi
 
 bcs_load_kernels
 make -C "$top/bench" BUILD="$BUILD" >&2
+# efficiency's driven cases run the real bcsd and bcsctl.
+if [ -z "$only" ] || [ "$only" = efficiency ]; then
+	make -C "$top/daemon" bcsd >&2
+	make -C "$top/tools" bcsctl >&2
+fi
 
 # The guest gets SWITCH_COST_ARGS / EFFICIENCY_ARGS / DIST_OVERHEAD_ARGS
 # through the command line: run-vm.sh gives the command a clean
