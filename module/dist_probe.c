@@ -10,10 +10,18 @@
  * distribution is enabled, and dist_linger_ms after (10 s).  The probe
  * runs for every task switch in the system with a run queue lock held and
  * interrupts off: an untracked task costs a hash of its task_struct pointer
- * and one load from bcs_dist_filter, a small table counting the tracked
- * tasks by that hash; only a task whose slot is not 0 is looked up in
- * bcs_dist_hash.  A tracked task's state changes under its own raw lock,
- * taken inside the run queue lock and never around anything else.
+ * and one load from bcs_dist_filter, a small table that holds, by that
+ * hash, the tracker of the one tracked task there (BCS_DIST_MANY if
+ * several share the slot: only then is bcs_dist_hash walked).  A tracked
+ * task's state changes under its own raw lock, taken inside the run queue
+ * lock and never around anything else.
+ *
+ * The fast path of a tracked switch: one clock read for both tasks, the
+ * tracker straight from its slot (no second hash, no list walk), the
+ * task's lock by its inline fast path (interrupts are off: no preemption
+ * count to keep), and the histograms updated inline.  Nothing the probe
+ * writes is shared between CPUs but the trackers of the two tasks it
+ * switches: the filter is written only by the ioctls, under bcs_dist_lock.
  *
  * When a sleep ended is not taken from the sched_wakeup tracepoint (a
  * second probe on every wake-up in the system) but, when the task next
@@ -59,15 +67,28 @@
 
 #define BCS_DIST_FILTER_BITS	10
 
+/* A filter slot shared by several active trackers: walk the hash. */
+#define BCS_DIST_MANY	((struct bcs_dist_task *)1UL)
+
 u32 bcs_dist_nr_active;				/* bcs_dist_lock */
-static DEFINE_HASHTABLE(bcs_dist_hash, 10);	/* bcs_dist_lock, RCU */
-static u16 bcs_dist_filter[1 << BCS_DIST_FILTER_BITS];	/* bcs_dist_lock */
+/* Same bits as the filter: a slot's trackers are in the bucket it names. */
+static DEFINE_HASHTABLE(bcs_dist_hash, BCS_DIST_FILTER_BITS); /* lock, RCU */
+/*
+ * The active trackers by the hash of their task pointer: how many
+ * (bcs_dist_count) and, for the probe, which (bcs_dist_filter: NULL for
+ * none, the tracker for one, BCS_DIST_MANY for more).  Both change under
+ * bcs_dist_lock; the probe reads bcs_dist_filter under RCU (interrupts
+ * off), and a tracker it finds there stays allocated until a grace period
+ * after it left the hash (bcs_dist_free_fn()).
+ */
+static struct bcs_dist_task *bcs_dist_filter[1 << BCS_DIST_FILTER_BITS];
+static u16 bcs_dist_count[1 << BCS_DIST_FILTER_BITS];
 static struct tracepoint *bcs_tp_switch;
 static bool bcs_dist_registered;		/* bcs_dist_mutex */
 
-static inline u16 *bcs_dist_slot(const struct task_struct *t)
+static __always_inline u32 bcs_dist_slot(const struct task_struct *t)
 {
-	return &bcs_dist_filter[hash_ptr((void *)t, BCS_DIST_FILTER_BITS)];
+	return hash_ptr((void *)t, BCS_DIST_FILTER_BITS);
 }
 
 /* Context: bcs_dist_lock or RCU (the probes: preemption off). */
@@ -75,16 +96,73 @@ struct bcs_dist_task *bcs_dist_find(const struct task_struct *t)
 {
 	struct bcs_dist_task *tr;
 
-	hash_for_each_possible_rcu(bcs_dist_hash, tr, hash, (unsigned long)t)
+	hlist_for_each_entry_rcu(tr, &bcs_dist_hash[bcs_dist_slot(t)], hash)
 		if (tr->task == t)
 			return tr;
 	return NULL;
 }
 
+/*
+ * The tracker of @t from its filter slot @tr, if active when the slot was
+ * read (the probe checks @active again under the tracker's lock).  RCU.
+ */
+static __always_inline struct bcs_dist_task *
+bcs_dist_probe_find(struct bcs_dist_task *tr, const struct task_struct *t)
+{
+	if (unlikely(tr == BCS_DIST_MANY))
+		return bcs_dist_find(t);
+	return tr->task == t ? tr : NULL;
+}
+
+/* Set filter slot @i from its count.  bcs_dist_lock held. */
+static void bcs_dist_filter_set(u32 i)
+{
+	struct bcs_dist_task *tr, *one = NULL;
+
+	if (bcs_dist_count[i] == 1) {
+		hlist_for_each_entry(tr, &bcs_dist_hash[i], hash)
+			if (tr->active) {
+				one = tr;
+				break;
+			}
+	}
+	if (bcs_dist_count[i] > 1 || (bcs_dist_count[i] && !one))
+		one = BCS_DIST_MANY;
+	/* The tracker is initialised: publish it, as the hash did. */
+	smp_store_release(&bcs_dist_filter[i], one);
+}
+
+/*
+ * The probe's lock of a tracker.  Interrupts are off, so preemption needs
+ * no count, and the fast path inline spares two calls per task; kernels
+ * that debug locks take the lock as everywhere else.
+ */
+static __always_inline void bcs_dist_probe_lock(struct bcs_dist_task *tr)
+	__acquires(&tr->lock)
+{
+#if defined(CONFIG_DEBUG_SPINLOCK) || defined(CONFIG_DEBUG_LOCK_ALLOC) || \
+	defined(CONFIG_PREEMPT_RT)
+	raw_spin_lock(&tr->lock);
+#else
+	do_raw_spin_lock(&tr->lock);
+#endif
+}
+
+static __always_inline void bcs_dist_probe_unlock(struct bcs_dist_task *tr)
+	__releases(&tr->lock)
+{
+#if defined(CONFIG_DEBUG_SPINLOCK) || defined(CONFIG_DEBUG_LOCK_ALLOC) || \
+	defined(CONFIG_PREEMPT_RT)
+	raw_spin_unlock(&tr->lock);
+#else
+	do_raw_spin_unlock(&tr->lock);
+#endif
+}
+
 /* Make @tr, of task @tr->task, found by the probes.  bcs_dist_lock held. */
 void bcs_dist_hash_add(struct bcs_dist_task *tr)
 {
-	hash_add_rcu(bcs_dist_hash, &tr->hash, (unsigned long)tr->task);
+	hlist_add_head_rcu(&tr->hash, &bcs_dist_hash[bcs_dist_slot(tr->task)]);
 }
 
 /* No longer: @tr's task has gone.  bcs_dist_lock held. */
@@ -93,7 +171,7 @@ void bcs_dist_hash_del(struct bcs_dist_task *tr)
 	hash_del_rcu(&tr->hash);
 }
 
-static void bcs_hist_add(struct bcs_dist_hist *h, u64 v)
+static __always_inline void bcs_hist_add(struct bcs_dist_hist *h, u64 v)
 {
 	h->buckets[bcs_hist_index(v, h->sub_bits)]++;
 	if (!h->count || v < h->min)
@@ -107,11 +185,17 @@ static void bcs_hist_add(struct bcs_dist_hist *h, u64 v)
 	}
 }
 
-/* Count @v in @tr's histogram of metric @m, if enabled.  @tr->lock held. */
-void bcs_dist_record(struct bcs_dist_task *tr, u32 m, u64 v)
+static __always_inline void bcs_dist_record_inline(struct bcs_dist_task *tr,
+						   u32 m, u64 v)
 {
 	if ((tr->metrics & BIT(m)) && tr->hist[m])
 		bcs_hist_add(tr->hist[m], v);
+}
+
+/* Count @v in @tr's histogram of metric @m, if enabled.  @tr->lock held. */
+void bcs_dist_record(struct bcs_dist_task *tr, u32 m, u64 v)
+{
+	bcs_dist_record_inline(tr, m, v);
 }
 
 /*
@@ -119,7 +203,7 @@ void bcs_dist_record(struct bcs_dist_task *tr, u32 m, u64 v)
  * reading behind @tr->since (another CPU's clock) closes it at
  * @tr->since, so that the intervals still add up to the time tracked.
  */
-static u64 bcs_dist_account(struct bcs_dist_task *tr, u64 now)
+static inline u64 bcs_dist_account(struct bcs_dist_task *tr, u64 now)
 {
 	u64 d = now > tr->since ? now - tr->since : 0;
 
@@ -136,8 +220,8 @@ static u64 bcs_dist_account(struct bcs_dist_task *tr, u64 now)
  * task moved to another CPU's queue as a wait ended there), and the one
  * still open.  No more than the interval of the sleep.
  */
-static u64 bcs_dist_queued(const struct bcs_dist_task *tr,
-			   const struct task_struct *p, u64 now)
+static inline u64 bcs_dist_queued(const struct bcs_dist_task *tr,
+				  const struct task_struct *p, u64 now)
 {
 	u64 w = bcs_task_run_delay(p) - tr->run_delay;
 	u64 q = bcs_task_last_queued(p);
@@ -153,12 +237,13 @@ static u64 bcs_dist_queued(const struct bcs_dist_task *tr,
 	return min(w, d);
 }
 
-static void bcs_dist_out(struct bcs_dist_task *tr, struct task_struct *p,
-			 bool preempt, unsigned int prev_state, u64 now)
+static __always_inline void bcs_dist_out(struct bcs_dist_task *tr,
+					 struct task_struct *p, bool preempt,
+					 unsigned int prev_state, u64 now)
 {
 	bool was_running;
 
-	raw_spin_lock(&tr->lock);
+	bcs_dist_probe_lock(tr);
 	if (!tr->active)
 		goto out;
 	was_running = tr->state == BCS_DIST_BURST;
@@ -177,69 +262,77 @@ static void bcs_dist_out(struct bcs_dist_task *tr, struct task_struct *p,
 		tr->run_delay = bcs_task_run_delay(p);
 	} else {
 		tr->state = BCS_DIST_BLOCKED;
-		bcs_dist_record(tr, BCS_DIST_BURST, tr->burst_ns);
+		bcs_dist_record_inline(tr, BCS_DIST_BURST, tr->burst_ns);
 		tr->bursts++;
 		tr->burst_ns = 0;
 		tr->run_delay = bcs_task_run_delay(p);
 	}
 out:
-	raw_spin_unlock(&tr->lock);
+	bcs_dist_probe_unlock(tr);
 }
 
-static void bcs_dist_in(struct bcs_dist_task *tr, struct task_struct *p,
-			u64 now)
+static __always_inline void bcs_dist_in(struct bcs_dist_task *tr,
+					struct task_struct *p, u64 now)
 {
 	u32 s;
 	u64 d;
 
-	raw_spin_lock(&tr->lock);
+	bcs_dist_probe_lock(tr);
 	if (!tr->active)
 		goto out;
 	s = tr->state;
 	/* A sleep ended when the task was first queued again. */
 	if (s == BCS_DIST_BLOCKED || s == BCS_DIST_SUSPENDED) {
 		d = bcs_dist_account(tr, now - bcs_dist_queued(tr, p, now));
-		bcs_dist_record(tr, s, d);
+		bcs_dist_record_inline(tr, s, d);
 		tr->state = BCS_DIST_WAIT;
 	}
 	d = bcs_dist_account(tr, now);
 	if (tr->state == BCS_DIST_WAIT)
-		bcs_dist_record(tr, BCS_DIST_WAIT, d);
+		bcs_dist_record_inline(tr, BCS_DIST_WAIT, d);
 	tr->state = BCS_DIST_BURST;
 out:
-	raw_spin_unlock(&tr->lock);
+	bcs_dist_probe_unlock(tr);
 }
 
-/* Out of line: the probe's own test stays a few instructions. */
-static noinline void bcs_dist_switch(bool preempt, struct task_struct *prev,
-				     struct task_struct *next,
-				     unsigned int prev_state)
+/*
+ * Out of line: the probe's own test stays a few instructions.  @ptr and
+ * @ntr are the filter slots of @prev and @next, one of them not NULL.
+ * One clock read serves both tasks.
+ */
+static noinline notrace void bcs_dist_switch(struct bcs_dist_task *ptr,
+					     struct bcs_dist_task *ntr,
+					     bool preempt,
+					     struct task_struct *prev,
+					     struct task_struct *next,
+					     unsigned int prev_state)
 {
-	struct bcs_dist_task *tr;
-	u64 now = 0;
+	u64 now;
 
-	if (READ_ONCE(*bcs_dist_slot(prev))) {
-		tr = bcs_dist_find(prev);
-		if (tr) {
-			now = bcs_dist_now();
-			bcs_dist_out(tr, prev, preempt, prev_state, now);
-		}
-	}
-	if (READ_ONCE(*bcs_dist_slot(next))) {
-		tr = bcs_dist_find(next);
-		if (tr)
-			bcs_dist_in(tr, next, now ?: bcs_dist_now());
-	}
+	if (ptr)
+		ptr = bcs_dist_probe_find(ptr, prev);
+	if (ntr)
+		ntr = bcs_dist_probe_find(ntr, next);
+	if (!ptr && !ntr)
+		return;
+	now = bcs_dist_now();
+	if (ptr)
+		bcs_dist_out(ptr, prev, preempt, prev_state, now);
+	if (ntr)
+		bcs_dist_in(ntr, next, now);
 }
 
-static void bcs_dist_probe_switch(void *data, bool preempt,
-				  struct task_struct *prev,
-				  struct task_struct *next,
-				  unsigned int prev_state)
+static notrace void bcs_dist_probe_switch(void *data, bool preempt,
+					  struct task_struct *prev,
+					  struct task_struct *next,
+					  unsigned int prev_state)
 {
-	if (unlikely(READ_ONCE(*bcs_dist_slot(prev)) ||
-		     READ_ONCE(*bcs_dist_slot(next))))
-		bcs_dist_switch(preempt, prev, next, prev_state);
+	struct bcs_dist_task *ptr, *ntr;
+
+	ptr = READ_ONCE(bcs_dist_filter[bcs_dist_slot(prev)]);
+	ntr = READ_ONCE(bcs_dist_filter[bcs_dist_slot(next)]);
+	if (unlikely((unsigned long)ptr | (unsigned long)ntr))
+		bcs_dist_switch(ptr, ntr, preempt, prev, next, prev_state);
 }
 
 /*
@@ -271,7 +364,8 @@ void bcs_dist_activate(struct bcs_dist_task *tr, u64 now)
 	tr->run_delay = bcs_task_run_delay(t);
 	tr->burst_ns = 0;
 	tr->active = true;
-	(*bcs_dist_slot(t))++;
+	bcs_dist_count[bcs_dist_slot(t)]++;
+	bcs_dist_filter_set(bcs_dist_slot(t));
 	bcs_dist_nr_active++;
 }
 
@@ -281,7 +375,8 @@ void bcs_dist_deactivate(struct bcs_dist_task *tr, u64 now)
 	bcs_dist_account(tr, now);
 	tr->tracked_ns += tr->since - tr->period_start;
 	tr->active = false;
-	(*bcs_dist_slot(tr->task))--;
+	bcs_dist_count[bcs_dist_slot(tr->task)]--;
+	bcs_dist_filter_set(bcs_dist_slot(tr->task));
 	bcs_dist_nr_active--;
 }
 
