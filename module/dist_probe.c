@@ -24,13 +24,18 @@
  * switches: the filter is written only by the ioctls, under bcs_dist_lock.
  *
  * When a sleep ended is not taken from the sched_wakeup tracepoint (a
- * second probe on every wake-up in the system) but, when the task next
- * runs, from what the scheduler itself keeps of its run-queue waits
- * (CONFIG_SCHED_INFO, task_struct.sched_info): the waits counted in
- * run_delay since the sleep began, and the wait still open since
- * last_queued, which sched_info_arrive() folds in only after the probe.
- * The sleep is the rest of the interval.  A kernel without SCHED_INFO
- * counts the wait after a sleep as part of the sleep.
+ * second probe on every wake-up in the system) but from what the
+ * scheduler itself keeps of its run-queue waits (CONFIG_SCHED_INFO,
+ * task_struct.sched_info): the waits counted in run_delay since the sleep
+ * began.  The last of them, still open since last_queued when the task
+ * is switched in, sched_info_arrive() folds in only after the probe; so
+ * the switch-in keeps the interval of the sleep and its wait (@woke_ns)
+ * and bcs_dist_settle() splits it at the task's next event (its
+ * switch-out, a read, a change of its metrics), when run_delay has it:
+ * no second clock read in the probe.  A reader on another CPU that comes
+ * between the switch-in and sched_info_arrive() reads the open wait with
+ * local_clock().  The sleep is the rest of the interval.  A kernel without
+ * SCHED_INFO counts the wait after a sleep as part of the sleep.
  *
  * A task parked by bcs sleeps in park.c with bcs_task.parked set: its
  * sleep is suspended time, any other sleep is blocked time.  Preemptions
@@ -179,7 +184,8 @@ static __always_inline void bcs_hist_add(struct bcs_dist_hist *h, u64 v)
 	if (v > h->max)
 		h->max = v;
 	h->count++;
-	if (h->saturated || check_add_overflow(h->sum, v, &h->sum)) {
+	/* Saturated, @sum is U64_MAX: adding overflows again or adds 0. */
+	if (unlikely(check_add_overflow(h->sum, v, &h->sum))) {
 		h->sum = U64_MAX;
 		h->saturated = true;
 	}
@@ -215,26 +221,51 @@ static inline u64 bcs_dist_account(struct bcs_dist_task *tr, u64 now)
 }
 
 /*
- * How long the sleeping task @p has waited on run queues since its sleep
- * began, at @now: the waits the scheduler has counted since (it counts a
- * task moved to another CPU's queue as a wait ended there), and the one
- * still open.  No more than the interval of the sleep.
+ * How long task @p has waited on run queues since its sleep began, the
+ * sleep and its wait @d long: the waits the scheduler has counted since
+ * (it counts a task moved to another CPU's queue as a wait ended there),
+ * and the one still open, if any.  No more than @d.
  */
-static inline u64 bcs_dist_queued(const struct bcs_dist_task *tr,
-				  const struct task_struct *p, u64 now)
+static __always_inline u64 bcs_dist_waited(const struct bcs_dist_task *tr,
+					   const struct task_struct *p, u64 d)
 {
 	u64 w = bcs_task_run_delay(p) - tr->run_delay;
 	u64 q = bcs_task_last_queued(p);
-	u64 d = now > tr->since ? now - tr->since : 0;
 	u64 rq_now;
 
-	/* @q is of this CPU's run queue clock, which local_clock() reads. */
-	if (q) {
+	/* @q is of its run queue's clock, which local_clock() reads. */
+	if (unlikely(q)) {
 		rq_now = local_clock();
 		if (rq_now > q)
 			w += rq_now - q;
 	}
 	return min(w, d);
+}
+
+/*
+ * Split the sleep that ended at @tr's last switch-in, if not yet: the
+ * wait after it is recorded, the sleep is the rest.  @tr->lock held.
+ */
+static __always_inline void bcs_dist_settle_inline(struct bcs_dist_task *tr,
+						   const struct task_struct *p)
+{
+	u32 s = tr->woke;
+	u64 w;
+
+	if (likely(s == BCS_DIST_BURST))
+		return;
+	w = bcs_dist_waited(tr, p, tr->woke_ns);
+	tr->time[s] += tr->woke_ns - w;
+	bcs_dist_record_inline(tr, s, tr->woke_ns - w);
+	tr->time[BCS_DIST_WAIT] += w;
+	bcs_dist_record_inline(tr, BCS_DIST_WAIT, w);
+	tr->woke = BCS_DIST_BURST;
+}
+
+/* For dist_ctx.c and dist_ioctl.c: @tr active, @tr->lock held. */
+void bcs_dist_settle(struct bcs_dist_task *tr)
+{
+	bcs_dist_settle_inline(tr, tr->task);
 }
 
 static __always_inline void bcs_dist_out(struct bcs_dist_task *tr,
@@ -246,6 +277,7 @@ static __always_inline void bcs_dist_out(struct bcs_dist_task *tr,
 	bcs_dist_probe_lock(tr);
 	if (!tr->active)
 		goto out;
+	bcs_dist_settle_inline(tr, p);
 	was_running = tr->state == BCS_DIST_BURST;
 	bcs_dist_account(tr, now);
 	/*
@@ -280,16 +312,21 @@ static __always_inline void bcs_dist_in(struct bcs_dist_task *tr,
 	bcs_dist_probe_lock(tr);
 	if (!tr->active)
 		goto out;
+	bcs_dist_settle_inline(tr, p);
 	s = tr->state;
-	/* A sleep ended when the task was first queued again. */
+	d = now > tr->since ? now - tr->since : 0;
+	tr->since += d;
 	if (s == BCS_DIST_BLOCKED || s == BCS_DIST_SUSPENDED) {
-		d = bcs_dist_account(tr, now - bcs_dist_queued(tr, p, now));
-		bcs_dist_record_inline(tr, s, d);
-		tr->state = BCS_DIST_WAIT;
+		/* The sleep and its wait: bcs_dist_settle() splits them. */
+		tr->woke = s;
+		tr->woke_ns = d;
+	} else {
+		tr->time[s] += d;
+		if (s == BCS_DIST_BURST)
+			tr->burst_ns += d;
+		else
+			bcs_dist_record_inline(tr, BCS_DIST_WAIT, d);
 	}
-	d = bcs_dist_account(tr, now);
-	if (tr->state == BCS_DIST_WAIT)
-		bcs_dist_record_inline(tr, BCS_DIST_WAIT, d);
 	tr->state = BCS_DIST_BURST;
 out:
 	bcs_dist_probe_unlock(tr);
@@ -362,6 +399,7 @@ void bcs_dist_activate(struct bcs_dist_task *tr, u64 now)
 	if (!tr->start_ns)
 		tr->start_ns = now;
 	tr->run_delay = bcs_task_run_delay(t);
+	tr->woke = BCS_DIST_BURST;
 	tr->burst_ns = 0;
 	tr->active = true;
 	bcs_dist_count[bcs_dist_slot(t)]++;
@@ -372,6 +410,7 @@ void bcs_dist_activate(struct bcs_dist_task *tr, u64 now)
 /* Stop tracking @tr at @now.  bcs_dist_lock and @tr->lock held. */
 void bcs_dist_deactivate(struct bcs_dist_task *tr, u64 now)
 {
+	bcs_dist_settle(tr);
 	bcs_dist_account(tr, now);
 	tr->tracked_ns += tr->since - tr->period_start;
 	tr->active = false;
