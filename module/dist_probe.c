@@ -142,27 +142,14 @@ static void bcs_dist_filter_set(u32 i)
  * no count, and the fast path inline spares two calls per task; kernels
  * that debug locks take the lock as everywhere else.
  */
-static __always_inline void bcs_dist_probe_lock(struct bcs_dist_task *tr)
-	__acquires(&tr->lock)
-{
 #if defined(CONFIG_DEBUG_SPINLOCK) || defined(CONFIG_DEBUG_LOCK_ALLOC) || \
 	defined(CONFIG_PREEMPT_RT)
-	raw_spin_lock(&tr->lock);
+#define bcs_dist_probe_lock(tr)		raw_spin_lock(&(tr)->lock)
+#define bcs_dist_probe_unlock(tr)	raw_spin_unlock(&(tr)->lock)
 #else
-	do_raw_spin_lock(&tr->lock);
+#define bcs_dist_probe_lock(tr)		do_raw_spin_lock(&(tr)->lock)
+#define bcs_dist_probe_unlock(tr)	do_raw_spin_unlock(&(tr)->lock)
 #endif
-}
-
-static __always_inline void bcs_dist_probe_unlock(struct bcs_dist_task *tr)
-	__releases(&tr->lock)
-{
-#if defined(CONFIG_DEBUG_SPINLOCK) || defined(CONFIG_DEBUG_LOCK_ALLOC) || \
-	defined(CONFIG_PREEMPT_RT)
-	raw_spin_unlock(&tr->lock);
-#else
-	do_raw_spin_unlock(&tr->lock);
-#endif
-}
 
 /* Make @tr, of task @tr->task, found by the probes.  bcs_dist_lock held. */
 void bcs_dist_hash_add(struct bcs_dist_task *tr)
