@@ -52,7 +52,7 @@ struct bcs_dist_task {
 	bool charged;			/* counted in bcs_dist_users */
 	raw_spinlock_t lock;
 	/* lock; @active and @metrics also bcs_dist_lock to change. */
-	bool active;			/* counted in bcs_dist_filter */
+	bool active;			/* in bcs_dist_count, bcs_dist_filter */
 	bool gone;			/* left its job */
 	u32 metrics;			/* 1 << enum bcs_dist_metric */
 	u32 state;			/* enum bcs_dist_metric */
