@@ -52,7 +52,7 @@ struct bcs_dist_task {
 	bool charged;			/* counted in bcs_dist_users */
 	raw_spinlock_t lock;
 	/* lock; @active and @metrics also bcs_dist_lock to change. */
-	bool active;			/* counted in bcs_dist_filter */
+	bool active;			/* in bcs_dist_count, bcs_dist_filter */
 	bool gone;			/* left its job */
 	u32 metrics;			/* 1 << enum bcs_dist_metric */
 	u32 state;			/* enum bcs_dist_metric */
@@ -60,6 +60,14 @@ struct bcs_dist_task {
 	u64 period_start;		/* CLOCK_MONOTONIC: @active began */
 	u64 start_ns;			/* CLOCK_MONOTONIC: first tracked */
 	u64 run_delay;			/* of the task when its sleep began */
+	/*
+	 * The sleep that ended at the last switch-in, to split into the
+	 * sleep and the wait after it once the scheduler has counted that
+	 * wait (bcs_dist_settle()): its state, BCS_DIST_BURST for none, and
+	 * its length with the wait.
+	 */
+	u32 woke;
+	u64 woke_ns;
 	u64 tracked_ns;			/* of the periods that ended */
 	u64 time[BCS_DIST_METRICS];
 	u64 burst_ns;			/* CPU time of the burst so far */

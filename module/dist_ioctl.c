@@ -203,6 +203,8 @@ static int bcs_dist_enable_one(struct bcs_dist_ctx *ctx, struct bcs_task *bt,
 		p->used_tr++;
 	}
 	raw_spin_lock(&tr->lock);
+	/* A sleep not yet split goes to the histograms of its time. */
+	bcs_dist_settle(tr);
 	for (m = 0; m < BCS_DIST_METRICS; m++) {
 		h = tr->hist[m];
 		if (!(ctl->metrics & BIT(m)) || (h && h->sub_bits == ctl->sub_bits))
@@ -239,6 +241,7 @@ static void bcs_dist_disable_one(struct bcs_dist_task *tr, u32 metrics,
 				 u64 now)
 {
 	raw_spin_lock(&tr->lock);
+	bcs_dist_settle(tr);
 	tr->metrics &= ~metrics;
 	if (tr->active && !tr->metrics)
 		bcs_dist_deactivate(tr, now);
@@ -838,6 +841,7 @@ int bcs_dist_read(struct bcs_dist_read *rd)
 		}
 	}
 	raw_spin_lock_irqsave(&tr->lock, flags);
+	bcs_dist_settle(tr);
 	bcs_dist_fill_totals(tr, &rd->totals, bcs_dist_now());
 	if (h) {
 		memcpy(counts, h->buckets, nr * sizeof(*counts));

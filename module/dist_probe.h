@@ -21,6 +21,7 @@ struct bcs_dist_task *bcs_dist_find(const struct task_struct *t);
 void bcs_dist_hash_add(struct bcs_dist_task *tr);
 void bcs_dist_hash_del(struct bcs_dist_task *tr);
 void bcs_dist_record(struct bcs_dist_task *tr, u32 m, u64 v);
+void bcs_dist_settle(struct bcs_dist_task *tr);
 void bcs_dist_activate(struct bcs_dist_task *tr, u64 now);
 void bcs_dist_deactivate(struct bcs_dist_task *tr, u64 now);
 int bcs_dist_probes(bool want);

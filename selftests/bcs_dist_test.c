@@ -375,6 +375,75 @@ TEST_F(dist, wait_after_a_sleep_is_not_a_sleep)
 	EXPECT_LE(ROUNDS / 2, h->count);
 }
 
+/*
+ * The probe splits a sleep into the sleep and the wait after it only at
+ * the task's next event, when the scheduler has counted that wait; a read
+ * is such an event.  A task that reads its own distributions right after
+ * each sleep finds the sleep just ended counted, and the four totals
+ * adding up to the time tracked.
+ */
+#define SELF_ROUNDS	40
+
+struct self_sh {
+	volatile int go;
+	volatile int done;
+	volatile int rounds;
+	volatile int counted;
+	volatile int whole;
+};
+
+static void read_own(int fd, struct self_sh *sh)
+{
+	struct timespec ts = { 0, 2 * NS_MS };
+	struct bcs_hist_header *h = malloc(HIST_ROOM);
+	struct bcs_dist_read rd;
+	uint64_t last = 0;
+	int i;
+
+	while (!sh->go)
+		bt_sleep_ms(1);
+	for (i = 0; h && i < SELF_ROUNDS; i++) {
+		nanosleep(&ts, NULL);
+		if (dist_read(fd, BT_JOB_A, getpid(), BCS_DIST_BLOCKED, h,
+			      HIST_ROOM, &rd))
+			break;
+		if (i && h->count > last)
+			sh->counted++;
+		if (identity_holds(&rd.totals))
+			sh->whole++;
+		last = h->count;
+		sh->rounds++;
+	}
+	sh->done = 1;
+	for (;;)
+		pause();
+}
+
+TEST_F(dist, own_sleep_seen_at_once)
+{
+	struct self_sh *sh;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	fflush(stdout);
+	fflush(stderr);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (!self->child)
+		read_own(self->fd, sh);
+	ASSERT_EQ(0, dist_ctl(self->fd, BT_JOB_A, BCS_DIST_ENABLE,
+			      BCS_DIST_ALL, 4, NULL, 0));
+	ASSERT_EQ(0, bt_attach(self->fd, BT_JOB_A, self->child, 0, NULL));
+	sh->go = 1;
+	EXPECT_TRUE(WAIT_UNTIL(sh->done, 20 * BT_WAIT_MS));
+	EXPECT_EQ(SELF_ROUNDS, sh->rounds);
+	/* Most sleeps end a burst (see rhythm_in_the_right_buckets). */
+	EXPECT_LE((SELF_ROUNDS - 1) * 9 / 10, sh->counted);
+	EXPECT_EQ(SELF_ROUNDS, sh->whole);
+	munmap((void *)sh, sizeof(*sh));
+}
+
 #define LINGER_PARAM	"/sys/module/bcs/parameters/dist_linger_ms"
 
 /* dist_linger_ms: 0 .. 600000, changed at run time. */
