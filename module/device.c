@@ -159,7 +159,7 @@ static long bcs_ioc_strobe(struct file *file, unsigned long arg)
 	err = bcs_copy_arg(&req, sizeof(req), arg);
 	if (err)
 		return err;
-	if (!bcs_zero(req.reserved))
+	if (req.reserved)
 		return -EINVAL;
 	return bcs_strobe_submit(&req, BCS_SLICE_INJECTED, &drv);
 }

@@ -76,6 +76,10 @@ static int bcs_check_strobe(const struct bcs_strobe *req)
 	}
 	if ((req->flags & BCS_STROBE_EXPIRE) && (req->flags & BCS_STROBE_NEXT))
 		return -EINVAL;
+	/* Plans are not switched yet: refused as unknown. */
+	if ((req->flags & BCS_STROBE_PLAN) || req->plan_rows ||
+	    req->plan_slices)
+		return -EINVAL;
 	if (req->slice_ns && (req->slice_ns < BCS_SLICE_NS_MIN ||
 			      req->slice_ns > BCS_SLICE_NS_MAX))
 		return -EINVAL;

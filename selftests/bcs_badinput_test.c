@@ -87,8 +87,9 @@ static const struct ioc_desc iocs[] = {
 	/* A next_row without BCS_STROBE_PREDICT is refused like a reserved word. */
 	{ "STROBE", BCS_IOC_STROBE, sizeof(struct bcs_strobe),
 	  { offsetof(struct bcs_strobe, next_row),
-	    RSV64(struct bcs_strobe, reserved, 0),
-	    RSV64(struct bcs_strobe, reserved, 1) }, { 4, 8, 8 }, 3,
+	    offsetof(struct bcs_strobe, plan_rows),
+	    offsetof(struct bcs_strobe, plan_slices),
+	    offsetof(struct bcs_strobe, reserved) }, { 4, 8, 4, 4 }, 4,
 	  offsetof(struct bcs_strobe, flags), ~BCS_STROBE_FLAGS },
 	/* struct bcs_state is filled in: its reserved words are outputs. */
 	{ "GET_STATE", BCS_IOC_GET_STATE, sizeof(struct bcs_state),

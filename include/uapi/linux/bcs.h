@@ -84,6 +84,34 @@
  * later one, never displaces a strobe, and does not feed the watchdog.  Not
  * with BCS_STROBE_NEXT (-EINVAL); ignored in standalone mode.
  *
+ * Plans (BCS_STROBE_PLAN, driven mode)
+ * ------------------------------------
+ * The matrix changes rarely, so a driver may send one strobe for many
+ * slices: a *plan* of @plan_slices slices (1 to BCS_PLAN_SLICES_MAX).
+ * Slice i of the plan (0 <= i < @plan_slices) is slice @slice + i, due at
+ * @deadline_ns + i * the slice length (@slice_ns, or the current length if
+ * 0), and runs row r(i): r(0) = @row, r(i) = bcs_row_next(@plan_rows,
+ * r(i - 1)), or @row in every slice if @plan_rows is 0 (bit r of
+ * @plan_rows: row r is a home row of the driver's map; bcsd's master picks
+ * each slice's row by the same rule).  bcs.ko switches the planned slices
+ * off its own clock, each a switch of the driver's (not a prediction):
+ *  - a later strobe or plan replaces whatever of the current plan is due at
+ *    or after its own first slice (the rest is dropped, not counted missed),
+ *    so a driver cuts a plan short by sending the next one early, and a
+ *    map change takes effect at the slice the driver names, on every node
+ *    that has the new plan;
+ *  - a node never runs past its plan: the watchdog counts from the end of
+ *    the plan (its last slice), not from its strobe; with
+ *    BCS_STROBE_EXPIRE the last planned slice's row expires as a strobe's
+ *    does;
+ *  - the whole plan must end by BCS_DEADLINE_NS_MAX (-ERANGE) and its first
+ *    deadline is checked as a strobe's; BCS_STROBE_PLAN cannot be combined
+ *    with BCS_STROBE_NOW, BCS_STROBE_NEXT or BCS_STROBE_PREDICT (-EINVAL);
+ *    @plan_slices out of range is -ERANGE; @plan_rows and @plan_slices
+ *    must be 0 without the flag (-EINVAL).
+ * In standalone mode a plan is validated and only its first slice is used,
+ * as an injected strobe.
+ *
  * Permissions
  * -----------
  * /dev/bcs is world-accessible.  Creating and placing jobs, changing the
@@ -331,7 +359,9 @@
  *                    BCS_A_SLICE_NS, BCS_A_FLAGS optional; BCS_A_NEXT_ROW
  *                    optional, the prediction of BCS_STROBE_PREDICT (the
  *                    attribute sets the flag; the flag without it is
- *                    -EINVAL).
+ *                    -EINVAL); BCS_A_PLAN_SLICES optional, a plan (sets
+ *                    BCS_STROBE_PLAN the same way), with BCS_A_PLAN_ROWS
+ *                    (optional, 0 if absent; -EINVAL without a plan).
  * BCS_CMD_WINDOW     (admin) with BCS_A_WINDOW_FROM and BCS_A_WINDOW_TO,
  *                    arm the slice window as BCS_WINDOW_ARM does (same
  *                    errors); with neither, disarm it; one without the
@@ -405,6 +435,8 @@
  * could ever hold strobes, BCS_STROBE_QUEUE slices of the longest length.
  */
 #define BCS_STROBE_AHEAD_MAX_NS	(BCS_STROBE_QUEUE * BCS_SLICE_NS_MAX)
+/* The most slices one strobe may plan (BCS_STROBE_PLAN). */
+#define BCS_PLAN_SLICES_MAX	4096U
 
 /*
  * Shared rules, pure functions that bcs.ko and user space (bcsd's master)
@@ -529,8 +561,10 @@ struct bcs_config {
 #define BCS_STROBE_NEXT		(1U << 1)	/* standalone: next row */
 #define BCS_STROBE_PREDICT	(1U << 2)	/* @next_row is a prediction */
 #define BCS_STROBE_EXPIRE	(1U << 3)	/* its rows end with their slices */
+#define BCS_STROBE_PLAN		(1U << 4)	/* @plan_slices slices (Plans) */
 #define BCS_STROBE_FLAGS	(BCS_STROBE_NOW | BCS_STROBE_NEXT | \
-				 BCS_STROBE_PREDICT | BCS_STROBE_EXPIRE)
+				 BCS_STROBE_PREDICT | BCS_STROBE_EXPIRE | \
+				 BCS_STROBE_PLAN)
 
 /* BCS_IOC_STROBE */
 struct bcs_strobe {
@@ -546,7 +580,13 @@ struct bcs_strobe {
 	__u32 next_row;		/* with BCS_STROBE_PREDICT: the row of slice
 				 * @slice + 1, < BCS_ROWS_MAX; else 0
 				 */
-	__u64 reserved[2];	/* must be 0 */
+	__u64 plan_rows;	/* with BCS_STROBE_PLAN: the home rows the plan
+				 * steps through (bit r: row r); else 0
+				 */
+	__u32 plan_slices;	/* with BCS_STROBE_PLAN: slices planned, 1 to
+				 * BCS_PLAN_SLICES_MAX; else 0
+				 */
+	__u32 reserved;		/* must be 0 */
 };
 
 /* BCS_IOC_GET_STATE */
@@ -938,6 +978,8 @@ enum bcs_attr {
 	BCS_A_JOB_END,		/* u32, enum bcs_job_end */
 	BCS_A_DIST_TASKS,	/* u32 */
 	BCS_A_EVENT_SEQ,	/* u64 */
+	BCS_A_PLAN_SLICES,	/* u32, a plan: BCS_STROBE_PLAN */
+	BCS_A_PLAN_ROWS,	/* u64, with BCS_A_PLAN_SLICES only */
 	__BCS_A_MAX,
 };
 
