@@ -134,6 +134,7 @@ static const struct bcsd_part {
 	{ is_node,	filler_init,	filler_exit },
 	{ NULL,		probe_init,	probe_exit },
 	{ NULL,		ctl_init,	ctl_exit },
+	{ NULL,		metrics_init,	metrics_exit },
 };
 
 /* Started, or that failed to: the parts to stop. */
@@ -207,6 +208,7 @@ static int run(struct bcsd *d)
 		if (bcsd_dump) {
 			bcsd_dump = 0;
 			stats_write(d);
+			metrics_write(d);
 		}
 	}
 	return 0;

@@ -15,6 +15,7 @@
 #include "core/dispatch.h"
 #include "core/followed.h"
 #include "core/loop.h"
+#include "core/metrics.h"
 #include "core/net.h"
 #include "core/rx.h"
 #include "core/stats.h"
@@ -83,6 +84,7 @@ struct bcsd {
 	struct bcsd_rx rx;
 	struct bcsd_handlers dispatch[__BCSP_TYPE_MAX];
 	struct bcsd_stats stats;	/* the sections the parts registered */
+	struct bcsd_metrics metrics;
 	struct bcsd_followed followed;	/* rx.c, and master.c when active */
 	struct bcsd_view view;
 	struct bcsd_global global;	/* master.c records, ctl.c reads */

@@ -12,7 +12,9 @@
 #     dh-dkms and lintian for `make deb`, Slurm and munge (the SPANK
 #     plugin builds against libslurm-dev; the cluster test runs
 #     slurmctld, slurmd and munged in the guests, with their own
-#     configuration and state, not the host's));
+#     configuration and state, not the host's), and prometheus for its
+#     promtool, which checks bcsd's metrics file (daemon/tests/test_metrics.sh;
+#     a test tool only, no dependency of the build or the packages));
 #   - the two guest kernel image packages, downloaded (not installed: the
 #     host keeps its own kernel) and unpacked into
 #     $BCS_CACHE/kernels/<release>/;
@@ -72,7 +74,8 @@ packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
 	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2
 	clang libclang-rt-dev python3
 	debhelper dh-dkms lintian
-	libslurm-dev slurm-wlm munge"
+	libslurm-dev slurm-wlm munge
+	prometheus"
 
 missing=""
 for p in $packages; do

@@ -198,6 +198,10 @@ const struct cfg_opt cfg_opts[] = {
 		 "0: notices, 1: info, 2: debug"),
 	OPT_STR(stats_file, "",
 		"write counters here as JSON on SIGUSR1 and at exit"),
+	OPT_STR(metrics_file, "",
+		"write the counters and state here in the Prometheus text format (for node_exporter's textfile collector: a name ending in .prom) every metrics_interval_ms and on SIGUSR1; removed at exit (empty: none)"),
+	OPT_UINT(metrics_interval_ms, "15000", 1000, HOUR_MS,
+		 "how often metrics_file is written (ms)"),
 };
 
 const unsigned int cfg_nr_opts = sizeof(cfg_opts) / sizeof(cfg_opts[0]);

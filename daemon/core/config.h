@@ -114,6 +114,8 @@ struct cfg {
 	enum cfg_log log;
 	uint32_t verbose;
 	char stats_file[CFG_STR_MAX];
+	char metrics_file[CFG_STR_MAX];
+	uint32_t metrics_interval_ms;
 
 	uint64_t from_cmdline;		/* bit i: option i was given there */
 };
