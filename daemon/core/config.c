@@ -28,6 +28,7 @@
 #define RCVBUF_KB_MAX		65536U
 #define VERBOSE_MAX		2U
 #define TREE_RETRIES_MAX	16U
+#define RETENTION_DAYS_MAX	36500U
 
 /*
  * The offset of field @f of struct cfg, which must be of type @T: a
@@ -179,6 +180,8 @@ const struct cfg_opt cfg_opts[] = {
 		 "node: the dumps' budget refills at this many KB a second"),
 	OPT_UINT(dump_job_ms, "10000", 0, HOUR_MS,
 		 "node: a job is dumped at most once in this many ms when its last task ends (its dump when destroyed is limited by the budget alone)"),
+	OPT_UINT(retention_days, "30", 0, RETENTION_DAYS_MAX,
+		 "node: remove the dumps in jobs_dir, and the MPI statistics files and directories of jobs gone in mpi_dir, older than this many days, checked every hour (0: keep them)"),
 	OPT_STR(mpi_dir, "/run/bcs/mpi",
 		"node: the MPI statistics of jobs, BCS_MPI_DIR of their processes: a directory JOB per job with tasks here, the job's user's, with the control file JOB.control (bcsctl stats enable --mpi) bcsd's"),
 	OPT_UINT(mpi_gather_interval_ms, "5000", 0, HOUR_MS,

@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "libbcs/bcs.h"
@@ -57,6 +58,7 @@
 #include "node/collect.h"
 #include "core/loop.h"
 #include "node/mpidir.h"
+#include "node/retention.h"
 
 static void control_remove(struct bcsd *d, uint32_t job)
 {
@@ -456,6 +458,55 @@ static int job_owner(const struct bcsd *d, uint32_t job, uid_t *uid)
 	return mpidir_owner(d->cfg.mpi_dir, job, uid);
 }
 
+/* Are job @job's MPI files in use: a job of ours here, or with tasks? */
+static bool job_live(void *arg, uint32_t job)
+{
+	const struct bcsd *d = arg;
+	const struct bcsd_collect *co = &d->collect;
+	uint32_t i;
+
+	for (i = 0; i < d->local.nr_jobs; i++)
+		if (d->local.jobs[i] == job)
+			return true;
+	for (i = 0; co->mpi_ready && i < co->nr_mpi_ready; i++)
+		if (co->mpi_ready[i].job == job)
+			return true;
+	return false;
+}
+
+/*
+ * Retention (retention.h): a pass every hour, the first at start, a
+ * step of bounded work at each tick until it is done; its failures said
+ * once a pass.
+ */
+static void retention_tick(struct bcsd *d, void *arg)
+{
+	struct bcsd_collect *co = &d->collect;
+	struct retention *r = &co->retention;
+	uint64_t now = now_mono_ms(), removed = r->removed;
+
+	(void)arg;
+	if (!r->active) {
+		if (now < co->retention_next_ms)
+			return;
+		co->retention_next_ms = now + RETENTION_PERIOD_MS;
+		retention_start(r, time(NULL) -
+				(time_t)d->cfg.retention_days * 86400);
+	}
+	retention_step(r);
+	d->cnt.retention_removed = r->removed;
+	d->cnt.retention_failed = r->failed;
+	if (r->removed != removed)
+		pr_debug("retention: %llu file(s) removed in all",
+			 (unsigned long long)r->removed);
+	if (!r->active && r->failed != co->retention_said) {
+		pr_warn("retention_days: %llu old file(s) not removed; the last: %s",
+			(unsigned long long)(r->failed - co->retention_said),
+			r->err);
+		co->retention_said = r->failed;
+	}
+}
+
 int collect_init(struct bcsd *d)
 {
 	bool tightened;
@@ -481,6 +532,19 @@ int collect_init(struct bcsd *d)
 		if (!d->collect.mpi_ready || loop_on_tick(d, mpi_tick, NULL))
 			return -1;
 	}
+	if (gethostname(d->collect.host, sizeof(d->collect.host) - 1) ||
+	    !d->collect.host[0] || strchr(d->collect.host, '/'))
+		snprintf(d->collect.host, sizeof(d->collect.host), "node%u",
+			 d->node_id);
+	if (d->cfg.retention_days) {
+		d->collect.retention.jobs_dir = d->cfg.jobs_dir;
+		d->collect.retention.host = d->collect.host;
+		d->collect.retention.mpi_dir = d->cfg.mpi_dir;
+		d->collect.retention.live = job_live;
+		d->collect.retention.live_arg = d;
+		if (loop_on_tick(d, retention_tick, NULL))
+			return -1;
+	}
 	if (!d->cfg.jobs_dir[0])
 		return 0;
 	err = dumpfile_owners_init(&d->collect.owners);
@@ -489,10 +553,6 @@ int collect_init(struct bcsd *d)
 	dump_budget_init(&d->collect.budget, d->cfg.dump_burst_kb,
 			 d->cfg.dump_rate_kb, d->cfg.dump_job_ms,
 			 now_mono_ms());
-	if (gethostname(d->collect.host, sizeof(d->collect.host) - 1) ||
-	    !d->collect.host[0] || strchr(d->collect.host, '/'))
-		snprintf(d->collect.host, sizeof(d->collect.host), "node%u",
-			 d->node_id);
 	err = dumpfile_dir(d->cfg.jobs_dir, &tightened);
 	if (err)
 		pr_warn("jobs_dir %s: %s: statistics stay in bcs.ko",
@@ -517,6 +577,7 @@ int collect_init(struct bcsd *d)
 
 void collect_exit(struct bcsd *d)
 {
+	retention_stop(&d->collect.retention);
 	dumpfile_owners_free(&d->collect.owners);
 	free(d->collect.mpi_ready);
 	d->collect.mpi_ready = NULL;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "node/dumpfile.h"
+#include "node/retention.h"
 #include "proto/proto.h"
 
 struct bcsd;
@@ -37,6 +38,10 @@ struct bcsd_collect {
 		uint64_t until_ms;
 	} *mpi_ready;
 	uint32_t nr_mpi_ready;
+	/* Aging of jobs_dir and mpi_dir (retention_days): a pass per hour. */
+	struct retention retention;
+	uint64_t retention_next_ms;	/* the next pass */
+	uint64_t retention_said;	/* failures logged so far */
 };
 
 int collect_init(struct bcsd *d);

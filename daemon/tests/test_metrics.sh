@@ -42,7 +42,47 @@ until_file()
 
 sim_start 1 both --priority=200 --failover_slices=2 \
 	--metrics_file="$TMP/m1.prom" --metrics_interval_ms=1000
-sim_start 2 node --metrics_file="$TMP/m2.prom" --metrics_interval_ms=1000
+# What node2's retention pass finds at start (retention_days 30): of
+# each pair, the first is older than 30 days and goes, the rest stay.
+H=$(hostname)
+old()
+{
+	touch -h -d "40 days ago" "$@"
+}
+mkdir -m 0711 "$TMP/jobs2" && mkdir -m 0755 "$TMP/mpi2" "$TMP/victim" &&
+	cd "$TMP/jobs2" && touch "101-$H.json" "102-$H.json" "103-elsewhere.json" \
+		notes.txt "104-$H.json.Ab12Cd" ../target &&
+	ln -s ../target "105-$H.json" &&
+	old "101-$H.json" "103-elsewhere.json" notes.txt "104-$H.json.Ab12Cd" \
+		../target "105-$H.json" &&
+	cd "$TMP/mpi2" && mkdir 201 202 203 .stale.206.1.2 &&
+	touch 201/201.h.0.1.bcsmpi 201/201.control 202/202.h.0.1.bcsmpi \
+		202/202.h.1.2.bcsmpi 203/203.h.0.1.bcsmpi 203/keep.txt \
+		204.control 205.h.0.1.bcsmpi .stale.206.1.2/206.h.0.1.bcsmpi \
+		"$TMP/victim/207.h.0.1.bcsmpi" &&
+	chown -R 65534 201 &&
+	ln -s "$TMP/victim" 207 &&
+	old 201/* 202/202.h.0.1.bcsmpi 203/* 204.control 205.h.0.1.bcsmpi \
+		.stale.206.1.2/* "$TMP/victim"/* "$TMP/victim" 207 &&
+	old 201 202 203 .stale.206.1.2 && cd "$top/daemon" || exit 1
+sim_start 2 node --metrics_file="$TMP/m2.prom" --metrics_interval_ms=1000 \
+	--mpi_dir="$TMP/mpi2"
+until_stat 2 retention_removed -ge 12 10
+check $? "node2's retention pass removes 12 old files and directories ($(val 2 retention_removed))"
+gone=""
+kept=""
+for f in "jobs2/101-$H.json" "jobs2/104-$H.json.Ab12Cd" "jobs2/105-$H.json" \
+	 mpi2/201 mpi2/202/202.h.0.1.bcsmpi mpi2/203/203.h.0.1.bcsmpi \
+	 mpi2/204.control mpi2/205.h.0.1.bcsmpi mpi2/.stale.206.1.2; do
+	[ -e "$TMP/$f" ] || [ -L "$TMP/$f" ] && kept="$kept $f"
+done
+for f in "jobs2/102-$H.json" jobs2/103-elsewhere.json jobs2/notes.txt \
+	 target mpi2/202/202.h.1.2.bcsmpi mpi2/203/keep.txt mpi2/207 \
+	 victim/207.h.0.1.bcsmpi; do
+	[ -e "$TMP/$f" ] || [ -L "$TMP/$f" ] || gone="$gone $f"
+done
+[ -z "$kept$gone" ] && [ "$(val 2 retention_failed)" = 0 ]
+check $? "old files of bcsd's names go, the rest stay, no link followed${kept:+ (kept:$kept)}${gone:+ (gone:$gone)}"
 until_stat 2 strobes_forwarded -ge 5 10
 check $? "node2 hands strobes to its stand-in"
 
