@@ -180,6 +180,8 @@ const struct cfg_opt cfg_opts[] = {
 		 "node: the dumps' budget refills at this many KB a second"),
 	OPT_UINT(dump_job_ms, "10000", 0, HOUR_MS,
 		 "node: a job is dumped at most once in this many ms when its last task ends (its dump when destroyed is limited by the budget alone)"),
+	OPT_STR(jobs_copy_dir, "",
+		"node: copy each job's dump here (a shared directory) when the job is destroyed, off the loop, as JOB-HOST.json (empty: no copies)"),
 	OPT_UINT(retention_days, "30", 0, RETENTION_DAYS_MAX,
 		 "node: remove the dumps in jobs_dir, and the MPI statistics files and directories of jobs gone in mpi_dir, older than this many days, checked every hour (0: keep them)"),
 	OPT_STR(mpi_dir, "/run/bcs/mpi",

@@ -103,6 +103,7 @@ struct cfg {
 	uint32_t dump_burst_kb;
 	uint32_t dump_rate_kb;
 	uint32_t dump_job_ms;
+	char jobs_copy_dir[CFG_STR_MAX];
 	uint32_t retention_days;
 	char mpi_dir[CFG_STR_MAX];
 	uint32_t mpi_gather_interval_ms;

@@ -59,6 +59,7 @@
 #include "core/loop.h"
 #include "node/mpidir.h"
 #include "node/retention.h"
+#include "node/jobcopy.h"
 
 static void control_remove(struct bcsd *d, uint32_t job)
 {
@@ -193,6 +194,9 @@ static void job_ended(struct bcsd *d, const struct bcs_job_ended *e)
 		(unsigned int)owner);
 	if (e->reason != BCS_JOB_END_DESTROYED)
 		return;
+	/* Its last dump, to the shared directory: queued, never waited. */
+	if (d->collect.copying)
+		jobcopy_queue(&d->collect.copy, path, owner);
 	err = bcs_dist_ctl(d->bcs, e->job, BCS_DIST_RELEASE, 0, 0, NULL, 0);
 	if (err && err != -ENOENT)
 		pr_warn("job %u: statistics not released: %s", e->job,
@@ -458,6 +462,22 @@ static int job_owner(const struct bcsd *d, uint32_t job, uid_t *uid)
 	return mpidir_owner(d->cfg.mpi_dir, job, uid);
 }
 
+/* The copies to jobs_copy_dir counted, their failures said once. */
+static void copy_tick(struct bcsd *d, void *arg)
+{
+	uint64_t failed;
+	char err[256];
+
+	(void)arg;
+	jobcopy_counts(&d->collect.copy, &d->cnt.dump_copies, &failed, err,
+		       sizeof(err));
+	if (failed == d->cnt.dump_copies_failed)
+		return;
+	pr_warn("jobs_copy_dir: %llu dump(s) not copied: %s",
+		(unsigned long long)(failed - d->cnt.dump_copies_failed), err);
+	d->cnt.dump_copies_failed = failed;
+}
+
 /* Are job @job's MPI files in use: a job of ours here, or with tasks? */
 static bool job_live(void *arg, uint32_t job)
 {
@@ -560,6 +580,18 @@ int collect_init(struct bcsd *d)
 	else if (tightened)
 		pr_warn("jobs_dir %s: others could list or write it: now mode %o or less",
 			d->cfg.jobs_dir, DUMP_DIR_MODE);
+	if (d->cfg.jobs_copy_dir[0]) {
+		err = jobcopy_start(&d->collect.copy, d->cfg.jobs_copy_dir);
+		if (err) {
+			pr_err("jobs_copy_dir %s: no thread to copy: %s",
+			       d->cfg.jobs_copy_dir, strerror(-err));
+			return err;
+		}
+		d->collect.copying = true;
+		err = loop_on_tick(d, copy_tick, NULL);
+		if (err)
+			return err;
+	}
 	err = bcs_events_open(&d->collect.ev);
 	if (err) {
 		/* An older bcs.ko: bcsd runs on, without dumps. */
@@ -578,6 +610,10 @@ int collect_init(struct bcsd *d)
 void collect_exit(struct bcsd *d)
 {
 	retention_stop(&d->collect.retention);
+	if (d->collect.copying) {
+		jobcopy_stop(&d->collect.copy);
+		d->collect.copying = false;
+	}
 	dumpfile_owners_free(&d->collect.owners);
 	free(d->collect.mpi_ready);
 	d->collect.mpi_ready = NULL;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "node/dumpfile.h"
+#include "node/jobcopy.h"
 #include "node/retention.h"
 #include "proto/proto.h"
 
@@ -42,6 +43,9 @@ struct bcsd_collect {
 	struct retention retention;
 	uint64_t retention_next_ms;	/* the next pass */
 	uint64_t retention_said;	/* failures logged so far */
+	/* The copies of dumps to jobs_copy_dir, by a thread of their own. */
+	struct jobcopy copy;
+	bool copying;			/* its thread started */
 };
 
 int collect_init(struct bcsd *d);

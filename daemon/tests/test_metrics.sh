@@ -65,8 +65,9 @@ mkdir -m 0711 "$TMP/jobs2" && mkdir -m 0755 "$TMP/mpi2" "$TMP/victim" &&
 	old 201/* 202/202.h.0.1.bcsmpi 203/* 204.control 205.h.0.1.bcsmpi \
 		.stale.206.1.2/* "$TMP/victim"/* "$TMP/victim" 207 &&
 	old 201 202 203 .stale.206.1.2 && cd "$top/daemon" || exit 1
+mkdir -m 0755 "$TMP/shared" || exit 1
 sim_start 2 node --metrics_file="$TMP/m2.prom" --metrics_interval_ms=1000 \
-	--mpi_dir="$TMP/mpi2"
+	--mpi_dir="$TMP/mpi2" --jobs_copy_dir="$TMP/shared"
 until_stat 2 retention_removed -ge 12 10
 check $? "node2's retention pass removes 12 old files and directories ($(val 2 retention_removed))"
 gone=""
