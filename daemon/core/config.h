@@ -65,6 +65,8 @@ struct cfg {
 	bool multicast_loop;
 	uint32_t rcvbuf_kb;
 	char key_file[CFG_STR_MAX];
+	char key_file_next[CFG_STR_MAX];	/* accepted too (rotation) */
+	char key_file_old[CFG_STR_MAX];		/* the same */
 	/* The tree of daemons (topo.h). */
 	char nodes_file[CFG_STR_MAX];
 	uint32_t tree_fanout;
@@ -159,6 +161,8 @@ int cfg_read_file(struct cfg *cfg, const char *path, bool must_exist,
 /* The same from stream @f, named @path in messages. */
 int cfg_read_stream(struct cfg *cfg, FILE *f, const char *path, char *err,
 		    size_t errlen);
+/* Does a reload (SIGHUP) apply option @i?  Else it needs a restart. */
+bool cfg_is_live(unsigned int i);
 /* Option @i's value as the file and the command line write it. */
 void cfg_format(const struct cfg *cfg, unsigned int i, char *buf,
 		size_t len);

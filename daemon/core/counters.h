@@ -23,6 +23,7 @@
 	/* core: rx.c */						\
 	X(core, rx, "datagrams received")				\
 	X(core, rx_own, "of them, our own, looped back")		\
+	X(core, rx_key2, "of them, signed with the second key (rotation)") \
 	X(core, strobes_rx, "distinct strobes followed")		\
 	X(core, strobe_copies, "further copies of one, dropped")	\
 	X(core, command_copies, "commands taken before, dropped")	\
