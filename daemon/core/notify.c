@@ -3,7 +3,9 @@
  * The service manager's notifications (notify.h).  bcsd's unit is
  * Type=notify: systemd holds the units ordered after it (slurmd) until
  * READY=1, which bcsd sends once every part has started (the node part
- * drives bcs.ko, the network part has joined the group).  The watchdog
+ * opened bcs.ko, the network part joined the group, the control socket
+ * listens); not once a master is followed: a node comes up, failed open,
+ * while the master is away, and so does slurmd after it.  The watchdog
  * (WatchdogSec=) restarts a bcsd whose loop no longer turns: the pings
  * come from the housekeeping tick, which runs on the loop's wake-ups or
  * its own timer at least every TICK_MS_MAX * 3 / 2 ms, never from a
