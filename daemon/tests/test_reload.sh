@@ -172,21 +172,22 @@ check $? "node3 says it signs with the new key alone"
 # Every slice due in [t0, t1) reached every node, naming one row on all.
 out=$(python3 - "$t0" "$t1" "$TMP"/strobes1 "$TMP"/strobes2 "$TMP"/strobes3 <<'PY'
 import sys
-t0, t1 = int(sys.argv[1]), int(sys.argv[2])
-logs = []
-for path in sys.argv[3:]:
-    rows = {}
-    for line in open(path):
-        slice_, row, deadline, arrival = (int(x) for x in line.split())
-        if t0 <= deadline < t1:
-            rows.setdefault(slice_, set()).add(row)
-    logs.append(rows)
-every = set().union(*(set(r) for r in logs))
-lo, hi = min(every), max(every)
-missing = [len(set(range(lo, hi + 1)) - set(r)) for r in logs]
-bad = [s for s in every if len(set.union(*(r.get(s, set()) for r in logs))) != 1]
-seen = set().union(*(r[s] for r in logs for s in r))
-print(f"slices {lo}..{hi}, missing per node {missing}, {len(bad)} incoherent, rows {sorted(seen)}")
+t0, t1 = map(int, sys.argv[1:3])
+nodes = []     # per node: the (slice, row) pairs due in [t0, t1)
+for name in sys.argv[3:]:
+    with open(name) as f:
+        recs = [tuple(map(int, l.split()[:3])) for l in f if l.strip()]
+    nodes.append({(sl, row) for sl, row, due in recs if t0 <= due < t1})
+slices = {sl for pairs in nodes for sl, _ in pairs}
+lo, hi = min(slices), max(slices)
+missing = [hi - lo + 1 - len({sl for sl, _ in pairs}) for pairs in nodes]
+rows_of = {}
+for pairs in nodes:
+    for sl, row in pairs:
+        rows_of.setdefault(sl, set()).add(row)
+bad = sum(len(r) != 1 for r in rows_of.values())
+seen = set().union(*rows_of.values())
+print(f"slices {lo}..{hi}, missing per node {missing}, {bad} incoherent, rows {sorted(seen)}")
 sys.exit(0 if hi - lo >= 20 and not any(missing) and not bad and seen == {0, 1} else 1)
 PY
 )
