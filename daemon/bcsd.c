@@ -6,8 +6,9 @@
  *
  * This file starts the parts (each registers its descriptors with the
  * loop), runs the loop until a signal stops it, and stops the parts in
- * the reverse order.  Signals only set flags.  The parts and their files
- * are listed in Documentation/design.rst.
+ * the reverse order; SIGHUP reloads the configuration and the keys
+ * (reload()).  Signals only set flags.  The parts and their files are
+ * listed in Documentation/design.rst.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,6 +25,7 @@
 
 #include "bcsd.h"
 #include "core/log.h"
+#include "core/notify.h"
 #include "ctl/ctl.h"
 #include "master/master.h"
 #include "node/node.h"
@@ -37,11 +39,18 @@
 
 static volatile sig_atomic_t bcsd_stop;
 static volatile sig_atomic_t bcsd_dump;
+static volatile sig_atomic_t bcsd_reload;
+
+/* The configuration file, read again on SIGHUP. */
+static const char *conf_path = BCSD_CONF_DEFAULT;
+static bool conf_given;
 
 static void on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		bcsd_dump = 1;
+	else if (sig == SIGHUP)
+		bcsd_reload = 1;
 	else
 		bcsd_stop = 1;
 }
@@ -90,6 +99,48 @@ static void set_realtime(const struct bcsd *d)
 		pr_warn("cannot lock memory: %s", strerror(errno));
 }
 
+/*
+ * The keys of @c: key_file's into @key, the second of a rotation
+ * (key_file_next or key_file_old, never both: a datagram costs at most
+ * two HMACs) into @key2, *@have2 whether there is one.  0, or -1 with
+ * the reason logged; nothing is written then.
+ */
+static int load_keys(const struct cfg *c, uint8_t key[BCSP_KEY_LEN],
+		     uint8_t key2[BCSP_KEY_LEN], bool *have2)
+{
+	const char *second = c->key_file_next[0] ? c->key_file_next :
+			     c->key_file_old;
+	uint8_t k[BCSP_KEY_LEN], k2[BCSP_KEY_LEN];
+	char err[256];
+
+	if (c->key_file_next[0] && c->key_file_old[0]) {
+		pr_err("key_file_next and key_file_old: one at a time (a rotation has two keys, key_file and one of them)");
+		return -1;
+	}
+	if (bcsp_load_key(c->key_file, k, err, sizeof(err))) {
+		if (access(c->key_file, F_OK) && errno == ENOENT)
+			pr_err("cluster key: %s: make one with 'bcsd --genkey %s' and copy it to every node",
+			       err, c->key_file);
+		else
+			pr_err("cluster key: %s", err);
+		return -1;
+	}
+	if (second[0] && bcsp_load_key(second, k2, err, sizeof(err))) {
+		pr_err("second cluster key (%s): %s",
+		       c->key_file_next[0] ? "key_file_next" : "key_file_old",
+		       err);
+		sodium_memzero(k, sizeof(k));
+		return -1;
+	}
+	memcpy(key, k, BCSP_KEY_LEN);
+	*have2 = second[0];
+	if (*have2)
+		memcpy(key2, k2, BCSP_KEY_LEN);
+	sodium_memzero(k, sizeof(k));
+	sodium_memzero(k2, sizeof(k2));
+	return 0;
+}
+
 static bool is_master(const struct bcsd *d)
 {
 	return d->master_role;
@@ -122,6 +173,7 @@ static const struct bcsd_part {
 	void (*exit)(struct bcsd *d);
 } parts[] = {
 	{ NULL,		loop_init,	loop_exit },
+	{ NULL,		notify_init,	NULL },
 	{ NULL,		rx_init,	NULL },
 	{ NULL,		tree_init,	tree_exit },
 	{ NULL,		reduce_init,	reduce_exit },
@@ -143,7 +195,6 @@ static unsigned int nr_started;
 static int setup(struct bcsd *d)
 {
 	const struct bcsd_part *p;
-	char err[256];
 
 	d->cluster = d->cfg.cluster;
 	d->node_id = d->cfg.node_id;
@@ -160,14 +211,8 @@ static int setup(struct bcsd *d)
 		       BCSD_LEAD_SLICES_MAX * d->cfg.slice_us);
 		return -1;
 	}
-	if (bcsp_load_key(d->cfg.key_file, d->key, err, sizeof(err))) {
-		if (access(d->cfg.key_file, F_OK) && errno == ENOENT)
-			pr_err("cluster key: %s: make one with 'bcsd --genkey %s' and copy it to every node",
-			       err, d->cfg.key_file);
-		else
-			pr_err("cluster key: %s", err);
+	if (load_keys(&d->cfg, d->key, d->key2, &d->have_key2))
 		return -1;
-	}
 	/* Sequence numbers start from the clock so a restart never reuses one. */
 	d->net.seq = now_real_ns();
 	d->net.seq_first = d->net.seq;
@@ -181,10 +226,93 @@ static int setup(struct bcsd *d)
 			return -1;
 	}
 	set_realtime(d);
-	pr_notice("started: role %s, node %u, cluster %u, group %s:%u",
+	pr_notice("started: role %s, node %u, cluster %u, group %s:%u%s",
 		  cfg_role_name(d->cfg.role), d->node_id, d->cluster,
-		  d->cfg.group, d->cfg.port);
+		  d->cfg.group, d->cfg.port,
+		  d->have_key2 ? ", a second key accepted" : "");
 	return 0;
+}
+
+/* STATUS= of the unit (systemctl status). */
+static void say_ready(const struct bcsd *d, const char *what,
+		      unsigned int restart)
+{
+	char status[192];
+
+	snprintf(status, sizeof(status),
+		 "%s: role %s, node %u, cluster %u%s%s", what,
+		 cfg_role_name(d->cfg.role), d->node_id, d->cluster,
+		 d->have_key2 ? ", two keys (rotation)" : "",
+		 restart ? ", options changed that need a restart" : "");
+	notify_ready(status);
+}
+
+/*
+ * SIGHUP: read the configuration file again over the command line's
+ * options (which still win), and the key files.  An option a reload can
+ * apply (cfg_is_live()) takes its new value; one that needs a restart
+ * (addresses, role, the parts' sizes) keeps its value, with a warning.
+ * Nothing else stops or starts: the sockets, the jobs and the master
+ * followed stay, so the cluster sees no change but the new values.  The
+ * keys change between two datagrams (one thread): with the rotation's
+ * second key (key_file_next, key_file_old) every daemon accepts both
+ * while they move from one to the other.  A file that cannot be read,
+ * an option or a key refused: nothing changes.
+ */
+static void reload(struct bcsd *d)
+{
+	char err[256], was[CFG_STR_MAX], now[CFG_STR_MAX];
+	uint8_t key[BCSP_KEY_LEN], key2[BCSP_KEY_LEN];
+	unsigned int i, restart = 0;
+	struct cfg n;
+	bool have2;
+
+	notify_reloading();
+	cfg_init(&n);
+	for (i = 0; i < cfg_nr_opts; i++) {
+		if (!(d->cfg.from_cmdline[i / 64] & (1ULL << (i % 64))))
+			continue;
+		cfg_format(&d->cfg, i, was, sizeof(was));
+		if (cfg_set(&n, cfg_opts[i].name, was, true, err, sizeof(err)))
+			abort();	/* a value it took before */
+	}
+	if (cfg_read_file(&n, conf_path, conf_given, err, sizeof(err))) {
+		pr_err("reload: %s: nothing changed", err);
+		goto out;
+	}
+	if (load_keys(&n, key, key2, &have2)) {
+		pr_err("reload: keys refused: nothing changed");
+		goto out;
+	}
+	for (i = 0; i < cfg_nr_opts; i++) {
+		cfg_format(&d->cfg, i, was, sizeof(was));
+		cfg_format(&n, i, now, sizeof(now));
+		if (!strcmp(was, now))
+			continue;
+		if (!cfg_is_live(i)) {
+			pr_warn("reload: %s '%s' -> '%s' needs a restart: still '%s'",
+				cfg_opts[i].name, was, now, was);
+			restart++;
+			continue;
+		}
+		pr_notice("reload: %s '%s' -> '%s'", cfg_opts[i].name, was,
+			  now);
+		if (cfg_set(&d->cfg, cfg_opts[i].name, now, false, err,
+			    sizeof(err)))
+			abort();	/* the same table took it */
+	}
+	memcpy(d->key, key, sizeof(key));
+	memcpy(d->key2, key2, sizeof(key2));
+	d->have_key2 = have2;
+	sodium_memzero(key, sizeof(key));
+	sodium_memzero(key2, sizeof(key2));
+	log_set_verbose((int)d->cfg.verbose);
+	pr_notice("reloaded: keys from %s%s%s; %u option(s) need a restart",
+		  d->cfg.key_file, have2 ? " and " : "",
+		  !have2 ? "" : d->cfg.key_file_next[0] ? d->cfg.key_file_next :
+		  d->cfg.key_file_old, restart);
+out:
+	say_ready(d, "serving", restart);
 }
 
 static void teardown(struct bcsd *d)
@@ -198,10 +326,12 @@ static void teardown(struct bcsd *d)
 	}
 	stats_write(d);
 	sodium_memzero(d->key, sizeof(d->key));
+	sodium_memzero(d->key2, sizeof(d->key2));
 }
 
 static int run(struct bcsd *d)
 {
+	say_ready(d, "serving", 0);
 	while (!bcsd_stop) {
 		if (loop_wait(d))
 			return -1;
@@ -209,6 +339,10 @@ static int run(struct bcsd *d)
 			bcsd_dump = 0;
 			stats_write(d);
 			metrics_write(d);
+		}
+		if (bcsd_reload) {
+			bcsd_reload = 0;
+			reload(d);
 		}
 	}
 	return 0;
@@ -219,8 +353,8 @@ enum { OPT_GENKEY = 1000, OPT_PRINT, OPT_VERSION, OPT_CFG_BASE = 2000 };
 int main(int argc, char **argv)
 {
 	struct option longopts[64 + 8];	/* the options, then bcsd's own */
-	const char *conf = BCSD_CONF_DEFAULT, *genkey_path = NULL;
-	bool conf_given = false, print = false;
+	const char *genkey_path = NULL;
+	bool print = false;
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct bcsd d;
 	char err[256];
@@ -254,7 +388,7 @@ int main(int argc, char **argv)
 		}
 		switch (c) {
 		case 'f':
-			conf = optarg;
+			conf_path = optarg;
 			conf_given = true;
 			break;
 		case 'h':
@@ -286,7 +420,7 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (cfg_read_file(&d.cfg, conf, conf_given, err, sizeof(err))) {
+	if (cfg_read_file(&d.cfg, conf_path, conf_given, err, sizeof(err))) {
 		fprintf(stderr, "bcsd: %s\n", err);
 		return 2;
 	}
@@ -304,6 +438,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	ret = setup(&d) ? 1 : run(&d) ? 1 : 0;
+	notify_stopping();
 	teardown(&d);
 	pr_notice("stopped");
 	return ret;

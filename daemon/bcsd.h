@@ -60,7 +60,10 @@ struct topo_tree;
 struct bcsd {
 	/* Set at start (bcsd.c), read by every part. */
 	struct cfg cfg;
-	uint8_t key[BCSP_KEY_LEN];
+	uint8_t key[BCSP_KEY_LEN];	/* key_file: signs, accepted */
+	/* key_file_next or key_file_old: accepted too (a key rotation). */
+	uint8_t key2[BCSP_KEY_LEN];
+	bool have_key2;
 	uint32_t cluster;
 	uint32_t node_id;
 	bool master_role, node_role;

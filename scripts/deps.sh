@@ -64,7 +64,7 @@ releases=${releases% }
 headers=$(echo "$kernels" | awk '{ print $3 }' | tr '\n' ' ')
 
 packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
-	libnl-3-dev libnl-genl-3-dev libsodium-dev libjson-c-dev
+	libnl-3-dev libnl-genl-3-dev libsodium-dev libjson-c-dev libsystemd-dev
 	linux-source-6.1 linux-headers-amd64 $headers
 	iproute2 nftables kmod cpio xz-utils gzip procps util-linux perl
 	openmpi-bin libopenmpi-dev mpich libmpich-dev

@@ -6,7 +6,8 @@
 #   1. scripts/deb.sh builds them into $BUILD/deb; lintian must find no
 #      error and no warning;
 #   2. apt-get installs them; the programs, the library (through
-#      pkg-config), the cluster key made on first installation, and DKMS's
+#      pkg-config), no cluster key made (postinst says how to install the
+#      cluster's; the test then makes one as the guide does), and DKMS's
 #      bcs.ko for each guest kernel of kernels.env (their headers are
 #      installed by scripts/deps.sh), with modinfo giving bcs's version;
 #   3. reinstalling keeps the key and a changed bcsd.conf, and so does an
@@ -150,8 +151,7 @@ if [ -n "$left" ]; then
 	timeout 900 apt-get purge "${apt_opts[@]}" $left > /dev/null 2>&1
 fi
 rm -f "$key"
-# The key must come from the package: an earlier run's key is gone, so a
-# key after installation is a new one.
+# No key before the installation: the package must make none.
 
 # What is in DKMS's tree and in each kernel's module directory before: DKMS
 # runs depmod, which writes its indexes for a kernel whose image is not
@@ -231,9 +231,14 @@ grep -qx 'ExecStart=/usr/sbin/bcsd -f /etc/bcs/bcsd.conf --log=syslog' \
 	/lib/systemd/system/bcsd.service
 check $? "bcsd.service starts /usr/sbin/bcsd"
 
+# One key per cluster, installed by the administrator: postinst makes
+# none (a node's own would be refused by every other), and says so.
+[ ! -e "$key" ] && grep -q "bcsd: no cluster key in $key" "$logdir/install.log"
+check $? "postinst made no cluster key, and said how to install one"
+bcsd --genkey "$key" > /dev/null 2>&1
 o=$(stat -c '%a %U %s' "$key" 2>&1)
-[ "$o" = "600 root 65" ] || [ "$o" = "600 root 64" ]
-check $? "postinst made the cluster key $key (mode, owner, size: $o)"
+[ "$o" = "600 root 65" ]
+check $? "bcsd --genkey $key, as the admin guide says (mode, owner, size: $o)"
 keysum=$(sha256sum "$key" 2>/dev/null)
 
 # --- DKMS -------------------------------------------------------------------

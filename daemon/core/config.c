@@ -106,7 +106,11 @@ const struct cfg_opt cfg_opts[] = {
 	OPT_UINT(rcvbuf_kb, "1024", RCVBUF_KB_MIN, RCVBUF_KB_MAX,
 		 "UDP receive buffer in KiB (SO_RCVBUF; the kernel reports twice that)"),
 	OPT_STR(key_file, "/etc/bcs/cluster.key",
-		"shared cluster key, 32 bytes or 64 hex digits, mode 0600"),
+		"shared cluster key, 32 bytes or 64 hex digits, mode 0600: datagrams are signed with it"),
+	OPT_STR(key_file_next, "",
+		"key rotation, first step: the next cluster key, also accepted from other daemons, not signed with (empty: none; not with key_file_old)"),
+	OPT_STR(key_file_old, "",
+		"key rotation, second step: the previous cluster key, still accepted from other daemons, not signed with (empty: none; not with key_file_next)"),
 	OPT_STR(nodes_file, "",
 		"the cluster's nodes as \"ID HOST[:PORT]\" lines, over which the tree of daemons is made (empty: no tree)"),
 	OPT_UINT(tree_fanout, "32", 1, BCSD_MAX_NODES,
@@ -210,6 +214,29 @@ const struct cfg_opt cfg_opts[] = {
 };
 
 const unsigned int cfg_nr_opts = sizeof(cfg_opts) / sizeof(cfg_opts[0]);
+
+/*
+ * The options a reload (SIGHUP) applies to the running daemon: each is
+ * read where it is used, never copied into a part's state at its start.
+ * The others need a restart; a reload keeps their values.
+ */
+static const char *const live_opts[] = {
+	"key_file", "key_file_next", "key_file_old", "stale_slices",
+	"seq_allowance_ms", "predict", "expire", "fill_period_ms",
+	"tree_sync", "tree_sync_ms", "tree_ack_ms", "tree_retries",
+	"skew_warn_permille", "control_clients_per_user", "control_wait_ms",
+	"mpi_gather_interval_ms", "verbose", "stats_file",
+};
+
+bool cfg_is_live(unsigned int i)
+{
+	unsigned int k;
+
+	for (k = 0; k < sizeof(live_opts) / sizeof(live_opts[0]); k++)
+		if (!strcmp(live_opts[k], cfg_opts[i].name))
+			return true;
+	return false;
+}
 
 _Static_assert(sizeof(cfg_opts) / sizeof(cfg_opts[0]) <=
 	       8 * sizeof(((struct cfg *)0)->from_cmdline),
@@ -348,12 +375,12 @@ int cfg_set(struct cfg *cfg, const char *name, const char *value,
 		snprintf(err, errlen, "unknown option '%s'", name);
 		return -1;
 	}
-	if ((cfg->from_cmdline & (1ULL << i)) && !from_cmdline)
+	if ((cfg->from_cmdline[i / 64] & (1ULL << (i % 64))) && !from_cmdline)
 		return 0;	/* the command line wins */
 	if (parse(cfg, &cfg_opts[i], value, err, errlen))
 		return -1;
 	if (from_cmdline)
-		cfg->from_cmdline |= 1ULL << i;
+		cfg->from_cmdline[i / 64] |= 1ULL << (i % 64);
 	return 0;
 }
 

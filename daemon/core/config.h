@@ -54,6 +54,9 @@ enum cfg_log {
 	CFG_LOG_SYSLOG,
 };
 
+/* Words of struct cfg's from_cmdline: room for 128 options. */
+#define CFG_CMDLINE_WORDS	2
+
 struct cfg {
 	enum cfg_role role;
 	uint32_t cluster;
@@ -65,6 +68,8 @@ struct cfg {
 	bool multicast_loop;
 	uint32_t rcvbuf_kb;
 	char key_file[CFG_STR_MAX];
+	char key_file_next[CFG_STR_MAX];	/* accepted too (rotation) */
+	char key_file_old[CFG_STR_MAX];		/* the same */
 	/* The tree of daemons (topo.h). */
 	char nodes_file[CFG_STR_MAX];
 	uint32_t tree_fanout;
@@ -119,7 +124,8 @@ struct cfg {
 	char metrics_file[CFG_STR_MAX];
 	uint32_t metrics_interval_ms;
 
-	uint64_t from_cmdline;		/* bit i: option i was given there */
+	/* bit i % 64 of word i / 64: option i was given there */
+	uint64_t from_cmdline[CFG_CMDLINE_WORDS];
 };
 
 enum cfg_type {
@@ -163,6 +169,8 @@ int cfg_read_file(struct cfg *cfg, const char *path, bool must_exist,
 /* The same from stream @f, named @path in messages. */
 int cfg_read_stream(struct cfg *cfg, FILE *f, const char *path, char *err,
 		    size_t errlen);
+/* Does a reload (SIGHUP) apply option @i?  Else it needs a restart. */
+bool cfg_is_live(unsigned int i);
 /* Option @i's value as the file and the command line write it. */
 void cfg_format(const struct cfg *cfg, unsigned int i, char *buf,
 		size_t len);

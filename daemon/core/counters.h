@@ -24,6 +24,8 @@
 	X(core, rx, "datagrams received")				\
 	X(core, rx_own,							\
 	  "datagrams received that were our own, looped back")		\
+	X(core, rx_key2,							\
+	  "datagrams accepted with the second key (rotation)")		\
 	X(core, strobes_rx, "distinct strobes followed")		\
 	X(core, strobe_copies,						\
 	  "further copies of a strobe followed, dropped")		\

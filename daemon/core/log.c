@@ -14,9 +14,14 @@ void log_setup(const char *ident, bool use_syslog, int verbose)
 {
 	log_ident = ident;
 	log_syslog = use_syslog;
-	log_max = LOG_NOTICE + (verbose > 2 ? 2 : verbose);
+	log_set_verbose(verbose);
 	if (use_syslog)
 		openlog(ident, LOG_PID, LOG_DAEMON);
+}
+
+void log_set_verbose(int verbose)
+{
+	log_max = LOG_NOTICE + (verbose > 2 ? 2 : verbose);
 }
 
 void log_msg(int level, const char *fmt, ...)

@@ -9,6 +9,8 @@
 #include <syslog.h>
 
 void log_setup(const char *ident, bool use_syslog, int verbose);
+/* 0: notices, 1: info, 2: debug (a reload changes it). */
+void log_set_verbose(int verbose);
 void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -250,13 +250,17 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 				      .sin = from };
 	struct bcsp_window *w;
 	enum bcsp_verdict v;
+	unsigned int which;
 	struct bcsp_msg m;
 	bool own;
 
 	if (sim_rx_drop(buf, len))
 		return;
 	d->cnt.rx++;
-	v = bcsp_decode(buf, len, d->cluster, d->key, &m);
+	v = bcsp_decode_keys(buf, len, d->cluster, d->key,
+			     d->have_key2 ? d->key2 : NULL, &which, &m);
+	if (v == BCSP_OK && which)
+		d->cnt.rx_key2++;
 	own = v == BCSP_OK && m.hdr.sender == d->node_id;
 	if (own) {
 		v = own_verdict(d, &m, from);

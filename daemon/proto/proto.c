@@ -151,6 +151,14 @@ enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 			      uint32_t cluster, const uint8_t *key,
 			      struct bcsp_msg *msg)
 {
+	return bcsp_decode_keys(buf, len, cluster, key, NULL, NULL, msg);
+}
+
+enum bcsp_verdict bcsp_decode_keys(const uint8_t *buf, size_t len,
+				   uint32_t cluster, const uint8_t *key,
+				   const uint8_t *key2, unsigned int *which,
+				   struct bcsp_msg *msg)
+{
 	struct bcsp_cur c = { .p = (uint8_t *)buf, .ok = true };
 	uint16_t wire_len, reserved;
 	size_t body_end;
@@ -158,7 +166,7 @@ enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 
 	/*
 	 * Everything before the tag costs the same whatever the datagram
-	 * holds, and little: a forged one costs at most one HMAC.
+	 * holds, and little: a forged one costs at most one HMAC per key.
 	 */
 	if (len < BCSP_HDR_LEN + BCSP_TAG_LEN || len > BCSP_MAX_LEN)
 		return BCSP_SHORT;
@@ -176,8 +184,14 @@ enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 	body_end = len - BCSP_TAG_LEN;
 	if (!bcsp_body_len_ok(type, body_end - BCSP_HDR_LEN))
 		return BCSP_SHORT;
-	if (crypto_auth_hmacsha256_verify(buf + body_end, buf, body_end, key))
+	if (!crypto_auth_hmacsha256_verify(buf + body_end, buf, body_end, key))
+		key2 = NULL;
+	else if (!key2 ||
+		 crypto_auth_hmacsha256_verify(buf + body_end, buf, body_end,
+					       key2))
 		return BCSP_BAD_MAC;
+	if (which)
+		*which = key2 ? 1 : 0;
 	memset(msg, 0, sizeof(*msg));
 	msg->hdr.type = type;
 	msg->hdr.cluster = get32(&c);

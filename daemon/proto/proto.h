@@ -700,6 +700,19 @@ enum bcsp_verdict bcsp_decode(const uint8_t *buf, size_t len,
 			      struct bcsp_msg *msg);
 
 /*
+ * The same with a second key, @key2 (NULL: none), that of a key rotation
+ * (Documentation/admin-guide.rst): the tag is checked against @key, and
+ * against @key2 only when it is not @key's.  A good datagram costs one
+ * HMAC as before, a forged one two: never more than one per key before
+ * the tag is good.  *@which (if not NULL) is 1 when @key2 signed it, else
+ * 0; set only when the tag is good.
+ */
+enum bcsp_verdict bcsp_decode_keys(const uint8_t *buf, size_t len,
+				   uint32_t cluster, const uint8_t *key,
+				   const uint8_t *key2, unsigned int *which,
+				   struct bcsp_msg *msg);
+
+/*
  * Replay window per sender and epoch: accepts each sequence number once,
  * in any order within the last 64, and nothing older.  A sender's jump
  * forward (bcsp_seq_next() catching up with its clock) would leave what

@@ -127,15 +127,17 @@ genkey()
 }
 
 # spawn N NETNS OPTION...: $BCSD with node id N in namespace NETNS, in the
-# background, with the key $TMP/key, its own control socket and stats
-# file, verbose 1 and the OPTIONs (later ones win).  It does not wait
-# for the daemon: see wait_started.
+# background, with the key $TMP/key (none on the command line if
+# $SPAWN_KEY is 0: the configuration file's), its own control socket and
+# stats file, verbose 1 and the OPTIONs (later ones win).  It does not
+# wait for the daemon: see wait_started.
 spawn()
 {
-	local n=$1 netns=$2
+	local n=$1 netns=$2 key=(--key_file="$TMP/key")
 
+	[ "${SPAWN_KEY:-1}" = 0 ] && key=()
 	shift 2
-	ip netns exec "$netns" "$BCSD" --node_id="$n" --key_file="$TMP/key" \
+	ip netns exec "$netns" "$BCSD" --node_id="$n" "${key[@]}" \
 		--control_socket="$TMP/ctl$n" --stats_file="$TMP/stats$n.json" \
 		--verbose=1 "$@" > "$TMP/log$n" 2>&1 &
 	echo $! > "$TMP/pid$n"

@@ -5,7 +5,8 @@
 # AddressSanitizer and UBSan ($BCS_ASAN_BCSD, $BCS_ASAN_SIM: make -C daemon
 # test-asan): test_daemons.sh and test_syslog.sh (bcsd), test_sim.sh,
 # test_tree_sim.sh (64 daemons), test_takeover_tree.sh, test_attach.sh,
-# test_probe.sh and test_metrics.sh (bcsd-sim), each with its own checks, while every daemon
+# test_probe.sh, test_metrics.sh and test_reload.sh (bcsd-sim), each with
+# its own checks, while every daemon
 # writes what ASan finds to a file of its own; UBSan writes to the
 # daemon's stderr, its log, which the tests keep here for the check
 # (BCS_TEST_KEEP_LOGS; test_syslog.sh does not: a daemon it runs that
@@ -38,7 +39,7 @@ logs=$(mktemp -d) || exit 1
 trap 'rm -rf "$logs"' EXIT
 
 for t in test_daemons test_syslog test_sim test_tree_sim test_takeover_tree \
-	 test_attach test_probe test_metrics; do
+	 test_attach test_probe test_metrics test_reload; do
 	mkdir "$logs/$t"
 	BCS_TEST_BCSD=$bcsd BCS_TEST_BCSD_SIM=$sim \
 	ASAN_OPTIONS="log_path=$logs/$t/asan:atexit=1:detect_leaks=1" \

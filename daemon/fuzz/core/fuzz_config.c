@@ -68,7 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	/* The same typed values, except which came from the command line. */
-	again.from_cmdline = cfg.from_cmdline;
+	memcpy(again.from_cmdline, cfg.from_cmdline,
+	       sizeof(again.from_cmdline));
 	FUZZ_ASSERT(!memcmp(&cfg, &again, sizeof(cfg)));
 	free(dump);
 	return 0;

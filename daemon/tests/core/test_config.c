@@ -110,6 +110,13 @@ static void test_tree(void)
 	CHECK(cfg.skew_warn_permille == 1000000);
 	/* Every option has a bit of from_cmdline. */
 	CHECK(cfg_nr_opts <= 8 * sizeof(cfg.from_cmdline));
+	/* A reload applies the keys, not the addresses or the role. */
+	CHECK(cfg_is_live((unsigned int)cfg_find("key_file")));
+	CHECK(cfg_is_live((unsigned int)cfg_find("key_file_old")));
+	CHECK(cfg_is_live((unsigned int)cfg_find("verbose")));
+	CHECK(!cfg_is_live((unsigned int)cfg_find("role")));
+	CHECK(!cfg_is_live((unsigned int)cfg_find("port")));
+	CHECK(!cfg_is_live((unsigned int)cfg_find("slice_us")));
 }
 
 int main(void)

@@ -1627,6 +1627,39 @@ static void test_node_tasks(void)
 				 &(struct bcsp_node_task){ 2, 1, 1 }) > 0);
 }
 
+/*
+ * Two keys (a rotation): a datagram signed with either is taken, and says
+ * which; one signed with a third is refused; with one key only, the
+ * other's are refused.
+ */
+static void test_two_keys(void)
+{
+	struct bcsp_msg m = strobe_msg(), out;
+	uint8_t buf[BCSP_MAX_LEN], third[BCSP_KEY_LEN];
+	unsigned int which = 7;
+	size_t len;
+
+	randombytes_buf(third, sizeof(third));
+	len = (size_t)bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode_keys(buf, len, 7, key, other_key, &which, &out) ==
+	      BCSP_OK && which == 0 && out.strobe.row == m.strobe.row);
+	CHECK(bcsp_decode_keys(buf, len, 7, other_key, key, &which, &out) ==
+	      BCSP_OK && which == 1);
+	CHECK(bcsp_decode_keys(buf, len, 7, other_key, NULL, &which, &out) ==
+	      BCSP_BAD_MAC);
+	CHECK(bcsp_decode_keys(buf, len, 7, other_key, third, &which, &out) ==
+	      BCSP_BAD_MAC);
+	/* The second key's tag is checked as strictly as the first's. */
+	buf[len - 1] ^= 1;
+	CHECK(bcsp_decode_keys(buf, len, 7, other_key, key, NULL, &out) ==
+	      BCSP_BAD_MAC);
+	len = (size_t)bcsp_encode(&m, third, buf, sizeof(buf));
+	CHECK(bcsp_decode_keys(buf, len, 7, key, third, NULL, &out) ==
+	      BCSP_OK);
+	CHECK(bcsp_decode_keys(buf, len, 8, key, third, NULL, &out) ==
+	      BCSP_OTHER_CLUSTER);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -1635,6 +1668,7 @@ int main(void)
 	randombytes_buf(other_key, sizeof(other_key));
 	test_roundtrip();
 	test_rejects();
+	test_two_keys();
 	test_window();
 	test_window_random();
 	test_seq_replay_after_restart();
