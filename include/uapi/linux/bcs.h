@@ -344,7 +344,8 @@
  *                    BCS_A_PREDICTED, BCS_A_EXPIRED, BCS_A_NR_PARKED,
  *                    BCS_A_DRIVER_PID, BCS_A_SWITCHES,
  *                    BCS_A_ATTACH_FAILURES, BCS_A_STAT_RECORDS,
- *                    BCS_A_DRAIN_CUTS, BCS_A_WINDOW_STATE: every field
+ *                    BCS_A_DRAIN_CUTS, BCS_A_WINDOW_STATE,
+ *                    BCS_A_PLANNED (from modules with plans): every field
  *                    of struct bcs_state but @size and @version, with the
  *                    same meaning; and the slice window: BCS_A_WINDOW_FROM,
  *                    BCS_A_WINDOW_TO, BCS_A_WINDOW_RECORDS, the fields of
@@ -477,6 +478,52 @@ static inline __u32 bcs_row_next(__u64 rows, __u32 row)
 			return (__u32)__builtin_ctzll(after);
 	}
 	return (__u32)__builtin_ctzll(rows);
+}
+
+/*
+ * The row of slice @i of a plan (BCS_STROBE_PLAN) whose slice 0 runs @row
+ * (< BCS_ROWS_MAX) and that steps through the rows of the bit set @rows:
+ * r(0) = @row, r(i) = bcs_row_next(@rows, r(i - 1)); @row in every slice
+ * when @rows is 0.  Since r(i) for i >= 1 lies in @rows, r(j + i) ==
+ * bcs_plan_row(@rows, r(j), i): a plan can be followed from any slice.
+ * At most BCS_ROWS_MAX steps, whatever @i.
+ */
+static inline __u32 bcs_plan_row(__u64 rows, __u32 row, __u32 i)
+{
+	__u64 below, left;
+	__u32 first, n = 0, k = 0;
+
+	if (!rows || !i)
+		return row;
+	first = bcs_row_next(rows, row);
+	for (left = rows; left; left &= left - 1)
+		n++;
+	below = rows & ((1ULL << first) - 1);
+	for (; below; below &= below - 1)
+		k++;
+	k = (k + (i - 1) % n) % n;
+	for (left = rows; k; k--)
+		left &= left - 1;
+	return (__u32)__builtin_ctzll(left);
+}
+
+/*
+ * The deadline of slice @i of a plan whose slice 0 is due at @deadline_ns,
+ * in slices of @slice_ns: @deadline_ns + @i * @slice_ns, or (__u64)-1,
+ * which is above BCS_DEADLINE_NS_MAX, if that lies past
+ * BCS_DEADLINE_NS_MAX (or @deadline_ns does).  A plan of n slices ends at
+ * the deadline of its slice n, which must not lie past it.
+ */
+static inline __u64 bcs_plan_deadline(__u64 deadline_ns, __u64 slice_ns,
+				      __u32 i)
+{
+	__u64 span;
+
+	if (deadline_ns > BCS_DEADLINE_NS_MAX ||
+	    __builtin_mul_overflow(slice_ns, (__u64)i, &span) ||
+	    span > BCS_DEADLINE_NS_MAX - deadline_ns)
+		return ~0ULL;
+	return deadline_ns + span;
 }
 
 enum bcs_mode {
@@ -624,7 +671,12 @@ struct bcs_state {
 				 * row of a strobe with BCS_STROBE_EXPIRE
 				 * ended (BCS_SLICE_EXPIRED)
 				 */
-	__u64 reserved[1];
+	__u64 planned;		/* switches to a slice of a plan after its
+				 * first (BCS_SLICE_PLANNED), which no
+				 * strobe of its own brought; 0 from
+				 * modules before plans, where this was
+				 * reserved
+				 */
 };
 
 #define BCS_VERSION		1
@@ -891,6 +943,12 @@ struct bcs_stat_header {
  * this slice.  @row is BCS_ROW_NONE: only jobs without a row run.
  */
 #define BCS_SLICE_EXPIRED	(1U << 8)
+/*
+ * The switch ran a slice of a plan (BCS_STROBE_PLAN) after its first, off
+ * bcs.ko's own clock: a switch of the driver's all the same.  @strobe_ns is
+ * the arrival of the plan.
+ */
+#define BCS_SLICE_PLANNED	(1U << 9)
 
 struct bcs_slice_record {
 	__u64 seq;		/* record sequence number, written last */
@@ -980,6 +1038,7 @@ enum bcs_attr {
 	BCS_A_EVENT_SEQ,	/* u64 */
 	BCS_A_PLAN_SLICES,	/* u32, a plan: BCS_STROBE_PLAN */
 	BCS_A_PLAN_ROWS,	/* u64, with BCS_A_PLAN_SLICES only */
+	BCS_A_PLANNED,		/* u64 */
 	__BCS_A_MAX,
 };
 
