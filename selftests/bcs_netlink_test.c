@@ -586,7 +586,7 @@ TEST_F(nl, strobe_with_prediction)
 
 /*
  * A plan through netlink: BCS_A_PLAN_SLICES makes it one, BCS_A_PLAN_ROWS
- * gives its rows; its three slices switch (rows 1, 2, 1), the last two
+ * gives its rows; its four slices switch (rows 1, 2, 1, 2), the last three
  * planned, and no more.
  */
 TEST_F(nl, strobe_with_plan)
@@ -600,19 +600,19 @@ TEST_F(nl, strobe_with_plan)
 	m = bnl_strobe_msg(&self->c, st0.slice + 1, 1,
 			   bt_now_ns(CLOCK_REALTIME) + 200000000ULL);
 	ASSERT_NE(NULL, m);
-	nla_put_u32(m, BCS_A_PLAN_SLICES, 3);
+	nla_put_u32(m, BCS_A_PLAN_SLICES, 4);
 	nla_put_u64(m, BCS_A_PLAN_ROWS, 0x6);
 	ASSERT_EQ(0, bnl_xfer(&self->c, m, &r));
 	EXPECT_TRUE(WAIT_UNTIL(!bt_get_state(self->fd, &st) &&
-			       st.planned == st0.planned + 2,
+			       st.planned == st0.planned + 3,
 			       BT_WAIT_MS));
 	bt_sleep_ms(200);
 	ASSERT_EQ(0, bt_get_state(self->fd, &st));
-	EXPECT_EQ(st0.slice + 3, st.slice);
-	EXPECT_EQ(1, st.row);
-	EXPECT_EQ(st0.switches + 3, st.switches);
+	EXPECT_EQ(st0.slice + 4, st.slice);
+	EXPECT_EQ(2, st.row);
+	EXPECT_EQ(st0.switches + 4, st.switches);
 	EXPECT_EQ(st0.strobes + 1, st.strobes);
-	EXPECT_EQ(st0.planned + 2, st.planned);
+	EXPECT_EQ(st0.planned + 3, st.planned);
 	ASSERT_EQ(0, bnl_simple(&self->c, BCS_CMD_GET_STATE, &r));
 	EXPECT_EQ(st.planned, r.val[BCS_A_PLANNED]);
 
@@ -623,9 +623,9 @@ TEST_F(nl, strobe_with_plan)
 	nla_put_u32(m, BCS_A_PLAN_SLICES, 2);
 	ASSERT_EQ(0, bnl_xfer(&self->c, m, &r));
 	EXPECT_TRUE(WAIT_UNTIL(!bt_get_state(self->fd, &st) &&
-			       st.planned == st0.planned + 3,
+			       st.planned == st0.planned + 4,
 			       BT_WAIT_MS));
-	EXPECT_EQ(st0.slice + 5, st.slice);
+	EXPECT_EQ(st0.slice + 6, st.slice);
 	EXPECT_EQ(4, st.row);
 }
 
