@@ -30,7 +30,7 @@
 
 /* The first deadline from now, and the slice length (see bt_slowdown). */
 #define AHEAD_NS	(1000000000ULL * (uint64_t)bt_slowdown())
-#define LEN_NS		(50000000ULL * (uint64_t)bt_slowdown())
+#define LEN_NS		(100000000ULL * (uint64_t)bt_slowdown())
 #define LEN_MS		((int)(LEN_NS / 1000000))
 
 /*
