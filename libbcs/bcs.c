@@ -506,6 +506,11 @@ int bcs_strobe(struct bcs *h, const struct bcs_strobe *s)
 	 */
 	if (c.flags & BCS_STROBE_PREDICT)
 		c.next_row = s->next_row;
+	/* So are the plan's (then a reserved word), for the same reason. */
+	if (c.flags & BCS_STROBE_PLAN) {
+		c.plan_rows = s->plan_rows;
+		c.plan_slices = s->plan_slices;
+	}
 	return bcs__ioctl(h->fd, BCS_IOC_STROBE, &c);
 }
 

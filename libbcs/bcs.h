@@ -131,7 +131,12 @@ int bcs_config_get(struct bcs *h, struct bcs_config *cfg);
  * @cfg holds the resulting configuration.
  */
 int bcs_config_set(struct bcs *h, struct bcs_config *cfg);
-/* Send a strobe; @s->size and the reserved fields are handled here. */
+/*
+ * Send a strobe; @s->size and the reserved fields are handled here.
+ * @s->next_row is sent only with BCS_STROBE_PREDICT, @s->plan_rows and
+ * @s->plan_slices only with BCS_STROBE_PLAN (a plan, see linux/bcs.h),
+ * 0 otherwise.
+ */
 int bcs_strobe(struct bcs *h, const struct bcs_strobe *s);
 int bcs_get_state(struct bcs *h, struct bcs_state *st);
 
@@ -395,14 +400,16 @@ int bcs_nl_strobe(struct bcs_nl *nl, uint64_t slice, uint32_t row,
 /*
  * The same from a struct bcs_strobe (@size and the reserved fields are not
  * looked at), with its prediction: BCS_STROBE_PREDICT in @s->flags sends
- * @s->next_row as BCS_A_NEXT_ROW.  Since LIBBCS_1.1.
+ * @s->next_row as BCS_A_NEXT_ROW, and its plan: BCS_STROBE_PLAN sends
+ * @s->plan_slices as BCS_A_PLAN_SLICES and @s->plan_rows as
+ * BCS_A_PLAN_ROWS (each in place of its flag).  Since LIBBCS_1.1.
  */
 int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s);
 /*
  * Fill the fields of @st carried by BCS_CMD_GET_STATE (mode, row, slice,
  * slice_ns, watchdog_slices, failopen, nr_jobs, nr_tasks, strobes, late,
- * missed, failopens, predicted, ..., window_state); every other field is
- * zeroed.
+ * missed, failopens, predicted, ..., window_state, planned); every other
+ * field is zeroed.
  */
 int bcs_nl_get_state(struct bcs_nl *nl, struct bcs_state *st);
 /*

@@ -42,6 +42,7 @@ static const struct {
 	{ BCS_SLICE_OVERTAKEN, 'O' },
 	{ BCS_SLICE_PREDICTED, 'P' },
 	{ BCS_SLICE_EXPIRED, 'E' },
+	{ BCS_SLICE_PLANNED, 'N' },
 };
 
 #define NR_SLICE_FLAGS	(sizeof(slice_flag_names) / sizeof(slice_flag_names[0]))

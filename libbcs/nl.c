@@ -253,6 +253,7 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		[BCS_A_ATTACH_FAILURES]	= { .type = NLA_U64 },
 		[BCS_A_STAT_RECORDS]	= { .type = NLA_U32 },
 		[BCS_A_DRAIN_CUTS]	= { .type = NLA_U64 },
+		[BCS_A_PLANNED]		= { .type = NLA_U64 },
 	};
 	struct nlattr *tb[BCS_A_MAX + 1];
 	struct nl_req *r = arg;
@@ -306,6 +307,8 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		st->stat_records = nla_get_u32(tb[BCS_A_STAT_RECORDS]);
 	if (tb[BCS_A_DRAIN_CUTS])
 		st->drain_cuts = nla_get_u64(tb[BCS_A_DRAIN_CUTS]);
+	if (tb[BCS_A_PLANNED])
+		st->planned = nla_get_u64(tb[BCS_A_PLANNED]);
 	if (tb[BCS_A_WINDOW_STATE])
 		st->window_state = nla_get_u32(tb[BCS_A_WINDOW_STATE]);
 	r->got_reply = 1;
@@ -406,8 +409,12 @@ int bcs_nl_release(struct bcs_nl *nl)
 
 int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s)
 {
-	/* The prediction travels as BCS_A_NEXT_ROW, which implies the flag. */
-	uint32_t flags = s ? s->flags & ~BCS_STROBE_PREDICT : 0;
+	/*
+	 * The prediction travels as BCS_A_NEXT_ROW, the plan as
+	 * BCS_A_PLAN_SLICES (and BCS_A_PLAN_ROWS): each implies its flag.
+	 */
+	uint32_t flags = s ? s->flags & ~(BCS_STROBE_PREDICT |
+					  BCS_STROBE_PLAN) : 0;
 	struct nl_msg *msg;
 
 	if (!nl)
@@ -424,7 +431,10 @@ int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s)
 	     nla_put_u64(msg, BCS_A_SLICE_NS, s->slice_ns) < 0) ||
 	    (flags && nla_put_u32(msg, BCS_A_FLAGS, flags) < 0) ||
 	    ((s->flags & BCS_STROBE_PREDICT) &&
-	     nla_put_u32(msg, BCS_A_NEXT_ROW, s->next_row) < 0)) {
+	     nla_put_u32(msg, BCS_A_NEXT_ROW, s->next_row) < 0) ||
+	    ((s->flags & BCS_STROBE_PLAN) &&
+	     (nla_put_u32(msg, BCS_A_PLAN_SLICES, s->plan_slices) < 0 ||
+	      nla_put_u64(msg, BCS_A_PLAN_ROWS, s->plan_rows) < 0))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}

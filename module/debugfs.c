@@ -70,6 +70,7 @@ static int bcs_state_show(struct seq_file *m, void *v)
 	seq_printf(m, "drain_cuts: %llu\n", st.drain_cuts);
 	seq_printf(m, "predicted: %llu\n", st.predicted);
 	seq_printf(m, "expired: %llu\n", st.expired);
+	seq_printf(m, "planned: %llu\n", st.planned);
 	seq_printf(m, "queued: %u\n", bcs_queue_count());
 	bcs_events_get_counts(&ev);
 	seq_printf(m, "job_events: %llu\n", ev.seq);

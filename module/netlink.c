@@ -62,6 +62,8 @@ static const struct nla_policy bcs_nl_policy[BCS_A_MAX + 1] = {
 	[BCS_A_WATCHDOG_SLICES]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&bcs_watchdog_range),
 	[BCS_A_NEXT_ROW]	= NLA_POLICY_MAX(NLA_U32, BCS_ROWS_MAX - 1),
+	[BCS_A_PLAN_SLICES]	= NLA_POLICY_RANGE(NLA_U32, 1, BCS_PLAN_SLICES_MAX),
+	[BCS_A_PLAN_ROWS]	= { .type = NLA_U64 },
 	[BCS_A_WINDOW_FROM]	= { .type = NLA_U64 },
 	[BCS_A_WINDOW_TO]	= { .type = NLA_U64 },
 };
@@ -115,6 +117,7 @@ static int bcs_nl_get_state(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u64_64bit(msg, BCS_A_FAILOPENS, st.failopens, BCS_A_PAD) ||
 	    nla_put_u64_64bit(msg, BCS_A_PREDICTED, st.predicted, BCS_A_PAD) ||
 	    nla_put_u64_64bit(msg, BCS_A_EXPIRED, st.expired, BCS_A_PAD) ||
+	    nla_put_u64_64bit(msg, BCS_A_PLANNED, st.planned, BCS_A_PAD) ||
 	    nla_put_u32(msg, BCS_A_NR_PARKED, st.nr_parked) ||
 	    nla_put_u32(msg, BCS_A_DRIVER_PID, st.driver_pid) ||
 	    nla_put_u64_64bit(msg, BCS_A_SWITCHES, st.switches, BCS_A_PAD) ||
@@ -203,9 +206,27 @@ static int bcs_nl_strobe(struct sk_buff *skb, struct genl_info *info)
 				    "BCS_STROBE_PREDICT needs BCS_A_NEXT_ROW");
 		return -EINVAL;
 	}
+	/* So is the plan, with the rows it steps through if any. */
+	if (info->attrs[BCS_A_PLAN_SLICES]) {
+		req.flags |= BCS_STROBE_PLAN;
+		req.plan_slices = nla_get_u32(info->attrs[BCS_A_PLAN_SLICES]);
+		if (info->attrs[BCS_A_PLAN_ROWS])
+			req.plan_rows = nla_get_u64(info->attrs[BCS_A_PLAN_ROWS]);
+	} else if (info->attrs[BCS_A_PLAN_ROWS]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[BCS_A_PLAN_ROWS],
+				    "BCS_A_PLAN_ROWS needs BCS_A_PLAN_SLICES");
+		return -EINVAL;
+	} else if (req.flags & BCS_STROBE_PLAN) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[BCS_A_FLAGS],
+				    "BCS_STROBE_PLAN needs BCS_A_PLAN_SLICES");
+		return -EINVAL;
+	}
 	bcs_nl_driver(info, &drv);
 	err = bcs_strobe_submit(&req, 0, &drv);
-	if (err == -ERANGE)
+	if (err == -ERANGE && (req.flags & BCS_STROBE_PLAN))
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[BCS_A_PLAN_SLICES],
+				    "deadline too far ahead, or the plan ends past BCS_DEADLINE_NS_MAX");
+	else if (err == -ERANGE)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[BCS_A_DEADLINE_NS],
 				    "deadline further ahead than the strobe queue holds");
 	else if (err == -EBUSY)

@@ -17,6 +17,19 @@
  * BCS_STROBE_EXPIRE an expiry of no row follows, due when the strobe's
  * rows end.
  *
+ * A plan (BCS_STROBE_PLAN) is one entry of the queue for all of its slices:
+ * the entry holds the slice due next (its number, deadline and row) and
+ * how many are left.  When its slice is due it switches, and the entry,
+ * moved on a slice, waits for the next deadline, so that the same timer
+ * switches every planned slice at its own deadline, until the last; a plan
+ * whose first slice has switched is the node's current plan.  A strobe
+ * that comes behind a plan cuts it short before its own slice (and
+ * deadline), so that every slice of an entry is due before the next entry:
+ * the queue stays in deadline order, and nothing of a plan runs after the
+ * strobe that replaced it.  The rest of a plan cut short or given up is
+ * not counted missed (the driver replaced it); slices of a plan that the
+ * timer overtook are.
+ *
  * Locking: the queue (bcs_queue) is under bcs_lock, as struct bcs_sched
  * (switch.h) is; the timer is cancelled by driver.c with bcs_config_mutex held and bcs_lock
  * released.
@@ -25,6 +38,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/string.h>
 
 #include "compat.h"
@@ -38,11 +52,75 @@ struct bcs_queued {
 	struct bcs_strobe strobe;
 	u64 arrival_ns;
 	u64 skipped;			/* slice numbers skipped before it */
+	u64 plan_ns;			/* a plan: the length of its slices */
 	u32 origin;			/* BCS_SLICE_INJECTED or 0 */
 	bool late;			/* arrived after its deadline */
 	bool predicted;			/* a prediction, not a strobe */
 	bool expiry;			/* and of no row: a strobe's row ended */
+	bool started;			/* a plan whose first slice switched */
 };
+
+/*
+ * A plan's entry: @strobe.slice, .deadline_ns and .row are those of the
+ * slice due next, .plan_slices the slices left, that one included.
+ */
+static bool bcs_queued_plan(const struct bcs_queued *q)
+{
+	return q->strobe.flags & BCS_STROBE_PLAN;
+}
+
+/* The slices @q switches yet: a plan's left, one for anything else. */
+static u32 bcs_queued_slices(const struct bcs_queued *q)
+{
+	return bcs_queued_plan(q) ? q->strobe.plan_slices : 1;
+}
+
+/* The number of the last slice @q switches. */
+static u64 bcs_queued_last(const struct bcs_queued *q)
+{
+	return q->strobe.slice + bcs_queued_slices(q) - 1;
+}
+
+/* The deadline of the last slice @q switches. */
+static u64 bcs_queued_end(const struct bcs_queued *q)
+{
+	return q->strobe.deadline_ns +
+	       (u64)(bcs_queued_slices(q) - 1) * q->plan_ns;
+}
+
+/*
+ * Move plan @q @n slices on (@n below the slices it has left), by the
+ * rule of bcs_plan_row().
+ */
+static void bcs_plan_advance(struct bcs_queued *q, u32 n)
+{
+	q->strobe.slice += n;
+	q->strobe.deadline_ns += (u64)n * q->plan_ns;
+	q->strobe.row = bcs_plan_row(q->strobe.plan_rows, q->strobe.row, n);
+	q->strobe.plan_slices -= n;
+}
+
+/*
+ * How many of the slices of plan @q are numbered before @slice and due
+ * before @deadline_ns (@before) or, with !@before, due by @deadline_ns
+ * (due at or before it); at most the slices it has left.
+ */
+static u32 bcs_plan_count(const struct bcs_queued *q, u64 slice,
+			  u64 deadline_ns, bool before)
+{
+	u64 n = q->strobe.plan_slices, d = q->strobe.deadline_ns;
+
+	if (slice <= q->strobe.slice)
+		return 0;
+	n = min(n, slice - q->strobe.slice);
+	if (deadline_ns < d || (before && deadline_ns == d))
+		return 0;
+	if (before)
+		n = min(n, DIV64_U64_ROUND_UP(deadline_ns - d, q->plan_ns));
+	else
+		n = min(n, div64_u64(deadline_ns - d, q->plan_ns) + 1);
+	return n;
+}
 
 /*
  * The queue, and what it knows of the slice number it sets (bcs_sched.slice,
@@ -89,7 +167,7 @@ static bool bcs_queue_guess(const struct bcs_strobe *req, u64 now, u32 origin,
 		return false;
 	if (qs->queued == BCS_STROBE_QUEUE ||
 	    (qs->queued &&
-	     qs->queue[qs->queued - 1].strobe.deadline_ns >= deadline))
+	     bcs_queued_end(&qs->queue[qs->queued - 1]) >= deadline))
 		return false;
 	q = &qs->queue[qs->queued++];
 	memset(q, 0, sizeof(*q));
@@ -107,7 +185,7 @@ static bool bcs_queue_guess(const struct bcs_strobe *req, u64 now, u32 origin,
  * The guesses @req carries, behind everything queued: its prediction, the
  * row of the slice after it, due a slice after it; and with
  * BCS_STROBE_EXPIRE the end of its rows, no row, due the slice after the
- * last one they cover.  Each is dropped if a strobe for a later slice is
+ * last one they cover (the last of a plan's).  Each is dropped if a strobe for a later slice is
  * queued already, or if the queue is full: a guess never displaces a
  * strobe; a prediction also if its deadline has passed, while an expiry
  * then is due at once (the strobe came after its rows had ended: it is
@@ -115,7 +193,7 @@ static bool bcs_queue_guess(const struct bcs_strobe *req, u64 now, u32 origin,
  */
 static void bcs_queue_predict(const struct bcs_strobe *req, u64 now, u32 origin)
 {
-	u32 ahead = 1;
+	u32 ahead = req->flags & BCS_STROBE_PLAN ? req->plan_slices : 1;
 
 	if ((req->flags & BCS_STROBE_PREDICT) &&
 	    bcs_queue_guess(req, now, origin, 1, req->next_row, false))
@@ -157,80 +235,103 @@ static bool bcs_strobe_confirms(const struct bcs_strobe *req)
  * Queue a driven strobe.  It replaces the waiting predictions for its slice
  * and later ones first.  Queued strobes due no earlier than it
  * (a driver that started again, another master) and, when it switches at
- * once, all of them are superseded and count as missed now; so does the
- * earliest when the queue is full.  The slice numbers it skips after the
- * strobe before it count as missed when it switches.  A prediction it
- * carries goes behind it.  bcs_lock held.
+ * once, all of them are superseded and count as missed now (the rest of a
+ * current plan does not); so does the earliest when the queue is full.
+ * Plans queued before it are cut short before its slice and deadline.
+ * The slice numbers it skips after the strobe before it count as missed
+ * when it switches.  A prediction or expiry it carries goes behind it.
+ * bcs_lock held.
  */
 void bcs_queue_add(const struct bcs_strobe *req, u64 now, u32 origin)
 {
 	struct bcs_queue_state *qs = &bcs_queue;
 	bool at_once = req->flags & (BCS_STROBE_NOW | BCS_STROBE_NEXT);
 	u64 slice = bcs_sched.slice;
-	struct bcs_queued *q;
-	u32 keep = 0;
+	struct bcs_queued n = {
+		.strobe = *req,
+		.arrival_ns = now,
+		.origin = origin,
+	};
+	u32 keep = 0, i, cut;
 	u64 last;
 
+	if (bcs_queued_plan(&n)) {
+		n.plan_ns = req->slice_ns ? req->slice_ns : bcs_sched.slice_ns;
+		/*
+		 * A plan come late: its slices before the current one that
+		 * are past have run otherwise.  The rest is a plan still.
+		 */
+		cut = qs->have_slice ? bcs_plan_count(&n, slice, now, false) : 0;
+		if (cut && cut < n.strobe.plan_slices)
+			bcs_plan_advance(&n, cut);
+	}
 	/*
 	 * A strobe for a slice before the current one, come after its
 	 * deadline: the node switched past it (to a guess, or overtaking it
 	 * after a stall), and running its row now would run it in another
 	 * slice.  It counts as missed and changes nothing.
 	 */
-	if (!at_once && qs->have_slice && req->slice < slice &&
-	    req->deadline_ns <= now) {
+	if (!at_once && qs->have_slice && n.strobe.slice < slice &&
+	    n.strobe.deadline_ns <= now) {
 		bcs_switch_missed(1);
 		return;
 	}
 	bcs_queue_unpredict(req->slice);
-	if (bcs_strobe_confirms(req)) {
+	if (bcs_strobe_confirms(&n.strobe)) {
 		/* Its slice is this one: it feeds the watchdog as a switch. */
 		qs->slice_predicted = false;
 		bcs_watchdog_arm(0);
-		goto predict;
+		if (bcs_queued_slices(&n) == 1)
+			goto predict;
+		/* The rest of the plan goes on from the next slice. */
+		bcs_plan_advance(&n, 1);
+		n.started = true;
 	}
 
 	while (!at_once && keep < qs->queued &&
 	       qs->queue[keep].strobe.deadline_ns < req->deadline_ns)
 		keep++;
-	bcs_switch_missed(qs->queued - keep);
+	for (i = keep; i < qs->queued; i++)
+		bcs_switch_missed(!qs->queue[i].started);
 	qs->queued = keep;
+	/* What it replaces of the plans before it is dropped, uncounted. */
+	for (i = 0; i < qs->queued; i++)
+		if (bcs_queued_plan(&qs->queue[i]))
+			qs->queue[i].strobe.plan_slices =
+				max(1U, bcs_plan_count(&qs->queue[i], req->slice,
+						       req->deadline_ns, true));
 	if (qs->queued == BCS_STROBE_QUEUE) {
-		bcs_switch_missed(1);
+		bcs_switch_missed(!qs->queue[0].started);
 		bcs_queue_pop(1);
 	}
-	last = qs->queued ? qs->queue[qs->queued - 1].strobe.slice : slice;
+	last = qs->queued ? bcs_queued_last(&qs->queue[qs->queued - 1]) :
+			    slice;
 
-	q = &qs->queue[qs->queued++];
-	q->skipped = 0;
-	if ((qs->queued > 1 || qs->have_slice) && req->slice > last + 1)
-		q->skipped = req->slice - last - 1;
-	q->strobe = *req;
+	if ((qs->queued || qs->have_slice) && n.strobe.slice > last + 1)
+		n.skipped = n.strobe.slice - last - 1;
 	if (req->flags & BCS_STROBE_NEXT) {
-		q->strobe.row = bcs_switch_next_row();
-		q->strobe.flags |= BCS_STROBE_NOW;
+		n.strobe.row = bcs_switch_next_row();
+		n.strobe.flags |= BCS_STROBE_NOW;
 	}
-	q->arrival_ns = now;
-	q->late = !at_once && now > req->deadline_ns;
-	q->origin = origin;
-	q->predicted = false;
-	q->expiry = false;
+	n.late = !at_once && now > n.strobe.deadline_ns;
+	qs->queue[qs->queued++] = n;
 predict:
 	bcs_queue_predict(req, now, origin);
 }
 
 /*
- * Apply the newest queued strobe that is due at @now.  Earlier ones also
- * due were overtaken (this expiry came late) and count as missed.  A
- * strobe is late if it arrived after its deadline; the hrtimer firing a
- * little after the deadline is not.  bcs_lock held.
+ * Apply the newest queued strobe that is due at @now, or of a plan the
+ * newest slice due; a plan with slices left waits for the next one.
+ * Earlier ones also due were overtaken (this expiry came late) and count
+ * as missed.  A strobe is late if it arrived after its deadline; the
+ * hrtimer firing a little after the deadline is not.  bcs_lock held.
  */
 void bcs_queue_run(u64 now)
 {
 	struct bcs_queue_state *qs = &bcs_queue;
 	struct bcs_sched *s = &bcs_sched;
-	struct bcs_queued q;
-	u32 due = 0, flags, i;
+	struct bcs_queued q, *head;
+	u32 due = 0, over = 0, flags, i;
 
 	while (due < qs->queued &&
 	       ((qs->queue[due].strobe.flags & BCS_STROBE_NOW) ||
@@ -238,15 +339,35 @@ void bcs_queue_run(u64 now)
 		due++;
 	if (!due)
 		return;
-	/* An expiry overtaken is no strobe lost. */
+	/* An expiry overtaken is no strobe lost; a plan's slices are. */
 	for (i = 0; i + 1 < due; i++)
-		bcs_switch_missed(!qs->queue[i].expiry);
-	q = qs->queue[due - 1];
-	bcs_queue_pop(due);
+		if (!qs->queue[i].expiry)
+			bcs_switch_missed(bcs_queued_slices(&qs->queue[i]));
+	head = &qs->queue[due - 1];
+	if (bcs_queued_plan(head)) {
+		over = bcs_plan_count(head, U64_MAX, now, false) - 1;
+		if (over) {
+			bcs_switch_missed(over);
+			bcs_plan_advance(head, over);
+			head->skipped = 0;
+		}
+		head->late = head->arrival_ns > head->strobe.deadline_ns;
+	}
+	q = *head;
+	if (bcs_queued_slices(head) > 1) {
+		/* The rest of the plan waits for its next slice. */
+		bcs_plan_advance(head, 1);
+		head->started = true;
+		head->late = false;
+		head->skipped = 0;
+		bcs_queue_pop(due - 1);
+	} else {
+		bcs_queue_pop(due);
+	}
 	bcs_switch_missed(q.skipped);
 
 	flags = BCS_SLICE_DRIVEN | q.origin;
-	if (due > 1)
+	if (due > 1 || over)
 		flags |= BCS_SLICE_OVERTAKEN;
 	if (q.late) {
 		flags |= BCS_SLICE_LATE;
@@ -258,13 +379,19 @@ void bcs_queue_run(u64 now)
 	} else if (q.predicted) {
 		flags |= BCS_SLICE_PREDICTED;
 		s->predicted++;
+	} else if (q.started || over) {
+		flags |= BCS_SLICE_PLANNED;
+		s->planned++;
 	}
 	bcs_switch_clear_failopen();
 	qs->have_slice = true;
 	qs->slice_predicted = q.predicted;
 	bcs_switch(q.strobe.slice, q.strobe.row, q.arrival_ns,
 		   q.strobe.deadline_ns, flags);
-	/* The watchdog counts from the driver's last strobe, not a guess. */
+	/*
+	 * The watchdog counts from the driver's last switch, not a guess:
+	 * each slice of a plan is one, so it counts from the plan's last.
+	 */
 	if (!q.predicted)
 		bcs_watchdog_arm(0);
 }

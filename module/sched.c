@@ -79,6 +79,7 @@ void bcs_sched_get_state(struct bcs_state *st)
 	st->drain_cuts = s->drain_cuts;
 	st->predicted = s->predicted;
 	st->expired = s->expired;
+	st->planned = s->planned;
 	bcs_ring_window_get(&w);
 	st->window_state = w.state;
 	spin_unlock_irqrestore(&bcs_lock, flags);

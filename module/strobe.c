@@ -7,7 +7,9 @@
  * slice.  In driven mode they come from user space (ioctl or netlink) and
  * wait in the queue (queue.c) for their deadlines; bcs_strobe_submit()
  * checks them and hands them on.  In standalone mode a submitted strobe
- * switches at once and the tick continues from there.
+ * switches at once and the tick continues from there.  A plan
+ * (BCS_STROBE_PLAN) is one strobe for many slices: checked here, queued
+ * whole, and switched slice by slice by the queue.
  *
  * Locking: bcs_lock, as for struct bcs_sched; the tick is cancelled by
  * driver.c with bcs_config_mutex held and bcs_lock released.
@@ -76,10 +78,18 @@ static int bcs_check_strobe(const struct bcs_strobe *req)
 	}
 	if ((req->flags & BCS_STROBE_EXPIRE) && (req->flags & BCS_STROBE_NEXT))
 		return -EINVAL;
-	/* Plans are not switched yet: refused as unknown. */
-	if ((req->flags & BCS_STROBE_PLAN) || req->plan_rows ||
-	    req->plan_slices)
+	if (req->flags & BCS_STROBE_PLAN) {
+		if (req->flags & (BCS_STROBE_NOW | BCS_STROBE_NEXT |
+				  BCS_STROBE_PREDICT))
+			return -EINVAL;
+		if (!req->plan_slices || req->plan_slices > BCS_PLAN_SLICES_MAX)
+			return -ERANGE;
+		/* Slice numbers do not wrap, nor does the expiry's. */
+		if (req->slice > U64_MAX - req->plan_slices)
+			return -ERANGE;
+	} else if (req->plan_rows || req->plan_slices) {
 		return -EINVAL;
+	}
 	if (req->slice_ns && (req->slice_ns < BCS_SLICE_NS_MIN ||
 			      req->slice_ns > BCS_SLICE_NS_MAX))
 		return -EINVAL;
@@ -93,13 +103,20 @@ static int bcs_check_strobe(const struct bcs_strobe *req)
  * BCS_STROBE_AHEAD_MAX_NS from now, with BCS_STROBE_NOW too, because its
  * deadline also arms the watchdog: further than the queue could ever hold
  * is a mistake or an attack, and would put off switching and failing open
- * alike.  bcs_lock held.
+ * alike.  A plan is checked in every mode (standalone uses its first slice
+ * only).  bcs_lock held.
  */
 static int bcs_strobe_allowed(const struct bcs_strobe *req,
 			      const struct bcs_driver *drv, u64 now)
 {
 	const struct bcs_sched *s = &bcs_sched;
+	u64 len = req->slice_ns ? req->slice_ns : s->slice_ns;
 
+	/* A plan ends, in slices of the length it runs in, by the limit. */
+	if ((req->flags & BCS_STROBE_PLAN) &&
+	    bcs_plan_deadline(req->deadline_ns, len, req->plan_slices) >
+	    BCS_DEADLINE_NS_MAX)
+		return -ERANGE;
 	if (s->mode != BCS_MODE_DRIVEN)
 		return 0;
 	if (!bcs_same_driver(&s->driver, drv))
@@ -141,7 +158,10 @@ int bcs_strobe_submit(const struct bcs_strobe *req, u32 origin,
 		bcs_switch_set_slice_ns(req->slice_ns);
 	switch (s->mode) {
 	case BCS_MODE_STANDALONE:
-		/* Switch now; the local timer continues from here. */
+		/*
+		 * Switch now; the local timer continues from here.  Of a plan
+		 * only the first slice, as a strobe's.
+		 */
 		slice = req->slice ? req->slice : s->slice + 1;
 		if (req->flags & BCS_STROBE_NEXT) {
 			bcs_standalone_switch(slice, now, origin);

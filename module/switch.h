@@ -43,6 +43,7 @@ struct bcs_sched {
 	u64 drain_cuts;			/* switch.c */
 	u64 predicted;			/* queue.c */
 	u64 expired;			/* queue.c */
+	u64 planned;			/* queue.c */
 };
 
 extern struct bcs_sched bcs_sched;

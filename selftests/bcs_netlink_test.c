@@ -257,7 +257,7 @@ TEST_F(nl, get_state)
 		BCS_A_NR_PARKED, BCS_A_DRIVER_PID, BCS_A_SWITCHES,
 		BCS_A_ATTACH_FAILURES, BCS_A_STAT_RECORDS, BCS_A_DRAIN_CUTS,
 		BCS_A_WINDOW_STATE, BCS_A_WINDOW_FROM, BCS_A_WINDOW_TO,
-		BCS_A_WINDOW_RECORDS,
+		BCS_A_WINDOW_RECORDS, BCS_A_PLANNED,
 	};
 	struct bcs_state st;
 	struct nlreply r;
@@ -293,6 +293,7 @@ TEST_F(nl, get_state)
 	EXPECT_EQ(st.stat_records, r.val[BCS_A_STAT_RECORDS]);
 	EXPECT_EQ(st.drain_cuts, r.val[BCS_A_DRAIN_CUTS]);
 	EXPECT_EQ(st.window_state, r.val[BCS_A_WINDOW_STATE]);
+	EXPECT_EQ(st.planned, r.val[BCS_A_PLANNED]);
 }
 
 /* BCS_CMD_WINDOW: with @from and @to, or without either if @arm is false. */
@@ -496,6 +497,49 @@ TEST_F(nl, bad_attributes)
 	nla_put_u32(m, BCS_A_NEXT_ROW, 1);
 	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
 
+	/* A plan of no slices, or of too many. */
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
+	ASSERT_NE(NULL, m);
+	nla_put_u32(m, BCS_A_PLAN_SLICES, 0);
+	EXPECT_EQ(-ERANGE, bnl_xfer(&self->c, m, &r));
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
+	ASSERT_NE(NULL, m);
+	nla_put_u32(m, BCS_A_PLAN_SLICES, BCS_PLAN_SLICES_MAX + 1);
+	EXPECT_EQ(-ERANGE, bnl_xfer(&self->c, m, &r));
+
+	/* BCS_A_PLAN_SLICES too long, BCS_A_PLAN_ROWS too short. */
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_PLAN_SLICES, 2);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
+	ASSERT_NE(NULL, m);
+	nla_put_u32(m, BCS_A_PLAN_SLICES, 2);
+	nla_put_u32(m, BCS_A_PLAN_ROWS, 3);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+
+	/* BCS_STROBE_PLAN without its slices; rows without a plan. */
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
+	ASSERT_NE(NULL, m);
+	nla_put_u32(m, BCS_A_FLAGS, BCS_STROBE_PLAN);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
+	ASSERT_NE(NULL, m);
+	nla_put_u64(m, BCS_A_PLAN_ROWS, 3);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+
+	/* A plan with a prediction, or for now. */
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
+	ASSERT_NE(NULL, m);
+	nla_put_u32(m, BCS_A_PLAN_SLICES, 2);
+	nla_put_u32(m, BCS_A_NEXT_ROW, 1);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 0, 0);
+	ASSERT_NE(NULL, m);
+	nla_put_u32(m, BCS_A_PLAN_SLICES, 2);
+	nla_put_u32(m, BCS_A_FLAGS, BCS_STROBE_NOW);
+	EXPECT_EQ(-EINVAL, bnl_xfer(&self->c, m, &r));
+
 	/* Out of range, on DRIVE and on STROBE: -ERANGE, as for any netlink
 	 * range policy.
 	 */
@@ -538,6 +582,51 @@ TEST_F(nl, strobe_with_prediction)
 	EXPECT_EQ(st0.switches + 2, st.switches);
 	ASSERT_EQ(0, bnl_simple(&self->c, BCS_CMD_GET_STATE, &r));
 	EXPECT_EQ(st.predicted, r.val[BCS_A_PREDICTED]);
+}
+
+/*
+ * A plan through netlink: BCS_A_PLAN_SLICES makes it one, BCS_A_PLAN_ROWS
+ * gives its rows; its four slices switch (rows 1, 2, 1, 2), the last three
+ * planned, and no more.
+ */
+TEST_F(nl, strobe_with_plan)
+{
+	struct bcs_state st0, st;
+	struct nl_msg *m;
+	struct nlreply r;
+
+	ASSERT_EQ(0, bnl_drive(&self->c, 50000000, 0));
+	ASSERT_EQ(0, bt_get_state(self->fd, &st0));
+	m = bnl_strobe_msg(&self->c, st0.slice + 1, 1,
+			   bt_now_ns(CLOCK_REALTIME) + 200000000ULL);
+	ASSERT_NE(NULL, m);
+	nla_put_u32(m, BCS_A_PLAN_SLICES, 4);
+	nla_put_u64(m, BCS_A_PLAN_ROWS, 0x6);
+	ASSERT_EQ(0, bnl_xfer(&self->c, m, &r));
+	EXPECT_TRUE(WAIT_UNTIL(!bt_get_state(self->fd, &st) &&
+			       st.planned == st0.planned + 3,
+			       BT_WAIT_MS));
+	bt_sleep_ms(200);
+	ASSERT_EQ(0, bt_get_state(self->fd, &st));
+	EXPECT_EQ(st0.slice + 4, st.slice);
+	EXPECT_EQ(2, st.row);
+	EXPECT_EQ(st0.switches + 4, st.switches);
+	EXPECT_EQ(st0.strobes + 1, st.strobes);
+	EXPECT_EQ(st0.planned + 3, st.planned);
+	ASSERT_EQ(0, bnl_simple(&self->c, BCS_CMD_GET_STATE, &r));
+	EXPECT_EQ(st.planned, r.val[BCS_A_PLANNED]);
+
+	/* Without BCS_A_PLAN_ROWS, the row in every slice. */
+	m = bnl_strobe_msg(&self->c, st.slice + 1, 4,
+			   bt_now_ns(CLOCK_REALTIME) + 200000000ULL);
+	ASSERT_NE(NULL, m);
+	nla_put_u32(m, BCS_A_PLAN_SLICES, 2);
+	ASSERT_EQ(0, bnl_xfer(&self->c, m, &r));
+	EXPECT_TRUE(WAIT_UNTIL(!bt_get_state(self->fd, &st) &&
+			       st.planned == st0.planned + 4,
+			       BT_WAIT_MS));
+	EXPECT_EQ(st0.slice + 6, st.slice);
+	EXPECT_EQ(4, st.row);
 }
 
 /* What a forked child got: its set-up, the family, the commands. */

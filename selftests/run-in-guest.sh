@@ -27,9 +27,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 all_tests="bcs_ioctl_test bcs_inherit_test bcs_suspend_test
 	bcs_standalone_test bcs_failopen_test bcs_perm_test bcs_badinput_test
 	bcs_netlink_test bcs_settle_test bcs_driven_test bcs_dist_test
-	bcs_events_test bcs_window_test bcs_cli_test.sh
+	bcs_events_test bcs_window_test bcs_plan_test bcs_cli_test.sh
 	m32/bcs_ioctl_test m32/bcs_badinput_test m32/bcs_driven_test
-	m32/bcs_standalone_test m32/bcs_dist_test m32/bcs_window_test"
+	m32/bcs_standalone_test m32/bcs_dist_test m32/bcs_window_test
+	m32/bcs_plan_test"
 
 case ${1:-} in
 *.ko) BCS_MODULE=$1; shift ;;

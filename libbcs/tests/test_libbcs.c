@@ -380,7 +380,9 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 
 		if (s->size != sizeof(*s) ||
 		    (s->next_row && !(s->flags & BCS_STROBE_PREDICT)) ||
-		    !zero(s->reserved, sizeof(s->reserved)))
+		    ((s->plan_rows || s->plan_slices) &&
+		     !(s->flags & BCS_STROBE_PLAN)) ||
+		    s->reserved)
 			return fake_err(EINVAL);
 		if (fake.cfg.mode == BCS_MODE_OFF)
 			return fake_err(ENOTCONN);
@@ -919,6 +921,19 @@ static void test_control(struct bcs *h)
 	CHECK_EQ(bcs_strobe(h, &s), 0);
 	CHECK_EQ(fake.last_strobe.flags, BCS_STROBE_PREDICT);
 	CHECK_EQ(fake.last_strobe.next_row, 5);
+	CHECK_EQ(fake.last_strobe.plan_rows, 0);
+	CHECK_EQ(fake.last_strobe.plan_slices, 0);
+	CHECK_EQ(fake.last_strobe.reserved, 0);
+	/* So does the plan. */
+	s.flags = BCS_STROBE_PLAN | BCS_STROBE_EXPIRE;
+	s.plan_rows = 0x15;
+	s.plan_slices = 100;
+	CHECK_EQ(bcs_strobe(h, &s), 0);
+	CHECK_EQ(fake.last_strobe.flags, BCS_STROBE_PLAN | BCS_STROBE_EXPIRE);
+	CHECK_EQ(fake.last_strobe.plan_rows, 0x15);
+	CHECK_EQ(fake.last_strobe.plan_slices, 100);
+	CHECK_EQ(fake.last_strobe.next_row, 0);
+	CHECK_EQ(fake.last_strobe.reserved, 0);
 
 	fake.cfg.mode = BCS_MODE_OFF;
 	CHECK_EQ(bcs_strobe(h, &s), -ENOTCONN);
@@ -1355,6 +1370,10 @@ static void test_netlink(void)
 	CHECK_EQ(bcs_nl_strobe_send(nl, &(struct bcs_strobe){
 			.flags = BCS_STROBE_PREDICT, .next_row = 1 }),
 		 -EOPNOTSUPP);
+	CHECK_EQ(bcs_nl_strobe_send(nl, &(struct bcs_strobe){
+			.flags = BCS_STROBE_PLAN, .plan_slices = 4,
+			.plan_rows = 3 }),
+		 -EOPNOTSUPP);
 	CHECK_EQ(bcs_nl_strobe_send(nl, NULL), -EINVAL);
 	CHECK_EQ(bcs_nl_strobe_send(NULL, NULL), -EBADF);
 	CHECK(bcs_nl_error_msg(nl) != NULL);
@@ -1454,7 +1473,7 @@ static void test_dump(struct bcs *h)
 	text = dump_text(h, 1, 0, &err);
 	CHECK_EQ(err, 0);
 	p = text ? strstr(text, "\n],\n\"slices\":[\n{\"seq\":2,\"slice\":1002,"
-			  "\"row\":2,\"flags\":\"---------\",") : NULL;
+			  "\"row\":2,\"flags\":\"----------\",") : NULL;
 	CHECK(p != NULL);
 	CHECK(text && strstr(text, "\"resumed_ns\":0}\n]}\n") &&
 	      strstr(text, "{\"seq\":5,"));
@@ -1474,7 +1493,7 @@ static void test_dump(struct bcs *h)
 		CHECK_EQ(bcs_slice_json(f, &r), 0);
 		fclose(f);
 		CHECK(t && !strcmp(t, "{\"seq\":1,\"slice\":0,\"row\":null,"
-			"\"flags\":\"L-------E\",\"strobe_ns\":0,"
+			"\"flags\":\"L-------E-\",\"strobe_ns\":0,"
 			"\"deadline_ns\":0,\"switch_start_ns\":0,"
 			"\"switch_end_ns\":0,\"interval_ns\":0,\"switch_ns\":0,"
 			"\"suspended\":0,\"resumed\":0,\"running\":0,"
@@ -1515,9 +1534,13 @@ static void test_dump_names(void)
 	char buf[BCS_SLICE_FLAGS_LEN];
 
 	CHECK(!strcmp(bcs_slice_flags_str(buf, BCS_SLICE_DRIVEN |
-					  BCS_SLICE_PREDICTED), "--D----P-"));
+					  BCS_SLICE_PREDICTED), "--D----P--"));
 	CHECK_EQ(bcs_slice_flags_parse("--D----P-", &fl), 0);
 	CHECK_EQ(fl, BCS_SLICE_DRIVEN | BCS_SLICE_PREDICTED);
+	CHECK(!strcmp(bcs_slice_flags_str(buf, BCS_SLICE_DRIVEN |
+					  BCS_SLICE_PLANNED), "--D------N"));
+	CHECK_EQ(bcs_slice_flags_parse("--D------N", &fl), 0);
+	CHECK_EQ(fl, BCS_SLICE_DRIVEN | BCS_SLICE_PLANNED);
 	CHECK_EQ(bcs_slice_flags_parse("LX", &fl), -EINVAL);
 }
 

@@ -250,6 +250,7 @@ static struct json_object *state_json(const struct bcs_state *st)
 	json_u64(o, "missed", st->missed);
 	json_u64(o, "predicted", st->predicted);
 	json_u64(o, "expired", st->expired);
+	json_u64(o, "planned", st->planned);
 	json_u64(o, "failopens", st->failopens);
 	json_u64(o, "drain_cuts", st->drain_cuts);
 	json_u64(o, "attach_failures", st->attach_failures);
@@ -415,6 +416,8 @@ int bcsctl_run_status(const struct bcsctl_req *req)
 	       (unsigned long long)st.predicted);
 	printf("%-16s %llu\n", "expired:",
 	       (unsigned long long)st.expired);
+	printf("%-16s %llu\n", "planned:",
+	       (unsigned long long)st.planned);
 	printf("%-16s %llu\n", "failopens:",
 	       (unsigned long long)st.failopens);
 	printf("%-16s %llu\n", "drain cuts:",

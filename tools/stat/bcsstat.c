@@ -88,7 +88,8 @@ static void usage(FILE *f, const struct cmd *c)
 		"F fail-open, I injected,\n"
 		"C next row woken at the drain limit, O earlier strobes overtaken,\n"
 		"P predicted (no strobe for the slice by its deadline),\n"
-		"E expired (no gang: the last strobe's row ended).\n"
+		"E expired (no gang: the last strobe's row ended),\n"
+		"N planned (a slice of a plan after its first).\n"
 		"Exit status: 0 ok, 1 failure, 2 usage error.\n");
 }
 

@@ -117,19 +117,19 @@ if [ "$(grep -c '^ *1[0-9] ' "$TMP/out")" -eq 8 ]; then ok; else
 env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" slices > /dev/full 2> "$TMP/err"
 if [ $? = 1 ] && grep -q 'writing the output' "$TMP/err"; then ok; else
 	bad "slices > /dev/full: want exit 1: $(cat "$TMP/err")"; fi
-expect 0 '^ +19 +119 +3 +----I---- +10000\.0 +12\.5 ' \
+expect 0 '^ +19 +119 +3 +----I----- +10000\.0 +12\.5 ' \
 	env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" slices -n 3
 if [ "$(wc -l <"$TMP/out")" -eq 4 ]; then ok; else
 	bad "slices -n 3: want header + 3 lines: $(cat "$TMP/out")"; fi
-expect 0 '^ +15 +115 +3 +L-------- .* 1 +0$' env BCS_STAT_DEVICE="$TMP/ring" \
+expect 0 '^ +15 +115 +3 +L--------- .* 1 +0$' env BCS_STAT_DEVICE="$TMP/ring" \
 	"$BCSSTAT" slices -n 5
-if grep -q '^ *16 .* -S------- ' "$TMP/out" && grep -q '^ *17 .* --D------ ' \
+if grep -q '^ *16 .* -S-------- ' "$TMP/out" && grep -q '^ *17 .* --D------- ' \
 	"$TMP/out"; then ok; else bad "slices flags: $(cat "$TMP/out")"; fi
 expect 0 '"seq"' env BCS_STAT_DEVICE="$TMP/ring" "$BCSSTAT" slices --json -n 2
 if command -v python3 >/dev/null; then
 	if python3 -c 'import json,sys; d=json.load(sys.stdin);
 assert [r["seq"] for r in d] == [18, 19], d
-assert d[1]["flags"] == "----I----" and d[1]["switch_ns"] == 12500, d' \
+assert d[1]["flags"] == "----I-----" and d[1]["switch_ns"] == 12500, d' \
 		<"$TMP/out"; then ok; else bad "slices --json content"; fi
 fi
 

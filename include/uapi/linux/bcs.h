@@ -93,20 +93,34 @@
  * 0), and runs row r(i): r(0) = @row, r(i) = bcs_row_next(@plan_rows,
  * r(i - 1)), or @row in every slice if @plan_rows is 0 (bit r of
  * @plan_rows: row r is a home row of the driver's map; bcsd's master picks
- * each slice's row by the same rule).  bcs.ko switches the planned slices
- * off its own clock, each a switch of the driver's (not a prediction):
- *  - a later strobe or plan replaces whatever of the current plan is due at
- *    or after its own first slice (the rest is dropped, not counted missed),
- *    so a driver cuts a plan short by sending the next one early, and a
- *    map change takes effect at the slice the driver names, on every node
- *    that has the new plan;
- *  - a node never runs past its plan: the watchdog counts from the end of
- *    the plan (its last slice), not from its strobe; with
- *    BCS_STROBE_EXPIRE the last planned slice's row expires as a strobe's
- *    does;
- *  - the whole plan must end by BCS_DEADLINE_NS_MAX (-ERANGE) and its first
- *    deadline is checked as a strobe's; BCS_STROBE_PLAN cannot be combined
- *    with BCS_STROBE_NOW, BCS_STROBE_NEXT or BCS_STROBE_PREDICT (-EINVAL);
+ * each slice's row by the same rule; bcs_plan_row() and
+ * bcs_plan_deadline() below compute both).  The plan waits in the queue
+ * like a strobe; when its first slice is due it switches and becomes the
+ * node's current plan, and bcs.ko switches each further slice at its own
+ * deadline, off its own clock, each a switch of the driver's (not a
+ * prediction): flagged BCS_SLICE_PLANNED, counted in @planned and
+ * @switches of struct bcs_state (the plan counts once in @strobes):
+ *  - a later strobe or plan, for slice m due at E, replaces whatever of the
+ *    current (or a waiting) plan is numbered m or later or due at E or
+ *    later (the rest is dropped, not counted missed), so a driver cuts a
+ *    plan short by sending the next one early, and a map change takes
+ *    effect at the slice the driver names, on every node that has the new
+ *    plan; a strobe that switches at once drops the rest (not missed);
+ *  - a node never runs past its plan: each planned slice re-arms the
+ *    watchdog as a strobe's switch does, so it counts from the last
+ *    slice of the plan, not from its strobe; with BCS_STROBE_EXPIRE the
+ *    last planned slice's row expires as a strobe's does (slice @slice +
+ *    @plan_slices, due at the end of the plan);
+ *  - a plan that comes late drops its slices numbered before the current
+ *    slice whose deadlines have passed (if that is all of them it counts
+ *    missed, as a strobe for a slice passed); of the rest it switches at
+ *    once to the newest slice due (late, BCS_SLICE_OVERTAKEN, the slices
+ *    passed over counted missed), as after a timer that fired late;
+ *  - the whole plan must end by BCS_DEADLINE_NS_MAX (-ERANGE):
+ *    bcs_plan_deadline(@deadline_ns, the length, @plan_slices), nor may
+ *    @slice + @plan_slices exceed 2^64 - 1 (-ERANGE); its first deadline
+ *    is checked as a strobe's; BCS_STROBE_PLAN cannot be combined with
+ *    BCS_STROBE_NOW, BCS_STROBE_NEXT or BCS_STROBE_PREDICT (-EINVAL);
  *    @plan_slices out of range is -ERANGE; @plan_rows and @plan_slices
  *    must be 0 without the flag (-EINVAL).
  * In standalone mode a plan is validated and only its first slice is used,
@@ -202,7 +216,9 @@
  *                      of the slice after it: a prediction, which switches
  *                      at the next deadline (@deadline_ns + the slice) only
  *                      if no strobe from the driver has come by then (see
- *                      below).
+ *                      below).  With BCS_STROBE_PLAN it is a plan of
+ *                      @plan_slices slices through the rows @plan_rows
+ *                      (see "Plans" above).
  * BCS_IOC_GET_STATE    struct bcs_state: global state and counters.
  * BCS_IOC_JOB_LIST     struct bcs_job_list: copy up to @count job records
  *                      (struct bcs_job_info) to @jobs; @count returns the
@@ -344,7 +360,8 @@
  *                    BCS_A_PREDICTED, BCS_A_EXPIRED, BCS_A_NR_PARKED,
  *                    BCS_A_DRIVER_PID, BCS_A_SWITCHES,
  *                    BCS_A_ATTACH_FAILURES, BCS_A_STAT_RECORDS,
- *                    BCS_A_DRAIN_CUTS, BCS_A_WINDOW_STATE: every field
+ *                    BCS_A_DRAIN_CUTS, BCS_A_WINDOW_STATE,
+ *                    BCS_A_PLANNED (from modules with plans): every field
  *                    of struct bcs_state but @size and @version, with the
  *                    same meaning; and the slice window: BCS_A_WINDOW_FROM,
  *                    BCS_A_WINDOW_TO, BCS_A_WINDOW_RECORDS, the fields of
@@ -479,6 +496,52 @@ static inline __u32 bcs_row_next(__u64 rows, __u32 row)
 	return (__u32)__builtin_ctzll(rows);
 }
 
+/*
+ * The row of slice @i of a plan (BCS_STROBE_PLAN) whose slice 0 runs @row
+ * (< BCS_ROWS_MAX) and that steps through the rows of the bit set @rows:
+ * r(0) = @row, r(i) = bcs_row_next(@rows, r(i - 1)); @row in every slice
+ * when @rows is 0.  Since r(i) for i >= 1 lies in @rows, r(j + i) ==
+ * bcs_plan_row(@rows, r(j), i): a plan can be followed from any slice.
+ * At most BCS_ROWS_MAX steps, whatever @i.
+ */
+static inline __u32 bcs_plan_row(__u64 rows, __u32 row, __u32 i)
+{
+	__u64 below, left;
+	__u32 first, n = 0, k = 0;
+
+	if (!rows || !i)
+		return row;
+	first = bcs_row_next(rows, row);
+	for (left = rows; left; left &= left - 1)
+		n++;
+	below = rows & ((1ULL << first) - 1);
+	for (; below; below &= below - 1)
+		k++;
+	k = (k + (i - 1) % n) % n;
+	for (left = rows; k; k--)
+		left &= left - 1;
+	return (__u32)__builtin_ctzll(left);
+}
+
+/*
+ * The deadline of slice @i of a plan whose slice 0 is due at @deadline_ns,
+ * in slices of @slice_ns: @deadline_ns + @i * @slice_ns, or (__u64)-1,
+ * which is above BCS_DEADLINE_NS_MAX, if that lies past
+ * BCS_DEADLINE_NS_MAX (or @deadline_ns does).  A plan of n slices ends at
+ * the deadline of its slice n, which must not lie past it.
+ */
+static inline __u64 bcs_plan_deadline(__u64 deadline_ns, __u64 slice_ns,
+				      __u32 i)
+{
+	__u64 span;
+
+	if (deadline_ns > BCS_DEADLINE_NS_MAX ||
+	    __builtin_mul_overflow(slice_ns, (__u64)i, &span) ||
+	    span > BCS_DEADLINE_NS_MAX - deadline_ns)
+		return ~0ULL;
+	return deadline_ns + span;
+}
+
 enum bcs_mode {
 	BCS_MODE_OFF		= 0,
 	BCS_MODE_STANDALONE	= 1,
@@ -603,12 +666,13 @@ struct bcs_state {
 	__u32 nr_tasks;		/* attached tasks (threads) */
 	__u32 nr_parked;	/* tasks parked right now */
 	__s32 driver_pid;	/* tgid of the driver, 0 if none */
-	__u64 strobes;		/* strobes accepted */
-	__u64 switches;		/* slices started */
+	__u64 strobes;		/* strobes accepted (a plan is one) */
+	__u64 switches;		/* slices started (each of a plan's) */
 	__u64 late;		/* switches after their deadline */
 	__u64 missed;		/* strobes lost or superseded (a lost
 				 * one whose prediction switched counts
-				 * in @predicted instead)
+				 * in @predicted instead), and slices of
+				 * a plan that a late timer passed over
 				 */
 	__u64 failopens;	/* fail-open events */
 	__u64 attach_failures;	/* children not attached (no memory) */
@@ -624,7 +688,12 @@ struct bcs_state {
 				 * row of a strobe with BCS_STROBE_EXPIRE
 				 * ended (BCS_SLICE_EXPIRED)
 				 */
-	__u64 reserved[1];
+	__u64 planned;		/* switches to a slice of a plan after its
+				 * first (BCS_SLICE_PLANNED), which no
+				 * strobe of its own brought; 0 from
+				 * modules before plans, where this was
+				 * reserved
+				 */
 };
 
 #define BCS_VERSION		1
@@ -891,6 +960,12 @@ struct bcs_stat_header {
  * this slice.  @row is BCS_ROW_NONE: only jobs without a row run.
  */
 #define BCS_SLICE_EXPIRED	(1U << 8)
+/*
+ * The switch ran a slice of a plan (BCS_STROBE_PLAN) after its first, off
+ * bcs.ko's own clock: a switch of the driver's all the same.  @strobe_ns is
+ * the arrival of the plan.
+ */
+#define BCS_SLICE_PLANNED	(1U << 9)
 
 struct bcs_slice_record {
 	__u64 seq;		/* record sequence number, written last */
@@ -980,6 +1055,7 @@ enum bcs_attr {
 	BCS_A_EVENT_SEQ,	/* u64 */
 	BCS_A_PLAN_SLICES,	/* u32, a plan: BCS_STROBE_PLAN */
 	BCS_A_PLAN_ROWS,	/* u64, with BCS_A_PLAN_SLICES only */
+	BCS_A_PLANNED,		/* u64 */
 	__BCS_A_MAX,
 };
 
