@@ -208,6 +208,11 @@ enum bcsp_verdict bcsp_strobe_verdict(const struct bcsp_strobe *s,
 	if (s->row >= BCS_ROWS_MAX || s->slice_ns < BCS_SLICE_NS_MIN ||
 	    s->slice_ns > BCS_SLICE_NS_MAX)
 		return BCSP_BAD_BODY;
+	/* The whole plan ends by BCS_DEADLINE_NS_MAX, as bcs.ko checks. */
+	if (s->plan_slices && (s->deadline_ns > BCS_DEADLINE_NS_MAX ||
+	    (uint64_t)(s->plan_slices - 1) * s->slice_ns >
+	    BCS_DEADLINE_NS_MAX - s->deadline_ns))
+		return BCSP_BAD_BODY;
 	/*
 	 * Differences, not sums: deadlines and clocks take any 64-bit
 	 * value, and deadline + slices would wrap (found by fuzz_body).
@@ -392,6 +397,20 @@ uint32_t bcsp_rows_next(uint64_t rows, uint32_t row)
 	row = bcs_row_next(rows, row);
 	/* A strobe names a row: with none to run, row 0 runs no job. */
 	return row == BCS_ROW_NONE ? 0 : row;
+}
+
+uint32_t bcsp_plan_row(uint64_t rows, uint32_t row, uint64_t i)
+{
+	uint64_t steps;
+
+	if (!rows || !i)
+		return row;
+	/* Once on it, the rotation repeats every popcount(@rows) steps. */
+	row = bcsp_rows_next(rows, row);
+	steps = (i - 1) % (uint64_t)__builtin_popcountll(rows);
+	while (steps--)
+		row = bcsp_rows_next(rows, row);
+	return row;
 }
 
 uint32_t bcsp_map_next_row(const struct bcsp_whole_map *m, uint32_t row)
