@@ -413,6 +413,22 @@ uint32_t bcsp_plan_row(uint64_t rows, uint32_t row, uint64_t i)
 	return row;
 }
 
+uint32_t bcsp_plan_make(uint64_t start, uint32_t step, uint64_t cut,
+			uint32_t *next)
+{
+	uint32_t len;
+
+	if (step < 1)
+		step = 1;
+	if (step > BCS_PLAN_SLICES_MAX / 2)
+		step = BCS_PLAN_SLICES_MAX / 2;
+	len = 2 * step;
+	if (cut > start && cut - start < len)
+		len = (uint32_t)(cut - start);
+	*next = len < step ? len : step;
+	return len;
+}
+
 uint32_t bcsp_map_next_row(const struct bcsp_whole_map *m, uint32_t row)
 {
 	return bcsp_rows_next(bcsp_map_home_rows(m), row);

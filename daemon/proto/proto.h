@@ -704,6 +704,19 @@ uint32_t bcsp_rows_next(uint64_t rows, uint32_t row);
  */
 uint32_t bcsp_plan_row(uint64_t rows, uint32_t row, uint64_t i);
 
+/*
+ * The master's plan for slice @start, one every @step slices (2 ..
+ * BCS_PLAN_SLICES_MAX / 2): twice @step slices, so that a node that loses
+ * a plan still holds @step slices of the one before; cut short at @cut
+ * if it lies within them (the first slice of a map change not yet in
+ * force; 0: none), so that no plan crosses it and every node changes
+ * there alike.  Returns the plan's slices; *@next: the slices to the next
+ * plan's first, @step, or fewer if the plan was cut shorter (the next
+ * starts at @cut).
+ */
+uint32_t bcsp_plan_make(uint64_t start, uint32_t step, uint64_t cut,
+			uint32_t *next);
+
 /* The slices from @slice to the next plan's first (1 if no plan). */
 static inline uint32_t bcsp_plan_next(const struct bcsp_strobe *s)
 {

@@ -511,6 +511,47 @@ static void test_stale_map_runs_no_gang(void)
 	CHECK(d.cnt.strobes_stale_map == 2);
 }
 
+/*
+ * A strobe with a plan goes to bcs.ko as one (BCS_STROBE_PLAN, its slices
+ * and rows), with no prediction: the overlap of plans stands in for it.
+ * With the map it names lost, the plan runs the idle row throughout.
+ */
+static void test_plan_to_kernel(void)
+{
+	struct bcsp_whole_map a = { .version = 3 };
+	struct bcsp_msg m;
+
+	reset();
+	add(&a, 10, 0, 0x1001);
+	add(&a, 11, 2, 0x1101);
+	hold_and_apply(5, 1, &a);
+
+	m = strobe(1, 5, 3, 2);
+	m.strobe.plan_slices = 20;
+	m.strobe.plan_next = 10;
+	m.strobe.plan_rows = 0x5;
+	node_on_strobe(&d, &m);
+	CHECK(nr_strobes == 1);
+	CHECK(last_strobe.flags & BCS_STROBE_PLAN);
+	CHECK(!(last_strobe.flags & BCS_STROBE_PREDICT));
+	CHECK(last_strobe.plan_slices == 20 && last_strobe.plan_rows == 0x5);
+	CHECK(last_strobe.row == 2 && last_strobe.slice == 100);
+
+	/* Map 4 not here: the idle row, in every planned slice. */
+	m.strobe.map_version = 4;
+	node_on_strobe(&d, &m);
+	CHECK(nr_strobes == 2 && last_strobe.row == 63);
+	CHECK(last_strobe.flags & BCS_STROBE_PLAN);
+	CHECK(last_strobe.plan_slices == 20 && last_strobe.plan_rows == 0);
+
+	/* No plan: none to bcs.ko, a prediction as ever. */
+	m = strobe(1, 5, 3, 0);
+	node_on_strobe(&d, &m);
+	CHECK(!(last_strobe.flags & BCS_STROBE_PLAN));
+	CHECK(!last_strobe.plan_slices && !last_strobe.plan_rows);
+	CHECK(last_strobe.flags & BCS_STROBE_PREDICT);
+}
+
 /* The strobe of slice @slice from master @master (strobe()) to the node. */
 static void strobe_in(uint64_t slice, uint32_t master, uint32_t epoch,
 		      uint32_t version, uint32_t row)
@@ -756,5 +797,6 @@ int main(void)
 	test_same_epoch_and_version();
 	test_older_map_late();
 	test_predict_names_the_master();
+	test_plan_to_kernel();
 	return unit_done("test_node");
 }

@@ -778,6 +778,39 @@ static void test_plan_row(void)
 	}
 }
 
+/*
+ * The master's plans: twice the step, cut at a map change within them;
+ * sent one after the other from slice 100 with a change at 117, every
+ * slice is planned, by two plans (the overlap) but in the first step and
+ * the step from the cut, and no plan crosses 117.
+ */
+static void test_plan_make(void)
+{
+	uint64_t start, covered[200] = { 0 };
+	uint32_t next, len, i;
+
+	CHECK(bcsp_plan_make(100, 10, 0, &next) == 20 && next == 10);
+	CHECK(bcsp_plan_make(100, 10, 100, &next) == 20 && next == 10);
+	CHECK(bcsp_plan_make(100, 10, 50, &next) == 20 && next == 10);
+	CHECK(bcsp_plan_make(100, 10, 120, &next) == 20 && next == 10);
+	CHECK(bcsp_plan_make(100, 10, 119, &next) == 19 && next == 10);
+	CHECK(bcsp_plan_make(100, 10, 110, &next) == 10 && next == 10);
+	CHECK(bcsp_plan_make(100, 10, 107, &next) == 7 && next == 7);
+	CHECK(bcsp_plan_make(100, 10, 101, &next) == 1 && next == 1);
+	CHECK(bcsp_plan_make(100, BCS_PLAN_SLICES_MAX, 0, &next) ==
+	      BCS_PLAN_SLICES_MAX && next == BCS_PLAN_SLICES_MAX / 2);
+	CHECK(bcsp_plan_make(100, 0, 0, &next) == 2 && next == 1);
+	for (start = 100; start < 180; start += next) {
+		len = bcsp_plan_make(start, 10, 117, &next);
+		CHECK(start >= 117 || start + len <= 117);
+		for (i = 0; i < len; i++)
+			covered[start + i]++;
+	}
+	/* Once from the first plan and from the cut, for a step; else twice. */
+	for (i = 100; i < 180; i++)
+		CHECK(covered[i] == ((i < 110 || (i >= 117 && i < 127)) ? 1 : 2));
+}
+
 /* A plan must end by BCS_DEADLINE_NS_MAX, as bcs.ko checks. */
 static void test_strobe_verdict_plan(void)
 {
@@ -1752,6 +1785,7 @@ int main(void)
 	test_next_row();
 	test_strobe_plan();
 	test_plan_row();
+	test_plan_make();
 	test_strobe_verdict_plan();
 	test_epochs();
 	test_before_tag();
