@@ -90,7 +90,8 @@ static void plan_fill(struct bcsd *d, struct bcsp_strobe *s, uint64_t rows)
 		return;
 	}
 	s->plan_slices = bcsp_plan_make(s->slice, d->cfg.plan_slices,
-					d->master.map_apply_slice, &next);
+					d->master.map_apply_slice,
+					d->master.plan_end, &next);
 	s->plan_next = next;
 	s->plan_rows = rows;
 	d->master.plan_next = next;
@@ -101,6 +102,7 @@ static void plan_fill(struct bcsd *d, struct bcsp_strobe *s, uint64_t rows)
 static void on_strobe_timer(struct bcsd *d, void *arg)
 {
 	uint64_t lead = (uint64_t)d->cfg.lead_us * 1000, now, behind, rows;
+	uint64_t skip;
 	struct bcsp_msg *m = &d->master.strobe_msg;
 	uint32_t version = d->master.map_version;
 
@@ -123,10 +125,27 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 	 * and start the next a lead from now, off the old grid, whose next
 	 * deadline may lie up to a slice further.
 	 */
+	skip = 0;
 	if (d->master.strobe_deadline_ns < now + lead / 2) {
-		behind = (now + lead - d->master.strobe_deadline_ns) / d->slice_ns;
-		d->master.strobe_slice += behind;
-		d->master.strobe_deadline_ns = now + lead;
+		behind = (now + lead / 2 - d->master.strobe_deadline_ns) /
+			 d->slice_ns + 1;
+		/*
+		 * With plans the nodes still switch the slices planned, on
+		 * the grid: the next plan starts at the first of them not
+		 * too close, on the grid, and replaces the rest alike
+		 * everywhere.  Off the grid only past them.
+		 */
+		if (d->cfg.plan_slices > 1 &&
+		    d->master.strobe_slice + behind < d->master.plan_end) {
+			skip = behind;
+			d->master.strobe_slice += behind;
+			d->master.strobe_deadline_ns += behind * d->slice_ns;
+		} else {
+			behind = (now + lead - d->master.strobe_deadline_ns) /
+				 d->slice_ns;
+			d->master.strobe_slice += behind;
+			d->master.strobe_deadline_ns = now + lead;
+		}
 	}
 	/*
 	 * From the map as announced (jobs.c sends every change): the
@@ -141,7 +160,10 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 	m->strobe.slice = d->master.strobe_slice;
 	m->strobe.deadline_ns = d->master.strobe_deadline_ns;
 	m->strobe.slice_ns = d->slice_ns;
-	m->strobe.row = bcsp_rows_next(rows, d->master.strobe_row);
+	/* Slices skipped on the grid ran their rows on the nodes. */
+	m->strobe.row = bcsp_plan_row(rows, bcsp_rows_next(rows,
+							   d->master.strobe_row),
+				      skip);
 	m->strobe.map_version = version;
 	m->strobe.nr_rows = jobs_nr_rows(d);
 	plan_fill(d, &m->strobe, rows);

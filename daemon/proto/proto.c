@@ -414,7 +414,7 @@ uint32_t bcsp_plan_row(uint64_t rows, uint32_t row, uint64_t i)
 }
 
 uint32_t bcsp_plan_make(uint64_t start, uint32_t step, uint64_t cut,
-			uint32_t *next)
+			uint64_t covered, uint32_t *next)
 {
 	uint32_t len;
 
@@ -426,6 +426,8 @@ uint32_t bcsp_plan_make(uint64_t start, uint32_t step, uint64_t cut,
 	if (cut > start && cut - start < len)
 		len = (uint32_t)(cut - start);
 	*next = len < step ? len : step;
+	if (start >= covered)
+		*next = 1;
 	return len;
 }
 

@@ -712,10 +712,12 @@ uint32_t bcsp_plan_row(uint64_t rows, uint32_t row, uint64_t i);
  * force; 0: none), so that no plan crosses it and every node changes
  * there alike.  Returns the plan's slices; *@next: the slices to the next
  * plan's first, @step, or fewer if the plan was cut shorter (the next
- * starts at @cut).
+ * starts at @cut); 1 if no plan sent before covers @start (none from
+ * @covered on: the first plan, or the first from a cut), so that a node
+ * that loses this one has the next a slice later.
  */
 uint32_t bcsp_plan_make(uint64_t start, uint32_t step, uint64_t cut,
-			uint32_t *next);
+			uint64_t covered, uint32_t *next);
 
 /* The slices from @slice to the next plan's first (1 if no plan). */
 static inline uint32_t bcsp_plan_next(const struct bcsp_strobe *s)

@@ -36,7 +36,10 @@
  *    is next looked at (a strobe, the slice ring, the state, the job
  *    list) and recorded so; a later strobe or plan first switches the
  *    plan's slices before its own, then replaces the rest (not missed),
- *    as does the fail-open.  The watchdog's count from a plan's end is
+ *    as does the fail-open; one for the slice a plan has switched already,
+ *    with the same row, only confirms it (no second switch), and a plan
+ *    that comes late replaces the current one from the slice after the
+ *    current one on, its slices before gone (not missed).  The watchdog's count from a plan's end is
  *    not modelled (no watchdog is);
  *  - the slice ring of BCS_SIM_RECORDS records, read through
  *    bcs_stat_head() and bcs_stat_snapshot() with libbcs's semantics, and
@@ -158,6 +161,7 @@ static struct {
 	struct bcs_strobe plan;
 	uint64_t plan_arrival;
 	uint32_t plan_next;
+	bool planned_now;		/* the current slice is a plan's */
 
 	int drop_type;			/* $BCS_SIM_DROP; -1: not read yet */
 	unsigned long drop_skip;	/* to let through first */
@@ -1062,13 +1066,14 @@ static void plan_catch_up(uint64_t now, uint64_t before)
 		sim.plan_next++;
 		log_strobe(&s, sim.plan_arrival);
 		switch_to(&s, sim.plan_arrival, s.deadline_ns, false);
+		sim.planned_now = true;
 	}
 }
 
 int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s)
 {
 	uint64_t arrival = now_ns(), at;
-	bool late;
+	bool late, same;
 	int err;
 
 	if (!nl || !s)
@@ -1090,6 +1095,30 @@ int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s)
 	 */
 	plan_catch_up(arrival, s->slice);
 	sim.plan_next = sim.plan.plan_slices;
+	if (sim.switched && s->slice <= sim.slice) {
+		/*
+		 * Its slice switched already, a plan's, to its row:
+		 * confirmed, not switched again (as a prediction is).
+		 */
+		same = s->slice == sim.slice && sim.planned_now &&
+		       s->row == sim.row;
+		/*
+		 * A plan that came late: its slices up to the current one
+		 * are gone (not missed: the current plan switched them), the
+		 * rest replaces the current plan's.
+		 */
+		if ((s->flags & BCS_STROBE_PLAN) && (same || s->slice < sim.slice) &&
+		    sim.slice - s->slice < s->plan_slices - 1ULL) {
+			sim.plan = *s;
+			sim.plan_arrival = arrival;
+			sim.plan_next = (uint32_t)(sim.slice - s->slice) + 1;
+			plan_catch_up(arrival, 0);
+			return 0;
+		}
+		if (same)
+			return 0;
+	}
+	sim.planned_now = false;
 	/* Its slice is over: dropped, missed. */
 	if (sim.switched && s->slice < sim.slice) {
 		sim.missed++;
