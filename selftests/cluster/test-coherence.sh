@@ -52,29 +52,6 @@ for n in $CL_NODES; do
 		"$SHARE/data/coherence/node$n.tracking.txt" | tr -s ' ' | paste -sd ';')"
 done
 
-# restart_bcsd [OPTION...]: bcsd stopped on every node and started again
-# as run-cluster.sh starts it (node1 the master, node3 a standby), with
-# the OPTIONs; records two results.
-restart_bcsd()
-{
-	local n rc=0
-	for n in $(echo "$CL_NODES" | tr ' ' '\n' | sort -rn); do
-		on "$n" 'kill_bcsd TERM' > /dev/null
-	done
-	on 1 "start_bcsd --role=both --priority=200 $*" > /dev/null &&
-		wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]'
-	ok $? "node1: bcsd restarted as the master${*:+ ($*)}"
-	for n in $CL_NODES; do
-		case $n in
-		1) ;;
-		3) on 3 "start_bcsd --role=both --priority=100 $*" ;;
-		*) on "$n" "start_bcsd --role=node $*" ;;
-		esac > /dev/null || rc=1
-	done
-	[ $rc = 0 ] && wait_until 30 all_follow_master
-	ok $? "every node follows node1${*:+ ($*)}"
-}
-
 # Plans at 1 ms: the jobs and their tasks stay in bcs.ko, the restarted
 # master takes them from the nodes' reports.  The watchdog and the
 # staleness in slices of 1 ms: 200 ms.

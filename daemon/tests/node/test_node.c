@@ -429,19 +429,28 @@ static void hold_and_apply(uint32_t epoch, uint32_t master,
 	node_on_map(&d, epoch, master, m);
 }
 
+/* Afresh, map 3 of master 1, epoch 5: jobs 10 (row 0) and 11 (row 2). */
+static void two_jobs_held(void)
+{
+	static struct bcsp_whole_map a;
+
+	memset(&a, 0, sizeof(a));
+	a.version = 3;
+	reset();
+	add(&a, 10, 0, 0x1001);
+	add(&a, 11, 2, 0x1101);
+	hold_and_apply(5, 1, &a);
+}
+
 /*
  * The row predicted with a strobe comes from the map the strobe names:
  * not from another master's map of the same epoch and version.
  */
 static void test_predict_names_the_master(void)
 {
-	struct bcsp_whole_map a = { .version = 3 };
 	struct bcsp_msg m;
 
-	reset();
-	add(&a, 10, 0, 0x1001);
-	add(&a, 11, 2, 0x1101);
-	hold_and_apply(5, 1, &a);
+	two_jobs_held();
 
 	m = strobe(1, 5, 3, 0);
 	node_on_strobe(&d, &m);
@@ -518,13 +527,9 @@ static void test_stale_map_runs_no_gang(void)
  */
 static void test_plan_to_kernel(void)
 {
-	struct bcsp_whole_map a = { .version = 3 };
 	struct bcsp_msg m;
 
-	reset();
-	add(&a, 10, 0, 0x1001);
-	add(&a, 11, 2, 0x1101);
-	hold_and_apply(5, 1, &a);
+	two_jobs_held();
 
 	m = strobe(1, 5, 3, 2);
 	m.strobe.plan_slices = 20;
