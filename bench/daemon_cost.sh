@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench/daemon_cost.sh [--nodes "N..."] [--slices "US..."] [--seconds S]
-#                      [--copies C] [--lead US] [--rt-priority P] [--perf]
+#                      [--plans "K..."] [--copies C] [--lead US]
+#                      [--rt-priority P] [--perf]
 #
 # What bcsd itself costs per slice, on this machine's own CPUs: a master
 # (--role=master) and N node daemons (--role=node, default N: "4 16"),
@@ -46,7 +47,11 @@
 #               deadline (bcs.ko's late), summed
 #
 # and the ratios of cost per slice and of CPU share between the slices
-# and the longest one.  Each daemon runs with --rt_priority P (default 0:
+# and the longest one.  --plans runs each configuration once per K with
+# --plan_slices K (default "1": no plans, a strobe per slice; "1 10": both
+# without plans and with a plan every 10 slices); with plans "got" counts
+# plans per slice and "gaps" is not counted ("-").
+# Each daemon runs with --rt_priority P (default 0:
 # ordinary tasks, memory not locked), --strobe_copies C (default: bcsd's,
 # 2) and --lead_us US (default: 3000 or two slices, whichever is less).
 # Everything else is bcsd's default (reports every second, fill on,
@@ -77,11 +82,13 @@ copies=""
 lead=""
 prio=0
 perf=""
+plans=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--nodes)       nodes=$2; shift 2 ;;
 	--slices)      slices=$2; shift 2 ;;
 	--seconds)     secs=$2; shift 2 ;;
+	--plans)       plans=$2; shift 2 ;;
 	--copies)      copies=$2; shift 2 ;;
 	--lead)        lead=$2; shift 2 ;;
 	--rt-priority) prio=$2; shift 2 ;;
@@ -91,7 +98,7 @@ while [ $# -gt 0 ]; do
 		       exit 2 ;;
 	esac
 done
-for v in $nodes $slices "$secs" "$prio" $copies $lead; do
+for v in $nodes $slices "$secs" "$prio" $copies $lead $plans; do
 	case $v in
 	''|*[!0-9]*) echo "daemon_cost: numbers only (see --help)" >&2; exit 2 ;;
 	esac
@@ -99,6 +106,10 @@ done
 for v in $nodes; do
 	[ "$v" -ge 1 ] && [ "$v" -le 200 ] ||
 		{ echo "daemon_cost: --nodes: 1 to 200" >&2; exit 2; }
+done
+for v in $plans; do
+	[ "$v" -ge 1 ] && [ "$v" -le 2048 ] ||
+		{ echo "daemon_cost: --plans: 1 to 2048" >&2; exit 2; }
 done
 for v in $slices; do
 	[ "$v" -ge 100 ] && [ "$v" -le 1000000 ] ||
@@ -138,7 +149,7 @@ start()
 	ip netns exec "$NS-$n" "$BCSD" --role="$role" --node_id="$n" \
 		--key_file="$TMP/key" --interface=eth0 \
 		--rt_priority="$prio" --slice_us="$slice" --lead_us="$ld" \
-		${copies:+--strobe_copies="$copies"} \
+		${copies:+--strobe_copies="$copies"} --plan_slices="$plan" \
 		--control_socket="$TMP/ctl$n" --stats_file="$TMP/stats$n.json" \
 		--jobs_dir="$TMP/jobs$n" --mpi_dir="$TMP/mpi$n" \
 		"$@" > "$TMP/log$n" 2>&1 &
@@ -210,11 +221,11 @@ sample()
 	done > "$2"
 }
 
-# run N SLICE: a master and N nodes at slices of SLICE us; appends a JSON
-# line of results to $TMP/results.
+# run N SLICE K: a master and N nodes at slices of SLICE us, a plan every
+# K slices (1: none); appends a JSON line of results to $TMP/results.
 run()
 {
-	local n=$1 slice=$2 ld total i t0 t1
+	local n=$1 slice=$2 plan=$3 ld total i t0 t1
 
 	total=$((n + 1))
 	ld=${lead:-$((2 * slice < 3000 ? 2 * slice : 3000))}
@@ -249,10 +260,11 @@ run()
 	status 1 "$total" "$TMP/st1" || return 1
 	quiet_status "$total" "$TMP/q1" || return 1
 	python3 - "$TMP" "$total" "$slice" "$t0" "$t1" \
-		"$(getconf CLK_TCK)" >> "$TMP/results" <<'PY'
+		"$(getconf CLK_TCK)" "$plan" >> "$TMP/results" <<'PY'
 import json, os, sys
 d, total, slice_us = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 t0, t1, hz = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+plan = int(sys.argv[7])
 due = (t1 - t0) / (slice_us * 1000.0)
 
 def lines(name):
@@ -276,7 +288,7 @@ for i in range(1, total + 1):
     # Slices passed over: numbers between the last strobe before and
     # the last after, less the strobes seen (a node's "slice" is the
     # last strobe's it followed, the master's the last it sent).
-    gaps = delta(i, "slice") - got
+    gaps = delta(i, "slice") - got if plan == 1 else None
     # The counters' own window: the status answers' times.
     got *= (t1 - t0) / delta(i, "at_ns")
     per.append({
@@ -296,14 +308,16 @@ def mean(rows, k):
 
 nodes = per[1:]
 busiest = max(nodes, key=lambda r: r["cpu_us"])
-out = {"nodes": total - 1, "slice_us": slice_us, "seconds": (t1 - t0) / 1e9,
+out = {"nodes": total - 1, "slice_us": slice_us, "plan_slices": plan,
+       "seconds": (t1 - t0) / 1e9,
        "slices_due": due,
        "loadavg": float(open("/proc/loadavg").read().split()[0]),
        "master": per[0],
        "node_mean": {k: mean(nodes, k) for k in per[0]},
        "node_max": busiest,
        "per_node": nodes}
-out["node_mean"]["gaps"] = sum(r["gaps"] for r in nodes)
+out["node_mean"]["gaps"] = (sum(r["gaps"] for r in nodes) if plan == 1
+                            else None)
 out["node_mean"]["lost"] = sum(r["lost"] for r in nodes)
 out["node_mean"]["rejected"] = sum(r["rejected"] for r in nodes)
 out["node_mean"]["missed"] = sum(r["missed"] for r in nodes)
@@ -316,10 +330,12 @@ PY
 : > "$TMP/results"
 for n in $nodes; do
 	for s in $slices; do
-		echo "daemon_cost: master and $n nodes, slices of $s us, ${secs} s" >&2
-		run "$n" "$s" ||
-			echo "daemon_cost: $n nodes, $s us: failed" >&2
-		stop
+		for k in $plans; do
+			echo "daemon_cost: master and $n nodes, slices of $s us, plan_slices $k, ${secs} s" >&2
+			run "$n" "$s" "$k" ||
+				echo "daemon_cost: $n nodes, $s us, plan_slices $k: failed" >&2
+			stop
+		done
 	done
 done
 
@@ -332,7 +348,7 @@ f = lambda v, p: "-" if v is None else f"{v:.{p}f}"
 lines = [f"# bench/daemon_cost.sh: {sys.argv[4]} s per configuration, "
          f"rt_priority {sys.argv[5]}, strobe_copies {sys.argv[6]}, "
          f"lead_us {sys.argv[7]}, {sys.argv[8]} CPUs",
-         f"{'nodes':>5} {'slice_us':>8} {'role':>9} {'cpu_us':>7} "
+         f"{'nodes':>5} {'slice_us':>8} {'plan':>4} {'role':>9} {'cpu_us':>7} "
          f"{'cpu_pct':>7} {'sys_pct':>7} {'wake':>5} {'invol':>5} "
          f"{'rx':>5} {'got':>5} {'gaps':>5} {'lost':>4} {'rej':>4} {'missed':>6} {'late':>5} {'load':>5}"]
 for r in rows:
@@ -342,7 +358,8 @@ for r in rows:
                 "node_max": "node max"}[role]
         got = x["got"] if role != "node_mean" else x["got_min"]
         miss = "-" if role == "master" else str(x["missed"])
-        gaps = "" if role == "node_max" else str(x["gaps"])
+        gaps = ("" if role == "node_max" else
+                "-" if x["gaps"] is None else str(x["gaps"]))
         lost = "-" if role == "master" else str(x["lost"])
         rej = str(x["rejected"])
         if role == "node_max":
@@ -350,24 +367,25 @@ for r in rows:
         late = "-" if role == "master" else str(x["late"])
         if role == "node_max":
             miss = late = ""
-        lines.append(f"{r['nodes']:>5} {r['slice_us']:>8} {name:>9} "
+        lines.append(f"{r['nodes']:>5} {r['slice_us']:>8} "
+                     f"{r.get('plan_slices', 1):>4} {name:>9} "
                      f"{f(x['cpu_us'], 1):>7} {f(x['cpu_pct'], 2):>7} "
                      f"{f(x['sys_pct'], 0):>7} {f(x['wake'], 2):>5} "
                      f"{f(x['invol'], 2):>5} {f(x['rx'], 2):>5} "
                      f"{f(got, 3):>5} {gaps:>5} {lost:>4} {rej:>4} {miss:>6} {late:>5} "
                      f"{f(r['loadavg'], 1):>5}")
-# Ratios against the longest slice of the same number of nodes.
+# Ratios against the longest slice of the same number of nodes and plan.
 lines.append("# ratios to the longest slice: cost per slice (cpu_us), "
              "CPU share (cpu_pct)")
-for n in sorted({r["nodes"] for r in rows}):
-    rs = [r for r in rows if r["nodes"] == n]
+for n, k in sorted({(r["nodes"], r.get("plan_slices", 1)) for r in rows}):
+    rs = [r for r in rows if r["nodes"] == n and r.get("plan_slices", 1) == k]
     base = max(rs, key=lambda r: r["slice_us"])
     for r in sorted(rs, key=lambda r: -r["slice_us"]):
         if r is base:
             continue
         for role in ("master", "node_mean"):
             a, b = r[role], base[role]
-            lines.append(f"{n:>5} {r['slice_us']:>8} vs {base['slice_us']:>6} "
+            lines.append(f"{n:>5} {r['slice_us']:>8} plan {k} vs {base['slice_us']:>6} "
                          f"{role:>9}: cpu_us x{a['cpu_us'] / b['cpu_us']:.2f}, "
                          f"cpu_pct x{a['cpu_pct'] / b['cpu_pct']:.2f}")
 text = "\n".join(lines) + "\n"

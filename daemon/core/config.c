@@ -137,6 +137,8 @@ const struct cfg_opt cfg_opts[] = {
 		 "master: send each strobe this long before its deadline (< 4 slices)"),
 	OPT_UINT(strobe_copies, "2", 1, STROBE_COPIES_MAX,
 		 "send each strobe this many times, within the first half of the lead; down a tree, ask for a lost one this many times less one"),
+	OPT_UINT(plan_slices, "1", 1, BCS_PLAN_SLICES_MAX / 2,
+		 "master: one strobe per this many slices, a plan of twice as many that the nodes' bcs.ko switch off their own clocks (1: a strobe per slice, no plans)"),
 	OPT_UINT(rows, "0", 0, BCS_ROWS_MAX,
 		 "master: the most rows of the matrix (0: 64)"),
 	OPT_ENUM(matrix, enum cfg_matrix, "pack", matrix_names,

@@ -84,6 +84,7 @@ struct cfg {
 	uint32_t slice_us;
 	uint32_t lead_us;
 	uint32_t strobe_copies;
+	uint32_t plan_slices;		/* a strobe per so many slices */
 	uint32_t rows;
 	enum cfg_matrix matrix;
 	bool alternate;

@@ -26,6 +26,7 @@ struct bcsd_followed {
 	uint64_t heard_ms;		/* CLOCK_MONOTONIC */
 	uint64_t slice;			/* of its last strobe followed */
 	uint64_t slice_ns;		/* and that strobe's slice length */
+	uint32_t plan_len;		/* and the slices it named, 1 .. */
 	uint32_t max_epoch_seen;	/* in any datagram accepted */
 	/*
 	 * The last map received.  A map is named by (epoch, master,
@@ -49,6 +50,17 @@ struct bcsd_followed {
 	uint32_t ctx_epoch;
 	uint32_t ctx_master;
 };
+
+/*
+ * The slices a master with plans may be quiet for after its last strobe
+ * beyond those of a master without (whose strobes come every slice): its
+ * plan's slices less one, 0 without plans.  Every silence that tells a
+ * master (or a parent) gone counts them in.
+ */
+static inline uint64_t followed_quiet_slices(const struct bcsd_followed *f)
+{
+	return f->plan_len > 1 ? f->plan_len - 1 : 0;
+}
 
 /*
  * followed.c: the whole map @map of master @master, epoch @epoch, is the one followed

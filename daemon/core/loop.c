@@ -116,7 +116,10 @@ int loop_on_tick(struct bcsd *d, loop_fn *fn, void *arg)
  */
 static long tick_period_ms(const struct bcsd *d)
 {
-	uint64_t ms = d->cfg.failover_slices * d->slice_ns / 1000000 / 4;
+	/* With plans the silence is longer by a plan's quiet (followed.h). */
+	uint64_t ms = (d->cfg.failover_slices +
+		       followed_quiet_slices(&d->followed)) *
+		      d->slice_ns / 1000000 / 4;
 
 	if (ms > d->cfg.report_ms)
 		ms = d->cfg.report_ms;
@@ -150,6 +153,8 @@ static void run_ticks(struct bcsd *d, uint64_t now)
 
 	l->tick_last_ms = now;
 	l->nr_tick_runs++;
+	/* The master's plans may have changed it. */
+	l->tick_ms = tick_period_ms(d);
 	for (i = 0; i < l->nr_ticks; i++)
 		l->ticks[i].fn(d, l->ticks[i].arg);
 	if (arm_tick(l))

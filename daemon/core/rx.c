@@ -324,6 +324,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 		follow_master(d, &m, from);
 		d->followed.slice = m.strobe.slice;
 		d->followed.slice_ns = m.strobe.slice_ns;
+		d->followed.plan_len = bcsp_plan_len(&m.strobe);
 		d->cnt.strobes_rx++;
 		pass_down(d, buf, len, &m, from);
 		/* The module first: a timer for the next can wait. */

@@ -39,6 +39,11 @@ static inline enum bcsp_verdict fuzz_strobe_model(const struct bcsp_strobe *s,
 	if (s->row >= BCS_ROWS_MAX || s->slice_ns < BCS_SLICE_NS_MIN ||
 	    s->slice_ns > BCS_SLICE_NS_MAX)
 		return BCSP_BAD_BODY;
+	/* A plan ends by BCS_DEADLINE_NS_MAX. */
+	if (s->plan_slices &&
+	    d + (unsigned __int128)(s->plan_slices - 1) * sl >
+	    BCS_DEADLINE_NS_MAX)
+		return BCSP_BAD_BODY;
 	if (d + stale * sl < n || d > n + BCSP_AHEAD_SLICES * sl)
 		return BCSP_STALE;
 	return BCSP_OK;

@@ -92,6 +92,11 @@ static void seed_strobe(struct bcsp_msg *m)
 	m->strobe.map_version = 9;
 	m->strobe.nr_rows = 3;
 	seed(m);
+	/* A plan of 20 slices, the next in 10, through rows 0, 2 and 5. */
+	m->strobe.plan_slices = 20;
+	m->strobe.plan_next = 10;
+	m->strobe.plan_rows = 0x25;
+	variant(m, "plan");
 }
 
 static void seed_map(struct bcsp_msg *m)

@@ -36,13 +36,14 @@ void context_send(struct bcsd *d)
 		.local = true, .slice = d->master.strobe_slice });
 }
 
-/* Slices from a context change to the strobe that applies it. */
+/* Strobes from a context change to the one that applies it. */
 #define CTX_LEAD_SLICES	2
 
 static void ctx_changed(struct bcsd *d)
 {
 	d->master.ctx.version++;
-	d->master.ctx.apply_slice = d->master.strobe_slice + CTX_LEAD_SLICES;
+	d->master.ctx.apply_slice = d->master.strobe_slice +
+				    (uint64_t)CTX_LEAD_SLICES * d->master.plan_next;
 	context_send(d);
 }
 
@@ -111,8 +112,13 @@ int context_window(struct bcsd *d, const struct bcsp_request *req)
 	}
 	if (req->window.from > req->window.to)
 		return -EINVAL;
-	/* Every node must have it before the window's first slice. */
-	if (req->window.from <= d->master.strobe_slice + CTX_LEAD_SLICES)
+	/*
+	 * Every node must have it before the window's first slice: it
+	 * applies it at the first strobe at or after apply_slice, with
+	 * plans up to a plan's step after it.
+	 */
+	if (req->window.from <= d->master.strobe_slice +
+	    (uint64_t)(CTX_LEAD_SLICES + 1) * d->master.plan_next - 1)
 		return -ERANGE;
 	c->flags |= BCSP_WINDOW_ARMED;
 	c->window_from = req->window.from;

@@ -158,6 +158,19 @@ static void send_map(struct bcsd *d)
 #define MAP_LEAD_SLICES	(MAP_REPEATS + 1)
 
 /*
+ * The slice a change of the map made now takes effect in: MAP_LEAD_SLICES
+ * strobes ahead, and not in a slice planned already (strobe.c: plans are
+ * cut there), so that every node switches to it alike.
+ */
+static uint64_t map_apply_at(const struct bcsd *d)
+{
+	uint64_t at = d->master.strobe_slice +
+		      (uint64_t)MAP_LEAD_SLICES * d->master.plan_next;
+
+	return at > d->master.plan_end ? at : d->master.plan_end;
+}
+
+/*
  * The map changed: a new version, whose rows take effect MAP_LEAD_SLICES
  * from now on every node at once (bcs.ko's BCS_JOB_AT_SLICE), or with
  * @at_once at once (a take-over: no map of this master's is in force).  A
@@ -168,9 +181,8 @@ void jobs_map_changed(struct bcsd *d, bool at_once)
 	d->master.map_version++;
 	if (at_once)
 		d->master.map_apply_slice = 0;
-	else if (d->master.map_apply_slice <= d->master.strobe_slice + 1)
-		d->master.map_apply_slice = d->master.strobe_slice +
-					    MAP_LEAD_SLICES;
+	else if (d->master.map_apply_slice <= d->master.plan_end)
+		d->master.map_apply_slice = map_apply_at(d);
 	send_map(d);
 }
 

@@ -72,7 +72,14 @@ struct bcsd_master {
 	int strobe_fd;			/* timerfd, CLOCK_REALTIME */
 	uint64_t strobe_slice;		/* of the last strobe sent */
 	uint64_t strobe_deadline_ns;	/* of slice strobe_slice */
-	uint32_t strobe_row;		/* the row it runs */
+	uint32_t strobe_row;		/* the row of the slice before the next */
+	/*
+	 * Plans (cfg.plan_slices > 1): the next strobe is for slice
+	 * strobe_slice + plan_next (1 without plans); no slice from plan_end
+	 * on is planned yet.
+	 */
+	uint32_t plan_next;
+	uint64_t plan_end;
 	struct bcsp_msg strobe_msg;	/* the last strobe sent */
 	unsigned int strobe_copies_left;	/* of it, still to send */
 	/*

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The master's clock: one strobe per slice, and what the nodes say of
- * it (their switches, for the global records; their clocks' offsets).
+ * The master's clock: one strobe per slice, or with plan_slices above 1
+ * one per plan_slices slices, each a plan of twice as many (proto.h,
+ * bcsp_plan_make()); and what the nodes say of it (their switches, for
+ * the global records; their clocks' offsets).
  *
  * Strobes are time-triggered: the strobe of slice n leaves lead_us before
  * its deadline, so every node holds it before the deadline and switches
@@ -50,12 +52,57 @@ static void next_copy(struct bcsd *d, uint64_t lead, uint64_t now)
 		return;
 	}
 	d->master.strobe_copies_left = 0;
-	strobe_arm(d, d->master.strobe_deadline_ns + d->slice_ns - lead);
+	strobe_arm(d, d->master.strobe_deadline_ns +
+		   d->master.plan_next * d->slice_ns - lead);
+}
+
+/*
+ * Strobe @s as sent, into the global records: each slice it names (its
+ * plan's), by the row it runs.  Slices already planned are there.
+ */
+static void plan_sent(struct bcsd *d, const struct bcsp_strobe *s,
+		      uint64_t sent_ns)
+{
+	struct bcsp_strobe one = *s;
+	uint32_t i, len = bcsp_plan_len(s);
+
+	for (i = 0; i < len; i++) {
+		one.slice = s->slice + i;
+		one.deadline_ns = s->deadline_ns + i * s->slice_ns;
+		one.row = bcsp_plan_row(s->plan_rows, s->row, i);
+		global_sent(d, d->master.epoch, &one, sent_ns);
+	}
+}
+
+/*
+ * The plan of strobe @s, whose first slice has the home rows @rows in
+ * force, into @s; and when the master's next strobe is.  Cut short at the
+ * next map change (jobs.c chooses its slice at or after every slice
+ * planned already), so that every node changes there alike.
+ */
+static void plan_fill(struct bcsd *d, struct bcsp_strobe *s, uint64_t rows)
+{
+	uint32_t next;
+
+	if (d->cfg.plan_slices < 2) {
+		d->master.plan_next = 1;
+		d->master.plan_end = s->slice + 1;
+		return;
+	}
+	s->plan_slices = bcsp_plan_make(s->slice, d->cfg.plan_slices,
+					d->master.map_apply_slice,
+					d->master.plan_end, &next);
+	s->plan_next = next;
+	s->plan_rows = rows;
+	d->master.plan_next = next;
+	if (s->slice + s->plan_slices > d->master.plan_end)
+		d->master.plan_end = s->slice + s->plan_slices;
 }
 
 static void on_strobe_timer(struct bcsd *d, void *arg)
 {
 	uint64_t lead = (uint64_t)d->cfg.lead_us * 1000, now, behind, rows;
+	uint64_t skip;
 	struct bcsp_msg *m = &d->master.strobe_msg;
 	uint32_t version = d->master.map_version;
 
@@ -71,17 +118,34 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 		next_copy(d, lead, now);
 		return;
 	}
-	d->master.strobe_slice++;
-	d->master.strobe_deadline_ns += d->slice_ns;
+	d->master.strobe_slice += d->master.plan_next;
+	d->master.strobe_deadline_ns += d->master.plan_next * d->slice_ns;
 	/*
 	 * Fell behind (stopped, overloaded): skip the slices that are gone,
 	 * and start the next a lead from now, off the old grid, whose next
 	 * deadline may lie up to a slice further.
 	 */
+	skip = 0;
 	if (d->master.strobe_deadline_ns < now + lead / 2) {
-		behind = (now + lead - d->master.strobe_deadline_ns) / d->slice_ns;
-		d->master.strobe_slice += behind;
-		d->master.strobe_deadline_ns = now + lead;
+		behind = (now + lead / 2 - d->master.strobe_deadline_ns) /
+			 d->slice_ns + 1;
+		/*
+		 * With plans the nodes still switch the slices planned, on
+		 * the grid: the next plan starts at the first of them not
+		 * too close, on the grid, and replaces the rest alike
+		 * everywhere.  Off the grid only past them.
+		 */
+		if (d->cfg.plan_slices > 1 &&
+		    d->master.strobe_slice + behind < d->master.plan_end) {
+			skip = behind;
+			d->master.strobe_slice += behind;
+			d->master.strobe_deadline_ns += behind * d->slice_ns;
+		} else {
+			behind = (now + lead - d->master.strobe_deadline_ns) /
+				 d->slice_ns;
+			d->master.strobe_slice += behind;
+			d->master.strobe_deadline_ns = now + lead;
+		}
 	}
 	/*
 	 * From the map as announced (jobs.c sends every change): the
@@ -89,7 +153,6 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 	 * map the strobe names can work out for itself.
 	 */
 	rows = followed_rows_at(d, d->master.strobe_slice, &version);
-	d->master.strobe_row = bcsp_rows_next(rows, d->master.strobe_row);
 	memset(m, 0, sizeof(*m));
 	m->hdr.type = BCSP_STROBE;
 	m->hdr.epoch = d->master.epoch;
@@ -97,16 +160,24 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 	m->strobe.slice = d->master.strobe_slice;
 	m->strobe.deadline_ns = d->master.strobe_deadline_ns;
 	m->strobe.slice_ns = d->slice_ns;
-	m->strobe.row = d->master.strobe_row;
+	/* Slices skipped on the grid ran their rows on the nodes. */
+	m->strobe.row = bcsp_plan_row(rows, bcsp_rows_next(rows,
+							   d->master.strobe_row),
+				      skip);
 	m->strobe.map_version = version;
 	m->strobe.nr_rows = jobs_nr_rows(d);
+	plan_fill(d, &m->strobe, rows);
+	/* The row of the slice before the next strobe's, to step on from. */
+	d->master.strobe_row = bcsp_plan_row(m->strobe.plan_rows, m->strobe.row,
+					     d->master.plan_next - 1);
 	/* Down a tree, sent again where missed rather than copied (tree.c). */
 	if (tree_transport(d) && d->cfg.strobe_copies > 1)
 		m->strobe.flags = BCSP_STROBE_F_REPAIR;
 	if (!net_send(d, m, NULL))
 		d->cnt.strobes_tx++;
-	global_sent(d, d->master.epoch, &m->strobe, now_real_ns());
+	plan_sent(d, &m->strobe, now_real_ns());
 	d->followed.slice = d->master.strobe_slice;
+	d->followed.plan_len = bcsp_plan_len(&m->strobe);
 	d->followed.heard_ms = now_mono_ms();
 	/* To this host's node part, as the group gets it. */
 	dispatch(d, m, &(struct bcsd_origin){

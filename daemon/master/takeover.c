@@ -40,6 +40,17 @@ static bool next_epoch(struct bcsd *d, uint32_t *epoch)
 	return false;
 }
 
+/*
+ * How long a master is silent before a standby takes over: failover_slices,
+ * after the slices its last plan named (a master with plans is quiet
+ * between them, and the nodes run the plan to its end).
+ */
+static uint64_t silence_ms(const struct bcsd *d)
+{
+	return strobe_slices_ms(d, (uint64_t)d->cfg.failover_slices +
+				followed_quiet_slices(&d->followed));
+}
+
 static void take_over(struct bcsd *d, uint32_t epoch)
 {
 	uint64_t lead = (uint64_t)d->cfg.lead_us * 1000, now;
@@ -55,8 +66,15 @@ static void take_over(struct bcsd *d, uint32_t epoch)
 	d->cnt.takeovers++;
 	/* Down a tree, from this node now. */
 	tree_reroot(d, d->node_id);
-	/* Carry on with the schedule the old master announced. */
-	d->master.strobe_slice = d->followed.slice;
+	/*
+	 * Carry on with the schedule the old master announced, after the
+	 * last slice it planned: slice numbers never go back.  The first
+	 * plan replaces whatever of its plan is still due (bcs.ko).
+	 */
+	d->master.strobe_slice = d->followed.slice +
+				 followed_quiet_slices(&d->followed);
+	d->master.plan_next = 1;
+	d->master.plan_end = 0;
 	/*
 	 * No master heard since this daemon started (it restarted, alone):
 	 * go on from the slice this host's bcs.ko last ran, so that slice
@@ -131,7 +149,7 @@ static void step_down(struct bcsd *d)
 static bool outranks(const struct bcsd *d, const struct bcsp_msg *m,
 		     const struct bcsd_origin *from)
 {
-	uint64_t silence = strobe_slices_ms(d, d->cfg.failover_slices);
+	uint64_t silence = silence_ms(d);
 	uint64_t now = now_mono_ms();
 	uint32_t fresh, need;
 
@@ -169,7 +187,7 @@ void takeover_on_strobe(struct bcsd *d, const struct bcsp_msg *m,
 
 void takeover_tick(struct bcsd *d, uint64_t now)
 {
-	uint64_t silence = strobe_slices_ms(d, d->cfg.failover_slices);
+	uint64_t silence = silence_ms(d);
 	uint32_t fresh, need, epoch, hearing;
 
 	if (d->master.active || now - d->followed.heard_ms <= silence ||

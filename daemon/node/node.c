@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The node: hands accepted strobes to bcs.ko over generic netlink, keeps
- * the kernel's jobs in line with the master's map, and reports the local
- * tasks of each job to the master.
+ * The node: hands accepted strobes (and their plans) to bcs.ko over
+ * generic netlink, keeps the kernel's jobs in line with the master's map,
+ * and reports the local tasks of each job to the master.
  *
  * bcsd drives bcs.ko through its netlink socket.  If bcsd dies, the
  * kernel sees the socket close and fails open; if the master goes quiet,
@@ -138,7 +138,18 @@ static void on_strobe(struct bcsd *d, const struct bcsp_msg *m,
 	int err;
 
 	(void)from;
+	/*
+	 * A plan: bcs.ko switches its slices off its own clock, through
+	 * its rows; the overlap of plans stands in for predictions.
+	 */
+	if (s->plan_slices) {
+		req.flags |= BCS_STROBE_PLAN;
+		req.plan_slices = s->plan_slices;
+		req.plan_rows = s->plan_rows;
+	}
 	if (!map_current(d, m)) {
+		/* The idle row throughout. */
+		req.plan_rows = 0;
 		d->cnt.strobes_stale_map++;
 		if (!idle_row(d, &req.row)) {
 			pr_debug("strobe %llu: map stale, no idle row",
@@ -163,7 +174,7 @@ static void on_strobe(struct bcsd *d, const struct bcsp_msg *m,
 		pr_notice("driving bcs.ko: slice %llu us",
 			  (unsigned long long)(s->slice_ns / 1000));
 	}
-	if (predict_row(d, m, &req.next_row))
+	if (!s->plan_slices && predict_row(d, m, &req.next_row))
 		req.flags |= BCS_STROBE_PREDICT;
 	if (d->cfg.expire)
 		req.flags |= BCS_STROBE_EXPIRE;

@@ -80,6 +80,11 @@ static void encode_strobe(struct bcsp_cur *c, const struct bcsp_msg *m)
 	put32(c, m->strobe.map_version);
 	put32(c, m->strobe.nr_rows);
 	put32(c, m->strobe.flags);
+	if (!m->strobe.plan_slices)
+		return;
+	put32(c, m->strobe.plan_slices);
+	put32(c, m->strobe.plan_next);
+	put64(c, m->strobe.plan_rows);
 }
 
 static bool decode_strobe(struct bcsp_cur *c, struct bcsp_msg *m)
@@ -91,6 +96,16 @@ static bool decode_strobe(struct bcsp_cur *c, struct bcsp_msg *m)
 	m->strobe.map_version = get32(c);
 	m->strobe.nr_rows = get32(c);
 	m->strobe.flags = get32(c);
+	if (c->ok && c->len - c->off >= BCSP_STROBE_PLAN_LEN) {
+		m->strobe.plan_slices = get32(c);
+		m->strobe.plan_next = get32(c);
+		m->strobe.plan_rows = get64(c);
+		if (!m->strobe.plan_slices ||
+		    m->strobe.plan_slices > BCS_PLAN_SLICES_MAX ||
+		    !m->strobe.plan_next ||
+		    m->strobe.plan_next > m->strobe.plan_slices)
+			return false;
+	}
 	return c->ok && !(m->strobe.flags & ~BCSP_STROBE_F_ALL);
 }
 
@@ -803,7 +818,9 @@ _Static_assert(BCSP_MPI_SEL_LEN % 4 == 0 && BCSP_MPI_PART_MAX % 4 == 0,
  */
 const struct bcsp_type_desc bcsp_types[__BCSP_TYPE_MAX] = {
 	[BCSP_STROBE] = {
-		.name = "strobe", .fixed = 40,
+		.name = "strobe", .fixed = BCSP_STROBE_LEN,
+		/* A plan, or none. */
+		.elem = BCSP_STROBE_PLAN_LEN, .min = 1, .max = 1,
 		.encode = encode_strobe, .decode = decode_strobe,
 	},
 	/* One part of a map: its jobs. */

@@ -222,6 +222,11 @@ enum bcsp_verdict bcsp_strobe_verdict(const struct bcsp_strobe *s,
 	if (s->row >= BCS_ROWS_MAX || s->slice_ns < BCS_SLICE_NS_MIN ||
 	    s->slice_ns > BCS_SLICE_NS_MAX)
 		return BCSP_BAD_BODY;
+	/* The whole plan ends by BCS_DEADLINE_NS_MAX, as bcs.ko checks. */
+	if (s->plan_slices && (s->deadline_ns > BCS_DEADLINE_NS_MAX ||
+	    (uint64_t)(s->plan_slices - 1) * s->slice_ns >
+	    BCS_DEADLINE_NS_MAX - s->deadline_ns))
+		return BCSP_BAD_BODY;
 	/*
 	 * Differences, not sums: deadlines and clocks take any 64-bit
 	 * value, and deadline + slices would wrap (found by fuzz_body).
@@ -406,6 +411,34 @@ uint32_t bcsp_rows_next(uint64_t rows, uint32_t row)
 	row = bcs_row_next(rows, row);
 	/* A strobe names a row: with none to run, row 0 runs no job. */
 	return row == BCS_ROW_NONE ? 0 : row;
+}
+
+uint32_t bcsp_plan_row(uint64_t rows, uint32_t row, uint64_t i)
+{
+	if (!rows)
+		return row;
+	/* bcs.ko's rule; once on it, the rotation repeats every popcount. */
+	if (i > UINT32_MAX)
+		i = 1 + (i - 1) % (uint64_t)__builtin_popcountll(rows);
+	return bcs_plan_row(rows, row, (uint32_t)i);
+}
+
+uint32_t bcsp_plan_make(uint64_t start, uint32_t step, uint64_t cut,
+			uint64_t covered, uint32_t *next)
+{
+	uint32_t len;
+
+	if (step < 1)
+		step = 1;
+	if (step > BCS_PLAN_SLICES_MAX / 2)
+		step = BCS_PLAN_SLICES_MAX / 2;
+	len = 2 * step;
+	if (cut > start && cut - start < len)
+		len = (uint32_t)(cut - start);
+	*next = len < step ? len : step;
+	if (start >= covered)
+		*next = 1;
+	return len;
 }
 
 uint32_t bcsp_map_next_row(const struct bcsp_whole_map *m, uint32_t row)

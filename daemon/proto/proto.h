@@ -84,7 +84,16 @@ struct bcsp_hdr {
 	uint64_t seq;
 };
 
-/* BCSP_STROBE body: 40 bytes. */
+/*
+ * BCSP_STROBE body: 40 bytes, or 56 with a plan.  A strobe names slice
+ * @slice; with a plan (@plan_slices not 0: the last 16 bytes, plan_slices,
+ * plan_next and plan_rows) it names the @plan_slices slices from @slice on,
+ * as bcs.ko's BCS_STROBE_PLAN does (<linux/bcs.h>, "Plans"): slice i due at
+ * @deadline_ns + i * @slice_ns, running bcsp_plan_row(@plan_rows, @row, i).
+ * The master sends the next plan for slice @slice + @plan_next (1 ..
+ * @plan_slices): plans overlap, so a node that loses one still holds the
+ * rest of the one before, and a node knows when to miss the next.
+ */
 struct bcsp_strobe {
 	uint64_t slice;
 	uint64_t deadline_ns;	/* CLOCK_REALTIME */
@@ -93,7 +102,14 @@ struct bcsp_strobe {
 	uint32_t map_version;	/* nodes ask nothing: the map follows */
 	uint32_t nr_rows;
 	uint32_t flags;		/* BCSP_STROBE_F_* */
+	uint32_t plan_slices;	/* 0: no plan; else 1 .. BCS_PLAN_SLICES_MAX */
+	uint32_t plan_next;	/* with a plan: slices to the next plan's */
+	uint64_t plan_rows;	/* with a plan: the home rows it steps through */
 };
+
+/* The body's length without a plan, and the plan's part of it. */
+#define BCSP_STROBE_LEN		40
+#define BCSP_STROBE_PLAN_LEN	16
 
 /*
  * Down a tree of daemons, a node that misses the next strobe asks the
@@ -680,6 +696,41 @@ uint64_t bcsp_map_home_rows(const struct bcsp_whole_map *m);
 uint32_t bcsp_rows_next(uint64_t rows, uint32_t row);
 
 /*
+ * Plans (struct bcsp_strobe, <linux/bcs.h> "Plans").  The row of slice @i
+ * of a plan that starts with row @row and steps through the home rows
+ * @rows (bcsp_rows_next() @i times; @row throughout if @rows is 0): bcs.ko's
+ * own bcs_plan_row(), for any @i.
+ */
+uint32_t bcsp_plan_row(uint64_t rows, uint32_t row, uint64_t i);
+
+/*
+ * The master's plan for slice @start, one every @step slices (2 ..
+ * BCS_PLAN_SLICES_MAX / 2): twice @step slices, so that a node that loses
+ * a plan still holds @step slices of the one before; cut short at @cut
+ * if it lies within them (the first slice of a map change not yet in
+ * force; 0: none), so that no plan crosses it and every node changes
+ * there alike.  Returns the plan's slices; *@next: the slices to the next
+ * plan's first, @step, or fewer if the plan was cut shorter (the next
+ * starts at @cut); 1 if no plan sent before covers @start (none from
+ * @covered on: the first plan, or the first from a cut), so that a node
+ * that loses this one has the next a slice later.
+ */
+uint32_t bcsp_plan_make(uint64_t start, uint32_t step, uint64_t cut,
+			uint64_t covered, uint32_t *next);
+
+/* The slices from @slice to the next plan's first (1 if no plan). */
+static inline uint32_t bcsp_plan_next(const struct bcsp_strobe *s)
+{
+	return s->plan_slices ? s->plan_next : 1;
+}
+
+/* The slices @s names: its plan's, or 1. */
+static inline uint32_t bcsp_plan_len(const struct bcsp_strobe *s)
+{
+	return s->plan_slices ? s->plan_slices : 1;
+}
+
+/*
  * Encode @msg into @buf (at least BCSP_MAX_LEN bytes) and sign it with
  * @key.  Returns the datagram length, or -1 if @msg does not fit or its
  * epoch is above BCSP_EPOCH_MAX.
@@ -772,7 +823,9 @@ enum bcsp_verdict bcsp_seq_check(struct bcsp_window *w, uint32_t epoch,
  * strobes until their deadlines and gives up the earliest for a new one,
  * so strobes that all arrived that far ahead (a clock behind the master's
  * by that much less the lead) would never switch, and would keep the
- * kernel's watchdog from failing open.  Rejected, they let it.
+ * kernel's watchdog from failing open.  Rejected, they let it.  A plan's
+ * first deadline is checked so, and its last must not pass
+ * BCS_DEADLINE_NS_MAX (BCSP_BAD_BODY).
  */
 #define BCSP_AHEAD_SLICES	(BCS_STROBE_QUEUE - 1)
 enum bcsp_verdict bcsp_strobe_verdict(const struct bcsp_strobe *s,

@@ -30,6 +30,17 @@
  *    for a slice before the current one is dropped and counted missed, as
  *    bcs.ko does.  Predictions and expiries are checked and then ignored:
  *    no strobe is ever lost here;
+ *  - plans (BCS_STROBE_PLAN): checked as bcs.ko checks them; the first
+ *    slice switches as a strobe does, each later one at its deadline
+ *    (row by bcs_row_next() through plan_rows), switched when the model
+ *    is next looked at (a strobe, the slice ring, the state, the job
+ *    list) and recorded so; a later strobe or plan first switches the
+ *    plan's slices before its own, then replaces the rest (not missed),
+ *    as does the fail-open; one for the slice a plan has switched already,
+ *    with the same row, only confirms it (no second switch), and a plan
+ *    that comes late replaces the current one from the slice after the
+ *    current one on, its slices before gone (not missed).  The watchdog's count from a plan's end is
+ *    not modelled (no watchdog is);
  *  - the slice ring of BCS_SIM_RECORDS records, read through
  *    bcs_stat_head() and bcs_stat_snapshot() with libbcs's semantics, and
  *    the slice window that arms it;
@@ -44,7 +55,8 @@
  * If $BCS_SIM_LOG (sim.h) names a file, every strobe that reaches the
  * stand-in from the driver, accepted or not, is appended to it as the
  * line "slice row deadline_ns arrival_ns", for a harness to compare the
- * nodes' schedules.
+ * nodes' schedules; of an accepted plan, every slice it switches, with
+ * the plan's arrival.
  *
  * Handles hold no state of their own beyond what they are (the driver,
  * an events queue): every handle of a process sees the same model.  Not
@@ -141,6 +153,16 @@ static struct {
 		uint64_t attach_ns;
 	} tasks[BCS_SIM_TASKS];
 
+	/*
+	 * The plan switching (BCS_STROBE_PLAN): its strobe, when it came,
+	 * and the index of its next slice to switch; none once @next is
+	 * @plan.plan_slices.
+	 */
+	struct bcs_strobe plan;
+	uint64_t plan_arrival;
+	uint32_t plan_next;
+	bool planned_now;		/* the current slice is a plan's */
+
 	int drop_type;			/* $BCS_SIM_DROP; -1: not read yet */
 	unsigned long drop_skip;	/* to let through first */
 	unsigned long drop_left;
@@ -154,6 +176,8 @@ static struct {
 	.pending = pending_store,
 	.ring = ring_store,
 };
+
+static void plan_catch_up(uint64_t now, uint64_t before);
 
 static uint64_t now_ns(void)
 {
@@ -497,6 +521,7 @@ int bcs_job_list(struct bcs *h, struct bcs_job_info **out, size_t *n)
 		return -EBADF;
 	if (!out || !n)
 		return -EINVAL;
+	plan_catch_up(now_ns(), 0);
 	*out = NULL;
 	*n = 0;
 	if (!sim.nr_jobs)
@@ -636,6 +661,7 @@ int bcs_get_state(struct bcs *h, struct bcs_state *st)
 		return -EBADF;
 	if (!st)
 		return -EINVAL;
+	plan_catch_up(now_ns(), 0);
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
 	st->version = BCS_VERSION;
@@ -810,6 +836,7 @@ int bcs_stat_head(struct bcs_stat *st, uint64_t *head)
 		return -EINVAL;
 	if (!st->mapped)
 		return -ENODATA;
+	plan_catch_up(now_ns(), 0);
 	*head = sim.head;
 	return 0;
 }
@@ -828,6 +855,7 @@ int bcs_stat_snapshot(struct bcs_stat *st, uint64_t from_seq,
 	*n = 0;
 	if (!st->mapped)
 		return -ENODATA;
+	plan_catch_up(now_ns(), 0);
 	/* Records overwritten are skipped: the gap shows in seq. */
 	if (sim.head > BCS_SIM_RECORDS && s < sim.head - BCS_SIM_RECORDS)
 		s = sim.head - BCS_SIM_RECORDS;
@@ -857,6 +885,8 @@ int bcs_nl_open(struct bcs_nl **out)
  */
 static void fail_open(void)
 {
+	/* What the plan had left is dropped with the driver. */
+	sim.plan_next = sim.plan.plan_slices;
 	jobs_apply_due(sim.slice);
 	sim.driver = NULL;
 	sim.mode = BCS_MODE_OFF;
@@ -928,11 +958,15 @@ static void log_strobe(const struct bcs_strobe *s, uint64_t arrival)
 static int strobe_check(const struct bcs_strobe *s, uint64_t now)
 {
 	uint32_t f = s->flags;
+	uint64_t len = s->slice_ns ? s->slice_ns : sim.slice_ns;
 
-	if ((f & ~BCS_STROBE_FLAGS) ||
+	if ((f & ~BCS_STROBE_FLAGS) || s->reserved ||
 	    ((f & BCS_STROBE_PREDICT) &&
 	     (f & (BCS_STROBE_NOW | BCS_STROBE_NEXT))) ||
-	    ((f & BCS_STROBE_EXPIRE) && (f & BCS_STROBE_NEXT)))
+	    ((f & BCS_STROBE_EXPIRE) && (f & BCS_STROBE_NEXT)) ||
+	    ((f & BCS_STROBE_PLAN) &&
+	     (f & (BCS_STROBE_NOW | BCS_STROBE_NEXT | BCS_STROBE_PREDICT))) ||
+	    (!(f & BCS_STROBE_PLAN) && (s->plan_slices || s->plan_rows)))
 		return -EINVAL;
 	if (s->row >= BCS_ROWS_MAX ||
 	    ((f & BCS_STROBE_PREDICT) && s->next_row >= BCS_ROWS_MAX) ||
@@ -941,6 +975,12 @@ static int strobe_check(const struct bcs_strobe *s, uint64_t now)
 	    s->deadline_ns > BCS_DEADLINE_NS_MAX ||
 	    (s->deadline_ns > now &&
 	     s->deadline_ns - now > BCS_STROBE_AHEAD_MAX_NS))
+		return -ERANGE;
+	/* The whole plan ends by BCS_DEADLINE_NS_MAX. */
+	if ((f & BCS_STROBE_PLAN) &&
+	    (!s->plan_slices || s->plan_slices > BCS_PLAN_SLICES_MAX ||
+	     (uint64_t)(s->plan_slices - 1) * len >
+	     BCS_DEADLINE_NS_MAX - s->deadline_ns))
 		return -ERANGE;
 	return 0;
 }
@@ -962,37 +1002,12 @@ static void jobs_switched(void)
 	}
 }
 
-int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s)
+/* The switch to @s's slice and row, which came at @arrival, at @at. */
+static void switch_to(const struct bcs_strobe *s, uint64_t arrival,
+		      uint64_t at, bool late)
 {
-	uint64_t arrival = now_ns(), at;
 	uint32_t missed;
-	bool late;
-	int err;
 
-	if (!nl || !s)
-		return -EINVAL;
-	if (sim.mode != BCS_MODE_DRIVEN)
-		return -ENOTCONN;
-	if (sim.driver != nl)
-		return -EBUSY;
-	log_strobe(s, arrival);
-	err = strobe_check(s, arrival);
-	if (err)
-		return err;
-	sim.strobes++;
-	/* Its slice is over: dropped, missed. */
-	if (sim.switched && s->slice < sim.slice) {
-		sim.missed++;
-		sim.missed_since++;
-		return 0;
-	}
-	if (s->flags & BCS_STROBE_NOW) {
-		late = false;
-		at = arrival;
-	} else {
-		late = arrival > s->deadline_ns;
-		at = late ? arrival : s->deadline_ns;
-	}
 	if (s->slice_ns)
 		sim.slice_ns = s->slice_ns;
 	sim.slice = s->slice;
@@ -1008,6 +1023,123 @@ int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s)
 	sim.last_switch_ns = at;
 	jobs_apply_due(sim.slice);
 	jobs_switched();
+}
+
+/* Slice @i of the plan switching, as a strobe of its own. */
+static struct bcs_strobe plan_slice(uint32_t i)
+{
+	const struct bcs_strobe *p = &sim.plan;
+	struct bcs_strobe s = *p;
+	uint64_t len = p->slice_ns ? p->slice_ns : sim.slice_ns;
+	uint32_t k;
+
+	s.slice = p->slice + i;
+	s.deadline_ns = p->deadline_ns + i * len;
+	/* bcs_row_next() i times (<linux/bcs.h>, "Plans"); none: 0. */
+	for (k = 0; k < i && p->plan_rows; k++) {
+		s.row = bcs_row_next(p->plan_rows, s.row);
+		if (s.row == BCS_ROW_NONE)
+			s.row = 0;
+	}
+	s.flags = 0;
+	s.plan_slices = 0;
+	s.plan_rows = 0;
+	return s;
+}
+
+/*
+ * The slices of the plan due by @now switch, each at its deadline, as
+ * bcs.ko's clock would have switched them; with @before, also every
+ * slice before slice @before whatever its deadline (a later strobe is
+ * for @before).  Called wherever the model is looked at.
+ */
+static void plan_catch_up(uint64_t now, uint64_t before)
+{
+	struct bcs_strobe s;
+
+	if (sim.mode != BCS_MODE_DRIVEN)
+		sim.plan_next = sim.plan.plan_slices;
+	while (sim.plan_next < sim.plan.plan_slices) {
+		s = plan_slice(sim.plan_next);
+		if (s.deadline_ns > now && s.slice >= before)
+			break;
+		sim.plan_next++;
+		log_strobe(&s, sim.plan_arrival);
+		switch_to(&s, sim.plan_arrival, s.deadline_ns, false);
+		sim.planned_now = true;
+	}
+}
+
+int bcs_nl_strobe_send(struct bcs_nl *nl, const struct bcs_strobe *s)
+{
+	uint64_t arrival = now_ns(), at;
+	bool late, same;
+	int err;
+
+	if (!nl || !s)
+		return -EINVAL;
+	if (sim.mode != BCS_MODE_DRIVEN)
+		return -ENOTCONN;
+	if (sim.driver != nl)
+		return -EBUSY;
+	err = strobe_check(s, arrival);
+	/* A plan's slices are logged as they switch. */
+	if (err || !(s->flags & BCS_STROBE_PLAN))
+		log_strobe(s, arrival);
+	if (err)
+		return err;
+	sim.strobes++;
+	/*
+	 * The plan switching runs up to this strobe's slice; what it has
+	 * from there on, this strobe replaces (not missed).
+	 */
+	plan_catch_up(arrival, s->slice);
+	sim.plan_next = sim.plan.plan_slices;
+	if (sim.switched && s->slice <= sim.slice) {
+		/*
+		 * Its slice switched already, a plan's, to its row:
+		 * confirmed, not switched again (as a prediction is).
+		 */
+		same = s->slice == sim.slice && sim.planned_now &&
+		       s->row == sim.row;
+		/*
+		 * A plan that came late: its slices up to the current one
+		 * are gone (not missed: the current plan switched them), the
+		 * rest replaces the current plan's.
+		 */
+		if ((s->flags & BCS_STROBE_PLAN) && (same || s->slice < sim.slice) &&
+		    sim.slice - s->slice < s->plan_slices - 1ULL) {
+			sim.plan = *s;
+			sim.plan_arrival = arrival;
+			sim.plan_next = (uint32_t)(sim.slice - s->slice) + 1;
+			plan_catch_up(arrival, 0);
+			return 0;
+		}
+		if (same)
+			return 0;
+	}
+	sim.planned_now = false;
+	/* Its slice is over: dropped, missed. */
+	if (sim.switched && s->slice < sim.slice) {
+		sim.missed++;
+		sim.missed_since++;
+		return 0;
+	}
+	if (s->flags & BCS_STROBE_NOW) {
+		late = false;
+		at = arrival;
+	} else {
+		late = arrival > s->deadline_ns;
+		at = late ? arrival : s->deadline_ns;
+	}
+	if (s->flags & BCS_STROBE_PLAN) {
+		/* Its first slice now, as a strobe; the rest on its clock. */
+		sim.plan = *s;
+		sim.plan_arrival = arrival;
+		sim.plan_next = 1;
+		log_strobe(s, arrival);
+	}
+	switch_to(s, arrival, at, late);
 	return 0;
 }
 

@@ -406,11 +406,13 @@ static void tree_strobe_taken(struct bcsd *d, const struct bcsp_msg *m,
 		t->slice = m->strobe.slice;
 		t->from = *from;
 		t->next_deadline_ns = m->strobe.deadline_ns +
+				      bcsp_plan_next(&m->strobe) *
 				      m->strobe.slice_ns;
 		t->gap_ns = (uint64_t)d->cfg.lead_us * 1000 / 2 / copies;
 		for (j = (unsigned int)copies - 1; j; j--) {
 			due = t->next_deadline_ns - j * t->gap_ns;
-			if (due > now + m->strobe.slice_ns) {
+			if (due > now + bcsp_plan_next(&m->strobe) *
+				  m->strobe.slice_ns) {
 				t->left = j;
 				t->due_ns = due;
 				break;
@@ -696,12 +698,15 @@ static void send_attach(struct bcsd *d, uint32_t parent)
 
 /*
  * The silence of a master after which a daemon no longer hears it: a
- * quarter of failover_slices, so that every answer in the last half of a
- * standby's silence that says so is one of a master still heard.
+ * quarter of failover_slices (after the quiet of a plan), so that every
+ * answer in the last half of a standby's silence that says so is one of a
+ * master still heard.
  */
 static uint64_t hear_ms(const struct bcsd *d)
 {
-	uint64_t ms = d->cfg.failover_slices * d->followed.slice_ns / 1000000 / 4;
+	uint64_t ns = d->followed.slice_ns;
+	uint64_t ms = d->cfg.failover_slices * ns / 1000000 / 4 +
+		      followed_quiet_slices(&d->followed) * ns / 1000000;
 
 	return ms ? ms : 1;
 }
@@ -831,7 +836,10 @@ static void tree_tick(struct bcsd *d, void *arg)
 	resend_unacked(d);
 	if (!d->followed.known || !d->followed.slice_ns)
 		return;
-	wait_ms = d->cfg.tree_reattach_slices * d->followed.slice_ns / 1000000;
+	/* A parent passes plans on, quiet in between. */
+	wait_ms = (d->cfg.tree_reattach_slices +
+		   followed_quiet_slices(&d->followed)) *
+		  d->followed.slice_ns / 1000000;
 	quorum_probes(d, now);
 	p = topo_parent(d->tree, d->tree_self);
 	if (p == TOPO_NONE)

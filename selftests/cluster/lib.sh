@@ -245,6 +245,29 @@ all_follow_master()	# every node but node1 names node1 its master
 	done
 }
 
+# restart_bcsd [OPTION...]: bcsd stopped on every node and started again
+# as run-cluster.sh starts it (node1 the master, node3 a standby), with
+# the OPTIONs; records two results.
+restart_bcsd()
+{
+	local n rc=0
+	for n in $(echo "$CL_NODES" | tr ' ' '\n' | sort -rn); do
+		on "$n" 'kill_bcsd TERM' > /dev/null
+	done
+	on 1 "start_bcsd --role=both --priority=200 $*" > /dev/null &&
+		wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]'
+	ok $? "node1: bcsd restarted as the master${*:+ ($*)}"
+	for n in $CL_NODES; do
+		case $n in
+		1) ;;
+		3) on 3 "start_bcsd --role=both --priority=100 $*" ;;
+		*) on "$n" "start_bcsd --role=node $*" ;;
+		esac > /dev/null || rc=1
+	done
+	[ $rc = 0 ] && wait_until 30 all_follow_master
+	ok $? "every node follows node1${*:+ ($*)}"
+}
+
 # tree_chain [GUEST-CMD]: every bcsd stopped (and the burners), a nodes
 # file of the cluster's nodes on each (and GUEST-CMD run there too), then
 # bcsd started afresh with strobe_transport tree and fan-out 1, a chain

@@ -12,18 +12,10 @@
 . "$CL_DIR/lib.sh"
 
 lead=$((CL_SLICE_US * 5 / 2))
-for n in $(echo "$CL_NODES" | tr ' ' '\n' | sort -rn); do
-	on "$n" 'kill_bcsd TERM; stop_burners' > /dev/null
-done
-on 1 "start_bcsd --role=both --priority=200 --lead_us=$lead" > /dev/null &&
-	wait_until 30 eval '[ "$(status_of 1 master)" = "1 (this node)" ]'
-ok $? "node1: bcsd restarted as the master with a lead of $lead us (2.5 slices)"
-rc=0
 for n in $CL_NODES; do
-	[ "$n" = 1 ] || on "$n" start_bcsd --role=node > /dev/null || rc=1
+	on "$n" stop_burners > /dev/null
 done
-[ $rc = 0 ] && wait_until 30 all_follow_master
-ok $? "every node follows node1"
+restart_bcsd --lead_us="$lead"
 
 two_jobs "two new jobs"
 start_burners lead "$j1" "$j2"

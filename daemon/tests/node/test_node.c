@@ -429,19 +429,28 @@ static void hold_and_apply(uint32_t epoch, uint32_t master,
 	node_on_map(&d, epoch, master, m);
 }
 
+/* Afresh, map 3 of master 1, epoch 5: jobs 10 (row 0) and 11 (row 2). */
+static void two_jobs_held(void)
+{
+	static struct bcsp_whole_map a;
+
+	memset(&a, 0, sizeof(a));
+	a.version = 3;
+	reset();
+	add(&a, 10, 0, 0x1001);
+	add(&a, 11, 2, 0x1101);
+	hold_and_apply(5, 1, &a);
+}
+
 /*
  * The row predicted with a strobe comes from the map the strobe names:
  * not from another master's map of the same epoch and version.
  */
 static void test_predict_names_the_master(void)
 {
-	struct bcsp_whole_map a = { .version = 3 };
 	struct bcsp_msg m;
 
-	reset();
-	add(&a, 10, 0, 0x1001);
-	add(&a, 11, 2, 0x1101);
-	hold_and_apply(5, 1, &a);
+	two_jobs_held();
 
 	m = strobe(1, 5, 3, 0);
 	node_on_strobe(&d, &m);
@@ -509,6 +518,43 @@ static void test_stale_map_runs_no_gang(void)
 	CHECK(last_strobe.flags & BCS_STROBE_PREDICT);
 	CHECK(last_strobe.next_row == 0);
 	CHECK(d.cnt.strobes_stale_map == 2);
+}
+
+/*
+ * A strobe with a plan goes to bcs.ko as one (BCS_STROBE_PLAN, its slices
+ * and rows), with no prediction: the overlap of plans stands in for it.
+ * With the map it names lost, the plan runs the idle row throughout.
+ */
+static void test_plan_to_kernel(void)
+{
+	struct bcsp_msg m;
+
+	two_jobs_held();
+
+	m = strobe(1, 5, 3, 2);
+	m.strobe.plan_slices = 20;
+	m.strobe.plan_next = 10;
+	m.strobe.plan_rows = 0x5;
+	node_on_strobe(&d, &m);
+	CHECK(nr_strobes == 1);
+	CHECK(last_strobe.flags & BCS_STROBE_PLAN);
+	CHECK(!(last_strobe.flags & BCS_STROBE_PREDICT));
+	CHECK(last_strobe.plan_slices == 20 && last_strobe.plan_rows == 0x5);
+	CHECK(last_strobe.row == 2 && last_strobe.slice == 100);
+
+	/* Map 4 not here: the idle row, in every planned slice. */
+	m.strobe.map_version = 4;
+	node_on_strobe(&d, &m);
+	CHECK(nr_strobes == 2 && last_strobe.row == 63);
+	CHECK(last_strobe.flags & BCS_STROBE_PLAN);
+	CHECK(last_strobe.plan_slices == 20 && last_strobe.plan_rows == 0);
+
+	/* No plan: none to bcs.ko, a prediction as ever. */
+	m = strobe(1, 5, 3, 0);
+	node_on_strobe(&d, &m);
+	CHECK(!(last_strobe.flags & BCS_STROBE_PLAN));
+	CHECK(!last_strobe.plan_slices && !last_strobe.plan_rows);
+	CHECK(last_strobe.flags & BCS_STROBE_PREDICT);
 }
 
 /* The strobe of slice @slice from master @master (strobe()) to the node. */
@@ -756,5 +802,6 @@ int main(void)
 	test_same_epoch_and_version();
 	test_older_map_late();
 	test_predict_names_the_master();
+	test_plan_to_kernel();
 	return unit_done("test_node");
 }

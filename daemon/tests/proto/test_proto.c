@@ -700,6 +700,142 @@ static void test_next_row(void)
 }
 
 /*
+ * A strobe with a plan: 56 bytes, every field back; plans out of range,
+ * or whose next one is not within them, are bad bodies; without a plan
+ * the strobe is 40 bytes as before.
+ */
+static void test_strobe_plan(void)
+{
+	struct bcsp_msg m = strobe_msg(), out;
+	uint8_t buf[BCSP_MAX_LEN];
+	int len;
+
+	m.strobe.plan_slices = 20;
+	m.strobe.plan_next = 10;
+	m.strobe.plan_rows = 0x8000000000000009ULL;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 56 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.strobe.slice == m.strobe.slice && out.strobe.row == 5 &&
+	      out.strobe.plan_slices == 20 && out.strobe.plan_next == 10 &&
+	      out.strobe.plan_rows == 0x8000000000000009ULL);
+	CHECK(bcsp_plan_len(&out.strobe) == 20 &&
+	      bcsp_plan_next(&out.strobe) == 10);
+	m.strobe.plan_slices = BCS_PLAN_SLICES_MAX;
+	m.strobe.plan_next = BCS_PLAN_SLICES_MAX;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	/* Out of range: the plan's slices, its next. */
+	m.strobe.plan_slices = BCS_PLAN_SLICES_MAX + 1;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.strobe.plan_slices = 4;
+	m.strobe.plan_next = 5;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.strobe.plan_next = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* No plan: 40 bytes, and a strobe of one slice. */
+	m.strobe.plan_slices = 0;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(!out.strobe.plan_slices && !out.strobe.plan_rows &&
+	      bcsp_plan_len(&out.strobe) == 1 &&
+	      bcsp_plan_next(&out.strobe) == 1);
+}
+
+/* The row of slice i of a plan, against stepping one at a time. */
+static void test_plan_row(void)
+{
+	static const uint64_t sets[] = { 0, 1, 0x9, 0x8000000000000001ULL,
+					 0xf0f0, ~0ULL, 0x10 };
+	uint32_t row, start;
+	uint64_t i;
+	size_t k;
+
+	CHECK(bcsp_plan_row(0, 7, 1000) == 7);
+	CHECK(bcsp_plan_row(0x9, 7, 0) == 7);
+	CHECK(bcsp_plan_row(0x9, 0, 1) == 3);
+	CHECK(bcsp_plan_row(0x9, 0, 2) == 0);
+	CHECK(bcsp_plan_row(0x9, 5, 1) == 0);
+	CHECK(bcsp_plan_row(0x9, 5, 2) == 3);
+	for (k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+		for (start = 0; start < BCS_ROWS_MAX; start += 7) {
+			row = start;
+			for (i = 0; i < 300; i++) {
+				CHECK(bcsp_plan_row(sets[k], start, i) == row);
+				if (sets[k])
+					row = bcsp_rows_next(sets[k], row);
+			}
+			CHECK(bcsp_plan_row(sets[k], start,
+					    BCS_PLAN_SLICES_MAX - 1) ==
+			      bcsp_plan_row(sets[k], start,
+					    BCS_PLAN_SLICES_MAX - 1 -
+					    (uint64_t)(sets[k] ? __builtin_popcountll(sets[k]) : 1)));
+		}
+	}
+}
+
+/*
+ * The master's plans: twice the step, cut at a map change within them;
+ * sent one after the other from slice 100 with a change at 117, every
+ * slice is planned by two plans (the overlap) but the first and the cut's
+ * (after which the next plan comes a slice later), and no plan crosses
+ * 117.
+ */
+static void test_plan_make(void)
+{
+	uint64_t start, end = 0, covered[200] = { 0 };
+	uint32_t next, len, i;
+
+	CHECK(bcsp_plan_make(100, 10, 0, 110, &next) == 20 && next == 10);
+	CHECK(bcsp_plan_make(100, 10, 100, 110, &next) == 20 && next == 10);
+	CHECK(bcsp_plan_make(100, 10, 50, 110, &next) == 20 && next == 10);
+	CHECK(bcsp_plan_make(100, 10, 120, 110, &next) == 20 && next == 10);
+	CHECK(bcsp_plan_make(100, 10, 119, 110, &next) == 19 && next == 10);
+	CHECK(bcsp_plan_make(100, 10, 110, 110, &next) == 10 && next == 10);
+	CHECK(bcsp_plan_make(100, 10, 107, 110, &next) == 7 && next == 7);
+	CHECK(bcsp_plan_make(100, 10, 101, 110, &next) == 1 && next == 1);
+	CHECK(bcsp_plan_make(100, BCS_PLAN_SLICES_MAX, 0, 110, &next) ==
+	      BCS_PLAN_SLICES_MAX && next == BCS_PLAN_SLICES_MAX / 2);
+	CHECK(bcsp_plan_make(100, 0, 0, 110, &next) == 2 && next == 1);
+	/* Nothing planned from 100 on: the next a slice later. */
+	CHECK(bcsp_plan_make(100, 10, 0, 100, &next) == 20 && next == 1);
+	CHECK(bcsp_plan_make(100, 10, 0, 0, &next) == 20 && next == 1);
+	for (start = 100; start < 180; start += next) {
+		len = bcsp_plan_make(start, 10, 117, end, &next);
+		CHECK(start >= 117 || start + len <= 117);
+		for (i = 0; i < len; i++)
+			covered[start + i]++;
+		if (start + len > end)
+			end = start + len;
+	}
+	/* Once the first slice and that of the cut; else twice or more. */
+	for (i = 100; i < 180; i++)
+		CHECK(i == 100 || i == 117 ? covered[i] == 1 : covered[i] >= 2);
+}
+
+/* A plan must end by BCS_DEADLINE_NS_MAX, as bcs.ko checks. */
+static void test_strobe_verdict_plan(void)
+{
+	const uint64_t slice = 1000000;
+	struct bcsp_strobe s = { .slice_ns = slice, .row = 2,
+				 .plan_slices = 10, .plan_next = 5 };
+
+	s.deadline_ns = BCS_DEADLINE_NS_MAX - 9 * slice;
+	CHECK(bcsp_strobe_verdict(&s, s.deadline_ns, 4) == BCSP_OK);
+	s.deadline_ns++;
+	CHECK(bcsp_strobe_verdict(&s, s.deadline_ns, 4) == BCSP_BAD_BODY);
+	s.deadline_ns = BCS_DEADLINE_NS_MAX + 1;
+	CHECK(bcsp_strobe_verdict(&s, s.deadline_ns, 4) == BCSP_BAD_BODY);
+	/* Without a plan, as ever. */
+	s.plan_slices = 0;
+	CHECK(bcsp_strobe_verdict(&s, s.deadline_ns, 4) == BCSP_OK);
+}
+
+/*
  * Epochs do not wrap: a datagram whose epoch is above BCSP_EPOCH_MAX is
  * bad (signed with the cluster key all the same: a key holder's bug), and
  * a master that has seen the last epoch has none to take over with.
@@ -748,7 +884,7 @@ static bool can_be(unsigned int type, size_t body)
 {
 	switch (type) {
 	case BCSP_STROBE:
-		return body == 40;
+		return body == 40 || body == 56;
 	case BCSP_MAP:
 		return body >= 24 && (body - 24) % 32 == 0 &&
 		       body <= 24 + 32 * BCSP_MAP_PART_JOBS;
@@ -1687,6 +1823,10 @@ int main(void)
 	test_probes();
 	test_key_file();
 	test_next_row();
+	test_strobe_plan();
+	test_plan_row();
+	test_plan_make();
+	test_strobe_verdict_plan();
 	test_epochs();
 	test_before_tag();
 	return unit_done("test_proto");

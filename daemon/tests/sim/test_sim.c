@@ -4,8 +4,9 @@
  * errors, the driver, strobes into the slice ring (late or not, the
  * switch at the later of arrival and deadline, a past slice missed), the
  * ring's sequence numbers when it wraps, the slice window, the ends of
- * jobs on the events descriptor, the strobe log of $BCS_SIM_LOG, and the
- * rows of jobs: alternate rows, moves at a slice and filler jobs.
+ * jobs on the events descriptor, the strobe log of $BCS_SIM_LOG, the
+ * rows of jobs: alternate rows, moves at a slice and filler jobs; and
+ * plans.
  */
 #include <errno.h>
 #include <poll.h>
@@ -117,6 +118,78 @@ static void test_strobes(struct bcs *h, struct bcs_nl *nl,
 	CHECK(bcs_get_state(h, &s) == 0 && s.mode == BCS_MODE_OFF &&
 	      s.failopens == 1);
 	CHECK(strobe(nl, 12, 0, now) == -ENOTCONN);
+}
+
+/*
+ * Plans: checked as bcs.ko checks them; the first slice at once, the
+ * others at their deadlines, through plan_rows; a later plan switches
+ * the slices before its own first, then replaces the rest, none missed;
+ * the fail-open drops what is left.  Slices of a second: nothing comes
+ * due while the test runs.  Returns the lines it logged.
+ */
+static int test_plans(struct bcs *h, struct bcs_nl *nl, struct bcs_stat *st)
+{
+	const uint64_t sec = 1000000000ULL;
+	struct bcs_slice_record r[16];
+	uint64_t now = now_ns(), head = 0, next = 0, missed;
+	struct bcs_strobe a = { .slice = 10000, .row = 0, .slice_ns = sec,
+				.flags = BCS_STROBE_PLAN, .plan_slices = 20,
+				.plan_rows = 0x5 }, b, bad;
+	struct bcs_state s;
+	size_t n = 0;
+	int lines = 0;
+
+	CHECK(bcs_nl_drive(nl, 0, BCS_NL_DEFAULT) == 0);
+	CHECK(bcs_get_state(h, &s) == 0);
+	missed = s.missed;
+	/* What bcs.ko refuses. */
+	bad = a;
+	bad.deadline_ns = now;
+	bad.flags |= BCS_STROBE_PREDICT;
+	CHECK(bcs_nl_strobe_send(nl, &bad) == -EINVAL && ++lines);
+	bad.flags = BCS_STROBE_PLAN | BCS_STROBE_NOW;
+	CHECK(bcs_nl_strobe_send(nl, &bad) == -EINVAL && ++lines);
+	bad.flags = 0;
+	CHECK(bcs_nl_strobe_send(nl, &bad) == -EINVAL && ++lines);
+	bad.flags = BCS_STROBE_PLAN;
+	bad.plan_slices = 0;
+	CHECK(bcs_nl_strobe_send(nl, &bad) == -ERANGE && ++lines);
+	bad.plan_slices = BCS_PLAN_SLICES_MAX + 1;
+	CHECK(bcs_nl_strobe_send(nl, &bad) == -ERANGE && ++lines);
+	bad.plan_slices = 3;
+	bad.deadline_ns = BCS_DEADLINE_NS_MAX - sec;
+	CHECK(bcs_nl_strobe_send(nl, &bad) == -ERANGE && ++lines);
+
+	/* Slices 10000 .. 10002 due already, 10003 in half a second. */
+	a.deadline_ns = now - 5 * sec / 2;
+	CHECK(bcs_stat_head(st, &head) == 0);
+	CHECK(bcs_nl_strobe_send(nl, &a) == 0);
+	CHECK(bcs_get_state(h, &s) == 0 && s.slice == 10002 && s.row == 0);
+	lines += 3;
+	/* From 10005 on, row 7 throughout: 10003 and 10004 switch first. */
+	b = a;
+	b.slice = 10005;
+	b.row = 7;
+	b.plan_rows = 0;
+	b.deadline_ns = now + 5 * sec;
+	CHECK(bcs_nl_strobe_send(nl, &b) == 0);
+	lines += 3;
+	CHECK(bcs_get_state(h, &s) == 0 && s.slice == 10005 && s.row == 7 &&
+	      s.missed == missed);
+	CHECK(bcs_stat_snapshot(st, head, r, 16, &n, &next) == 0 && n == 6);
+	CHECK(n == 6 && r[0].slice == 10000 && r[0].row == 0 && r[0].late &&
+	      r[1].slice == 10001 && r[1].row == 2 && !r[1].late &&
+	      r[1].switch_start_ns == a.deadline_ns + sec &&
+	      r[2].slice == 10002 && r[2].row == 0 &&
+	      r[3].slice == 10003 && r[3].row == 2 &&
+	      r[3].switch_start_ns == a.deadline_ns + 3 * sec &&
+	      r[4].slice == 10004 && r[4].row == 0 &&
+	      r[5].slice == 10005 && r[5].row == 7 &&
+	      r[5].switch_start_ns == b.deadline_ns);
+	/* The driver gone: the rest of the plan with it. */
+	CHECK(bcs_nl_release(nl) == 0);
+	CHECK(bcs_get_state(h, &s) == 0 && s.slice == 10005);
+	return lines;
 }
 
 /* More strobes than the ring holds: the oldest are overwritten. */
@@ -352,7 +425,7 @@ int main(void)
 	struct bcs *h = NULL;
 	unsigned long long a, b, c, d;
 	FILE *f;
-	int fd, lines = 0, rows_strobes;
+	int fd, lines = 0, rows_strobes, plan_lines;
 
 	fd = mkstemp(path);
 	if (fd < 0)
@@ -374,6 +447,7 @@ int main(void)
 	test_events(h);
 	rows_strobes = test_rows(h, nl);
 	test_owners(h);
+	plan_lines = test_plans(h, nl, st);
 
 	bcs_stat_close(st);
 	bcs_nl_close(nl);
@@ -390,7 +464,8 @@ int main(void)
 			lines++;
 		fclose(f);
 	}
-	CHECK(lines == (int)BCS_SIM_RECORDS + 4 + 6 + 1 + rows_strobes);
+	CHECK(lines == (int)BCS_SIM_RECORDS + 4 + 6 + 1 + rows_strobes +
+	      plan_lines);
 	unlink(path);
 	return unit_done("test_sim");
 }
