@@ -380,7 +380,7 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 
 		if (s->size != sizeof(*s) ||
 		    (s->next_row && !(s->flags & BCS_STROBE_PREDICT)) ||
-		    !zero(s->reserved, sizeof(s->reserved)))
+		    s->reserved)
 			return fake_err(EINVAL);
 		if (fake.cfg.mode == BCS_MODE_OFF)
 			return fake_err(ENOTCONN);
