@@ -23,11 +23,11 @@ rm -f "$dest.log"
 check $rc "make install DESTDIR=... PREFIX=$prefix"
 
 missing=
-for f in sbin/bcsctl sbin/bcsd bin/bcsstat include/bcs.h include/linux/bcs.h \
+for f in bin/bcsctl sbin/bcsd bin/bcsstat include/bcs.h include/linux/bcs.h \
 	 include/linux/bcs_hist.h include/bcs_ctl.h include/linux/bcs_ctl.h \
 	 lib/libbcs.a lib/libbcs.so lib/libbcs.so.1 lib/pkgconfig/libbcs.pc \
 	 lib/systemd/system/bcsd.service share/man/man1/bcsstat.1 \
-	 share/man/man8/bcsctl.8 share/man/man8/bcsd.8 \
+	 share/man/man1/bcsctl.1 share/man/man8/bcsd.8 \
 	 share/bash-completion/completions/bcsctl; do
 	[ -e "$dest$prefix/$f" ] || missing="$missing $f"
 done
@@ -43,7 +43,7 @@ for f in $libs; do
 done
 [ -n "$libs" ] && [ -z "$missing" ]
 check $? "libbcsmpi of each MPI under $prefix/lib (built: ${libs:-none}${missing:+, missing:$missing})"
-out=$(env -u BCS_MPI_LIBDIR "$dest$prefix/sbin/bcsctl" run --mpi-stats \
+out=$(env -u BCS_MPI_LIBDIR "$dest$prefix/bin/bcsctl" run --mpi-stats \
 	--no-attach -- "$top/libbcsmpi/tests/pattern-openmpi" 2>&1)
 echo "# $out"
 case $out in
@@ -90,7 +90,7 @@ check $? "a program builds against the installed bcs.h and libbcs and runs"
 
 # One version, from its one home (scripts/version.sh), everywhere.
 version=$("$top/scripts/version.sh")
-for p in sbin/bcsctl bin/bcsstat sbin/bcsd; do
+for p in bin/bcsctl bin/bcsstat sbin/bcsd; do
 	out=$("$dest$prefix/$p" --version 2>&1)
 	echo "# $p --version: $out"
 	case $out in
