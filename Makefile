@@ -53,13 +53,18 @@ bench: libbcs
 # User space under PREFIX (default /usr/local; DESTDIR for staging): libbcs
 # with its headers and pkg-config file, bcsctl, bcsstat, bcsd with its
 # systemd unit and example configuration, the manual pages, the libbcsmpi
-# of each MPI installed.  The module is
-# installed with DKMS or by hand (Documentation/admin-guide.rst).
-install: libbcs tools daemon libbcsmpi
+# of each MPI installed, and where Slurm's spank.h is, the SPANK plugin with
+# its plugstack.conf.d snippet (slurm/Makefile).  The module is installed
+# with DKMS (recommended) or by `make install-module`
+# (Documentation/admin-guide.rst).
+install: libbcs tools daemon libbcsmpi $(if $(wildcard $(SPANK_H)),slurm)
 	$(MAKE) -C libbcs install
 	$(MAKE) -C tools install
 	$(MAKE) -C daemon install
 	$(MAKE) -C libbcsmpi install
+ifneq ($(wildcard $(SPANK_H)),)
+	$(MAKE) -C slurm install
+endif
 
 # Debian packages (debian/) into $(BUILD)/deb, built in a copy of the tree
 # and checked with lintian: bcs-dkms, libbcs1, libbcs-dev, bcs-tools, bcsd,

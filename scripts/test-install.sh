@@ -34,6 +34,16 @@ done
 [ -z "$missing" ]
 check $? "every file installed under $prefix${missing:+ (missing:$missing)}"
 
+# The SPANK plugin where Slurm's spank.h is: bcs.so, its page and its
+# plugstack.conf.d snippet naming it where it is installed.
+if [ -f /usr/include/slurm/spank.h ]; then
+	pdir=/usr/lib/$(cc -print-multiarch)/slurm-wlm
+	snip=$dest/etc/slurm/plugstack.conf.d/bcs.conf
+	[ -e "$dest$pdir/bcs.so" ] && [ -e "$dest$prefix/share/man/man8/bcs_spank.8" ] &&
+		grep -qx "optional $pdir/bcs.so default=off require=no" "$snip"
+	check $? "the SPANK plugin, bcs_spank.8 and plugstack.conf.d/bcs.conf naming it"
+fi
+
 # libbcsmpi: the library of every MPI built, where bcsctl run --mpi-stats
 # looks for it (the one place, libbcsmpi/libdir.mk).
 libs=$(cd "$top/libbcsmpi" && ls libbcsmpi-*.so 2>/dev/null)
