@@ -16,6 +16,7 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 .PHONY: all module userspace libbcs libbcsmpi tools selftests bench daemon slurm \
 	modules-all lint deps check check-debug fuzz cluster-check bench-run demo demo-node \
 	gang-benefit slurm-gang master-rt tree-scale daemon-cost drain clean install deb \
+	install-module \
 	check-deb
 
 all: module userspace
@@ -65,6 +66,17 @@ install: libbcs tools daemon libbcsmpi $(if $(wildcard $(SPANK_H)),slurm)
 ifneq ($(wildcard $(SPANK_H)),)
 	$(MAKE) -C slurm install
 endif
+
+# bcs.ko for kernel KREL (default: the running one), built against its
+# headers and installed into /lib/modules/KREL/extra, then depmod: without
+# DKMS, and so not rebuilt for the next kernel (DKMS is the recommended
+# route: dkms.conf, the package bcs-dkms).  INSTALL_MOD_PATH stages it.
+KREL		?= $(shell uname -r)
+install-module:
+	$(MAKE) -C /lib/modules/$(KREL)/build M=$(CURDIR) modules
+	$(MAKE) -C /lib/modules/$(KREL)/build M=$(CURDIR) \
+		INSTALL_MOD_DIR=extra modules_install
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KREL)
 
 # Debian packages (debian/) into $(BUILD)/deb, built in a copy of the tree
 # and checked with lintian: bcs-dkms, libbcs1, libbcs-dev, bcs-tools, bcsd,

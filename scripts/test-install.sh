@@ -139,4 +139,27 @@ else
 	check $? "modinfo of the DKMS-built bcs.ko says version $version (${out:-nothing})"
 fi
 
+# dkms.conf's BUILD_EXCLUSIVE_KERNEL: 6.1 and later, as dkms matches it
+# (bash's =~ on the release).
+out=$(bash -c '. "$1"; for r in 6.1.0-56-amd64 6.12.43+deb12-amd64 6.10.1 \
+		7.0.1 5.10.0-30-amd64 6.0.19 4.19.0 6.01.0; do
+		[[ $r =~ $BUILD_EXCLUSIVE_KERNEL ]] && printf "%s " "$r"; done' \
+	_ "$top/dkms.conf" 2>&1)
+echo "# dkms.conf builds for: $out"
+[ "$out" = "6.1.0-56-amd64 6.12.43+deb12-amd64 6.10.1 7.0.1 " ]
+check $? "dkms.conf's BUILD_EXCLUSIVE_KERNEL admits 6.1 and later only"
+
+# make install-module without DKMS, staged: bcs.ko in extra/ and in the
+# staged modules.dep.
+if [ -n "$kdir" ]; then
+	mp=$dest/modroot
+	make -s -C "$top" install-module KREL="$krel" INSTALL_MOD_PATH="$mp" \
+		> "$dest/mod.log" 2>&1
+	rc=$?
+	[ $rc = 0 ] || sed 's/^/# /' "$dest/mod.log"
+	[ $rc = 0 ] && [ -f "$mp/lib/modules/$krel/extra/bcs.ko" ] &&
+		grep -q '^extra/bcs.ko:' "$mp/lib/modules/$krel/modules.dep"
+	check $? "make install-module KREL=$krel: extra/bcs.ko, in modules.dep"
+fi
+
 checks_done test-install
