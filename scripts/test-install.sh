@@ -27,7 +27,7 @@ for f in bin/bcsctl sbin/bcsd bin/bcsstat include/bcs.h include/linux/bcs.h \
 	 include/linux/bcs_hist.h include/bcs_ctl.h include/linux/bcs_ctl.h \
 	 lib/libbcs.a lib/libbcs.so lib/libbcs.so.1 lib/pkgconfig/libbcs.pc \
 	 lib/systemd/system/bcsd.service share/man/man1/bcsstat.1 \
-	 share/man/man1/bcsctl.1 share/man/man8/bcsd.8 \
+	 share/man/man1/bcsctl.1 share/man/man8/bcsd.8 share/man/man5/bcsd.conf.5 \
 	 share/bash-completion/completions/bcsctl; do
 	[ -e "$dest$prefix/$f" ] || missing="$missing $f"
 done
