@@ -28,6 +28,7 @@ for f in bin/bcsctl sbin/bcsd bin/bcsstat include/bcs.h include/linux/bcs.h \
 	 lib/libbcs.a lib/libbcs.so lib/libbcs.so.1 lib/pkgconfig/libbcs.pc \
 	 lib/systemd/system/bcsd.service share/man/man1/bcsstat.1 \
 	 share/man/man1/bcsctl.1 share/man/man8/bcsd.8 share/man/man5/bcsd.conf.5 \
+	 share/man/man7/bcs-mpi.7 \
 	 share/bash-completion/completions/bcsctl; do
 	[ -e "$dest$prefix/$f" ] || missing="$missing $f"
 done
@@ -42,6 +43,17 @@ if [ -f /usr/include/slurm/spank.h ]; then
 	[ -e "$dest$pdir/bcs.so" ] && [ -e "$dest$prefix/share/man/man8/bcs_spank.8" ] &&
 		grep -qx "optional $pdir/bcs.so default=off require=no" "$snip"
 	check $? "the SPANK plugin, bcs_spank.8 and plugstack.conf.d/bcs.conf naming it"
+fi
+
+# Every manual page installed reads without a warning of man (groff).
+if command -v man > /dev/null; then
+	warn=
+	for p in $(find "$dest" -path '*/share/man/man*' -type f | sort); do
+		w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$p" 2>&1 > /dev/null)
+		[ -z "$w" ] || { warn="$warn ${p##*/}"; printf '%s\n' "$w" | sed 's/^/# /'; }
+	done
+	[ -z "$warn" ]
+	check $? "man --warnings: no warning in the pages installed${warn:+ (in:$warn)}"
 fi
 
 # libbcsmpi: the library of every MPI built, where bcsctl run --mpi-stats
