@@ -111,8 +111,8 @@ static void ldconf_line(struct ldconf *c, char *line, const char *path,
 	int k;
 
 	if (!strncmp(line, "include", 7) && isspace((unsigned char)line[7])) {
-		for (w = strtok_r(line + 7, " \t", &save); w;
-		     w = strtok_r(NULL, " \t", &save))
+		for (w = strtok_r(line + 7, " \t\r", &save); w;
+		     w = strtok_r(NULL, " \t\r", &save))
 			ldconf_include(c, w, path, depth);
 		return;
 	}

@@ -450,7 +450,7 @@ static void test_ldconf(void)
 	n = bcsctl_mpi_ldconf(root, dirs, BCSCTL_LDCONF_DIRS);
 	check(n == 0, "ldconf", "no ld.so.conf");
 	put(root, "etc/ld.so.conf", "# the loader's\n"
-	    "include /etc/ld.so.conf.d/*.conf\n/usr/local/lib\n", 0644);
+	    "include /etc/ld.so.conf.d/*.conf\r\n/usr/local/lib\n", 0644);
 	put(root, "etc/ld.so.conf.d/a.conf", "/opt/mpi-a/lib/  # slash\n"
 	    "hwcap 0 nosegneg\ninclude ../extra.conf\n", 0644);
 	put(root, "etc/extra.conf", "\t/opt/extra\r\n", 0644);
