@@ -16,6 +16,7 @@ KDIR		?= $(firstword $(wildcard /lib/modules/*-amd64/build) \
 .PHONY: all module userspace libbcs libbcsmpi tools selftests bench daemon slurm \
 	modules-all lint deps check check-debug fuzz cluster-check bench-run demo demo-node \
 	gang-benefit slurm-gang master-rt tree-scale daemon-cost drain clean install deb \
+	install-module \
 	check-deb
 
 all: module userspace
@@ -53,13 +54,29 @@ bench: libbcs
 # User space under PREFIX (default /usr/local; DESTDIR for staging): libbcs
 # with its headers and pkg-config file, bcsctl, bcsstat, bcsd with its
 # systemd unit and example configuration, the manual pages, the libbcsmpi
-# of each MPI installed.  The module is
-# installed with DKMS or by hand (Documentation/admin-guide.rst).
-install: libbcs tools daemon libbcsmpi
+# of each MPI installed, and where Slurm's spank.h is, the SPANK plugin with
+# its plugstack.conf.d snippet (slurm/Makefile).  The module is installed
+# with DKMS (recommended) or by `make install-module`
+# (Documentation/admin-guide.rst).
+install: libbcs tools daemon libbcsmpi $(if $(wildcard $(SPANK_H)),slurm)
 	$(MAKE) -C libbcs install
 	$(MAKE) -C tools install
 	$(MAKE) -C daemon install
 	$(MAKE) -C libbcsmpi install
+ifneq ($(wildcard $(SPANK_H)),)
+	$(MAKE) -C slurm install
+endif
+
+# bcs.ko for kernel KREL (default: the running one), built against its
+# headers and installed into /lib/modules/KREL/extra, then depmod: without
+# DKMS, and so not rebuilt for the next kernel (DKMS is the recommended
+# route: dkms.conf, the package bcs-dkms).  INSTALL_MOD_PATH stages it.
+KREL		?= $(shell uname -r)
+install-module:
+	$(MAKE) -C /lib/modules/$(KREL)/build M=$(CURDIR) modules
+	$(MAKE) -C /lib/modules/$(KREL)/build M=$(CURDIR) \
+		INSTALL_MOD_DIR=extra modules_install
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KREL)
 
 # Debian packages (debian/) into $(BUILD)/deb, built in a copy of the tree
 # and checked with lintian: bcs-dkms, libbcs1, libbcs-dev, bcs-tools, bcsd,

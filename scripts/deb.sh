@@ -14,6 +14,13 @@
 # slurm/Makefile; otherwise the build profile pkg.bcs.noslurm drops it
 # (debian/control, debian/rules).
 #
+# It needs only the build dependencies of debian/control (with
+# build-essential): `apt-get build-dep ./`, `mk-build-deps -ir` or
+# `scripts/deps.sh --build` install them; not the test rig of `make
+# deps`.  lintian is run when it is installed (else the packages are built
+# and the check is said to be skipped): lintian --pedantic, failing on any
+# tag not overridden (debian/*.lintian-overrides, each with its reason).
+#
 # scripts/deb.sh --lintian runs lintian alone on the packages built last.
 #
 # Environment: BUILD (default ./build), DEB_BUILD_OPTIONS (e.g. nocheck),
@@ -35,8 +42,10 @@ log()
 	echo "deb: $*"
 }
 
-# lintian --fail-on error,warning on the .changes of this version; as
-# nobody when run as root (lintian advises against root).
+# lintian --pedantic on the .changes of this version, failing on every tag
+# shown (errors, warnings, info and pedantic: those that stay are
+# overridden, with a reason, in debian/*.lintian-overrides); as nobody when
+# run as root (lintian advises against root).
 lintian_check()
 {
 	local changes as=()
@@ -46,23 +55,27 @@ lintian_check()
 	   runuser -u nobody -- test -r "$changes"; then
 		as=(runuser -u nobody -- env HOME=/tmp TMPDIR=/tmp)
 	fi
-	log "lintian --fail-on error,warning $(basename "$changes")"
-	if ! timeout 900 "${as[@]}" lintian --fail-on error,warning --display-info \
+	log "lintian --pedantic --display-info $(basename "$changes")"
+	if ! timeout 900 "${as[@]}" lintian --pedantic --display-info \
+			--fail-on error,warning,info,pedantic \
 			--tag-display-limit 0 "$changes"; then
-		log "lintian: FAILED (errors or warnings above)"
+		log "lintian: FAILED (tags above)"
 		return 1
 	fi
-	log "lintian: clean (no errors, no warnings)"
+	log "lintian: clean (--pedantic: no tag but those overridden)"
 }
 
 if [ "${1:-}" = --lintian ]; then
+	command -v lintian > /dev/null ||
+		{ echo "deb: lintian is not installed" >&2; exit 1; }
 	lintian_check
 	exit
 fi
 
-for tool in dpkg-buildpackage dh dh_dkms lintian; do
+for tool in dpkg-buildpackage dh dh_dkms; do
 	if ! command -v "$tool" > /dev/null; then
-		echo "deb: $tool missing: run scripts/deps.sh (make deps)" >&2
+		echo "deb: $tool missing: install the build dependencies" \
+			"(scripts/deps.sh --build, or apt-get build-dep ./)" >&2
 		exit 1
 	fi
 done
@@ -113,7 +126,8 @@ fi
 
 cd "$src"
 if ! dpkg-checkbuilddeps "${profiles[@]}"; then
-	echo "deb: build dependencies missing: run scripts/deps.sh (make deps)" >&2
+	echo "deb: build dependencies missing: scripts/deps.sh --build" \
+		"(or apt-get build-dep ./) installs them" >&2
 	exit 1
 fi
 log "dpkg-buildpackage -b -us -uc ${profiles[*]}"
@@ -127,6 +141,10 @@ rm -rf src
 log "packages in $out:"
 ls "$out"/*.deb | sed 's/^/deb:   /'
 
-if [ "${BCS_DEB_LINTIAN:-1}" != 0 ]; then
+if [ "${BCS_DEB_LINTIAN:-1}" = 0 ]; then
+	log "lintian: skipped (BCS_DEB_LINTIAN=0)"
+elif ! command -v lintian > /dev/null; then
+	log "lintian: skipped (not installed; apt-get install lintian to check)"
+else
 	lintian_check
 fi

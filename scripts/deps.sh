@@ -21,6 +21,20 @@
 #   - checkpatch and the kselftest headers from linux-source-6.1, unpacked
 #     into $BCS_CACHE/linux-source-6.1/;
 #   - $BCS_CACHE/kernels.env describing the kernels (see scripts/lib.sh).
+#
+# The packages, by what they are for (the lists below):
+#   build   what building the Debian packages needs (`make deb`): exactly
+#           the Build-Depends of debian/control, with build-essential;
+#   module  building bcs.ko by hand or with DKMS on this host;
+#   rig     the test rig of `make check`: the guest kernels' headers and
+#           source, qemu, busybox, the MPIs' runtimes, Slurm and munge for
+#           the guests, lint and analysis tools, lintian.
+#
+# scripts/deps.sh --build installs only the first: build-essential and the
+# build dependencies of debian/control (`apt-get build-dep ./`), nothing of
+# the test rig (no guest kernel, no qemu); the same as `mk-build-deps -ir`
+# of devscripts.  lintian is not among them: `make deb` runs it when it is
+# installed.
 
 set -eu
 
@@ -48,6 +62,18 @@ apt_update()
 	updated=1
 }
 
+# The build dependencies of the packages alone.
+if [ "${1:-}" = --build ]; then
+	log "installing build-essential and debian/control's Build-Depends"
+	apt_update
+	timeout 1800 apt-get install -y -q --no-install-recommends \
+		build-essential
+	(cd "$top" && timeout 1800 apt-get build-dep -y -q \
+		--no-install-recommends ./)
+	log "ok: build dependencies of the packages (make deb)"
+	exit 0
+fi
+
 # Refresh package lists that are missing or older than a day, so that the
 # kernel resolution below sees current security updates.
 if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' \
@@ -63,19 +89,29 @@ releases=$(echo "$kernels" | awk '{ print $1 }' | tr '\n' ' ')
 releases=${releases% }
 headers=$(echo "$kernels" | awk '{ print $3 }' | tr '\n' ' ')
 
-packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
+# build: debian/control's Build-Depends (keep the two the same).
+build="build-essential pkg-config debhelper dh-dkms
 	libnl-3-dev libnl-genl-3-dev libsodium-dev libjson-c-dev libsystemd-dev
-	linux-source-6.1 linux-headers-amd64 $headers
-	iproute2 nftables kmod cpio xz-utils gzip procps util-linux perl
-	openmpi-bin libopenmpi-dev mpich libmpich-dev
+	libopenmpi-dev libmpich-dev libslurm-dev"
+# module: bcs.ko for this host's kernels, by hand or with DKMS.
+module="linux-headers-amd64 kmod dkms"
+# rig: the guests (kernels, qemu, busybox, the MPIs' runtimes, ssh for
+# mpirun, Slurm and munge, chrony's libraries, rt-tests), the debug kernel
+# of make check-debug (gcc-multilib .. libssl-dev), lint, analysis and
+# plots, the fuzzers (clang), lintian for make deb's check.
+rig="qemu-system-x86 busybox-static sparse
+	linux-source-6.1 $headers
+	iproute2 nftables cpio xz-utils gzip procps util-linux perl
+	openmpi-bin mpich
 	dropbear-bin openssh-client rt-tests
-	gcc-multilib bc bison flex libelf-dev libssl-dev dkms
+	gcc-multilib bc bison flex libelf-dev libssl-dev
 	shellcheck python3-pyflakes gnuplot-nox
 	libedit2 libgnutls30 libnettle8 libseccomp2 libcap2
 	clang libclang-rt-dev python3
-	debhelper dh-dkms lintian
-	libslurm-dev slurm-wlm munge
+	lintian
+	slurm-wlm munge
 	prometheus"
+packages="$build $module $rig"
 
 missing=""
 for p in $packages; do

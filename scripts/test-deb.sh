@@ -173,7 +173,7 @@ bad=$(pkg_states | awk '$2 != "ii"')
 [ -z "$bad" ] && [ "$(pkg_states | wc -l)" = "$nr_pkgs" ]
 check $? "all $nr_pkgs packages installed (ii)${bad:+: $bad}"
 
-for p in /usr/sbin/bcsctl /usr/bin/bcsstat /usr/sbin/bcsd; do
+for p in /usr/bin/bcsctl /usr/bin/bcsstat /usr/sbin/bcsd; do
 	o=$("$p" --version 2>&1)
 	case $o in
 	"${p##*/} $version "*|"${p##*/} $version") rc=0 ;;
@@ -224,7 +224,7 @@ fi
 # bcsctl run --mpi-stats preloads them from the directory compiled in.
 mpidir=$(ls -d /usr/lib/*/bcs 2>/dev/null | head -n 1)
 # (grep reads everything: with -q, strings could die of SIGPIPE first.)
-[ -n "$mpidir" ] && strings /usr/sbin/bcsctl | grep -x "$mpidir" > /dev/null
+[ -n "$mpidir" ] && strings /usr/bin/bcsctl | grep -x "$mpidir" > /dev/null
 check $? "bcsctl looks for libbcsmpi in ${mpidir:-(none installed)}"
 
 grep -qx 'ExecStart=/usr/sbin/bcsd -f /etc/bcs/bcsd.conf --log=syslog' \
@@ -318,7 +318,7 @@ else
 	done 2>&1 | grep -v " $upver ii")
 	[ -z "$bad" ]
 	check $? "all $nr_pkgs packages at $upver${bad:+: $bad}"
-	o=$(/usr/sbin/bcsctl --version 2>&1)
+	o=$(/usr/bin/bcsctl --version 2>&1)
 	[ "${o#bcsctl "$upver" }" != "$o" ]
 	check $? "bcsctl --version: $o"
 

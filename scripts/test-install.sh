@@ -23,16 +23,38 @@ rm -f "$dest.log"
 check $rc "make install DESTDIR=... PREFIX=$prefix"
 
 missing=
-for f in sbin/bcsctl sbin/bcsd bin/bcsstat include/bcs.h include/linux/bcs.h \
+for f in bin/bcsctl sbin/bcsd bin/bcsstat include/bcs.h include/linux/bcs.h \
 	 include/linux/bcs_hist.h include/bcs_ctl.h include/linux/bcs_ctl.h \
 	 lib/libbcs.a lib/libbcs.so lib/libbcs.so.1 lib/pkgconfig/libbcs.pc \
 	 lib/systemd/system/bcsd.service share/man/man1/bcsstat.1 \
-	 share/man/man8/bcsctl.8 share/man/man8/bcsd.8 \
+	 share/man/man1/bcsctl.1 share/man/man8/bcsd.8 share/man/man5/bcsd.conf.5 \
+	 share/man/man7/bcs-mpi.7 \
 	 share/bash-completion/completions/bcsctl; do
 	[ -e "$dest$prefix/$f" ] || missing="$missing $f"
 done
 [ -z "$missing" ]
 check $? "every file installed under $prefix${missing:+ (missing:$missing)}"
+
+# The SPANK plugin where Slurm's spank.h is: bcs.so, its page and its
+# plugstack.conf.d snippet naming it where it is installed.
+if [ -f /usr/include/slurm/spank.h ]; then
+	pdir=/usr/lib/$(cc -print-multiarch)/slurm-wlm
+	snip=$dest/etc/slurm/plugstack.conf.d/bcs.conf
+	[ -e "$dest$pdir/bcs.so" ] && [ -e "$dest$prefix/share/man/man8/bcs_spank.8" ] &&
+		grep -qx "optional $pdir/bcs.so default=off require=no" "$snip"
+	check $? "the SPANK plugin, bcs_spank.8 and plugstack.conf.d/bcs.conf naming it"
+fi
+
+# Every manual page installed reads without a warning of man (groff).
+if command -v man > /dev/null; then
+	warn=
+	for p in $(find "$dest" -path '*/share/man/man*' -type f | sort); do
+		w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$p" 2>&1 > /dev/null)
+		[ -z "$w" ] || { warn="$warn ${p##*/}"; printf '%s\n' "$w" | sed 's/^/# /'; }
+	done
+	[ -z "$warn" ]
+	check $? "man --warnings: no warning in the pages installed${warn:+ (in:$warn)}"
+fi
 
 # libbcsmpi: the library of every MPI built, where bcsctl run --mpi-stats
 # looks for it (the one place, libbcsmpi/libdir.mk).
@@ -43,7 +65,7 @@ for f in $libs; do
 done
 [ -n "$libs" ] && [ -z "$missing" ]
 check $? "libbcsmpi of each MPI under $prefix/lib (built: ${libs:-none}${missing:+, missing:$missing})"
-out=$(env -u BCS_MPI_LIBDIR "$dest$prefix/sbin/bcsctl" run --mpi-stats \
+out=$(env -u BCS_MPI_LIBDIR "$dest$prefix/bin/bcsctl" run --mpi-stats \
 	--no-attach -- "$top/libbcsmpi/tests/pattern-openmpi" 2>&1)
 echo "# $out"
 case $out in
@@ -90,7 +112,7 @@ check $? "a program builds against the installed bcs.h and libbcs and runs"
 
 # One version, from its one home (scripts/version.sh), everywhere.
 version=$("$top/scripts/version.sh")
-for p in sbin/bcsctl bin/bcsstat sbin/bcsd; do
+for p in bin/bcsctl bin/bcsstat sbin/bcsd; do
 	out=$("$dest$prefix/$p" --version 2>&1)
 	echo "# $p --version: $out"
 	case $out in
@@ -127,6 +149,29 @@ else
 	out=$(modinfo -F version "$ko" 2>&1)
 	[ "$out" = "$version" ]
 	check $? "modinfo of the DKMS-built bcs.ko says version $version (${out:-nothing})"
+fi
+
+# dkms.conf's BUILD_EXCLUSIVE_KERNEL: 6.1 and later, as dkms matches it
+# (bash's =~ on the release).
+out=$(bash -c '. "$1"; for r in 6.1.0-56-amd64 6.12.43+deb12-amd64 6.10.1 \
+		7.0.1 5.10.0-30-amd64 6.0.19 4.19.0 6.01.0; do
+		[[ $r =~ $BUILD_EXCLUSIVE_KERNEL ]] && printf "%s " "$r"; done' \
+	_ "$top/dkms.conf" 2>&1)
+echo "# dkms.conf builds for: $out"
+[ "$out" = "6.1.0-56-amd64 6.12.43+deb12-amd64 6.10.1 7.0.1 " ]
+check $? "dkms.conf's BUILD_EXCLUSIVE_KERNEL admits 6.1 and later only"
+
+# make install-module without DKMS, staged: bcs.ko in extra/ and in the
+# staged modules.dep.
+if [ -n "$kdir" ]; then
+	mp=$dest/modroot
+	make -s -C "$top" install-module KREL="$krel" INSTALL_MOD_PATH="$mp" \
+		> "$dest/mod.log" 2>&1
+	rc=$?
+	[ $rc = 0 ] || sed 's/^/# /' "$dest/mod.log"
+	[ $rc = 0 ] && [ -f "$mp/lib/modules/$krel/extra/bcs.ko" ] &&
+		grep -q '^extra/bcs.ko:' "$mp/lib/modules/$krel/modules.dep"
+	check $? "make install-module KREL=$krel: extra/bcs.ko, in modules.dep"
 fi
 
 checks_done test-install

@@ -66,4 +66,19 @@ for f in "${srcs[@]}"; do
 		;;
 	esac
 done
+# The build dependencies of the packages in their two places, the same:
+# debian/control's Build-Depends and scripts/deps.sh's "build" list
+# (debhelper-compat is debhelper's, dh-sequence-dkms dh-dkms's).
+control=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' debian/control |
+	sed -e 's/^Build-Depends://' -e '/^[A-Z]/d' | tr ',' '\n' |
+	sed -e 's/[(<[].*//' -e 's/[[:space:]]//g' -e '/^$/d' \
+	    -e 's/^debhelper-compat$/debhelper/' -e 's/^dh-sequence-dkms$/dh-dkms/' |
+	sort -u | tr '\n' ' ')
+deps=$(sed -n '/^build="/,/"$/p' scripts/deps.sh | sed -e 's/^build="//' \
+	-e 's/"$//' | tr ' \t' '\n\n' | sed '/^$/d' |
+	grep -vx build-essential | sort -u | tr '\n' ' ')
+echo "# debian/control: $control"
+[ -n "$control" ] && [ "$control" = "$deps" ]
+check $? "debian/control's Build-Depends are scripts/deps.sh's build list${deps:+ ($deps)}"
+
 checks_done test-layout

@@ -69,7 +69,7 @@
 #include "libbcsmpi/select.h"
 #include "bcsd.h"
 #include "ctl/ctl_req.h"
-#include "ctl/hostlist.h"
+#include "core/hostlist.h"
 #include "core/log.h"
 #include "ctl/mpigather.h"
 #include "tree/topo.h"

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/hostlist.h"
 #include "tree/topo.h"
 
 /* The longest line of a nodes file, its comment included. */
@@ -143,14 +144,54 @@ int topo_list_add(struct topo_list *l, uint32_t id, const char *host,
 	return list_add(l, id, host, port, &dup, err, errlen);
 }
 
-/* One "ID HOST[:PORT]" line, without its comment, into @l. */
+/* The hosts of one line, added with consecutive ids (list_line()). */
+struct line_hosts {
+	struct topo_list *l;
+	uint64_t id;			/* the next host's */
+	uint16_t port;
+	const char *path;
+	unsigned int lineno;
+	unsigned int *lines;		/* each node's line, by index */
+	char *err;
+	size_t errlen;
+};
+
+static int line_host(const char *host, void *arg)
+{
+	struct line_hosts *h = arg;
+	char msg[512];
+	uint32_t dup;
+
+	if (h->id > UINT32_MAX)
+		return fail(h->err, h->errlen,
+			    "%s:%u: the ids of the hosts run past 4294967295 at '%s'",
+			    h->path, h->lineno, host);
+	if (list_add(h->l, (uint32_t)h->id, host, h->port, &dup, msg,
+		     sizeof(msg))) {
+		if (dup != TOPO_NONE)
+			return fail(h->err, h->errlen, "%s:%u: %s (line %u)",
+				    h->path, h->lineno, msg, h->lines[dup]);
+		return fail(h->err, h->errlen, "%s:%u: %s", h->path,
+			    h->lineno, msg);
+	}
+	h->lines[h->l->nr - 1] = h->lineno;
+	h->id++;
+	return 0;
+}
+
+/*
+ * One "ID HOST[:PORT]" line, without its comment, into @l; HOST may be a
+ * hostlist ("node[01-16]", core/hostlist.h), whose hosts get the ids from
+ * ID on, in order, and share PORT.
+ */
 static int list_line(struct topo_list *l, char *line, const char *path,
-		     unsigned int lineno, const unsigned int *lines,
+		     unsigned int lineno, unsigned int *lines,
 		     char *err, size_t errlen)
 {
-	char *id_s, *host, *port_s, *extra, *save, msg[512];
+	char *id_s, *host, *port_s, *extra, *save, msg[256];
 	uint64_t id, port = 0;
-	uint32_t dup;
+	struct line_hosts h;
+	int r;
 
 	id_s = strtok_r(line, " \t\r\n", &save);
 	if (!id_s)
@@ -172,14 +213,16 @@ static int list_line(struct topo_list *l, char *line, const char *path,
 				    "%s:%u: port '%s' is not a number in 1..65535",
 				    path, lineno, port_s);
 	}
-	if (list_add(l, (uint32_t)id, host, (uint16_t)port, &dup, msg,
-		     sizeof(msg))) {
-		if (dup != TOPO_NONE)
-			return fail(err, errlen, "%s:%u: %s (line %u)", path,
-				    lineno, msg, lines[dup]);
-		return fail(err, errlen, "%s:%u: %s", path, lineno, msg);
-	}
-	return 0;
+	h = (struct line_hosts){ l, id, (uint16_t)port, path, lineno, lines,
+				 err, errlen };
+	/* One host as it is, its errors its own. */
+	if (!strpbrk(host, "[],"))
+		return line_host(host, &h);
+	r = hostlist_expand(host, line_host, &h, msg, sizeof(msg));
+	if (r == -EINVAL || r == -E2BIG)
+		return fail(err, errlen, "%s:%u: bad hostlist '%.64s': %s",
+			    path, lineno, host, msg);
+	return r ? -1 : 0;
 }
 
 /*
@@ -212,7 +255,6 @@ int topo_list_read_stream(struct topo_list *l, FILE *f, const char *path,
 	unsigned int lines[BCSD_MAX_NODES], lineno = 0;
 	char line[TOPO_LINE_MAX], *hash;
 	const char *why;
-	uint32_t nr;
 	int ret;
 
 	topo_list_init(l);
@@ -224,11 +266,8 @@ int topo_list_read_stream(struct topo_list *l, FILE *f, const char *path,
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
-		nr = l->nr;
 		if (list_line(l, line, path, lineno, lines, err, errlen))
 			return -1;
-		if (l->nr != nr)
-			lines[nr] = lineno;
 	}
 	if (ferror(f))
 		return fail(err, errlen, "%s: %s", path, strerror(errno));

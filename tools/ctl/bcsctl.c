@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bcsctl - control bcs, the gang scheduler: jobs, modes, slices, strobes.
- * See bcsctl(8).
+ * See bcsctl(1).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -2,13 +2,16 @@
 /*
  * bcsctl run --mpi-stats: the MPI of a program, from the DT_NEEDED
  * entries of its ELF dynamic section (and of the libraries it needs, a
- * few levels deep, found where the dynamic loader looks), and the
- * libbcsmpi to preload for it.
+ * few levels deep, found where the dynamic loader looks: RUNPATH,
+ * LD_LIBRARY_PATH, the directories of /etc/ld.so.conf and the files it
+ * includes, the usual ones), and the libbcsmpi to preload for it.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +51,148 @@ struct scan {
 	const char *other;		/* a second one: an error */
 	char seen[SEEN_MAX][NAME_MAX + 1];
 	int nr_seen;
+	const char *root;		/* of ld.so.conf and its directories */
+	int nr_ld;			/* -1: ld.so.conf not read yet */
+	char ld[BCSCTL_LDCONF_DIRS][BCSCTL_LDCONF_DIR_MAX];
 };
+
+/* ---- the dynamic loader's configuration (ldconfig's ld.so.conf) -------- */
+
+#define LDCONF_FILES_MAX	64	/* files read, includes too */
+#define LDCONF_DEPTH_MAX	4	/* includes in includes */
+#define LDCONF_SIZE_MAX		65536	/* bytes of one file */
+
+struct ldconf {
+	const char *root;
+	char (*dirs)[BCSCTL_LDCONF_DIR_MAX];
+	int max, nr, files;
+};
+
+static void ldconf_file(struct ldconf *c, const char *path, int depth);
+
+/*
+ * The files of include pattern @pat (relative: to the directory of @from,
+ * the including file, as ldconfig has it), in glob's (sorted) order.
+ */
+static void ldconf_include(struct ldconf *c, const char *pat,
+			   const char *from, int depth)
+{
+	char full[PATH_MAX], dir[PATH_MAX], *slash;
+	size_t rl = strlen(c->root);
+	glob_t g;
+	size_t i;
+	int n;
+
+	if (*pat == '/') {
+		n = snprintf(full, sizeof(full), "%s%s", c->root, pat);
+	} else {
+		snprintf(dir, sizeof(dir), "%s", from);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		n = snprintf(full, sizeof(full), "%s/%s", dir, pat);
+	}
+	if (n < 0 || (size_t)n >= sizeof(full))
+		return;
+	if (glob(full, 0, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc; i++)
+		if (!strncmp(g.gl_pathv[i], c->root, rl))
+			ldconf_file(c, g.gl_pathv[i], depth + 1);
+	globfree(&g);
+}
+
+/* One line of @path, without its comment, trimmed. */
+static void ldconf_line(struct ldconf *c, char *line, const char *path,
+			int depth)
+{
+	char *save = NULL, *w, *eq;
+	size_t n;
+	int k;
+
+	if (!strncmp(line, "include", 7) && isspace((unsigned char)line[7])) {
+		for (w = strtok_r(line + 7, " \t\r", &save); w;
+		     w = strtok_r(NULL, " \t\r", &save))
+			ldconf_include(c, w, path, depth);
+		return;
+	}
+	if (!strncmp(line, "hwcap", 5) && isspace((unsigned char)line[5]))
+		return;
+	/* A directory, maybe with the old "=TYPE"; absolute ones only. */
+	eq = strchr(line, '=');
+	if (eq)
+		*eq = '\0';
+	n = strlen(line);
+	while (n > 1 && (line[n - 1] == '/' || isspace((unsigned char)line[n - 1])))
+		line[--n] = '\0';
+	if (line[0] != '/' || n >= BCSCTL_LDCONF_DIR_MAX || c->nr >= c->max)
+		return;
+	for (k = 0; k < c->nr; k++)
+		if (!strcmp(c->dirs[k], line))
+			return;
+	memcpy(c->dirs[c->nr++], line, n + 1);
+}
+
+/*
+ * Configuration file @path (the root's prefix included): a regular file of
+ * root's or of this user's that no one else may write, LDCONF_SIZE_MAX
+ * bytes at most; others are skipped, as are files past LDCONF_FILES_MAX
+ * and includes deeper than LDCONF_DEPTH_MAX (a loop ends there).
+ */
+static void ldconf_file(struct ldconf *c, const char *path, int depth)
+{
+	char *buf, *line, *next, *hash;
+	struct stat sb;
+	ssize_t got;
+	size_t len = 0;
+	int fd;
+
+	if (depth > LDCONF_DEPTH_MAX || c->files >= LDCONF_FILES_MAX)
+		return;
+	c->files++;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+	    (sb.st_uid != 0 && sb.st_uid != geteuid()) ||
+	    (sb.st_mode & (S_IWGRP | S_IWOTH)) || sb.st_size > LDCONF_SIZE_MAX) {
+		close(fd);
+		return;
+	}
+	buf = malloc(LDCONF_SIZE_MAX + 1);
+	if (!buf) {
+		close(fd);
+		return;
+	}
+	while (len < LDCONF_SIZE_MAX &&
+	       (got = read(fd, buf + len, LDCONF_SIZE_MAX - len)) > 0)
+		len += (size_t)got;
+	close(fd);
+	buf[len] = '\0';
+	for (line = buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		line += strspn(line, " \t\r");
+		if (*line)
+			ldconf_line(c, line, path, depth);
+	}
+	free(buf);
+}
+
+int bcsctl_mpi_ldconf(const char *root, char (*dirs)[BCSCTL_LDCONF_DIR_MAX],
+		      int max)
+{
+	struct ldconf c = { root ? root : "", dirs, max, 0, 0 };
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/etc/ld.so.conf", c.root);
+	ldconf_file(&c, path, 0);
+	return c.nr;
+}
 
 struct elf_map {
 	const unsigned char *p;
@@ -109,6 +253,18 @@ static void scan_lib(struct scan *s, const char *name, const char *runpath,
 		else
 			n = snprintf(path, sizeof(path), "%s/%s", d, name);
 		if (n < 0 || (size_t)n >= sizeof(path))
+			continue;
+		if (!access(path, R_OK)) {
+			scan_file(s, path, depth);
+			return;
+		}
+	}
+	/* Then what ldconfig puts in the cache, then the defaults. */
+	if (s->nr_ld < 0)
+		s->nr_ld = bcsctl_mpi_ldconf(s->root, s->ld, BCSCTL_LDCONF_DIRS);
+	for (k = 0; k < s->nr_ld; k++) {
+		if (snprintf(path, sizeof(path), "%s%s/%s", s->root, s->ld[k],
+			     name) >= (int)sizeof(path))
 			continue;
 		if (!access(path, R_OK)) {
 			scan_file(s, path, depth);
@@ -251,6 +407,12 @@ static int find_prog(const char *prog, char *path, size_t len)
 int bcsctl_mpi_which(const char *prog, const char **mpi, char *err,
 		     size_t errlen)
 {
+	return bcsctl_mpi_which_in("", prog, mpi, err, errlen);
+}
+
+int bcsctl_mpi_which_in(const char *root, const char *prog, const char **mpi,
+			char *err, size_t errlen)
+{
 	struct scan *s;
 	char path[PATH_MAX];
 	int r;
@@ -266,6 +428,8 @@ int bcsctl_mpi_which(const char *prog, const char **mpi, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	s->root = root;
+	s->nr_ld = -1;
 	r = scan_file(s, path, 0);
 	if (r == -ENOEXEC) {
 		snprintf(err, errlen, "cannot tell which MPI %s is linked "

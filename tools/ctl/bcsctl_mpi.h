@@ -18,13 +18,41 @@ const char *bcsctl_mpi_of_soname(const char *soname);
 /*
  * The MPI the ELF program @prog (a path, or a name looked up in $PATH) is
  * linked with, from its DT_NEEDED entries and, if none names an MPI,
- * those of the libraries it needs (a few levels deep).  Returns 0 with
+ * those of the libraries it needs (a few levels deep), looked for in its
+ * RUNPATH, LD_LIBRARY_PATH, the directories of /etc/ld.so.conf
+ * (bcsctl_mpi_ldconf()) and the usual ones.  Returns 0 with
  * *@mpi set, or a negative errno with a message in @err: -ENOENT (not
  * found), -ENOEXEC (not an ELF program of this machine), -ESRCH (linked
  * with no MPI known), -EINVAL (with two).
  */
 int bcsctl_mpi_which(const char *prog, const char **mpi, char *err,
 		     size_t errlen);
+
+/*
+ * The same with the dynamic loader's configuration read under @root ("" for
+ * /: @root/etc/ld.so.conf, and its directories looked into under @root),
+ * for the tests.
+ */
+int bcsctl_mpi_which_in(const char *root, const char *prog, const char **mpi,
+			char *err, size_t errlen);
+
+#define BCSCTL_LDCONF_DIRS	64	/* directories kept at most */
+#define BCSCTL_LDCONF_DIR_MAX	256	/* bytes of one, with its NUL */
+
+/*
+ * The directories of the dynamic loader's configuration,
+ * @root/etc/ld.so.conf (@root: "" or NULL for /), in ldconfig's order:
+ * one directory per line ("=TYPE" and trailing slashes dropped, relative
+ * ones ignored), '#' comments, "include PATTERN..." lines read in place
+ * (a relative pattern from the including file's directory; the matches
+ * sorted), "hwcap" lines ignored.  Each file must be a regular file of
+ * root's or of this user's, writable by no one else, of 64 KiB at most;
+ * others are skipped.  At most 64 files, includes 4 deep, @max
+ * directories (up to BCSCTL_LDCONF_DIRS) of fewer than
+ * BCSCTL_LDCONF_DIR_MAX bytes, each once, into @dirs.  Returns how many.
+ */
+int bcsctl_mpi_ldconf(const char *root, char (*dirs)[BCSCTL_LDCONF_DIR_MAX],
+		      int max);
 
 /*
  * The path of libbcsmpi-@mpi.so into @path: under $BCS_MPI_LIBDIR if

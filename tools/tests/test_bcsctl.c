@@ -3,11 +3,13 @@
  * Host unit tests of bcsctl's command-line parser and of the number
  * parsers shared by the tools.  No module is needed: nothing is run.
  */
-#define _POSIX_C_SOURCE 200809L	/* open_memstream(), strdup(), mkdtemp() */
+#define _DEFAULT_SOURCE	/* open_memstream(), strdup(), mkdtemp(), realpath() */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/bcs.h>
@@ -406,6 +408,107 @@ static void test_mpi(void)
 	check(r == -ENOENT, "which", "no-such-program-here");
 }
 
+/* @root/@rel with @text, mode @mode (directories made). */
+static void put(const char *root, const char *rel, const char *text,
+		mode_t mode)
+{
+	char path[PATH_MAX], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (slash = strchr(path + strlen(root) + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) || chmod(path, mode))
+		check(0, "write", path);
+}
+
+/*
+ * The MPI finder and the dynamic loader's configuration, in a fake root:
+ * ld.so.conf's directories, includes (absolute, relative, sorted, in a
+ * loop), comments, hwcap, "=TYPE", relative and repeated directories; a
+ * file others may write, a directory, one too large are skipped; then a
+ * program that needs an MPI only through a library in a directory that
+ * ld.so.conf alone names.
+ */
+static void test_ldconf(void)
+{
+	char root[] = "/tmp/bcsctl-ldconf.XXXXXX", err[512], cmd[PATH_MAX + 16];
+	char dirs[BCSCTL_LDCONF_DIRS][BCSCTL_LDCONF_DIR_MAX], fixture[PATH_MAX];
+	char link[PATH_MAX], *big;
+	const char *mpi;
+	int n, r;
+
+	if (!mkdtemp(root)) {
+		check(0, "mkdtemp", root);
+		return;
+	}
+	n = bcsctl_mpi_ldconf(root, dirs, BCSCTL_LDCONF_DIRS);
+	check(n == 0, "ldconf", "no ld.so.conf");
+	put(root, "etc/ld.so.conf", "# the loader's\n"
+	    "include /etc/ld.so.conf.d/*.conf\r\n/usr/local/lib\n", 0644);
+	put(root, "etc/ld.so.conf.d/a.conf", "/opt/mpi-a/lib/  # slash\n"
+	    "hwcap 0 nosegneg\ninclude ../extra.conf\n", 0644);
+	put(root, "etc/extra.conf", "\t/opt/extra\r\n", 0644);
+	put(root, "etc/ld.so.conf.d/b.conf", "/opt/mpi-b/lib=libc6\n"
+	    "relative/lib\n/usr/local/lib\n", 0644);
+	put(root, "etc/ld.so.conf.d/c.conf", "/opt/hostile\n", 0666);
+	put(root, "etc/ld.so.conf.d/loop.conf", "include /etc/ld.so.conf\n",
+	    0644);
+	big = malloc(70000);
+	if (big) {
+		memset(big, '#', 69999);
+		big[0] = '/';
+		big[1] = 'x';
+		big[2] = '\n';
+		big[69999] = '\0';
+		put(root, "etc/ld.so.conf.d/d.conf", big, 0644);
+		free(big);
+	}
+	snprintf(cmd, sizeof(cmd), "%s/etc/ld.so.conf.d/e.conf", root);
+	mkdir(cmd, 0755);
+	n = bcsctl_mpi_ldconf(root, dirs, BCSCTL_LDCONF_DIRS);
+	check(n == 4 && !strcmp(dirs[0], "/opt/mpi-a/lib") &&
+	      !strcmp(dirs[1], "/opt/extra") &&
+	      !strcmp(dirs[2], "/opt/mpi-b/lib") &&
+	      !strcmp(dirs[3], "/usr/local/lib"), "ldconf",
+	      "dirs, includes, comments, skipped files");
+	n = bcsctl_mpi_ldconf(root, dirs, 2);
+	check(n == 2 && !strcmp(dirs[1], "/opt/extra"), "ldconf", "max 2");
+
+	/* The program's library is found through ld.so.conf alone. */
+	if (!realpath("tests/ldfake", fixture)) {
+		check(0, "realpath", "tests/ldfake (make test builds it)");
+		goto out;
+	}
+	put(root, "etc/ld.so.conf", "include ld.so.conf.d/*.conf\n", 0644);
+	put(root, "etc/ld.so.conf.d/a.conf", "/opt/mpi/lib\n", 0644);
+	snprintf(link, sizeof(link), "%s/opt/mpi/lib", root);
+	snprintf(cmd, sizeof(cmd), "%s/opt", root);
+	mkdir(cmd, 0755);
+	snprintf(cmd, sizeof(cmd), "%s/opt/mpi", root);
+	mkdir(cmd, 0755);
+	if (symlink(fixture, link))
+		check(0, "symlink", link);
+	unsetenv("LD_LIBRARY_PATH");
+	r = bcsctl_mpi_which_in(root, "tests/ldfake/prog", &mpi, err,
+				sizeof(err));
+	check(!r && mpi && !strcmp(mpi, "openmpi"), "which through ld.so.conf",
+	      err);
+	put(root, "etc/ld.so.conf.d/a.conf", "/opt/elsewhere\n", 0644);
+	r = bcsctl_mpi_which_in(root, "tests/ldfake/prog", &mpi, err,
+				sizeof(err));
+	check(r == -ESRCH, "which without ld.so.conf's directory", err);
+out:
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	if (system(cmd))
+		check(0, "rm -rf", root);
+}
+
 /* The control file of a job's MPI statistics, as bcsctl writes it. */
 static void test_mpi_control(void)
 {
@@ -584,6 +687,7 @@ int main(void)
 	test_usage_text();
 	test_queries();
 	test_mpi();
+	test_ldconf();
 	test_mpi_control();
 
 	printf("%d passed, %d failed\n", passed, failed);

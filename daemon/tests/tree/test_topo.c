@@ -492,6 +492,48 @@ static void test_nodes(void)
 }
 
 /*
+ * Hostlists in the nodes file: the hosts of a line get consecutive ids
+ * from the line's, in the list's order, and its port; errors name the line.
+ */
+static void test_nodes_hostlist(void)
+{
+	static char text[64];
+
+	CHECK(list_from("1 head\n2 node[01-16]\n20 10.0.0.[30-31]:5400\n"
+			"30 r[1-2]n[1-2],login # comment\n") == 0);
+	CHECK(list.nr == 1 + 16 + 2 + 5);
+	CHECK(list.node[1].id == 2 && !strcmp(list.node[1].host, "node01"));
+	CHECK(list.node[16].id == 17 && !strcmp(list.node[16].host, "node16"));
+	CHECK(list.node[17].id == 20 && list.node[17].numeric &&
+	      list.node[17].addr.s_addr == htonl(0x0a00001e) &&
+	      list.node[17].port == 5400);
+	CHECK(list.node[18].id == 21 && list.node[18].port == 5400 &&
+	      !strcmp(list.node[18].host, "10.0.0.31"));
+	CHECK(!strcmp(list.node[19].host, "r1n1") && list.node[19].id == 30);
+	CHECK(!strcmp(list.node[21].host, "r2n1") && list.node[21].id == 32);
+	CHECK(!strcmp(list.node[23].host, "login") && list.node[23].id == 34);
+	CHECK(list.node[3].port == 0);
+	CHECK(topo_index(&list, 17) == 16 && topo_index(&list, 18) < 0);
+	/* One host in brackets is one node. */
+	CHECK(list_from("7 n[5]\n") == 0 && list.nr == 1 &&
+	      list.node[0].id == 7 && !strcmp(list.node[0].host, "n5"));
+
+	list_refused("1 n[1-3]\n3 m\n", "nodes:2: node id 3 twice (line 1)");
+	list_refused("1 n[1-3]\n9 n2\n", "nodes:2: host n2 twice (line 1)");
+	list_refused("1 n[1,1]\n", "nodes:1: host n1 twice (line 1)");
+	list_refused("1 n[1-2\n", "nodes:1: bad hostlist 'n[1-2': a '[' without ']'");
+	list_refused("1 n[2-1]\n", "nodes:1: bad hostlist 'n[2-1]': a range backwards");
+	list_refused("1 n[a]\n", "nodes:1: bad hostlist 'n[a]': not a number");
+	list_refused("1 a,,b\n", "nodes:1: bad hostlist 'a,,b': an empty name");
+	list_refused("1 n[1-2]/x\n", "nodes:1: host 'n1/x': character 3 is not");
+	list_refused("4294967295 n[1-2]\n",
+		     "nodes:1: the ids of the hosts run past 4294967295 at 'n2'");
+	list_refused("1 n[1-1025]\n", "nodes:1: more than 1024 nodes");
+	snprintf(text, sizeof(text), "1 n[1-2]:0\n");
+	list_refused(text, "nodes:1: port '0' is not a number in 1..65535");
+}
+
+/*
  * topo_index() against a linear search: 1,024 ids in a scrambled order,
  * the extremes among them, every id found at its place, none in between
  * nor beyond found; a refused node leaves the index as it was.
@@ -541,6 +583,7 @@ int main(void)
 	test_file();
 	test_file_errors();
 	test_nodes();
+	test_nodes_hostlist();
 	test_index();
 	return unit_done("test_topo");
 }

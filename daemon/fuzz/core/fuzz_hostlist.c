@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ctl/hostlist.h"
+#include "core/hostlist.h"
 #include "fuzz/fuzz_assert.h"
 
 static unsigned int names;

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl/hostlist.h"
+#include "core/hostlist.h"
 
 struct expansion {
 	hostlist_fn *fn;

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ctl/hostlist.h"
+#include "core/hostlist.h"
 #include "tests/unit.h"
 
 struct got {

@@ -4,7 +4,8 @@
  * node16, node20 and login1; several bracket groups in one name give
  * every combination ("r[1-2]n[1-2]": r1n1 r1n2 r2n1 r2n2); a range keeps
  * the width of its first number ("[08-10]": 08 09 10).  Pure: it reads
- * nothing and resolves no name (the caller does, ctl.c); bounded in the
+ * nothing and resolves no name (the callers do: ctl.c, the names of a job
+ * create; topo.c, the hosts of a nodes file line); bounded in the
  * list's length, the names' and their number.
  */
 #ifndef BCSD_HOSTLIST_H
