@@ -245,7 +245,9 @@ void bcs_switch(u64 slice, u32 row, u64 strobe_ns, u64 deadline_ns,
 
 	lockdep_assert_held(&bcs_lock);
 	s->slice = slice;
-	start = ktime_get_real_ns();
+	/* A standalone switch's strobe is the clock read just before. */
+	start = (flags & BCS_SLICE_STANDALONE) ? strobe_ns :
+		ktime_get_real_ns();
 	/* A fill still pending is decided again, job by job, below. */
 	s->fill_pending = false;
 	bcs_job_apply_due(s->slice);
