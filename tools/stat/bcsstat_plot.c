@@ -27,9 +27,8 @@ struct plot_kind {
 	const char *name;
 	const char *help;
 	const char *title;
-	const char *ylabel;
-	const char *unit;
-	/* The value of @r to plot in *@v; false if it has none. */
+	const char *ylabel;	/* "%s": the unit chosen */
+	/* The value of @r to plot in *@v, ns; false if it has none. */
 	int (*value)(const struct bcs_slice_record *r, double *v);
 };
 
@@ -38,7 +37,7 @@ static int value_interval(const struct bcs_slice_record *r, double *v)
 {
 	if (!r->interval_ns)
 		return 0;
-	*v = r->interval_ns / 1e6;
+	*v = (double)r->interval_ns;
 	return 1;
 }
 
@@ -47,17 +46,17 @@ static int value_lateness(const struct bcs_slice_record *r, double *v)
 {
 	if (!r->deadline_ns || !r->switch_start_ns)
 		return 0;
-	*v = (double)(int64_t)(r->switch_start_ns - r->deadline_ns) / 1e3;
+	*v = (double)(int64_t)(r->switch_start_ns - r->deadline_ns);
 	return 1;
 }
 
+/* The axes read in the unit that fits the values (plot_time_unit()). */
 static const struct plot_kind plot_kinds[] = {
-	{ "interval", "the slice interval (ms) against the slice number",
-	  "Slice interval per node", "slice interval (ms)", "ms",
-	  value_interval },
-	{ "lateness", "switch start - deadline (us) against the slice number",
+	{ "interval", "the slice interval against the slice number",
+	  "Slice interval per node", "slice interval (%s)", value_interval },
+	{ "lateness", "switch start - deadline against the slice number",
 	  "Switch lateness per node (negative: early)",
-	  "switch start - deadline (\xc2\xb5s)", "\xc2\xb5s", value_lateness },
+	  "switch start - deadline (%s)", value_lateness },
 };
 
 #define NR_PLOT_KINDS	(sizeof(plot_kinds) / sizeof(plot_kinds[0]))
@@ -186,7 +185,7 @@ static size_t write_data(const struct plot_kind *k,
 			/* A blank line: no line across slices not recorded. */
 			if (pts && rec->slice != prev + 1)
 				fputc('\n', d);
-			fprintf(d, "%llu %.6f\n",
+			fprintf(d, "%llu %.0f\n",
 				(unsigned long long)rec->slice, v);
 			prev = rec->slice;
 			if (!nr_vals || rec->slice < sc->first)
@@ -217,9 +216,15 @@ static void write_script(const struct plot_kind *k,
 			 const int *has_block, const struct scale *sc,
 			 const char *data, FILE *s)
 {
-	char label[160], b1[32], b2[32], *dir;
+	char label[160], b1[32], b2[32], ylabel[64], *dir;
+	const struct time_unit *u;
+	double un;
 	int block = 0;
 	size_t i;
+
+	/* The unit of what is on the axis: up to the cap if clipped. */
+	u = plot_time_unit(sc->min, sc->clip ? sc->cap : sc->max);
+	un = u->ns;
 
 	fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
 		"  set terminal pngcairo size 1024,560 font 'Sans,12' "
@@ -243,7 +248,10 @@ static void write_script(const struct plot_kind *k,
 		put_quoted(s, k->title);
 	}
 	fprintf(s, "\nset xlabel 'slice number'\nset ylabel ");
-	put_quoted(s, k->ylabel);
+	snprintf(ylabel, sizeof(ylabel), k->ylabel, u->name);
+	put_quoted(s, ylabel);
+	/* The data are in ns; the script divides by the unit. */
+	fprintf(s, "\nu = %.0f", un);
 	fprintf(s, "\nset grid\n"
 		"set key outside right top reverse Left box width 1 title 'node'\n"
 		"set format x '%%.0f'\n"
@@ -253,19 +261,19 @@ static void write_script(const struct plot_kind *k,
 		fprintf(s, "set xtics 1\n");
 	/* A flat line in the middle, not on an axis of its own. */
 	if (sc->min == sc->max) {
-		double pad = fabs(sc->min) > 1 ? fabs(sc->min) / 10 : 1;
+		double v = sc->min / un;
+		double pad = fabs(v) > 1 ? fabs(v) / 10 : 1;
 
-		fprintf(s, "set yrange [%.6f:%.6f]\n", sc->min - pad,
-			sc->min + pad);
+		fprintf(s, "set yrange [%.6f:%.6f]\n", v - pad, v + pad);
 	}
 	if (sc->clip) {
 		snprintf(label, sizeof(label), "off scale: %zu %s above %s "
 			 "%s, the highest %s %s", sc->above,
 			 sc->above == 1 ? "value" : "values",
-			 fmt_value(b1, sizeof(b1), sc->cap), k->unit,
-			 fmt_value(b2, sizeof(b2), sc->max), k->unit);
+			 fmt_value(b1, sizeof(b1), sc->cap / un), u->name,
+			 fmt_value(b2, sizeof(b2), sc->max / un), u->name);
 		fprintf(s, "cap = %.6f\nset yrange [*:cap * 1.05]\n"
-			"set label 1 ", sc->cap);
+			"set label 1 ", sc->cap / un);
 		put_quoted(s, label);
 		fprintf(s, " at screen 0.99, screen 0.03 right "
 			"font ',10'\n");
@@ -278,12 +286,14 @@ static void write_script(const struct plot_kind *k,
 		put_quoted(s, data);
 		fprintf(s, " index %d using 1:%s with linespoints lw 1.5 "
 			"pt 7 ps 0.6 lc %d title ", block,
-			sc->clip ? "($2 > cap ? cap : $2)" : "2", block + 1);
+			sc->clip ? "($2 / u > cap ? cap : $2 / u)" :
+			"($2 / u)", block + 1);
 		put_quoted(s, in[i].name);
 		if (sc->clip) {
 			fprintf(s, ", \\\n     ");
 			put_quoted(s, data);
-			fprintf(s, " index %d using 1:($2 > cap ? cap : 1/0) "
+			fprintf(s, " index %d using 1:($2 / u > cap ? cap : "
+				"1/0) "
 				"with points pt 9 ps 2 lc %d notitle", block,
 				block + 1);
 		}

@@ -263,16 +263,18 @@ fake() { # MODE CMD...: CMD with the stand-in gnuplot
 expect 0 '' fake ok "$BCSSTAT" plot interval -o "$TMP/f.png" \
 	"$TMP/snap/node1.slices.json" "$TMP/snap/node2.slices.json"
 if grep -q "^set title 'Slice interval per node: snap'" "$TMP/fake/plot.gp" &&
-   grep -q "index 1 using 1:2 .* title 'node2'" "$TMP/fake/plot.gp" &&
+   grep -q "index 1 using 1:(\$2 / u) .* title 'node2'" "$TMP/fake/plot.gp" &&
+   grep -q "^set ylabel 'slice interval (ms)'$" "$TMP/fake/plot.gp" &&
+   grep -q '^u = 1000000$' "$TMP/fake/plot.gp" &&
    ! grep -q 'index 2' "$TMP/fake/plot.gp" &&
    ! grep -q 'off scale' "$TMP/fake/plot.gp" &&
    grep -q '^set xtics 1$' "$TMP/fake/plot.gp" &&
    grep -q '^set yrange \[9\.000000:11\.000000\]$' "$TMP/fake/plot.gp"
 then ok; else
 	bad "plot script: $(cat "$TMP/fake/plot.gp")"; fi
-# 4 + 3 intervals of 10 ms in two blocks; node2's first slice is 100
-if [ "$(grep -c ' 10\.000000$' "$TMP/fake/data")" -eq 7 ] &&
-   grep -q '^100 10\.000000$' "$TMP/fake/data"; then ok; else
+# 4 + 3 intervals of 10 ms in two blocks, in ns; node2's first slice is 100
+if [ "$(grep -c ' 10000000$' "$TMP/fake/data")" -eq 7 ] &&
+   grep -q '^100 10000000$' "$TMP/fake/data"; then ok; else
 	bad "plot data: $(cat "$TMP/fake/data")"; fi
 # One interval of 5 s among 10 ms ones is drawn off the scale.
 {
@@ -287,6 +289,39 @@ if grep -q "off scale: 1 value above 20.0 ms, the highest 5000 ms" \
 	"$TMP/fake/plot.gp" && grep -q '^set yrange \[\*:cap' "$TMP/fake/plot.gp" &&
    ! grep -q '^set xtics 1$' "$TMP/fake/plot.gp"; then
 	ok; else bad "plot off scale: $(cat "$TMP/fake/plot.gp")"; fi
+# Lateness in the unit of its range: 500 ns here, 21 to 25 ms below,
+# 1.5 to 3.5 s with an early switch.
+expect 0 '' fake ok "$BCSSTAT" plot lateness -o "$TMP/f.png" \
+	"$TMP/snap/node1.slices.json"
+if grep -q "^set ylabel 'switch start - deadline (ns)'$" "$TMP/fake/plot.gp" &&
+   grep -q '^u = 1$' "$TMP/fake/plot.gp"; then ok; else
+	bad "plot lateness in ns: $(cat "$TMP/fake/plot.gp")"; fi
+late_recs() { # FIRST_LATE_NS STEP_NS: 5 records, late by FIRST + i * STEP
+	echo '['
+	for i in 0 1 2 3 4; do
+		d=$(( (i + 1) * 100000000 ))
+		printf '%s{"seq":%s,"slice":%s,"row":0,"flags":"L-D------",' \
+			"$([ $i = 0 ] || echo ,)" "$i" "$i"
+		printf '"strobe_ns":0,"deadline_ns":%s,"switch_start_ns":%s,' \
+			"$d" "$((d + $1 + i * $2))"
+		printf '"switch_end_ns":%s,"interval_ns":100000000,' "$((d + $1 + i * $2 + 1000))"
+		printf '"switch_ns":1000,"suspended":1,"resumed":1,"running":2,'
+		printf '"blocked":0,"late":1,"missed":0,"late_total":0,'
+		printf '"missed_total":0,"parked_ns":0,"resumed_ns":0}\n'
+	done
+	echo ']'
+}
+late_recs 21000000 1000000 >"$TMP/late-ms.json"
+expect 0 '' fake ok "$BCSSTAT" plot lateness -o "$TMP/f.png" "$TMP/late-ms.json"
+if grep -q "^set ylabel 'switch start - deadline (ms)'$" "$TMP/fake/plot.gp" &&
+   grep -q '^u = 1000000$' "$TMP/fake/plot.gp" &&
+   grep -q '^0 21000000$' "$TMP/fake/data"; then ok; else
+	bad "plot lateness in ms: $(cat "$TMP/fake/plot.gp")"; fi
+late_recs -50000000 1000000000 >"$TMP/late-s.json"
+expect 0 '' fake ok "$BCSSTAT" plot lateness -o "$TMP/f.png" "$TMP/late-s.json"
+if grep -q "^set ylabel 'switch start - deadline (s)'$" "$TMP/fake/plot.gp" &&
+   grep -q '^0 -50000000$' "$TMP/fake/data"; then ok; else
+	bad "plot lateness in s: $(cat "$TMP/fake/plot.gp")"; fi
 rm -f "$TMP/f.png"
 expect 1 '^bcsstat: gnuplot failed \(exit status 1\)' fake fail "$BCSSTAT" \
 	plot lateness -o "$TMP/f.png" "$TMP/snap/node1.slices.json"
