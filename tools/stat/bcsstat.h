@@ -188,14 +188,19 @@ struct time_unit {
  */
 const struct time_unit *plot_time_unit(double lo_ns, double hi_ns);
 
-/* The heatmap's columns: two a power of two at most. */
-#define RANK_MAP_SUB_BITS	1
+/* The heatmap's columns: one a power of two. */
+#define RANK_MAP_SUB_BITS	0
+/* A task whose total is this many times the median's, or under its
+ * inverse, stands out. */
+#define RANK_MAP_OUTLIER	1.5
 
 /*
  * A metric of the tasks of a job as a matrix: a row per task that has
  * values (in the order of the job's tasks), a column per duration bucket
  * from the lowest to the highest bucket of any task, and in each cell
- * the share (%) of the task's time in intervals of that bucket.
+ * the share (%) of the task's time in intervals of that bucket (values
+ * of 0 ns are no time and have no column); with each row's total and its
+ * ratio to the median total of the rows.
  */
 struct rank_map {
 	size_t nr_rows, nr_cols;
@@ -204,8 +209,13 @@ struct rank_map {
 	double *col_lo, *col_hi;	/* a column's durations, ns */
 	double *cell;		/* [row * nr_cols + col] */
 	double *total_ns;	/* a row's sum */
+	double *ratio;		/* total_ns / the median of total_ns */
 	uint64_t *count;	/* a row's values */
+	double max_cell;	/* the largest share */
 };
+
+/* Whether row @r of @m stands out (RANK_MAP_OUTLIER). */
+int rank_map_outlier(const struct rank_map *m, size_t r);
 
 /* 0 (no rows if no task has the metric), or -ENOMEM, -EINVAL. */
 int rank_map_build(const struct dist_job *j, uint32_t metric,

@@ -45,6 +45,7 @@ void rank_map_free(struct rank_map *m)
 	free(m->col_hi);
 	free(m->cell);
 	free(m->total_ns);
+	free(m->ratio);
 	free(m->count);
 	memset(m, 0, sizeof(*m));
 }
@@ -54,6 +55,38 @@ static uint32_t coarse_index(uint32_t idx, unsigned int sub,
 			     unsigned int coarse)
 {
 	return bcs_hist_index(bcs_hist_lower(idx, sub), coarse);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Each row's total against the median of the totals. */
+static int ratios(struct rank_map *m)
+{
+	double *v = malloc(m->nr_rows * sizeof(*v)), med;
+	size_t r, n = m->nr_rows;
+
+	if (!v) {
+		rank_map_free(m);
+		return -ENOMEM;
+	}
+	memcpy(v, m->total_ns, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_double);
+	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	for (r = 0; r < n; r++)
+		m->ratio[r] = med > 0 ? m->total_ns[r] / med : 1;
+	free(v);
+	return 0;
+}
+
+int rank_map_outlier(const struct rank_map *m, size_t r)
+{
+	return m->nr_rows > 2 && (m->ratio[r] >= RANK_MAP_OUTLIER ||
+				  m->ratio[r] <= 1 / RANK_MAP_OUTLIER);
 }
 
 int rank_map_build(const struct dist_job *j, uint32_t metric,
@@ -88,11 +121,20 @@ int rank_map_build(const struct dist_job *j, uint32_t metric,
 		if (!h || !h->count || !h->nr_buckets)
 			continue;
 		b = (const void *)(h + 1);
-		c = coarse_index(b[0].index, h->sub_bits, coarse);
+		/* Values of 0 ns are no time: they have no column. */
+		if (!bcs_hist_lower(b[0].index, h->sub_bits) &&
+		    h->nr_buckets == 1)
+			continue;
+		c = coarse_index(b[!bcs_hist_lower(b[0].index, h->sub_bits)]
+				 .index, h->sub_bits, coarse);
 		lo = c < lo ? c : lo;
 		c = coarse_index(b[h->nr_buckets - 1].index, h->sub_bits,
 				 coarse);
 		hi = c > hi ? c : hi;
+	}
+	if (lo > hi) {		/* nothing but values of 0 ns */
+		m->nr_rows = 0;
+		return 0;
 	}
 	m->sub_bits = coarse;
 	m->nr_cols = hi - lo + 1;
@@ -101,9 +143,10 @@ int rank_map_build(const struct dist_job *j, uint32_t metric,
 	m->col_hi = calloc(m->nr_cols, sizeof(*m->col_hi));
 	m->cell = calloc(m->nr_rows * m->nr_cols, sizeof(*m->cell));
 	m->total_ns = calloc(m->nr_rows, sizeof(*m->total_ns));
+	m->ratio = calloc(m->nr_rows, sizeof(*m->ratio));
 	m->count = calloc(m->nr_rows, sizeof(*m->count));
 	if (!m->labels || !m->col_lo || !m->col_hi || !m->cell ||
-	    !m->total_ns || !m->count) {
+	    !m->total_ns || !m->ratio || !m->count) {
 		rank_map_free(m);
 		return -ENOMEM;
 	}
@@ -129,12 +172,17 @@ int rank_map_build(const struct dist_job *j, uint32_t metric,
 							     h->sub_bits) +
 				      1) / 2;
 
+			if (!bcs_hist_lower(b[k].index, h->sub_bits))
+				continue;
 			c = coarse_index(b[k].index, h->sub_bits, coarse) - lo;
 			row[c] += mid * (double)b[k].count;
 			t += mid * (double)b[k].count;
 		}
-		for (c = 0; c < m->nr_cols; c++)
+		for (c = 0; c < m->nr_cols; c++) {
 			row[c] = t > 0 ? 100 * row[c] / t : 0;
+			if (row[c] > m->max_cell)
+				m->max_cell = row[c];
+		}
 		m->total_ns[r] = (double)h->sum;
 		m->count[r] = h->count;
 		if (single)
@@ -150,5 +198,5 @@ int rank_map_build(const struct dist_job *j, uint32_t metric,
 		}
 		r++;
 	}
-	return 0;
+	return ratios(m);
 }

@@ -574,6 +574,7 @@ static void dist_block(FILE *d, const struct bcs_hist_header *h,
 	const struct bcs_hist_bucket *b = (const void *)(h + 1);
 	unsigned int sub = h->sub_bits;
 	uint32_t i, idx, last;
+	uint64_t lo;
 
 	if (!h->nr_buckets)
 		return;
@@ -593,8 +594,12 @@ static void dist_block(FILE *d, const struct bcs_hist_header *h,
 	}
 	fprintf(d, "%llu 0\n\n\n",
 		(unsigned long long)bcs_hist_upper(last, sub) + 1);
-	if (*xmin == 0 || (double)bcs_hist_lower(b[0].index, sub) < *xmin)
-		*xmin = (double)bcs_hist_lower(b[0].index, sub);
+	/* A log axis has no 0: it starts at the lowest bucket above. */
+	lo = bcs_hist_lower(b[0].index, sub);
+	if (!lo && h->nr_buckets > 1)
+		lo = bcs_hist_lower(b[1].index, sub);
+	if (lo && (*xmin == 0 || (double)lo < *xmin))
+		*xmin = (double)lo;
 	if ((double)bcs_hist_upper(last, sub) + 1 > *xmax)
 		*xmax = (double)bcs_hist_upper(last, sub) + 1;
 }
@@ -638,7 +643,7 @@ static unsigned int min_sub_bits(const struct dist_job *j)
  */
 static void time_tics(FILE *s, double lo, double hi)
 {
-	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	static const char *const unit[] = { "ns", "\xc2\xb5s", "ms", "s" };
 	static const int step[] = { 1, 2, 5 };
 	int fine = hi / lo <= 2000, i, k, n = 0;
 	double v = 1;
@@ -653,80 +658,149 @@ static void time_tics(FILE *s, double lo, double hi)
 	fprintf(s, ")\nset mxtics 10\n");
 }
 
-static int write_dist(void *ctx, const char *data, const char *script)
+/* "@what of job 7 on node1, node2" in @title. */
+static void dist_title(char *title, size_t len, const char *what,
+		       const struct dist_job *j)
 {
-	struct dist_ctx *c = ctx;
-	const struct dist_job *j = c->j;
-	char title[512], key[256], nb[32];
-	double xmin = 0, xmax = 0, ymax = 0;
-	size_t i, nr_series = 0;
-	const char *names[64];
-	struct bcs_hist_header *h;
-	uint32_t m;
-	FILE *d, *s;
-	int err = 0, per_node = c->o->given & OPT_METRIC;
+	size_t i;
 
-	d = fopen(data, "w");
-	s = d ? fopen(script, "w") : NULL;
-	if (!s) {
-		if (d)
-			fclose(d);
-		return -1;
-	}
-	/* One series a node for one metric, else one a metric. */
-	if (per_node) {
-		for (i = 0; i < j->nr_nodes && nr_series < 64; i++) {
-			h = node_hist(j, c->o->metric, j->nodes[i]);
-			if (!h || !h->count) {
-				free(h);
-				continue;
-			}
-			dist_block(d, h, &xmin, &xmax, &ymax);
-			snprintf(key, sizeof(key), "%s (n=%llu, avg %s)",
-				 j->nodes[i], (unsigned long long)h->count,
-				 dist_fmt_ns(nb, sizeof(nb), (double)h->sum /
-					     (double)h->count));
-			names[nr_series++] = strdup(key);
-			free(h);
-		}
-	} else {
-		for (m = 0; m < BCS_DIST_METRICS; m++) {
-			h = dist_job_hist(j, m, &err);
-			if (!h || !h->count) {
-				free(h);
-				continue;
-			}
-			dist_block(d, h, &xmin, &xmax, &ymax);
-			snprintf(key, sizeof(key), "%s: n=%llu, avg %s",
-				 dist_series_title[m],
-				 (unsigned long long)h->count,
-				 dist_fmt_ns(nb, sizeof(nb), (double)h->sum /
-					     (double)h->count));
-			names[nr_series++] = strdup(key);
-			free(h);
-		}
-	}
-	if (per_node)
-		snprintf(title, sizeof(title), "%s of job %u, per node",
-			 dist_series_title[c->o->metric], j->id);
-	else
-		snprintf(title, sizeof(title), "Distributions of job %u on ",
-			 j->id);
-	for (i = 0; !per_node && i < j->nr_nodes; i++) {
-		if (strlen(title) + strlen(j->nodes[i]) + 8 >= sizeof(title)) {
+	snprintf(title, len, "%s of job %u on ", what, j->id);
+	for (i = 0; i < j->nr_nodes; i++) {
+		if (strlen(title) + strlen(j->nodes[i]) + 8 >= len) {
 			strcat(title, ", ...");
 			break;
 		}
 		strcat(title, i ? ", " : "");
 		strcat(title, j->nodes[i]);
 	}
+}
+
+static void png_terminal(FILE *s, int width, int height)
+{
 	fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-		"  set terminal pngcairo size 1024,560 font 'Sans,12' "
+		"  set terminal pngcairo size %d,%d font 'Sans,12' "
 		"noenhanced\n"
 		"} else {\n"
-		"  set terminal png size 1024,560 noenhanced\n"
+		"  set terminal png size %d,%d noenhanced\n"
 		"}\n"
-		"set output\nset encoding utf8\nset title ");
+		"set output\nset encoding utf8\n", width, height, width,
+		height);
+}
+
+/* The x axis of a panel of durations from @xmin to @xmax ns. */
+static void dist_xaxis(FILE *s, double xmin, double xmax)
+{
+	xmin = xmin / 2 > 1 ? xmin / 2 : 1;
+	xmax = xmax > xmin ? xmax * 2 : xmin * 4;
+	fprintf(s, "set xrange [%.0f:%.0f]\n", xmin, xmax);
+	time_tics(s, xmin, xmax);
+}
+
+/* ", 25 of 0 ns" after @key if @h has values of 0 (off a log axis). */
+static void zero_note(char *key, size_t len, const struct bcs_hist_header *h)
+{
+	const struct bcs_hist_bucket *b = (const void *)(h + 1);
+	size_t n = strlen(key);
+
+	if (h->nr_buckets && bcs_hist_lower(b[0].index, h->sub_bits) == 0 &&
+	    n < len)
+		snprintf(key + n, len - n, ", %llu of 0 ns",
+			 (unsigned long long)b[0].count);
+}
+
+/*
+ * Small multiples: a panel per metric that has values, each with its own
+ * duration axis (a metric of microseconds is not squeezed against one of
+ * seconds) and its own share axis.
+ */
+static int write_dist_panels(const struct dist_job *j, const char *data,
+			     FILE *d, FILE *s)
+{
+	struct bcs_hist_header *h[BCS_DIST_METRICS] = { NULL };
+	char title[512], key[256], nb[32];
+	int err = 0, n = 0, rows, cols;
+	uint32_t m;
+
+	for (m = 0; m < BCS_DIST_METRICS; m++) {
+		h[m] = dist_job_hist(j, m, &err);
+		if (h[m] && h[m]->count)
+			n++;
+	}
+	if (!n || err)
+		goto out;
+	cols = n > 1 ? 2 : 1;
+	rows = (n + 1) / 2;
+	png_terminal(s, cols > 1 ? 1280 : 1024, rows > 1 ? 880 : 520);
+	dist_title(title, sizeof(title), "Distributions", j);
+	fprintf(s, "set logscale x 10\nset grid xtics mxtics ytics\n"
+		"set key top right opaque box\n"
+		"set ylabel 'share of the values (%%)'\n"
+		"set xlabel 'duration (log scale; buckets within %.3g %%)'\n"
+		"set multiplot layout %d,%d title ",
+		100.0 / (double)(1U << min_sub_bits(j)), rows, cols);
+	put_quoted(s, title);
+	fprintf(s, "\n");
+	for (m = 0, n = 0; m < BCS_DIST_METRICS; m++) {
+		double xmin = 0, xmax = 0, ymax = 0;
+
+		if (!h[m] || !h[m]->count)
+			continue;
+		dist_block(d, h[m], &xmin, &xmax, &ymax);
+		fprintf(s, "set title ");
+		put_quoted(s, dist_series_title[m]);
+		fprintf(s, "\nset yrange [0:%.3f]\n",
+			ymax > 0 ? ymax * 1.3 : 1);
+		dist_xaxis(s, xmin, xmax);
+		snprintf(key, sizeof(key), "n=%llu, avg %s",
+			 (unsigned long long)h[m]->count,
+			 dist_fmt_ns(nb, sizeof(nb), (double)h[m]->sum /
+				     (double)h[m]->count));
+		zero_note(key, sizeof(key), h[m]);
+		fprintf(s, "plot ");
+		put_quoted(s, data);
+		fprintf(s, " index %d using 1:2 with steps lw 2 lc %u title ",
+			n++, m + 1);
+		put_quoted(s, key);
+		fprintf(s, "\n");
+	}
+	fprintf(s, "unset multiplot\n");
+out:
+	for (m = 0; m < BCS_DIST_METRICS; m++)
+		free(h[m]);
+	if (err)
+		errno = ENOMEM;
+	return err ? -1 : n;
+}
+
+/* --metric NAME: one panel, a line per node. */
+static int write_dist_nodes(const struct dist_ctx *c, const char *data,
+			    FILE *d, FILE *s)
+{
+	const struct dist_job *j = c->j;
+	char title[512], key[256], nb[32];
+	double xmin = 0, xmax = 0, ymax = 0;
+	size_t i, nr_series = 0;
+	const char *names[64];
+	struct bcs_hist_header *h;
+
+	for (i = 0; i < j->nr_nodes && nr_series < 64; i++) {
+		h = node_hist(j, c->o->metric, j->nodes[i]);
+		if (!h || !h->count) {
+			free(h);
+			continue;
+		}
+		dist_block(d, h, &xmin, &xmax, &ymax);
+		snprintf(key, sizeof(key), "%s (n=%llu, avg %s)",
+			 j->nodes[i], (unsigned long long)h->count,
+			 dist_fmt_ns(nb, sizeof(nb), (double)h->sum /
+				     (double)h->count));
+		names[nr_series++] = strdup(key);
+		free(h);
+	}
+	snprintf(title, sizeof(title), "%s of job %u, per node",
+		 dist_series_title[c->o->metric], j->id);
+	png_terminal(s, 1024, 560);
+	fprintf(s, "set title ");
 	put_quoted(s, title);
 	fprintf(s, "\nset xlabel 'duration (log scale; buckets within "
 		"%.3g %%)'\n", 100.0 / (double)(1U << (j->nr_tasks ?
@@ -734,13 +808,10 @@ static int write_dist(void *ctx, const char *data, const char *script)
 	fprintf(s, "set ylabel 'share of the values in the bucket (%%)'\n"
 		"set logscale x 10\nset grid xtics mxtics ytics\n"
 		"set key top left opaque box\n");
-	/* Room above the highest step for the key, and on both sides. */
+	/* Room above the highest step for the key. */
 	fprintf(s, "set yrange [0:%.3f]\n", ymax > 0 ?
 		ymax * (1.15 + 0.08 * (double)nr_series) : 1);
-	xmin = xmin / 2 > 1 ? xmin / 2 : 1;
-	xmax *= 2;
-	fprintf(s, "set xrange [%.0f:%.0f]\n", xmin, xmax);
-	time_tics(s, xmin, xmax);
+	dist_xaxis(s, xmin, xmax);
 	fprintf(s, "plot ");
 	for (i = 0; i < nr_series; i++) {
 		fprintf(s, "%s", i ? ", \\\n     " : "");
@@ -751,7 +822,27 @@ static int write_dist(void *ctx, const char *data, const char *script)
 		free((void *)names[i]);
 	}
 	fprintf(s, "\n");
-	if (ferror(d) || ferror(s) || err)
+	return (int)nr_series;
+}
+
+static int write_dist(void *ctx, const char *data, const char *script)
+{
+	struct dist_ctx *c = ctx;
+	FILE *d, *s;
+	int err = 0, n;
+
+	d = fopen(data, "w");
+	s = d ? fopen(script, "w") : NULL;
+	if (!s) {
+		if (d)
+			fclose(d);
+		return -1;
+	}
+	if (c->o->given & OPT_METRIC)
+		n = write_dist_nodes(c, data, d, s);
+	else
+		n = write_dist_panels(c->j, data, d, s);
+	if (n < 0 || ferror(d) || ferror(s))
 		err = -1;
 	if (fclose(d))
 		err = -1;
@@ -759,10 +850,189 @@ static int write_dist(void *ctx, const char *data, const char *script)
 		err = -1;
 	if (err)
 		errno = errno ? errno : ENOMEM;
-	return err ? -1 : (int)nr_series;
+	return err ? -1 : n;
 }
 
-static int plot_dist(const struct opts *o)
+/* ---- ranks: a heatmap of the tasks of a job, a row each ---- */
+
+/* A step of 1, 2 or 5 times a power of ten: 2 to 5 tics up to @max. */
+static double nice_step(double max)
+{
+	double p = 1;
+
+	while (p * 10 <= max)
+		p *= 10;
+	while (p > max && p > 1e-9)
+		p /= 10;
+
+	if (max / p >= 5)
+		return 2 * p;
+	if (max / p >= 2)
+		return p;
+	return p / 2;
+}
+
+/* The heatmap's palette: white at 0 %, dark red at 100 %. */
+#define RANKS_PALETTE	"set palette defined (0 '#ffffff', 5 '#fee8c8', " \
+			"30 '#fdbb84', 60 '#e34a33', 100 '#7f0000')\n"
+
+/* Screen heights: the title, a metric's rows and its axis. */
+#define RANKS_TITLE_PX	40
+#define RANKS_ROW_PX	30
+#define RANKS_AXIS_PX	130
+
+/*
+ * One metric: the heatmap (a row per task, a column per duration bucket,
+ * the share of the task's time in it) from the left to @split of the
+ * width, and the tasks' totals as bars on the right, between @top and
+ * @bottom (screen fractions).  Blocks 2 * @index (the cells: lo hi row
+ * share) and 2 * @index + 1 (the totals: row total_ns count).
+ */
+static void ranks_panel(FILE *s, FILE *d, const char *data, int index,
+			uint32_t metric, const struct rank_map *m,
+			double top, double bottom)
+{
+	const struct time_unit *u;
+	double tmax = 0;
+	size_t r, c;
+
+	for (r = 0; r < m->nr_rows; r++) {
+		for (c = 0; c < m->nr_cols; c++) {
+			if (m->cell[r * m->nr_cols + c] > 0)
+				fprintf(d, "%.0f %.0f %zu %.4f\n", m->col_lo[c],
+					m->col_hi[c], r,
+					m->cell[r * m->nr_cols + c]);
+		}
+		if (m->total_ns[r] > tmax)
+			tmax = m->total_ns[r];
+	}
+	fprintf(d, "\n\n");
+	/* Rows that stand out in red, the others grey; their labels. */
+	for (r = 0; r < m->nr_rows; r++) {
+		char nb[32];
+
+		fprintf(d, "%zu %.0f %llu %.3f %d \"%s  x%.*f\"\n", r,
+			m->total_ns[r], (unsigned long long)m->count[r],
+			m->ratio[r], rank_map_outlier(m, r) ? 0xd7301f : 0xbdbdbd,
+			dist_fmt_ns(nb, sizeof(nb), m->total_ns[r]),
+			m->ratio[r] >= 0.1 || m->ratio[r] == 0 ? 2 : 3,
+			m->ratio[r]);
+	}
+	fprintf(d, "\n\n");
+	u = plot_time_unit(0, tmax);
+
+	fprintf(s, "set tmargin at screen %.4f\nset bmargin at screen %.4f\n"
+		"set lmargin at screen 0.13\nset rmargin at screen 0.64\n",
+		top, bottom);
+	fprintf(s, "set title ");
+	put_quoted(s, dist_series_title[metric]);
+	fprintf(s, "\nset logscale x 10\nunset logscale y\n"
+		"set xlabel 'duration of the interval (log scale)'\n"
+		"set ylabel 'task'\nset grid noxtics nomxtics noytics\n"
+		"set yrange [%zu.5:-0.5]\nset ytics (", m->nr_rows - 1);
+	for (r = 0; r < m->nr_rows; r++) {
+		fprintf(s, "%s", r ? ", " : "");
+		put_quoted(s, m->labels[r]);
+		fprintf(s, " %zu", r);
+	}
+	fprintf(s, ")\nset xrange [%.0f:%.0f]\n",
+		m->col_lo[0], m->col_hi[m->nr_cols - 1]);
+	time_tics(s, m->col_lo[0], m->col_hi[m->nr_cols - 1]);
+	/* The palette spans the shares there are: a row's time spread over
+	 * many buckets would be pale on a scale to 100 %. */
+	fprintf(s, "set cbrange [0:%.0f]\nset cbtics autofreq\n"
+		"set cblabel \"%% of the task's time\" offset 0.5,0\n"
+		"set colorbox vertical user origin screen 0.655, screen %.4f "
+		"size screen 0.012, screen %.4f\n",
+		m->max_cell > 1 ? (double)(long)(m->max_cell + 0.999) : 1,
+		bottom,
+		top - bottom);
+	fprintf(s, "plot ");
+	put_quoted(s, data);
+	fprintf(s, " index %d using (sqrt($1 * $2)):3:1:2:($3 - 0.45):"
+		"($3 + 0.45):4 with boxxyerror fc palette fs solid 1.0 "
+		"noborder notitle\n", 2 * index);
+
+	/* The totals: a bar each, its value written beside it. */
+	fprintf(s, "unset colorbox\nunset logscale x\nunset title\n"
+		"set lmargin at screen 0.80\nset rmargin at screen 0.97\n"
+		"set xrange [0:%.6f]\nset xtics %g\nset mxtics default\n"
+		"set ytics format ''\nunset ylabel\nset grid xtics\n"
+		"set xlabel 'total (%s); x: to the median'\nu = %.0f\n",
+		tmax > 0 ? 2 * tmax / u->ns : 1,
+		nice_step(tmax > 0 ? tmax / u->ns : 1), u->name, u->ns);
+	fprintf(s, "plot ");
+	put_quoted(s, data);
+	fprintf(s, " index %d using ($2 / u / 2):1:(0):($2 / u):($1 - 0.35):"
+		"($1 + 0.35):5 with boxxyerror fs solid 0.8 lc rgb variable "
+		"notitle, \\\n     ", 2 * index + 1);
+	put_quoted(s, data);
+	fprintf(s, " index %d using ($2 / u):1:(' ' . strcol(6)):"
+		"($5 == %d ? $5 : 0) with labels left font ',10' "
+		"textcolor rgb variable notitle\n", 2 * index + 1, 0xd7301f);
+	fprintf(s, "set ytics format '%%g'\n");
+}
+
+static int write_ranks(void *ctx, const char *data, const char *script)
+{
+	struct dist_ctx *c = ctx;
+	const struct dist_job *j = c->j;
+	struct rank_map map[BCS_DIST_METRICS];
+	int err = 0, n = 0, px = RANKS_TITLE_PX, y;
+	char title[512];
+	uint32_t m;
+	FILE *d, *s;
+
+	memset(map, 0, sizeof(map));
+	for (m = 0; m < BCS_DIST_METRICS && !err; m++) {
+		if ((c->o->given & OPT_METRIC) && m != c->o->metric)
+			continue;
+		err = rank_map_build(j, m, &map[m]);
+		if (map[m].nr_rows)
+			px += RANKS_AXIS_PX + RANKS_ROW_PX *
+			      (int)map[m].nr_rows;
+	}
+	d = err ? NULL : fopen(data, "w");
+	s = d ? fopen(script, "w") : NULL;
+	if (!s) {
+		if (d)
+			fclose(d);
+		for (m = 0; m < BCS_DIST_METRICS; m++)
+			rank_map_free(&map[m]);
+		if (err)
+			errno = -err;
+		return -1;
+	}
+	png_terminal(s, 1280, px);
+	dist_title(title, sizeof(title), "Tasks", j);
+	fprintf(s, "set multiplot title ");
+	put_quoted(s, title);
+	fprintf(s, "\n" RANKS_PALETTE);
+	y = RANKS_TITLE_PX;
+	for (m = 0; m < BCS_DIST_METRICS; m++) {
+		int h = RANKS_AXIS_PX + RANKS_ROW_PX * (int)map[m].nr_rows;
+
+		if (!map[m].nr_rows)
+			continue;
+		ranks_panel(s, d, data, n++, m, &map[m],
+			    1 - (double)(y + 30) / px,
+			    1 - (double)(y + h - 75) / px);
+		y += h;
+	}
+	fprintf(s, "unset multiplot\n");
+	for (m = 0; m < BCS_DIST_METRICS; m++)
+		rank_map_free(&map[m]);
+	if (ferror(d) || ferror(s))
+		err = -1;
+	if (fclose(d))
+		err = -1;
+	if (fclose(s))
+		err = -1;
+	return err ? -1 : n;
+}
+
+/* plot dist or ranks: the statistics of one job, drawn by @write. */
+static int plot_dist(const struct opts *o, write_fn write)
 {
 	struct opts rest = *o;
 	struct dist_set set;
@@ -786,7 +1056,7 @@ static int plot_dist(const struct opts *o)
 	}
 	c.o = o;
 	c.j = &set.jobs[0];
-	ret = plot(write_dist, &c, o->output);
+	ret = plot(write, &c, o->output);
 	dist_free(&set);
 	return ret;
 }
@@ -936,7 +1206,8 @@ int run_plot(const struct opts *o)
 	for (i = 0; i < NR_PLOT_KINDS; i++)
 		if (!strcmp(o->args[0], plot_kinds[i].name))
 			k = &plot_kinds[i];
-	if (!k && strcmp(o->args[0], "dist") && strcmp(o->args[0], "mpi"))
+	if (!k && strcmp(o->args[0], "dist") && strcmp(o->args[0], "mpi") &&
+	    strcmp(o->args[0], "ranks"))
 		return usage_err(o->cmd, "unknown plot kind", o->args[0]);
 	if (!o->output)
 		return usage_err(o->cmd, "missing -o FILE.png", NULL);
@@ -949,7 +1220,8 @@ int run_plot(const struct opts *o)
 		return plot_mpi(o);
 	}
 	if (!k)
-		return plot_dist(o);
+		return plot_dist(o, strcmp(o->args[0], "ranks") ? write_dist :
+				 write_ranks);
 	if (o->given & (OPT_METRIC | OPT_JOB))
 		return usage_err(o->cmd, "--metric and --job are for plot "
 				 "dist", NULL);

@@ -493,12 +493,29 @@ if [ -e "$TMP/x.json" ]; then bad "dump without a module wrote a file"
 else ok; fi
 # plot dist: its script, through the stand-in gnuplot.
 expect 0 '' fake ok "$BCSSTAT" plot dist -o "$TMP/d.png" "$D1" "$D2"
-if grep -q "^set title 'Distributions of job 7 on node1, node2'" \
+# Small multiples: a panel per metric, each its own axes and key.
+if grep -q "^set multiplot layout 2,2 title 'Distributions of job 7 on node1, node2'" \
 	"$TMP/fake/plot.gp" && grep -q '^set logscale x 10$' "$TMP/fake/plot.gp" &&
    grep -q '"1 ms" 1000000' "$TMP/fake/plot.gp" &&
-   grep -q "index 3 using 1:2 with steps .* title 'wait (each wait on a run queue): n=80, avg 36.8 us'" \
+   [ "$(grep -c '^plot ' "$TMP/fake/plot.gp")" -eq 4 ] &&
+   [ "$(grep -c '^set xrange ' "$TMP/fake/plot.gp")" -eq 4 ] &&
+   grep -q "^set title 'wait (each wait on a run queue)'$" "$TMP/fake/plot.gp" &&
+   grep -q "index 3 using 1:2 with steps .* title 'n=80, avg 36.8 us'" \
 	"$TMP/fake/plot.gp"; then ok; else
 	bad "plot dist script: $(cat "$TMP/fake/plot.gp")"; fi
+# Only the metrics present: pid 102 alone has bursts and parks.
+if command -v python3 >/dev/null; then
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+d["tasks"] = [t for t in d["tasks"] if t["pid"] == 102]
+json.dump(d, open(sys.argv[2], "w"))' "$D1" "$TMP/d102.json" ||
+	bad "dump of pid 102"
+expect 0 '' fake ok "$BCSSTAT" plot dist -o "$TMP/d.png" "$TMP/d102.json"
+if grep -q "^set multiplot layout 1,2 " "$TMP/fake/plot.gp" &&
+   [ "$(grep -c '^plot ' "$TMP/fake/plot.gp")" -eq 2 ] &&
+   grep -q "^set title 'suspended (each park by bcs)'$" "$TMP/fake/plot.gp" &&
+   ! grep -q "^set title 'wait" "$TMP/fake/plot.gp"; then ok; else
+	bad "plot dist of 2 metrics: $(cat "$TMP/fake/plot.gp")"; fi
+fi
 expect 0 '' fake ok "$BCSSTAT" plot dist --metric burst -o "$TMP/d.png" \
 	"$D1" "$D2"
 if grep -q "index 1 .* title 'node2 (n=250, avg 9.52 ms)'" "$TMP/fake/plot.gp" &&
