@@ -524,11 +524,31 @@ if grep -q "index 1 .* title 'node2 (n=250, avg 9.52 ms)'" "$TMP/fake/plot.gp" &
 # node1's burst block: from 0 up, 40 of 250 values (16 %) from 1966080 ns.
 if grep -q '^1966080 16\.000000$' "$TMP/fake/data"; then ok; else
 	bad "plot dist data: $(head -5 "$TMP/fake/data")"; fi
+# plot ranks: a heatmap and the totals per metric, a row per task.
+expect 0 '' fake ok "$BCSSTAT" plot ranks -o "$TMP/r.png" "$D1" "$D2"
+if grep -q "^set multiplot title 'Tasks of job 7 on node1, node2'$" \
+	"$TMP/fake/plot.gp" &&
+   [ "$(grep -c ' with boxxyerror fc palette ' "$TMP/fake/plot.gp")" -eq 4 ] &&
+   grep -q "^set ytics ('node1 pid 101' 0, 'node1 pid 102' 1, 'node2 pid 101' 2, 'node2 pid 102' 3)$" \
+	"$TMP/fake/plot.gp" &&
+   grep -q "^set title 'suspended (each park by bcs)'$" "$TMP/fake/plot.gp"
+then ok; else bad "plot ranks script: $(cat "$TMP/fake/plot.gp")"; fi
+expect 0 '' fake ok "$BCSSTAT" plot ranks --metric burst -o "$TMP/r.png" \
+	"$D1" "$D2"
+# node1's pid 101: 200 bursts of 2 to 2.45 ms; its row, then the totals.
+if [ "$(grep -c ' with boxxyerror fc palette ' "$TMP/fake/plot.gp")" -eq 1 ] &&
+   grep -q "^set xlabel 'total (s); x: to the median'$" "$TMP/fake/plot.gp" &&
+   grep -q '^1048576 2097152 0 ' "$TMP/fake/data" &&
+   grep -q '^2097152 4194304 0 ' "$TMP/fake/data" &&
+   grep -q '^0 445000000 200 [0-9.]* [0-9]* "445 ms  x' "$TMP/fake/data"
+then ok; else bad "plot ranks --metric burst: $(cat "$TMP/fake/data")"; fi
 $MKDUMP node1 9 3 >"$TMP/dumps/9-node1.json" || bad "mkdump job 9"
 expect 1 'statistics of 2 jobs: choose one with --job' \
 	fake ok "$BCSSTAT" plot dist -o "$TMP/d.png" "$D1" "$TMP/dumps/9-node1.json"
 expect 0 '' fake ok "$BCSSTAT" plot dist --job 9 -o "$TMP/d.png" "$D1" \
 	"$TMP/dumps/9-node1.json"
+expect 1 'statistics of 2 jobs: choose one with --job' \
+	fake ok "$BCSSTAT" plot ranks -o "$TMP/r.png" "$D1" "$TMP/dumps/9-node1.json"
 expect 2 '^bcsstat: --metric and --job are for plot dist' \
 	"$BCSSTAT" plot interval --metric burst -o "$TMP/d.png" "$D1"
 # plot and trace read the slice records of a dump, named after its node.
