@@ -70,9 +70,15 @@ void plot_help(FILE *f)
 		fprintf(f, "  %-10s %s\n", plot_kinds[k].name,
 			plot_kinds[k].help);
 	fprintf(f, "  %-10s %s\n", "dist", "the distributions of a job's "
-		"tasks against their duration\n"
-		"             (--metric NAME: that one, a line per node; "
-		"--job J)");
+		"tasks against their duration,\n"
+		"             a panel per metric (--metric NAME: that one, a "
+		"line per node; --job J)");
+	fprintf(f, "  %-10s %s\n", "ranks", "a job's tasks, a row each: the "
+		"share of each one's time per\n"
+		"             duration bucket, and its total against the "
+		"median (red: 1.5 times\n"
+		"             off), a panel per metric (--metric NAME: that "
+		"one; --job J)");
 	fprintf(f, "  %-10s %s\n", "mpi", "the latency and size "
 		"distributions of an MPI primitive\n"
 		"             (--hist PRIM; FILE: libbcsmpi files, merged)");
@@ -1216,7 +1222,7 @@ int run_plot(const struct opts *o)
 	if (!k && !strcmp(o->args[0], "mpi")) {
 		if (o->given & (OPT_METRIC | OPT_JOB))
 			return usage_err(o->cmd, "--metric and --job are for "
-					 "plot dist", NULL);
+					 "plot dist and ranks", NULL);
 		return plot_mpi(o);
 	}
 	if (!k)
@@ -1224,7 +1230,7 @@ int run_plot(const struct opts *o)
 				 write_ranks);
 	if (o->given & (OPT_METRIC | OPT_JOB))
 		return usage_err(o->cmd, "--metric and --job are for plot "
-				 "dist", NULL);
+				 "dist and ranks", NULL);
 	ret = inputs_load(o->args + 1, o->nr_args - 1, 0, &in, &n);
 	if (ret)
 		return ret;

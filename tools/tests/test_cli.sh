@@ -549,7 +549,7 @@ expect 0 '' fake ok "$BCSSTAT" plot dist --job 9 -o "$TMP/d.png" "$D1" \
 	"$TMP/dumps/9-node1.json"
 expect 1 'statistics of 2 jobs: choose one with --job' \
 	fake ok "$BCSSTAT" plot ranks -o "$TMP/r.png" "$D1" "$TMP/dumps/9-node1.json"
-expect 2 '^bcsstat: --metric and --job are for plot dist' \
+expect 2 '^bcsstat: --metric and --job are for plot dist and ranks' \
 	"$BCSSTAT" plot interval --metric burst -o "$TMP/d.png" "$D1"
 # plot and trace read the slice records of a dump, named after its node.
 expect 0 '' fake ok "$BCSSTAT" plot interval -o "$TMP/d.png" "$D1" "$D2"
