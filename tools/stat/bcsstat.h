@@ -187,6 +187,8 @@ struct time_unit {
  * us, ms, s).
  */
 const struct time_unit *plot_time_unit(double lo_ns, double hi_ns);
+/* qsort()'s comparison of doubles, ascending. */
+int plot_cmp_double(const void *a, const void *b);
 
 /* The heatmap's columns: one a power of two. */
 #define RANK_MAP_SUB_BITS	0

@@ -57,7 +57,7 @@ static uint32_t coarse_index(uint32_t idx, unsigned int sub,
 	return bcs_hist_index(bcs_hist_lower(idx, sub), coarse);
 }
 
-static int cmp_double(const void *a, const void *b)
+int plot_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -75,7 +75,7 @@ static int ratios(struct rank_map *m)
 		return -ENOMEM;
 	}
 	memcpy(v, m->total_ns, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), plot_cmp_double);
 	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 	for (r = 0; r < n; r++)
 		m->ratio[r] = med > 0 ? m->total_ns[r] / med : 1;

@@ -102,6 +102,31 @@ static void put_quoted(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/* Open the data file @data and the script @script to write: 0, or -1. */
+static int open_files(const char *data, const char *script, FILE **d,
+		      FILE **s)
+{
+	*d = fopen(data, "w");
+	*s = *d ? fopen(script, "w") : NULL;
+	if (*s)
+		return 0;
+	if (*d)
+		fclose(*d);
+	return -1;
+}
+
+/* Close the data file @d and the script @s: -1 if @err or either fails. */
+static int close_files(FILE *d, FILE *s, int err)
+{
+	if (ferror(d) || ferror(s))
+		err = -1;
+	if (fclose(d))
+		err = -1;
+	if (fclose(s))
+		err = -1;
+	return err;
+}
+
 /* The directory all @in share ("coherence" for .../coherence/nodeN...). */
 static char *common_dir(const struct node_input *in, size_t n)
 {
@@ -140,13 +165,6 @@ struct scale {
 	uint64_t first, last;	/* slice numbers */
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void find_scale(double *v, size_t n, struct scale *sc)
 {
 	double p99;
@@ -156,7 +174,7 @@ static void find_scale(double *v, size_t n, struct scale *sc)
 	sc->above = 0;
 	if (!n)
 		return;
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), plot_cmp_double);
 	p99 = v[(size_t)(0.99 * (double)(n - 1))];
 	sc->min = v[0];
 	sc->max = v[n - 1];
@@ -342,12 +360,7 @@ static int write_files(const struct plot_kind *k, const struct node_input *in,
 	write_script(k, in, n, has_block, &sc, data, s);
 	for (i = 0; i < n; i++)
 		blocks += has_block[i];
-	if (ferror(d) || ferror(s))
-		err = -1;
-	if (fclose(d))
-		err = -1;
-	if (fclose(s))
-		err = -1;
+	err = close_files(d, s, err);
 	free(vals);
 	free(has_block);
 	return err ? -1 : blocks;
@@ -837,23 +850,13 @@ static int write_dist(void *ctx, const char *data, const char *script)
 	FILE *d, *s;
 	int err = 0, n;
 
-	d = fopen(data, "w");
-	s = d ? fopen(script, "w") : NULL;
-	if (!s) {
-		if (d)
-			fclose(d);
+	if (open_files(data, script, &d, &s))
 		return -1;
-	}
 	if (c->o->given & OPT_METRIC)
 		n = write_dist_nodes(c, data, d, s);
 	else
 		n = write_dist_panels(c->j, data, d, s);
-	if (n < 0 || ferror(d) || ferror(s))
-		err = -1;
-	if (fclose(d))
-		err = -1;
-	if (fclose(s))
-		err = -1;
+	err = close_files(d, s, n < 0 ? -1 : 0);
 	if (err)
 		errno = errno ? errno : ENOMEM;
 	return err ? -1 : n;
@@ -885,6 +888,7 @@ static double nice_step(double max)
 /* Screen heights: the title, a metric's rows and its axis. */
 #define RANKS_TITLE_PX	40
 #define RANKS_ROW_PX	30
+#define RANKS_MIN_ROWS	3	/* the height of a panel of fewer rows */
 #define RANKS_AXIS_PX	130
 
 /*
@@ -899,7 +903,7 @@ static void ranks_panel(FILE *s, FILE *d, const char *data, int index,
 			double top, double bottom)
 {
 	const struct time_unit *u;
-	double tmax = 0;
+	double tmax = 0, lo, hi, cbmax;
 	size_t r, c;
 
 	for (r = 0; r < m->nr_rows; r++) {
@@ -933,7 +937,8 @@ static void ranks_panel(FILE *s, FILE *d, const char *data, int index,
 	fprintf(s, "set title ");
 	put_quoted(s, dist_series_title[metric]);
 	fprintf(s, "\nset logscale x 10\nunset logscale y\n"
-		"set xlabel 'duration of the interval (log scale)'\n"
+		"set xlabel \"duration of the interval (log scale); colour: "
+		"%% of the task's time\"\n"
 		"set ylabel 'task'\nset grid noxtics nomxtics noytics\n"
 		"set yrange [%zu.5:-0.5]\nset ytics (", m->nr_rows - 1);
 	for (r = 0; r < m->nr_rows; r++) {
@@ -941,18 +946,22 @@ static void ranks_panel(FILE *s, FILE *d, const char *data, int index,
 		put_quoted(s, m->labels[r]);
 		fprintf(s, " %zu", r);
 	}
-	fprintf(s, ")\nset xrange [%.0f:%.0f]\n",
-		m->col_lo[0], m->col_hi[m->nr_cols - 1]);
-	time_tics(s, m->col_lo[0], m->col_hi[m->nr_cols - 1]);
+	/* At least a decade and a bit wide, around the columns there are. */
+	lo = m->col_lo[0];
+	hi = m->col_hi[m->nr_cols - 1];
+	while (hi < 16 * lo) {
+		lo /= 2;
+		hi *= 2;
+	}
+	fprintf(s, ")\nset xrange [%.0f:%.0f]\n", lo, hi);
+	time_tics(s, lo, hi);
 	/* The palette spans the shares there are: a row's time spread over
 	 * many buckets would be pale on a scale to 100 %. */
-	fprintf(s, "set cbrange [0:%.0f]\nset cbtics autofreq\n"
-		"set cblabel \"%% of the task's time\" offset 0.5,0\n"
+	cbmax = m->max_cell > 1 ? (double)(long)(m->max_cell + 0.999) : 1;
+	fprintf(s, "set cbrange [0:%.0f]\nset cbtics %g\nunset cblabel\n"
 		"set colorbox vertical user origin screen 0.655, screen %.4f "
-		"size screen 0.012, screen %.4f\n",
-		m->max_cell > 1 ? (double)(long)(m->max_cell + 0.999) : 1,
-		bottom,
-		top - bottom);
+		"size screen 0.012, screen %.4f\n", cbmax,
+		nice_step(cbmax), bottom, top - bottom);
 	fprintf(s, "plot ");
 	put_quoted(s, data);
 	fprintf(s, " index %d using (sqrt($1 * $2)):3:1:2:($3 - 0.45):"
@@ -961,12 +970,12 @@ static void ranks_panel(FILE *s, FILE *d, const char *data, int index,
 
 	/* The totals: a bar each, its value written beside it. */
 	fprintf(s, "unset colorbox\nunset logscale x\nunset title\n"
-		"set lmargin at screen 0.80\nset rmargin at screen 0.97\n"
+		"set lmargin at screen 0.74\nset rmargin at screen 0.97\n"
 		"set xrange [0:%.6f]\nset xtics %g\nset mxtics default\n"
-		"set ytics format ''\nunset ylabel\nset grid xtics\n"
+		"unset ytics\nunset ylabel\nset grid xtics\n"
 		"set xlabel 'total (%s); x: to the median'\nu = %.0f\n",
 		tmax > 0 ? 2 * tmax / u->ns : 1,
-		nice_step(tmax > 0 ? tmax / u->ns : 1), u->name, u->ns);
+		nice_step(tmax > 0 ? 2 * tmax / u->ns : 1), u->name, u->ns);
 	fprintf(s, "plot ");
 	put_quoted(s, data);
 	fprintf(s, " index %d using ($2 / u / 2):1:(0):($2 / u):($1 - 0.35):"
@@ -976,7 +985,13 @@ static void ranks_panel(FILE *s, FILE *d, const char *data, int index,
 	fprintf(s, " index %d using ($2 / u):1:(' ' . strcol(6)):"
 		"($5 == %d ? $5 : 0) with labels left font ',10' "
 		"textcolor rgb variable notitle\n", 2 * index + 1, 0xd7301f);
-	fprintf(s, "set ytics format '%%g'\n");
+}
+
+/* The height of the panel of a metric of @rows tasks, in pixels. */
+static int ranks_panel_px(size_t rows)
+{
+	return RANKS_AXIS_PX + RANKS_ROW_PX * (int)(rows > RANKS_MIN_ROWS ?
+						     rows : RANKS_MIN_ROWS);
 }
 
 static int write_ranks(void *ctx, const char *data, const char *script)
@@ -995,8 +1010,7 @@ static int write_ranks(void *ctx, const char *data, const char *script)
 			continue;
 		err = rank_map_build(j, m, &map[m]);
 		if (map[m].nr_rows)
-			px += RANKS_AXIS_PX + RANKS_ROW_PX *
-			      (int)map[m].nr_rows;
+			px += ranks_panel_px(map[m].nr_rows);
 	}
 	d = err ? NULL : fopen(data, "w");
 	s = d ? fopen(script, "w") : NULL;
@@ -1016,7 +1030,7 @@ static int write_ranks(void *ctx, const char *data, const char *script)
 	fprintf(s, "\n" RANKS_PALETTE);
 	y = RANKS_TITLE_PX;
 	for (m = 0; m < BCS_DIST_METRICS; m++) {
-		int h = RANKS_AXIS_PX + RANKS_ROW_PX * (int)map[m].nr_rows;
+		int h = ranks_panel_px(map[m].nr_rows);
 
 		if (!map[m].nr_rows)
 			continue;
@@ -1028,12 +1042,7 @@ static int write_ranks(void *ctx, const char *data, const char *script)
 	fprintf(s, "unset multiplot\n");
 	for (m = 0; m < BCS_DIST_METRICS; m++)
 		rank_map_free(&map[m]);
-	if (ferror(d) || ferror(s))
-		err = -1;
-	if (fclose(d))
-		err = -1;
-	if (fclose(s))
-		err = -1;
+	err = close_files(d, s, err);
 	return err ? -1 : n;
 }
 
@@ -1135,13 +1144,8 @@ static int write_mpi(void *ctx, const char *data, const char *script)
 
 	if (!c->lat->count)
 		return 0;
-	d = fopen(data, "w");
-	s = d ? fopen(script, "w") : NULL;
-	if (!s) {
-		if (d)
-			fclose(d);
+	if (open_files(data, script, &d, &s))
 		return -1;
-	}
 	fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
 		"  set terminal pngcairo size %d,560 font 'Sans,12' "
 		"noenhanced\n"
@@ -1167,12 +1171,7 @@ static int write_mpi(void *ctx, const char *data, const char *script)
 		mpi_panel(s, d, 1, c->size, title, data, "bytes", 1);
 		fprintf(s, "unset multiplot\n");
 	}
-	if (ferror(d) || ferror(s))
-		err = -1;
-	if (fclose(d))
-		err = -1;
-	if (fclose(s))
-		err = -1;
+	err = close_files(d, s, err);
 	return err ? -1 : panels;
 }
 

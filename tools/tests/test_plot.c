@@ -16,24 +16,15 @@
 
 #include "bcsstat.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do {						\
-	if (cond) {							\
-		passed++;						\
-	} else {							\
-		failed++;						\
-		fprintf(stdout, "FAIL %s:%d: %s\n", __FILE__, __LINE__,	\
-			#cond);						\
-	}								\
-} while (0)
+/* CHECK() and unit_done(), the harness of the host unit tests. */
+#include "unit.h"
 
 #define CHECK_UNIT(lo, hi, want) do {					\
 	const char *__u = plot_time_unit(lo, hi)->name;			\
 	if (!strcmp(__u, want)) {					\
-		passed++;						\
+		unit_pass++;						\
 	} else {							\
-		failed++;						\
+		unit_fail++;						\
 		fprintf(stdout, "FAIL %s:%d: plot_time_unit(%g, %g) is "\
 			"%s, want %s\n", __FILE__, __LINE__,		\
 			(double)(lo), (double)(hi), __u, want);		\
@@ -191,6 +182,5 @@ int main(void)
 {
 	test_units();
 	test_rank_map();
-	printf("test_plot: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_done("test_plot");
 }
