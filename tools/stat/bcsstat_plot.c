@@ -889,6 +889,7 @@ static double nice_step(double max)
 #define RANKS_TITLE_PX	40
 #define RANKS_ROW_PX	30
 #define RANKS_MIN_ROWS	3	/* the height of a panel of fewer rows */
+#define RANKS_MAX_ROWS	40	/* more: rows thinner, a label every few */
 #define RANKS_AXIS_PX	130
 
 /*
@@ -904,7 +905,7 @@ static void ranks_panel(FILE *s, FILE *d, const char *data, int index,
 {
 	const struct time_unit *u;
 	double tmax = 0, lo, hi, cbmax;
-	size_t r, c;
+	size_t r, c, step;
 
 	for (r = 0; r < m->nr_rows; r++) {
 		for (c = 0; c < m->nr_cols; c++) {
@@ -921,12 +922,19 @@ static void ranks_panel(FILE *s, FILE *d, const char *data, int index,
 	for (r = 0; r < m->nr_rows; r++) {
 		char nb[32];
 
-		fprintf(d, "%zu %.0f %llu %.3f %d \"%s  x%.*f\"\n", r,
-			m->total_ns[r], (unsigned long long)m->count[r],
-			m->ratio[r], rank_map_outlier(m, r) ? 0xd7301f : 0xbdbdbd,
-			dist_fmt_ns(nb, sizeof(nb), m->total_ns[r]),
-			m->ratio[r] >= 0.1 || m->ratio[r] == 0 ? 2 : 3,
-			m->ratio[r]);
+		int out = rank_map_outlier(m, r);
+
+		fprintf(d, "%zu %.0f %llu %.3f %d ", r, m->total_ns[r],
+			(unsigned long long)m->count[r], m->ratio[r],
+			out ? 0xd7301f : 0xbdbdbd);
+		/* Too many rows for a label each: the red ones'. */
+		if (out || m->nr_rows <= RANKS_MAX_ROWS)
+			fprintf(d, "\"%s  x%.*f\"\n",
+				dist_fmt_ns(nb, sizeof(nb), m->total_ns[r]),
+				m->ratio[r] >= 0.1 || m->ratio[r] == 0 ?
+				2 : 3, m->ratio[r]);
+		else
+			fprintf(d, "\"\"\n");
 	}
 	fprintf(d, "\n\n");
 	u = plot_time_unit(0, tmax);
@@ -941,7 +949,8 @@ static void ranks_panel(FILE *s, FILE *d, const char *data, int index,
 		"%% of the task's time\"\n"
 		"set ylabel 'task'\nset grid noxtics nomxtics noytics\n"
 		"set yrange [%zu.5:-0.5]\nset ytics (", m->nr_rows - 1);
-	for (r = 0; r < m->nr_rows; r++) {
+	step = (m->nr_rows + RANKS_MAX_ROWS - 1) / RANKS_MAX_ROWS;
+	for (r = 0; r < m->nr_rows; r += step) {
 		fprintf(s, "%s", r ? ", " : "");
 		put_quoted(s, m->labels[r]);
 		fprintf(s, " %zu", r);
@@ -990,6 +999,8 @@ static void ranks_panel(FILE *s, FILE *d, const char *data, int index,
 /* The height of the panel of a metric of @rows tasks, in pixels. */
 static int ranks_panel_px(size_t rows)
 {
+	if (rows > RANKS_MAX_ROWS)	/* thinner rows, as high as the most */
+		return RANKS_AXIS_PX + RANKS_ROW_PX * RANKS_MAX_ROWS;
 	return RANKS_AXIS_PX + RANKS_ROW_PX * (int)(rows > RANKS_MIN_ROWS ?
 						     rows : RANKS_MIN_ROWS);
 }
