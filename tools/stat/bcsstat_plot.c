@@ -608,7 +608,9 @@ static void dist_block(FILE *d, const struct bcs_hist_header *h,
 		fprintf(d, "%llu %.6f\n",
 			(unsigned long long)bcs_hist_lower(idx, sub),
 			100.0 * (double)c / (double)h->count);
-		if (100.0 * (double)c / (double)h->count > *ymax)
+		/* Values of 0 ns are off a log axis: not on its scale. */
+		if (bcs_hist_lower(idx, sub) &&
+		    100.0 * (double)c / (double)h->count > *ymax)
 			*ymax = 100.0 * (double)c / (double)h->count;
 	}
 	fprintf(d, "%llu 0\n\n\n",
