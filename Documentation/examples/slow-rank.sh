@@ -9,7 +9,10 @@
 # sleep at the barrier while it computes.
 #
 # Run as root on a node with bcs.ko loaded, from the top of the tree,
-# after `make -C tools && make -C bench`.
+# after `make -C tools && make -C bench`.  With DUMP_DIR set, the job's
+# dump is also written there (DUMP_DIR/JOB-HOST.json) for bcsstat plot:
+#
+#   bcsstat plot ranks -o ranks.png DUMP_DIR/JOB-*.json
 
 set -euo pipefail
 PATH=$PWD/tools:$PATH
@@ -32,3 +35,6 @@ done
 wait "${pids[@]}"
 echo "\$ bcsstat dist --job $job"
 bcsstat dist --job "$job"
+if [ -n "${DUMP_DIR:-}" ]; then
+	bcsstat dump --job "$job" -o "$DUMP_DIR/$job-$(hostname).json"
+fi

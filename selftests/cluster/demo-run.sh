@@ -20,7 +20,9 @@
 # bcs.ko's drain_us at 0 on every node, the new row woken at once),
 # DEMO_VARIANT (bcsd options: in the benchmark, every bcs slice length also
 # with every bcsd started with them, labelled "-var"; an A/B comparison
-# within one run, e.g. "--strobe_copies=1" or "--predict=0").
+# within one run, e.g. "--strobe_copies=1" or "--predict=0"),
+# DEMO_SLOW_ITERS and DEMO_SLOW_WORK (iterations and work of the slow-rank
+# example, default 50 and 800).
 
 . "$CL_DIR/lib.sh"
 
@@ -248,15 +250,51 @@ pictures()
 			>> "$SHARE/out/pictures.log" 2>&1 &&
 		"$bcsstat" dist "${@:2}" > "$out/$1-dist.txt" 2>&1
 		ok $? "$1: the first job's distributions on $(($# - 1)) nodes"
+		"$bcsstat" plot ranks -o "$out/$1-ranks.png" "${@:2}" \
+			>> "$SHARE/out/pictures.log" 2>&1
+		ok $? "$1: the first job's ranks, a row each"
 		say "$1: distributions of the first job $out/$1-dist.png" \
-			"and $out/$1-dist.txt"
+			"and $out/$1-dist.txt, its ranks $out/$1-ranks.png"
 	fi
+}
+
+# slow_rank: Documentation/examples/slow-rank.sh on node 1 (four ranks of
+# one job, rank 2 with twice the work of the others), gang-scheduled by
+# bcsd like any job; its dump, and the pictures that show which rank the
+# others wait for: plot ranks (its row in red, its bursts the longest)
+# and plot dist.
+slow_rank()
+{
+	local d=$SHARE/data/demo-slow-rank out=$SHARE/pictures bcsstat
+	bcsstat=$CL_DIR/../../tools/bcsstat
+	mkdir -p "$d" "$out"
+	# Work enough that computing, not the guests' noise, fills the
+	# ranks' CPU time; the demo's own --work may be short.
+	on 1 -t 300 "BARRIER=\$BUILD/bench/barrier ITERS=${DEMO_SLOW_ITERS:-50} \
+WORK=${DEMO_SLOW_WORK:-800} DUMP_DIR=$d Documentation/examples/slow-rank.sh" \
+		> "$SHARE/out/slow-rank.log" 2>&1
+	set -- "$d"/[0-9]*-*.json
+	if [ ! -e "$1" ]; then
+		ok 1 "slow rank: slow-rank.sh wrote its job's dump"
+		sed 's/^/# /' "$SHARE/out/slow-rank.log"
+		return 1
+	fi
+	"$bcsstat" plot ranks -o "$out/slow-rank-ranks.png" "$@" \
+		> "$SHARE/out/slow-rank-pictures.log" 2>&1 &&
+	"$bcsstat" plot dist -o "$out/slow-rank-dist.png" "$@" \
+		>> "$SHARE/out/slow-rank-pictures.log" 2>&1 &&
+	"$bcsstat" dist "$@" > "$out/slow-rank-dist.txt" 2>&1
+	ok $? "slow rank: pictures of its job's tasks"
+	say "slow rank (Documentation/examples/slow-rank.sh, rank 2 with" \
+		"twice the work): its tasks $out/slow-rank-ranks.png (the" \
+		"slow one in red), distributions $out/slow-rank-dist.png"
 }
 
 # --- the demo: plain time-sharing, then bcs -------------------------------
 slice=${DEMO_SLICE_US:-$CL_SLICE_US}
 pair plain 0 0
 gang_at "$slice" && pictures "bcs-${slice}us"
+slow_rank
 
 # --- the benchmark: one after the other, other slice lengths --------------
 if [ "${DEMO_BENCH:-0}" = 1 ]; then

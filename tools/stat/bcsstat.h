@@ -174,6 +174,56 @@ typedef const char *(*dist_fmt_fn)(char *buf, size_t len, double v);
 int dist_text_hist(const char *title, const struct bcs_hist_header *h,
 		   dist_fmt_fn fmt);
 
+/* ---- what bcsstat plot draws (bcsstat_picture.c) ---- */
+
+struct time_unit {
+	const char *name;	/* "ns", "µs", "ms", "s" (UTF-8) */
+	double ns;		/* one unit in ns */
+};
+
+/*
+ * The unit in which times from @lo_ns to @hi_ns read best: the largest
+ * in which the larger magnitude is at least 1 (ns at most 999 ns, then
+ * us, ms, s).
+ */
+const struct time_unit *plot_time_unit(double lo_ns, double hi_ns);
+/* qsort()'s comparison of doubles, ascending. */
+int plot_cmp_double(const void *a, const void *b);
+
+/* The heatmap's columns: one a power of two. */
+#define RANK_MAP_SUB_BITS	0
+/* A task whose total is this many times the median's, or under its
+ * inverse, stands out. */
+#define RANK_MAP_OUTLIER	1.5
+
+/*
+ * A metric of the tasks of a job as a matrix: a row per task that has
+ * values (in the order of the job's tasks), a column per duration bucket
+ * from the lowest to the highest bucket of any task, and in each cell
+ * the share (%) of the task's time in intervals of that bucket (values
+ * of 0 ns are no time and have no column); with each row's total and its
+ * ratio to the median total of the rows.
+ */
+struct rank_map {
+	size_t nr_rows, nr_cols;
+	unsigned int sub_bits;	/* the columns' resolution */
+	char **labels;		/* "pid 130", or "node2 pid 130" */
+	double *col_lo, *col_hi;	/* a column's durations, ns */
+	double *cell;		/* [row * nr_cols + col] */
+	double *total_ns;	/* a row's sum */
+	double *ratio;		/* total_ns / the median of total_ns */
+	uint64_t *count;	/* a row's values */
+	double max_cell;	/* the largest share */
+};
+
+/* Whether row @r of @m stands out (RANK_MAP_OUTLIER). */
+int rank_map_outlier(const struct rank_map *m, size_t r);
+
+/* 0 (no rows if no task has the metric), or -ENOMEM, -EINVAL. */
+int rank_map_build(const struct dist_job *j, uint32_t metric,
+		   struct rank_map *m);
+void rank_map_free(struct rank_map *m);
+
 /* ---- the commands in their own files ---- */
 
 int run_plot(const struct opts *o);

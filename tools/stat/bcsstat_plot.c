@@ -27,9 +27,8 @@ struct plot_kind {
 	const char *name;
 	const char *help;
 	const char *title;
-	const char *ylabel;
-	const char *unit;
-	/* The value of @r to plot in *@v; false if it has none. */
+	const char *ylabel;	/* "%s": the unit chosen */
+	/* The value of @r to plot in *@v, ns; false if it has none. */
 	int (*value)(const struct bcs_slice_record *r, double *v);
 };
 
@@ -38,7 +37,7 @@ static int value_interval(const struct bcs_slice_record *r, double *v)
 {
 	if (!r->interval_ns)
 		return 0;
-	*v = r->interval_ns / 1e6;
+	*v = (double)r->interval_ns;
 	return 1;
 }
 
@@ -47,17 +46,17 @@ static int value_lateness(const struct bcs_slice_record *r, double *v)
 {
 	if (!r->deadline_ns || !r->switch_start_ns)
 		return 0;
-	*v = (double)(int64_t)(r->switch_start_ns - r->deadline_ns) / 1e3;
+	*v = (double)(int64_t)(r->switch_start_ns - r->deadline_ns);
 	return 1;
 }
 
+/* The axes read in the unit that fits the values (plot_time_unit()). */
 static const struct plot_kind plot_kinds[] = {
-	{ "interval", "the slice interval (ms) against the slice number",
-	  "Slice interval per node", "slice interval (ms)", "ms",
-	  value_interval },
-	{ "lateness", "switch start - deadline (us) against the slice number",
+	{ "interval", "the slice interval against the slice number",
+	  "Slice interval per node", "slice interval (%s)", value_interval },
+	{ "lateness", "switch start - deadline against the slice number",
 	  "Switch lateness per node (negative: early)",
-	  "switch start - deadline (\xc2\xb5s)", "\xc2\xb5s", value_lateness },
+	  "switch start - deadline (%s)", value_lateness },
 };
 
 #define NR_PLOT_KINDS	(sizeof(plot_kinds) / sizeof(plot_kinds[0]))
@@ -71,9 +70,15 @@ void plot_help(FILE *f)
 		fprintf(f, "  %-10s %s\n", plot_kinds[k].name,
 			plot_kinds[k].help);
 	fprintf(f, "  %-10s %s\n", "dist", "the distributions of a job's "
-		"tasks against their duration\n"
-		"             (--metric NAME: that one, a line per node; "
-		"--job J)");
+		"tasks against their duration,\n"
+		"             a panel per metric (--metric NAME: that one, a "
+		"line per node; --job J)");
+	fprintf(f, "  %-10s %s\n", "ranks", "a job's tasks, a row each: the "
+		"share of each one's time per\n"
+		"             duration bucket, and its total against the "
+		"median (red: 1.5 times\n"
+		"             off), a panel per metric (--metric NAME: that "
+		"one; --job J)");
 	fprintf(f, "  %-10s %s\n", "mpi", "the latency and size "
 		"distributions of an MPI primitive\n"
 		"             (--hist PRIM; FILE: libbcsmpi files, merged)");
@@ -95,6 +100,31 @@ static void put_quoted(FILE *f, const char *s)
 			fputc(*s, f);
 	}
 	fputc('\'', f);
+}
+
+/* Open the data file @data and the script @script to write: 0, or -1. */
+static int open_files(const char *data, const char *script, FILE **d,
+		      FILE **s)
+{
+	*d = fopen(data, "w");
+	*s = *d ? fopen(script, "w") : NULL;
+	if (*s)
+		return 0;
+	if (*d)
+		fclose(*d);
+	return -1;
+}
+
+/* Close the data file @d and the script @s: -1 if @err or either fails. */
+static int close_files(FILE *d, FILE *s, int err)
+{
+	if (ferror(d) || ferror(s))
+		err = -1;
+	if (fclose(d))
+		err = -1;
+	if (fclose(s))
+		err = -1;
+	return err;
 }
 
 /* The directory all @in share ("coherence" for .../coherence/nodeN...). */
@@ -135,13 +165,6 @@ struct scale {
 	uint64_t first, last;	/* slice numbers */
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void find_scale(double *v, size_t n, struct scale *sc)
 {
 	double p99;
@@ -151,7 +174,7 @@ static void find_scale(double *v, size_t n, struct scale *sc)
 	sc->above = 0;
 	if (!n)
 		return;
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), plot_cmp_double);
 	p99 = v[(size_t)(0.99 * (double)(n - 1))];
 	sc->min = v[0];
 	sc->max = v[n - 1];
@@ -186,7 +209,7 @@ static size_t write_data(const struct plot_kind *k,
 			/* A blank line: no line across slices not recorded. */
 			if (pts && rec->slice != prev + 1)
 				fputc('\n', d);
-			fprintf(d, "%llu %.6f\n",
+			fprintf(d, "%llu %.0f\n",
 				(unsigned long long)rec->slice, v);
 			prev = rec->slice;
 			if (!nr_vals || rec->slice < sc->first)
@@ -217,9 +240,15 @@ static void write_script(const struct plot_kind *k,
 			 const int *has_block, const struct scale *sc,
 			 const char *data, FILE *s)
 {
-	char label[160], b1[32], b2[32], *dir;
+	char label[160], b1[32], b2[32], ylabel[64], *dir;
+	const struct time_unit *u;
+	double un;
 	int block = 0;
 	size_t i;
+
+	/* The unit of what is on the axis: up to the cap if clipped. */
+	u = plot_time_unit(sc->min, sc->clip ? sc->cap : sc->max);
+	un = u->ns;
 
 	fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
 		"  set terminal pngcairo size 1024,560 font 'Sans,12' "
@@ -243,7 +272,10 @@ static void write_script(const struct plot_kind *k,
 		put_quoted(s, k->title);
 	}
 	fprintf(s, "\nset xlabel 'slice number'\nset ylabel ");
-	put_quoted(s, k->ylabel);
+	snprintf(ylabel, sizeof(ylabel), k->ylabel, u->name);
+	put_quoted(s, ylabel);
+	/* The data are in ns; the script divides by the unit. */
+	fprintf(s, "\nu = %.0f", un);
 	fprintf(s, "\nset grid\n"
 		"set key outside right top reverse Left box width 1 title 'node'\n"
 		"set format x '%%.0f'\n"
@@ -253,19 +285,19 @@ static void write_script(const struct plot_kind *k,
 		fprintf(s, "set xtics 1\n");
 	/* A flat line in the middle, not on an axis of its own. */
 	if (sc->min == sc->max) {
-		double pad = fabs(sc->min) > 1 ? fabs(sc->min) / 10 : 1;
+		double v = sc->min / un;
+		double pad = fabs(v) > 1 ? fabs(v) / 10 : 1;
 
-		fprintf(s, "set yrange [%.6f:%.6f]\n", sc->min - pad,
-			sc->min + pad);
+		fprintf(s, "set yrange [%.6f:%.6f]\n", v - pad, v + pad);
 	}
 	if (sc->clip) {
 		snprintf(label, sizeof(label), "off scale: %zu %s above %s "
 			 "%s, the highest %s %s", sc->above,
 			 sc->above == 1 ? "value" : "values",
-			 fmt_value(b1, sizeof(b1), sc->cap), k->unit,
-			 fmt_value(b2, sizeof(b2), sc->max), k->unit);
+			 fmt_value(b1, sizeof(b1), sc->cap / un), u->name,
+			 fmt_value(b2, sizeof(b2), sc->max / un), u->name);
 		fprintf(s, "cap = %.6f\nset yrange [*:cap * 1.05]\n"
-			"set label 1 ", sc->cap);
+			"set label 1 ", sc->cap / un);
 		put_quoted(s, label);
 		fprintf(s, " at screen 0.99, screen 0.03 right "
 			"font ',10'\n");
@@ -278,12 +310,14 @@ static void write_script(const struct plot_kind *k,
 		put_quoted(s, data);
 		fprintf(s, " index %d using 1:%s with linespoints lw 1.5 "
 			"pt 7 ps 0.6 lc %d title ", block,
-			sc->clip ? "($2 > cap ? cap : $2)" : "2", block + 1);
+			sc->clip ? "($2 / u > cap ? cap : $2 / u)" :
+			"($2 / u)", block + 1);
 		put_quoted(s, in[i].name);
 		if (sc->clip) {
 			fprintf(s, ", \\\n     ");
 			put_quoted(s, data);
-			fprintf(s, " index %d using 1:($2 > cap ? cap : 1/0) "
+			fprintf(s, " index %d using 1:($2 / u > cap ? cap : "
+				"1/0) "
 				"with points pt 9 ps 2 lc %d notitle", block,
 				block + 1);
 		}
@@ -326,12 +360,7 @@ static int write_files(const struct plot_kind *k, const struct node_input *in,
 	write_script(k, in, n, has_block, &sc, data, s);
 	for (i = 0; i < n; i++)
 		blocks += has_block[i];
-	if (ferror(d) || ferror(s))
-		err = -1;
-	if (fclose(d))
-		err = -1;
-	if (fclose(s))
-		err = -1;
+	err = close_files(d, s, err);
 	free(vals);
 	free(has_block);
 	return err ? -1 : blocks;
@@ -564,6 +593,7 @@ static void dist_block(FILE *d, const struct bcs_hist_header *h,
 	const struct bcs_hist_bucket *b = (const void *)(h + 1);
 	unsigned int sub = h->sub_bits;
 	uint32_t i, idx, last;
+	uint64_t lo;
 
 	if (!h->nr_buckets)
 		return;
@@ -578,13 +608,19 @@ static void dist_block(FILE *d, const struct bcs_hist_header *h,
 		fprintf(d, "%llu %.6f\n",
 			(unsigned long long)bcs_hist_lower(idx, sub),
 			100.0 * (double)c / (double)h->count);
-		if (100.0 * (double)c / (double)h->count > *ymax)
+		/* Values of 0 ns are off a log axis: not on its scale. */
+		if (bcs_hist_lower(idx, sub) &&
+		    100.0 * (double)c / (double)h->count > *ymax)
 			*ymax = 100.0 * (double)c / (double)h->count;
 	}
 	fprintf(d, "%llu 0\n\n\n",
 		(unsigned long long)bcs_hist_upper(last, sub) + 1);
-	if (*xmin == 0 || (double)bcs_hist_lower(b[0].index, sub) < *xmin)
-		*xmin = (double)bcs_hist_lower(b[0].index, sub);
+	/* A log axis has no 0: it starts at the lowest bucket above. */
+	lo = bcs_hist_lower(b[0].index, sub);
+	if (!lo && h->nr_buckets > 1)
+		lo = bcs_hist_lower(b[1].index, sub);
+	if (lo && (*xmin == 0 || (double)lo < *xmin))
+		*xmin = (double)lo;
 	if ((double)bcs_hist_upper(last, sub) + 1 > *xmax)
 		*xmax = (double)bcs_hist_upper(last, sub) + 1;
 }
@@ -628,7 +664,7 @@ static unsigned int min_sub_bits(const struct dist_job *j)
  */
 static void time_tics(FILE *s, double lo, double hi)
 {
-	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	static const char *const unit[] = { "ns", "\xc2\xb5s", "ms", "s" };
 	static const int step[] = { 1, 2, 5 };
 	int fine = hi / lo <= 2000, i, k, n = 0;
 	double v = 1;
@@ -643,80 +679,149 @@ static void time_tics(FILE *s, double lo, double hi)
 	fprintf(s, ")\nset mxtics 10\n");
 }
 
-static int write_dist(void *ctx, const char *data, const char *script)
+/* "@what of job 7 on node1, node2" in @title. */
+static void dist_title(char *title, size_t len, const char *what,
+		       const struct dist_job *j)
 {
-	struct dist_ctx *c = ctx;
-	const struct dist_job *j = c->j;
-	char title[512], key[256], nb[32];
-	double xmin = 0, xmax = 0, ymax = 0;
-	size_t i, nr_series = 0;
-	const char *names[64];
-	struct bcs_hist_header *h;
-	uint32_t m;
-	FILE *d, *s;
-	int err = 0, per_node = c->o->given & OPT_METRIC;
+	size_t i;
 
-	d = fopen(data, "w");
-	s = d ? fopen(script, "w") : NULL;
-	if (!s) {
-		if (d)
-			fclose(d);
-		return -1;
-	}
-	/* One series a node for one metric, else one a metric. */
-	if (per_node) {
-		for (i = 0; i < j->nr_nodes && nr_series < 64; i++) {
-			h = node_hist(j, c->o->metric, j->nodes[i]);
-			if (!h || !h->count) {
-				free(h);
-				continue;
-			}
-			dist_block(d, h, &xmin, &xmax, &ymax);
-			snprintf(key, sizeof(key), "%s (n=%llu, avg %s)",
-				 j->nodes[i], (unsigned long long)h->count,
-				 dist_fmt_ns(nb, sizeof(nb), (double)h->sum /
-					     (double)h->count));
-			names[nr_series++] = strdup(key);
-			free(h);
-		}
-	} else {
-		for (m = 0; m < BCS_DIST_METRICS; m++) {
-			h = dist_job_hist(j, m, &err);
-			if (!h || !h->count) {
-				free(h);
-				continue;
-			}
-			dist_block(d, h, &xmin, &xmax, &ymax);
-			snprintf(key, sizeof(key), "%s: n=%llu, avg %s",
-				 dist_series_title[m],
-				 (unsigned long long)h->count,
-				 dist_fmt_ns(nb, sizeof(nb), (double)h->sum /
-					     (double)h->count));
-			names[nr_series++] = strdup(key);
-			free(h);
-		}
-	}
-	if (per_node)
-		snprintf(title, sizeof(title), "%s of job %u, per node",
-			 dist_series_title[c->o->metric], j->id);
-	else
-		snprintf(title, sizeof(title), "Distributions of job %u on ",
-			 j->id);
-	for (i = 0; !per_node && i < j->nr_nodes; i++) {
-		if (strlen(title) + strlen(j->nodes[i]) + 8 >= sizeof(title)) {
+	snprintf(title, len, "%s of job %u on ", what, j->id);
+	for (i = 0; i < j->nr_nodes; i++) {
+		if (strlen(title) + strlen(j->nodes[i]) + 8 >= len) {
 			strcat(title, ", ...");
 			break;
 		}
 		strcat(title, i ? ", " : "");
 		strcat(title, j->nodes[i]);
 	}
+}
+
+static void png_terminal(FILE *s, int width, int height)
+{
 	fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-		"  set terminal pngcairo size 1024,560 font 'Sans,12' "
+		"  set terminal pngcairo size %d,%d font 'Sans,12' "
 		"noenhanced\n"
 		"} else {\n"
-		"  set terminal png size 1024,560 noenhanced\n"
+		"  set terminal png size %d,%d noenhanced\n"
 		"}\n"
-		"set output\nset encoding utf8\nset title ");
+		"set output\nset encoding utf8\n", width, height, width,
+		height);
+}
+
+/* The x axis of a panel of durations from @xmin to @xmax ns. */
+static void dist_xaxis(FILE *s, double xmin, double xmax)
+{
+	xmin = xmin / 2 > 1 ? xmin / 2 : 1;
+	xmax = xmax > xmin ? xmax * 2 : xmin * 4;
+	fprintf(s, "set xrange [%.0f:%.0f]\n", xmin, xmax);
+	time_tics(s, xmin, xmax);
+}
+
+/* ", 25 of 0 ns" after @key if @h has values of 0 (off a log axis). */
+static void zero_note(char *key, size_t len, const struct bcs_hist_header *h)
+{
+	const struct bcs_hist_bucket *b = (const void *)(h + 1);
+	size_t n = strlen(key);
+
+	if (h->nr_buckets && bcs_hist_lower(b[0].index, h->sub_bits) == 0 &&
+	    n < len)
+		snprintf(key + n, len - n, ", %llu of 0 ns",
+			 (unsigned long long)b[0].count);
+}
+
+/*
+ * Small multiples: a panel per metric that has values, each with its own
+ * duration axis (a metric of microseconds is not squeezed against one of
+ * seconds) and its own share axis.
+ */
+static int write_dist_panels(const struct dist_job *j, const char *data,
+			     FILE *d, FILE *s)
+{
+	struct bcs_hist_header *h[BCS_DIST_METRICS] = { NULL };
+	char title[512], key[256], nb[32];
+	int err = 0, n = 0, rows, cols;
+	uint32_t m;
+
+	for (m = 0; m < BCS_DIST_METRICS; m++) {
+		h[m] = dist_job_hist(j, m, &err);
+		if (h[m] && h[m]->count)
+			n++;
+	}
+	if (!n || err)
+		goto out;
+	cols = n > 1 ? 2 : 1;
+	rows = (n + 1) / 2;
+	png_terminal(s, cols > 1 ? 1280 : 1024, rows > 1 ? 880 : 520);
+	dist_title(title, sizeof(title), "Distributions", j);
+	fprintf(s, "set logscale x 10\nset grid xtics mxtics ytics\n"
+		"set key top right opaque box\n"
+		"set ylabel 'share of the values (%%)'\n"
+		"set xlabel 'duration (log scale; buckets within %.3g %%)'\n"
+		"set multiplot layout %d,%d title ",
+		100.0 / (double)(1U << min_sub_bits(j)), rows, cols);
+	put_quoted(s, title);
+	fprintf(s, "\n");
+	for (m = 0, n = 0; m < BCS_DIST_METRICS; m++) {
+		double xmin = 0, xmax = 0, ymax = 0;
+
+		if (!h[m] || !h[m]->count)
+			continue;
+		dist_block(d, h[m], &xmin, &xmax, &ymax);
+		fprintf(s, "set title ");
+		put_quoted(s, dist_series_title[m]);
+		fprintf(s, "\nset yrange [0:%.3f]\n",
+			ymax > 0 ? ymax * 1.3 : 1);
+		dist_xaxis(s, xmin, xmax);
+		snprintf(key, sizeof(key), "n=%llu, avg %s",
+			 (unsigned long long)h[m]->count,
+			 dist_fmt_ns(nb, sizeof(nb), (double)h[m]->sum /
+				     (double)h[m]->count));
+		zero_note(key, sizeof(key), h[m]);
+		fprintf(s, "plot ");
+		put_quoted(s, data);
+		fprintf(s, " index %d using 1:2 with steps lw 2 lc %u title ",
+			n++, m + 1);
+		put_quoted(s, key);
+		fprintf(s, "\n");
+	}
+	fprintf(s, "unset multiplot\n");
+out:
+	for (m = 0; m < BCS_DIST_METRICS; m++)
+		free(h[m]);
+	if (err)
+		errno = ENOMEM;
+	return err ? -1 : n;
+}
+
+/* --metric NAME: one panel, a line per node. */
+static int write_dist_nodes(const struct dist_ctx *c, const char *data,
+			    FILE *d, FILE *s)
+{
+	const struct dist_job *j = c->j;
+	char title[512], key[256], nb[32];
+	double xmin = 0, xmax = 0, ymax = 0;
+	size_t i, nr_series = 0;
+	const char *names[64];
+	struct bcs_hist_header *h;
+
+	for (i = 0; i < j->nr_nodes && nr_series < 64; i++) {
+		h = node_hist(j, c->o->metric, j->nodes[i]);
+		if (!h || !h->count) {
+			free(h);
+			continue;
+		}
+		dist_block(d, h, &xmin, &xmax, &ymax);
+		snprintf(key, sizeof(key), "%s (n=%llu, avg %s)",
+			 j->nodes[i], (unsigned long long)h->count,
+			 dist_fmt_ns(nb, sizeof(nb), (double)h->sum /
+				     (double)h->count));
+		names[nr_series++] = strdup(key);
+		free(h);
+	}
+	snprintf(title, sizeof(title), "%s of job %u, per node",
+		 dist_series_title[c->o->metric], j->id);
+	png_terminal(s, 1024, 560);
+	fprintf(s, "set title ");
 	put_quoted(s, title);
 	fprintf(s, "\nset xlabel 'duration (log scale; buckets within "
 		"%.3g %%)'\n", 100.0 / (double)(1U << (j->nr_tasks ?
@@ -724,13 +829,10 @@ static int write_dist(void *ctx, const char *data, const char *script)
 	fprintf(s, "set ylabel 'share of the values in the bucket (%%)'\n"
 		"set logscale x 10\nset grid xtics mxtics ytics\n"
 		"set key top left opaque box\n");
-	/* Room above the highest step for the key, and on both sides. */
+	/* Room above the highest step for the key. */
 	fprintf(s, "set yrange [0:%.3f]\n", ymax > 0 ?
 		ymax * (1.15 + 0.08 * (double)nr_series) : 1);
-	xmin = xmin / 2 > 1 ? xmin / 2 : 1;
-	xmax *= 2;
-	fprintf(s, "set xrange [%.0f:%.0f]\n", xmin, xmax);
-	time_tics(s, xmin, xmax);
+	dist_xaxis(s, xmin, xmax);
 	fprintf(s, "plot ");
 	for (i = 0; i < nr_series; i++) {
 		fprintf(s, "%s", i ? ", \\\n     " : "");
@@ -741,18 +843,224 @@ static int write_dist(void *ctx, const char *data, const char *script)
 		free((void *)names[i]);
 	}
 	fprintf(s, "\n");
-	if (ferror(d) || ferror(s) || err)
-		err = -1;
-	if (fclose(d))
-		err = -1;
-	if (fclose(s))
-		err = -1;
-	if (err)
-		errno = errno ? errno : ENOMEM;
-	return err ? -1 : (int)nr_series;
+	return (int)nr_series;
 }
 
-static int plot_dist(const struct opts *o)
+static int write_dist(void *ctx, const char *data, const char *script)
+{
+	struct dist_ctx *c = ctx;
+	FILE *d, *s;
+	int err = 0, n;
+
+	if (open_files(data, script, &d, &s))
+		return -1;
+	if (c->o->given & OPT_METRIC)
+		n = write_dist_nodes(c, data, d, s);
+	else
+		n = write_dist_panels(c->j, data, d, s);
+	err = close_files(d, s, n < 0 ? -1 : 0);
+	if (err)
+		errno = errno ? errno : ENOMEM;
+	return err ? -1 : n;
+}
+
+/* ---- ranks: a heatmap of the tasks of a job, a row each ---- */
+
+/* A step of 1, 2 or 5 times a power of ten: 2 to 5 tics up to @max. */
+static double nice_step(double max)
+{
+	double p = 1;
+
+	while (p * 10 <= max)
+		p *= 10;
+	while (p > max && p > 1e-9)
+		p /= 10;
+
+	if (max / p >= 5)
+		return 2 * p;
+	if (max / p >= 2)
+		return p;
+	return p / 2;
+}
+
+/* The heatmap's palette: white at 0 %, dark red at 100 %. */
+#define RANKS_PALETTE	"set palette defined (0 '#ffffff', 5 '#fee8c8', " \
+			"30 '#fdbb84', 60 '#e34a33', 100 '#7f0000')\n"
+
+/* Screen heights: the title, a metric's rows and its axis. */
+#define RANKS_TITLE_PX	40
+#define RANKS_ROW_PX	30
+#define RANKS_MIN_ROWS	3	/* the height of a panel of fewer rows */
+#define RANKS_MAX_ROWS	40	/* more: rows thinner, a label every few */
+#define RANKS_AXIS_PX	130
+
+/*
+ * One metric: the heatmap (a row per task, a column per duration bucket,
+ * the share of the task's time in it) from the left to @split of the
+ * width, and the tasks' totals as bars on the right, between @top and
+ * @bottom (screen fractions).  Blocks 2 * @index (the cells: lo hi row
+ * share) and 2 * @index + 1 (the totals: row total_ns count).
+ */
+static void ranks_panel(FILE *s, FILE *d, const char *data, int index,
+			uint32_t metric, const struct rank_map *m,
+			double top, double bottom)
+{
+	const struct time_unit *u;
+	double tmax = 0, lo, hi, cbmax;
+	size_t r, c, step;
+
+	for (r = 0; r < m->nr_rows; r++) {
+		for (c = 0; c < m->nr_cols; c++) {
+			if (m->cell[r * m->nr_cols + c] > 0)
+				fprintf(d, "%.0f %.0f %zu %.4f\n", m->col_lo[c],
+					m->col_hi[c], r,
+					m->cell[r * m->nr_cols + c]);
+		}
+		if (m->total_ns[r] > tmax)
+			tmax = m->total_ns[r];
+	}
+	fprintf(d, "\n\n");
+	/* Rows that stand out in red, the others grey; their labels. */
+	for (r = 0; r < m->nr_rows; r++) {
+		char nb[32];
+
+		int out = rank_map_outlier(m, r);
+
+		fprintf(d, "%zu %.0f %llu %.3f %d ", r, m->total_ns[r],
+			(unsigned long long)m->count[r], m->ratio[r],
+			out ? 0xd7301f : 0xbdbdbd);
+		/* Too many rows for a label each: the red ones'. */
+		if (out || m->nr_rows <= RANKS_MAX_ROWS)
+			fprintf(d, "\"%s  x%.*f\"\n",
+				dist_fmt_ns(nb, sizeof(nb), m->total_ns[r]),
+				m->ratio[r] >= 0.1 || m->ratio[r] == 0 ?
+				2 : 3, m->ratio[r]);
+		else
+			fprintf(d, "\"\"\n");
+	}
+	fprintf(d, "\n\n");
+	u = plot_time_unit(0, tmax);
+
+	fprintf(s, "set tmargin at screen %.4f\nset bmargin at screen %.4f\n"
+		"set lmargin at screen 0.13\nset rmargin at screen 0.64\n",
+		top, bottom);
+	fprintf(s, "set title ");
+	put_quoted(s, dist_series_title[metric]);
+	fprintf(s, "\nset logscale x 10\nunset logscale y\n"
+		"set xlabel \"duration of the interval (log scale); colour: "
+		"%% of the task's time\"\n"
+		"set ylabel 'task'\nset grid noxtics nomxtics noytics\n"
+		"set yrange [%zu.5:-0.5]\nset ytics (", m->nr_rows - 1);
+	step = (m->nr_rows + RANKS_MAX_ROWS - 1) / RANKS_MAX_ROWS;
+	for (r = 0; r < m->nr_rows; r += step) {
+		fprintf(s, "%s", r ? ", " : "");
+		put_quoted(s, m->labels[r]);
+		fprintf(s, " %zu", r);
+	}
+	/* At least a decade and a bit wide, around the columns there are. */
+	lo = m->col_lo[0];
+	hi = m->col_hi[m->nr_cols - 1];
+	while (hi < 16 * lo) {
+		lo /= 2;
+		hi *= 2;
+	}
+	fprintf(s, ")\nset xrange [%.0f:%.0f]\n", lo, hi);
+	time_tics(s, lo, hi);
+	/* The palette spans the shares there are: a row's time spread over
+	 * many buckets would be pale on a scale to 100 %. */
+	cbmax = m->max_cell > 1 ? (double)(long)(m->max_cell + 0.999) : 1;
+	fprintf(s, "set cbrange [0:%.0f]\nset cbtics %g\nunset cblabel\n"
+		"set colorbox vertical user origin screen 0.655, screen %.4f "
+		"size screen 0.012, screen %.4f\n", cbmax,
+		nice_step(cbmax), bottom, top - bottom);
+	fprintf(s, "plot ");
+	put_quoted(s, data);
+	fprintf(s, " index %d using (sqrt($1 * $2)):3:1:2:($3 - 0.45):"
+		"($3 + 0.45):4 with boxxyerror fc palette fs solid 1.0 "
+		"noborder notitle\n", 2 * index);
+
+	/* The totals: a bar each, its value written beside it. */
+	fprintf(s, "unset colorbox\nunset logscale x\nunset title\n"
+		"set lmargin at screen 0.74\nset rmargin at screen 0.97\n"
+		"set xrange [0:%.6f]\nset xtics %g\nset mxtics default\n"
+		"unset ytics\nunset ylabel\nset grid xtics\n"
+		"set xlabel 'total (%s); x: to the median'\nu = %.0f\n",
+		tmax > 0 ? 2 * tmax / u->ns : 1,
+		nice_step(tmax > 0 ? 2 * tmax / u->ns : 1), u->name, u->ns);
+	fprintf(s, "plot ");
+	put_quoted(s, data);
+	fprintf(s, " index %d using ($2 / u / 2):1:(0):($2 / u):($1 - 0.35):"
+		"($1 + 0.35):5 with boxxyerror fs solid 0.8 lc rgb variable "
+		"notitle, \\\n     ", 2 * index + 1);
+	put_quoted(s, data);
+	fprintf(s, " index %d using ($2 / u):1:(' ' . strcol(6)):"
+		"($5 == %d ? $5 : 0) with labels left font ',10' "
+		"textcolor rgb variable notitle\n", 2 * index + 1, 0xd7301f);
+}
+
+/* The height of the panel of a metric of @rows tasks, in pixels. */
+static int ranks_panel_px(size_t rows)
+{
+	if (rows > RANKS_MAX_ROWS)	/* thinner rows, as high as the most */
+		return RANKS_AXIS_PX + RANKS_ROW_PX * RANKS_MAX_ROWS;
+	return RANKS_AXIS_PX + RANKS_ROW_PX * (int)(rows > RANKS_MIN_ROWS ?
+						     rows : RANKS_MIN_ROWS);
+}
+
+static int write_ranks(void *ctx, const char *data, const char *script)
+{
+	struct dist_ctx *c = ctx;
+	const struct dist_job *j = c->j;
+	struct rank_map map[BCS_DIST_METRICS];
+	int err = 0, n = 0, px = RANKS_TITLE_PX, y;
+	char title[512];
+	uint32_t m;
+	FILE *d, *s;
+
+	memset(map, 0, sizeof(map));
+	for (m = 0; m < BCS_DIST_METRICS && !err; m++) {
+		if ((c->o->given & OPT_METRIC) && m != c->o->metric)
+			continue;
+		err = rank_map_build(j, m, &map[m]);
+		if (map[m].nr_rows)
+			px += ranks_panel_px(map[m].nr_rows);
+	}
+	d = err ? NULL : fopen(data, "w");
+	s = d ? fopen(script, "w") : NULL;
+	if (!s) {
+		if (d)
+			fclose(d);
+		for (m = 0; m < BCS_DIST_METRICS; m++)
+			rank_map_free(&map[m]);
+		if (err)
+			errno = -err;
+		return -1;
+	}
+	png_terminal(s, 1280, px);
+	dist_title(title, sizeof(title), "Tasks", j);
+	fprintf(s, "set multiplot title ");
+	put_quoted(s, title);
+	fprintf(s, "\n" RANKS_PALETTE);
+	y = RANKS_TITLE_PX;
+	for (m = 0; m < BCS_DIST_METRICS; m++) {
+		int h = ranks_panel_px(map[m].nr_rows);
+
+		if (!map[m].nr_rows)
+			continue;
+		ranks_panel(s, d, data, n++, m, &map[m],
+			    1 - (double)(y + 30) / px,
+			    1 - (double)(y + h - 75) / px);
+		y += h;
+	}
+	fprintf(s, "unset multiplot\n");
+	for (m = 0; m < BCS_DIST_METRICS; m++)
+		rank_map_free(&map[m]);
+	err = close_files(d, s, err);
+	return err ? -1 : n;
+}
+
+/* plot dist or ranks: the statistics of one job, drawn by @write. */
+static int plot_dist(const struct opts *o, write_fn write)
 {
 	struct opts rest = *o;
 	struct dist_set set;
@@ -776,7 +1084,7 @@ static int plot_dist(const struct opts *o)
 	}
 	c.o = o;
 	c.j = &set.jobs[0];
-	ret = plot(write_dist, &c, o->output);
+	ret = plot(write, &c, o->output);
 	dist_free(&set);
 	return ret;
 }
@@ -849,13 +1157,8 @@ static int write_mpi(void *ctx, const char *data, const char *script)
 
 	if (!c->lat->count)
 		return 0;
-	d = fopen(data, "w");
-	s = d ? fopen(script, "w") : NULL;
-	if (!s) {
-		if (d)
-			fclose(d);
+	if (open_files(data, script, &d, &s))
 		return -1;
-	}
 	fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
 		"  set terminal pngcairo size %d,560 font 'Sans,12' "
 		"noenhanced\n"
@@ -881,12 +1184,7 @@ static int write_mpi(void *ctx, const char *data, const char *script)
 		mpi_panel(s, d, 1, c->size, title, data, "bytes", 1);
 		fprintf(s, "unset multiplot\n");
 	}
-	if (ferror(d) || ferror(s))
-		err = -1;
-	if (fclose(d))
-		err = -1;
-	if (fclose(s))
-		err = -1;
+	err = close_files(d, s, err);
 	return err ? -1 : panels;
 }
 
@@ -926,7 +1224,8 @@ int run_plot(const struct opts *o)
 	for (i = 0; i < NR_PLOT_KINDS; i++)
 		if (!strcmp(o->args[0], plot_kinds[i].name))
 			k = &plot_kinds[i];
-	if (!k && strcmp(o->args[0], "dist") && strcmp(o->args[0], "mpi"))
+	if (!k && strcmp(o->args[0], "dist") && strcmp(o->args[0], "mpi") &&
+	    strcmp(o->args[0], "ranks"))
 		return usage_err(o->cmd, "unknown plot kind", o->args[0]);
 	if (!o->output)
 		return usage_err(o->cmd, "missing -o FILE.png", NULL);
@@ -935,14 +1234,15 @@ int run_plot(const struct opts *o)
 	if (!k && !strcmp(o->args[0], "mpi")) {
 		if (o->given & (OPT_METRIC | OPT_JOB))
 			return usage_err(o->cmd, "--metric and --job are for "
-					 "plot dist", NULL);
+					 "plot dist and ranks", NULL);
 		return plot_mpi(o);
 	}
 	if (!k)
-		return plot_dist(o);
+		return plot_dist(o, strcmp(o->args[0], "ranks") ? write_dist :
+				 write_ranks);
 	if (o->given & (OPT_METRIC | OPT_JOB))
 		return usage_err(o->cmd, "--metric and --job are for plot "
-				 "dist", NULL);
+				 "dist and ranks", NULL);
 	ret = inputs_load(o->args + 1, o->nr_args - 1, 0, &in, &n);
 	if (ret)
 		return ret;

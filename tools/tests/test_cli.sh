@@ -263,16 +263,18 @@ fake() { # MODE CMD...: CMD with the stand-in gnuplot
 expect 0 '' fake ok "$BCSSTAT" plot interval -o "$TMP/f.png" \
 	"$TMP/snap/node1.slices.json" "$TMP/snap/node2.slices.json"
 if grep -q "^set title 'Slice interval per node: snap'" "$TMP/fake/plot.gp" &&
-   grep -q "index 1 using 1:2 .* title 'node2'" "$TMP/fake/plot.gp" &&
+   grep -q "index 1 using 1:(\$2 / u) .* title 'node2'" "$TMP/fake/plot.gp" &&
+   grep -q "^set ylabel 'slice interval (ms)'$" "$TMP/fake/plot.gp" &&
+   grep -q '^u = 1000000$' "$TMP/fake/plot.gp" &&
    ! grep -q 'index 2' "$TMP/fake/plot.gp" &&
    ! grep -q 'off scale' "$TMP/fake/plot.gp" &&
    grep -q '^set xtics 1$' "$TMP/fake/plot.gp" &&
    grep -q '^set yrange \[9\.000000:11\.000000\]$' "$TMP/fake/plot.gp"
 then ok; else
 	bad "plot script: $(cat "$TMP/fake/plot.gp")"; fi
-# 4 + 3 intervals of 10 ms in two blocks; node2's first slice is 100
-if [ "$(grep -c ' 10\.000000$' "$TMP/fake/data")" -eq 7 ] &&
-   grep -q '^100 10\.000000$' "$TMP/fake/data"; then ok; else
+# 4 + 3 intervals of 10 ms in two blocks, in ns; node2's first slice is 100
+if [ "$(grep -c ' 10000000$' "$TMP/fake/data")" -eq 7 ] &&
+   grep -q '^100 10000000$' "$TMP/fake/data"; then ok; else
 	bad "plot data: $(cat "$TMP/fake/data")"; fi
 # One interval of 5 s among 10 ms ones is drawn off the scale.
 {
@@ -287,6 +289,39 @@ if grep -q "off scale: 1 value above 20.0 ms, the highest 5000 ms" \
 	"$TMP/fake/plot.gp" && grep -q '^set yrange \[\*:cap' "$TMP/fake/plot.gp" &&
    ! grep -q '^set xtics 1$' "$TMP/fake/plot.gp"; then
 	ok; else bad "plot off scale: $(cat "$TMP/fake/plot.gp")"; fi
+# Lateness in the unit of its range: 500 ns here, 21 to 25 ms below,
+# 1.5 to 3.5 s with an early switch.
+expect 0 '' fake ok "$BCSSTAT" plot lateness -o "$TMP/f.png" \
+	"$TMP/snap/node1.slices.json"
+if grep -q "^set ylabel 'switch start - deadline (ns)'$" "$TMP/fake/plot.gp" &&
+   grep -q '^u = 1$' "$TMP/fake/plot.gp"; then ok; else
+	bad "plot lateness in ns: $(cat "$TMP/fake/plot.gp")"; fi
+late_recs() { # FIRST_LATE_NS STEP_NS: 5 records, late by FIRST + i * STEP
+	echo '['
+	for i in 0 1 2 3 4; do
+		d=$(( (i + 1) * 100000000 ))
+		printf '%s{"seq":%s,"slice":%s,"row":0,"flags":"L-D------",' \
+			"$([ $i = 0 ] || echo ,)" "$i" "$i"
+		printf '"strobe_ns":0,"deadline_ns":%s,"switch_start_ns":%s,' \
+			"$d" "$((d + $1 + i * $2))"
+		printf '"switch_end_ns":%s,"interval_ns":100000000,' "$((d + $1 + i * $2 + 1000))"
+		printf '"switch_ns":1000,"suspended":1,"resumed":1,"running":2,'
+		printf '"blocked":0,"late":1,"missed":0,"late_total":0,'
+		printf '"missed_total":0,"parked_ns":0,"resumed_ns":0}\n'
+	done
+	echo ']'
+}
+late_recs 21000000 1000000 >"$TMP/late-ms.json"
+expect 0 '' fake ok "$BCSSTAT" plot lateness -o "$TMP/f.png" "$TMP/late-ms.json"
+if grep -q "^set ylabel 'switch start - deadline (ms)'$" "$TMP/fake/plot.gp" &&
+   grep -q '^u = 1000000$' "$TMP/fake/plot.gp" &&
+   grep -q '^0 21000000$' "$TMP/fake/data"; then ok; else
+	bad "plot lateness in ms: $(cat "$TMP/fake/plot.gp")"; fi
+late_recs -50000000 1000000000 >"$TMP/late-s.json"
+expect 0 '' fake ok "$BCSSTAT" plot lateness -o "$TMP/f.png" "$TMP/late-s.json"
+if grep -q "^set ylabel 'switch start - deadline (s)'$" "$TMP/fake/plot.gp" &&
+   grep -q '^0 -50000000$' "$TMP/fake/data"; then ok; else
+	bad "plot lateness in s: $(cat "$TMP/fake/plot.gp")"; fi
 rm -f "$TMP/f.png"
 expect 1 '^bcsstat: gnuplot failed \(exit status 1\)' fake fail "$BCSSTAT" \
 	plot lateness -o "$TMP/f.png" "$TMP/snap/node1.slices.json"
@@ -458,12 +493,29 @@ if [ -e "$TMP/x.json" ]; then bad "dump without a module wrote a file"
 else ok; fi
 # plot dist: its script, through the stand-in gnuplot.
 expect 0 '' fake ok "$BCSSTAT" plot dist -o "$TMP/d.png" "$D1" "$D2"
-if grep -q "^set title 'Distributions of job 7 on node1, node2'" \
+# Small multiples: a panel per metric, each its own axes and key.
+if grep -q "^set multiplot layout 2,2 title 'Distributions of job 7 on node1, node2'" \
 	"$TMP/fake/plot.gp" && grep -q '^set logscale x 10$' "$TMP/fake/plot.gp" &&
    grep -q '"1 ms" 1000000' "$TMP/fake/plot.gp" &&
-   grep -q "index 3 using 1:2 with steps .* title 'wait (each wait on a run queue): n=80, avg 36.8 us'" \
+   [ "$(grep -c '^plot ' "$TMP/fake/plot.gp")" -eq 4 ] &&
+   [ "$(grep -c '^set xrange ' "$TMP/fake/plot.gp")" -eq 4 ] &&
+   grep -q "^set title 'wait (each wait on a run queue)'$" "$TMP/fake/plot.gp" &&
+   grep -q "index 3 using 1:2 with steps .* title 'n=80, avg 36.8 us'" \
 	"$TMP/fake/plot.gp"; then ok; else
 	bad "plot dist script: $(cat "$TMP/fake/plot.gp")"; fi
+# Only the metrics present: pid 102 alone has bursts and parks.
+if command -v python3 >/dev/null; then
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+d["tasks"] = [t for t in d["tasks"] if t["pid"] == 102]
+json.dump(d, open(sys.argv[2], "w"))' "$D1" "$TMP/d102.json" ||
+	bad "dump of pid 102"
+expect 0 '' fake ok "$BCSSTAT" plot dist -o "$TMP/d.png" "$TMP/d102.json"
+if grep -q "^set multiplot layout 1,2 " "$TMP/fake/plot.gp" &&
+   [ "$(grep -c '^plot ' "$TMP/fake/plot.gp")" -eq 2 ] &&
+   grep -q "^set title 'suspended (each park by bcs)'$" "$TMP/fake/plot.gp" &&
+   ! grep -q "^set title 'wait" "$TMP/fake/plot.gp"; then ok; else
+	bad "plot dist of 2 metrics: $(cat "$TMP/fake/plot.gp")"; fi
+fi
 expect 0 '' fake ok "$BCSSTAT" plot dist --metric burst -o "$TMP/d.png" \
 	"$D1" "$D2"
 if grep -q "index 1 .* title 'node2 (n=250, avg 9.52 ms)'" "$TMP/fake/plot.gp" &&
@@ -472,12 +524,32 @@ if grep -q "index 1 .* title 'node2 (n=250, avg 9.52 ms)'" "$TMP/fake/plot.gp" &
 # node1's burst block: from 0 up, 40 of 250 values (16 %) from 1966080 ns.
 if grep -q '^1966080 16\.000000$' "$TMP/fake/data"; then ok; else
 	bad "plot dist data: $(head -5 "$TMP/fake/data")"; fi
+# plot ranks: a heatmap and the totals per metric, a row per task.
+expect 0 '' fake ok "$BCSSTAT" plot ranks -o "$TMP/r.png" "$D1" "$D2"
+if grep -q "^set multiplot title 'Tasks of job 7 on node1, node2'$" \
+	"$TMP/fake/plot.gp" &&
+   [ "$(grep -c ' with boxxyerror fc palette ' "$TMP/fake/plot.gp")" -eq 4 ] &&
+   grep -q "^set ytics ('node1 pid 101' 0, 'node1 pid 102' 1, 'node2 pid 101' 2, 'node2 pid 102' 3)$" \
+	"$TMP/fake/plot.gp" &&
+   grep -q "^set title 'suspended (each park by bcs)'$" "$TMP/fake/plot.gp"
+then ok; else bad "plot ranks script: $(cat "$TMP/fake/plot.gp")"; fi
+expect 0 '' fake ok "$BCSSTAT" plot ranks --metric burst -o "$TMP/r.png" \
+	"$D1" "$D2"
+# node1's pid 101: 200 bursts of 2 to 2.45 ms; its row, then the totals.
+if [ "$(grep -c ' with boxxyerror fc palette ' "$TMP/fake/plot.gp")" -eq 1 ] &&
+   grep -q "^set xlabel 'total (s); x: to the median'$" "$TMP/fake/plot.gp" &&
+   grep -q '^1048576 2097152 0 ' "$TMP/fake/data" &&
+   grep -q '^2097152 4194304 0 ' "$TMP/fake/data" &&
+   grep -q '^0 445000000 200 [0-9.]* [0-9]* "445 ms  x' "$TMP/fake/data"
+then ok; else bad "plot ranks --metric burst: $(cat "$TMP/fake/data")"; fi
 $MKDUMP node1 9 3 >"$TMP/dumps/9-node1.json" || bad "mkdump job 9"
 expect 1 'statistics of 2 jobs: choose one with --job' \
 	fake ok "$BCSSTAT" plot dist -o "$TMP/d.png" "$D1" "$TMP/dumps/9-node1.json"
 expect 0 '' fake ok "$BCSSTAT" plot dist --job 9 -o "$TMP/d.png" "$D1" \
 	"$TMP/dumps/9-node1.json"
-expect 2 '^bcsstat: --metric and --job are for plot dist' \
+expect 1 'statistics of 2 jobs: choose one with --job' \
+	fake ok "$BCSSTAT" plot ranks -o "$TMP/r.png" "$D1" "$TMP/dumps/9-node1.json"
+expect 2 '^bcsstat: --metric and --job are for plot dist and ranks' \
 	"$BCSSTAT" plot interval --metric burst -o "$TMP/d.png" "$D1"
 # plot and trace read the slice records of a dump, named after its node.
 expect 0 '' fake ok "$BCSSTAT" plot interval -o "$TMP/d.png" "$D1" "$D2"
