@@ -9,6 +9,8 @@
  * BCSMPI_MPI names the implementation the library is built for
  * ("openmpi", "mpich"), written into each file.
  */
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <mpi.h>
@@ -80,7 +82,8 @@ EXPORT int MPI_##name params							\
 	rc = PMPI_##name args;						\
 	bcsmpi_leave(BCSMPI_##name, (blocking) == 1, t0,		\
 		     (sized) && t0 && rc == MPI_SUCCESS ?		\
-		     (uint64_t)(bytes) : 0);				\
+		     (uint64_t)(bytes) : 0,				\
+		     __builtin_return_address(0));			\
 	return rc;							\
 }
 BCSMPI_PRIMS
@@ -96,9 +99,29 @@ EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
 
 	if (bcsmpi_active()) {
 		t0 = bcsmpi_enter(0);
-		bcsmpi_leave(BCSMPI_Abort, 0, t0, 0);
+		bcsmpi_leave(BCSMPI_Abort, 0, t0, 0,
+			     __builtin_return_address(0));
 	}
 	return PMPI_Abort(comm, errorcode);
+}
+
+/*
+ * Levels as mpiP's (0 stops recording, others resume it) and, with
+ * BCS_MPI_REGIONS=1, IPM's regions: levels 1 and -1 then take a name.
+ * Not counted; PMPI_Pcontrol is called too, for a tool under this one.
+ */
+EXPORT int MPI_Pcontrol(const int level, ...)
+{
+	const char *name = NULL;
+	va_list ap;
+
+	if (bcsmpi_regions && (level == 1 || level == -1)) {
+		va_start(ap, level);
+		name = va_arg(ap, const char *);
+		va_end(ap);
+	}
+	bcsmpi_pcontrol(level, name);
+	return name ? PMPI_Pcontrol(level, name) : PMPI_Pcontrol(level);
 }
 
 EXPORT int MPI_Init(int *argc, char ***argv)
@@ -123,13 +146,14 @@ EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 EXPORT int MPI_Finalize(void)
 {
-	uint64_t t0;
-	int rc;
+	int started = __atomic_load_n(&bcsmpi_started, __ATOMIC_RELAXED);
+	uint64_t t0 = started ? bcsmpi_finalize_enter() : 0;
+	size_t len;
+	void *report = bcsmpi_report_gather(&len);
+	int rc = PMPI_Finalize();
 
-	if (!__atomic_load_n(&bcsmpi_started, __ATOMIC_RELAXED))
-		return PMPI_Finalize();
-	t0 = bcsmpi_finalize_enter();
-	rc = PMPI_Finalize();
-	bcsmpi_finalize_leave(t0);
+	if (started)
+		bcsmpi_finalize_leave(t0);
+	bcsmpi_report_write(report, len);
 	return rc;
 }
