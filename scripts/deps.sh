@@ -67,7 +67,7 @@ packages="build-essential pkg-config qemu-system-x86 busybox-static sparse
 	libnl-3-dev libnl-genl-3-dev libsodium-dev libjson-c-dev
 	linux-source-6.1 linux-headers-amd64 $headers
 	iproute2 nftables kmod cpio xz-utils gzip procps util-linux perl
-	openmpi-bin libopenmpi-dev mpich libmpich-dev
+	openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran binutils
 	dropbear-bin openssh-client rt-tests
 	gcc-multilib bc bison flex libelf-dev libssl-dev dkms
 	shellcheck python3-pyflakes gnuplot-nox
