@@ -292,17 +292,9 @@ EXPORT void mpi_##lname##_f08_(FP##n)					\
 FBODY(name, n, "pmpir_" #lname "_f08_", blocking, 0)
 #endif
 
-#ifdef OPEN_MPI
+/* The functions without a buffer: wrapped for both MPIs. */
 #define FP BCSMPI_POLL
-F(Send, send, 7, 1, fbytes(a1, a2))
-F(Ssend, ssend, 7, 1, fbytes(a1, a2))
-F(Bsend, bsend, 7, 1, fbytes(a1, a2))
-F(Rsend, rsend, 7, 1, fbytes(a1, a2))
-F(Recv, recv, 8, 1, fbytes(a1, a2))
-F(Sendrecv, sendrecv, 13, 1, fbytes(a1, a2) + fbytes(a6, a7))
 F(Probe, probe, 5, 1, 0)
-F(Isend, isend, 8, 0, fbytes(a1, a2))
-F(Irecv, irecv, 8, 0, fbytes(a1, a2))
 F(Iprobe, iprobe, 6, FP, 0)
 F(Wait, wait, 3, 1, 0)
 F(Waitall, waitall, 4, 1, 0)
@@ -313,6 +305,18 @@ F(Testall, testall, 5, FP, 0)
 F(Testany, testany, 6, FP, 0)
 F(Testsome, testsome, 6, FP, 0)
 F(Barrier, barrier, 2, 1, 0)
+F(Ibarrier, ibarrier, 3, 0, 0)
+F(Comm_rank, comm_rank, 3, 0, 0)
+F(Comm_size, comm_size, 3, 0, 0)
+#ifdef OPEN_MPI
+F(Send, send, 7, 1, fbytes(a1, a2))
+F(Ssend, ssend, 7, 1, fbytes(a1, a2))
+F(Bsend, bsend, 7, 1, fbytes(a1, a2))
+F(Rsend, rsend, 7, 1, fbytes(a1, a2))
+F(Recv, recv, 8, 1, fbytes(a1, a2))
+F(Sendrecv, sendrecv, 13, 1, fbytes(a1, a2) + fbytes(a6, a7))
+F(Isend, isend, 8, 0, fbytes(a1, a2))
+F(Irecv, irecv, 8, 0, fbytes(a1, a2))
 F(Bcast, bcast, 6, 1, fbytes(a1, a2))
 F(Reduce, reduce, 8, 1, fbytes(a2, a3))
 F(Allreduce, allreduce, 7, 1, fbytes(a2, a3))
@@ -327,7 +331,6 @@ F(Gatherv, gatherv, 10, 1, fbytes(a1, a2))
 F(Allgatherv, allgatherv, 9, 1, fbytes(a1, a2))
 F(Scatterv, scatterv, 10, 1, fbytes(a5, a6))
 F(Alltoallv, alltoallv, 10, 1, 0)
-F(Ibarrier, ibarrier, 3, 0, 0)
 F(Ibcast, ibcast, 7, 0, fbytes(a1, a2))
 F(Ireduce, ireduce, 9, 0, fbytes(a2, a3))
 F(Iallreduce, iallreduce, 8, 0, fbytes(a2, a3))
@@ -335,27 +338,8 @@ F(Igather, igather, 10, 0, fbytes(a1, a2))
 F(Iallgather, iallgather, 9, 0, fbytes(a1, a2))
 F(Iscatter, iscatter, 10, 0, fbytes(a4, a5))
 F(Ialltoall, ialltoall, 9, 0, fbytes(a1, a2))
-F(Comm_rank, comm_rank, 3, 0, 0)
-F(Comm_size, comm_size, 3, 0, 0)
-#undef FP
-#else
-#define FP BCSMPI_POLL
-F(Probe, probe, 5, 1, 0)
-F(Iprobe, iprobe, 6, FP, 0)
-F(Wait, wait, 3, 1, 0)
-F(Waitall, waitall, 4, 1, 0)
-F(Waitany, waitany, 5, 1, 0)
-F(Waitsome, waitsome, 6, 1, 0)
-F(Test, test, 4, FP, 0)
-F(Testall, testall, 5, FP, 0)
-F(Testany, testany, 6, FP, 0)
-F(Testsome, testsome, 6, FP, 0)
-F(Barrier, barrier, 2, 1, 0)
-F(Ibarrier, ibarrier, 3, 0, 0)
-F(Comm_rank, comm_rank, 3, 0, 0)
-F(Comm_size, comm_size, 3, 0, 0)
-#undef FP
 #endif /* OPEN_MPI */
+#undef FP
 
 /* MPI_Init and MPI_Init_thread from Fortran: recording starts. */
 #define FINIT(name, lname, n, sym)					\
