@@ -22,7 +22,8 @@
 #     library is not where BCS_MPI_LIBDIR says;
 #   - bcsstat mpi --hist and bcsstat plot mpi of the selected primitives;
 #   - the same pattern with the library built with ASan and UBSan: the
-#     same counts, and no report from any rank;
+#     same counts, and no report from any rank; its regions, call sites
+#     and the job's report likewise;
 #   - bcsctl stats enable|disable --mpi changing the selection of a
 #     running job of 2 ranks between two phases of its calls;
 #   - ranks of a normal user against a hostile job directory (FIFO,
@@ -294,6 +295,20 @@ test_asan()
 		grep -m1 -A20 -E "ERROR: AddressSanitizer|runtime error:" \
 			"$TMP/out" >&2 || tail -5 "$TMP/out" >&2
 		result fail "$mpi: under ASan and UBSan, the same counts and no report"
+	fi
+	# The regions, call sites and the job's report too.
+	run "$mpi" "$d-reg" "$TMP/out" LD_PRELOAD="$rt $lib" BCS_JOB=areg \
+		ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		BCS_MPI_REGIONS=1 BCS_MPI_SITES=1 -- regions
+	rc=$?
+	bad=$(grep -cE "ERROR: AddressSanitizer|runtime error:" "$TMP/out")
+	if [ "$rc" = 0 ] && [ "$bad" = 0 ] &&
+	   grep -Eq "^outer +$np +$np " "$d-reg/areg.report"; then
+		result ok "$mpi: regions, call sites, report under ASan and UBSan"
+	else
+		grep -m1 -A20 -E "ERROR: AddressSanitizer|runtime error:" \
+			"$TMP/out" >&2 || tail -5 "$TMP/out" >&2
+		result fail "$mpi: regions, call sites, report under ASan and UBSan"
 	fi
 }
 
@@ -630,6 +645,8 @@ print([p["name"] for p in d["primitives"] if p.get("has_hist")])' > /dev/null; t
 
 echo "TAP version 13"
 if [ "${BCS_MPI_TEST_ONLY:-}" = mpip ]; then
+	test_asan openmpi "${BCS_MPI_TEST_NP:-4}"
+	test_asan mpich "${BCS_MPI_TEST_NP_MPICH:-2}"
 	test_fortran openmpi "${BCS_MPI_TEST_NP:-4}"
 	test_regions openmpi "${BCS_MPI_TEST_NP:-4}"
 	test_fortran mpich "${BCS_MPI_TEST_NP_MPICH:-2}"
