@@ -185,6 +185,10 @@ test_regions()
 	   [ "$(grep -Ec "^ +[0-9]+ +[^ ]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +20 +960$" "$TMP/ranks")" = "$np" ] &&
 	   "$BCSSTAT" mpi "$d"/reg.*.bcsmpi > "$TMP/table" &&
 	   grep -q "^Regions (MPI_Pcontrol):" "$TMP/table" &&
+	   "$BCSSTAT" mpi --report "$d"/reg.*.bcsmpi > "$TMP/report" &&
+	   grep -Eq "^  MPI_Bcast +$((np * 5)) calls" "$TMP/report" &&
+	   { "$BCSSTAT" mpi --ranks --json "$d"/reg.*.bcsmpi > /dev/null 2>&1;
+	     [ $? = 2 ]; } &&
 	   grep -q "largest gap of a rank 0\.0" "$TMP/table"; then
 		result ok "$mpi: regions, MPI_Pcontrol(0), call sites, report, --ranks"
 	else
