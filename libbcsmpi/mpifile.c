@@ -71,6 +71,52 @@ static int hist_ok(const struct bcs_mpi_stats *st, uint64_t off)
 	       h->nr_buckets == bcs_hist_buckets(h->sub_bits);
 }
 
+/* Whether @n items of @size bytes at @off lie inside @st (0 for none). */
+static int table_ok(const struct bcs_mpi_stats *st, uint64_t off, uint64_t n,
+		    uint64_t size)
+{
+	if (!off)
+		return !n;
+	return off % 8 == 0 && off <= st->size &&
+	       n * size <= st->size - off;
+}
+
+/* The regions and call sites of @st checked, their strings terminated. */
+static const char *check_tables(struct bcs_mpi_stats *st)
+{
+	struct bcs_mpi_file_header *h = st->data;
+	struct bcs_mpi_region *r;
+	struct bcs_mpi_site *s;
+	uint32_t i;
+
+	if (h->nr_regions > BCS_MPI_MAX_REGIONS ||
+	    h->nr_sites > BCS_MPI_MAX_SITES ||
+	    (h->region_off && h->region_size != sizeof(*r)) ||
+	    (h->site_off && h->site_size != sizeof(*s)) ||
+	    !table_ok(st, h->region_off, h->nr_regions,
+		      sizeof(*r) + (uint64_t)h->nr_prims *
+		      sizeof(struct bcs_mpi_rprim)) ||
+	    !table_ok(st, h->site_off, h->nr_sites, sizeof(*s)))
+		return "corrupt (regions or call sites)";
+	if (h->region_off) {
+		r = (void *)((char *)st->data + h->region_off);
+		for (i = 0; i < h->nr_regions; i++)
+			r[i].name[sizeof(r[i].name) - 1] = 0;
+		st->regions = r;
+		st->rprims = (void *)(r + h->nr_regions);
+	}
+	if (h->site_off) {
+		s = (void *)((char *)st->data + h->site_off);
+		for (i = 0; i < h->nr_sites; i++) {
+			s[i].module[sizeof(s[i].module) - 1] = 0;
+			if (s[i].prim >= h->nr_prims)
+				s[i].calls = 0;	/* not a site */
+		}
+		st->sites = s;
+	}
+	return NULL;
+}
+
 /* What is wrong with @st, or NULL. */
 static const char *check(struct bcs_mpi_stats *st)
 {
@@ -106,6 +152,8 @@ static const char *check(struct bcs_mpi_stats *st)
 	    (!p[BCS_MPI_PRIM_COMP].lat_hist_off ||
 	     !p[BCS_MPI_PRIM_COMM].lat_hist_off))
 		return "corrupt (no process distributions)";
+	if (check_tables(st))
+		return "corrupt (regions or call sites)";
 	st->prims = p;
 	return NULL;
 }
@@ -230,6 +278,8 @@ int bcs_mpi_stats_summary_fd(int fd, const char *name, void **out,
 		nh->flags |= BCS_MPI_SUMMARY;
 		nh->prim_off = sizeof(h);
 		nh->file_size = size;
+		nh->region_off = nh->site_off = 0;
+		nh->nr_regions = nh->nr_sites = 0;
 	}
 	r = bcs_mpi_stats_parse(buf, size, name, &st, err, errlen);
 	if (r)
@@ -333,6 +383,8 @@ int bcs_mpi_stats_summary(const struct bcs_mpi_stats *st, void **out,
 		return -ENOMEM;
 	*nh = *h;
 	nh->flags |= BCS_MPI_SUMMARY;
+	nh->region_off = nh->site_off = 0;
+	nh->nr_regions = nh->nr_sites = 0;
 	nh->nr_prims = k;
 	nh->prim_off = sizeof(*nh);
 	nh->file_size = size;

@@ -15,12 +15,18 @@
 
 /* Records in a file at most, against a corrupt count. */
 #define BCS_MPI_MAX_PRIMS	4096
+/* Regions and call sites in a file at most, likewise. */
+#define BCS_MPI_MAX_REGIONS	64
+#define BCS_MPI_MAX_SITES	4096
 
 struct bcs_mpi_stats {
 	void *data;				/* a copy of the file */
 	size_t size;
 	const struct bcs_mpi_file_header *hdr;	/* at @data */
 	const struct bcs_mpi_prim *prims;	/* hdr->nr_prims of them */
+	const struct bcs_mpi_region *regions;	/* hdr->nr_regions, or NULL */
+	const struct bcs_mpi_rprim *rprims;	/* [region][record] */
+	const struct bcs_mpi_site *sites;	/* hdr->nr_sites, or NULL */
 };
 
 /*

@@ -100,9 +100,24 @@ uint64_t bcsmpi_now(void);
  */
 uint64_t bcsmpi_enter(int blocking);
 
-/* The call that began at @t0 (bcsmpi_enter()) returns, with @bytes. */
+/*
+ * The call that began at @t0 (bcsmpi_enter()) returns, with @bytes;
+ * @caller is the wrapper's return address (its call site, kept only
+ * with BCS_MPI_SITES=1).
+ */
 void bcsmpi_leave(enum bcsmpi_prim prim, int blocking, uint64_t t0,
-		  uint64_t bytes);
+		  uint64_t bytes, const void *caller);
+
+/*
+ * MPI_Pcontrol(@level, ...): 0 stops recording, any other level resumes
+ * it; with regions on (BCS_MPI_REGIONS=1), @name (the variadic argument
+ * of levels 1 and -1, NULL for the others) enters (1) or leaves (-1)
+ * the region of that name.
+ */
+void bcsmpi_pcontrol(int level, const char *name);
+
+/* Whether levels 1 and -1 of MPI_Pcontrol carry a region's name. */
+extern int bcsmpi_regions;
 
 /*
  * MPI_Init or MPI_Init_thread (@prim) returned successfully after
@@ -124,5 +139,20 @@ uint64_t bcsmpi_finalize_enter(void);
  * its entry) and unmapped.
  */
 void bcsmpi_finalize_leave(uint64_t t0);
+
+/*
+ * In MPI_Finalize, before PMPI_Finalize: with the report on
+ * (BCS_MPI_REPORT), a collective of MPI_COMM_WORLD that brings every
+ * rank's statistics to rank 0; there returns them (*@len bytes) for
+ * bcsmpi_report_write(), elsewhere NULL.
+ */
+void *bcsmpi_report_gather(size_t *len);
+
+/*
+ * After PMPI_Finalize, rank 0: the report of the job written from the
+ * statistics gathered, into JOB.report beside the ranks' files (created,
+ * never replaced, never through a link); @data freed.
+ */
+void bcsmpi_report_write(void *data, size_t len);
 
 #endif /* BCSMPI_RECORD_H */

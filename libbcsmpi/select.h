@@ -13,8 +13,13 @@ struct bcsmpi_select {
 	int off;			/* BCS_MPI_STATS=off: nothing at all */
 	unsigned int sub_bits;		/* resolution of the histograms */
 	unsigned int poll_sample;	/* 1 in it of a polled primitive timed */
+	unsigned int sites;		/* BCS_MPI_SITES=1: call sites kept */
 	unsigned char dist[BCSMPI_NR_PRIMS];	/* 1: with histograms */
 };
+
+/* Regions of MPI_Pcontrol and call sites a file has room for. */
+#define BCSMPI_MAX_REGIONS		16
+#define BCSMPI_MAX_SITES		256
 
 /* One call in this many of a polled primitive is timed, by default. */
 #define BCSMPI_POLL_SAMPLE_DEFAULT	32

@@ -51,6 +51,23 @@ static void lay_out(struct bcs_mpi_file_header *hdr,
 	size_t hb = bcs_mpi_hist_bytes(sel->sub_bits);
 	unsigned int i;
 
+	/* The regions (always), their rows, the call sites (if asked). */
+	if (hdr) {
+		hdr->region_off = off;
+		hdr->nr_regions = BCSMPI_MAX_REGIONS;
+		hdr->region_size = sizeof(struct bcs_mpi_region);
+	}
+	off += BCSMPI_MAX_REGIONS * (sizeof(struct bcs_mpi_region) +
+		BCSMPI_NR_PRIMS * sizeof(struct bcs_mpi_rprim));
+	if (sel->sites) {
+		if (hdr) {
+			hdr->site_off = off;
+			hdr->nr_sites = BCSMPI_MAX_SITES;
+			hdr->site_size = sizeof(struct bcs_mpi_site);
+		}
+		off += BCSMPI_MAX_SITES * sizeof(struct bcs_mpi_site);
+	}
+
 	for (i = 0; i < BCSMPI_NR_PRIMS; i++) {
 		if (hdr) {
 			set_name(p[i].name, sizeof(p[i].name),

@@ -102,7 +102,7 @@ module="linux-headers-amd64 kmod dkms"
 rig="qemu-system-x86 busybox-static sparse
 	linux-source-6.1 $headers
 	iproute2 nftables cpio xz-utils gzip procps util-linux perl
-	openmpi-bin mpich
+	openmpi-bin mpich gfortran binutils
 	dropbear-bin openssh-client rt-tests
 	gcc-multilib bc bison flex libelf-dev libssl-dev
 	shellcheck python3-pyflakes gnuplot-nox

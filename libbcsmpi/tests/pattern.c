@@ -25,6 +25,10 @@
  * With "intercomm", instead: one MPI_Alltoallv over an inter-communicator
  * between rank 0 and the others, ALLTOALLV_BYTES to each process of the
  * other group.
+ * With "regions", instead (BCS_MPI_REGIONS=1): 10 MPI_Allreduce in
+ * region "outer", within it 5 MPI_Bcast in region "inner" (nested), then
+ * MPI_Pcontrol(0), 7 MPI_Barrier (not recorded), MPI_Pcontrol(2), 3
+ * MPI_Barrier in region "bad name!" (kept as "bad_name_").
  * With "phases DIR", instead: NR_PHASES phases of PHASE_CALLS
  * MPI_Allreduce; after each but the last, rank 0 creates DIR/doneN and
  * every rank waits (without MPI calls) for DIR/goN, so that the test can
@@ -107,6 +111,30 @@ static void compute(int ms)
 		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
+static int regions(void)
+{
+	double in[8] = { 1 }, out[8];
+	int i;
+
+	MPI_Pcontrol(1, "outer");
+	for (i = 0; i < 10; i++)
+		MPI_Allreduce(in, out, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Pcontrol(1, "inner");
+	for (i = 0; i < 5; i++)
+		MPI_Bcast(in, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	MPI_Pcontrol(-1, "inner");
+	MPI_Pcontrol(-1, "outer");
+	MPI_Pcontrol(0);
+	for (i = 0; i < 7; i++)
+		MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Pcontrol(2);
+	MPI_Pcontrol(1, "bad name!");
+	for (i = 0; i < 3; i++)
+		MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Pcontrol(-1, "bad name!");
+	return 0;
+}
+
 static int imbalance(int slow, int rank, int size)
 {
 	double in[8], out[8];
@@ -182,6 +210,11 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "intercomm")) {
 		i = intercomm(rank, size);
+		MPI_Finalize();
+		return i;
+	}
+	if (argc > 1 && !strcmp(argv[1], "regions")) {
+		i = regions();
 		MPI_Finalize();
 		return i;
 	}

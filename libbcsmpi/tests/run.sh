@@ -22,12 +22,18 @@
 #     library is not where BCS_MPI_LIBDIR says;
 #   - bcsstat mpi --hist and bcsstat plot mpi of the selected primitives;
 #   - the same pattern with the library built with ASan and UBSan: the
-#     same counts, and no report from any rank;
+#     same counts, and no report from any rank; its regions, call sites
+#     and the job's report likewise;
 #   - bcsctl stats enable|disable --mpi changing the selection of a
 #     running job of 2 ranks between two phases of its calls;
 #   - ranks of a normal user against a hostile job directory (FIFO,
 #     link, another user's files and lock): MPI_Init returns, profiling
 #     off or the file ignored (BCS_MPI_TEST_ONLY=hostile: these alone);
+#   - the Fortran programs (mpif.h, mpi_f08): every call counted;
+#   - MPI_Pcontrol's regions and pause, call sites resolved to
+#     pattern.c:LINE, the job's report and bcsstat mpi --ranks; no region
+#     without BCS_MPI_REGIONS, no report with BCS_MPI_REPORT=0, no link
+#     followed to write it (BCS_MPI_TEST_ONLY=mpip: these alone);
 # and bcsctl run --mpi-stats on programs of no MPI, bcsstat mpi's errors
 # on files that are not statistics.  An MPI
 # whose library or mpirun is missing is skipped with the reason.
@@ -86,6 +92,128 @@ run()
 	timeout -k 5 60 $(mpirun_of "$mpi") env -u BCS_MPI_POLL \
 		LD_PRELOAD="$top/libbcsmpi-$mpi.so" BCS_MPI_DIR="$dir" \
 		"${envs[@]}" "tests/pattern-$mpi" "$@" > "$out" 2>&1
+}
+
+# run_prog MPI PROG DIR OUT [ENV...]: tests/PROG-MPI as run() runs the
+# pattern, without arguments.
+run_prog()
+{
+	local mpi=$1 prog=$2 dir=$3 out=$4
+
+	shift 4
+	mkdir -p "$dir"
+	# shellcheck disable=SC2046
+	timeout -k 5 60 $(mpirun_of "$mpi") env -u BCS_MPI_POLL \
+		LD_PRELOAD="$top/libbcsmpi-$mpi.so" BCS_MPI_DIR="$dir" \
+		"$@" "tests/$prog-$mpi" > "$out" 2>&1
+}
+
+# test_fortran MPI NP: the Fortran programs (mpif.h and mpi_f08) make
+# the calls fortran.f90 says, each counted in every rank, with its bytes;
+# those between MPI_Pcontrol(0) and MPI_Pcontrol(1) not.
+test_fortran()
+{
+	local mpi=$1 np=$2 prog d
+
+	for prog in fortran fortran08; do
+		if [ ! -x "tests/$prog-$mpi" ]; then
+			result skip "$mpi: $prog" "no mpif90.$mpi"
+			continue
+		fi
+		d=$TMP/$mpi-$prog
+		if run_prog "$mpi" "$prog" "$d" "$TMP/out" BCS_JOB="$prog" &&
+		   "$BCSSTAT" mpi --json "$d"/"$prog".*.bcsmpi > "$TMP/json" &&
+		   python3 -c '
+import json, sys
+np = int(sys.argv[1])
+ranks = {r["rank"]: r for r in json.load(sys.stdin)["ranks"]}
+bad = []
+if sorted(ranks) != list(range(np)):
+    bad.append("ranks %s" % sorted(ranks))
+for k, r in ranks.items():
+    p = r["primitives"]
+    want = {"MPI_Allreduce": (10, 640), "MPI_Barrier": (5, 0),
+            "MPI_Bcast": (2, 128), "MPI_Isend": (6, 600),
+            "MPI_Irecv": (6, 600), "MPI_Waitall": (6, 0),
+            "MPI_Send": (3 if k == 0 else 0, 1200 if k == 0 else 0),
+            "MPI_Recv": (3 if k == 1 else 0, 1200 if k == 1 else 0),
+            "MPI_Comm_rank": (1, 0), "MPI_Comm_size": (1, 0)}
+    for name, (calls, nbytes) in want.items():
+        got = (p[name]["calls"], p[name]["bytes"])
+        if got != (calls, nbytes):
+            bad.append("rank %d %s %s, want %s" % (k, name, got,
+                                                    (calls, nbytes)))
+    if p["MPI_Init"]["calls"] + p["MPI_Init_thread"]["calls"] != 1 or \
+       not r["complete"]:
+        bad.append("rank %d: MPI_Init or MPI_Finalize not seen" % k)
+for b in bad:
+    print("#", b)
+sys.exit(1 if bad else 0)' "$np" < "$TMP/json" &&
+		   grep -q "^MPI_Allreduce  *$((np * 10)) " "$d/$prog.report"
+		then
+			result ok "$mpi: $prog: every call counted, with its bytes"
+		else
+			cat "$TMP/out" >&2
+			result fail "$mpi: $prog: every call counted, with its bytes"
+		fi
+	done
+}
+
+# test_regions MPI NP: the pattern's regions (BCS_MPI_REGIONS=1) and call
+# sites (BCS_MPI_SITES=1) in the job's report and bcsstat mpi; without
+# BCS_MPI_REGIONS no region; BCS_MPI_REPORT=0 no report; a link where
+# the report goes is not followed.
+test_regions()
+{
+	local mpi=$1 np=$2 d=$TMP/$1-regions rep
+
+	rep=$d/reg.report
+	if run "$mpi" "$d" "$TMP/out" BCS_JOB=reg BCS_MPI_REGIONS=1 \
+		BCS_MPI_SITES=1 -- regions &&
+	   grep -Eq "^outer +$np +$np " "$rep" &&
+	   grep -Eq "^  MPI_Allreduce +$((np * 10)) calls" "$rep" &&
+	   grep -Eq "^inner +$np +$np " "$rep" &&
+	   grep -Eq "^  MPI_Bcast +$((np * 5)) calls" "$rep" &&
+	   grep -Eq "^bad_name_ +$np +$np " "$rep" &&
+	   grep -Eq "^  MPI_Barrier +$((np * 3)) calls" "$rep" &&
+	   grep -Eq "^MPI_Barrier +$((np * 3)) " "$rep" &&
+	   grep -Eq "^ +[0-9]+ MPI_Allreduce +$((np * 10)) .*pattern\.c:[0-9]+ \(regions\)$" "$rep" &&
+	   grep -Eq "^ +[0-9]+ MPI_Bcast +$((np * 5)) .*pattern\.c:[0-9]+ \(regions\)$" "$rep" &&
+	   [ "$(awk '/^--- MPI time per rank/ { f = 1; next } /^$/ { f = 0 }
+		   f && $1 ~ /^[0-9]+$/' "$rep" | wc -l)" = "$np" ] &&
+	   "$BCSSTAT" mpi --ranks "$d"/reg.*.bcsmpi > "$TMP/ranks" &&
+	   [ "$(grep -Ec "^ +[0-9]+ +[^ ]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +20 +960$" "$TMP/ranks")" = "$np" ] &&
+	   "$BCSSTAT" mpi "$d"/reg.*.bcsmpi > "$TMP/table" &&
+	   grep -q "^Regions (MPI_Pcontrol):" "$TMP/table" &&
+	   "$BCSSTAT" mpi --report "$d"/reg.*.bcsmpi > "$TMP/report" &&
+	   grep -Eq "^  MPI_Bcast +$((np * 5)) calls" "$TMP/report" &&
+	   { "$BCSSTAT" mpi --ranks --json "$d"/reg.*.bcsmpi > /dev/null 2>&1;
+	     [ $? = 2 ]; } &&
+	   grep -q "largest gap of a rank 0\.0" "$TMP/table"; then
+		result ok "$mpi: regions, MPI_Pcontrol(0), call sites, report, --ranks"
+	else
+		cat "$TMP/out" "$rep" "$TMP/ranks" >&2 2>/dev/null
+		result fail "$mpi: regions, MPI_Pcontrol(0), call sites, report, --ranks"
+	fi
+
+	d=$TMP/$mpi-noregions
+	mkdir -p "$d"
+	ln -s "$TMP/$mpi-target" "$d/noreg.report"
+	if run "$mpi" "$d" "$TMP/out" BCS_JOB=noreg -- regions &&
+	   [ ! -e "$TMP/$mpi-target" ] &&
+	   grep -q "cannot create .*noreg.report" "$TMP/out" &&
+	   rm "$d/noreg.report" &&
+	   run "$mpi" "$d" "$TMP/out" BCS_JOB=noreg -- regions &&
+	   grep -q "^(no region entered" "$d/noreg.report" &&
+	   grep -q "^(no call site kept" "$d/noreg.report" &&
+	   run "$mpi" "$TMP/$mpi-norep" "$TMP/out" BCS_JOB=norep \
+		BCS_MPI_REPORT=0 -- regions &&
+	   ! ls "$TMP/$mpi-norep"/*.report > /dev/null 2>&1; then
+		result ok "$mpi: no regions by default, BCS_MPI_REPORT=0, no link followed"
+	else
+		cat "$TMP/out" >&2
+		result fail "$mpi: no regions by default, BCS_MPI_REPORT=0, no link followed"
+	fi
 }
 
 # wait_file PATH: until it exists, 60 s at most.
@@ -172,6 +300,20 @@ test_asan()
 			"$TMP/out" >&2 || tail -5 "$TMP/out" >&2
 		result fail "$mpi: under ASan and UBSan, the same counts and no report"
 	fi
+	# The regions, call sites and the job's report too.
+	run "$mpi" "$d-reg" "$TMP/out" LD_PRELOAD="$rt $lib" BCS_JOB=areg \
+		ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		BCS_MPI_REGIONS=1 BCS_MPI_SITES=1 -- regions
+	rc=$?
+	bad=$(grep -cE "ERROR: AddressSanitizer|runtime error:" "$TMP/out")
+	if [ "$rc" = 0 ] && [ "$bad" = 0 ] &&
+	   grep -Eq "^outer +$np +$np " "$d-reg/areg.report"; then
+		result ok "$mpi: regions, call sites, report under ASan and UBSan"
+	else
+		grep -m1 -A20 -E "ERROR: AddressSanitizer|runtime error:" \
+			"$TMP/out" >&2 || tail -5 "$TMP/out" >&2
+		result fail "$mpi: regions, call sites, report under ASan and UBSan"
+	fi
 }
 
 test_mpi()
@@ -216,6 +358,8 @@ test_mpi()
 		result fail "$mpi: counts, bytes, histograms, identity"
 	fi
 	test_asan "$mpi" "$np"
+	test_fortran "$mpi" "$np"
+	test_regions "$mpi" "$np"
 
 	# An all-to-all over an inter-communicator between rank 0 and the
 	# others: each rank's bytes are those for the other group's
@@ -504,6 +648,17 @@ print([p["name"] for p in d["primitives"] if p.get("has_hist")])' > /dev/null; t
 }
 
 echo "TAP version 13"
+if [ "${BCS_MPI_TEST_ONLY:-}" = mpip ]; then
+	test_asan openmpi "${BCS_MPI_TEST_NP:-4}"
+	test_asan mpich "${BCS_MPI_TEST_NP_MPICH:-2}"
+	test_fortran openmpi "${BCS_MPI_TEST_NP:-4}"
+	test_regions openmpi "${BCS_MPI_TEST_NP:-4}"
+	test_fortran mpich "${BCS_MPI_TEST_NP_MPICH:-2}"
+	test_regions mpich "${BCS_MPI_TEST_NP_MPICH:-2}"
+	echo "1..$n"
+	[ "$failed" = 0 ]
+	exit
+fi
 if [ "${BCS_MPI_TEST_ONLY:-}" = hostile ]; then
 	test_hostile
 	echo "1..$n"

@@ -52,14 +52,16 @@ static const struct cmd cmds[] = {
 	{ "dump", "--job J [-o FILE.json]",
 	  "Job J's statistics on this node as one JSON document (a job dump)",
 	  OPT_JOB | OPT_OUTPUT, run_dump, NULL },
-	{ "mpi", "[--job J] [--node HOST] [--rank R] [--json | --hist PRIM] "
-	  "[FILE|DIR...]",
+	{ "mpi", "[--job J] [--node HOST] [--rank R] [--json | --hist PRIM | "
+	  "--ranks | --report] [FILE|DIR...]",
 	  "Per-primitive MPI statistics of the ranks whose libbcsmpi files "
 	  "are given\n      (--hist: the latency and size distributions of "
 	  "PRIM; --job: job J's files in DIR\n      or $BCS_MPI_DIR, merged "
-	  "over its ranks and nodes)",
-	  OPT_JOB | OPT_NODE | OPT_RANK | OPT_JSON | OPT_HIST | OPT_ARGS,
-	  run_mpi, NULL },
+	  "over its ranks and nodes; --ranks: MPI time %, calls\n      and "
+	  "bytes per rank; --report: the job's report, regions and call "
+	  "sites)",
+	  OPT_JOB | OPT_NODE | OPT_RANK | OPT_JSON | OPT_HIST | OPT_ARGS |
+	  OPT_RANKS | OPT_REPORT, run_mpi, NULL },
 	{ "trace", "-o FILE.json [FILE...]",
 	  "Slice records of nodes as a trace for https://ui.perfetto.dev",
 	  OPT_OUTPUT | OPT_ARGS, run_trace, NULL },
@@ -143,6 +145,10 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 		}
 		if (!strcmp(a, "--json"))
 			opt = OPT_JSON;
+		else if (!strcmp(a, "--ranks"))
+			opt = OPT_RANKS;
+		else if (!strcmp(a, "--report"))
+			opt = OPT_REPORT;
 		else if (!strcmp(a, "-f") || !strcmp(a, "--follow"))
 			opt = OPT_FOLLOW;
 		else if (!strncmp(a, "-n", 2))
@@ -170,7 +176,8 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 		if (!(opt & c->allowed))
 			return usage_err(c, "option not valid here:", a);
 		o->given |= opt;
-		if (opt == OPT_JSON || opt == OPT_FOLLOW)
+		if (opt == OPT_JSON || opt == OPT_FOLLOW ||
+		    opt == OPT_RANKS || opt == OPT_REPORT)
 			continue;
 		v = opt_value(argc, argv, &i, opt == OPT_JOB ? 5 :
 			      opt == OPT_PID ? 5 : opt == OPT_METRIC ? 8 :

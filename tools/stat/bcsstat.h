@@ -28,6 +28,8 @@ enum {
 	OPT_HIST	= 1 << 9,	/* --hist PRIM */
 	OPT_NODE	= 1 << 10,	/* --node HOST */
 	OPT_RANK	= 1 << 11,	/* --rank R */
+	OPT_RANKS	= 1 << 12,	/* mpi --ranks */
+	OPT_REPORT	= 1 << 13,	/* mpi --report */
 };
 
 struct cmd;

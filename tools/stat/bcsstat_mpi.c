@@ -32,6 +32,7 @@
 #include <bcs_ctl.h>
 
 #include "mpifile.h"
+#include "report.h"
 #include "bcsstat.h"
 
 /* One primitive over all the files. */
@@ -244,6 +245,9 @@ static int identity(const struct bcs_mpi_stats *st, struct mpi_identity *id)
 	if (!(h->flags & BCS_MPI_COMPLETE) || h->finalize_ns < h->init_ns)
 		return 0;
 	id->elapsed_ns = h->finalize_ns - h->init_ns;
+	/* MPI_Pcontrol(0)'s pauses are in neither. */
+	id->elapsed_ns -= h->paused_ns < id->elapsed_ns ? h->paused_ns :
+			  id->elapsed_ns;
 	d = (double)(id->comp_ns + id->comm_ns) - (double)id->elapsed_ns;
 	id->error_pct = id->elapsed_ns ?
 			100.0 * (d < 0 ? -d : d) / (double)id->elapsed_ns : 0;
@@ -383,6 +387,13 @@ static void print_table(const struct mpi_set *s)
 		printf("Computation + communication: %.3f ms of %.3f ms from "
 		       "MPI_Init to MPI_Finalize (largest gap of a rank "
 		       "%.4f %%)\n", sum / 1e6, elapsed / 1e6, worst);
+	for (k = 0; k < s->nr_files; k++)
+		if (s->files[k].regions && s->files[k].regions[0].name[0])
+			break;
+	if (k < s->nr_files) {
+		printf("Regions (MPI_Pcontrol):\n");
+		bcsmpi_report_regions(stdout, s->files, s->nr_files);
+	}
 }
 
 static struct json_object *hist_json(const struct bcs_hist_header *h)
@@ -867,6 +878,10 @@ int run_mpi(const struct opts *o)
 	if ((o->given & OPT_JSON) && o->hist)
 		return usage_err(o->cmd, "--json has every histogram; --hist "
 				 "is for text", NULL);
+	if (!!(o->given & OPT_JSON) + !!o->hist + !!(o->given & OPT_RANKS) +
+	    !!(o->given & OPT_REPORT) > 1)
+		return usage_err(o->cmd, "one of --json, --hist, --ranks, "
+				 "--report", NULL);
 	if (o->given & OPT_JOB) {
 		snprintf(job, sizeof(job), "%u", o->job);
 		f.job = job;
@@ -908,6 +923,10 @@ int run_mpi(const struct opts *o)
 	if (!r) {
 		if (o->hist)
 			r = print_hists(&s, o->hist);
+		else if (o->given & OPT_RANKS)
+			bcsmpi_report_ranks(stdout, s.files, s.nr_files);
+		else if (o->given & OPT_REPORT)
+			bcsmpi_report(stdout, s.files, s.nr_files, 1);
 		else if (o->given & OPT_JSON)
 			print_json(&s);
 		else

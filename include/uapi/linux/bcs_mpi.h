@@ -8,6 +8,10 @@
  *
  *   struct bcs_mpi_file_header                 at 0
  *   struct bcs_mpi_prim[nr_prims]              at prim_off
+ *   struct bcs_mpi_region[nr_regions]          at region_off (0: none)
+ *   struct bcs_mpi_rprim[nr_regions][nr_prims] at region_off + nr_regions *
+ *                                              region_size
+ *   struct bcs_mpi_site[nr_sites]              at site_off (0: none)
  *   histograms                                 at the offsets the records
  *                                              give, each a struct
  *                                              bcs_hist_header and then
@@ -41,7 +45,7 @@
 #include <linux/bcs_hist.h>
 
 #define BCS_MPI_MAGIC		0x4d534342	/* "BCSM" little endian */
-#define BCS_MPI_VERSION		2
+#define BCS_MPI_VERSION		3
 #define BCS_MPI_NAME_LEN	32
 #define BCS_MPI_PRIM_COMP	0	/* record of the computation granularity */
 #define BCS_MPI_PRIM_COMM	1	/* record of the communication overhead */
@@ -75,6 +79,16 @@ struct bcs_mpi_file_header {
 	char job[BCS_MPI_NAME_LEN];	/* $BCS_JOB, or "" */
 	char host[64];			/* gethostname() */
 	char mpi[BCS_MPI_NAME_LEN];	/* "openmpi" or "mpich" */
+	/* Version 3: MPI_Pcontrol's regions and the call sites. */
+	__u64 region_off;	/* struct bcs_mpi_region[], 0 for none */
+	__u32 nr_regions;	/* slots at @region_off (used: @name set) */
+	__u32 region_size;	/* sizeof(struct bcs_mpi_region) */
+	__u64 site_off;		/* struct bcs_mpi_site[], 0 for none */
+	__u32 nr_sites;		/* slots at @site_off (used: @calls != 0) */
+	__u32 site_size;	/* sizeof(struct bcs_mpi_site) */
+	__u64 paused_ns;	/* time with MPI_Pcontrol(0) in force */
+	__s32 pcontrol;		/* the last MPI_Pcontrol level (1 at start) */
+	__u32 reserved1;	/* 0 */
 };
 
 /* @flags of a record. */
@@ -111,6 +125,53 @@ struct bcs_mpi_prim {
 	__u64 bytes;
 	__u64 lat_hist_off;
 	__u64 size_hist_off;
+};
+
+/*
+ * A region of MPI_Pcontrol (IPM's convention): MPI_Pcontrol(1, "name")
+ * enters it, MPI_Pcontrol(-1, "name") leaves it.  Slots are taken in the
+ * order regions are first entered, at most @nr_regions of the header;
+ * @name is sanitized ([A-Za-z0-9_.-], others '_', NUL-terminated).  A
+ * call is counted in the innermost region the process is in (and in the
+ * records of the whole process as always), in the region's row of
+ * struct bcs_mpi_rprim, one per record of the file, in its order.
+ * @time_ns is the time spent inside the region (entries to leaves);
+ * @inside is non-zero while the process is in it.
+ */
+struct bcs_mpi_region {
+	char name[BCS_MPI_NAME_LEN];
+	__u64 entries;
+	__u64 time_ns;
+	__u64 entered_ns;	/* CLOCK_MONOTONIC of the open entry */
+	__u32 inside;		/* depth of nesting of this region */
+	__u32 reserved0;	/* 0 */
+};
+
+/* The calls of one primitive inside one region. */
+struct bcs_mpi_rprim {
+	__u64 calls;
+	__u64 total_ns;		/* of the timed calls */
+	__u64 bytes;
+};
+
+/*
+ * A call site (BCS_MPI_SITES=1): a distinct return address of a
+ * primitive's wrapper, i.e. the instruction after the application's
+ * call.  @module is the object it lies in (dladdr()), @offset its
+ * offset from the object's load address, so that it can be resolved to
+ * file:line after the process ended (bcsstat mpi --sites, the job's
+ * report).  @id is its slot number + 1; @prim the record index.
+ */
+#define BCS_MPI_MODULE_LEN	128
+struct bcs_mpi_site {
+	__u64 offset;
+	__u32 prim;
+	__u32 id;
+	__u64 calls;
+	__u64 total_ns;
+	__u64 bytes;
+	__u64 addr;		/* in the process, the key of the table */
+	char module[BCS_MPI_MODULE_LEN];
 };
 
 /* The bytes of one histogram of the file at resolution @sub_bits. */
