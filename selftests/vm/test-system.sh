@@ -8,30 +8,19 @@
 # guest boots bcs-vm.target), the timers are masked, a unit can be
 # started (a transient one, systemd-run); then exits 42.  Here: the exit
 # status came back (42), and nothing the guest wrote is on this machine.
-# Prints TAP; exits non-zero if anything failed.
+# Ends with "test-system: N passed, N failed"; exits non-zero if anything
+# failed.
 
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/scripts/lib.sh"
+. "$top/scripts/check-lib.sh"
 kernel=6.1
 [ "${1:-}" != --kernel ] || kernel=$2
 
 out=$BUILD/vm/test-system
 mark=/var/tmp/bcs-test-system.$$
-n=0
-failed=0
-ok()
-{
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		failed=1
-	fi
-}
-
 # shellcheck disable=SC2016 # expanded in the guest
 "$top/selftests/vm/run-vm.sh" --kernel "$kernel" --system --quiet \
 	--timeout 600 --append bcs_hostname=bcs-system --out "$out" -- \
@@ -51,9 +40,8 @@ ok()
 rc=$?
 grep -h '^test-system:' "$out/console.log" 2>/dev/null | sed 's/^/# /'
 [ $rc = 42 ]
-ok $? "run-vm.sh --system: the guest's checks passed and its exit status came back (rc=$rc)"
+check $? "run-vm.sh --system: the guest's checks passed and its exit status came back (rc=$rc)"
 [ ! -e "$mark" ]
-ok $? "nothing the guest wrote reached this machine ($mark)"
+check $? "nothing the guest wrote reached this machine ($mark)"
 rm -f "$mark"
-echo "1..$n"
-exit $failed
+checks_done test-system
