@@ -14,6 +14,11 @@
 #      upgrade to packages of the same sources with the version raised
 #      (BCS_DEB_UPGRADE=0 leaves it out), after which DKMS has the new
 #      version's module, and the old one's is gone;
+#   1b. the install test (selftests/cluster/run-cluster.sh --install,
+#      Documentation/install.rst), before anything is installed here:
+#      three guests install the packages, share one key, start bcsd and
+#      Slurm from their units and run a gang-scheduled srun job
+#      (BCS_DEB_CLUSTER=0 leaves it out);
 #   4. one guest (6.1) boots and runs bcs_ioctl_test with the DKMS-built
 #      module (BCS_DEB_VM=0 leaves it out; BCS_DEB_TESTS="..." names other
 #      selftests, BCS_DEB_TESTS=all runs them all, as make check does);
@@ -25,6 +30,7 @@
 # "check-deb: N passed, N failed"; exits non-zero if anything failed.
 #
 # Environment: BUILD, BCS_CACHE (scripts/lib.sh); BCS_DEB_VM=0: no guest;
+# BCS_DEB_CLUSTER=0: no install test (step 1b);
 # BCS_DEB_WAIT: seconds to wait for another run of scripts/deps.sh to
 # write $BCS_CACHE/kernels.env (default 1200).
 
@@ -152,6 +158,20 @@ if [ -n "$left" ]; then
 fi
 rm -f "$key"
 # No key before the installation: the package must make none.
+
+# --- the install test: three guests, the packages only --------------------------
+# Before the packages are installed here: the guests' root is this
+# machine's (an overlay of it), which must not have bcs yet.
+if [ "${BCS_DEB_CLUSTER:-1}" = 0 ]; then
+	skip "install test on three guests (run-cluster.sh --install)" "BCS_DEB_CLUSTER=0"
+else
+	timeout 3700 "$top/selftests/cluster/run-cluster.sh" --install \
+		> "$logdir/install-cluster.log" 2>&1
+	rc=$?
+	grep -E '^(not )?ok |^    (not )?ok |^ *# (run-cluster|SKIP)|passed, ' \
+		"$logdir/install-cluster.log" | sed 's/^/# /'
+	check $rc "install test: three guests install the packages, one key, bcsd and Slurm from their units, a gang-scheduled srun (log: $logdir/install-cluster.log)"
+fi
 
 # What is in DKMS's tree and in each kernel's module directory before: DKMS
 # runs depmod, which writes its indexes for a kernel whose image is not

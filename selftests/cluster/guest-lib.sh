@@ -7,7 +7,8 @@
 
 # shellcheck source=/dev/null
 . "$SHARE/config.sh"
-PATH=$BCS_SRC/tools:$BCS_SRC/daemon:$PATH
+# The install test runs what the packages installed, nothing of the tree.
+[ "${CL_INSTALL:-0}" = 1 ] || PATH=$BCS_SRC/tools:$BCS_SRC/daemon:$PATH
 export PY=/usr/bin/python3
 
 # A FIFO that nobody writes: "read -t" on it sleeps without a fork, and
@@ -367,7 +368,8 @@ with open(sys.argv[1], "w") as f:
 # munge key); everything the daemons write goes under STATE/slurm (the
 # guest's tmpfs; the host's file system is read-only here), their logs
 # into BCS_OUT through the link STATE/slurm/log.
-export SLURM_CONF=$SHARE/slurm/slurm.conf
+# The install test's Slurm reads /etc/slurm, as everywhere.
+[ "${CL_INSTALL:-0}" = 1 ] || export SLURM_CONF=$SHARE/slurm/slurm.conf
 
 slurm_dirs()
 {

@@ -316,6 +316,15 @@ followed()	# followed NODE MASTER [EPOCH]: NODE's bcsd follows MASTER with
 	[ "$m" = "$2" ] && [ "${e:-0}" -gt "${3:-${ep0:-0}}" ]
 }
 
+gone()		# gone NODE J...: the list could be read, and no J is in it
+{
+	local l n=$1
+	shift
+	l=$(on "$n" bcsctl job list) || return 1
+	echo "$l" | awk -v js=" $* " \
+		'NR > 1 && index(js, " " $1 " ") { f = 1 } END { exit f }'
+}
+
 slice_now()	# the cluster slice as NODE's bcsd knows it
 {
 	status_of "$1" "cluster slice"
@@ -353,10 +362,15 @@ slurm_missing()
 # rather than stopped; the guests then need cgroup2 mounted on
 # /sys/fs/cgroup, with a directory system.slice, before slurmd starts
 # (bench/slurm_gang_run.sh does it).
+# With slurm_state=DIR, the daemons' state and logs under DIR instead of
+# STATE/slurm; with slurm_installed=1, no plugstack.conf here and no
+# PlugStackConfig: Slurm's own (/etc/slurm/plugstack.conf, which includes
+# plugstack.conf.d/*.conf) loads the packaged plugin (test-install.sh).
 slurm_conf()
 {
 	local sl=$SHARE/slurm n pt=${slurm_proctrack:-linuxproc}
-	local st=/tmp/bcs-cluster/slurm	# STATE/slurm in the guests (guest-lib.sh)
+	# STATE/slurm in the guests (guest-lib.sh)
+	local st=${slurm_state:-/tmp/bcs-cluster/slurm}
 	mkdir -p "$sl"
 	{
 		cat <<-EOF
@@ -385,7 +399,6 @@ slurm_conf()
 		SelectType=select/linear
 		SchedulerType=sched/builtin
 		ReturnToService=2
-		PlugStackConfig=$sl/plugstack.conf
 		# Emulated CPUs are slow.
 		MessageTimeout=60
 		SlurmdTimeout=300
@@ -394,6 +407,8 @@ slurm_conf()
 		KillWait=10
 		InactiveLimit=0
 		EOF
+		[ "${slurm_installed:-0}" = 1 ] ||
+			echo "PlugStackConfig=$sl/plugstack.conf"
 		[ -z "${1:-}" ] || printf '%s\n' "$1"
 		for n in $CL_NODES; do
 			echo "NodeName=node$n NodeAddr=$CL_NET.$n CPUs=1 State=UNKNOWN"
@@ -411,7 +426,8 @@ slurm_conf()
 	[ "$pt" = linuxproc ] ||
 		printf '%s\n' CgroupPlugin=cgroup/v2 IgnoreSystemd=yes > "$sl/cgroup.conf"
 	# require=yes: a node without bcs fails the step, not run it silently.
-	echo "required $slurm_plugin default=off require=yes wait=10" > "$sl/plugstack.conf"
+	[ "${slurm_installed:-0}" = 1 ] ||
+		echo "required $slurm_plugin default=off require=yes wait=10" > "$sl/plugstack.conf"
 }
 
 slurm_idle()	# every node idle in partition bcs

@@ -27,6 +27,12 @@
 #                   the slurm test alone 1274 s on a loaded one)
 #   --nodes N       2..9 guests (default 3); the tests need 3 (node3 is the
 #                   standby master), a script TEST (the demo) any number
+#   --install       the install test (test-install.sh, the only test then):
+#                   the guests boot with systemd on a writable overlay
+#                   (run-vm.sh --system) and nothing of this tree: no bcs.ko
+#                   loaded, no bcsd started, no cluster key; the test
+#                   installs the packages of $BUILD/deb (scripts/deb.sh)
+#                   and sets the cluster up from them
 
 set -uo pipefail
 
@@ -37,8 +43,10 @@ here=$top/selftests/cluster
 kernel=${BCS_CLUSTER_KERNEL:-6.1}
 tmo=3540
 nr_nodes=3
+install=0
 while [ $# -gt 0 ]; do
 	case $1 in
+	--install) install=1; shift ;;
 	--kernel)  kernel=$2; shift 2 ;;
 	--timeout) tmo=$2; shift 2 ;;
 	--nodes)   nr_nodes=$2; shift 2 ;;
@@ -48,6 +56,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 tests=${*:-coherence mpi auth flood loss restart failover partition lead stats matrix owner tree skew slurm}
+if [ $install = 1 ]; then
+	[ $# = 0 ] || [ "$*" = install ] ||
+		{ echo "run-cluster: --install runs the install test only" >&2; exit 2; }
+	tests=install
+fi
 case $nr_nodes in
 [2-9]) ;;
 *) echo "run-cluster: --nodes 2..9, not '$nr_nodes'" >&2; exit 2 ;;
@@ -100,6 +113,11 @@ nodes=$(seq -s " " 1 "$nr_nodes")
 net=10.77.0
 
 # --- build what the guests run --------------------------------------------
+# The install test: only the packages, which must have been built.
+if [ $install = 1 ]; then
+	ls "$BUILD"/deb/bcsd_*.deb > /dev/null 2>&1 ||
+		die "no packages in $BUILD/deb: run scripts/deb.sh (make deb)"
+else
 # slurm: the SPANK plugin where spank.h is installed (test-slurm.sh).
 for d in libbcs tools daemon slurm; do
 	make -s -C "$top/$d" > "$run.build.log" 2>&1 ||
@@ -118,13 +136,16 @@ fi
 BCS_KERNELS=$rel "$top/scripts/build-modules.sh" > "$run.build.log" 2>&1 ||
 	{ cat "$run.build.log" >&2; die "bcs.ko for $rel did not build"; }
 rm -f "$run.build.log"
+fi
 
 rm -rf "$run"
 mkdir -p "$share/data"
 for n in $nodes; do
 	mkdir -p "$share/cmd/node$n/done" "$run/node$n"
 done
-"$top/daemon/bcsd" --genkey "$share/cluster.key" || die "no cluster key"
+# The install test makes its key with the installed bcsd.
+[ $install = 1 ] ||
+	"$top/daemon/bcsd" --genkey "$share/cluster.key" || die "no cluster key"
 cat > "$share/config.sh" <<EOF
 CL_NODES="$nodes"
 CL_NET=$net
@@ -140,6 +161,9 @@ CL_REPORT_MS=500
 CL_MODDIR=$(bcs_kvar MODDIR "$rel")
 CL_CHRONYD=$chronyd
 CL_CHRONYC=$chronyc
+CL_INSTALL=$install
+CL_DEB=$BUILD/deb
+CL_KREL=$rel
 EOF
 
 # --- network namespace, NTP server, guests ---------------------------------
@@ -214,7 +238,7 @@ ip netns exec "$ns" "$chronyd" -d -x -u root -f "$tmp/chronyd.conf" \
 chrony_pid=$!
 
 echo "TAP version 13"
-echo "1..$((2 + $(echo "$tests" | wc -w) + 3))"
+echo "1..$((2 - install + $(echo "$tests" | wc -w) + nr_nodes))"
 say "kernel $rel, namespace $ns, output in $run"
 
 num=0
@@ -234,9 +258,12 @@ result()	# result STATUS TEXT [nested]: a top-level result
 	fi
 }
 
+# The install test: systemd on an overlay, room for DKMS and the units.
+vm_mode=(--mem 512)
+[ $install = 0 ] || vm_mode=(--mem 1024 --system)
 for n in $nodes; do
 	ip netns exec "$ns" setsid "$top/selftests/vm/run-vm.sh" \
-		--kernel "$rel" --timeout "$tmo" --smp 1 --mem 512 \
+		--kernel "$rel" --timeout "$tmo" --smp 1 "${vm_mode[@]}" \
 		--out "$run/node$n" --share "$share" --prefix "[node$n] " \
 		--append "bcs_ip=$net.$n/24 bcs_hostname=node$n" \
 		--qemu-arg -netdev \
@@ -270,11 +297,17 @@ for n in $nodes; do
 	say "node$n: ${st:-not ready}; $(grep -h '^clock:\|synchronised' \
 		"$run/node$n/chrony.txt" 2>/dev/null | paste -sd ' ')"
 done
-result $rc "$nr_nodes guests booted, clocks set from $net.254, bcs.ko loaded"
+if [ $install = 1 ]; then
+	result $rc "$nr_nodes guests booted (systemd, overlay root), clocks set from $net.254"
+else
+	result $rc "$nr_nodes guests booted, clocks set from $net.254, bcs.ko loaded"
+fi
 export SHARE=$share CL_DIR=$here CL_NODES=$nodes
 . "$here/lib.sh"
 
-if [ $rc = 0 ]; then
+if [ $install = 1 ]; then
+	:	# test-install.sh starts bcsd from its unit
+elif [ $rc = 0 ]; then
 	# The master first, so that the standby hears it before its
 	# failover timeout.
 	{
@@ -292,7 +325,8 @@ if [ $rc = 0 ]; then
 	rc=$?
 	[ $rc = 0 ] || sed 's/^/# /' "$run/setup.log"
 fi
-result $rc "bcsd on every node, node1 the master$([ "$nr_nodes" -lt 3 ] || echo ", node3 a standby")"
+[ $install = 1 ] ||
+	result $rc "bcsd on every node, node1 the master$([ "$nr_nodes" -lt 3 ] || echo ", node3 a standby")"
 for t in $tests; do
 	if [ $rc != 0 ]; then
 		result 1 "$t: not run, no cluster"

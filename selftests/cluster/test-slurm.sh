@@ -173,14 +173,6 @@ analyse mpi "$SHARE/data/slurm" --job "$j1" --np "$np" --output "$oa"
 analyse mpi "$SHARE/data/slurm" --job "$j2" --np "$np" --output "$ob"
 diag "$(grep -h '^mpi_barrier: size' "$oa" "$ob")"
 
-gone()		# gone NODE J...: the list could be read, and no J is in it
-{
-	local l n=$1
-	shift
-	l=$(on "$n" bcsctl job list) || return 1
-	echo "$l" | awk -v js=" $* " \
-		'NR > 1 && index(js, " " $1 " ") { f = 1 } END { exit f }'
-}
 for n in $CL_NODES; do
 	wait_until 60 gone "$n" "$j1" "$j2"
 	rc=$?

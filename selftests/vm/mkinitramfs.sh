@@ -6,7 +6,8 @@
 # Build the test guest's initramfs: static busybox, the PID-1 script
 # selftests/vm/init, and the modules of Debian kernel RELEASE (found under
 # MODDIR, the unpacked lib/modules/RELEASE) that the guest needs to reach
-# the host over 9p on virtio, plus virtio-net for multi-node set-ups.
+# the host over 9p on virtio, plus virtio-net for multi-node set-ups and
+# overlay for the system mode (run-vm.sh --system).
 # Modules are stored uncompressed (busybox insmod does not decompress) and
 # listed in /etc/bcs-modules in dependency order.
 
@@ -20,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 # Modules wanted; their dependencies are added below.  Those built into
 # this kernel (modules.builtin) are skipped.
-wanted="virtio_pci 9pnet_virtio 9p virtio_net net_failover"
+wanted="virtio_pci 9pnet_virtio 9p virtio_net net_failover overlay"
 
 stage=$(mktemp -d "${output}.stage.XXXXXX")
 trap 'rm -rf "$stage"' EXIT

@@ -32,6 +32,15 @@
 #                   pairs when several guests are connected)
 #   --share DIR     also mount DIR read-write at the same path; several
 #                   guests may share one directory (guest init: bcs_share=)
+#   --system        systemd as PID 1 on a writable overlay of this
+#                   machine's root (tmpfs upper layer: nothing the guest
+#                   writes reaches this machine; the shares still do), so
+#                   that the command can install packages and start units.
+#                   The guest boots bcs-vm.target, basic.target and the
+#                   command's unit only: nothing this machine has enabled
+#                   starts, and timers.target and systemd-timesyncd are
+#                   masked.  The command runs as bcs-vm-command.service,
+#                   then the guest powers off through systemd
 #   --icount SHIFT  instruction-counted guest: one TCG thread for all
 #                   virtual CPUs, and the guest's clocks advance 2^SHIFT ns
 #                   per instruction executed, whatever the host does
@@ -62,6 +71,7 @@ quiet=0
 append=""
 qemu_extra=()
 share=""
+system=0
 accel=tcg,thread=multi
 icount=()
 while [ $# -gt 0 ]; do
@@ -76,6 +86,7 @@ while [ $# -gt 0 ]; do
 	--append)   append=$2; shift 2 ;;
 	--qemu-arg) qemu_extra+=("$2"); shift 2 ;;
 	--share)    share=$2; shift 2 ;;
+	--system)   system=1; shift ;;
 	--icount)
 		case $2 in
 		[0-9]|10) ;;
@@ -144,6 +155,10 @@ if [ -n "$share" ]; then
 	esac
 	qemu_extra+=(-virtfs "local,path=$share,mount_tag=bcsshare,security_model=none,multidevs=remap")
 	append="bcs_share=$share $append"
+fi
+if [ $system = 1 ]; then
+	# fstab=no: this machine's fstab names its disks, not the guest's.
+	append="bcs_system=1 fstab=no systemd.gpt_auto=0 systemd.unit=bcs-vm.target systemd.show_status=error $append"
 fi
 mkdir -p "$out/.bcs-vm"
 
