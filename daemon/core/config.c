@@ -16,6 +16,7 @@
 #include <linux/bcs_ctl.h>
 
 #include "core/config.h"
+#include "proto/proto.h"
 
 /* Ranges that are bcsd's own, not the kernel's. */
 #define SLICES_MAX		100000U		/* failover, stale */
@@ -139,6 +140,8 @@ const struct cfg_opt cfg_opts[] = {
 		 "send each strobe this many times, within the first half of the lead; down a tree, ask for a lost one this many times less one"),
 	OPT_UINT(plan_slices, "1", 1, BCS_PLAN_SLICES_MAX / 2,
 		 "master: one strobe per this many slices, a plan of twice as many that the nodes' bcs.ko switch off their own clocks (1: a strobe per slice, no plans)"),
+	OPT_UINT(protocol_version, "4", BCSP_VERSION_MIN, BCSP_VERSION,
+		 "the wire protocol's version this daemon sends (it reads 3 and 4): 3 while a cluster is upgraded from daemons of version 3, which refuse 4; plans (plan_slices) only at 4"),
 	OPT_UINT(rows, "0", 0, BCS_ROWS_MAX,
 		 "master: the most rows of the matrix (0: 64)"),
 	OPT_ENUM(matrix, enum cfg_matrix, "pack", matrix_names,
@@ -227,7 +230,7 @@ static const char *const live_opts[] = {
 	"seq_allowance_ms", "predict", "expire", "fill_period_ms",
 	"tree_sync", "tree_sync_ms", "tree_ack_ms", "tree_retries",
 	"skew_warn_permille", "control_clients_per_user", "control_wait_ms",
-	"mpi_gather_interval_ms", "verbose", "stats_file",
+	"mpi_gather_interval_ms", "verbose", "stats_file", "protocol_version",
 };
 
 bool cfg_is_live(unsigned int i)

@@ -85,6 +85,7 @@ struct cfg {
 	uint32_t lead_us;
 	uint32_t strobe_copies;
 	uint32_t plan_slices;		/* a strobe per so many slices */
+	uint32_t protocol_version;	/* sent; plans only at 4 */
 	uint32_t rows;
 	enum cfg_matrix matrix;
 	bool alternate;

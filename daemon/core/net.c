@@ -153,6 +153,7 @@ int net_send(struct bcsd *d, struct bcsp_msg *m, const struct sockaddr_in *to)
 	uint8_t buf[BCSP_MAX_LEN];
 	int len;
 
+	m->hdr.version = (uint8_t)d->cfg.protocol_version;
 	m->hdr.cluster = d->cluster;
 	m->hdr.sender = d->node_id;
 	m->hdr.seq = bcsp_seq_next(&d->net.seq, now_real_ns());
@@ -179,6 +180,7 @@ int net_send_command(struct bcsd *d, struct bcsp_msg *m)
 
 	if (!net_tree(d))
 		return net_send(d, m, NULL);
+	m->hdr.version = (uint8_t)d->cfg.protocol_version;
 	m->hdr.cluster = d->cluster;
 	m->hdr.sender = d->node_id;
 	m->hdr.seq = bcsp_seq_next(&d->net.seq, now_real_ns());

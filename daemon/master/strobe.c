@@ -80,13 +80,26 @@ static void plan_sent(struct bcsd *d, const struct bcsp_strobe *s,
  * next map change (jobs.c chooses its slice at or after every slice
  * planned already), so that every node changes there alike.
  */
+/*
+ * Plans: plan_slices above 1, and protocol_version 4, which every daemon
+ * that speaks knows them (proto.h, BCSP_VERSION): while a cluster is
+ * upgraded from version 3 (protocol_version 3), a strobe per slice.  Both
+ * options reload: plans start at the next strobe, or end there (nodes
+ * still switch the slices planned before it, plan_end).
+ */
+static bool plans_on(const struct bcsd *d)
+{
+	return d->cfg.plan_slices > 1 && d->cfg.protocol_version >= 4;
+}
+
 static void plan_fill(struct bcsd *d, struct bcsp_strobe *s, uint64_t rows)
 {
 	uint32_t next;
 
-	if (d->cfg.plan_slices < 2) {
+	if (!plans_on(d)) {
 		d->master.plan_next = 1;
-		d->master.plan_end = s->slice + 1;
+		if (s->slice + 1 > d->master.plan_end)
+			d->master.plan_end = s->slice + 1;
 		return;
 	}
 	s->plan_slices = bcsp_plan_make(s->slice, d->cfg.plan_slices,
@@ -135,7 +148,7 @@ static void on_strobe_timer(struct bcsd *d, void *arg)
 		 * too close, on the grid, and replaces the rest alike
 		 * everywhere.  Off the grid only past them.
 		 */
-		if (d->cfg.plan_slices > 1 &&
+		if (plans_on(d) &&
 		    d->master.strobe_slice + behind < d->master.plan_end) {
 			skip = behind;
 			d->master.strobe_slice += behind;

@@ -47,14 +47,16 @@ int bcsp_encode(const struct bcsp_msg *msg, const uint8_t *key,
 {
 	struct bcsp_cur c = { .p = buf, .len = size, .ok = true };
 	const struct bcsp_hdr *h = &msg->hdr;
+	uint8_t version = h->version ? h->version : BCSP_VERSION;
 	uint16_t len;
 
-	if (h->epoch > BCSP_EPOCH_MAX)
+	if (h->epoch > BCSP_EPOCH_MAX || version < BCSP_VERSION_MIN ||
+	    version > BCSP_VERSION)
 		return -1;
 	if (size > BCSP_MAX_LEN)
 		c.len = BCSP_MAX_LEN;
 	put32(&c, BCSP_MAGIC);
-	put8(&c, BCSP_VERSION);
+	put8(&c, version);
 	put8(&c, h->type);
 	put16(&c, 0);		/* length, filled in below */
 	put32(&c, h->cluster);
@@ -161,8 +163,8 @@ enum bcsp_verdict bcsp_decode_keys(const uint8_t *buf, size_t len,
 {
 	struct bcsp_cur c = { .p = (uint8_t *)buf, .ok = true };
 	uint16_t wire_len, reserved;
+	uint8_t type, version;
 	size_t body_end;
-	uint8_t type;
 
 	/*
 	 * Everything before the tag costs the same whatever the datagram
@@ -173,7 +175,8 @@ enum bcsp_verdict bcsp_decode_keys(const uint8_t *buf, size_t len,
 	c.len = len - BCSP_TAG_LEN;
 	if (get32(&c) != BCSP_MAGIC)
 		return BCSP_BAD_MAGIC;
-	if (get8(&c) != BCSP_VERSION)
+	version = get8(&c);
+	if (version < BCSP_VERSION_MIN || version > BCSP_VERSION)
 		return BCSP_BAD_VERSION;
 	type = get8(&c);
 	wire_len = get16(&c);
@@ -193,6 +196,7 @@ enum bcsp_verdict bcsp_decode_keys(const uint8_t *buf, size_t len,
 	if (which)
 		*which = key2 ? 1 : 0;
 	memset(msg, 0, sizeof(*msg));
+	msg->hdr.version = version;
 	msg->hdr.type = type;
 	msg->hdr.cluster = get32(&c);
 	if (msg->hdr.cluster != cluster)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The bcsd wire protocol, version 3 (Documentation/wire-protocol.rst).
+ * The bcsd wire protocol, version 4 (Documentation/wire-protocol.rst);
+ * versions BCSP_VERSION_MIN .. BCSP_VERSION are read and written, so that a
+ * cluster upgrades one daemon at a time (wire-protocol.rst, "Versions").
  *
  * Every datagram is a fixed header, a body whose layout depends on the
  * type, and an HMAC-SHA-256 tag (libsodium crypto_auth_hmacsha256) over
@@ -8,7 +10,7 @@
  *
  *   off size field
  *     0    4 magic        BCSP_MAGIC
- *     4    1 version      BCSP_VERSION
+ *     4    1 version      BCSP_VERSION_MIN .. BCSP_VERSION
  *     5    1 type         enum bcsp_type
  *     6    2 length       of the whole datagram, tag included
  *     8    4 cluster      cluster id; datagrams of other clusters are ignored
@@ -30,7 +32,14 @@
 #include <linux/bcs.h>
 
 #define BCSP_MAGIC		0x42435350u	/* "BCSP" */
-#define BCSP_VERSION		3
+/*
+ * Version 4 is version 3 whose daemons all know plans (the 56-byte strobe,
+ * struct bcsp_strobe): a master sends plans only at 4 (option
+ * protocol_version), never to a cluster that may hold daemons of version 3,
+ * some of which refuse them.  Bodies are the same in both.
+ */
+#define BCSP_VERSION		4
+#define BCSP_VERSION_MIN	3
 #define BCSP_HDR_LEN		32
 #define BCSP_TAG_LEN		32
 #define BCSP_KEY_LEN		32
@@ -76,6 +85,11 @@ static inline bool bcsp_type_valid(unsigned int type)
 }
 
 struct bcsp_hdr {
+	/*
+	 * Decoded: the datagram's version.  Encoded at this version, 0:
+	 * BCSP_VERSION.
+	 */
+	uint8_t version;
 	uint8_t type;
 	uint32_t cluster;
 	uint32_t epoch;
@@ -731,15 +745,18 @@ static inline uint32_t bcsp_plan_len(const struct bcsp_strobe *s)
 }
 
 /*
- * Encode @msg into @buf (at least BCSP_MAX_LEN bytes) and sign it with
- * @key.  Returns the datagram length, or -1 if @msg does not fit or its
- * epoch is above BCSP_EPOCH_MAX.
+ * Encode @msg into @buf (at least BCSP_MAX_LEN bytes) at version
+ * @msg->hdr.version (0: BCSP_VERSION) and sign it with @key.  Returns the
+ * datagram length, or -1 if @msg does not fit, its epoch is above
+ * BCSP_EPOCH_MAX or its version is not one of BCSP_VERSION_MIN ..
+ * BCSP_VERSION.
  */
 int bcsp_encode(const struct bcsp_msg *msg, const uint8_t *key,
 		uint8_t *buf, size_t size);
 
 /*
- * Check and decode datagram @buf of @len bytes: magic, version, length
+ * Check and decode datagram @buf of @len bytes: magic, version
+ * (BCSP_VERSION_MIN .. BCSP_VERSION, into @msg->hdr.version), length
  * (also against the lengths its type can have: BCSP_SHORT), type, tag
  * (@key), cluster (@cluster), epoch (not above BCSP_EPOCH_MAX, else
  * BCSP_BAD_BODY) and body.  Nothing costs more than one HMAC before the

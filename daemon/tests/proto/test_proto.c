@@ -453,7 +453,7 @@ static void test_rejects(void)
 	copy[0] ^= 0xff;
 	CHECK(bcsp_decode(copy, len, 7, key, &out) == BCSP_BAD_MAGIC);
 	memcpy(copy, buf, len);
-	copy[4] = BCSP_VERSION - 1;	/* version 2: maps and creates without owners */
+	copy[4] = BCSP_VERSION_MIN - 1;	/* version 2: maps and creates without owners */
 	CHECK(bcsp_decode(copy, len, 7, key, &out) == BCSP_BAD_VERSION);
 	/* Extra bytes appended. */
 	memcpy(copy, buf, len);
@@ -744,6 +744,73 @@ static void test_strobe_plan(void)
 	CHECK(!out.strobe.plan_slices && !out.strobe.plan_rows &&
 	      bcsp_plan_len(&out.strobe) == 1 &&
 	      bcsp_plan_next(&out.strobe) == 1);
+}
+
+/*
+ * Versions (proto.h, BCSP_VERSION): a daemon reads 3 and 4 and says which
+ * in the header, writes either, and refuses 2 and 5, before the tag; a
+ * strobe with a plan is read in both (version 3's daemons since plans
+ * send it).
+ */
+static void test_versions(void)
+{
+	struct bcsp_msg m = strobe_msg(), out;
+	uint8_t buf[BCSP_MAX_LEN], v3[BCSP_MAX_LEN];
+	int len, len3;
+
+	CHECK(BCSP_VERSION == 4 && BCSP_VERSION_MIN == 3);
+	/* 0: the current version. */
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len > 0 && buf[4] == BCSP_VERSION);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.hdr.version == BCSP_VERSION);
+	m.hdr.version = 3;
+	len3 = bcsp_encode(&m, key, v3, sizeof(v3));
+	CHECK(len3 == len && v3[4] == 3);
+	/* Apart from the version byte (and so the tag), the same bytes. */
+	CHECK(!memcmp(v3 + 5, buf + 5, (size_t)len - 5 - BCSP_TAG_LEN));
+	CHECK(bcsp_decode(v3, (size_t)len3, 7, key, &out) == BCSP_OK &&
+	      out.hdr.version == 3 && out.strobe.slice == m.strobe.slice &&
+	      out.strobe.row == 5 && !out.strobe.plan_slices);
+	/* A version 3 datagram of a daemon of version 3, byte for byte. */
+	memcpy(buf, v3, (size_t)len3);
+	buf[4] = 3;
+	resign(buf, (size_t)len3);
+	CHECK(bcsp_decode(buf, (size_t)len3, 7, key, &out) == BCSP_OK &&
+	      out.hdr.version == 3);
+	/* Neither 2 nor 5, signed or not, and none written. */
+	buf[4] = 2;
+	CHECK(bcsp_decode(buf, (size_t)len3, 7, key, &out) == BCSP_BAD_VERSION);
+	resign(buf, (size_t)len3);
+	CHECK(bcsp_decode(buf, (size_t)len3, 7, key, &out) == BCSP_BAD_VERSION);
+	buf[4] = BCSP_VERSION + 1;
+	resign(buf, (size_t)len3);
+	CHECK(bcsp_decode(buf, (size_t)len3, 7, key, &out) == BCSP_BAD_VERSION);
+	buf[4] = 0;
+	resign(buf, (size_t)len3);
+	CHECK(bcsp_decode(buf, (size_t)len3, 7, key, &out) == BCSP_BAD_VERSION);
+	m.hdr.version = 2;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) == -1);
+	m.hdr.version = BCSP_VERSION + 1;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) == -1);
+	/* A plan in version 3: read as in 4. */
+	m.hdr.version = 3;
+	m.strobe.plan_slices = 20;
+	m.strobe.plan_next = 10;
+	m.strobe.plan_rows = 0x3;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 56 + BCSP_TAG_LEN && buf[4] == 3);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.hdr.version == 3 && out.strobe.plan_slices == 20);
+	/* Every type in either version. */
+	m = strobe_msg();
+	m.hdr.type = BCSP_ACK;
+	m.ack.master = 1;
+	m.ack.id = 2;
+	for (m.hdr.version = BCSP_VERSION_MIN; m.hdr.version <= BCSP_VERSION;
+	     m.hdr.version++)
+		CHECK(again(&m, &out) == BCSP_OK &&
+		      out.hdr.version == m.hdr.version && out.ack.id == 2);
 }
 
 /* The row of slice i of a plan, against stepping one at a time. */
@@ -1824,6 +1891,7 @@ int main(void)
 	test_key_file();
 	test_next_row();
 	test_strobe_plan();
+	test_versions();
 	test_plan_row();
 	test_plan_make();
 	test_strobe_verdict_plan();
