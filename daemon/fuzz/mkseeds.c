@@ -97,6 +97,10 @@ static void seed_strobe(struct bcsp_msg *m)
 	m->strobe.plan_next = 10;
 	m->strobe.plan_rows = 0x25;
 	variant(m, "plan");
+	/* The same in version 3, which a daemon still reads. */
+	m->hdr.version = 3;
+	variant(m, "plan-v3");
+	m->hdr.version = 0;
 }
 
 static void seed_map(struct bcsp_msg *m)

@@ -30,7 +30,7 @@ import time
 HDR = struct.Struct(">IBBHIIIHHQ")
 MAGIC = 0x42435350
 # BCSP_VERSION of daemon/proto/proto.h; a forged datagram copies the real one's.
-VERSION = 3
+VERSION = 4
 
 
 def group_socket(args, bind):
