@@ -36,8 +36,9 @@ NET=10.78.0
 # shellcheck source-path=SCRIPTDIR source=netns-lib.sh
 . "$top/daemon/tests/netns-lib.sh"
 
-command -v git > /dev/null && git -C "$top" rev-parse HEAD > /dev/null 2>&1 ||
+if ! command -v git > /dev/null || ! git -C "$top" rev-parse HEAD > /dev/null 2>&1; then
 	skip "needs the sources' git history for the build of version 3"
+fi
 old=${BCS_TEST_OLD_COMMIT:-}
 if [ -z "$old" ]; then
 	new=$(git -C "$top" log -1 --format=%H \
@@ -81,12 +82,19 @@ start()
 	BCSD=$build sim_start "$n" "$@" "${opts[@]}"
 }
 
-# rejected N: daemon N's datagrams rejected as bad-version or truncated
-# (a strobe with a plan at a daemon that does not know plans).
-rejected()
+# none_rejected N...: check that daemons N... rejected no datagram as
+# bad-version or truncated (a strobe with a plan at a daemon that does
+# not know plans).
+none_rejected()
 {
-	snap "$1"
-	echo $(($(val "$1" rejected.bad-version) + $(val "$1" rejected.truncated)))
+	local n r
+
+	for n in "$@"; do
+		snap "$n"
+		r=$(($(val "$n" rejected.bad-version) + $(val "$n" rejected.truncated)))
+		[ "$r" = 0 ]
+		check $? "node$n rejected no datagram as bad-version or truncated ($r)"
+	done
 }
 
 # coherent T0 T1 LOG...: the slices due in [T0, T1): each on every node
@@ -171,11 +179,7 @@ for n in 2 3; do
 	! plans $n
 	check $? "node$n got a strobe per slice, no plan, at version 3 ($seen)"
 done
-for n in 1 2 3; do
-	r=$(rejected $n)
-	[ "$r" = 0 ]
-	check $? "node$n rejected no datagram as bad-version or truncated ($r)"
-done
+none_rejected 1 2 3
 
 # 2. The old standby takes over; the new node follows it.
 kill -KILL "$(cat "$TMP/pid1")"
@@ -186,11 +190,7 @@ out=$(window 2 3)
 check $? "old master, new node: every slice on both, one row ($out)"
 plans 3
 check $? "the old master sends plans (plan_slices 10), which version 3 had: the new node switches them ($seen)"
-for n in 2 3; do
-	r=$(rejected $n)
-	[ "$r" = 0 ]
-	check $? "node$n rejected no datagram as bad-version or truncated ($r)"
-done
+none_rejected 2 3
 
 # 3. Node 2 upgraded, node 1 back: all new, then protocol_version 4.
 # Never without a master: one that starts with none to hear numbers its
@@ -226,11 +226,8 @@ for n in 2 3; do
 	plans $n
 	check $? "node$n got plans now that every daemon speaks 4 ($seen)"
 done
-for n in 1 2 3; do
-	r=$(rejected $n)
-	[ "$r" = 0 ]
-	check $? "node$n rejected no datagram as bad-version or truncated ($r)"
-done
+none_rejected 1 2 3
 
+# With the logs (netns-lib.sh), what the stand-ins switched and the counters.
 [ -d "${BCS_TEST_KEEP_LOGS:-}" ] && cp "$TMP"/strobes* "$TMP"/stats*.json "$BCS_TEST_KEEP_LOGS"/
 checks_done test_upgrade_sim
