@@ -110,11 +110,12 @@ def coherence(a):
     shared = len([s for s in common if s <= end])
     diag("slices passed over by a node held up (left out): %s" % ", ".join(
         "node%d %d" % (n, len(held[n])) for n in nodes))
-    check(all(shared >= 0.8 * upto[n] for n in nodes),
-          "every node switched in at least 80%% of the slices of the "
-          "window up to slice %d (%d on all; %s)" % (
-              end, shared, ", ".join("node%d %d" % (n, upto[n])
-                                     for n in nodes)))
+    if a.min_share > 0:
+        check(all(shared >= a.min_share * upto[n] for n in nodes),
+              "every node switched in at least %d%% of the slices of the "
+              "window up to slice %d (%d on all; %s)" % (
+                  round(100 * a.min_share), end, shared,
+                  ", ".join("node%d %d" % (n, upto[n]) for n in nodes)))
     # A node whose map was stale ran a row that holds none of its jobs (no
     # gang): that slice is left out, as an overtaken one is.
     job_rows = {n: {j["row"] for j in load(a.dir, n, "jobs")} for n in nodes}
@@ -129,6 +130,10 @@ def coherence(a):
         diag("slice %d: rows %s" % (s, {n: per[n][s]["row"] for n in nodes}))
     check(common and not bad, "every slice ran the same row on every node"
           " (%d slices, %d differ)" % (len(common), len(bad)))
+    if a.min_compared:
+        check(len(common) - len(idle) >= a.min_compared,
+              "at least %d of them ran a gang on every node (%d)" % (
+                  a.min_compared, len(common) - len(idle)))
 
     if a.jobs:
         jobs = [int(j) for j in a.jobs.split(",")]
@@ -562,6 +567,10 @@ def main():
     c.add_argument("--nodes", type=int, default=0)
     c.add_argument("--skew-out", default="")
     c.add_argument("--lead-us", type=int, default=0)
+    # Share of its slices each node must have switched in with the others
+    # (0: not checked), and slices that must have run a gang on every node.
+    c.add_argument("--min-share", type=float, default=0.8)
+    c.add_argument("--min-compared", type=int, default=0)
     c = sub.add_parser("tasks")
     c.add_argument("dir")
     c.add_argument("--pids", required=True)
