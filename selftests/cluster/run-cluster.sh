@@ -13,7 +13,7 @@
 # (role both, priority 200), node2 a node, node3 a standby master (role
 # both, priority 100).  Then it runs the tests, selftests/cluster/test-*.sh
 # (default, in this order: coherence mpi auth flood loss restart failover
-# partition lead stats matrix owner tree skew slurm), and prints TAP, each test's results nested
+# partition lead stats matrix owner tree skew slurm plans), and prints TAP, each test's results nested
 # under its line, and "N passed, N failed".  Exits non-zero if anything
 # failed.  A TEST with a slash is the path of a script to run as a test.
 #
@@ -55,7 +55,7 @@ while [ $# -gt 0 ]; do
 	*)         break ;;
 	esac
 done
-tests=${*:-coherence mpi auth flood loss restart failover partition lead stats matrix owner tree skew slurm}
+tests=${*:-coherence mpi auth flood loss restart failover partition lead stats matrix owner tree skew slurm plans}
 if [ $install = 1 ]; then
 	[ $# = 0 ] || [ "$*" = install ] ||
 		{ echo "run-cluster: --install runs the install test only" >&2; exit 2; }

@@ -4,11 +4,8 @@
 # Coherence: two cluster jobs, created through the master from two other
 # nodes, each with one CPU-bound task on every node.  Every node must run
 # the same row in every slice, park the other gang at each switch, and
-# see both jobs on three nodes with three tasks.  Then with plans at 1 ms
-# slices (plan_slices 20: a strobe every 20 slices naming 40, bcs.ko's
-# BCS_STROBE_PLAN switching them off its own clock): every slice the
-# same row on every node again; bcsd restarted as the cluster had it
-# after.
+# see both jobs on three nodes with three tasks.  (The same at 1 ms
+# slices with plans: test-plans.sh.)
 
 # shellcheck disable=SC2154 # j1, j2, burners: set by two_jobs, start_burners
 . "$CL_DIR/lib.sh"
@@ -52,26 +49,4 @@ for n in $CL_NODES; do
 		"$SHARE/data/coherence/node$n.tracking.txt" | tr -s ' ' | paste -sd ';')"
 done
 
-# Plans at 1 ms: the jobs and their tasks stay in bcs.ko, the restarted
-# master takes them from the nodes' reports.  The watchdog and the
-# staleness in slices of 1 ms: 200 ms.
-restart_bcsd --slice_us=1000 --lead_us=2500 --plan_slices=20 \
-	--watchdog_slices=200 --stale_slices=200 --failover_slices=200
-# Two jobs made under plans, each with a task on every node, so that the
-# rows take turns; a restart may have lost the first two (nothing
-# reported them to the new master in time).
-two_jobs "job create with plans at 1 ms"
-start_burners plans "$j1" "$j2"
-sleep 3
-from=$(slice_now 1)
-sleep 3
-snapshot_all plans 2000
-# At 1 ms the guests' timers run late by up to tens of ms under load: a
-# node passes slices over (flagged overtaken, left out), so no share of
-# switches is required, only that every slice all nodes ran was the same
-# row, in enough slices that ran a gang.
-analyse coherence --nodes "$nr_nodes" "$SHARE/data/plans" \
-	--from-slice "${from:-0}" --min 100 --min-share 0 --min-compared 50 \
-	--lead-us 2500
-restart_bcsd
 tap_end
