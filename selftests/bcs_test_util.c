@@ -54,6 +54,26 @@ int bt_open_stat(void)
 	return open(BCS_STAT_DEV, O_RDONLY | O_CLOEXEC);
 }
 
+int bt_open_stat_new(void)
+{
+	struct bcs_slice_record r;
+	int fd, i;
+
+	fd = open(BCS_STAT_DEV, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Skip the records already in the ring (bounded by its size). */
+	for (i = 0; i < 1000000; i++)
+		if (read(fd, &r, sizeof(r)) != sizeof(r))
+			break;
+	if (errno != EAGAIN) {
+		i = -errno;
+		close(fd);
+		return i;
+	}
+	return fd;
+}
+
 int bt_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;

@@ -75,6 +75,8 @@ uint64_t bt_now_ns(clockid_t clk);
 /* Devices. */
 int bt_open(void);			/* /dev/bcs, O_RDWR | O_CLOEXEC */
 int bt_open_stat(void);			/* /dev/bcsstat, O_RDONLY */
+/* /dev/bcsstat, non-blocking, past the records already there; or -errno. */
+int bt_open_stat_new(void);
 int bt_ioctl(int fd, unsigned long cmd, void *arg);	/* 0 or -errno */
 
 /* ioctl wrappers: 0 or -errno. */
