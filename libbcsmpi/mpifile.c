@@ -117,6 +117,33 @@ static const char *check_tables(struct bcs_mpi_stats *st)
 	return NULL;
 }
 
+/* The slices of @st checked (version 4; none in 3): 0 or -EINVAL. */
+static int check_slices(struct bcs_mpi_stats *st)
+{
+	struct bcs_mpi_file_header *h = st->data;
+	struct bcs_mpi_slices *s;
+	uint64_t need;
+
+	if (h->version < 4 || !h->slices_off)
+		return 0;
+	if (h->flags & BCS_MPI_SUMMARY ||
+	    !table_ok(st, h->slices_off, 1, sizeof(*s)))
+		return -EINVAL;
+	s = (void *)((char *)st->data + h->slices_off);
+	need = (uint64_t)s->nr_slices * sizeof(struct bcs_mpi_slice) +
+	       (uint64_t)s->nr_calls * sizeof(struct bcs_mpi_call);
+	if (s->nr_slices > BCS_MPI_MAX_SLICES ||
+	    s->nr_calls > BCS_MPI_MAX_CALLS ||
+	    s->slice_size != sizeof(struct bcs_mpi_slice) ||
+	    s->call_size != sizeof(struct bcs_mpi_call) ||
+	    need > st->size - h->slices_off - sizeof(*s))
+		return -EINVAL;
+	st->slices = s;
+	st->slice = (void *)(s + 1);
+	st->calls = (void *)(st->slice + s->nr_slices);
+	return 0;
+}
+
 /* What is wrong with @st, or NULL. */
 static const char *check(struct bcs_mpi_stats *st)
 {
@@ -126,7 +153,7 @@ static const char *check(struct bcs_mpi_stats *st)
 
 	if (h->magic != BCS_MPI_MAGIC)
 		return h->magic ? "not a libbcsmpi statistics file" : NULL;
-	if (h->version != BCS_MPI_VERSION)
+	if (h->version < BCS_MPI_VERSION_MIN || h->version > BCS_MPI_VERSION)
 		return "of another version of the format";
 	if (h->header_size != sizeof(*h) ||
 	    h->prim_size != sizeof(struct bcs_mpi_prim) ||
@@ -154,6 +181,8 @@ static const char *check(struct bcs_mpi_stats *st)
 		return "corrupt (no process distributions)";
 	if (check_tables(st))
 		return "corrupt (regions or call sites)";
+	if (check_slices(st))
+		return "corrupt (slices)";
 	st->prims = p;
 	return NULL;
 }
@@ -214,7 +243,7 @@ int bcs_mpi_stats_summary_fd(int fd, const char *name, void **out,
 	struct stat sb;
 	size_t size;
 	char *buf;
-	int r;
+	int r, known;
 
 	if (fstat(fd, &sb)) {
 		r = -errno;
@@ -237,7 +266,10 @@ int bcs_mpi_stats_summary_fd(int fd, const char *name, void **out,
 	 * claims (a sparse file of any size costs nothing): checked here
 	 * as far as they are needed to be read, and whole by the parser.
 	 */
-	if (h.magic == BCS_MPI_MAGIC && h.version == BCS_MPI_VERSION &&
+	known = h.magic == BCS_MPI_MAGIC &&
+		h.version >= BCS_MPI_VERSION_MIN &&
+		h.version <= BCS_MPI_VERSION;
+	if (known &&
 	    (h.header_size != sizeof(h) ||
 	     h.prim_size != sizeof(struct bcs_mpi_prim) ||
 	     h.nr_prims > BCS_MPI_MAX_PRIMS || h.nr_prims < 2 ||
@@ -250,7 +282,7 @@ int bcs_mpi_stats_summary_fd(int fd, const char *name, void **out,
 		return -EINVAL;
 	}
 	size = sizeof(h);
-	if (h.magic == BCS_MPI_MAGIC && h.version == BCS_MPI_VERSION)
+	if (known)
 		size += (size_t)h.nr_prims * sizeof(struct bcs_mpi_prim);
 	buf = malloc(size);
 	if (!buf) {
@@ -280,6 +312,7 @@ int bcs_mpi_stats_summary_fd(int fd, const char *name, void **out,
 		nh->file_size = size;
 		nh->region_off = nh->site_off = 0;
 		nh->nr_regions = nh->nr_sites = 0;
+		nh->slices_off = 0;
 	}
 	r = bcs_mpi_stats_parse(buf, size, name, &st, err, errlen);
 	if (r)
@@ -385,6 +418,7 @@ int bcs_mpi_stats_summary(const struct bcs_mpi_stats *st, void **out,
 	nh->flags |= BCS_MPI_SUMMARY;
 	nh->region_off = nh->site_off = 0;
 	nh->nr_regions = nh->nr_sites = 0;
+	nh->slices_off = 0;
 	nh->nr_prims = k;
 	nh->prim_off = sizeof(*nh);
 	nh->file_size = size;

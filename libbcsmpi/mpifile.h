@@ -18,6 +18,9 @@
 /* Regions and call sites in a file at most, likewise. */
 #define BCS_MPI_MAX_REGIONS	64
 #define BCS_MPI_MAX_SITES	4096
+/* Entries of the rings of slices and of calls at most (version 4). */
+#define BCS_MPI_MAX_SLICES	(1U << 20)
+#define BCS_MPI_MAX_CALLS	(1U << 22)
 
 struct bcs_mpi_stats {
 	void *data;				/* a copy of the file */
@@ -27,6 +30,10 @@ struct bcs_mpi_stats {
 	const struct bcs_mpi_region *regions;	/* hdr->nr_regions, or NULL */
 	const struct bcs_mpi_rprim *rprims;	/* [region][record] */
 	const struct bcs_mpi_site *sites;	/* hdr->nr_sites, or NULL */
+	/* Version 4: the per-slice counts and calls, or all NULL. */
+	const struct bcs_mpi_slices *slices;
+	const struct bcs_mpi_slice *slice;	/* slices->nr_slices */
+	const struct bcs_mpi_call *calls;	/* slices->nr_calls */
 };
 
 /*

@@ -18,8 +18,20 @@ const struct bcsmpi_prim_info bcsmpi_prim_info[BCSMPI_NR_PRIMS] = {
 	[BCSMPI_Init] = { "MPI_Init", 0 },
 	[BCSMPI_Init_thread] = { "MPI_Init_thread", 0 },
 	[BCSMPI_Finalize] = { "MPI_Finalize", 0 },
+/*
+ * Counted per slice (struct bcs_mpi_slice): the table's point-to-point
+ * primitives (before MPI_Barrier) and its collectives (from it on), but
+ * the polled ones (MPI_Test..., MPI_Iprobe), of which not every call is
+ * timed.
+ */
+#define CLASS(name, blocking)						\
+	((blocking) == BCSMPI_POLL ? 0 :				\
+	 BCSMPI_##name < BCSMPI_Barrier ? BCS_MPI_PRIM_P2P :		\
+	 BCS_MPI_PRIM_COLL)
+
 #define P(name, blocking, sized, ...)					\
-	[BCSMPI_##name] = { "MPI_" #name, KIND(blocking, sized) },
+	[BCSMPI_##name] = { "MPI_" #name, KIND(blocking, sized) |	\
+			    CLASS(name, blocking) },
 	BCSMPI_PRIMS
 #undef P
 	[BCSMPI_Abort] = { "MPI_Abort", BCS_MPI_PRIM_OTHER },

@@ -24,6 +24,7 @@
 #include "record.h"
 #include "report.h"
 #include "select.h"
+#include "slice.h"
 #include "statfile.h"
 
 /* Tries of a compare-and-swap on a minimum or maximum under contention. */
@@ -269,6 +270,7 @@ void bcsmpi_leave(enum bcsmpi_prim prim, int blocking, uint64_t t0,
 		return;
 	t = bcsmpi_now();
 	record(prim, t - t0, bytes, caller);
+	bcsmpi_slice_note(prim, t0, t, bytes);
 	if (blocking) {
 		record(BCSMPI_COMM, t - t0, 0, NULL);
 		__atomic_store_n(&last_ns, t, __ATOMIC_RELAXED);
@@ -293,6 +295,7 @@ static void child_off(void)
 	sites = NULL;
 	cur_region = -1;
 	region_depth = 0;
+	bcsmpi_slices_stop(1);
 }
 
 static void say(const char *msg)
@@ -621,6 +624,7 @@ void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi)
 	}
 	if (!*w.job)
 		snprintf(report_dir, sizeof(report_dir), "%s", w.dir);
+	sel.slices_bytes = bcsmpi_slices_bytes(&sel.nr_slices, &sel.nr_calls);
 	if (bcsmpi_statfile_create(&file, &sel, &w, control != NULL, err,
 				   sizeof(err))) {
 		say(err);
@@ -633,6 +637,10 @@ void bcsmpi_start(enum bcsmpi_prim prim, uint64_t t0, const char *mpi)
 	rprims = (void *)(regions + file.hdr->nr_regions);
 	if (file.hdr->site_off)
 		sites = (void *)((char *)file.hdr + file.hdr->site_off);
+	if (file.hdr->slices_off)
+		bcsmpi_slices_start((void *)((char *)file.hdr +
+					     file.hdr->slices_off),
+				    sel.nr_slices, sel.nr_calls);
 	file.hdr->pcontrol = 1;
 	flags_update();
 	bcsmpi_prims = file.prims;
@@ -685,6 +693,7 @@ void bcsmpi_finalize_leave(uint64_t t0)
 	regions = NULL;
 	rprims = NULL;
 	sites = NULL;
+	bcsmpi_slices_stop(0);
 	bcsmpi_statfile_close(&file);
 	control_stop();
 }
@@ -790,6 +799,7 @@ void bcsmpi_report_write(void *data, size_t len)
 			/* What the file will be once this MPI_Finalize ends. */
 			h->flags |= BCS_MPI_SUMMARY | BCS_MPI_COMPLETE;
 			h->file_size = (uint64_t)m;
+			h->slices_off = 0;
 			p = (void *)((char *)h + h->prim_off);
 			for (i = 0; h->prim_off < (uint64_t)m &&
 			     i < h->nr_prims &&

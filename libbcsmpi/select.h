@@ -14,6 +14,9 @@ struct bcsmpi_select {
 	unsigned int sub_bits;		/* resolution of the histograms */
 	unsigned int poll_sample;	/* 1 in it of a polled primitive timed */
 	unsigned int sites;		/* BCS_MPI_SITES=1: call sites kept */
+	/* BCS_MPI_SLICES, BCS_MPI_CALLS: the table's bytes, 0 for none. */
+	unsigned int nr_slices, nr_calls;
+	size_t slices_bytes;
 	unsigned char dist[BCSMPI_NR_PRIMS];	/* 1: with histograms */
 };
 

@@ -67,6 +67,12 @@ static void lay_out(struct bcs_mpi_file_header *hdr,
 		}
 		off += BCSMPI_MAX_SITES * sizeof(struct bcs_mpi_site);
 	}
+	/* The slices (unless BCS_MPI_SLICES=0), laid out when started. */
+	if (sel->slices_bytes) {
+		if (hdr)
+			hdr->slices_off = (uint32_t)off;
+		off += (sel->slices_bytes + 7) / 8 * 8;
+	}
 
 	for (i = 0; i < BCSMPI_NR_PRIMS; i++) {
 		if (hdr) {

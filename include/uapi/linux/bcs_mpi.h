@@ -12,6 +12,9 @@
  *   struct bcs_mpi_rprim[nr_regions][nr_prims] at region_off + nr_regions *
  *                                              region_size
  *   struct bcs_mpi_site[nr_sites]              at site_off (0: none)
+ *   struct bcs_mpi_slices, then                at slices_off (0: none)
+ *     struct bcs_mpi_slice[nr_slices] and
+ *     struct bcs_mpi_call[nr_calls]
  *   histograms                                 at the offsets the records
  *                                              give, each a struct
  *                                              bcs_hist_header and then
@@ -45,7 +48,9 @@
 #include <linux/bcs_hist.h>
 
 #define BCS_MPI_MAGIC		0x4d534342	/* "BCSM" little endian */
-#define BCS_MPI_VERSION		3
+#define BCS_MPI_VERSION		4
+/* The oldest version readers accept: 3 has no slices (@slices_off 0). */
+#define BCS_MPI_VERSION_MIN	3
 #define BCS_MPI_NAME_LEN	32
 #define BCS_MPI_PRIM_COMP	0	/* record of the computation granularity */
 #define BCS_MPI_PRIM_COMM	1	/* record of the communication overhead */
@@ -88,7 +93,8 @@ struct bcs_mpi_file_header {
 	__u32 site_size;	/* sizeof(struct bcs_mpi_site) */
 	__u64 paused_ns;	/* time with MPI_Pcontrol(0) in force */
 	__s32 pcontrol;		/* the last MPI_Pcontrol level (1 at start) */
-	__u32 reserved1;	/* 0 */
+	/* Version 4 (0 in version 3): struct bcs_mpi_slices, 0 for none. */
+	__u32 slices_off;
 };
 
 /* @flags of a record. */
@@ -96,6 +102,9 @@ struct bcs_mpi_file_header {
 #define BCS_MPI_PRIM_SIZED	(1U << 1)	/* @bytes means something */
 #define BCS_MPI_PRIM_OTHER	(1U << 2)	/* no communication primitive */
 #define BCS_MPI_PRIM_POLL	(1U << 3)	/* polled: one call in @sample timed */
+/* Version 4: counted per slice as point-to-point or as a collective. */
+#define BCS_MPI_PRIM_P2P	(1U << 4)
+#define BCS_MPI_PRIM_COLL	(1U << 5)
 
 /*
  * The totals of one primitive ("MPI_Allreduce") in this process.  @calls
@@ -172,6 +181,63 @@ struct bcs_mpi_site {
 	__u64 bytes;
 	__u64 addr;		/* in the process, the key of the table */
 	char module[BCS_MPI_MODULE_LEN];
+};
+
+/*
+ * The MPI calls of this process per global slice of bcs.ko (version 4;
+ * Documentation/mpi.rst "Per-slice counts").  libbcsmpi maps /dev/bcsstat
+ * read-only and learns the slice in which each call returns from the
+ * newest slice record; the calls of the point-to-point primitives and of
+ * the collectives (BCS_MPI_PRIM_P2P, BCS_MPI_PRIM_COLL of their records)
+ * are counted in the entry of that slice, a ring of @nr_slices entries
+ * in which entry k (k < @slice_head) is at k % @nr_slices, each begun at
+ * the first such call of a new slice.  With the node's slice window
+ * armed (`bcsctl stats window`), only slices in it are kept; without
+ * one, the newest @nr_slices.  While the window captures, every such
+ * call is also written to the ring of @nr_calls struct bcs_mpi_call
+ * (event k at k % @nr_calls, k < @call_head).  A reader of a live file
+ * takes the entries of @slice_head - @nr_slices .. @slice_head - 1 (an
+ * entry's @slice is written last, after its counters were cleared).
+ */
+#define BCS_MPI_SLICES_ON	(1U << 0)	/* /dev/bcsstat mapped */
+#define BCS_MPI_SLICES_NODEV	(1U << 1)	/* no /dev/bcsstat: none */
+#define BCS_MPI_SLICES_TEST	(1U << 2)	/* BCS_MPI_STATDEV's file */
+#define BCS_MPI_SLICES_WINDOW	(1U << 3)	/* a window was armed */
+
+struct bcs_mpi_slices {
+	__u32 flags;		/* BCS_MPI_SLICES_* */
+	__u32 nr_slices;	/* entries of the ring of slices */
+	__u32 slice_size;	/* sizeof(struct bcs_mpi_slice) */
+	__u32 nr_calls;		/* events of the ring of calls, 0: none */
+	__u32 call_size;	/* sizeof(struct bcs_mpi_call) */
+	__u32 reserved0;	/* 0 */
+	__u64 slice_head;	/* entries begun */
+	__u64 call_head;	/* call events written */
+	__u64 window_from;	/* the window last seen, 0 0: none */
+	__u64 window_to;
+};
+
+/* The calls that returned in one slice. */
+struct bcs_mpi_slice {
+	__u64 slice;		/* global slice number, written last */
+	__u64 p2p_calls;	/* NP2P */
+	__u64 coll_calls;	/* NCOLL */
+	__u64 p2p_ns;		/* time inside them */
+	__u64 coll_ns;
+	__u64 p2p_bytes;
+	__u64 coll_bytes;
+	__u64 first_ns;		/* CLOCK_MONOTONIC: the first call's start */
+	__u64 last_ns;		/* the latest return */
+};
+
+/* One call inside the window. */
+struct bcs_mpi_call {
+	__u64 slice;
+	__u64 start_ns;		/* CLOCK_MONOTONIC */
+	__u64 duration_ns;
+	__u64 bytes;
+	__u32 prim;		/* record index */
+	__u32 reserved0;	/* 0 */
 };
 
 /* The bytes of one histogram of the file at resolution @sub_bits. */
