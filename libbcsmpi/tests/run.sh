@@ -30,6 +30,13 @@
 #     link, another user's files and lock): MPI_Init returns, profiling
 #     off or the file ignored (BCS_MPI_TEST_ONLY=hostile: these alone);
 #   - the Fortran programs (mpif.h, mpi_f08): every call counted;
+#   - the calls per slice (tests/slices.c) under a stand-in of
+#     /dev/bcsstat (BCS_MPI_STATDEV) whose head the program moves between
+#     phases: exactly each phase's point-to-point and collective calls
+#     and bytes in its slice, the newest BCS_MPI_SLICES kept, only the
+#     window's slices once one is armed and each of their calls; without
+#     the device, none and the program unharmed; a file of version 3
+#     still read (BCS_MPI_TEST_ONLY=slices: these alone);
 #   - MPI_Pcontrol's regions and pause, call sites resolved to
 #     pattern.c:LINE, the job's report and bcsstat mpi --ranks; no region
 #     without BCS_MPI_REGIONS, no report with BCS_MPI_REPORT=0, no link
@@ -537,6 +544,84 @@ sys.stdout.buffer.write(struct.pack("<IHHIIII1024s", 0x43534342, 1, 1048,
 	fi
 }
 
+# test_slices MPI: tests/slices-MPI under a stand-in ring of slice
+# records; bcsstat mpi --slices --json checked against what each phase
+# did (slices.c): phase k (slice 100, 101, 103, 104, 105, 106, 107) makes
+# k + 1 MPI_Sendrecv of one int and 2k + 1 MPI_Allreduce of one int;
+# BCS_MPI_SLICES=4 keeps 101 .. 106 of the five slices counted (104 and
+# 107 are outside the window 105 .. 106 armed from 104 on), and the
+# window's 14 + 17 calls are each written.
+test_slices()
+{
+	local mpi=$1
+	local d=$TMP/$mpi-slices name="$mpi: calls per slice (BCS_MPI_STATDEV)"
+
+	if [ ! -f "libbcsmpi-$mpi.so" ] || [ ! -x "tests/slices-$mpi" ] ||
+	   ! command -v "mpirun.$mpi" > /dev/null; then
+		result skip "$name" "libbcsmpi-$mpi.so or mpirun.$mpi missing"
+		return
+	fi
+	mkdir -p "$d"
+	if tests/slices-"$mpi" --make "$d/stat" &&
+	   timeout -k 5 60 $(mpirun_of "$mpi") env LD_PRELOAD="$top/libbcsmpi-$mpi.so" \
+		BCS_MPI_DIR="$d/files" BCS_MPI_SLICES=4 \
+		BCS_MPI_STATDEV="$d/stat" BCS_MPI_REPORT=0 \
+		"tests/slices-$mpi" "$d/stat" > "$TMP/out" 2>&1 &&
+	   "$BCSSTAT" mpi --slices --json "$d/files" > "$d/json" &&
+	   python3 - "$d/json" <<'PY'
+import json, sys
+ranks = json.load(open(sys.argv[1]))["ranks"]
+assert len(ranks) >= 2, ranks
+phase = {101: 1, 103: 2, 105: 4, 106: 5}
+for r in ranks:
+    assert r["source"] == "BCS_MPI_STATDEV", r["source"]
+    assert r["slices_begun"] == 5 and r["nr_slices"] == 4, r
+    assert r["window"] == {"from": 105, "to": 106}, r.get("window")
+    got = [e["slice"] for e in r["slices"]]
+    assert got == [101, 103, 105, 106], got
+    for e in r["slices"]:
+        k = phase[e["slice"]]
+        assert e["p2p_calls"] == k + 1 and e["coll_calls"] == 2 * k + 1, e
+        assert e["p2p_bytes"] == 8 * (k + 1), e
+        assert e["coll_bytes"] == 4 * (2 * k + 1), e
+        assert e["first_ns"] <= e["last_ns"], e
+    calls = r["calls"]
+    assert r["calls_written"] == 31 and len(calls) == 31, len(calls)
+    for s, k in ((105, 4), (106, 5)):
+        c = [x for x in calls if x["slice"] == s]
+        assert sum(x["primitive"] == "MPI_Sendrecv" for x in c) == k + 1
+        assert sum(x["primitive"] == "MPI_Allreduce" for x in c) == 2 * k + 1
+        assert len(c) == 3 * k + 2, (s, c)
+    assert all(a["start_ns"] <= b["start_ns"] for a, b in zip(calls, calls[1:]))
+PY
+	then
+		result ok "$name"
+	else
+		cat "$TMP/out" "$d/json" >&2 2>/dev/null
+		result fail "$name"
+	fi
+
+	# No device: no slices, said in the file; a bad size said.
+	name="$mpi: no /dev/bcsstat, bad BCS_MPI_SLICES"
+	if [ -e /dev/bcsstat ]; then
+		result skip "$name" "/dev/bcsstat exists here"
+		return
+	fi
+	if run "$mpi" "$d/none" "$TMP/out" BCS_MPI_SLICES=x -- &&
+	   grep -q "^libbcsmpi: BCS_MPI_SLICES is not 0 .. 65536" "$TMP/out" &&
+	   "$BCSSTAT" mpi --slices "$d/none" > "$d/text" &&
+	   grep -q "^rank 0 .*: no /dev/bcsstat (bcs.ko not loaded): no slices" \
+		"$d/text" &&
+	   run "$mpi" "$d/zero" "$TMP/out" BCS_MPI_SLICES=0 -- &&
+	   "$BCSSTAT" mpi --slices "$d/zero" > "$d/text" &&
+	   grep -q "^rank 0 .*: no slices kept (BCS_MPI_SLICES=0)" "$d/text"; then
+		result ok "$name"
+	else
+		cat "$TMP/out" "$d/text" >&2 2>/dev/null
+		result fail "$name"
+	fi
+}
+
 # test_hostile: the ranks of a normal user (nobody) with mpi_dir root's
 # (as /run/bcs/mpi) and the job's directory in the states another user
 # can leave it in: missing (bcsd has not made it), another user's, with a
@@ -659,6 +744,13 @@ if [ "${BCS_MPI_TEST_ONLY:-}" = mpip ]; then
 	[ "$failed" = 0 ]
 	exit
 fi
+if [ "${BCS_MPI_TEST_ONLY:-}" = slices ]; then
+	test_slices openmpi
+	test_slices mpich
+	echo "1..$n"
+	[ "$failed" = 0 ]
+	exit
+fi
 if [ "${BCS_MPI_TEST_ONLY:-}" = hostile ]; then
 	test_hostile
 	echo "1..$n"
@@ -666,7 +758,9 @@ if [ "${BCS_MPI_TEST_ONLY:-}" = hostile ]; then
 	exit
 fi
 test_mpi openmpi
+test_slices openmpi
 test_mpi mpich
+test_slices mpich
 test_hostile
 
 # bcsstat mpi on files that are not statistics, or not whole.
@@ -686,7 +780,20 @@ elif [ -n "$good" ] &&
        "$BCSSTAT" mpi "$TMP/short" 2>&1 | grep -q "short: corrupt"; } &&
      { cp "$good" "$TMP/ver"
        printf '\x07' | dd of="$TMP/ver" bs=1 seek=4 conv=notrunc 2>/dev/null
-       "$BCSSTAT" mpi "$TMP/ver" 2>&1 | grep -q "of another version"; }; then
+       "$BCSSTAT" mpi "$TMP/ver" 2>&1 | grep -q "of another version"; } &&
+     { # Version 3: no slices (@slices_off was reserved, 0); still read.
+       cp "$good" "$TMP/v3"
+       python3 - "$TMP/v3" <<'PY'
+import struct, sys
+f = open(sys.argv[1], "r+b")
+d = f.read(8)
+size = struct.unpack_from("<H", d, 6)[0]
+f.seek(4); f.write(struct.pack("<H", 3))
+f.seek(size - 4); f.write(struct.pack("<I", 0))
+PY
+       "$BCSSTAT" mpi "$TMP/v3" | grep -q "^MPI_Allreduce " &&
+       "$BCSSTAT" mpi --slices "$TMP/v3" |
+	grep -q "a file of version 3: no slices"; }; then
 	result ok "bcsstat mpi: unreadable files and usage"
 elif [ -z "$good" ]; then
 	result ok "bcsstat mpi: unreadable files and usage (no file to cut)"

@@ -53,18 +53,21 @@ static const struct cmd cmds[] = {
 	  "Job J's statistics on this node as one JSON document (a job dump)",
 	  OPT_JOB | OPT_OUTPUT, run_dump, NULL },
 	{ "mpi", "[--job J] [--node HOST] [--rank R] [--json | --hist PRIM | "
-	  "--ranks | --report] [FILE|DIR...]",
+	  "--ranks | --report | --slices [--json]] [FILE|DIR...]",
 	  "Per-primitive MPI statistics of the ranks whose libbcsmpi files "
 	  "are given\n      (--hist: the latency and size distributions of "
 	  "PRIM; --job: job J's files in DIR\n      or $BCS_MPI_DIR, merged "
 	  "over its ranks and nodes; --ranks: MPI time %, calls\n      and "
 	  "bytes per rank; --report: the job's report, regions and call "
-	  "sites)",
+	  "sites;\n      --slices: each rank's point-to-point and collective "
+	  "calls per slice)",
 	  OPT_JOB | OPT_NODE | OPT_RANK | OPT_JSON | OPT_HIST | OPT_ARGS |
-	  OPT_RANKS | OPT_REPORT, run_mpi, NULL },
-	{ "trace", "-o FILE.json [FILE...]",
-	  "Slice records of nodes as a trace for https://ui.perfetto.dev",
-	  OPT_OUTPUT | OPT_ARGS, run_trace, NULL },
+	  OPT_RANKS | OPT_REPORT | OPT_SLICES, run_mpi, NULL },
+	{ "trace", "-o FILE.json [--job J] [FILE...] [RANK.bcsmpi|DIR...]",
+	  "Slice records of nodes as a trace for https://ui.perfetto.dev\n"
+	  "      (and a track per MPI rank of the libbcsmpi files given, or "
+	  "of job J's)",
+	  OPT_OUTPUT | OPT_ARGS | OPT_JOB, run_trace, NULL },
 };
 
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -149,6 +152,8 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			opt = OPT_RANKS;
 		else if (!strcmp(a, "--report"))
 			opt = OPT_REPORT;
+		else if (!strcmp(a, "--slices"))
+			opt = OPT_SLICES;
 		else if (!strcmp(a, "-f") || !strcmp(a, "--follow"))
 			opt = OPT_FOLLOW;
 		else if (!strncmp(a, "-n", 2))
@@ -177,7 +182,8 @@ static int parse_opts(const struct cmd *c, int argc, char **argv,
 			return usage_err(c, "option not valid here:", a);
 		o->given |= opt;
 		if (opt == OPT_JSON || opt == OPT_FOLLOW ||
-		    opt == OPT_RANKS || opt == OPT_REPORT)
+		    opt == OPT_RANKS || opt == OPT_REPORT ||
+		    opt == OPT_SLICES)
 			continue;
 		v = opt_value(argc, argv, &i, opt == OPT_JOB ? 5 :
 			      opt == OPT_PID ? 5 : opt == OPT_METRIC ? 8 :

@@ -30,6 +30,7 @@ enum {
 	OPT_RANK	= 1 << 11,	/* --rank R */
 	OPT_RANKS	= 1 << 12,	/* mpi --ranks */
 	OPT_REPORT	= 1 << 13,	/* mpi --report */
+	OPT_SLICES	= 1 << 14,	/* mpi --slices */
 };
 
 struct cmd;
@@ -75,6 +76,37 @@ int run_mpi(const struct opts *o);
 int mpi_hists(char **paths, int n, const char *prim, char *name,
 	      size_t len, struct bcs_hist_header **lat,
 	      struct bcs_hist_header **size);
+
+struct bcs_mpi_stats;
+struct bcs_mpi_slice;
+struct bcs_mpi_call;
+
+/*
+ * The libbcsmpi files of FILE|DIR... in @args (those that are not, with
+ * @only_mpi, left out: a trace's node files), or with @job and none given
+ * the job's files in $BCS_MPI_DIR, as bcsstat mpi finds them: read into
+ * *@files (*@n of them, named by *@paths), to be freed with
+ * mpi_files_free().  0, or EXIT_FAILURE after saying why.
+ */
+int mpi_files_load(char **args, int nr_args, const char *job, int only_mpi,
+		   struct bcs_mpi_stats **files, char ***paths, int *n);
+void mpi_files_free(struct bcs_mpi_stats *files, char **paths, int n);
+/* Whether @path is one for mpi_files_load() (FILE.bcsmpi or a DIR). */
+int mpi_path_is_mpi(const char *path);
+
+/* ---- per-slice MPI counts (bcsstat_mpislices.c) ---- */
+
+/*
+ * The entries of @st's ring of slices, oldest first, into *@out (to be
+ * freed; NULL and 0 for none); likewise its calls.  -ENOMEM or a count.
+ */
+long mpi_slice_entries(const struct bcs_mpi_stats *st,
+		       struct bcs_mpi_slice **out);
+long mpi_call_events(const struct bcs_mpi_stats *st,
+		     struct bcs_mpi_call **out);
+/* bcsstat mpi --slices [--json] of @files. */
+int mpi_slices_print(const struct bcs_mpi_stats *files, char **paths, int n,
+		     int json);
 
 /* Print "bcsstat: MSG 'ARG'" and the usage of @c; returns EXIT_USAGE. */
 int usage_err(const struct cmd *c, const char *msg, const char *arg);

@@ -742,6 +742,79 @@ static int collect_paths(const struct opts *o, const char *job,
 	return 0;
 }
 
+int mpi_path_is_mpi(const char *path)
+{
+	size_t n = strlen(path);
+	struct stat sb;
+
+	return (n > 7 && !strcmp(path + n - 7, ".bcsmpi")) ||
+	       (!stat(path, &sb) && S_ISDIR(sb.st_mode));
+}
+
+int mpi_files_load(char **args, int nr_args, const char *job, int only_mpi,
+		   struct bcs_mpi_stats **files, char ***paths, int *n)
+{
+	struct opts o = { .nr_args = 0 };
+	struct path_list l = { 0 };
+	char err[PATH_MAX + 128];
+	char **mine;
+	int k, r;
+
+	*files = NULL;
+	*paths = NULL;
+	*n = 0;
+	mine = calloc((size_t)nr_args + 1, sizeof(*mine));
+	if (!mine)
+		goto nomem;
+	for (k = 0; k < nr_args; k++)
+		if (!only_mpi || mpi_path_is_mpi(args[k]))
+			mine[o.nr_args++] = args[k];
+	o.args = mine;
+	if (!o.nr_args && !job) {
+		free(mine);
+		return 0;
+	}
+	r = collect_paths(&o, job, &l);
+	free(mine);
+	if (r) {
+		path_free(&l);
+		return r;
+	}
+	*files = calloc((size_t)l.n + 1, sizeof(**files));
+	if (!*files) {
+		path_free(&l);
+		goto nomem;
+	}
+	*paths = l.v;
+	for (k = 0; k < l.n; k++) {
+		r = bcs_mpi_stats_read(l.v[k], &(*files)[k], err, sizeof(err));
+		if (r) {
+			fprintf(stderr, "bcsstat: %s\n", err);
+			mpi_files_free(*files, *paths, l.n);
+			*files = NULL;
+			*paths = NULL;
+			return EXIT_FAILURE;
+		}
+	}
+	*n = l.n;
+	return 0;
+nomem:
+	fprintf(stderr, "bcsstat: %s\n", strerror(ENOMEM));
+	return EXIT_FAILURE;
+}
+
+void mpi_files_free(struct bcs_mpi_stats *files, char **paths, int n)
+{
+	int k;
+
+	for (k = 0; files && k < n; k++)
+		bcs_mpi_stats_free(&files[k]);
+	for (k = 0; paths && k < n; k++)
+		free(paths[k]);
+	free(files);
+	free(paths);
+}
+
 /* bcsd answers a gather within about 3 s of the master's reply. */
 #define GATHER_WAIT_MS	15000
 
@@ -878,10 +951,11 @@ int run_mpi(const struct opts *o)
 	if ((o->given & OPT_JSON) && o->hist)
 		return usage_err(o->cmd, "--json has every histogram; --hist "
 				 "is for text", NULL);
-	if (!!(o->given & OPT_JSON) + !!o->hist + !!(o->given & OPT_RANKS) +
-	    !!(o->given & OPT_REPORT) > 1)
+	if (!!(o->given & OPT_JSON) * !(o->given & OPT_SLICES) + !!o->hist +
+	    !!(o->given & OPT_RANKS) + !!(o->given & OPT_REPORT) +
+	    !!(o->given & OPT_SLICES) > 1)
 		return usage_err(o->cmd, "one of --json, --hist, --ranks, "
-				 "--report", NULL);
+				 "--report, --slices", NULL);
 	if (o->given & OPT_JOB) {
 		snprintf(job, sizeof(job), "%u", o->job);
 		f.job = job;
@@ -890,8 +964,9 @@ int run_mpi(const struct opts *o)
 		f.node = o->node;
 	if (o->given & OPT_RANK)
 		f.rank = o->rank;
-	/* Histograms are in the files, not in what bcsd gathers. */
-	if ((o->given & OPT_JOB) && !o->nr_args && !o->hist)
+	/* Histograms and slices are in the files, not in bcsd's gather. */
+	if ((o->given & OPT_JOB) && !o->nr_args && !o->hist &&
+	    !(o->given & OPT_SLICES))
 		fetched = fetch(o->job, &g);
 	if (fetched) {
 		r = set_load_filtered(&s, g.labels, g.stats, g.n, &f);
@@ -923,6 +998,9 @@ int run_mpi(const struct opts *o)
 	if (!r) {
 		if (o->hist)
 			r = print_hists(&s, o->hist);
+		else if (o->given & OPT_SLICES)
+			r = mpi_slices_print(s.files, s.paths, s.nr_files,
+					     !!(o->given & OPT_JSON));
 		else if (o->given & OPT_RANKS)
 			bcsmpi_report_ranks(stdout, s.files, s.nr_files);
 		else if (o->given & OPT_REPORT)
