@@ -4,6 +4,10 @@
  * (BCS_MPI_STATDEV, tests/run.sh):
  *
  *   slices-MPI --make FILE   write FILE, a ring of 8 records, none yet
+ *   slices-MPI --tick FILE US  without MPI: make a new record of the
+ *                            next slice every US microseconds until
+ *                            killed (bench/mpi_overhead.sh's stand-in of
+ *                            a running bcs.ko)
  *   slices-MPI FILE          (under mpirun, the library preloaded) in
  *                            each phase k of PHASES, rank 0 makes slice
  *                            slice[k] the newest record, with the window
@@ -18,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -68,23 +73,49 @@ static int make(const char *path)
 	return close(fd) ? 1 : 0;
 }
 
-/* Record @seq of slice @k's phase, then the window, then the head. */
-static void advance(int fd, unsigned long long seq, int k)
+/* Record @seq of slice @slice, then the head. */
+static void record(int fd, unsigned long long seq, unsigned long long slice)
 {
 	struct bcs_slice_record r;
 	size_t at = 4096 + (seq % NR_RECORDS) * sizeof(r);
 	unsigned long long head = seq + 1;
-	unsigned int state = phases[k].state;
 
 	memset(&r, 0, sizeof(r));
 	r.seq = seq;
-	r.slice = phases[k].slice;
+	r.slice = slice;
 	put(fd, &r, sizeof(r), at);
+	put(fd, &head, 8, offsetof(struct bcs_stat_header, head));
+}
+
+static int tick(const char *path, const char *us)
+{
+	unsigned long long seq = 0, n = strtoull(us, NULL, 10);
+	struct timespec ts = { n / 1000000, n % 1000000 * 1000 };
+	int fd;
+
+	if (make(path))
+		return 1;
+	fd = open(path, O_RDWR);
+	if (fd < 0 || !n) {
+		perror(path);
+		return 1;
+	}
+	for (;; seq++) {
+		record(fd, seq, seq + 1);
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The window of phase @k, then its record @seq and the head. */
+static void advance(int fd, unsigned long long seq, int k)
+{
+	unsigned int state = phases[k].state;
+
 	put(fd, &phases[k].from, 8, offsetof(struct bcs_stat_header,
 					     window_from));
 	put(fd, &phases[k].to, 8, offsetof(struct bcs_stat_header, window_to));
 	put(fd, &state, 4, offsetof(struct bcs_stat_header, window_state));
-	put(fd, &head, 8, offsetof(struct bcs_stat_header, head));
+	record(fd, seq, phases[k].slice);
 }
 
 int main(int argc, char **argv)
@@ -93,8 +124,11 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--make"))
 		return make(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "--tick"))
+		return tick(argv[2], argv[3]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: slices --make FILE | slices FILE\n");
+		fprintf(stderr, "usage: slices --make FILE | --tick FILE US | "
+			"slices FILE\n");
 		return 2;
 	}
 	MPI_Init(&argc, &argv);

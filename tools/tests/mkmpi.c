@@ -8,6 +8,13 @@
  * in turn, 64 bytes each), MPI_Barrier 5 times (the rank's own total,
  * 1000 * (RANK + 1) ns), and MPI_Send never.  Computation plus
  * communication is exactly MPI_Init to MPI_Finalize.
+ *
+ * mkmpi DIR JOB HOST RANK CALLS SLICE N: also a ring of slices holding N
+ * slices from SLICE on (<linux/bcs_mpi.h> version 4): slice SLICE + i
+ * with i + 1 point-to-point calls (1000 * (i + 1) ns) and 2 collectives
+ * (3000 ns), 64 bytes, its first call at (1000 + 10 * i) ms + 600 ns
+ * and its last return 5 us later; and two calls in the window of its
+ * first slice, MPI_Allreduce and MPI_Send.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -50,20 +57,62 @@ static void hist(char *file, uint64_t off)
 		b[i].index = i;
 }
 
+static void slices(char *file, size_t off, uint64_t slice0, unsigned long n)
+{
+	struct bcs_mpi_slices *t = (void *)(file + off);
+	struct bcs_mpi_slice *e = (void *)(t + 1);
+	struct bcs_mpi_call *c = (void *)(e + n);
+	unsigned long i;
+
+	t->flags = BCS_MPI_SLICES_ON | BCS_MPI_SLICES_WINDOW;
+	t->nr_slices = (uint32_t)n;
+	t->slice_size = sizeof(*e);
+	t->nr_calls = 2;
+	t->call_size = sizeof(*c);
+	t->slice_head = n;
+	t->call_head = 2;
+	t->window_from = t->window_to = slice0;
+	for (i = 0; i < n; i++) {
+		e[i].slice = slice0 + i;
+		e[i].p2p_calls = i + 1;
+		e[i].coll_calls = 2;
+		e[i].p2p_ns = 1000 * (i + 1);
+		e[i].coll_ns = 3000;
+		e[i].coll_bytes = 64;
+		e[i].first_ns = (1000 + 10 * i) * 1000000ULL + 600;
+		e[i].last_ns = e[i].first_ns + 5000;
+	}
+	c[0].slice = c[1].slice = slice0;
+	c[0].start_ns = e[0].first_ns;
+	c[0].duration_ns = 1000;
+	c[0].bytes = 64;
+	c[0].prim = 2;
+	c[1].start_ns = e[0].first_ns + 2000;
+	c[1].duration_ns = 500;
+	c[1].prim = 4;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t hbytes = bcs_mpi_hist_bytes(SUB_BITS), calls, comm, k;
 	uint64_t lat[3] = { 500, 1000, 2000 }, sum = 0, barrier;
 	struct bcs_mpi_file_header *h;
 	struct bcs_mpi_prim *p;
-	size_t size;
+	uint64_t slice0 = 0;
+	unsigned long nslices = 0;
+	size_t size, soff;
 	char path[4096], *file;
 	FILE *f;
 	int rank;
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: mkmpi DIR JOB HOST RANK CALLS\n");
+	if (argc != 6 && argc != 8) {
+		fprintf(stderr, "usage: mkmpi DIR JOB HOST RANK CALLS "
+			"[SLICE N]\n");
 		return 2;
+	}
+	if (argc == 8) {
+		slice0 = strtoull(argv[6], NULL, 10);
+		nslices = strtoul(argv[7], NULL, 10);
 	}
 	rank = atoi(argv[4]);
 	calls = strtoull(argv[5], NULL, 10);
@@ -72,6 +121,11 @@ int main(int argc, char **argv)
 	barrier = 1000ULL * (uint64_t)(rank + 1);
 	comm = sum + barrier;
 	size = sizeof(*h) + NR_PRIMS * sizeof(*p) + 2 * hbytes;
+	soff = size;
+	if (nslices)
+		size += sizeof(struct bcs_mpi_slices) +
+			nslices * sizeof(struct bcs_mpi_slice) +
+			2 * sizeof(struct bcs_mpi_call);
 	file = calloc(1, size);
 	if (!file)
 		return 1;
@@ -110,6 +164,9 @@ int main(int argc, char **argv)
 		p[BCS_MPI_PRIM_COMP].lat_hist_off + hbytes;
 	hist(file, p[BCS_MPI_PRIM_COMP].lat_hist_off);
 	hist(file, p[BCS_MPI_PRIM_COMM].lat_hist_off);
+	if (nslices)
+		slices(file, soff, slice0, nslices);
+	h->slices_off = nslices ? (uint32_t)soff : 0;
 	h->magic = BCS_MPI_MAGIC;
 	snprintf(path, sizeof(path), "%s/%s.%s.%d.%d.bcsmpi", argv[1], argv[2],
 		 argv[3], rank, h->pid);

@@ -200,6 +200,59 @@ n2 = [e for e in spans if names[e["pid"]] == "node2"]
 assert n2[0]["ts"] == 1000 and n2[0]["name"] == "no row", n2[0]
 PY
 fi
+# --- bcsstat trace with MPI ranks, bcsstat mpi --slices ---
+# Two ranks (tests/mkmpi): rank 0 on node1 with slices 100 .. 103, rank 1
+# on node2 with 101 .. 102; each with two calls in its first slice.  A
+# track per rank, its slice spans those of its node's records of the same
+# slice number; the calls on a thread of their own.
+mkdir -p "$TMP/mpi"
+expect 0 '' tests/mkmpi "$TMP/mpi" 5 node1 0 3 100 4
+expect 0 '' tests/mkmpi "$TMP/mpi" 5 node2 1 3 101 2
+expect 0 '' "$BCSSTAT" trace -o "$TMP/mtrace.json" \
+	"$TMP/snap/node1.slices.json" "$TMP/snap/node2.slices.json" "$TMP/mpi"
+if command -v python3 >/dev/null; then
+	if python3 - "$TMP/mtrace.json" <<'PY'; then ok; else bad "trace of ranks"; fi
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["pid"]: e["args"]["name"] for e in ev
+         if e["ph"] == "M" and e["name"] == "process_name"}
+assert sorted(names.values()) == ["node1", "node2", "rank 0 (node1)",
+                                  "rank 1 (node2)"], names
+pid = {v: k for k, v in names.items()}
+def spans(who, cat):
+    return [e for e in ev if e["ph"] == "X" and e["pid"] == pid[who]
+            and e.get("cat") == cat]
+n1 = {e["args"]["slice"]: e for e in spans("node1", "slice")}
+n2 = {e["args"]["slice"]: e for e in spans("node2", "slice")}
+r0 = spans("rank 0 (node1)", "mpi")
+assert [e["args"]["slice"] for e in r0] == [100, 101, 102, 103], r0
+for i, e in enumerate(r0):
+    s = n1[e["args"]["slice"]]
+    assert (e["ts"], e["dur"]) == (s["ts"], s["dur"]), (e, s)
+    assert e["args"]["p2p_calls"] == i + 1 and e["args"]["coll_calls"] == 2
+    assert e["name"] == "NP2P %d NCOLL 2" % (i + 1), e["name"]
+r1 = spans("rank 1 (node2)", "mpi")
+assert [e["args"]["slice"] for e in r1] == [101, 102], r1
+assert all((e["ts"], e["dur"]) == (n2[e["args"]["slice"]]["ts"],
+           n2[e["args"]["slice"]]["dur"]) for e in r1), r1
+calls = spans("rank 0 (node1)", "call")
+assert [c["name"] for c in calls] == ["MPI_Allreduce", "MPI_Send"], calls
+assert all(c["tid"] == 2 and c["args"]["slice"] == 100 for c in calls)
+assert calls[0]["dur"] == 1 and calls[1]["dur"] == 0.5, calls
+counters = [e for e in ev if e["ph"] == "C" and e["pid"] == pid["rank 0 (node1)"]]
+assert len(counters) == 8, counters
+PY
+fi
+# The ranks alone: no node's records needed; slices at the ranks' times.
+expect 0 '"name":"rank 1 \(node2\)"' "$BCSSTAT" trace -o - \
+	"$TMP/mpi/5.node1.0.1000.bcsmpi" "$TMP/mpi/5.node2.1.1001.bcsmpi"
+expect 0 '^ +102 +2 +2 +0.002 +0.003 +64$' "$BCSSTAT" mpi --slices "$TMP/mpi"
+expect 0 '^rank 1 \(pid 1001 on node2\): 2 slices with calls, window 101 .. 101, 2 calls kept$' \
+	"$BCSSTAT" mpi --slices "$TMP/mpi"
+expect 0 '"coll_calls":2' "$BCSSTAT" mpi --slices --json --rank 1 "$TMP/mpi"
+expect 2 '^bcsstat: one of --json, --hist, --ranks, --report, --slices' \
+	"$BCSSTAT" mpi --slices --ranks "$TMP/mpi"
+
 # A file not named nodeN.slices.json names its node itself.
 cp "$TMP/snap/node2.slices.json" "$TMP/other.json"
 expect 0 '"process_name","ph":"M".*"name":"other.json"' \
