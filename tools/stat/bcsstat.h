@@ -94,7 +94,7 @@ void mpi_files_free(struct bcs_mpi_stats *files, char **paths, int n);
 /* Whether @path is one for mpi_files_load() (FILE.bcsmpi or a DIR). */
 int mpi_path_is_mpi(const char *path);
 
-/* ---- per-slice MPI counts (bcsstat_mpislices.c) ---- */
+/* ---- per-slice MPI counts (bcsstat_mpislc.c) ---- */
 
 /*
  * The entries of @st's ring of slices, oldest first, into *@out (to be
