@@ -5,13 +5,22 @@
 # Table 3): Debian's hpcc (the HPC Challenge suite: HPL, DGEMM, STREAM,
 # PTRANS, RandomAccess, FFT, ping-pong and ring latency and bandwidth; a
 # program nobody here wrote) under Open MPI, mpirun -np NP on this host,
-# no module needed.  Four configurations, interleaved round by round so
+# no module needed.  Five configurations, interleaved round by round so
 # that a change of the machine's load falls on all of them alike:
 #
 #   without  no library
 #   off      libbcsmpi preloaded, BCS_MPI_STATS=off
-#   on       preloaded, counters of every primitive (the default)
+#   on       preloaded, counters of every primitive (the default), no
+#            per-slice counts (BCS_MPI_SLICES=0)
+#   slices   as on, with the per-slice counts (BCS_MPI_SLICES=1024): the
+#            slices of /dev/bcsstat if bcs.ko is loaded, else of a
+#            stand-in ring (BCS_MPI_STATDEV) to which libbcsmpi/tests/
+#            slices-openmpi --tick adds a slice every millisecond, for
+#            the whole run (every configuration pays for the ticker)
 #   all      preloaded, distributions of every primitive too
+#
+# -C LIST measures only those (comma-separated, in that order), e.g.
+# -C without,on,slices.
 #
 # Each run must pass hpcc's own checks (its summary's "Success=1", HPL's
 # residuals "PASSED" and none "FAILED"); the median wall time of each
@@ -49,9 +58,12 @@
 # The rounds start after one unmeasured run without the library, which
 # brings the program and its input into the page cache.
 #
-# Usage: bench/mpi_overhead.sh [-a hpcc|lammps] [-c [-N NODES] | -i SHIFT]
+# Usage: bench/mpi_overhead.sh [-a hpcc|lammps] [-C LIST]
+#                              [-c [-N NODES] | -i SHIFT]
 #                              [-r ROUNDS] [-n N] [-t SECONDS]
 #   -a APP      hpcc (default) or lammps
+#   -C LIST     the configurations (default without,off,on,slices,all;
+#               not with -c)
 #   -c          on the cluster test bed
 #   -N NODES    with -c: 2..9 guests, one rank on each (default 3)
 #   -i SHIFT    in an instruction-counted guest (SHIFT 0..10; 3 is 125
@@ -76,17 +88,20 @@ cluster=0
 icount=""
 nodes=3
 app=hpcc
+configs=(without off on slices all)
+given_configs=""
 args=("$@")
-while getopts a:ci:N:r:n:t: o; do
+while getopts a:C:ci:N:r:n:t: o; do
 	case $o in
 	a) app=$OPTARG ;;
+	C) given_configs=$OPTARG ;;
 	c) cluster=1 ;;
 	i) icount=$OPTARG ;;
 	N) nodes=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	n) size=$OPTARG ;;
 	t) budget=$OPTARG ;;
-	*) echo "usage: $0 [-a hpcc|lammps] [-c [-N NODES] | -i SHIFT] [-r ROUNDS] [-n N] [-t SECONDS]" >&2
+	*) echo "usage: $0 [-a hpcc|lammps] [-C LIST] [-c [-N NODES] | -i SHIFT] [-r ROUNDS] [-n N] [-t SECONDS]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -101,6 +116,21 @@ if [ -n "$icount" ]; then
 	*) echo "$0: -i: 0..10, not '$icount'" >&2; exit 2 ;;
 	esac
 	[ "$cluster" = 0 ] || { echo "$0: -c or -i, not both" >&2; exit 2; }
+fi
+if [ -n "$given_configs" ]; then
+	[ "$cluster" = 0 ] || { echo "$0: -C is not for -c" >&2; exit 2; }
+	IFS=, read -r -a configs <<< "$given_configs"
+	for c in "${configs[@]}"; do
+		case $c in
+		without|off|on|slices|all) ;;
+		*) echo "$0: -C: without, off, on, slices, all; not '$c'" >&2
+		   exit 2 ;;
+		esac
+	done
+	case " ${configs[*]} " in
+	*" without "*) ;;
+	*) echo "$0: -C: 'without' is the baseline; list it" >&2; exit 2 ;;
+	esac
 fi
 case $nodes in
 [2-9]) ;;
@@ -133,7 +163,8 @@ if [ -n "$icount" ]; then
 	vmout=$BUILD/bench/mpi-overhead-icount
 	result=$BUILD/bench/mpi_overhead_${app}_icount.txt
 	mkdir -p "$BUILD/bench" && rm -f "$result"
-	make -s -C "$top/libbcsmpi" && make -s -C "$top/tools" bcsstat ||
+	make -s -C "$top/libbcsmpi" all tests/slices-openmpi &&
+		make -s -C "$top/tools" bcsstat ||
 		{ echo "$0: cannot build libbcsmpi and bcsstat" >&2; exit 1; }
 	"$top/selftests/vm/run-vm.sh" --kernel "$rel" --smp 1 \
 		--icount "$icount" --mem 2048 --timeout $((budget + 600)) \
@@ -204,7 +235,25 @@ if [ "$app" = hpcc ]; then
 	    /usr/share/doc/hpcc/examples/_hpccinf.txt > "$work/input"
 fi
 
-configs=(without off on all)
+# The per-slice counts' slices: bcs.ko's, or a stand-in ring ticked every
+# millisecond while every configuration runs.
+statdev=""
+case " ${configs[*]} " in
+*" slices "*)
+	if [ ! -c /dev/bcsstat ]; then
+		ticker=$top/libbcsmpi/tests/slices-openmpi
+		[ -x "$ticker" ] || make -s -C "$top/libbcsmpi" tests/slices-openmpi ||
+			{ echo "$0: cannot build $ticker" >&2; exit 1; }
+		statdev=$work/bcsstat
+		"$ticker" --tick "$statdev" 1000 &
+		ticker_pid=$!
+		trap 'kill "$ticker_pid" 2>/dev/null; rm -rf "$work"' EXIT
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			[ -s "$statdev" ] && break
+			sleep 0.1
+		done
+	fi ;;
+esac
 
 # run CONFIG ROUND: one run of the application; on stdout, in
 # microseconds, its wall time, the CPU time (user + system) of mpirun and
@@ -224,7 +273,12 @@ run()
 	fi
 	case $c in
 	without) ;;
+	slices) env=("-x" "LD_PRELOAD=$lib" "-x" "BCS_MPI_STATS=on"
+		 "-x" "BCS_MPI_SLICES=1024" "-x" "BCS_MPI_DIR=$d/mpi"
+		 "-x" "BCS_JOB=$r")
+		[ -n "$statdev" ] && env+=("-x" "BCS_MPI_STATDEV=$statdev") ;;
 	*) env=("-x" "LD_PRELOAD=$lib" "-x" "BCS_MPI_STATS=$c"
+		 "-x" "BCS_MPI_SLICES=0"
 		 "-x" "BCS_MPI_DIR=$d/mpi" "-x" "BCS_JOB=$r") ;;
 	esac
 	{ time (cd "$d" && timeout 300 mpirun.openmpi --allow-run-as-root \
@@ -267,8 +321,8 @@ for r in $(seq "$rounds"); do
 	[ $((SECONDS - start + longest)) -lt "$budget" ] || break
 	t_round=$SECONDS
 	# Rotate the order: each configuration goes first in some round.
-	for k in 0 1 2 3; do
-		c=${configs[$(((k + r - 1) % 4))]}
+	for k in "${!configs[@]}"; do
+		c=${configs[$(((k + r - 1) % ${#configs[@]}))]}
 		t=$(run "$c" "$r") || {
 			echo "$0: round $r, $c: $app failed or its checks did not pass:" >&2
 			tail -n 5 "$work/$c.$r/stdout" >&2
@@ -324,7 +378,10 @@ lbase=$(echo "${loops[without]}" | median)
 		     "mpirun -np $np on $(hostname), $(nproc) CPUs)"
 		echo "$done_rounds rounds, interleaved$same"
 	fi
-	echo "command: bench/mpi_overhead.sh -a $app -r $rounds -n $size -t $budget${MO_BED:+ (in a guest, $MO_BED)}"
+	echo "command: bench/mpi_overhead.sh -a $app -C $(IFS=,; echo "${configs[*]}") -r $rounds -n $size -t $budget${MO_BED:+ (in a guest, $MO_BED)}"
+	case " ${configs[*]} " in *" slices "*)
+		echo "slices: per-slice counts from ${statdev:-/dev/bcsstat}${statdev:+ (a stand-in ring, a slice a millisecond)}" ;;
+	esac
 	echo "wall: mpirun's, median of the runs (min .. max); cpu: user + system of"
 	echo "mpirun and the ranks; each against the median of \"without\""
 	[ "$app" = lammps ] &&
@@ -358,5 +415,13 @@ if [ -x "$bcsstat" ] && [ -d "$last" ]; then
 		echo
 		echo "bcsstat mpi --job $done_rounds (the last \"on\" run):"
 		"$bcsstat" mpi --job "$done_rounds" "$last"
+	} | tee -a "$out"
+fi
+last=$work/slices.$done_rounds/mpi
+if [ -x "$bcsstat" ] && [ -d "$last" ]; then
+	{
+		echo
+		echo "bcsstat mpi --slices --rank 0 (the last \"slices\" run, its newest slices):"
+		"$bcsstat" mpi --slices --rank 0 "$last" | tail -n 5
 	} | tee -a "$out"
 fi
