@@ -24,28 +24,6 @@ static int by_slice(const void *a, const void *b)
 	return x->slice < y->slice ? -1 : x->slice > y->slice;
 }
 
-long mpi_slice_entries(const struct bcs_mpi_stats *st,
-		       struct bcs_mpi_slice **out)
-{
-	const struct bcs_mpi_slices *t = st->slices;
-	uint64_t k, first;
-	long n = 0;
-
-	*out = NULL;
-	if (!t || !t->nr_slices || !t->slice_head)
-		return 0;
-	first = t->slice_head > t->nr_slices ? t->slice_head - t->nr_slices :
-		0;
-	*out = calloc((size_t)(t->slice_head - first), sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	for (k = first; k < t->slice_head; k++)
-		(*out)[n++] = st->slice[k % t->nr_slices];
-	/* Begun in the order of the slices; sorted all the same. */
-	qsort(*out, (size_t)n, sizeof(**out), by_slice);
-	return n;
-}
-
 static int by_start(const void *a, const void *b)
 {
 	const struct bcs_mpi_call *x = a, *y = b;
@@ -53,29 +31,63 @@ static int by_start(const void *a, const void *b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
+/*
+ * The entries of a ring of @nr items of @size bytes at @ring, @head of
+ * them ever written (item k at k % @nr), the oldest kept first, into
+ * *@out sorted by @cmp: their number, or -ENOMEM.
+ */
+static long ring_copy(const void *ring, size_t size, uint32_t nr,
+		      uint64_t head, int (*cmp)(const void *, const void *),
+		      void **out)
+{
+	uint64_t k, first = head > nr ? head - nr : 0;
+	char *o;
+
+	*out = NULL;
+	if (!nr || !head)
+		return 0;
+	o = calloc((size_t)(head - first), size);
+	if (!o)
+		return -ENOMEM;
+	for (k = first; k < head; k++)
+		memcpy(o + (k - first) * size,
+		       (const char *)ring + (k % nr) * size, size);
+	qsort(o, (size_t)(head - first), size, cmp);
+	*out = o;
+	return (long)(head - first);
+}
+
+long mpi_slice_entries(const struct bcs_mpi_stats *st,
+		       struct bcs_mpi_slice **out)
+{
+	const struct bcs_mpi_slices *t = st->slices;
+	void *o = NULL;
+	long n = 0;
+
+	/* Begun in the order of the slices; sorted all the same. */
+	if (t)
+		n = ring_copy(st->slice, sizeof(**out), t->nr_slices,
+			      t->slice_head, by_slice, &o);
+	*out = o;
+	return n;
+}
+
 long mpi_call_events(const struct bcs_mpi_stats *st,
 		     struct bcs_mpi_call **out)
 {
 	const struct bcs_mpi_slices *t = st->slices;
-	uint64_t k, first;
-	long n = 0;
+	long n = 0, i, k = 0;
+	void *o = NULL;
 
-	*out = NULL;
-	if (!t || !t->nr_calls || !t->call_head)
-		return 0;
-	first = t->call_head > t->nr_calls ? t->call_head - t->nr_calls : 0;
-	*out = calloc((size_t)(t->call_head - first), sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	for (k = first; k < t->call_head; k++) {
-		const struct bcs_mpi_call *c = &st->calls[k % t->nr_calls];
-
-		/* A record index from the file: checked. */
-		if (c->prim < st->hdr->nr_prims)
-			(*out)[n++] = *c;
-	}
-	qsort(*out, (size_t)n, sizeof(**out), by_start);
-	return n;
+	if (t)
+		n = ring_copy(st->calls, sizeof(**out), t->nr_calls,
+			      t->call_head, by_start, &o);
+	*out = o;
+	/* A record index from the file: checked. */
+	for (i = 0; i < n; i++)
+		if ((*out)[i].prim < st->hdr->nr_prims)
+			(*out)[k++] = (*out)[i];
+	return n < 0 ? n : k;
 }
 
 /* Why a rank has no slices: "" if it has. */
