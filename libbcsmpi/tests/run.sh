@@ -562,8 +562,10 @@ test_slices()
 		return
 	fi
 	mkdir -p "$d"
+	# shellcheck disable=SC2046 # the launcher and its options
 	if tests/slices-"$mpi" --make "$d/stat" &&
-	   timeout -k 5 60 $(mpirun_of "$mpi") env LD_PRELOAD="$top/libbcsmpi-$mpi.so" \
+	   timeout -k 5 60 $(mpirun_of "$mpi") env \
+		LD_PRELOAD="$top/libbcsmpi-$mpi.so" \
 		BCS_MPI_DIR="$d/files" BCS_MPI_SLICES=4 \
 		BCS_MPI_STATDEV="$d/stat" BCS_MPI_REPORT=0 \
 		"tests/slices-$mpi" "$d/stat" > "$TMP/out" 2>&1 &&

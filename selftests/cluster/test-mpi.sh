@@ -192,6 +192,31 @@ mkdir -p "$stats"
 # root's that started before: Documentation/mpi.rst, "Permissions").
 on_all 'cp /run/bcs/mpi/*.bcsmpi /run/bcs/mpi/*/*.bcsmpi "$SHARE/data/mpistats/" 2>/dev/null; ls "$SHARE/data/mpistats/" | grep -q bcsmpi' > /dev/null
 ok $? "every node's MPI statistics files gathered"
+# The ranks' calls per slice (mpi.rst, "Per-slice counts"): every rank
+# took its slices from its node's /dev/bcsstat, counted collectives in
+# some, and each of its slice numbers is one of its node's records (or
+# older than the ring's oldest).
+# shellcheck disable=SC2016 # expanded in the guest
+on_all 'bcsstat slices --json > "$SHARE/data/mpistats/node$NODE.ring.json"' \
+	> /dev/null
+on 1 "bcsstat mpi --slices --json $stats" > "$out/mpi-slices.json" 2> "$out/mpi-slices.err"
+rc=$?
+[ $rc = 0 ] && "$PY" - "$out/mpi-slices.json" "$stats" "$np" <<'PY' > "$out/mpi-slices.check" 2>&1
+import json, sys
+ranks = json.load(open(sys.argv[1]))["ranks"]
+assert len(ranks) == 2 * int(sys.argv[3]), len(ranks)
+for r in ranks:
+    ring = [x["slice"] for x in
+            json.load(open("%s/%s.ring.json" % (sys.argv[2], r["host"])))]
+    assert r["source"] == "/dev/bcsstat", r
+    got = [e["slice"] for e in r["slices"]]
+    assert got and any(e["coll_calls"] for e in r["slices"]), r
+    missing = [s for s in got if s >= min(ring) and s not in set(ring)]
+    assert not missing, (r["host"], r["rank"], missing[:10])
+print("%d ranks, %d slices with calls" % (len(ranks),
+      sum(len(r["slices"]) for r in ranks)))
+PY
+ok $? "bcsstat mpi --slices: every rank's slices are its node's ($(tail -n 1 "$out/mpi-slices.check" 2>/dev/null))"
 per_node=$((np / nr_nodes))
 nodes_want=$(for n in $CL_NODES; do printf ', node%s (%s)' "$n" "$per_node"; done)
 for l in a b; do
