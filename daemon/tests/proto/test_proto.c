@@ -959,8 +959,10 @@ static bool can_be(unsigned int type, size_t body)
 		return body >= 4 && (body - 4) % 20 == 0 &&
 		       body <= 4 + 20 * BCSP_MAX_JOBS;
 	case BCSP_CONTEXT:
-		return body >= 40 && (body - 40) % 8 == 0 &&
-		       body <= 40 + 8 * BCSP_MAX_JOBS;
+		/* In words: jobs of 8 bytes, then maybe subsets. */
+		return body >= 40 && body % 4 == 0 &&
+		       body <= 40 + 8 * BCSP_MAX_JOBS + 8 +
+			       BCSP_SUBSET_LEN * BCSP_CTX_SUBSETS_MAX;
 	case BCSP_SWITCHES:
 		return body >= 8 && (body - 8) % 40 == 0 &&
 		       body <= 8 + 40 * BCSP_MAX_SWITCHES;
