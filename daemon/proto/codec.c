@@ -448,7 +448,7 @@ static void encode_context(struct bcsp_cur *c, const struct bcsp_msg *m)
 static bool decode_ctx_subsets(struct bcsp_cur *c, struct bcsp_msg *m)
 {
 	uint8_t per_job[BCSP_MAX_JOBS] = { 0 };
-	uint32_t i, idx, reserved;
+	uint32_t i, k, idx, reserved;
 
 	m->ctx.nr_subsets = 0;
 	if (c->off == c->len)
@@ -464,6 +464,10 @@ static bool decode_ctx_subsets(struct bcsp_cur *c, struct bcsp_msg *m)
 		    idx >= m->ctx.nr_jobs ||
 		    ++per_job[idx] > BCSP_JOB_SUBSETS_MAX)
 			return false;
+		/* Its job's first entry: the one the encoder names. */
+		for (k = 0; k < idx; k++)
+			if (m->ctx.jobs[k].job == m->ctx.jobs[idx].job)
+				return false;
 		m->ctx.subsets[i].job = m->ctx.jobs[idx].job;
 	}
 	return c->ok;

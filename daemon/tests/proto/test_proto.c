@@ -1899,6 +1899,12 @@ static void test_subsets(void)
 	buf[off + 1] = 2;
 	resign(buf, (size_t)len);
 	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* The index of a job's second entry (the encoder names the first). */
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[BCSP_HDR_LEN + 40 + 3] = 6;		/* job 4 is 6 too */
+	buf[off + 1] = 1;			/* the second 6 */
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
 	/* Another kind, a reserved word, a count of none. */
 	len = bcsp_encode(&m, key, buf, sizeof(buf));
 	buf[off + 3] = 2;
