@@ -231,10 +231,14 @@ static bool reconcile_subset(struct bcsd *d, const struct bcsp_job_stats *want,
 			continue;
 		err = dist_pid(d, want->job, BCS_DIST_ENABLE, want->metrics,
 			       want->sub_bits, t.pid[i]);
-		if (!err)
+		if (!err) {
 			hp->pid[hp->nr++] = t.pid[i];
-		else if (err != -ESRCH)
+			pr_info("job %u: statistics of pid %d from slice %llu",
+				want->job, t.pid[i],
+				(unsigned long long)d->record.slice);
+		} else if (err != -ESRCH) {
 			done = false;
+		}
 	}
 	return done && !hp->ranks;
 }
@@ -382,6 +386,7 @@ static void on_strobe(struct bcsd *d, const struct bcsp_msg *m,
 		      const struct bcsd_origin *from)
 {
 	(void)from;
+	d->record.slice = m->strobe.slice;
 	if (ctx_new(d) && m->strobe.slice >= d->followed.ctx.apply_slice)
 		apply(d);
 }

@@ -49,6 +49,7 @@ struct bcsd_record {
 	uint32_t epoch, master, version;
 	bool retry;
 	uint64_t retried_ms;
+	uint64_t slice;			/* of the last strobe */
 	struct bcsp_job_stats jobs[BCSP_MAX_JOBS];
 	struct bcsd_record_pids pids[BCSP_MAX_JOBS];	/* of @jobs */
 	struct bcsd_record_pids next[BCSP_MAX_JOBS];	/* apply()'s */
