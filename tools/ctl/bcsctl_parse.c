@@ -555,33 +555,34 @@ static int subset_room(struct bcsctl_req *req)
 	return -1;
 }
 
+/* The number of digits at *@p into @out, *@p past it: 0, or -1. */
+static int rank_num(const char **p, uint32_t *out)
+{
+	size_t n = strspn(*p, "0123456789");
+	char num[16];
+
+	if (!n || n >= sizeof(num))
+		return -1;
+	memcpy(num, *p, n);
+	num[n] = '\0';
+	*p += n;
+	return parse_u32(num, 0, UINT32_MAX, out);
+}
+
 int bcsctl_parse_ranks(struct bcsctl_req *req, const char *s)
 {
 	const char *p = s;
-	char num[16];
 	uint32_t lo, hi;
-	size_t n;
 
 	if (!*s)
 		goto bad;
 	for (;;) {
-		n = strspn(p, "0123456789");
-		if (!n || n >= sizeof(num))
-			goto bad;
-		memcpy(num, p, n);
-		num[n] = '\0';
-		p += n;
-		if (parse_u32(num, 0, UINT32_MAX, &lo))
+		if (rank_num(&p, &lo))
 			goto bad;
 		hi = lo;
 		if (*p == '-') {
-			n = strspn(++p, "0123456789");
-			if (!n || n >= sizeof(num))
-				goto bad;
-			memcpy(num, p, n);
-			num[n] = '\0';
-			p += n;
-			if (parse_u32(num, 0, UINT32_MAX, &hi))
+			p++;
+			if (rank_num(&p, &hi))
 				goto bad;
 		}
 		if (*p && *p != ',')
