@@ -76,7 +76,7 @@ static bool job_has_subsets(const struct bcsp_context *c, uint32_t job,
 	return any;
 }
 
-static void pids_add(struct bcsd_record_pids *out, int32_t pid, uint32_t job)
+static void pids_add(struct bcsd_record_pids *out, int32_t pid)
 {
 	uint32_t i;
 
@@ -84,8 +84,7 @@ static void pids_add(struct bcsd_record_pids *out, int32_t pid, uint32_t job)
 		if (out->pid[i] == pid)
 			return;
 	if (out->nr == RECORD_PIDS_MAX) {
-		pr_warn("job %u: subsets: more than %u processes here, pid %d left out",
-			job, RECORD_PIDS_MAX, pid);
+		out->over = true;
 		return;
 	}
 	out->pid[out->nr++] = pid;
@@ -100,6 +99,7 @@ void record_subset_pids(const struct bcsp_context *c, uint32_t job,
 
 	out->subset = true;
 	out->ranks = false;
+	out->over = false;
 	out->nr = 0;
 	for (i = 0; i < c->nr_subsets; i++) {
 		s = &c->subsets[i];
@@ -107,13 +107,13 @@ void record_subset_pids(const struct bcsp_context *c, uint32_t job,
 			continue;
 		if (s->kind == BCSP_SUBSET_PID) {
 			if (s->a == node)
-				pids_add(out, (int32_t)s->b, job);
+				pids_add(out, (int32_t)s->b);
 			continue;
 		}
 		out->ranks = true;
 		for (k = 0; k < nr_ranks; k++)
 			if (ranks[k].rank >= s->a && ranks[k].rank <= s->b)
-				pids_add(out, ranks[k].pid, job);
+				pids_add(out, ranks[k].pid);
 	}
 }
 
@@ -198,6 +198,10 @@ static bool reconcile_subset(struct bcsd *d, const struct bcsp_job_stats *want,
 		hp->nr = 0;
 	hp->subset = true;
 	hp->ranks = t.ranks;
+	if (t.over && !hp->over)
+		pr_warn("job %u: its subsets name more than %u processes here: the rest left out",
+			want->job, RECORD_PIDS_MAX);
+	hp->over = t.over;
 	/* Tasks no longer named: nothing more of them. */
 	for (i = n = 0; i < hp->nr; i++) {
 		if (has_pid(&t, hp->pid[i]))

@@ -30,6 +30,7 @@ struct bcsd;
 struct bcsd_record_pids {
 	bool subset;		/* false: the whole job */
 	bool ranks;		/* it has rank subsets: look again */
+	bool over;		/* more than RECORD_PIDS_MAX named here */
 	uint32_t nr;
 	int32_t pid[RECORD_PIDS_MAX];
 };

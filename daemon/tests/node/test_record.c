@@ -246,7 +246,19 @@ static void test_subsets(void)
 	CHECK(p.subset && p.ranks && p.nr == 2 && p.pid[0] == 700 &&
 	      p.pid[1] == 40);
 	record_subset_pids(c, 6, 2, ranks, 2, &p);
-	CHECK(p.subset && !p.ranks && p.nr == 0);
+	CHECK(p.subset && !p.ranks && p.nr == 0 && !p.over);
+	/* More processes than a job records here: the first, and said. */
+	{
+		static struct mpidir_rank many[RECORD_PIDS_MAX + 5];
+		unsigned int i;
+
+		for (i = 0; i < RECORD_PIDS_MAX + 5; i++)
+			many[i] = (struct mpidir_rank){ i, (int32_t)(100 + i) };
+		subset(c, BCSP_SUBSET_RANKS, 0, BCSP_RANK_MAX);
+		record_subset_pids(c, 5, 2, many, RECORD_PIDS_MAX + 5, &p);
+		CHECK(p.nr == RECORD_PIDS_MAX && p.over && p.pid[0] == 700 &&
+		      p.pid[1] == 104 && p.pid[7] == 100);
+	}
 	memset(c, 0, sizeof(*c));
 
 	snprintf(job, sizeof(job), "%s/5", dir);
