@@ -13,6 +13,10 @@
  *                                                   (root only, as below;
  *                                                   op enable, disable or
  *                                                   release)
+ *   {"cmd": "stats", "job": J, "op": "enable", "metrics": M, "sub_bits": S,
+ *    "subsets": [{"ranks": [0, 3]}, {"node": "n2", "pid": P}]}
+ *                                                   (root only: the tasks
+ *                                                   named, on every node)
  *   {"cmd": "stats", "job": J, "op": "enable", "mpi": "Allreduce,Isend",
  *    "sub_bits": S}                                 (the job's MPI
  *                                                   processes; enable or
@@ -493,6 +497,14 @@ static void reply_request(struct bcsd *d, struct bcsd_client *c,
 		reply_attach(c, r);
 		return;
 	}
+	if (r->error == -EPROTONOSUPPORT && r->op == BCSP_OP_STATS) {
+		ctl_error(c, r->error, "subsets of a job's processes need protocol_version 4 on the master");
+		return;
+	}
+	if (r->error == -E2BIG && r->op == BCSP_OP_STATS) {
+		ctl_error(c, r->error, "the context has no room for these subsets (64 in all, of every job)");
+		return;
+	}
 	if (r->error) {
 		ctl_error(c, r->error, bcs_strerror(r->error, BCS_CTX_JOB));
 		return;
@@ -538,11 +550,10 @@ struct resolve {
  * this node's; and where ids derive from host names (node_id 0 here), the
  * id of that name.  Each id once, at most BCSP_CREATE_NODES_MAX.
  */
-static int resolve_node(const char *name, void *arg)
+static uint32_t node_id_of(const struct bcsd *d, const char *host,
+			   const char *name)
 {
-	struct resolve *r = arg;
-	const struct bcsd *d = r->d;
-	size_t n = strlen(name), dot = strcspn(r->host, ".");
+	size_t n = strlen(name), dot = strcspn(host, ".");
 	unsigned long long v = 0;
 	uint32_t id = 0, i;
 
@@ -553,11 +564,19 @@ static int resolve_node(const char *name, void *arg)
 	for (i = 0; !id && d->nodes && i < d->nodes->nr; i++)
 		if (!strcmp(d->nodes->node[i].host, name))
 			id = d->nodes->node[i].id;
-	if (!id && (!strcmp(name, r->host) ||
-		    (n == dot && !strncmp(name, r->host, dot))))
+	if (!id && (!strcmp(name, host) ||
+		    (n == dot && !strncmp(name, host, dot))))
 		id = d->node_id;
 	if (!id && !d->cfg.node_id)
 		id = cfg_node_id_of(name);
+	return id;
+}
+
+static int resolve_node(const char *name, void *arg)
+{
+	struct resolve *r = arg;
+	uint32_t id = node_id_of(r->d, r->host, name), i;
+
 	if (!id) {
 		snprintf(r->bad, sizeof(r->bad), "%s", name);
 		return -ENOENT;
@@ -568,6 +587,40 @@ static int resolve_node(const char *name, void *arg)
 	if (r->req->nodes.nr == BCSP_CREATE_NODES_MAX)
 		return -E2BIG;
 	r->req->nodes.id[r->req->nodes.nr++] = id;
+	return 0;
+}
+
+/*
+ * The subsets of stats enable @in into @c's request, their nodes' names
+ * resolved as a create's: 0, or an error said to the client.
+ */
+static int stats_subsets(struct bcsd *d, struct bcsd_client *c,
+			 const struct ctl_req *in)
+{
+	struct bcsp_subset *s;
+	char host[256] = "", msg[HOSTLIST_NAME_MAX + 96];
+	uint32_t i;
+
+	gethostname(host, sizeof(host) - 1);
+	for (i = 0; i < in->nr_subsets; i++) {
+		s = &c->req.stats.subsets[i];
+		s->a = in->subsets[i].a;
+		s->b = in->subsets[i].b;
+		if (!in->subsets[i].node[0]) {
+			s->kind = BCSP_SUBSET_RANKS;
+			continue;
+		}
+		s->kind = BCSP_SUBSET_PID;
+		s->a = node_id_of(d, host, in->subsets[i].node);
+		if (!s->a) {
+			snprintf(msg, sizeof(msg),
+				 "--pid: no node id for '%s' (give node ids, or name the nodes in nodes_file)",
+				 in->subsets[i].node);
+			ctl_error(c, -EINVAL, msg);
+			return -EINVAL;
+		}
+	}
+	c->req.stats.nr_subsets = in->nr_subsets;
 	return 0;
 }
 
@@ -616,6 +669,8 @@ static void cmd_job_request(struct bcsd *d, struct bcsd_client *c,
 		c->req.stats.op = in->dist_op;
 		c->req.stats.metrics = in->metrics;
 		c->req.stats.sub_bits = in->sub_bits;
+		if (stats_subsets(d, c, in))
+			return;
 	} else if (op == BCSP_OP_WINDOW) {
 		c->req.window.from = in->from;
 		c->req.window.to = in->to;

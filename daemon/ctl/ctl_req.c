@@ -110,6 +110,91 @@ static int get_mpi(struct json_object *in, struct json_object *v,
 	return 0;
 }
 
+_Static_assert(CTL_SUBSETS_MAX == BCSP_JOB_SUBSETS_MAX,
+	       "a request's subsets fit a datagram's");
+
+/* Subset @o of "subsets" into @s: 0, or -EINVAL with @err. */
+static int get_subset(struct json_object *o, struct ctl_subset *s, char *err,
+		      size_t errlen)
+{
+	struct json_object *v, *a, *b;
+	int64_t pid = 0, lo, hi;
+	const char *name;
+
+	memset(s, 0, sizeof(*s));
+	if (!json_object_is_type(o, json_type_object))
+		goto bad;
+	if (json_object_object_get_ex(o, "ranks", &v)) {
+		if (json_object_object_length(o) != 1 ||
+		    !json_object_is_type(v, json_type_array) ||
+		    json_object_array_length(v) != 2)
+			goto bad;
+		a = json_object_array_get_idx(v, 0);
+		b = json_object_array_get_idx(v, 1);
+		if (!a || !b || !json_object_is_type(a, json_type_int) ||
+		    !json_object_is_type(b, json_type_int))
+			goto bad;
+		errno = 0;
+		lo = json_object_get_int64(a);
+		hi = json_object_get_int64(b);
+		if (errno || lo < 0 || lo > hi || hi > BCSP_RANK_MAX) {
+			snprintf(err, errlen, "\"ranks\" must be [A, B] with 0 <= A <= B <= %d",
+				 BCSP_RANK_MAX);
+			return -EINVAL;
+		}
+		s->a = (uint32_t)lo;
+		s->b = (uint32_t)hi;
+		return 0;
+	}
+	if (json_object_object_length(o) != 2 ||
+	    !json_object_object_get_ex(o, "node", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		goto bad;
+	name = json_object_get_string(v);
+	if (!*name || strlen(name) >= sizeof(s->node)) {
+		snprintf(err, errlen, "\"node\" must be 1 to %d bytes",
+			 CTL_NODE_NAME_LEN - 1);
+		return -EINVAL;
+	}
+	if (!json_object_object_get_ex(o, "pid", &v) || !v ||
+	    get_int(o, "pid", 1, BCSP_PID_MAX, &pid, err, errlen))
+		return -EINVAL;
+	snprintf(s->node, sizeof(s->node), "%s", name);
+	s->b = (uint32_t)pid;
+	return 0;
+bad:
+	snprintf(err, errlen, "each of \"subsets\" must be {\"ranks\": [A, B]} or {\"node\": NAME, \"pid\": P}");
+	return -EINVAL;
+}
+
+/* "subsets" of a stats enable into @req: 0, or -EINVAL with @err. */
+static int get_subsets(struct json_object *in, struct ctl_req *req,
+		       char *err, size_t errlen)
+{
+	struct json_object *v;
+	size_t n, i;
+
+	if (!json_object_object_get_ex(in, "subsets", &v) || !v)
+		return 0;
+	if (req->dist_op != BCS_DIST_ENABLE) {
+		snprintf(err, errlen, "only stats enable takes \"subsets\"");
+		return -EINVAL;
+	}
+	n = json_object_is_type(v, json_type_array) ?
+	    json_object_array_length(v) : 0;
+	if (!n || n > CTL_SUBSETS_MAX) {
+		snprintf(err, errlen, "\"subsets\" must be an array of 1 to %d subsets",
+			 CTL_SUBSETS_MAX);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		if (get_subset(json_object_array_get_idx(v, i),
+			       &req->subsets[i], err, errlen))
+			return -EINVAL;
+	req->nr_subsets = (uint32_t)n;
+	return 0;
+}
+
 /* The statistics fields of @in into @req: 0, or -EINVAL with @err. */
 static int get_stats(struct json_object *in, struct ctl_req *req, char *err,
 		     size_t errlen)
@@ -133,8 +218,15 @@ static int get_stats(struct json_object *in, struct ctl_req *req, char *err,
 	if (i == sizeof(dist_ops) / sizeof(dist_ops[0]))
 		goto bad_op;
 	req->dist_op = i;
-	if (json_object_object_get_ex(in, "mpi", &v) && v)
+	if (json_object_object_get_ex(in, "mpi", &v) && v) {
+		if (json_object_object_get_ex(in, "subsets", NULL)) {
+			snprintf(err, errlen, "\"mpi\" takes no \"subsets\": the MPI selection is the job's");
+			return -EINVAL;
+		}
 		return get_mpi(in, v, req, err, errlen);
+	}
+	if (get_subsets(in, req, err, errlen))
+		return -EINVAL;
 	if (get_int(in, "metrics", i == BCS_DIST_RELEASE ? 0 : 1,
 		    i == BCS_DIST_RELEASE ? 0 : BCS_DIST_ALL, &metrics, err,
 		    errlen) ||

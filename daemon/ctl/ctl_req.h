@@ -35,6 +35,16 @@ enum ctl_cmd {
 	__CTL_CMD_MAX,
 };
 
+/* Subsets of a stats enable: BCSP_JOB_SUBSETS_MAX of proto.h. */
+#define CTL_SUBSETS_MAX		32
+#define CTL_NODE_NAME_LEN	256	/* HOSTLIST_NAME_MAX of hostlist.h + 1 */
+
+/* A subset: ranks @a .. @b (@node ""), or pid @b on node @node. */
+struct ctl_subset {
+	uint32_t a, b;
+	char node[CTL_NODE_NAME_LEN];
+};
+
 struct ctl_req {
 	enum ctl_cmd cmd;
 	uint32_t job;		/* 0 if not given (create: the master picks) */
@@ -53,6 +63,8 @@ struct ctl_req {
 	char mpi_sel[CTL_MPI_SEL_LEN];	/* stats with mpi: "" keeps it */
 	char nodes[CTL_NODES_LEN];	/* job-create: a hostlist, or "" */
 	uint32_t owner;		/* job-create: the job's owner, a uid; 0: root */
+	uint32_t nr_subsets;	/* stats enable: "subsets", 0: the whole job */
+	struct ctl_subset subsets[CTL_SUBSETS_MAX];
 };
 
 /*
@@ -75,6 +87,11 @@ struct ctl_req {
  * of bcs.ko's distributions: "mpi" is the selection (BCS_MPI_STATS
  * syntax, at most CTL_MPI_SEL_LEN - 1 bytes, checked by the caller; ""
  * keeps it), "sub_bits" the resolution (left out: kept), no "metrics".
+ * A stats enable without "mpi" may have "subsets", an array of 1 ..
+ * CTL_SUBSETS_MAX objects, each {"ranks": [A, B]} (MPI ranks A .. B,
+ * 0 <= A <= B <= 16777215) or {"node": NAME, "pid": P} (a node's name or
+ * id, 1 .. CTL_NODE_NAME_LEN - 1 bytes, resolved by the caller, and
+ * P 1 .. BCSP_PID_MAX): the job's tasks it records, not all of them.
  * Returns 0, or -EINVAL with a message for the client in @err.
  */
 int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,

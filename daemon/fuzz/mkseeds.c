@@ -146,6 +146,14 @@ static void seed_request(struct bcsp_msg *m)
 	m->req.stats.metrics = 15;
 	m->req.stats.sub_bits = 4;
 	variant(m, "stats");
+	/* An enable of a subset of the job's tasks: ranks, node and pid. */
+	m->req.stats.nr_subsets = 2;
+	m->req.stats.subsets[0] = (struct bcsp_subset){
+		.kind = BCSP_SUBSET_RANKS, .a = 0, .b = 3 };
+	m->req.stats.subsets[1] = (struct bcsp_subset){
+		.kind = BCSP_SUBSET_PID, .a = 2, .b = 4242 };
+	variant(m, "stats-subsets");
+	m->req.stats.nr_subsets = 0;
 	m->req.op = BCSP_OP_WINDOW;
 	m->req.window.from = 7500;
 	m->req.window.to = 12500;
@@ -249,6 +257,15 @@ static void seed_context(struct bcsp_msg *m)
 	m->ctx.jobs[1].job = 101;
 	m->ctx.jobs[1].release = 2;
 	seed(m);
+	/* Job 101 over ranks 0 .. 3 and 17, and a pid of node 2. */
+	m->ctx.nr_subsets = 3;
+	m->ctx.subsets[0] = (struct bcsp_subset){ 101, BCSP_SUBSET_RANKS, 0,
+						  3 };
+	m->ctx.subsets[1] = (struct bcsp_subset){ 101, BCSP_SUBSET_RANKS, 17,
+						  17 };
+	m->ctx.subsets[2] = (struct bcsp_subset){ 100, BCSP_SUBSET_PID, 2,
+						  4242 };
+	variant(m, "subsets");
 }
 
 static void seed_switches(struct bcsp_msg *m)

@@ -14,6 +14,43 @@
 #include "master/context.h"
 
 /*
+ * Context @c as version 3 has it: no subsets, and a job that had some
+ * records nothing, not all of its tasks (a daemon of version 3 would take
+ * it for the whole job).
+ */
+void context_v3(struct bcsp_context *c)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < c->nr_subsets; i++)
+		for (k = 0; k < c->nr_jobs; k++)
+			if (c->jobs[k].job == c->subsets[i].job)
+				c->jobs[k].metrics = 0;
+	c->nr_subsets = 0;
+}
+
+/* Drop job @id's subsets from @c. */
+static void subsets_drop(struct bcsp_context *c, uint32_t id)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < c->nr_subsets; i++)
+		if (c->subsets[i].job != id)
+			c->subsets[n++] = c->subsets[i];
+	c->nr_subsets = n;
+}
+
+/* Job @id's subsets in @c. */
+static uint32_t subsets_of(const struct bcsp_context *c, uint32_t id)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < c->nr_subsets; i++)
+		n += c->subsets[i].job == id;
+	return n;
+}
+
+/*
  * The statistics context, to the group and to this host's node part; sent
  * with every map once there is one, so that a node that lost it or
  * joined later gets it.
@@ -27,6 +64,8 @@ void context_send(struct bcsd *d)
 	m.hdr.epoch = d->master.epoch;
 	m.hdr.priority = (uint16_t)d->cfg.priority;
 	m.ctx = d->master.ctx;
+	if (d->cfg.protocol_version < 4)
+		context_v3(&m.ctx);
 	net_send(d, &m, NULL);
 	d->followed.ctx = m.ctx;
 	d->followed.ctx_epoch = d->master.epoch;
@@ -69,16 +108,27 @@ static struct bcsp_job_stats *ctx_job(struct bcsd *d, uint32_t id,
  */
 int context_stats(struct bcsd *d, const struct bcsp_request *req, bool known)
 {
-	uint32_t metrics = req->stats.metrics;
+	struct bcsp_context *c = &d->master.ctx;
+	uint32_t metrics = req->stats.metrics, n = req->stats.nr_subsets, i;
 	struct bcsp_job_stats *js;
 
 	if (req->stats.op > BCS_DIST_RELEASE || (metrics & ~BCS_DIST_ALL) ||
 	    (req->stats.op == BCS_DIST_RELEASE) != !metrics ||
 	    (req->stats.op == BCS_DIST_ENABLE ?
-	     req->stats.sub_bits > BCS_HIST_SUB_BITS_MAX : req->stats.sub_bits))
+	     req->stats.sub_bits > BCS_HIST_SUB_BITS_MAX : req->stats.sub_bits) ||
+	    n > BCSP_JOB_SUBSETS_MAX || (n && req->stats.op != BCS_DIST_ENABLE))
 		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!bcsp_subset_valid(&req->stats.subsets[i]))
+			return -EINVAL;
+	/* Daemons of version 3 would record the whole job. */
+	if (n && d->cfg.protocol_version < 4)
+		return -EPROTONOSUPPORT;
 	if (!known)
 		return -ENOENT;
+	if (n && c->nr_subsets - subsets_of(c, req->job) + n >
+	    BCSP_CTX_SUBSETS_MAX)
+		return -E2BIG;	/* the other jobs' subsets leave no room */
 	js = ctx_job(d, req->job, true);
 	if (!js)
 		return -ENOSPC;	/* BCSP_MAX_JOBS jobs have statistics */
@@ -86,6 +136,12 @@ int context_stats(struct bcsd *d, const struct bcsp_request *req, bool known)
 	case BCS_DIST_ENABLE:
 		js->metrics |= (uint8_t)metrics;
 		js->sub_bits = (uint8_t)req->stats.sub_bits;
+		/* Its processes now: those named, or all of them. */
+		subsets_drop(c, req->job);
+		for (i = 0; i < n; i++) {
+			c->subsets[c->nr_subsets] = req->stats.subsets[i];
+			c->subsets[c->nr_subsets++].job = req->job;
+		}
 		break;
 	case BCS_DIST_DISABLE:
 		js->metrics &= (uint8_t)~metrics;
@@ -94,6 +150,7 @@ int context_stats(struct bcsd *d, const struct bcsp_request *req, bool known)
 		/* bcs.ko forgets the job's enables with its statistics. */
 		js->metrics = 0;
 		js->release++;
+		subsets_drop(c, req->job);
 		break;
 	}
 	ctx_changed(d);
@@ -134,6 +191,7 @@ void context_forget(struct bcsd *d, uint32_t id)
 
 	if (!js)
 		return;
+	subsets_drop(&d->master.ctx, id);
 	*js = d->master.ctx.jobs[--d->master.ctx.nr_jobs];
 	ctx_changed(d);
 }

@@ -11,8 +11,14 @@
 #include <stdbool.h>
 
 struct bcsd;
+struct bcsp_context;
 struct bcsp_request;
 
+/*
+ * Context @c as sent at protocol_version 3: no subsets, and their jobs
+ * with no metrics (wire-protocol.rst, Context).
+ */
+void context_v3(struct bcsp_context *c);
 /* The context, if there is one, to the group and this host's node part. */
 void context_send(struct bcsd *d);
 /*

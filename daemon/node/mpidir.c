@@ -19,6 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <stddef.h>
+
+#include <linux/bcs_mpi.h>
+
 #include "libbcsmpi/control.h"
 #include "libbcsmpi/mpifile.h"
 #include "core/log.h"
@@ -372,31 +376,61 @@ static int summary(const struct entry *e, struct mpidir_summary *s,
 	return r;
 }
 
+/*
+ * The job's files to read (see mpidir_summaries()) into *@e, their number
+ * into *@n, the directories they are in into @fds (top, job's or -1), to
+ * close with entries_end().  0, or a negative errno (*@e NULL, nothing
+ * open; no mpi_dir is none).
+ */
+static int entries(const char *dir, uint32_t job, struct entry **e,
+		   unsigned int *n, int fds[2])
+{
+	unsigned int cap = 2 * MPIDIR_SCAN_MAX;
+	struct stat sb;
+	char id[16];
+
+	*e = NULL;
+	*n = 0;
+	snprintf(id, sizeof(id), "%u", job);
+	fds[0] = open_top(dir);
+	if (fds[0] < 0)
+		return fds[0] == -ENOENT ? 0 : fds[0];
+	*e = calloc(cap, sizeof(**e));
+	if (!*e) {
+		close(fds[0]);
+		return -ENOMEM;
+	}
+	fds[1] = open_job(fds[0], job, &sb);
+	if (fds[1] >= 0)
+		list(fds[1], id, sb.st_uid, *e, n, cap);
+	/* Files in mpi_dir itself: only root's processes can write there. */
+	list(fds[0], id, geteuid(), *e, n, cap);
+	return 0;
+}
+
+static void entries_end(struct entry *e, const int fds[2])
+{
+	if (!e)
+		return;
+	free(e);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	close(fds[0]);
+}
+
 int mpidir_summaries(const char *dir, uint32_t job,
 		     struct mpidir_summary *out, unsigned int max,
 		     size_t file_max, unsigned int *skipped)
 {
-	unsigned int n = 0, i, k = 0, cap = 2 * MPIDIR_SCAN_MAX;
-	char id[16], err[512];
+	unsigned int n, i, k = 0;
 	struct entry *e;
-	struct stat sb;
-	int top, jfd;
+	char err[512];
+	int fds[2], r;
 
 	*skipped = 0;
-	snprintf(id, sizeof(id), "%u", job);
-	top = open_top(dir);
-	if (top < 0)
-		return top == -ENOENT ? 0 : top;
-	e = calloc(cap, sizeof(*e));
-	if (!e) {
-		close(top);
-		return -ENOMEM;
-	}
-	jfd = open_job(top, job, &sb);
-	if (jfd >= 0)
-		list(jfd, id, sb.st_uid, e, &n, cap);
-	/* Files in mpi_dir itself: only root's processes can write there. */
-	list(top, id, geteuid(), e, &n, cap);
+	r = entries(dir, job, &e, &n, fds);
+	if (r || !e)
+		return r;
 	qsort(e, n, sizeof(*e), by_name);
 	for (i = 0; i < n && k < max; i++) {
 		if (summary(&e[i], &out[k], file_max, err, sizeof(err))) {
@@ -407,9 +441,50 @@ int mpidir_summaries(const char *dir, uint32_t job,
 		}
 		k++;
 	}
-	free(e);
-	if (jfd >= 0)
-		close(jfd);
-	close(top);
+	entries_end(e, fds);
+	return (int)k;
+}
+
+/* The rank and pid of @e's header into @out: 0, or a negative errno. */
+static int rank_of(const struct entry *e, struct mpidir_rank *out)
+{
+	struct bcs_mpi_file_header h;
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	fd = openat(e->dfd, e->name, OPEN_FILE);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != e->uid) {
+		close(fd);
+		return -EPERM;
+	}
+	n = pread(fd, &h, sizeof(h), 0);
+	close(fd);
+	/* The magic is written last: a file in MPI_Init has none yet. */
+	if (n < (ssize_t)(offsetof(struct bcs_mpi_file_header, pid) +
+			  sizeof(h.pid)) || h.magic != BCS_MPI_MAGIC ||
+	    h.rank < 0 || h.pid <= 0)
+		return -EINVAL;
+	out->rank = (uint32_t)h.rank;
+	out->pid = h.pid;
+	return 0;
+}
+
+int mpidir_ranks(const char *dir, uint32_t job, struct mpidir_rank *out,
+		 unsigned int max)
+{
+	unsigned int n, i, k = 0;
+	struct entry *e;
+	int fds[2], r;
+
+	r = entries(dir, job, &e, &n, fds);
+	if (r || !e)
+		return r;
+	for (i = 0; i < n && k < max; i++)
+		if (!rank_of(&e[i], &out[k]))
+			k++;
+	entries_end(e, fds);
 	return (int)k;
 }

@@ -73,4 +73,23 @@ int mpidir_summaries(const char *dir, uint32_t job,
 		     struct mpidir_summary *out, unsigned int max,
 		     size_t file_max, unsigned int *skipped);
 
+/* A rank of a job's on this node: its rank and its process. */
+struct mpidir_rank {
+	uint32_t rank;		/* in MPI_COMM_WORLD */
+	int32_t pid;
+};
+
+/*
+ * The ranks of job @job whose statistics files are here, as their
+ * headers say (rank, pid), into @out (@max at most): the files
+ * mpidir_summaries() would read, opened alike (no link followed, no
+ * blocking, of the owner expected), of which only the header is read;
+ * one without its magic yet (in MPI_Init), or with a negative rank or a
+ * pid not above 0, is left out.  A pid is only what a user wrote: the
+ * caller names it to bcs.ko, which takes only tasks of the job.  Returns
+ * their number, or a negative errno.
+ */
+int mpidir_ranks(const char *dir, uint32_t job, struct mpidir_rank *out,
+		 unsigned int max);
+
 #endif /* BCSD_MPIDIR_H */

@@ -179,6 +179,32 @@ static bool decode_map(struct bcsp_cur *c, struct bcsp_msg *m)
 	return c->ok;
 }
 
+/* Subset @s, at index @idx of its context's jobs (0 in a request). */
+static void put_subset(struct bcsp_cur *c, const struct bcsp_subset *s,
+		       uint32_t idx)
+{
+	if (!bcsp_subset_valid(s)) {
+		c->ok = false;
+		return;
+	}
+	put16(c, (uint16_t)idx);
+	put16(c, (uint16_t)s->kind);
+	put32(c, s->a);
+	put32(c, s->b);
+}
+
+/* A subset into @s, its job's index into *@idx; false if not valid. */
+static bool get_subset(struct bcsp_cur *c, struct bcsp_subset *s,
+		       uint32_t *idx)
+{
+	*idx = get16(c);
+	s->kind = get16(c);
+	s->a = get32(c);
+	s->b = get32(c);
+	s->job = 0;
+	return c->ok && bcsp_subset_valid(s);
+}
+
 /* BCSP_REQUEST and BCSP_REPLY. */
 static void encode_req(struct bcsp_cur *c, const struct bcsp_msg *m)
 {
@@ -194,7 +220,13 @@ static void encode_req(struct bcsp_cur *c, const struct bcsp_msg *m)
 		put32(c, m->req.stats.op);
 		put32(c, m->req.stats.metrics);
 		put32(c, m->req.stats.sub_bits);
-		put32(c, 0);
+		if (m->req.stats.nr_subsets > BCSP_JOB_SUBSETS_MAX) {
+			c->ok = false;
+			return;
+		}
+		put32(c, m->req.stats.nr_subsets);
+		for (i = 0; i < m->req.stats.nr_subsets; i++)
+			put_subset(c, &m->req.stats.subsets[i], 0);
 	} else if (m->req.op == BCSP_OP_WINDOW) {
 		put64(c, m->req.window.from);
 		put64(c, m->req.window.to);
@@ -258,6 +290,21 @@ static bool decode_create_nodes(struct bcsp_cur *c, struct bcsp_msg *m)
 	return true;
 }
 
+/* The subsets of a stats request: an enable's, at most a job's. */
+static bool decode_req_subsets(struct bcsp_cur *c, struct bcsp_msg *m)
+{
+	uint32_t i, n = m->req.stats.nr_subsets, idx;
+
+	if (n > BCSP_JOB_SUBSETS_MAX ||
+	    (n && m->req.stats.op != BCS_DIST_ENABLE) ||
+	    c->len - c->off != (size_t)BCSP_SUBSET_LEN * n)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!get_subset(c, &m->req.stats.subsets[i], &idx) || idx)
+			return false;
+	return true;
+}
+
 /* The arguments of a request's operation, after its 24 bytes. */
 static bool decode_req_args(struct bcsp_cur *c, struct bcsp_msg *m)
 {
@@ -266,8 +313,8 @@ static bool decode_req_args(struct bcsp_cur *c, struct bcsp_msg *m)
 		m->req.stats.op = get32(c);
 		m->req.stats.metrics = get32(c);
 		m->req.stats.sub_bits = get32(c);
-		m->req.stats.reserved = get32(c);
-		return !m->req.stats.reserved;
+		m->req.stats.nr_subsets = get32(c);
+		return decode_req_subsets(c, m);
 	case BCSP_OP_WINDOW:
 		m->req.window.from = get64(c);
 		m->req.window.to = get64(c);
@@ -355,7 +402,7 @@ static bool decode_report(struct bcsp_cur *c, struct bcsp_msg *m)
 
 static void encode_context(struct bcsp_cur *c, const struct bcsp_msg *m)
 {
-	uint32_t i;
+	uint32_t i, k;
 
 	if (m->ctx.nr_jobs > BCSP_MAX_JOBS) {
 		c->ok = false;
@@ -374,6 +421,56 @@ static void encode_context(struct bcsp_cur *c, const struct bcsp_msg *m)
 		put8(c, m->ctx.jobs[i].sub_bits);
 		put16(c, m->ctx.jobs[i].release);
 	}
+	if (!m->ctx.nr_subsets)
+		return;
+	if (m->ctx.nr_subsets > BCSP_CTX_SUBSETS_MAX) {
+		c->ok = false;
+		return;
+	}
+	put32(c, m->ctx.nr_subsets);
+	put32(c, 0);
+	for (i = 0; i < m->ctx.nr_subsets; i++) {
+		for (k = 0; k < m->ctx.nr_jobs; k++)
+			if (m->ctx.jobs[k].job == m->ctx.subsets[i].job)
+				break;
+		if (k == m->ctx.nr_jobs) {
+			c->ok = false;	/* a subset of no job of it */
+			return;
+		}
+		put_subset(c, &m->ctx.subsets[i], k);
+	}
+}
+
+/*
+ * The subsets of a context after its jobs, if any: each of a job of it,
+ * at most BCSP_JOB_SUBSETS_MAX of one, and the body ends with them.
+ */
+static bool decode_ctx_subsets(struct bcsp_cur *c, struct bcsp_msg *m)
+{
+	uint8_t per_job[BCSP_MAX_JOBS] = { 0 };
+	uint32_t i, k, idx, reserved;
+
+	m->ctx.nr_subsets = 0;
+	if (c->off == c->len)
+		return c->ok;
+	m->ctx.nr_subsets = get32(c);
+	reserved = get32(c);
+	if (!c->ok || reserved || !m->ctx.nr_subsets ||
+	    m->ctx.nr_subsets > BCSP_CTX_SUBSETS_MAX ||
+	    c->len - c->off != (size_t)BCSP_SUBSET_LEN * m->ctx.nr_subsets)
+		return false;
+	for (i = 0; i < m->ctx.nr_subsets; i++) {
+		if (!get_subset(c, &m->ctx.subsets[i], &idx) ||
+		    idx >= m->ctx.nr_jobs ||
+		    ++per_job[idx] > BCSP_JOB_SUBSETS_MAX)
+			return false;
+		/* Its job's first entry: the one the encoder names. */
+		for (k = 0; k < idx; k++)
+			if (m->ctx.jobs[k].job == m->ctx.jobs[idx].job)
+				return false;
+		m->ctx.subsets[i].job = m->ctx.jobs[idx].job;
+	}
+	return c->ok;
 }
 
 static bool decode_context(struct bcsp_cur *c, struct bcsp_msg *m)
@@ -401,7 +498,7 @@ static bool decode_context(struct bcsp_cur *c, struct bcsp_msg *m)
 		    m->ctx.jobs[i].sub_bits > BCS_HIST_SUB_BITS_MAX)
 			return false;
 	}
-	return c->ok;
+	return decode_ctx_subsets(c, m);
 }
 
 static void encode_switches(struct bcsp_cur *c, const struct bcsp_msg *m)
@@ -811,6 +908,14 @@ static bool decode_strobe_nack(struct bcsp_cur *c, struct bcsp_msg *m)
 
 _Static_assert(BCSP_MPI_SEL_LEN % 4 == 0 && BCSP_MPI_PART_MAX % 4 == 0,
 	       "variable bodies are counted in words");
+_Static_assert(BCSP_SUBSET_LEN % 4 == 0 &&
+	       BCSP_JOB_SUBSETS_MAX * BCSP_SUBSET_LEN / 4 <= REQ_WORDS &&
+	       BCSP_JOB_SUBSETS_MAX <= BCSP_CTX_SUBSETS_MAX &&
+	       BCSP_JOB_SUBSETS_MAX < 256 && BCSP_MAX_JOBS <= 65536,
+	       "a job's subsets fit a request, their count a byte");
+_Static_assert(BCSP_HDR_LEN + 40 + 8 * BCSP_MAX_JOBS + 8 +
+	       BCSP_SUBSET_LEN * BCSP_CTX_SUBSETS_MAX + BCSP_TAG_LEN <=
+	       BCSP_MAX_LEN, "a context with its subsets fits a datagram");
 
 /*
  * The message types (wire-protocol.rst, "Bodies", whose table of types
@@ -848,9 +953,11 @@ const struct bcsp_type_desc bcsp_types[__BCSP_TYPE_MAX] = {
 		.elem = 20, .max = BCSP_MAX_JOBS,
 		.encode = encode_report, .decode = decode_report,
 	},
+	/* In words: the jobs, then maybe the subsets (proto.h). */
 	[BCSP_CONTEXT] = {
 		.name = "context", .fixed = 40,
-		.elem = 8, .max = BCSP_MAX_JOBS,
+		.elem = 4, .max = 2 * BCSP_MAX_JOBS + 2 +
+			BCSP_CTX_SUBSETS_MAX * BCSP_SUBSET_LEN / 4,
 		.encode = encode_context, .decode = decode_context,
 	},
 	[BCSP_SWITCHES] = {

@@ -269,9 +269,43 @@ enum bcsp_op {
 #define BCSP_CREATE_NODES_MAX	256
 
 /*
+ * A subset of a job's processes (bcsctl stats enable --rank, --pid
+ * NODE:PID), DPCL's context: @kind BCSP_SUBSET_RANKS the MPI ranks @a ..
+ * @b of MPI_COMM_WORLD (a <= b <= BCSP_RANK_MAX), BCSP_SUBSET_PID the
+ * thread @b (1 .. BCSP_PID_MAX) on node @a (not 0).  On the wire 12 bytes:
+ * u16 the job's index in the context's jobs (0 in a request), u16 @kind,
+ * u32 @a, u32 @b.  A job has at most BCSP_JOB_SUBSETS_MAX of them, a
+ * context BCSP_CTX_SUBSETS_MAX in all: 40 + 8 * 64 + 8 + 12 * 64 = 1328
+ * bytes, which fits a datagram (BCSP_MAX_LEN - 64).
+ */
+#define BCSP_SUBSET_RANKS	0
+#define BCSP_SUBSET_PID		1
+#define BCSP_RANK_MAX		16777215	/* the highest rank named */
+#define BCSP_JOB_SUBSETS_MAX	32
+#define BCSP_CTX_SUBSETS_MAX	64
+#define BCSP_SUBSET_LEN		12
+
+struct bcsp_subset {
+	uint32_t job;		/* in memory: its job; 0 in a request */
+	uint32_t kind;		/* BCSP_SUBSET_* */
+	uint32_t a, b;
+};
+
+/* Is @s a subset a decoder takes (its job aside)? */
+static inline bool bcsp_subset_valid(const struct bcsp_subset *s)
+{
+	if (s->kind == BCSP_SUBSET_RANKS)
+		return s->a <= s->b && s->b <= BCSP_RANK_MAX;
+	return s->kind == BCSP_SUBSET_PID && s->a && s->b &&
+	       s->b <= BCSP_PID_MAX;
+}
+
+/*
  * BCSP_REQUEST and BCSP_REPLY body: 24 bytes, and 16 more (@stats,
  * @window, @signal or @attach) for BCSP_OP_STATS, BCSP_OP_WINDOW,
- * BCSP_OP_SIGNAL and BCSP_OP_ATTACH, and for them only; for BCSP_OP_MPI
+ * BCSP_OP_SIGNAL and BCSP_OP_ATTACH, and for them only (a stats enable
+ * of a subset, version 4 only: then @stats.nr_subsets entries of
+ * BCSP_SUBSET_LEN bytes, struct bcsp_subset); for BCSP_OP_MPI
  * 16 more (@mpi's flags, sub_bits, len and a zero) and then the @len bytes
  * of @mpi.sel, padded with zeros to a multiple of 4.  The reply to an
  * attach carries the error of the node that carried it out.  For
@@ -296,7 +330,9 @@ struct bcsp_request {
 			uint32_t op;		/* enum bcs_dist_op */
 			uint32_t metrics;	/* 1 << enum bcs_dist_metric */
 			uint32_t sub_bits;	/* BCS_DIST_ENABLE */
-			uint32_t reserved;
+			/* 0: the whole job; else enable only, version 4 */
+			uint32_t nr_subsets;	/* 0 .. BCSP_JOB_SUBSETS_MAX */
+			struct bcsp_subset subsets[BCSP_JOB_SUBSETS_MAX];
 		} stats;
 		struct {
 			uint64_t from;		/* first slice, inclusive */
@@ -332,12 +368,19 @@ struct bcsp_request {
 };
 
 /*
- * BCSP_CONTEXT body: 40 bytes + 8 per job.  What every node records: the
- * distributions of each job (bcsctl stats, through the master) and the
- * slice window.  @version rises with every change; a node applies a new
- * one at the strobe of slice @apply_slice or at the first after it, so
- * that all nodes start and stop recording in the same slice.  The master
- * sends it when it changes and with every map.
+ * BCSP_CONTEXT body: 40 bytes + 8 per job, and then, only if some job has
+ * a subset (version 4 only), 8 bytes (u32 @nr_subsets, u32 zero) and the
+ * @nr_subsets subsets of 12 bytes (struct bcsp_subset: at most
+ * BCSP_JOB_SUBSETS_MAX of a job, BCSP_CTX_SUBSETS_MAX in all).  What every
+ * node records: the distributions of each job (bcsctl stats, through the
+ * master), of all its tasks or, if it has subsets, of the tasks they name
+ * on the node (its pids, its MPI ranks), and the slice window.  @version
+ * rises with every change; a node applies a new one at the strobe of
+ * slice @apply_slice or at the first after it, so that all nodes start
+ * and stop recording in the same slice.  The master sends it when it
+ * changes and with every map.  At protocol_version 3 the master sends no
+ * subsets and a job that has some with no metrics: a daemon of version 3
+ * records nothing of it rather than all of it (wire-protocol.rst).
  */
 struct bcsp_job_stats {
 	uint32_t job;
@@ -357,6 +400,8 @@ struct bcsp_context {
 	uint32_t flags;		/* BCSP_WINDOW_ARMED */
 	uint32_t reserved;
 	struct bcsp_job_stats jobs[BCSP_MAX_JOBS];
+	uint32_t nr_subsets;	/* 0 .. BCSP_CTX_SUBSETS_MAX */
+	struct bcsp_subset subsets[BCSP_CTX_SUBSETS_MAX];	/* by job */
 };
 
 /*

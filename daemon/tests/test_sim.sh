@@ -241,6 +241,42 @@ snap 3
 [ "$(val 2 mpi_gathers)" = 1 ] && [ "$(val 2 mpi_gather_parts_refused)" = 0 ] &&
 	[ "$(val 3 mpi_gather_files_tx)" = 1 ] && [ "$(val 2 mpi_gather_files_tx)" = 2 ]
 check $? "node2 gathered once; node3 sent one file, node2 two (its own)"
+
+# A statistics context over a subset of job $gj's processes (DPCL's
+# contexts), asked on node3: ranks 1 and 3 and pid 4242 of node1.  Each
+# node enables only its part: node1 pid 4242 (not rank 0's 1000), node2
+# rank 1's 1001 (not rank 2's 1002), node3 rank 3's 1003, the ranks found
+# in the headers of the rank files above, and all from the same slice.
+# A node unknown, or a rank list upside down, is refused.
+out=$(ctl 3 stats enable "$gj" --rank 1,3 --pid 1:4242 --metric burst 2>&1)
+check $? "bcsctl stats enable $gj --rank 1,3 --pid 1:4242 through node3 ($out)"
+# subset_pids N: "PID@SLICE ..." node N enabled for job $gj's subsets.
+subset_pids()
+{
+	sed -n "s/.*job $gj: statistics of pid \([0-9]*\) from slice \([0-9]*\).*/\1@\2/p" \
+		"$TMP/log$1" | sort | tr '\n' ' '
+}
+for n in 1 2 3; do
+	for _ in $(seq 50); do
+		[ -n "$(subset_pids "$n")" ] && break
+		sleep 0.1
+	done
+done
+sleep 0.5	# anything more would come now
+got1=$(subset_pids 1) got2=$(subset_pids 2) got3=$(subset_pids 3)
+echo "# subsets applied: node1 $got1, node2 $got2, node3 $got3"
+s1=${got1#*@} s2=${got2#*@} s3=${got3#*@}
+[[ $got1 == "4242@"*" " && $got2 == "1001@"*" " && $got3 == "1003@"*" " ]] &&
+	[ "${s1% }" = "${s2% }" ] && [ "${s2% }" = "${s3% }" ]
+check $? "each node recorded only its part of the subsets, all from slice ${s1% }"
+out=$(ctl 3 stats enable "$gj" --pid nosuch:5 2>&1)
+rc=$?
+echo "# an unknown node: $out"
+[ "$rc" != 0 ] && [[ $out == *"no node id for 'nosuch'"* ]]
+check $? "a subset on a node with no id is refused, naming it"
+out=$(ctl 3 stats enable "$gj" --rank 3-1 2>&1)
+[ $? = 2 ] && [[ $out == *"ends before it starts"* ]]
+check $? "a rank range upside down is a usage error ($out)"
 BCS_CONTROL_SOCKET=$TMP/ctl2 BCS_MPI_DIR=$TMP/mpi2 timeout 30 "$BCSSTAT" mpi \
 	--job 4242 > /dev/null 2> "$TMP/gather.err"
 rc=$?

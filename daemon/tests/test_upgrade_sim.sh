@@ -19,7 +19,9 @@
 #      (protocol_version 3): every daemon now speaks 4; protocol_version 4 in every
 #      configuration file, a SIGHUP to each: the master (1) sends
 #      plans from then on, every node switches them alike, nothing
-#      rejected.
+#      rejected.  Statistics over a subset of a job's processes are
+#      refused at protocol_version 3, and go at 4 (node2 alone enables
+#      the pid named for it).
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
 
@@ -169,6 +171,7 @@ start 2 "$OLD" both --priority=100
 start 3 "$NEW" node --config="$TMP/conf3"
 out=$(ctl 1 job create 2>&1) && out=$(ctl 2 job create 2>&1)
 check $? "two jobs, one through the old node2 ($out)"
+job=$(echo "$out" | grep -Eo '[0-9]+' | head -1)
 sleep 1
 for n in 1 2 3; do
 	plans $n
@@ -180,6 +183,14 @@ for n in 2 3; do
 	check $? "node$n got a strobe per slice, no plan, at version 3 ($seen)"
 done
 none_rejected 1 2 3
+# Statistics over a subset of a job's processes: refused by a master at
+# protocol_version 3, whose daemons of version 3 would record the whole
+# job (wire-protocol.rst, Context).
+out=$(ctl 3 stats enable "$job" --pid 2:4242 2>&1)
+rc=$?
+echo "# a subset at version 3: $out"
+[ "$rc" != 0 ] && [[ $out == *"protocol_version 4"* ]]
+check $? "a subset of job $job's processes is refused at protocol_version 3"
 
 # 2. The old standby takes over; the new node follows it.
 kill -KILL "$(cat "$TMP/pid1")"
@@ -226,6 +237,17 @@ for n in 2 3; do
 	plans $n
 	check $? "node$n got plans now that every daemon speaks 4 ($seen)"
 done
+none_rejected 1 2 3
+# At 4 the subset goes: node2 alone enables pid 4242 of its own.
+out=$(ctl 3 stats enable "$job" --pid 2:4242 2>&1)
+check $? "a subset of job $job's processes at protocol_version 4 ($out)"
+for _ in $(seq 50); do
+	grep -q "job $job: statistics of pid 4242 " "$TMP/log2" && break
+	sleep 0.1
+done
+grep -q "job $job: statistics of pid 4242 " "$TMP/log2" &&
+	! grep -q "statistics of pid" "$TMP/log1" "$TMP/log3"
+check $? "node2 enabled pid 4242 of job $job, nodes 1 and 3 nothing"
 none_rejected 1 2 3
 
 # With the logs (netns-lib.sh), what the stand-ins switched and the counters.

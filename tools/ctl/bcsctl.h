@@ -33,6 +33,21 @@ enum bcsctl_parse_result {
 
 struct bcsctl_cmd;
 
+/*
+ * Subsets of a stats enable through bcsd (--rank LIST, --pid NODE:PID):
+ * BCSP_JOB_SUBSETS_MAX of daemon/proto/proto.h, and its highest rank.
+ */
+#define BCSCTL_SUBSETS_MAX	32
+#define BCSCTL_RANK_MAX		16777215
+#define BCSCTL_NODE_NAME_MAX	255
+#define BCSCTL_PID_MAX		4194304	/* BCSP_PID_MAX */
+
+/* Ranks @a .. @b (@node NULL), or pid @b of node @node. */
+struct bcsctl_subset {
+	uint32_t a, b;
+	char *node;		/* points into argv, its ':' made a NUL */
+};
+
 struct bcsctl_req {
 	const struct bcsctl_cmd *cmd;
 	uint32_t job;		/* job id (1 ..) */
@@ -70,6 +85,8 @@ struct bcsctl_req {
 	uint32_t sub_bits;	/* stats enable: log2 of --resolution */
 	int has_resolution;	/* stats enable: --resolution given */
 	const char *mpi;	/* stats --mpi: the selection ("" disable) */
+	int nr_subsets;		/* stats enable --rank, --pid NODE:PID */
+	struct bcsctl_subset subsets[BCSCTL_SUBSETS_MAX];
 	const char *group;	/* help or error for a group ("job") */
 	char err[256];		/* message for BCSCTL_PARSE_USAGE */
 };
@@ -116,6 +133,18 @@ int bcsctl_run_slice_get(const struct bcsctl_req *req);
 int bcsctl_run_completion(const struct bcsctl_req *req);
 int bcsctl_run_mode(const struct bcsctl_req *req);
 int bcsctl_run_strobe(const struct bcsctl_req *req);
+/*
+ * Rank list @s ("0-3,17") into @req's subsets, a range per item: 0, or -1
+ * with a message in @req->err.
+ */
+int bcsctl_parse_ranks(struct bcsctl_req *req, const char *s);
+/*
+ * "NODE:PID" @s into @req's subsets (@s is cut at the ':'): 1 if it is
+ * one, 0 if @s has no ':' (a pid of this node), -1 with a message in
+ * @req->err.
+ */
+int bcsctl_parse_node_pid(struct bcsctl_req *req, char *s);
+
 /* bcsctl_stats.c */
 int bcsctl_run_stats(const struct bcsctl_req *req);
 int bcsctl_run_stats_window(const struct bcsctl_req *req);

@@ -546,10 +546,101 @@ static int parse_strobe(struct bcsctl_req *req, int argc, char **argv)
 	return BCSCTL_PARSE_OK;
 }
 
+static int subset_room(struct bcsctl_req *req)
+{
+	if (req->nr_subsets < BCSCTL_SUBSETS_MAX)
+		return 0;
+	snprintf(req->err, sizeof(req->err), "more than %d subsets (ranges of "
+		 "--rank and NODE:PID of --pid together)", BCSCTL_SUBSETS_MAX);
+	return -1;
+}
+
+/* The number of digits at *@p into @out, *@p past it: 0, or -1. */
+static int rank_num(const char **p, uint32_t *out)
+{
+	size_t n = strspn(*p, "0123456789");
+	char num[16];
+
+	if (!n || n >= sizeof(num))
+		return -1;
+	memcpy(num, *p, n);
+	num[n] = '\0';
+	*p += n;
+	return parse_u32(num, 0, UINT32_MAX, out);
+}
+
+int bcsctl_parse_ranks(struct bcsctl_req *req, const char *s)
+{
+	const char *p = s;
+	uint32_t lo, hi;
+
+	if (!*s)
+		goto bad;
+	for (;;) {
+		if (rank_num(&p, &lo))
+			goto bad;
+		hi = lo;
+		if (*p == '-') {
+			p++;
+			if (rank_num(&p, &hi))
+				goto bad;
+		}
+		if (*p && *p != ',')
+			goto bad;
+		if (hi < lo) {
+			snprintf(req->err, sizeof(req->err), "--rank: %u-%u "
+				 "ends before it starts", lo, hi);
+			return -1;
+		}
+		if (hi > BCSCTL_RANK_MAX) {
+			snprintf(req->err, sizeof(req->err), "--rank: rank %u "
+				 "out of range (0..%d)", hi, BCSCTL_RANK_MAX);
+			return -1;
+		}
+		if (subset_room(req))
+			return -1;
+		req->subsets[req->nr_subsets].a = lo;
+		req->subsets[req->nr_subsets].b = hi;
+		req->subsets[req->nr_subsets++].node = NULL;
+		if (!*p)
+			return 0;
+		p++;
+	}
+bad:
+	snprintf(req->err, sizeof(req->err), "--rank: bad rank list '%s' "
+		 "(ranks and ranges, e.g. 0-3,17)", s);
+	return -1;
+}
+
+int bcsctl_parse_node_pid(struct bcsctl_req *req, char *s)
+{
+	char *colon = strrchr(s, ':');
+	int32_t pid;
+
+	if (!colon)
+		return 0;
+	if (colon == s || (size_t)(colon - s) > BCSCTL_NODE_NAME_MAX ||
+	    parse_pid(colon + 1, &pid) || pid > BCSCTL_PID_MAX) {
+		snprintf(req->err, sizeof(req->err), "--pid: bad NODE:PID "
+			 "'%s' (a node's name or id of 1 to %d bytes, a pid "
+			 "of 1..%d)", s, BCSCTL_NODE_NAME_MAX,
+			 BCSCTL_PID_MAX);
+		return -1;
+	}
+	if (subset_room(req))
+		return -1;
+	*colon = '\0';
+	req->subsets[req->nr_subsets].a = 0;
+	req->subsets[req->nr_subsets].b = (uint32_t)pid;
+	req->subsets[req->nr_subsets++].node = s;
+	return 1;
+}
+
 /*
  * stats enable|disable|release JOB [--pid PID]... [--metric NAME]...
  * [--resolution N] (enable only): the pid words are gathered at the front
- * of argv, as for attach.
+ * of argv, as for attach.  Enable also takes --rank LIST and --pid
+ * NODE:PID, the job's tasks on every node (bcsd), not with plain pids.
  */
 static int parse_stats(struct bcsctl_req *req, int argc, char **argv)
 {
@@ -573,6 +664,11 @@ static int parse_stats(struct bcsctl_req *req, int argc, char **argv)
 		r = opt_val(req, argc, argv, &i, "--pid", &v);
 		if (r < 0)
 			return r;
+		if (r && enable && strchr(v, ':')) {
+			if (bcsctl_parse_node_pid(req, (char *)v) < 0)
+				return BCSCTL_PARSE_USAGE;
+			continue;
+		}
 		if (r) {
 			if (parse_pid(v, &pid))
 				return usage_err(req, "bad pid '%s' (1..%d)",
@@ -582,6 +678,14 @@ static int parse_stats(struct bcsctl_req *req, int argc, char **argv)
 						 BCS_DIST_PIDS_MAX);
 			/* The write index never passes the read index. */
 			argv[req->nr_pids++] = (char *)v;
+			continue;
+		}
+		r = enable ? opt_val(req, argc, argv, &i, "--rank", &v) : 0;
+		if (r < 0)
+			return r;
+		if (r) {
+			if (bcsctl_parse_ranks(req, v))
+				return BCSCTL_PARSE_USAGE;
 			continue;
 		}
 		if (!enable && req->dist_op == BCS_DIST_DISABLE &&
@@ -635,9 +739,14 @@ static int parse_stats(struct bcsctl_req *req, int argc, char **argv)
 	if (!has_job)
 		return usage_err(req, "missing JOB");
 	/* The MPI processes' selection is theirs: no module metrics. */
-	if (req->mpi && (has_metric || req->nr_pids))
-		return usage_err(req, "--mpi takes no --metric or --pid (it "
-				 "acts on the job's MPI processes)");
+	if (req->mpi && (has_metric || req->nr_pids || req->nr_subsets))
+		return usage_err(req, "--mpi takes no --metric, --pid or "
+				 "--rank (it acts on all the job's MPI "
+				 "processes)");
+	if (req->nr_pids && req->nr_subsets)
+		return usage_err(req, "--pid PID (this node's, through bcs.ko) "
+				 "and --rank or --pid NODE:PID (every node's, "
+				 "through bcsd) exclude each other");
 	/* Release frees every metric: the module takes no metrics then. */
 	if (!has_metric && req->dist_op != BCS_DIST_RELEASE)
 		req->metrics = BCS_DIST_ALL;
@@ -783,7 +892,8 @@ const struct bcsctl_cmd bcsctl_cmds[] = {
 	  "Inject a strobe (next row, in 1 ms)",
 	  1, parse_strobe, bcsctl_run_strobe },
 	{ "stats", "enable",
-	  "JOB [--pid PID]... [--metric NAME]... [--mpi LIST] "
+	  "JOB [--pid PID|NODE:PID]... [--rank LIST]... [--metric NAME]... "
+	  "[--mpi LIST] "
 	  "[--resolution N]",
 	  "Record distributions of the tasks (MPI primitives) of a job",
 	  0, parse_stats, bcsctl_run_stats },

@@ -48,9 +48,36 @@ static struct json_object *stats_request(const struct bcsctl_req *req)
 	return o;
 }
 
+/* --rank and --pid NODE:PID as the "subsets" of the request. */
+static struct json_object *subsets_json(const struct bcsctl_req *req)
+{
+	struct json_object *a = json_object_new_array(), *o, *r;
+	int i;
+
+	for (i = 0; i < req->nr_subsets; i++) {
+		const struct bcsctl_subset *s = &req->subsets[i];
+
+		o = json_object_new_object();
+		if (s->node) {
+			json_object_object_add(o, "node",
+					       json_object_new_string(s->node));
+			json_object_object_add(o, "pid",
+					       json_object_new_int64(s->b));
+		} else {
+			r = json_object_new_array();
+			json_object_array_add(r, json_object_new_int64(s->a));
+			json_object_array_add(r, json_object_new_int64(s->b));
+			json_object_object_add(o, "ranks", r);
+		}
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 /*
  * Through bcsd to every node of the cluster, from the slice the master
- * names: the whole job only (pids are this node's).
+ * names: the whole job, or the subsets of its tasks given (--rank, --pid
+ * NODE:PID); plain pids are this node's.
  */
 static int stats_cluster(int fd, const struct bcsctl_req *req,
 			 const char *what)
@@ -65,6 +92,8 @@ static int stats_cluster(int fd, const struct bcsctl_req *req,
 	if (req->dist_op == BCS_DIST_ENABLE)
 		json_object_object_add(o, "sub_bits",
 				       json_object_new_int64(req->sub_bits));
+	if (req->nr_subsets)
+		json_object_object_add(o, "subsets", subsets_json(req));
 	err = bcs_ctl_call(fd, o, &resp, STATS_TIMEOUT_MS, msg, sizeof(msg));
 	close(fd);
 	if (err) {
@@ -168,6 +197,12 @@ int bcsctl_run_stats(const struct bcsctl_req *req)
 		fd = bcs_ctl_connect();
 		if (fd >= 0)
 			return stats_cluster(fd, req, what);
+		if (req->nr_subsets) {
+			fprintf(stderr, "bcsctl: %s: --rank and --pid NODE:PID "
+				"go through bcsd, which does not run here\n",
+				what);
+			return BCSCTL_EXIT_FAIL;
+		}
 	}
 	if (req->nr_pids) {
 		pids = calloc((size_t)req->nr_pids, sizeof(*pids));

@@ -260,6 +260,42 @@ static void test_values(void)
 	      "stats enable values", "stats enable --pid 10 7 ...");
 	parse("stats enable 7 --resolution 1", &r, &a);
 	check(r.sub_bits == 0, "resolution 1", "stats enable 7 --resolution 1");
+
+	/* Subsets: rank lists and NODE:PID, through bcsd. */
+	parse("stats enable 7 --rank 0-3,17 --pid node2:123 --rank=40-41",
+	      &r, &a);
+	check(r.nr_subsets == 4 && !r.nr_pids &&
+	      !r.subsets[0].node && r.subsets[0].a == 0 &&
+	      r.subsets[0].b == 3 && r.subsets[1].a == 17 &&
+	      r.subsets[1].b == 17 && r.subsets[2].node &&
+	      !strcmp(r.subsets[2].node, "node2") && r.subsets[2].b == 123 &&
+	      r.subsets[3].a == 40 && r.subsets[3].b == 41,
+	      "stats enable subsets", "stats enable 7 --rank ... --pid N:P");
+	parse("stats enable 7 --rank 16777215 --pid 3:4194304", &r, &a);
+	check(r.nr_subsets == 2 && r.subsets[0].a == 16777215 &&
+	      !strcmp(r.subsets[1].node, "3") && r.subsets[1].b == 4194304,
+	      "subsets at their bounds", "stats enable 7 --rank 16777215 ...");
+	expect_usage("stats enable 7 --rank 3-1");
+	expect_usage("stats enable 7 --rank 16777216");
+	expect_usage("stats enable 7 --rank 0-99999999999");
+	expect_usage("stats enable 7 --rank ''");
+	expect_usage("stats enable 7 --rank 1,,2");
+	expect_usage("stats enable 7 --rank 1,");
+	expect_usage("stats enable 7 --rank -1");
+	expect_usage("stats enable 7 --rank 1-2-3");
+	expect_usage("stats enable 7 --rank 1x");
+	expect_usage("stats enable 7 --pid :5");
+	expect_usage("stats enable 7 --pid n1:");
+	expect_usage("stats enable 7 --pid n1:0");
+	expect_usage("stats enable 7 --pid n1:4194305");
+	expect_usage("stats enable 7 --pid n1:5 --pid 6");
+	expect_usage("stats enable 7 --rank 1 --mpi on");
+	expect_usage("stats disable 7 --rank 1");
+	expect_usage("stats release 7 --rank 1");
+	expect_usage("stats disable 7 --pid n1:5");
+	expect_usage("stats enable 7 --rank "
+		     "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,"
+		     "21,22,23,24,25,26,27,28,29,30,31,32");
 	parse("stats disable 3 --metric suspended", &r, &a);
 	check(r.dist_op == BCS_DIST_DISABLE &&
 	      r.metrics == 1U << BCS_DIST_SUSPENDED && !r.sub_bits,

@@ -702,6 +702,7 @@ expect_completion "create" bcsctl job cr
 expect_completion "--owner" bcsctl job create --ow
 expect_completion "off standalone --watchdog --help" bcsctl mode ""
 expect_completion "--from-slice" bcsctl stats window --fr
+expect_completion "--rank --resolution" bcsctl stats enable 3 --r
 expect_completion "set get" bcsctl slice ""
 expect_completion "on off" bcsctl job filler 3 o
 # Every command of the help is offered.

@@ -103,6 +103,75 @@ int main(void)
 		      "\"metrics\":1,\"sub_bits\":2}", "\"sub_bits\" must be"));
 	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"release\","
 		      "\"metrics\":1}", "\"metrics\" must be"));
+	/* Subsets of the job's tasks: ranks, node and pid; enable only. */
+	CHECK(parse("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		    "\"metrics\":1,\"subsets\":[{\"ranks\":[0,3]},"
+		    "{\"node\":\"n2\",\"pid\":77},{\"ranks\":[16777215,"
+		    "16777215]}]}", &r) == 0 && r.nr_subsets == 3 &&
+	      r.subsets[0].a == 0 && r.subsets[0].b == 3 &&
+	      !r.subsets[0].node[0] && !strcmp(r.subsets[1].node, "n2") &&
+	      r.subsets[1].b == 77 && r.subsets[2].a == 16777215);
+	CHECK(parse("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		    "\"metrics\":1}", &r) == 0 && !r.nr_subsets);
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"disable\","
+		      "\"metrics\":1,\"subsets\":[{\"ranks\":[0,3]}]}",
+		      "only stats enable"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"subsets\":[]}", "array of 1 to 32"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"subsets\":{}}", "array of 1 to 32"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"subsets\":[{\"ranks\":[3,0]}]}",
+		      "0 <= A <= B"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"subsets\":[{\"ranks\":[0,16777216]}]}",
+		      "0 <= A <= B"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"subsets\":[{\"ranks\":[-1,2]}]}",
+		      "0 <= A <= B"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"subsets\":[{\"ranks\":[1]}]}",
+		      "each of \"subsets\""));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"subsets\":[{\"ranks\":[1,\"2\"]}]}",
+		      "each of \"subsets\""));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"subsets\":[{\"ranks\":[1,2],\"x\":1}]}",
+		      "each of \"subsets\""));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"subsets\":[{\"node\":\"\",\"pid\":1}]}",
+		      "\"node\" must be"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"subsets\":[{\"node\":\"a\",\"pid\":0}]}",
+		      "\"pid\" must be"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"subsets\":[{\"node\":\"a\",\"pid\":4194305}]}",
+		      "\"pid\" must be"));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"metrics\":1,\"subsets\":[{\"node\":7,\"pid\":1}]}",
+		      "each of \"subsets\""));
+	CHECK(refused("{\"cmd\":\"stats\",\"job\":3,\"op\":\"enable\","
+		      "\"mpi\":\"on\",\"subsets\":[{\"ranks\":[0,3]}]}",
+		      "takes no \"subsets\""));
+	{
+		char many[2048];
+		size_t n;
+		int i;
+
+		n = (size_t)snprintf(many, sizeof(many),
+				     "{\"cmd\":\"stats\",\"job\":3,"
+				     "\"op\":\"enable\",\"metrics\":1,"
+				     "\"subsets\":[");
+		for (i = 0; i < 33; i++)
+			n += (size_t)snprintf(many + n, sizeof(many) - n,
+					      "%s{\"ranks\":[%d,%d]}",
+					      i ? "," : "", i, i);
+		snprintf(many + n, sizeof(many) - n, "]}");
+		CHECK(refused(many, "array of 1 to 32"));
+		/* 32 of them are taken. */
+		snprintf(strstr(many, ",{\"ranks\":[32,32]}"), 8, "]}");
+		CHECK(parse(many, &r) == 0 && r.nr_subsets == 32);
+	}
 	CHECK(parse("{\"cmd\":\"window\",\"from\":100,\"to\":100}", &r) == 0 &&
 	      r.cmd == CTL_WINDOW && r.from == 100 && r.to == 100);
 	CHECK(refused("{\"cmd\":\"window\",\"from\":101,\"to\":100}",

@@ -959,8 +959,10 @@ static bool can_be(unsigned int type, size_t body)
 		return body >= 4 && (body - 4) % 20 == 0 &&
 		       body <= 4 + 20 * BCSP_MAX_JOBS;
 	case BCSP_CONTEXT:
-		return body >= 40 && (body - 40) % 8 == 0 &&
-		       body <= 40 + 8 * BCSP_MAX_JOBS;
+		/* In words: jobs of 8 bytes, then maybe subsets. */
+		return body >= 40 && body % 4 == 0 &&
+		       body <= 40 + 8 * BCSP_MAX_JOBS + 8 +
+			       BCSP_SUBSET_LEN * BCSP_CTX_SUBSETS_MAX;
 	case BCSP_SWITCHES:
 		return body >= 8 && (body - 8) % 40 == 0 &&
 		       body <= 8 + 40 * BCSP_MAX_SWITCHES;
@@ -1863,6 +1865,129 @@ static void test_two_keys(void)
 	      BCSP_OTHER_CLUSTER);
 }
 
+/* Contexts and stats requests with subsets of jobs' processes. */
+static void test_subsets(void)
+{
+	struct bcsp_msg m, out;
+	uint8_t buf[BCSP_MAX_LEN];
+	size_t off;
+	int len;
+	uint32_t i;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_CONTEXT;
+	m.hdr.cluster = 7;
+	m.ctx.version = 3;
+	m.ctx.nr_jobs = 2;
+	m.ctx.jobs[0].job = 4;
+	m.ctx.jobs[0].metrics = 1;
+	m.ctx.jobs[1].job = 6;
+	m.ctx.jobs[1].metrics = 2;
+	m.ctx.nr_subsets = 3;
+	m.ctx.subsets[0] = (struct bcsp_subset){ 6, BCSP_SUBSET_RANKS, 0, 3 };
+	m.ctx.subsets[1] = (struct bcsp_subset){ 4, BCSP_SUBSET_PID, 2, 77 };
+	m.ctx.subsets[2] = (struct bcsp_subset){ 6, BCSP_SUBSET_RANKS, 17,
+						 17 };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + 8 * 2 + 8 + 12 * 3 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.ctx.nr_subsets == 3 &&
+	      !memcmp(out.ctx.subsets, m.ctx.subsets,
+		      3 * sizeof(m.ctx.subsets[0])));
+	/* The index of a job past the list: bad body. */
+	off = BCSP_HDR_LEN + 40 + 16 + 8 + 12;	/* subset 1's index */
+	buf[off + 1] = 2;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* The index of a job's second entry (the encoder names the first). */
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[BCSP_HDR_LEN + 40 + 3] = 6;		/* job 4 is 6 too */
+	buf[off + 1] = 1;			/* the second 6 */
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* Another kind, a reserved word, a count of none. */
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[off + 3] = 2;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[BCSP_HDR_LEN + 56 + 7] = 1;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	buf[BCSP_HDR_LEN + 56 + 3] = 2;	/* 2 said, 3 there */
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	/* Ranks upside down, past the highest; a pid of node 0, pid 0. */
+	m.ctx.subsets[0].a = 4;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	m.ctx.subsets[0] = (struct bcsp_subset){ 6, BCSP_SUBSET_RANKS, 0,
+						 BCSP_RANK_MAX + 1 };
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	m.ctx.subsets[0] = (struct bcsp_subset){ 6, BCSP_SUBSET_PID, 0, 5 };
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	m.ctx.subsets[0] = (struct bcsp_subset){ 6, BCSP_SUBSET_PID, 1, 0 };
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+	/* A subset of no job of the context is not sent. */
+	m.ctx.subsets[0] = (struct bcsp_subset){ 9, BCSP_SUBSET_PID, 1, 5 };
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+
+	/* The largest: 64 jobs, 64 subsets, 32 of one job; 33 are bad. */
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_CONTEXT;
+	m.hdr.cluster = 7;
+	m.ctx.nr_jobs = BCSP_MAX_JOBS;
+	for (i = 0; i < BCSP_MAX_JOBS; i++)
+		m.ctx.jobs[i].job = i + 1;
+	m.ctx.nr_subsets = BCSP_CTX_SUBSETS_MAX;
+	for (i = 0; i < BCSP_CTX_SUBSETS_MAX; i++)
+		m.ctx.subsets[i] = (struct bcsp_subset){
+			i < BCSP_JOB_SUBSETS_MAX ? 1 : i - 30, BCSP_SUBSET_PID,
+			i + 1, 100 + i };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 1328 + BCSP_TAG_LEN && len <= BCSP_MAX_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.ctx.nr_subsets == BCSP_CTX_SUBSETS_MAX &&
+	      out.ctx.subsets[63].job == 33 && out.ctx.subsets[31].job == 1);
+	m.ctx.subsets[BCSP_JOB_SUBSETS_MAX].job = 1;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len > 0);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.ctx.nr_subsets = BCSP_CTX_SUBSETS_MAX + 1;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+
+	/* A stats request: its subsets, enable only, at most a job's. */
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = BCSP_REQUEST;
+	m.hdr.cluster = 7;
+	m.req.id = 1;
+	m.req.op = BCSP_OP_STATS;
+	m.req.job = 5;
+	m.req.stats.op = BCS_DIST_ENABLE;
+	m.req.stats.metrics = 1;
+	m.req.stats.nr_subsets = 2;
+	m.req.stats.subsets[0] = (struct bcsp_subset){ 0, BCSP_SUBSET_RANKS,
+						       2, 9 };
+	m.req.stats.subsets[1] = (struct bcsp_subset){ 0, BCSP_SUBSET_PID, 3,
+						       4194304 };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + 24 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK);
+	CHECK(out.req.stats.nr_subsets == 2 &&
+	      !memcmp(out.req.stats.subsets, m.req.stats.subsets,
+		      2 * sizeof(m.req.stats.subsets[0])));
+	/* The job's index must be 0 in a request. */
+	buf[BCSP_HDR_LEN + 41] = 1;
+	resign(buf, (size_t)len);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.req.stats.op = BCS_DIST_DISABLE;
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_BAD_BODY);
+	m.req.stats.op = BCS_DIST_ENABLE;
+	m.req.stats.nr_subsets = BCSP_JOB_SUBSETS_MAX + 1;
+	CHECK(bcsp_encode(&m, key, buf, sizeof(buf)) < 0);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -1897,5 +2022,6 @@ int main(void)
 	test_strobe_verdict_plan();
 	test_epochs();
 	test_before_tag();
+	test_subsets();
 	return unit_done("test_proto");
 }
