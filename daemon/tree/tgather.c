@@ -570,3 +570,147 @@ int tg_decode(const uint8_t *buf, size_t len, struct tg_answer *a)
 	a->buckets = TG_BUCKETS_MAX - left;
 	return c.off == len ? 0 : -EINVAL;
 }
+
+/* ---- one gather at one daemon ------------------------------------- */
+
+uint64_t tg_wait_ms(uint32_t depth, uint32_t height, uint64_t step_ms)
+{
+	return (uint64_t)(height > depth ? height - depth + 1 : 1) * step_ms;
+}
+
+int tg_gather_start(struct tg_gather *g, uint32_t job, uint32_t nr_kids,
+		    const uint32_t *idx, const uint32_t *subtree,
+		    uint64_t until_ms)
+{
+	uint32_t i;
+
+	memset(g, 0, sizeof(*g));
+	tg_init(&g->acc, job);
+	g->until_ms = until_ms;
+	if (nr_kids) {
+		g->kids = calloc(nr_kids, sizeof(*g->kids));
+		if (!g->kids)
+			return -ENOMEM;
+	}
+	g->nr_kids = nr_kids;
+	for (i = 0; i < nr_kids; i++) {
+		g->kids[i].idx = idx[i];
+		g->kids[i].subtree = subtree[i];
+	}
+	return 0;
+}
+
+int tg_gather_own(struct tg_gather *g, const struct tg_answer *own)
+{
+	if (g->own)
+		return -EALREADY;
+	g->own = true;
+	return tg_merge(&g->acc, own);
+}
+
+static struct tg_kid *kid_of(struct tg_gather *g, uint32_t idx)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->nr_kids; i++)
+		if (g->kids[i].idx == idx)
+			return &g->kids[i];
+	return NULL;
+}
+
+/* Child @k is done without an answer: its subtree is missing. */
+static int kid_refused(struct tg_gather *g, struct tg_kid *k, int err)
+{
+	k->done = true;
+	g->acc.missing += k->subtree;
+	g->refused++;
+	free(k->parts.buf);
+	k->parts.buf = NULL;
+	return err;
+}
+
+int tg_gather_part(struct tg_gather *g, uint32_t idx, uint32_t size,
+		   uint32_t offset, uint32_t len, const uint8_t *data)
+{
+	struct tg_kid *k = kid_of(g, idx);
+	struct tg_parts *p;
+	struct tg_answer got;
+	uint32_t n, part;
+	int r;
+
+	if (!k || k->done)
+		return -ENOENT;
+	p = &k->parts;
+	if (!size || size > TG_BLOB_MAX || offset % TG_PART_MAX ||
+	    offset >= size ||
+	    len != (size - offset < TG_PART_MAX ? size - offset : TG_PART_MAX) ||
+	    (p->size && p->size != size))
+		return kid_refused(g, k, -EINVAL);
+	if (!p->size) {
+		p->buf = malloc(size);
+		if (!p->buf)
+			return -ENOMEM;
+		p->size = size;
+	}
+	part = offset / TG_PART_MAX;
+	if (p->got[part / 64] & 1ULL << (part % 64))
+		return 0;	/* a copy */
+	p->got[part / 64] |= 1ULL << (part % 64);
+	memcpy(p->buf + offset, data, len);
+	n = (size + TG_PART_MAX - 1) / TG_PART_MAX;
+	if (++p->nr < n)
+		return 0;
+	r = tg_decode(p->buf, size, &got);
+	if (!r && got.job != g->acc.job)
+		r = -EINVAL;
+	if (r) {
+		tg_free(&got);
+		return kid_refused(g, k, r);
+	}
+	k->done = true;
+	free(p->buf);
+	p->buf = NULL;
+	r = tg_merge(&g->acc, &got);
+	tg_free(&got);
+	return r == -ENOMEM ? r : 1;
+}
+
+bool tg_gather_done(const struct tg_gather *g, uint64_t now_ms)
+{
+	uint32_t i;
+
+	if (now_ms >= g->until_ms)
+		return true;
+	if (!g->own)
+		return false;
+	for (i = 0; i < g->nr_kids; i++)
+		if (!g->kids[i].done)
+			return false;
+	return true;
+}
+
+const struct tg_answer *tg_gather_finish(struct tg_gather *g)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->nr_kids; i++) {
+		if (g->kids[i].done)
+			continue;
+		g->kids[i].done = true;
+		g->acc.missing += g->kids[i].subtree;
+		free(g->kids[i].parts.buf);
+		g->kids[i].parts.buf = NULL;
+	}
+	return &g->acc;
+}
+
+void tg_gather_free(struct tg_gather *g)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->nr_kids; i++)
+		free(g->kids[i].parts.buf);
+	free(g->kids);
+	tg_free(&g->acc);
+	memset(g, 0, sizeof(*g));
+}

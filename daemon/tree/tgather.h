@@ -35,6 +35,7 @@
 #ifndef BCSD_TGATHER_H
 #define BCSD_TGATHER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -160,5 +161,89 @@ int tg_decode(const uint8_t *buf, size_t len, struct tg_answer *a);
 
 /* Histogram @h at resolution @sub_bits (not above its own): exact. */
 int tg_hist_down(struct tg_hist *h, unsigned int sub_bits);
+
+/* ---- one gather at one daemon: its children's answers, and when ---- */
+
+/*
+ * An encoded answer travels in parts of TG_PART_MAX bytes (a datagram's
+ * worth, as BCSP_MPI_PART's files), each at a multiple of TG_PART_MAX,
+ * the last one shorter.  A child's parts are put together here; a part
+ * that does not fit the child's earlier ones is refused.
+ */
+#define TG_PART_MAX	1308
+#define TG_PARTS_MAX	((TG_BLOB_MAX + TG_PART_MAX - 1) / TG_PART_MAX)
+
+struct tg_parts {
+	uint32_t size;		/* of the whole answer; 0: no part yet */
+	uint32_t nr;		/* parts here */
+	uint64_t got[(TG_PARTS_MAX + 63) / 64];	/* bit k: part k here */
+	uint8_t *buf;		/* @size bytes */
+};
+
+/*
+ * A child of the daemon, as the gather waits for it: its node index, the
+ * nodes of its subtree (counted missing if it does not answer), and its
+ * answer's parts.
+ */
+struct tg_kid {
+	uint32_t idx;
+	uint32_t subtree;
+	bool done;		/* answered (or refused: counted missing) */
+	struct tg_parts parts;
+};
+
+/*
+ * One gather at one daemon, MRNet's synchronisation filters: it waits
+ * for its own answer and every child it passed the request to (wait for
+ * all), or until @until_ms (timeout), whichever comes first; then its
+ * merged answer goes up, the silent children's subtrees counted in
+ * @missing.  A daemon deeper in the tree waits less than its parent
+ * (tg_wait_ms()), so that a child that times out still answers in time.
+ */
+struct tg_gather {
+	struct tg_answer acc;	/* own and children's answers merged */
+	bool own;		/* its own answer is in @acc */
+	uint32_t nr_kids;
+	struct tg_kid *kids;
+	uint64_t until_ms;
+	uint64_t refused;	/* parts or answers refused */
+};
+
+/*
+ * The wait of a daemon at depth @depth of a tree @height deep (the
+ * deepest node's depth): @step_ms per level below it and one more, so
+ * that each child's wait ends a step before its parent's.
+ */
+uint64_t tg_wait_ms(uint32_t depth, uint32_t height, uint64_t step_ms);
+
+/*
+ * Start gather @g of @job at a daemon waiting for @nr_kids children
+ * (node indices @idx, subtrees of @subtree nodes each) until @until_ms.
+ * 0 or -ENOMEM.
+ */
+int tg_gather_start(struct tg_gather *g, uint32_t job, uint32_t nr_kids,
+		    const uint32_t *idx, const uint32_t *subtree,
+		    uint64_t until_ms);
+/* The daemon's own answer (once; its nodes, ranks and records). */
+int tg_gather_own(struct tg_gather *g, const struct tg_answer *own);
+/*
+ * A part of child @idx's answer: [@offset, @offset + @len) of @size
+ * bytes.  Returns 1 when the child's answer is whole and merged, 0 when
+ * it is taken and more are awaited, -ENOENT (not a child of the gather,
+ * or one that answered), -EINVAL (a part that does not fit the child's
+ * others, or a whole answer tg_decode() refuses, or of another job: the
+ * child is then done and counted missing), -ENOMEM.
+ */
+int tg_gather_part(struct tg_gather *g, uint32_t idx, uint32_t size,
+		   uint32_t offset, uint32_t len, const uint8_t *data);
+/* Whether the answer goes up: own and every child in, or @until_ms. */
+bool tg_gather_done(const struct tg_gather *g, uint64_t now_ms);
+/*
+ * The answer as it goes up: the children not done counted missing with
+ * their subtrees (once).  @g's answer stays in @g->acc until
+ * tg_gather_free().
+ */
+const struct tg_answer *tg_gather_finish(struct tg_gather *g);
+void tg_gather_free(struct tg_gather *g);
 
 #endif /* BCSD_TGATHER_H */
