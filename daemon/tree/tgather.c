@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,31 +59,29 @@ static bool above(uint64_t v, int32_t r, uint64_t w, int32_t s)
 	return v > w || (v == w && r < s);
 }
 
+/* (@sv, @sr) into the extreme (@v, @r) if it passes it, or if @take. */
+static void keep(uint64_t *v, int32_t *r, uint64_t sv, int32_t sr, bool take,
+		 bool lower)
+{
+	if (take || (lower ? below(sv, sr, *v, *r) : above(sv, sr, *v, *r))) {
+		*v = sv;
+		*r = sr;
+	}
+}
+
 static void prim_merge(struct tg_prim *d, const struct tg_prim *s)
 {
 	if (s->timed) {
-		if (!d->timed || below(s->min_ns, s->min_rank,
-				       d->min_ns, d->min_rank)) {
-			d->min_ns = s->min_ns;
-			d->min_rank = s->min_rank;
-		}
-		if (!d->timed || above(s->max_ns, s->max_rank,
-				       d->max_ns, d->max_rank)) {
-			d->max_ns = s->max_ns;
-			d->max_rank = s->max_rank;
-		}
+		keep(&d->min_ns, &d->min_rank, s->min_ns, s->min_rank,
+		     !d->timed, true);
+		keep(&d->max_ns, &d->max_rank, s->max_ns, s->max_rank,
+		     !d->timed, false);
 	}
 	if (s->ranks) {
-		if (!d->ranks || below(s->rmin_ns, s->rmin_rank,
-				       d->rmin_ns, d->rmin_rank)) {
-			d->rmin_ns = s->rmin_ns;
-			d->rmin_rank = s->rmin_rank;
-		}
-		if (!d->ranks || above(s->rmax_ns, s->rmax_rank,
-				       d->rmax_ns, d->rmax_rank)) {
-			d->rmax_ns = s->rmax_ns;
-			d->rmax_rank = s->rmax_rank;
-		}
+		keep(&d->rmin_ns, &d->rmin_rank, s->rmin_ns, s->rmin_rank,
+		     !d->ranks, true);
+		keep(&d->rmax_ns, &d->rmax_rank, s->rmax_ns, s->rmax_rank,
+		     !d->ranks, false);
 	}
 	d->flags |= s->flags;
 	d->ranks = (uint32_t)(d->ranks + s->ranks < d->ranks ? UINT32_MAX :
@@ -102,12 +101,9 @@ static int prims_merge(struct tg_answer *a, const struct tg_prim *s,
 	int c;
 
 	while (i < a->nr_prims || j < n) {
-		if (i == a->nr_prims)
-			c = 1;
-		else if (j == n)
-			c = -1;
-		else
-			c = strcmp(a->prims[i].name, s[j].name);
+		/* Which goes first: @a's (< 0), @s's (> 0) or both. */
+		c = i == a->nr_prims ? 1 : j == n ? -1 :
+		    strcmp(a->prims[i].name, s[j].name);
 		if (c < 0) {
 			out[k++] = a->prims[i++];
 		} else if (c > 0) {
@@ -278,12 +274,8 @@ static int hists_merge(struct tg_answer *a, const struct tg_hist *s,
 	int c, r, ret = 0;
 
 	while (i < a->nr_hists || j < n) {
-		if (i == a->nr_hists)
-			c = 1;
-		else if (j == n)
-			c = -1;
-		else
-			c = hist_cmp(&a->hists[i], &s[j]);
+		c = i == a->nr_hists ? 1 : j == n ? -1 :
+		    hist_cmp(&a->hists[i], &s[j]);
 		if (c < 0) {
 			out[k++] = a->hists[i++];
 			continue;
@@ -411,6 +403,25 @@ int tg_merge(struct tg_answer *dst, const struct tg_answer *src)
 
 /* ---- the wire ----------------------------------------------------- */
 
+/* The fields of a record and of a histogram, in their order on the wire. */
+#define PRIM_U64(x)	offsetof(struct tg_prim, x)
+static const size_t prim_u64[] = {
+	PRIM_U64(calls), PRIM_U64(timed), PRIM_U64(time_ns), PRIM_U64(bytes),
+	PRIM_U64(min_ns), PRIM_U64(max_ns), PRIM_U64(rmin_ns),
+	PRIM_U64(rmax_ns),
+};
+static const size_t prim_s32[] = {
+	PRIM_U64(min_rank), PRIM_U64(max_rank), PRIM_U64(rmin_rank),
+	PRIM_U64(rmax_rank),
+};
+static const size_t hist_u64[] = {
+	offsetof(struct tg_hist, count), offsetof(struct tg_hist, sum),
+	offsetof(struct tg_hist, min), offsetof(struct tg_hist, max),
+};
+
+#define FIELD(ptr, off, type)	((type *)((char *)(ptr) + (off)))
+#define NR(a)			(sizeof(a) / sizeof((a)[0]))
+
 long tg_encode(const struct tg_answer *a, uint8_t *buf, size_t size)
 {
 	struct bcsp_cur c = { .p = buf, .len = size, .ok = true };
@@ -433,18 +444,11 @@ long tg_encode(const struct tg_answer *a, uint8_t *buf, size_t size)
 		put(&c, p->name, TG_NAME_LEN);
 		put32(&c, p->flags);
 		put32(&c, p->ranks);
-		put64(&c, p->calls);
-		put64(&c, p->timed);
-		put64(&c, p->time_ns);
-		put64(&c, p->bytes);
-		put64(&c, p->min_ns);
-		put64(&c, p->max_ns);
-		put32(&c, (uint32_t)p->min_rank);
-		put32(&c, (uint32_t)p->max_rank);
-		put64(&c, p->rmin_ns);
-		put64(&c, p->rmax_ns);
-		put32(&c, (uint32_t)p->rmin_rank);
-		put32(&c, (uint32_t)p->rmax_rank);
+		for (k = 0; k < NR(prim_u64); k++)
+			put64(&c, *FIELD(p, prim_u64[k], const uint64_t));
+		for (k = 0; k < NR(prim_s32); k++)
+			put32(&c, (uint32_t)*FIELD(p, prim_s32[k],
+						   const int32_t));
 	}
 	for (i = 0; i < a->nr_hists; i++) {
 		h = &a->hists[i];
@@ -454,10 +458,8 @@ long tg_encode(const struct tg_answer *a, uint8_t *buf, size_t size)
 		put8(&c, h->flags);
 		put8(&c, 0);
 		put32(&c, h->nr);
-		put64(&c, h->count);
-		put64(&c, h->sum);
-		put64(&c, h->min);
-		put64(&c, h->max);
+		for (k = 0; k < NR(hist_u64); k++)
+			put64(&c, *FIELD(h, hist_u64[k], const uint64_t));
 		for (k = 0; k < h->nr; k++) {
 			put32(&c, h->b[k].index);
 			put64(&c, h->b[k].count);
@@ -477,21 +479,15 @@ static bool extremes_ok(bool have, uint64_t lo, int32_t lo_rank, uint64_t hi,
 
 static int decode_prim(struct bcsp_cur *c, struct tg_prim *p)
 {
+	uint32_t k;
+
 	get(c, p->name, TG_NAME_LEN);
 	p->flags = get32(c);
 	p->ranks = get32(c);
-	p->calls = get64(c);
-	p->timed = get64(c);
-	p->time_ns = get64(c);
-	p->bytes = get64(c);
-	p->min_ns = get64(c);
-	p->max_ns = get64(c);
-	p->min_rank = (int32_t)get32(c);
-	p->max_rank = (int32_t)get32(c);
-	p->rmin_ns = get64(c);
-	p->rmax_ns = get64(c);
-	p->rmin_rank = (int32_t)get32(c);
-	p->rmax_rank = (int32_t)get32(c);
+	for (k = 0; k < NR(prim_u64); k++)
+		*FIELD(p, prim_u64[k], uint64_t) = get64(c);
+	for (k = 0; k < NR(prim_s32); k++)
+		*FIELD(p, prim_s32[k], int32_t) = (int32_t)get32(c);
 	if (!c->ok || !name_ok(p->name) || !p->ranks ||
 	    !extremes_ok(p->timed, p->min_ns, p->min_rank, p->max_ns,
 			 p->max_rank) ||
@@ -512,10 +508,8 @@ static int decode_hist(struct bcsp_cur *c, struct tg_hist *h, uint32_t *left)
 	if (get8(c))
 		return -EINVAL;
 	h->nr = get32(c);
-	h->count = get64(c);
-	h->sum = get64(c);
-	h->min = get64(c);
-	h->max = get64(c);
+	for (k = 0; k < NR(hist_u64); k++)
+		*FIELD(h, hist_u64[k], uint64_t) = get64(c);
 	/* Bounded before any allocation, and by the bytes there are. */
 	if (!c->ok || h->nr > *left ||
 	    (uint64_t)h->nr * TG_BUCKET_LEN > c->len - c->off)
@@ -610,12 +604,11 @@ int tg_gather_own(struct tg_gather *g, const struct tg_answer *own)
 
 static struct tg_kid *kid_of(struct tg_gather *g, uint32_t idx)
 {
-	uint32_t i;
+	struct tg_kid *k = g->kids, *end = g->kids + g->nr_kids;
 
-	for (i = 0; i < g->nr_kids; i++)
-		if (g->kids[i].idx == idx)
-			return &g->kids[i];
-	return NULL;
+	while (k < end && k->idx != idx)
+		k++;
+	return k < end ? k : NULL;
 }
 
 /* Child @k is done without an answer: its subtree is missing. */
