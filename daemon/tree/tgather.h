@@ -215,6 +215,8 @@ struct tg_gather {
  * that each child's wait ends a step before its parent's.
  */
 uint64_t tg_wait_ms(uint32_t depth, uint32_t height, uint64_t step_ms);
+/* The daemons' step (bcsd: node/tgnode.c, and the asker one more). */
+#define TG_STEP_MS	500
 
 /*
  * Start gather @g of @job at a daemon waiting for @nr_kids children
