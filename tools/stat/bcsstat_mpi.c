@@ -879,11 +879,13 @@ static void print_tree(struct json_object *o)
 			tree_rank(slow, sizeof(slow), p, "rmax_rank");
 			tree_rank(fast, sizeof(fast), p, "rmin_rank");
 			timed = jget_u64(p, "timed");
-			/* The average of the timed calls: not known merged. */
-			printf("%-22s %10" PRIu64 " %10s %10.3f %10.3f %12.3f "
-			       "%14" PRIu64 " %7s %7s\n",
+			/* Time over calls: the estimate of polled ones too. */
+			printf("%-22s %10" PRIu64 " %10.3f %10.3f %10.3f "
+			       "%12.3f %14" PRIu64 " %7s %7s\n",
 			       json_object_get_string(n), jget_u64(p, "calls"),
-			       "-", timed ? jget_u64(p, "min_ns") / 1e6 : 0.0,
+			       jget_u64(p, "calls") ? jget_u64(p, "time_ns") /
+			       1e6 / (double)jget_u64(p, "calls") : 0.0,
+			       timed ? jget_u64(p, "min_ns") / 1e6 : 0.0,
 			       timed ? jget_u64(p, "max_ns") / 1e6 : 0.0,
 			       jget_u64(p, "time_ns") / 1e6,
 			       jget_u64(p, "bytes"), slow, fast);
