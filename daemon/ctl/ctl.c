@@ -802,6 +802,17 @@ static bool gather_allowed(struct bcsd *d, struct bcsd_client *c,
  * root then counted missing with the whole tree): the merged records
  * (tree/tgather.h), which bcsstat prints.
  */
+static void add_extreme(struct json_object *e, const char *k, uint64_t ns,
+			int32_t rank)
+{
+	char key[16];
+
+	snprintf(key, sizeof(key), "%s_ns", k);
+	add_u64(e, key, ns);
+	snprintf(key, sizeof(key), "%s_rank", k);
+	json_object_object_add(e, key, json_object_new_int(rank));
+}
+
 static void tg_answer(struct bcsd *d, struct bcsd_client *c)
 {
 	const struct tg_answer *a;
@@ -837,18 +848,10 @@ static void tg_answer(struct bcsd *d, struct bcsd_client *c)
 		add_u64(e, "timed", p->timed);
 		add_u64(e, "time_ns", p->time_ns);
 		add_u64(e, "bytes", p->bytes);
-		add_u64(e, "min_ns", p->min_ns);
-		json_object_object_add(e, "min_rank",
-				       json_object_new_int(p->min_rank));
-		add_u64(e, "max_ns", p->max_ns);
-		json_object_object_add(e, "max_rank",
-				       json_object_new_int(p->max_rank));
-		add_u64(e, "rmin_ns", p->rmin_ns);
-		json_object_object_add(e, "rmin_rank",
-				       json_object_new_int(p->rmin_rank));
-		add_u64(e, "rmax_ns", p->rmax_ns);
-		json_object_object_add(e, "rmax_rank",
-				       json_object_new_int(p->rmax_rank));
+		add_extreme(e, "min", p->min_ns, p->min_rank);
+		add_extreme(e, "max", p->max_ns, p->max_rank);
+		add_extreme(e, "rmin", p->rmin_ns, p->rmin_rank);
+		add_extreme(e, "rmax", p->rmax_ns, p->rmax_rank);
 		json_object_array_add(prims, e);
 	}
 	json_object_object_add(o, "primitives", prims);

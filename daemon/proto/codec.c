@@ -737,6 +737,27 @@ static bool decode_node_tasks(struct bcsp_cur *c, struct bcsp_msg *m)
 	return c->ok;
 }
 
+/* @len bytes of @data, then zeros to a multiple of 4. */
+static void put_padded(struct bcsp_cur *c, const uint8_t *data, uint32_t len)
+{
+	put(c, data, len);
+	put(c, zero4, (4 - len % 4) % 4);
+}
+
+/* @len bytes into @data, then the zeros to a multiple of 4. */
+static bool get_padded(struct bcsp_cur *c, uint8_t *data, uint32_t len)
+{
+	uint8_t pad[4];
+	uint32_t i, n = (4 - len % 4) % 4;
+
+	get(c, data, len);
+	get(c, pad, n);
+	for (i = 0; i < n; i++)
+		if (pad[i])
+			return false;
+	return c->ok;
+}
+
 static void encode_mpi_part(struct bcsp_cur *c, const struct bcsp_msg *m)
 {
 	if (m->part.len > BCSP_MPI_PART_MAX) {
@@ -751,8 +772,7 @@ static void encode_mpi_part(struct bcsp_cur *c, const struct bcsp_msg *m)
 	put32(c, m->part.size);
 	put32(c, m->part.offset);
 	put32(c, m->part.len);
-	put(c, m->part.data, m->part.len);
-	put(c, zero4, (4 - m->part.len % 4) % 4);
+	put_padded(c, m->part.data, m->part.len);
 }
 
 /*
@@ -762,8 +782,6 @@ static void encode_mpi_part(struct bcsp_cur *c, const struct bcsp_msg *m)
 static bool decode_mpi_part(struct bcsp_cur *c, struct bcsp_msg *m)
 {
 	struct bcsp_mpi_part *p = &m->part;
-	uint8_t pad[4];
-	uint32_t i, n;
 
 	p->req = get32(c);
 	p->node = get32(c);
@@ -784,13 +802,7 @@ static bool decode_mpi_part(struct bcsp_cur *c, struct bcsp_msg *m)
 		   p->offset > p->size || p->size - p->offset < p->len) {
 		return false;
 	}
-	get(c, p->data, p->len);
-	n = (4 - p->len % 4) % 4;
-	get(c, pad, n);
-	for (i = 0; i < n; i++)
-		if (pad[i])
-			return false;
-	return c->ok;
+	return get_padded(c, p->data, p->len);
 }
 
 static void encode_tg_part(struct bcsp_cur *c, const struct bcsp_msg *m)
@@ -806,8 +818,7 @@ static void encode_tg_part(struct bcsp_cur *c, const struct bcsp_msg *m)
 	put32(c, m->tg.size);
 	put32(c, m->tg.offset);
 	put32(c, m->tg.len);
-	put(c, m->tg.data, m->tg.len);
-	put(c, zero4, (4 - m->tg.len % 4) % 4);
+	put_padded(c, m->tg.data, m->tg.len);
 }
 
 /*
@@ -817,8 +828,6 @@ static void encode_tg_part(struct bcsp_cur *c, const struct bcsp_msg *m)
 static bool decode_tg_part(struct bcsp_cur *c, struct bcsp_msg *m)
 {
 	struct bcsp_tg_part *p = &m->tg;
-	uint8_t pad[4];
-	uint32_t i, n;
 
 	p->req = get32(c);
 	p->node = get32(c);
@@ -834,13 +843,7 @@ static bool decode_tg_part(struct bcsp_cur *c, struct bcsp_msg *m)
 	    p->len != (p->size - p->offset < BCSP_TG_PART_MAX ?
 		       p->size - p->offset : BCSP_TG_PART_MAX))
 		return false;
-	get(c, p->data, p->len);
-	n = (4 - p->len % 4) % 4;
-	get(c, pad, n);
-	for (i = 0; i < n; i++)
-		if (pad[i])
-			return false;
-	return c->ok;
+	return get_padded(c, p->data, p->len);
 }
 
 static void encode_strobe_nack(struct bcsp_cur *c, const struct bcsp_msg *m)
