@@ -3,7 +3,7 @@
 #
 # bench/tree_scale.sh [--nodes "N..."] [--fanouts "K..."] [--seconds S]
 #                     [--flat N] [--lead US] [--switch-reports period|slice]
-#                     [--copies C]
+#                     [--copies C] [--gather-only]
 #
 # How a tree of bcsd daemons (Documentation/tree.rst) scales: for each
 # number of nodes N (default "64 256 1024") and fan-out K (default
@@ -56,6 +56,19 @@
 # binds the cluster's port and joins the group), joined by a bridge, so
 # only a small N is cheap.
 #
+# The gather reduced in the tree (Documentation/filters.rst, "Gathers
+# reduced in the tree"): for each N and K, N daemons simulated without
+# sockets (daemon/tests/tree/test_tgsim --bench N K: 4 ranks a node, 12
+# MPI primitives each with a latency histogram, one bcs.ko metric) answer
+# a gather flat (every node to the asker) and through the k-ary tree (each
+# daemon one merged answer to its parent, the root one to the asker).
+# Per configuration, what the asker (flat), the root and the asker (tree)
+# receive: answers, datagrams, KiB (each part a datagram: header, part
+# header, tag) and CPU ms (each datagram's tag checked, the parts put
+# together, decoded, merged), and the ratios flat / tree at the asker and
+# flat / root.  --gather-only runs that part alone (no daemons, no root
+# needed).
+#
 # The daemons run with rt_priority 0: ordinary tasks, memory not locked
 # (bcsd locks its memory only at real-time priority), so a thousand of
 # them neither exhaust RLIMIT_MEMLOCK nor starve the host.  On a machine
@@ -80,6 +93,7 @@ flat=64
 lead=30000
 reports=slice
 copies=2
+gather_only=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--nodes)    nodes=$2; shift 2 ;;
@@ -89,6 +103,7 @@ while [ $# -gt 0 ]; do
 	--lead)     lead=$2; shift 2 ;;
 	--switch-reports) reports=$2; shift 2 ;;
 	--copies)   copies=$2; shift 2 ;;
+	--gather-only) gather_only=1; shift ;;
 	-h|--help)  sed -n '4,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*)          echo "tree_scale: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -114,6 +129,39 @@ done
 	[ "$copies" -ge 1 ] && [ "$copies" -le 8 ] &&
 	[ "$flat" != 1 ] && [ "$lead" -lt 100000 ] ||
 	{ echo "tree_scale: out of range (see --help)" >&2; exit 2; }
+
+# gather_table: the gather reduced in the tree against the flat one, for
+# every N and K (test_tgsim --bench), as a table on stdout and in
+# $OUT/tree_gather.txt.
+gather_table()
+{
+	local sim=$top/daemon/tests/tree/test_tgsim out=$1 n k
+
+	make -s -C "$top/daemon" tests/tree/test_tgsim >&2 || return 1
+	{
+		echo "# bench/tree_scale.sh: the gather's cost, flat vs tree ($(date -u +%F))"
+		printf '%5s %3s | %6s %6s %8s %7s | %4s %5s %7s %6s | %4s %5s %6s %6s | %7s %7s %7s\n' \
+			nodes k f_ans f_dgr f_KiB f_cpu r_ans r_dgr r_KiB r_cpu \
+			a_ans a_dgr a_KiB a_cpu dgr_f/a KiB_f/a cpu_f/r
+		for n in $nodes; do
+			for k in $fanouts; do
+				"$sim" --bench "$n" "$k" || return 1
+			done
+		done | awk '{
+			printf "%5d %3d | %6d %6d %8.0f %7.2f | %4d %5d %7.1f %6.2f | %4d %5d %6.1f %6.2f | %7.0f %7.0f %7.1f\n",
+				$1, $2, $3, $4, $5 / 1024, $6, $7, $8, $9 / 1024, $10,
+				$11, $12, $13 / 1024, $14, $4 / $12, $5 / $13,
+				($10 > 0 ? $6 / $10 : 0)
+		}'
+	} | tee "$out"
+}
+
+if [ -n "$gather_only" ]; then
+	OUT=${BUILD:-$top/build}/bench
+	mkdir -p "$OUT"
+	gather_table "$OUT/tree_gather.txt"
+	exit
+fi
 [ "$(id -u)" = 0 ] || { echo "tree_scale: must run as root" >&2; exit 2; }
 
 SLICE_US=100000
@@ -423,4 +471,6 @@ print(text, end="")
 open(sys.argv[2], "w").write(text)
 json.dump(rows, open(sys.argv[3], "w"), indent=1)
 PY
-echo "tree_scale: written to $OUT/tree_scale.txt and tree_scale.json" >&2
+gather_table "$OUT/tree_gather.txt" ||
+	echo "tree_scale: the gather's table failed" >&2
+echo "tree_scale: written to $OUT/tree_scale.txt, tree_scale.json and tree_gather.txt" >&2

@@ -33,6 +33,7 @@
 #include "clock/probe.h"
 #include "node/switches.h"
 #include "node/collect.h"
+#include "node/tgnode.h"
 #include "node/filler.h"
 
 #define BCSD_CONF_DEFAULT	"/etc/bcs/bcsd.conf"
@@ -182,6 +183,7 @@ static const struct bcsd_part {
 	{ is_node,	node_init,	node_exit },
 	{ is_node,	record_init,	record_exit },
 	{ is_node,	collect_init,	collect_exit },
+	{ is_node,	tgnode_init,	tgnode_exit },
 	{ is_node,	switches_init,	switches_exit },
 	{ is_node,	filler_init,	filler_exit },
 	{ NULL,		probe_init,	probe_exit },

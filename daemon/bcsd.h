@@ -30,6 +30,7 @@
 #include "clock/skew.h"
 #include "ctl/ctl.h"
 #include "node/collect.h"
+#include "node/tgnode.h"
 #include "node/filler.h"
 #include "node/node.h"
 #include "node/record.h"
@@ -100,6 +101,7 @@ struct bcsd {
 	struct bcsd_node node;
 	struct bcsd_record record;
 	struct bcsd_collect collect;
+	struct bcsd_tgnode tgnode;	/* tree gathers (node/tgnode.c) */
 	struct bcsd_switches switches;
 	struct bcsd_filler filler;
 	struct bcsd_probe probe;

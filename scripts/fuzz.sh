@@ -21,7 +21,7 @@ cd "$top" || exit 1
 BUILD=${BUILD:-$top/build}
 out=$BUILD/fuzz
 secs=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-datagram body config ctl topo mpifile hostlist}
+targets=${FUZZ_TARGETS:-datagram body config ctl topo mpifile hostlist tgather}
 
 if ! command -v clang > /dev/null; then
 	echo "fuzz: clang is missing (scripts/deps.sh installs it)" >&2

@@ -110,6 +110,12 @@
 	  "parts of MPI statistics files sent")				\
 	X(node, mpi_gather_skipped,					\
 	  "MPI statistics files not sent: unreadable, too large")	\
+	X(node, tg_gathers, "tree gathers taken part in")		\
+	X(node, tg_parts_rx, "parts of children's tree answers taken")	\
+	X(node, tg_parts_refused,					\
+	  "parts of tree answers refused: not fitting, not a child")	\
+	X(node, tg_answers_tx, "tree answers sent up (merged)")		\
+	X(node, tg_missing, "children counted missing by tree gathers")	\
 	X(node, mpi_dirs_made, "jobs' directories in mpi_dir")		\
 	X(node, mpi_dir_errors,						\
 	  "jobs' directories in mpi_dir not made")			\
@@ -130,6 +136,9 @@
 	  "parts of MPI statistics files taken")			\
 	X(ctl, mpi_gather_parts_refused,				\
 	  "parts refused: not fitting, or no room")			\
+	X(ctl, tg_asked, "MPI gathers asked through the tree")		\
+	X(ctl, tg_final_parts_rx, "parts of the tree's answers taken")	\
+	X(ctl, tg_final_answers_rx, "whole answers of the tree taken")	\
 	X(ctl, mpi_gathers_denied, "asked by a user not the owner")	\
 	X(ctl, mpi_gathers_limited,					\
 	  "MPI gathers refused: within mpi_gather_interval_ms")

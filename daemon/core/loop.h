@@ -37,7 +37,7 @@ struct loop_entry {
 	uint64_t gen;			/* tells a reused entry from its past */
 };
 
-#define LOOP_TICKS_MAX		16
+#define LOOP_TICKS_MAX		20
 
 struct loop {
 	struct loop_entry *entries;

@@ -76,7 +76,9 @@
 #include "core/hostlist.h"
 #include "core/log.h"
 #include "ctl/mpigather.h"
+#include "tree/tgather.h"
 #include "tree/topo.h"
+#include "tree/tree.h"
 #include "ctl/ctl.h"
 
 #define CTL_IDLE_MS	10000	/* a connection that asks nothing is closed */
@@ -129,6 +131,11 @@ static void ctl_send(struct bcsd_client *c, struct json_object *o)
 /* The end of client @c's gather, answered or not. */
 static void gather_end(struct bcsd_client *c)
 {
+	if (c->tg) {
+		tg_gather_free(c->tg);
+		free(c->tg);
+		c->tg = NULL;
+	}
 	if (!c->gather)
 		return;
 	mpi_gather_free(c->gather);
@@ -199,7 +206,7 @@ static bool ctl_in_use(const struct sockaddr_un *sun)
 
 static bool ctl_waiting(const struct bcsd_client *c)
 {
-	return c->req_id || c->wait_job || c->gather;
+	return c->req_id || c->wait_job || c->gather || c->tg;
 }
 
 /*
@@ -464,10 +471,16 @@ static void reply_attach(struct bcsd_client *c, const struct bcsp_request *r)
  * Answer client @c's gather if it is time (mpigather.h), once the master
  * has taken the request: the files that came, which bcsstat reads.
  */
+static void tg_answer(struct bcsd *d, struct bcsd_client *c);
+
 static void gather_answer(struct bcsd *d, struct bcsd_client *c)
 {
 	struct json_object *o;
 
+	if (c->tg) {
+		tg_answer(d, c);
+		return;
+	}
 	if (!c->gather || c->req_id ||
 	    !mpi_gather_done(c->gather, now_mono_ms()))
 		return;
@@ -507,6 +520,15 @@ static void reply_request(struct bcsd *d, struct bcsd_client *c,
 	}
 	if (r->error) {
 		ctl_error(c, r->error, bcs_strerror(r->error, BCS_CTX_JOB));
+		return;
+	}
+	if (r->op == BCSP_OP_TGATHER) {
+		/* The root's wait starts: the asker's is a step longer. */
+		if (c->tg)
+			c->tg->until_ms = now_mono_ms() + TG_STEP_MS +
+				tg_wait_ms(0, topo_height(d->tree),
+					   TG_STEP_MS);
+		gather_answer(d, c);
 		return;
 	}
 	if (r->op == BCSP_OP_MPI_GATHER) {
@@ -831,6 +853,137 @@ static bool gather_allowed(struct bcsd *d, struct bcsd_client *c,
 }
 
 /*
+ * The tree's answer to client @c, once whole or at its deadline (the
+ * root then counted missing with the whole tree): the merged records
+ * (tree/tgather.h), which bcsstat prints.
+ */
+static void add_extreme(struct json_object *e, const char *k, uint64_t ns,
+			int32_t rank)
+{
+	char key[16];
+
+	snprintf(key, sizeof(key), "%s_ns", k);
+	add_u64(e, key, ns);
+	snprintf(key, sizeof(key), "%s_rank", k);
+	json_object_object_add(e, key, json_object_new_int(rank));
+}
+
+static void tg_answer(struct bcsd *d, struct bcsd_client *c)
+{
+	const struct tg_answer *a;
+	struct json_object *o, *prims, *e;
+	uint32_t i;
+
+	if (c->req_id || !tg_gather_done(c->tg, now_mono_ms()))
+		return;
+	a = tg_gather_finish(c->tg);
+	o = ok_object();
+	prims = json_object_new_array();
+	if (!o || !prims)
+		goto nomem;
+	add_u64(o, "job", a->job);
+	json_object_object_add(o, "tree", json_object_new_boolean(1));
+	add_u64(o, "nodes", a->nodes);
+	add_u64(o, "missing", a->missing);
+	add_u64(o, "ranks", a->ranks);
+	add_u64(o, "dropped", a->dropped);
+	json_object_object_add(o, "complete", json_object_new_boolean(
+				       !a->missing && !a->dropped));
+	for (i = 0; i < a->nr_prims; i++) {
+		const struct tg_prim *p = &a->prims[i];
+
+		e = json_object_new_object();
+		if (!e)
+			goto nomem;
+		json_object_object_add(e, "name",
+				       json_object_new_string(p->name));
+		add_u64(e, "flags", p->flags);
+		add_u64(e, "ranks", p->ranks);
+		add_u64(e, "calls", p->calls);
+		add_u64(e, "timed", p->timed);
+		add_u64(e, "time_ns", p->time_ns);
+		add_u64(e, "bytes", p->bytes);
+		add_extreme(e, "min", p->min_ns, p->min_rank);
+		add_extreme(e, "max", p->max_ns, p->max_rank);
+		add_extreme(e, "rmin", p->rmin_ns, p->rmin_rank);
+		add_extreme(e, "rmax", p->rmax_ns, p->rmax_rank);
+		json_object_array_add(prims, e);
+	}
+	json_object_object_add(o, "primitives", prims);
+	if (a->missing || a->dropped)
+		d->cnt.mpi_gathers_partial++;
+	gather_end(c);
+	ctl_send(c, o);
+	return;
+nomem:
+	json_object_put(prims);
+	json_object_put(o);
+	ctl_error(c, -ENOMEM, "out of memory for the MPI statistics");
+}
+
+/*
+ * mpi-gather through the tree (protocol 4): the master passes the command
+ * down the tree; the daemons merge their subtrees' answers on the way up
+ * (node/tgnode.c) and the root sends this one the whole tree's, from
+ * which alone it answers.  Its deadline is set at the master's reply.
+ */
+static void cmd_tgather(struct bcsd *d, struct bcsd_client *c,
+			const struct ctl_req *req)
+{
+	uint32_t root = d->tree->root, all = d->nodes->nr;
+	struct tg_answer none;
+
+	c->tg = calloc(1, sizeof(*c->tg));
+	if (!c->tg || tg_gather_start(c->tg, req->job, 1, &root, &all,
+				      now_mono_ms() + BCSD_REQ_TIMEOUT_MS *
+				      (BCSD_REQ_TRIES + 1))) {
+		free(c->tg);
+		c->tg = NULL;
+		ctl_error(c, -ENOMEM, "out of memory");
+		return;
+	}
+	tg_init(&none, req->job);	/* the asker's own: nothing */
+	tg_gather_own(c->tg, &none);
+	d->cnt.mpi_gathers++;
+	d->cnt.tg_asked++;
+	cmd_job_request(d, c, BCSP_OP_TGATHER, req);
+}
+
+/* A part of the tree's answer to a gather of this node's. */
+static void on_tg_part(struct bcsd *d, const struct bcsp_msg *m,
+		       const struct bcsd_origin *from)
+{
+	const struct bcsp_tg_part *p = &m->tg;
+	unsigned int i;
+	int idx, r;
+
+	(void)from;
+	if (p->node != d->node_id || !(p->flags & BCSP_TG_F_FINAL))
+		return;
+	idx = topo_index(d->nodes, m->hdr.sender);
+	for (i = 0; i < d->ctl.nr_clients; i++) {
+		struct bcsd_client *c = &d->ctl.clients[i];
+
+		if (c->fd < 0 || !c->tg || c->req.id != p->req ||
+		    c->req.op != BCSP_OP_TGATHER || c->tg->acc.job != p->job)
+			continue;
+		r = idx < 0 ? -ENOENT :
+		    tg_gather_part(c->tg, (uint32_t)idx, p->size, p->offset,
+				   p->len, p->data);
+		if (r < 0) {
+			d->cnt.mpi_gather_parts_refused++;
+			pr_info("job %u: a part of node %u's tree answer refused: %s",
+				p->job, m->hdr.sender, strerror(-r));
+		} else {
+			d->cnt.tg_final_parts_rx++;
+			d->cnt.tg_final_answers_rx += r == 1;
+		}
+		gather_answer(d, c);
+		return;
+	}
+}
+
+/*
  * mpi-gather: the request goes to the master, which has the nodes of the
  * job send their files here; they may come before its reply (the
  * master's own node part), so the gather starts first.
@@ -843,6 +996,11 @@ static void cmd_gather(struct bcsd *d, struct bcsd_client *c,
 	gather_end(c);
 	if (c->uid && !gather_allowed(d, c, req->job))
 		return;
+	if (tree_transport(d) && d->tree &&
+	    d->cfg.protocol_version >= 4) {
+		cmd_tgather(d, c, req);
+		return;
+	}
 	c->gather = malloc(sizeof(*c->gather));
 	if (!c->gather) {
 		ctl_error(c, -ENOMEM, "out of memory");
@@ -1042,6 +1200,7 @@ int ctl_init(struct bcsd *d)
 		return -1;
 	dispatch_register(d, BCSP_REPLY, on_reply);
 	dispatch_register(d, BCSP_MPI_PART, on_part);
+	dispatch_register(d, BCSP_TG_PART, on_tg_part);
 	dispatch_register(d, BCSP_MAP, on_map);
 	if (!*path)
 		return 0;

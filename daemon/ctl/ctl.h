@@ -15,6 +15,7 @@
 struct bcsd;
 struct json_object;
 struct mpi_gather;
+struct tg_gather;
 
 /*
  * What ctl.c answers with from other parts, which it does not call: each
@@ -36,6 +37,7 @@ struct bcsd_client {
 	uint32_t req_id;	/* 0 if not waiting */
 	struct bcsp_request req;
 	struct mpi_gather *gather;	/* mpi-gather: the files coming */
+	struct tg_gather *tg;		/* or the tree's answer coming */
 	uint64_t sent_ms;
 	unsigned int tries;
 	uint32_t wait_job;	/* waiting for this job to exist locally */

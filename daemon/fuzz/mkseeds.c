@@ -2,8 +2,8 @@
 /*
  * Writes the seed corpus of the fuzz targets into DIR/<target>/: one
  * valid datagram of each type signed with the test key of fuzz.h (and
- * the same without its tag for fuzz_body), configuration files and
- * control requests.  Run by hand after a change of the wire format:
+ * the same without its tag for fuzz_body), configuration files,
+ * control requests and answers of gathers reduced in the tree.  Run by hand after a change of the wire format:
  *   make -C daemon fuzz-seeds
  */
 #include <stdio.h>
@@ -13,6 +13,7 @@
 
 #include "fuzz/fuzz.h"
 #include "proto/codec.h"
+#include "tree/tgather.h"
 
 static const char *dir;
 
@@ -472,6 +473,54 @@ static void (*const seeds[__BCSP_TYPE_MAX])(struct bcsp_msg *m) = {
 	[BCSP_STROBE_NACK]	= seed_strobe_nack,
 };
 
+/* Answers of gathers reduced in the tree (fuzz_tgather). */
+static void tgather_seeds(void)
+{
+	static uint8_t buf[TG_BLOB_MAX];
+	static struct tg_answer a, b;
+	struct {
+		struct bcs_hist_header h;
+		struct bcs_hist_bucket b[3];
+	} hb = {
+		.h = { .magic = BCS_HIST_MAGIC, .version = BCS_HIST_VERSION,
+		       .sub_bits = 4, .nr_buckets = 3, .count = 6,
+		       .sum = 5 + 2 * 900 + 3 * 70000, .min = 5,
+		       .max = 70000 },
+	};
+	long len;
+
+	hb.b[0].index = bcs_hist_index(5, 4);
+	hb.b[0].count = 1;
+	hb.b[1].index = bcs_hist_index(900, 4);
+	hb.b[1].count = 2;
+	hb.b[2].index = bcs_hist_index(70000, 4);
+	hb.b[2].count = 3;
+	tg_init(&a, 12);
+	len = tg_encode(&a, buf, sizeof(buf));
+	put("tgather", "empty", buf, (size_t)len);
+	a.nodes = 3;
+	a.missing = 1;
+	a.ranks = 2;
+	tg_add_prim(&a, 0, "Comm Overhead", 1, 40, 40, 100, 9000, 0, 50000);
+	tg_add_prim(&a, 1, "MPI_Allreduce", 3, 20, 20, 300, 800, 160, 9000);
+	tg_add_prim(&a, 1, "MPI_Test", 8, 500, 0, 0, 0, 0, 0);
+	tg_add_hist(&a, TG_HIST_LAT, "MPI_Allreduce", &hb.h, hb.b);
+	tg_add_hist(&a, TG_HIST_DIST, "run", &hb.h, hb.b);
+	len = tg_encode(&a, buf, sizeof(buf));
+	put("tgather", "mpi-dist", buf, (size_t)len);
+	tg_init(&b, 12);
+	hb.h.sub_bits = 7;
+	hb.b[0].index = bcs_hist_index(5, 7);
+	hb.b[1].index = bcs_hist_index(900, 7);
+	hb.b[2].index = bcs_hist_index(70000, 7);
+	tg_add_hist(&b, TG_HIST_LAT, "MPI_Allreduce", &hb.h, hb.b);
+	tg_merge(&a, &b);
+	len = tg_encode(&a, buf, sizeof(buf));
+	put("tgather", "merged", buf, (size_t)len);
+	tg_free(&a);
+	tg_free(&b);
+}
+
 int main(int argc, char **argv)
 {
 	struct bcsp_msg m;
@@ -541,5 +590,6 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "req%d", i);
 		put("ctl", name, reqs[i], strlen(reqs[i]));
 	}
+	tgather_seeds();
 	return 0;
 }

@@ -298,15 +298,21 @@ static bool carry_out(struct bcsd *d, const struct bcsp_request *req,
 		return true;
 	}
 	case BCSP_OP_MPI_GATHER:
-		/* The nodes send their files to the asker (collect.c). */
+	case BCSP_OP_TGATHER:
+		/*
+		 * The nodes send their files to the asker (collect.c), or
+		 * their subtrees' answers up the tree (node/tgnode.c).
+		 */
 		if (!req->id || !req->node)
 			reply->error = -EINVAL;
 		else if (!jobs_find(d, req->job))
 			reply->error = -ENOENT;
 		else
 			send_command(d, &(struct bcsp_command){
-				.op = BCSP_CMD_MPI_GATHER, .job = req->job,
-				.arg = req->id, .node = req->node });
+				.op = req->op == BCSP_OP_TGATHER ?
+				      BCSP_CMD_TGATHER : BCSP_CMD_MPI_GATHER,
+				.job = req->job, .arg = req->id,
+				.node = req->node });
 		/* Every live node answers: the asker may hear fewer. */
 		reply->gather.live = view_live_nodes(d, now_mono_ms());
 		return true;

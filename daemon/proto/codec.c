@@ -246,7 +246,8 @@ static void encode_req(struct bcsp_cur *c, const struct bcsp_msg *m)
 		put32(c, m->req.mpi.len);
 		put32(c, 0);
 		put_sel(c, m->req.mpi.sel, m->req.mpi.len);
-	} else if (m->req.op == BCSP_OP_MPI_GATHER) {
+	} else if (m->req.op == BCSP_OP_MPI_GATHER ||
+		   m->req.op == BCSP_OP_TGATHER) {
 		put32(c, m->hdr.type == BCSP_REPLY ? m->req.gather.live : 0);
 		put32(c, 0);
 		put32(c, 0);
@@ -343,6 +344,7 @@ static bool decode_req_args(struct bcsp_cur *c, struct bcsp_msg *m)
 		       !m->req.mpi.reserved &&
 		       get_sel(c, m->req.mpi.sel, m->req.mpi.len);
 	case BCSP_OP_MPI_GATHER:
+	case BCSP_OP_TGATHER:
 		return get_word_zeros(c, &m->req.gather.live,
 				      m->req.gather.reserved) &&
 		       !(m->hdr.type == BCSP_REQUEST && m->req.gather.live);
@@ -714,7 +716,8 @@ static void encode_command(struct bcsp_cur *c, const struct bcsp_msg *m)
 	put32(c, m->cmd.op);
 	put32(c, m->cmd.job);
 	put32(c, m->cmd.arg);
-	if (m->cmd.op == BCSP_CMD_ATTACH || m->cmd.op == BCSP_CMD_MPI_GATHER) {
+	if (m->cmd.op == BCSP_CMD_ATTACH || m->cmd.op == BCSP_CMD_MPI_GATHER ||
+	    m->cmd.op == BCSP_CMD_TGATHER) {
 		put32(c, m->cmd.node);
 		put32(c, 0);
 	} else if (m->cmd.op == BCSP_CMD_MPI) {
@@ -730,12 +733,13 @@ static bool decode_command(struct bcsp_cur *c, struct bcsp_msg *m)
 	m->cmd.op = get32(c);
 	m->cmd.job = get32(c);
 	m->cmd.arg = get32(c);
-	if (m->cmd.op == BCSP_CMD_ATTACH || m->cmd.op == BCSP_CMD_MPI_GATHER) {
+	if (m->cmd.op == BCSP_CMD_ATTACH || m->cmd.op == BCSP_CMD_MPI_GATHER ||
+	    m->cmd.op == BCSP_CMD_TGATHER) {
 		m->cmd.node = get32(c);
 		m->cmd.reserved = get32(c);
 		return c->ok && m->cmd.id && m->cmd.node && !m->cmd.reserved &&
 		       bcs_job_id_valid(m->cmd.job) && m->cmd.arg &&
-		       (m->cmd.op == BCSP_CMD_MPI_GATHER ||
+		       (m->cmd.op != BCSP_CMD_ATTACH ||
 			m->cmd.arg <= BCSP_PID_MAX);
 	}
 	if (m->cmd.op == BCSP_CMD_MPI) {
@@ -830,6 +834,27 @@ static bool decode_node_tasks(struct bcsp_cur *c, struct bcsp_msg *m)
 	return c->ok;
 }
 
+/* @len bytes of @data, then zeros to a multiple of 4. */
+static void put_padded(struct bcsp_cur *c, const uint8_t *data, uint32_t len)
+{
+	put(c, data, len);
+	put(c, zero4, (4 - len % 4) % 4);
+}
+
+/* @len bytes into @data, then the zeros to a multiple of 4. */
+static bool get_padded(struct bcsp_cur *c, uint8_t *data, uint32_t len)
+{
+	uint8_t pad[4];
+	uint32_t i, n = (4 - len % 4) % 4;
+
+	get(c, data, len);
+	get(c, pad, n);
+	for (i = 0; i < n; i++)
+		if (pad[i])
+			return false;
+	return c->ok;
+}
+
 static void encode_mpi_part(struct bcsp_cur *c, const struct bcsp_msg *m)
 {
 	if (m->part.len > BCSP_MPI_PART_MAX) {
@@ -844,8 +869,7 @@ static void encode_mpi_part(struct bcsp_cur *c, const struct bcsp_msg *m)
 	put32(c, m->part.size);
 	put32(c, m->part.offset);
 	put32(c, m->part.len);
-	put(c, m->part.data, m->part.len);
-	put(c, zero4, (4 - m->part.len % 4) % 4);
+	put_padded(c, m->part.data, m->part.len);
 }
 
 /*
@@ -855,8 +879,6 @@ static void encode_mpi_part(struct bcsp_cur *c, const struct bcsp_msg *m)
 static bool decode_mpi_part(struct bcsp_cur *c, struct bcsp_msg *m)
 {
 	struct bcsp_mpi_part *p = &m->part;
-	uint8_t pad[4];
-	uint32_t i, n;
 
 	p->req = get32(c);
 	p->node = get32(c);
@@ -877,13 +899,48 @@ static bool decode_mpi_part(struct bcsp_cur *c, struct bcsp_msg *m)
 		   p->offset > p->size || p->size - p->offset < p->len) {
 		return false;
 	}
-	get(c, p->data, p->len);
-	n = (4 - p->len % 4) % 4;
-	get(c, pad, n);
-	for (i = 0; i < n; i++)
-		if (pad[i])
-			return false;
-	return c->ok;
+	return get_padded(c, p->data, p->len);
+}
+
+static void encode_tg_part(struct bcsp_cur *c, const struct bcsp_msg *m)
+{
+	if (m->tg.len > BCSP_TG_PART_MAX) {
+		c->ok = false;
+		return;
+	}
+	put32(c, m->tg.req);
+	put32(c, m->tg.node);
+	put32(c, m->tg.job);
+	put32(c, m->tg.flags);
+	put32(c, m->tg.size);
+	put32(c, m->tg.offset);
+	put32(c, m->tg.len);
+	put_padded(c, m->tg.data, m->tg.len);
+}
+
+/*
+ * A part of a tree gather's answer: on a part's boundary inside it, as
+ * long as the rest or a whole part; zeros after.
+ */
+static bool decode_tg_part(struct bcsp_cur *c, struct bcsp_msg *m)
+{
+	struct bcsp_tg_part *p = &m->tg;
+
+	p->req = get32(c);
+	p->node = get32(c);
+	p->job = get32(c);
+	p->flags = get32(c);
+	p->size = get32(c);
+	p->offset = get32(c);
+	p->len = get32(c);
+	if (!c->ok || !p->req || !p->node || !bcs_job_id_valid(p->job) ||
+	    (p->flags & ~BCSP_TG_FLAGS) || !p->size ||
+	    p->size > BCSP_TG_SIZE_MAX || p->offset >= p->size ||
+	    p->offset % BCSP_TG_PART_MAX ||
+	    p->len != (p->size - p->offset < BCSP_TG_PART_MAX ?
+		       p->size - p->offset : BCSP_TG_PART_MAX))
+		return false;
+	return get_padded(c, p->data, p->len);
 }
 
 static void encode_strobe_nack(struct bcsp_cur *c, const struct bcsp_msg *m)
@@ -1018,6 +1075,12 @@ const struct bcsp_type_desc bcsp_types[__BCSP_TYPE_MAX] = {
 	[BCSP_STROBE_NACK] = {
 		.name = "strobe-nack", .fixed = 16,
 		.encode = encode_strobe_nack, .decode = decode_strobe_nack,
+	},
+	/* As an MPI part: the bytes, padded to a word. */
+	[BCSP_TG_PART] = {
+		.name = "tg-part", .fixed = 28,
+		.elem = 4, .max = BCSP_TG_PART_MAX / 4,
+		.encode = encode_tg_part, .decode = decode_tg_part,
 	},
 };
 

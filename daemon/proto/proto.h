@@ -75,6 +75,7 @@ enum bcsp_type {
 	BCSP_NODE_TASKS	= 16,	/* node -> parent: its subtree's tasks per node */
 	BCSP_MPI_PART	= 17,	/* node -> node: part of an MPI statistics file */
 	BCSP_STROBE_NACK = 18,	/* child -> parent: the next strobe missed */
+	BCSP_TG_PART	= 19,	/* child -> parent: part of a tree gather's answer */
 	__BCSP_TYPE_MAX,
 };
 
@@ -243,6 +244,7 @@ enum bcsp_op {
 	BCSP_OP_ATTACH	= 8,	/* a process of one node to a job, @attach */
 	BCSP_OP_MPI	= 9,	/* a job's MPI statistics (libbcsmpi), @mpi */
 	BCSP_OP_MPI_GATHER = 10, /* a job's MPI statistics files, to @node */
+	BCSP_OP_TGATHER	= 11,	/* the same reduced in the tree, to @node */
 };
 
 /*
@@ -597,6 +599,7 @@ enum bcsp_cmd_op {
 	BCSP_CMD_ATTACH	= 2,	/* on node @node: process @arg to @job */
 	BCSP_CMD_MPI	= 3,	/* set the MPI control file of @job */
 	BCSP_CMD_MPI_GATHER = 4, /* @job's MPI statistics files to @node */
+	BCSP_CMD_TGATHER = 5,	/* the same, merged up the tree to @node */
 };
 
 /*
@@ -682,6 +685,33 @@ struct bcsp_mpi_part {
 	uint8_t data[BCSP_MPI_PART_MAX];
 };
 
+/*
+ * BCSP_TG_PART body: 28 bytes + @len, padded with zeros to a multiple of
+ * 4 (protocol 4 only: a daemon of version 3 refuses type 19 and command
+ * BCSP_CMD_TGATHER, and its subtree is counted missing).  For command
+ * BCSP_CMD_TGATHER, each daemon sends the daemon above it in the tree
+ * (BCSP_TG_F_FINAL: the root, to the asker @node) its subtree's merged
+ * answer (tree/tgather.h's tg_encode()), @size bytes, of which this part
+ * holds [@offset, @offset + @len): @offset a multiple of
+ * BCSP_TG_PART_MAX, @len all the rest up to BCSP_TG_PART_MAX.  @req is
+ * the asker's request id (the command's @arg).
+ */
+#define BCSP_TG_PART_MAX	1308	/* as tgather.h's TG_PART_MAX */
+#define BCSP_TG_SIZE_MAX	131072	/* at least tgather.h's TG_BLOB_MAX */
+#define BCSP_TG_F_FINAL		1u	/* to the asker: the whole tree's */
+#define BCSP_TG_FLAGS		BCSP_TG_F_FINAL
+
+struct bcsp_tg_part {
+	uint32_t req;		/* not 0 */
+	uint32_t node;		/* the asker, not 0 */
+	uint32_t job;
+	uint32_t flags;		/* BCSP_TG_F_* */
+	uint32_t size;		/* 1 .. BCSP_TG_SIZE_MAX */
+	uint32_t offset;
+	uint32_t len;		/* 1 .. BCSP_TG_PART_MAX */
+	uint8_t data[BCSP_TG_PART_MAX];
+};
+
 struct bcsp_msg {
 	struct bcsp_hdr hdr;
 	union {
@@ -701,6 +731,7 @@ struct bcsp_msg {
 		struct bcsp_probe probe;
 		struct bcsp_offsets offsets;
 		struct bcsp_mpi_part part;
+		struct bcsp_tg_part tg;
 	};
 };
 

@@ -28,8 +28,8 @@
 # every daemon is where the k-ary tree puts it (parent and depth, from
 # the stats file, as bcsctl status --json has them); the daemons with
 # children passed datagrams on and the leaves none; a strobe lost on the
-# way to a leaf came again; a job's MPI statistics files, gathered through
-# a leaf, came from every node.
+# way to a leaf came again; a job's MPI statistics, gathered through a
+# leaf and merged up the tree, cover every node.
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
 
@@ -298,10 +298,10 @@ check $rc "a strobe lost on the way to a leaf came again from its parent, and no
 
 # MPI statistics through a leaf's bcsd, down the tree: rank files of the
 # first job on the master, an inner node and the last leaf, none of them
-# with a task of it, so that the map counts no node of the job.  Every
-# daemon knows the job and answers; only the master knows how many live
-# (its last sum of reports), and says so in its reply: the leaf waits for
-# all of them, not for the map's none.
+# with a task of it, so that the map counts no node of the job.  With the
+# tree (protocol 4) the gather is merged on its way up (node/tgnode.c):
+# every daemon answers its parent whether or not it holds the job, so
+# the answer covers all N nodes and the three ranks.
 gj=${jobs[0]}
 MKMPI=$top/tools/tests/mkmpi
 BCSSTAT=$top/tools/bcsstat
@@ -320,15 +320,14 @@ except (OSError, ValueError) as e:
     print(e)
     sys.exit(1)
 n = int(sys.argv[2])
-g = d.get("through_bcsd", {})
-ranks = sorted(r["rank"] for r in d.get("ranks", []))
-print("%s, ranks %s" % (g, ranks))
-sys.exit(0 if g.get("complete") and n // 2 < g.get("expected", 0) <= n and
-         g.get("answered") == g.get("expected") and ranks == [0, 1, 2] else 1)
+print("tree %s, nodes %s, missing %s, ranks %s" % (d.get("tree"), d.get("nodes"),
+      d.get("missing"), d.get("ranks")))
+sys.exit(0 if d.get("tree") and d.get("nodes") == n and d.get("missing") == 0
+         and d.get("ranks") == 3 else 1)
 PY
 ) || rc=1
 [ "$rc" = 0 ] || out="$out; bcsstat: $(head -c 200 "$TMP/gather.err")"
 echo "# a gather through node$ASKER, the map counting no node: $out"
-check $rc "a gather through a leaf waits for the nodes the master hears, not the map's count: all three ranks, complete ($out)"
+check $rc "a gather through a leaf, merged in the tree: all $N nodes covered, the three ranks ($out)"
 
 checks_done test_tree_sim

@@ -734,6 +734,12 @@ uint32_t topo_depth(const struct topo_tree *t, uint32_t i)
 	return t->depth[i];
 }
 
+uint32_t topo_height(const struct topo_tree *t)
+{
+	/* Breadth-first: the last is the deepest. */
+	return t->nr ? t->depth[t->order[t->nr - 1]] : 0;
+}
+
 uint32_t topo_subtree(const struct topo_tree *t, uint32_t i)
 {
 	return t->size[i];

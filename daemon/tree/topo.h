@@ -138,6 +138,8 @@ uint32_t topo_children(const struct topo_tree *t, uint32_t i,
 		       const uint32_t **child);
 /* Node @i's depth, 0 for the root. */
 uint32_t topo_depth(const struct topo_tree *t, uint32_t i);
+/* The depth of the deepest node (0: the root alone). */
+uint32_t topo_height(const struct topo_tree *t);
 /* The number of nodes of the subtree of node @i, itself included. */
 uint32_t topo_subtree(const struct topo_tree *t, uint32_t i);
 /*

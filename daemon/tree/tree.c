@@ -538,6 +538,7 @@ static unsigned int tree_send_command(struct bcsd *d, const uint8_t *buf,
 		/* A gather goes everywhere: files outlive their tasks. */
 		if (target >= 0 ? !in_subtree(d, to, (uint32_t)target) :
 		    m->cmd.op != BCSP_CMD_MPI_GATHER &&
+		    m->cmd.op != BCSP_CMD_TGATHER &&
 		    !holds(d, to, m->cmd.job)) {
 			d->cnt.tree_pruned++;
 			continue;

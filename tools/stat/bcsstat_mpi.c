@@ -820,6 +820,7 @@ void mpi_files_free(struct bcs_mpi_stats *files, char **paths, int n)
 
 /* A job's files as bcsd gathered them, read. */
 struct mpi_fetched {
+	struct json_object *tree;	/* the tree's merged answer, or NULL */
 	struct bcs_mpi_stats *stats;
 	char **labels;			/* "node N file K" */
 	int n;
@@ -836,6 +837,7 @@ static void fetched_free(struct mpi_fetched *g)
 	}
 	free(g->stats);
 	free(g->labels);
+	json_object_put(g->tree);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -881,6 +883,106 @@ static int fetched_add(struct mpi_fetched *g, struct json_object *f)
 	return 0;
 }
 
+static uint64_t jget_u64(struct json_object *o, const char *k)
+{
+	int64_t v = bcs_ctl_int(o, k, 0);
+
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+/* The process rows (the first two records of every file). */
+static int tree_row_pass(struct json_object *p)
+{
+	struct json_object *n;
+	const char *name = json_object_object_get_ex(p, "name", &n) ?
+			   json_object_get_string(n) : "";
+
+	if (!strcmp(name, "Comp Granularity") ||
+	    !strcmp(name, "Comm Overhead"))
+		return 2;
+	return jget_u64(p, "flags") & BCS_MPI_PRIM_OTHER ? 1 : 0;
+}
+
+static void tree_rank(char *buf, size_t size, struct json_object *p,
+		      const char *k)
+{
+	int64_t r = bcs_ctl_int(p, k, -1);
+
+	if (r < 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%" PRId64, r);
+}
+
+/*
+ * The answer of bcsd's gather through the tree (@o: merged on the way up,
+ * Documentation/filters.rst): the table of the files, the nodes covered
+ * and missing, and each primitive's extremes with their ranks.
+ */
+static void print_tree(struct json_object *o)
+{
+	struct json_object *prims, *p, *n;
+	char slow[24], fast[24], lo[24], hi[24];
+	uint64_t nodes = jget_u64(o, "nodes"), missing = jget_u64(o, "missing");
+	uint64_t timed, dropped = jget_u64(o, "dropped");
+	size_t i, nr = 0;
+	int pass;
+
+	if (json_object_object_get_ex(o, "primitives", &prims) &&
+	    json_object_is_type(prims, json_type_array))
+		nr = json_object_array_length(prims);
+	printf("job %" PRIu64 ": %" PRIu64 " rank%s through the tree of "
+	       "daemons: nodes covered %" PRIu64 ", missing %" PRIu64 "%s\n",
+	       jget_u64(o, "job"), jget_u64(o, "ranks"),
+	       jget_u64(o, "ranks") == 1 ? "" : "s", nodes, missing,
+	       missing ? " (incomplete: the table lacks them)" : "");
+	if (dropped)
+		printf("%" PRIu64 " record%s left out by the bounds of an "
+		       "answer (not exact)\n", dropped, dropped == 1 ? "" : "s");
+	printf("%-22s %10s %10s %10s %10s %12s %14s %7s %7s\n", "Primitive",
+	       "Calls", "Avg(ms)", "Min(ms)", "Max(ms)", "Total(ms)", "Bytes",
+	       "Slowest", "Fastest");
+	for (pass = 0; pass < 3; pass++)
+		for (i = 0; i < nr; i++) {
+			p = json_object_array_get_idx(prims, i);
+			if (tree_row_pass(p) != pass ||
+			    (!jget_u64(p, "calls") && pass != 2) ||
+			    !json_object_object_get_ex(p, "name", &n))
+				continue;
+			tree_rank(slow, sizeof(slow), p, "rmax_rank");
+			tree_rank(fast, sizeof(fast), p, "rmin_rank");
+			timed = jget_u64(p, "timed");
+			/* Time over calls: the estimate of polled ones too. */
+			printf("%-22s %10" PRIu64 " %10.3f %10.3f %10.3f "
+			       "%12.3f %14" PRIu64 " %7s %7s\n",
+			       json_object_get_string(n), jget_u64(p, "calls"),
+			       jget_u64(p, "calls") ? jget_u64(p, "time_ns") /
+			       1e6 / (double)jget_u64(p, "calls") : 0.0,
+			       timed ? jget_u64(p, "min_ns") / 1e6 : 0.0,
+			       timed ? jget_u64(p, "max_ns") / 1e6 : 0.0,
+			       jget_u64(p, "time_ns") / 1e6,
+			       jget_u64(p, "bytes"), slow, fast);
+		}
+	printf("Per-rank extremes (ms): shortest call (rank), longest call "
+	       "(rank), least time in it (rank), most time (rank)\n");
+	for (i = 0; i < nr; i++) {
+		p = json_object_array_get_idx(prims, i);
+		if (!jget_u64(p, "calls") ||
+		    !json_object_object_get_ex(p, "name", &n))
+			continue;
+		tree_rank(lo, sizeof(lo), p, "min_rank");
+		tree_rank(hi, sizeof(hi), p, "max_rank");
+		tree_rank(fast, sizeof(fast), p, "rmin_rank");
+		tree_rank(slow, sizeof(slow), p, "rmax_rank");
+		printf("  %-22s %10.3f (%s) %10.3f (%s) %12.3f (%s) %12.3f "
+		       "(%s)\n", json_object_get_string(n),
+		       jget_u64(p, "min_ns") / 1e6, lo,
+		       jget_u64(p, "max_ns") / 1e6, hi,
+		       jget_u64(p, "rmin_ns") / 1e6, fast,
+		       jget_u64(p, "rmax_ns") / 1e6, slow);
+	}
+}
+
 /*
  * The files of job @job on every node, through bcsd: 1 with @g filled,
  * or 0 after saying why not (no bcsd here says nothing), to read this
@@ -906,6 +1008,12 @@ static int fetch(uint32_t job, struct mpi_fetched *g)
 		fprintf(stderr, "bcsstat: mpi: bcsd: %s; this node's files "
 			"only\n", r == -ETIMEDOUT ? "no answer" : msg);
 		return 0;
+	}
+	if (json_object_object_get_ex(resp, "tree", &files) &&
+	    json_object_get_boolean(files)) {
+		/* Merged in the tree: no files, the answer itself. */
+		g->tree = resp;
+		return 1;
 	}
 	if (sodium_init() < 0 ||
 	    !json_object_object_get_ex(resp, "files", &files) ||
@@ -968,6 +1076,23 @@ int run_mpi(const struct opts *o)
 	if ((o->given & OPT_JOB) && !o->nr_args && !o->hist &&
 	    !(o->given & OPT_SLICES))
 		fetched = fetch(o->job, &g);
+	if (fetched && g.tree && ((o->given & (OPT_RANKS | OPT_REPORT)) ||
+				  f.node || f.rank >= 0)) {
+		/* Merged answers have no ranks' files to pick from. */
+		fprintf(stderr, "bcsstat: mpi: bcsd's answer is merged in the "
+			"tree (no files): this node's files only\n");
+		fetched_free(&g);
+		fetched = 0;
+	}
+	if (fetched && g.tree) {
+		if (o->given & OPT_JSON)
+			printf("%s\n", json_object_to_json_string_ext(
+				       g.tree, JSON_C_TO_STRING_PRETTY));
+		else
+			print_tree(g.tree);
+		fetched_free(&g);
+		return 0;
+	}
 	if (fetched) {
 		r = set_load_filtered(&s, g.labels, g.stats, g.n, &f);
 		s.gathered = &g.info;

@@ -992,6 +992,7 @@ static bool can_be(unsigned int type, size_t body)
 		return body >= 16 && (body - 16) % 12 == 0 &&
 		       body <= 16 + 12 * BCSP_MAX_NODE_TASKS;
 	case BCSP_MPI_PART:
+	case BCSP_TG_PART:
 		return body >= 28 && body % 4 == 0 &&
 		       body <= 28 + BCSP_MPI_PART_MAX;
 	case BCSP_REQUEST:

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * This daemon's part in gathers reduced in the tree: see tgnode.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libbcsmpi/mpifile.h"
+#include "bcsd.h"
+#include "core/log.h"
+#include "core/loop.h"
+#include "core/net.h"
+#include "node/mpidir.h"
+#include "node/tgnode.h"
+#include "tree/topo.h"
+#include "tree/tree.h"
+
+_Static_assert(BCSP_TG_PART_MAX == TG_PART_MAX &&
+	       BCSP_TG_SIZE_MAX >= TG_BLOB_MAX,
+	       "a tree answer's parts as the wire carries them");
+
+/*
+ * This node's own answer to a gather of @job: each of its statistics
+ * files' summary (as the flat gather sends them) read back into records
+ * of its rank.  Summaries have no histograms: none here yet.
+ */
+static void own_answer(struct bcsd *d, uint32_t job, struct tg_answer *a)
+{
+	struct mpidir_summary *sums;
+	unsigned int skipped = 0;
+	struct bcs_mpi_stats st;
+	char err[256];
+	uint32_t k;
+	int n, i;
+
+	tg_init(a, job);
+	a->nodes = 1;
+	if (!*d->cfg.mpi_dir)
+		return;
+	sums = calloc(BCSP_MPI_FILES_MAX, sizeof(*sums));
+	if (!sums) {
+		pr_warn("job %u: MPI statistics left out of the tree's answer: %s",
+			job, strerror(ENOMEM));
+		a->dropped++;
+		return;
+	}
+	n = mpidir_summaries(d->cfg.mpi_dir, job, sums, BCSP_MPI_FILES_MAX,
+			     BCSP_MPI_FILE_MAX, &skipped);
+	d->cnt.mpi_gather_skipped += skipped;
+	for (i = 0; i < n; i++) {
+		/* Taken by the parser, freed on error too. */
+		if (bcs_mpi_stats_parse(sums[i].data, sums[i].len, "summary",
+					&st, err, sizeof(err))) {
+			pr_info("job %u: %s", job, err);
+			a->dropped++;
+			continue;
+		}
+		a->ranks++;
+		for (k = 0; k < st.hdr->nr_prims; k++) {
+			const struct bcs_mpi_prim *p = &st.prims[k];
+			char name[TG_NAME_LEN];
+
+			memcpy(name, p->name, sizeof(name) - 1);
+			name[sizeof(name) - 1] = 0;
+			if (!name[0] || (!p->calls && !p->timed))
+				continue;
+			/* -ENOSPC is counted in @dropped. */
+			if (tg_add_prim(a, st.hdr->rank < 0 ? 0 : st.hdr->rank,
+					name, p->flags, p->calls, p->timed,
+					p->timed ? p->min_ns : 0,
+					p->timed ? p->max_ns : 0, p->bytes,
+					bcs_mpi_prim_time(p)) == -EINVAL)
+				a->dropped++;
+		}
+		bcs_mpi_stats_free(&st);
+	}
+	free(sums);
+}
+
+/* To node @to: itself (the root that asked), or its address in the list. */
+static void send_up(struct bcsd *d, uint32_t to, struct bcsp_msg *m)
+{
+	struct sockaddr_in sin;
+
+	m->hdr.epoch = d->followed.epoch;
+	if (to == d->node_id) {
+		m->hdr.sender = d->node_id;
+		dispatch(d, m, &(struct bcsd_origin){ .local = true });
+	} else if (tree_addr(d, to, &sin)) {
+		net_send(d, m, &sin);
+	}
+}
+
+/* Slot @s's answer up, in parts, and the slot free again. */
+static void answer(struct bcsd *d, struct tgnode_slot *s)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_TG_PART } };
+	const struct tg_answer *a;
+	uint32_t parent = TOPO_NONE, to, off, i;
+	uint8_t *buf;
+	long len;
+
+	for (i = 0; i < s->g.nr_kids; i++)
+		d->cnt.tg_missing += !s->g.kids[i].done;
+	a = tg_gather_finish(&s->g);
+	buf = malloc(TG_BLOB_MAX);
+	len = buf ? tg_encode(a, buf, TG_BLOB_MAX) : -ENOMEM;
+	if (len <= 0) {
+		pr_warn("job %u: the tree's answer not sent: %s", s->job,
+			strerror(len ? (int)-len : EINVAL));
+		goto out;
+	}
+	if (d->tree)
+		parent = topo_parent(d->tree, d->tree_self);
+	to = parent == TOPO_NONE ? s->asker : d->nodes->node[parent].id;
+	m.tg.req = s->req;
+	m.tg.node = s->asker;
+	m.tg.job = s->job;
+	m.tg.flags = parent == TOPO_NONE ? BCSP_TG_F_FINAL : 0;
+	m.tg.size = (uint32_t)len;
+	for (off = 0; off < m.tg.size; off += BCSP_TG_PART_MAX) {
+		m.tg.offset = off;
+		m.tg.len = m.tg.size - off < BCSP_TG_PART_MAX ?
+			   m.tg.size - off : BCSP_TG_PART_MAX;
+		memcpy(m.tg.data, buf + off, m.tg.len);
+		send_up(d, to, &m);
+	}
+	d->cnt.tg_answers_tx++;
+	pr_debug("job %u: the tree's answer of %u nodes (%u missing) to node %u",
+		 s->job, a->nodes, a->missing, to);
+out:
+	free(buf);
+	tg_gather_free(&s->g);
+	s->used = false;
+}
+
+static void check(struct bcsd *d, struct tgnode_slot *s, uint64_t now)
+{
+	if (s->used && tg_gather_done(&s->g, now))
+		answer(d, s);
+}
+
+static void tgnode_tick(struct bcsd *d, void *arg)
+{
+	uint64_t now = now_mono_ms();
+	unsigned int i;
+
+	(void)arg;
+	for (i = 0; i < TGNODE_SLOTS; i++)
+		check(d, &d->tgnode.slot[i], now);
+}
+
+/*
+ * BCSP_CMD_TGATHER: the tree (tree.c) passed it on to every child; this
+ * daemon waits for their answers and its own, then answers up.
+ */
+static void on_command(struct bcsd *d, const struct bcsp_msg *m,
+		       const struct bcsd_origin *from)
+{
+	const struct bcsp_command *c = &m->cmd;
+	uint32_t *idx = NULL, *sub = NULL, nr = 0, i, height;
+	struct tgnode_slot *s = NULL;
+	const uint32_t *child;
+	uint64_t now = now_mono_ms();
+	struct tg_answer own;
+	int err;
+
+	(void)from;
+	if (c->op != BCSP_CMD_TGATHER ||
+	    bcsp_window_check(&d->tgnode.cmds, m->hdr.epoch, c->id) != BCSP_OK)
+		return;
+	for (i = 0; i < TGNODE_SLOTS; i++)
+		if (!d->tgnode.slot[i].used) {
+			s = &d->tgnode.slot[i];
+			break;
+		}
+	if (!s) {
+		/* The oldest answers now, with what it has. */
+		s = &d->tgnode.slot[0];
+		for (i = 1; i < TGNODE_SLOTS; i++)
+			if (d->tgnode.slot[i].started_ms < s->started_ms)
+				s = &d->tgnode.slot[i];
+		answer(d, s);
+	}
+	if (d->tree) {
+		nr = topo_children(d->tree, d->tree_self, &child);
+		idx = calloc(nr ? nr : 1, sizeof(*idx));
+		sub = calloc(nr ? nr : 1, sizeof(*sub));
+		if (!idx || !sub) {
+			free(idx);
+			free(sub);
+			return;
+		}
+		for (i = 0; i < nr; i++) {
+			idx[i] = child[i];
+			sub[i] = topo_subtree(d->tree, child[i]);
+		}
+	}
+	height = d->tree ? topo_height(d->tree) : 0;
+	err = tg_gather_start(&s->g, c->job, nr, idx, sub,
+			      now + tg_wait_ms(d->tree ?
+					       topo_depth(d->tree, d->tree_self) :
+					       0, height, TG_STEP_MS));
+	free(idx);
+	free(sub);
+	if (err)
+		return;
+	s->used = true;
+	s->asker = c->node;
+	s->req = c->arg;
+	s->job = c->job;
+	s->started_ms = now;
+	d->cnt.tg_gathers++;
+	own_answer(d, c->job, &own);
+	if (tg_gather_own(&s->g, &own))
+		s->g.acc.dropped++;
+	tg_free(&own);
+	check(d, s, now);
+}
+
+/* A part of a child's answer (the asker's, BCSP_TG_F_FINAL: ctl.c). */
+static void on_part(struct bcsd *d, const struct bcsp_msg *m,
+		    const struct bcsd_origin *from)
+{
+	const struct bcsp_tg_part *p = &m->tg;
+	struct tgnode_slot *s;
+	unsigned int i;
+	int idx, r;
+
+	(void)from;
+	if (p->flags & BCSP_TG_F_FINAL)
+		return;
+	idx = topo_index(d->nodes, m->hdr.sender);
+	for (i = 0; i < TGNODE_SLOTS; i++) {
+		s = &d->tgnode.slot[i];
+		if (!s->used || s->asker != p->node || s->req != p->req ||
+		    s->job != p->job)
+			continue;
+		r = idx < 0 ? -ENOENT :
+		    tg_gather_part(&s->g, (uint32_t)idx, p->size, p->offset,
+				   p->len, p->data);
+		if (r < 0) {
+			d->cnt.tg_parts_refused++;
+			pr_info("job %u: a part of node %u's tree answer refused: %s",
+				p->job, m->hdr.sender, strerror(-r));
+		} else {
+			d->cnt.tg_parts_rx++;
+		}
+		check(d, s, now_mono_ms());
+		return;
+	}
+	d->cnt.tg_parts_refused++;
+}
+
+int tgnode_init(struct bcsd *d)
+{
+	memset(&d->tgnode, 0, sizeof(d->tgnode));
+	dispatch_register(d, BCSP_COMMAND, on_command);
+	dispatch_register(d, BCSP_TG_PART, on_part);
+	return loop_on_tick(d, tgnode_tick, NULL);
+}
+
+void tgnode_exit(struct bcsd *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < TGNODE_SLOTS; i++)
+		if (d->tgnode.slot[i].used)
+			tg_gather_free(&d->tgnode.slot[i].g);
+	memset(&d->tgnode, 0, sizeof(d->tgnode));
+}

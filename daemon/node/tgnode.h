@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tgnode.c: this daemon's part in gathers reduced in the tree
+ * (Documentation/filters.rst, "Gathers reduced in the tree"): on the
+ * master's command BCSP_CMD_TGATHER, its own answer (the summaries of its
+ * MPI statistics files of the job, as tree/tgather.h's records) merged
+ * with those of the children it passed the command to (BCSP_TG_PART),
+ * sent up as one answer: to its parent, or from the root to the asker.
+ */
+#ifndef BCSD_TGNODE_H
+#define BCSD_TGNODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "proto/proto.h"
+#include "tree/tgather.h"
+
+struct bcsd;
+
+/* Gathers in flight at once; a new one ends the oldest. */
+#define TGNODE_SLOTS		4
+
+struct tgnode_slot {
+	bool used;
+	uint32_t asker, req, job;
+	uint64_t started_ms;
+	struct tg_gather g;
+};
+
+struct bcsd_tgnode {
+	struct bcsp_window cmds;	/* the commands taken (TGATHER) */
+	struct tgnode_slot slot[TGNODE_SLOTS];
+};
+
+int tgnode_init(struct bcsd *d);
+void tgnode_exit(struct bcsd *d);
+#endif /* BCSD_TGNODE_H */

@@ -1,0 +1,189 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bcsstat mpi --job J through the tree of daemons (Documentation/
+# filters.rst, "Gathers reduced in the tree"): 16 bcsd-sim daemons in one
+# network namespace, strobe_transport tree, tree_fanout 3 (three levels
+# below the master, node 1).  Fake MPI rank files (tools/tests/mkmpi) of
+# one job on six nodes, two ranks on one of them.  Asked on a leaf, the
+# gather answers from the tree: every node covered, none missing, the
+# same calls, bytes, extremes and ranks as the files merged off-line
+# (bcsstat mpi on the files themselves: what the flat gather gives), and
+# the asker took one answer, from the root (its counters), and no flat
+# part.  Then a daemon of an inner node is killed: its subtree is
+# reported missing, the rest still covered.
+#
+# Needs root (ip netns); skips otherwise.  Every wait is bounded.
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+top=$(pwd)/..
+NAME=test_tgather_sim
+BCSD=${BCS_TEST_BCSD_SIM:-$(pwd)/bcsd-sim}
+BCSCTL=$top/tools/bcsctl
+BCSSTAT=$top/tools/bcsstat
+MKMPI=$top/tools/tests/mkmpi
+NS=bcs-tg-$$
+N=16
+FANOUT=3
+PORT0=15600
+
+. "$top/scripts/check-lib.sh"
+# shellcheck source-path=SCRIPTDIR source=netns-lib.sh
+. "$top/daemon/tests/netns-lib.sh"
+
+[ -x "$BCSD" ] && [ -x "$BCSCTL" ] && [ -x "$MKMPI" ] ||
+	skip "needs $BCSD, $BCSCTL and $MKMPI (make -C daemon sim, make -C tools all tests/mkmpi)"
+netns_first "$NS"
+ip -n "$NS" link set lo up || exit 1
+
+genkey key
+for n in $(seq "$N"); do
+	echo "$n 127.0.0.1:$((PORT0 + n))"
+done > "$TMP/nodes"
+
+start()
+{
+	local n=$1 role=$2
+
+	shift 2
+	mkdir -p "$TMP/mpi$n"
+	BCS_SIM_LOG=$TMP/strobes$n spawn "$n" "$NS" --role="$role" \
+		--nodes_file="$TMP/nodes" --tree_fanout="$FANOUT" \
+		--strobe_transport=tree --rt_priority=0 --slice_us=100000 \
+		--lead_us=30000 --report_ms=500 --stale_slices=20 \
+		--jobs_dir="$TMP/jobs$n" --mpi_dir="$TMP/mpi$n" "$@"
+}
+
+start 1 both --priority=200 --failover_slices=2
+for n in $(seq 2 "$N"); do
+	start "$n" node
+done
+up=0
+for _ in $(seq 200); do
+	up=$(grep -l "started:" "$TMP"/log* 2>/dev/null | wc -l)
+	[ "$up" -ge "$N" ] && break
+	sleep 0.1
+done
+[ "$up" -ge "$N" ]
+check $? "all $N daemons start in one namespace ($up up)"
+[ "$up" -ge "$N" ] || { checks_done "$NAME"; exit; }
+
+out=""
+for _ in $(seq 50); do
+	out=$(ctl 1 job create 2>&1) && break
+	sleep 0.2
+done
+gj=$(echo "$out" | grep -Eo '[0-9]+' | head -1)
+[ -n "$gj" ]
+check $? "a job through the master ($out)"
+gj=${gj:-0}
+sleep 1
+
+# Rank files: node (rank scale) -- the master, inner nodes, leaves.
+{ "$MKMPI" "$TMP/mpi1" "$gj" sim1 0 30 && "$MKMPI" "$TMP/mpi2" "$gj" sim2 1 20 &&
+  "$MKMPI" "$TMP/mpi2" "$gj" sim2 2 5 && "$MKMPI" "$TMP/mpi4" "$gj" sim4 3 12 &&
+  "$MKMPI" "$TMP/mpi7" "$gj" sim7 4 7 && "$MKMPI" "$TMP/mpi13" "$gj" sim13 5 40 &&
+  "$MKMPI" "$TMP/mpi$N" "$gj" "sim$N" 6 9; } > /dev/null
+check $? "seven rank files of job $gj on six nodes"
+
+# The files merged off-line: the flat answer's totals.
+BCS_CONTROL_SOCKET='' "$BCSSTAT" mpi --job "$gj" --json "$TMP"/mpi* \
+	> "$TMP/files.json" 2> "$TMP/files.err"
+check $? "bcsstat mpi on the files themselves ($(head -c 200 "$TMP/files.err"))"
+
+# compare JSON WANT_NODES WANT_MISSING: the tree's answer against the files.
+compare()
+{
+	python3 - "$1" "$TMP/files.json" "$2" "$3" <<'PY'
+import json, sys
+try:
+    t = json.load(open(sys.argv[1]))
+    f = json.load(open(sys.argv[2]))
+except (OSError, ValueError) as e:
+    print(e)
+    sys.exit(1)
+nodes, missing = int(sys.argv[3]), int(sys.argv[4])
+bad = []
+if not t.get("tree"):
+    bad.append("not through the tree")
+if t.get("nodes") != nodes or t.get("missing") != missing:
+    bad.append("nodes %s missing %s" % (t.get("nodes"), t.get("missing")))
+tp = {p["name"]: p for p in t.get("primitives", [])}
+# Each rank's records, from the files (for the extremes' ranks).
+ranks = {r["rank"]: r["primitives"] for r in f.get("ranks", [])}
+if missing == 0:
+    if t.get("ranks") != len(ranks):
+        bad.append("ranks %s of %d" % (t.get("ranks"), len(ranks)))
+    names = {n for r in ranks.values() for n, p in r.items() if p["calls"]}
+    if names != set(tp):
+        bad.append("primitives %s, files %s" % (sorted(tp), sorted(names)))
+    for n in names:
+        per = {k: r[n] for k, r in ranks.items() if n in r and r[n]["calls"]}
+        p = tp.get(n, {})
+        for k in ("calls", "timed", "bytes"):
+            if p.get(k) != sum(x[k] for x in per.values()):
+                bad.append("%s %s %s" % (n, k, p.get(k)))
+        timed = {k: x for k, x in per.items() if x["timed"]}
+        if timed:
+            lo = min(timed, key=lambda k: (timed[k]["min_ns"], k))
+            hi = max(timed, key=lambda k: (timed[k]["max_ns"], -k))
+            if (p.get("min_ns"), p.get("min_rank")) != (timed[lo]["min_ns"], lo) or \
+               (p.get("max_ns"), p.get("max_rank")) != (timed[hi]["max_ns"], hi):
+                bad.append("%s extremes %s" % (n, p))
+print("%d primitives, %s ranks, nodes %s, missing %s; %s" %
+      (len(tp), t.get("ranks"), t.get("nodes"), t.get("missing"),
+       bad or "all as the files"))
+sys.exit(1 if bad else 0)
+PY
+}
+
+ASKER=$N
+BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" mpi --job "$gj" --json \
+	> "$TMP/tree.json" 2> "$TMP/tree.err"
+rc=$?
+out=$(compare "$TMP/tree.json" "$N" 0) || rc=1
+[ "$rc" = 0 ] || out="$out; bcsstat: $(head -c 300 "$TMP/tree.err")"
+check $rc "bcsstat mpi --job $gj through a leaf and the tree: every node covered, the files' totals and extremes ($out)"
+
+snap "$ASKER"
+r=0
+[ "$(val "$ASKER" tg_final_answers_rx)" = 1 ] &&
+	[ "$(val "$ASKER" mpi_gather_parts_rx)" = 0 ] &&
+	[ "$(val "$ASKER" tg_asked)" = 1 ] || r=1
+check $r "the asker took one answer, the root's, and no flat part (answers $(val "$ASKER" tg_final_answers_rx), flat parts $(val "$ASKER" mpi_gather_parts_rx))"
+snap 1
+r=0
+# The root heard its FANOUT children's answers, and sent one.
+[ "$(val 1 tg_answers_tx)" = 1 ] && [ "$(val 1 tg_missing)" = 0 ] &&
+	[ "$(val 1 tg_parts_rx)" -ge "$FANOUT" ] || r=1
+check $r "the root merged its $FANOUT children's answers into one (parts $(val 1 tg_parts_rx), sent $(val 1 tg_answers_tx))"
+
+text=$(BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" mpi --job "$gj" 2>&1)
+echo "$text" | sed 's/^/# /' | head -30
+echo "$text" | grep -q "nodes covered $N, missing 0" &&
+	echo "$text" | grep -q "Per-rank extremes" &&
+	echo "$text" | grep -q "^MPI_Allreduce "
+check $? "bcsstat mpi --job's table through the tree: nodes covered and missing, per-rank extremes"
+
+# Node 2 (a child of the root, 5 nodes below it with itself) dies: the
+# next gather says so, and keeps the others.
+kill -KILL "$(cat "$TMP/pid2")"
+sleep 1
+BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" mpi --job "$gj" --json \
+	> "$TMP/tree2.json" 2> "$TMP/tree2.err"
+rc=$?
+out=$(python3 - "$TMP/tree2.json" "$N" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+print("nodes %s, missing %s, ranks %s" % (t.get("nodes"), t.get("missing"), t.get("ranks")))
+# Node 2's subtree in a 3-ary tree of 16: 2, 5, 6, 7, 14, 15, 16.
+sys.exit(0 if t.get("missing") == 7 and t.get("nodes") == n - 7 and
+         t.get("ranks") == 3 else 1)
+PY
+) || rc=1
+[ "$rc" = 0 ] || out="$out; bcsstat: $(head -c 300 "$TMP/tree2.err")"
+check $rc "a killed daemon's subtree is reported missing, the rest covered ($out)"
+
+checks_done "$NAME"
