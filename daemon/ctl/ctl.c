@@ -996,7 +996,8 @@ static void cmd_gather(struct bcsd *d, struct bcsd_client *c,
 	gather_end(c);
 	if (c->uid && !gather_allowed(d, c, req->job))
 		return;
-	if (tree_transport(d) && d->tree &&
+	/* Merged in the tree, unless each rank's file is asked for. */
+	if (!req->files && tree_transport(d) && d->tree &&
 	    d->cfg.protocol_version >= 4) {
 		cmd_tgather(d, c, req);
 		return;

@@ -381,6 +381,13 @@ int ctl_parse(const char *buf, size_t len, struct ctl_req *req, char *err,
 		snprintf(err, errlen, "mpi-gather needs a job");
 		goto out;
 	}
+	if (req->cmd == CTL_MPI_GATHER) {
+		int64_t files = 0;
+
+		if (get_int(in, "files", 0, 1, &files, err, errlen))
+			goto out;
+		req->files = (int)files;
+	}
 	req->job = (uint32_t)job;
 	req->row = row < 0 ? BCS_ROW_NONE : (uint32_t)row;
 	req->timeout_ms = (uint64_t)timeout;

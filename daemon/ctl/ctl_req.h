@@ -63,6 +63,7 @@ struct ctl_req {
 	char mpi_sel[CTL_MPI_SEL_LEN];	/* stats with mpi: "" keeps it */
 	char nodes[CTL_NODES_LEN];	/* job-create: a hostlist, or "" */
 	uint32_t owner;		/* job-create: the job's owner, a uid; 0: root */
+	int files;		/* mpi-gather: "files" 1, every rank's file */
 	uint32_t nr_subsets;	/* stats enable: "subsets", 0: the whole job */
 	struct ctl_subset subsets[CTL_SUBSETS_MAX];
 };
@@ -78,7 +79,9 @@ struct ctl_req {
  * "last" (1 .. 2^32 - 1, CTL_SLICES_DEFAULT if absent); for job-signal
  * a job (at least 1) and an integer "signal" (1 .. BCSP_SIGNAL_MAX);
  * for job-attach a job (at least 1) and integers "node" (1 .. 2^32 - 1)
- * and "pid" (1 .. BCSP_PID_MAX); for mpi-gather a job (at least 1);
+ * and "pid" (1 .. BCSP_PID_MAX); for mpi-gather a job (at least 1)
+ * and an integer "files" (0 or 1; 1: each rank's file, gathered flat,
+ * not merged in the tree);
  * for job-create a string "nodes" (a hostlist, 1 .. CTL_NODES_LEN - 1
  * bytes, expanded by the caller), the nodes the job will run on, and an
  * integer "owner" (0 .. 2^32 - 2), the uid that will own it (0: root).

@@ -166,6 +166,15 @@ echo "$text" | grep -q "nodes covered $N, missing 0" &&
 	echo "$text" | grep -q "^MPI_Allreduce "
 check $? "bcsstat mpi --job's table through the tree: nodes covered and missing, per-rank extremes"
 
+# Per rank: each rank's file, gathered flat even with the tree.
+text=$(BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" mpi --job "$gj" --ranks 2>&1; echo "rc=$?")
+echo "$text" | sed 's/^/# /' | head -12
+snap "$ASKER"
+nr=$(echo "$text" | grep -cE '^ *[0-9]+ ')
+[ "$nr" -ge 7 ] && ! echo "$text" | grep -q "this node's files only" &&
+	[ "$(val "$ASKER" mpi_gather_parts_rx)" -gt 0 ]
+check $? "bcsstat mpi --job --ranks: every rank's file, gathered flat ($nr rank lines, flat parts $(val "$ASKER" mpi_gather_parts_rx))"
+
 # Node 2 (a child of the root, 5 nodes below it with itself) dies: the
 # next gather says so, and keeps the others.
 kill -KILL "$(cat "$TMP/pid2")"

@@ -988,7 +988,7 @@ static void print_tree(struct json_object *o)
  * or 0 after saying why not (no bcsd here says nothing), to read this
  * node's files instead.
  */
-static int fetch(uint32_t job, struct mpi_fetched *g)
+static int fetch(uint32_t job, int by_file, struct mpi_fetched *g)
 {
 	struct json_object *req, *resp, *files;
 	char msg[256];
@@ -1002,6 +1002,8 @@ static int fetch(uint32_t job, struct mpi_fetched *g)
 	req = json_object_new_object();
 	json_object_object_add(req, "cmd", json_object_new_string("mpi-gather"));
 	json_object_object_add(req, "job", json_object_new_int64(job));
+	if (by_file)
+		json_object_object_add(req, "files", json_object_new_int(1));
 	r = bcs_ctl_call(fd, req, &resp, GATHER_WAIT_MS, msg, sizeof(msg));
 	close(fd);
 	if (r) {
@@ -1072,18 +1074,15 @@ int run_mpi(const struct opts *o)
 		f.node = o->node;
 	if (o->given & OPT_RANK)
 		f.rank = o->rank;
-	/* Histograms and slices are in the files, not in bcsd's gather. */
+	/*
+	 * Histograms and slices are in the files, not in bcsd's gather.  Per
+	 * rank or per file, each rank's file, gathered flat; else merged in
+	 * the tree where there is one.
+	 */
 	if ((o->given & OPT_JOB) && !o->nr_args && !o->hist &&
 	    !(o->given & OPT_SLICES))
-		fetched = fetch(o->job, &g);
-	if (fetched && g.tree && ((o->given & (OPT_RANKS | OPT_REPORT)) ||
-				  f.node || f.rank >= 0)) {
-		/* Merged answers have no ranks' files to pick from. */
-		fprintf(stderr, "bcsstat: mpi: bcsd's answer is merged in the "
-			"tree (no files): this node's files only\n");
-		fetched_free(&g);
-		fetched = 0;
-	}
+		fetched = fetch(o->job, (o->given & (OPT_RANKS | OPT_REPORT)) ||
+				f.node || f.rank >= 0, &g);
 	if (fetched && g.tree) {
 		if (o->given & OPT_JSON)
 			printf("%s\n", json_object_to_json_string_ext(

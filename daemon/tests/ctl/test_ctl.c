@@ -214,7 +214,12 @@ int main(void)
 		      "\"node\" must be"));
 	/* A job's MPI statistics files, gathered from its nodes. */
 	CHECK(parse("{\"cmd\":\"mpi-gather\",\"job\":4}", &r) == 0 &&
-	      r.cmd == CTL_MPI_GATHER && r.job == 4);
+	      r.cmd == CTL_MPI_GATHER && r.job == 4 && !r.files);
+	/* Each rank's file (flat), not the answer merged in the tree. */
+	CHECK(parse("{\"cmd\":\"mpi-gather\",\"job\":4,\"files\":1}",
+		    &r) == 0 && r.files == 1);
+	CHECK(refused("{\"cmd\":\"mpi-gather\",\"job\":4,\"files\":2}",
+		      "\"files\" must be"));
 	CHECK(refused("{\"cmd\":\"mpi-gather\"}", "needs a job"));
 	CHECK(refused("{\"cmd\":\"mpi-gather\",\"job\":0}", "needs a job"));
 	CHECK(refused("{\"cmd\":\"mpi-gather\",\"job\":-1}",
