@@ -253,6 +253,15 @@ fail:
 	return NULL;
 }
 
+struct bcs_hist_header *dist_hist_parse(const char *path,
+					struct json_object *o,
+					const char *what)
+{
+	struct src s = { .path = path };
+
+	return hist_parse(&s, o, what);
+}
+
 static const char *const total_keys[] = {
 	"start_ns", "tracked_ns", "run_ns", "blocked_ns", "suspended_ns",
 	"wait_ns", "bursts", "preemptions", "suspensions",
