@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libbcs/bcs.h"
 #include "libbcsmpi/mpifile.h"
 #include "bcsd.h"
 #include "core/log.h"
@@ -107,6 +108,50 @@ static void own_answer(struct bcsd *d, uint32_t job, struct tg_answer *a)
 		bcs_mpi_stats_free(&st);
 	}
 	free(sums);
+}
+
+/*
+ * bcs.ko's metrics by the names libbcs's bcs_dist_metric_name() gives
+ * them (bcsstat dist matches them), here so that bcsd-sim's stand-in of
+ * libbcs's device object need not define it.
+ */
+static const char *const dist_name[BCS_DIST_METRICS] = {
+	[BCS_DIST_BURST] = "burst", [BCS_DIST_BLOCKED] = "blocked",
+	[BCS_DIST_SUSPENDED] = "suspended", [BCS_DIST_WAIT] = "wait",
+};
+
+/*
+ * The distributions bcs.ko keeps of job @job's tasks on this node
+ * (BCS_IOC_DIST_READ), per metric, into @a as TG_HIST_DIST histograms
+ * named by metric: for bcsstat dist --job.  At most TGNODE_TASKS_MAX
+ * tasks (the rest counted in @dropped).
+ */
+static void own_dists(struct bcsd *d, uint32_t job, struct tg_answer *a)
+{
+	struct bcs_hist_header *h;
+	uint32_t m, tasks = 0;
+	pid_t pid = 0, next;
+	int r;
+
+	if (!d->bcs)
+		return;
+	while (!bcs_dist_next(d->bcs, job, pid, &next) && next > pid) {
+		pid = next;
+		if (tasks++ == TGNODE_TASKS_MAX) {
+			a->dropped++;
+			break;
+		}
+		for (m = 0; m < BCS_DIST_METRICS; m++) {
+			h = NULL;
+			if (bcs_dist_hist(d->bcs, job, pid, m, &h, NULL) || !h)
+				continue;
+			r = tg_add_hist(a, TG_HIST_DIST, dist_name[m], h,
+					(const void *)(h + 1));
+			if (r && r != -ENOSPC)
+				a->dropped++;
+			free(h);
+		}
+	}
 }
 
 /* To node @to: itself (the root that asked), or its address in the list. */
@@ -244,6 +289,7 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 	s->started_ms = now;
 	d->cnt.tg_gathers++;
 	own_answer(d, c->job, &own);
+	own_dists(d, c->job, &own);
 	if (tg_gather_own(&s->g, &own))
 		s->g.acc.dropped++;
 	tg_free(&own);

@@ -205,6 +205,14 @@ echo "$text" | grep -q "nodes covered $N, missing 0" &&
 	echo "$text" | grep -q "^MPI_Allreduce "
 check $? "bcsstat mpi --job's table through the tree: nodes covered and missing, per-rank extremes"
 
+# bcsstat dist --job through the same gather: bcsd-sim's stand-in of
+# bcs.ko records no distribution, so every node answers with none.
+text=$(BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" dist --job "$gj" 2>&1)
+echo "$text" | sed 's/^/# /' | head -4
+echo "$text" | grep -q "job $gj through the tree of daemons: nodes covered $N, missing 0" &&
+	echo "$text" | grep -q "no distribution recorded"
+check $? "bcsstat dist --job $gj through the tree: every node covered (none has distributions under bcsd-sim)"
+
 # Per rank: each rank's file, gathered flat even with the tree.
 text=$(BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" mpi --job "$gj" --ranks 2>&1; echo "rc=$?")
 echo "$text" | sed 's/^/# /' | head -12
