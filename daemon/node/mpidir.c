@@ -352,21 +352,22 @@ static int by_name(const void *a, const void *b)
  */
 static int whole(int fd, size_t size, void **out)
 {
-	size_t got = 0;
-	ssize_t n;
 	char *buf = malloc(size ? size : 1);
+	size_t got;
+	ssize_t n;
+	int r;
 
 	if (!buf)
 		return -ENOMEM;
-	while (got < size) {
-		n = pread(fd, buf + got, size - got, (off_t)got);
-		if (n < 0 && errno == EINTR)
+	for (got = 0; got < size; got += (size_t)n) {
+		do
+			n = pread(fd, buf + got, size - got, (off_t)got);
+		while (n < 0 && errno == EINTR);
+		if (n > 0)
 			continue;
-		if (n <= 0) {
-			free(buf);
-			return n < 0 ? -errno : -EINVAL;
-		}
-		got += (size_t)n;
+		r = n ? -errno : -EINVAL;
+		free(buf);
+		return r;
 	}
 	*out = buf;
 	return 0;

@@ -209,7 +209,7 @@ check $? "bcsstat mpi --job's table through the tree: nodes covered and missing,
 # bcs.ko records no distribution, so every node answers with none.
 text=$(BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" dist --job "$gj" 2>&1)
 echo "$text" | sed 's/^/# /' | head -4
-echo "$text" | grep -q "job $gj through the tree of daemons: nodes covered $N, missing 0" &&
+echo "$text" | grep -q "job $gj: through the tree of daemons: nodes covered $N, missing 0" &&
 	echo "$text" | grep -q "no distribution recorded"
 check $? "bcsstat dist --job $gj through the tree: every node covered (none has distributions under bcsd-sim)"
 

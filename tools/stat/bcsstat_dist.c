@@ -1043,16 +1043,6 @@ static int json_job(const struct opts *o, const struct dist_job *j)
 	return err;
 }
 
-/* bcsd answers a gather within about 3 s of the master's reply. */
-#define TREE_WAIT_MS	15000
-
-static uint64_t tree_u64(struct json_object *o, const char *k)
-{
-	int64_t v = bcs_ctl_int(o, k, 0);
-
-	return v < 0 ? 0 : (uint64_t)v;
-}
-
 /*
  * Job @o->job cluster-wide: bcsd's gather merged up the tree of daemons
  * (Documentation/filters.rst), each node's tasks' distributions added
@@ -1061,7 +1051,7 @@ static uint64_t tree_u64(struct json_object *o, const char *k)
  */
 static int tree_dist(const struct opts *o, int *ret)
 {
-	struct json_object *req, *resp, *v, *hs, *h;
+	struct json_object *resp, *v, *hs, *h;
 	struct bcs_hist_header *hist;
 	char msg[256];
 	uint32_t m;
@@ -1071,11 +1061,7 @@ static int tree_dist(const struct opts *o, int *ret)
 	fd = bcs_ctl_connect();
 	if (fd < 0)
 		return 0;
-	req = json_object_new_object();
-	json_object_object_add(req, "cmd", json_object_new_string("mpi-gather"));
-	json_object_object_add(req, "job", json_object_new_int64(o->job));
-	r = bcs_ctl_call(fd, req, &resp, TREE_WAIT_MS, msg, sizeof(msg));
-	close(fd);
+	r = mpi_gather_call(fd, o->job, 0, &resp, msg, sizeof(msg));
 	if (r) {
 		fprintf(stderr, "bcsstat: dist: bcsd: %s; this node's tasks "
 			"only\n", r == -ETIMEDOUT ? "no answer" : msg);
@@ -1088,16 +1074,7 @@ static int tree_dist(const struct opts *o, int *ret)
 			"this node's tasks only\n");
 		return 0;
 	}
-	printf("job %u through the tree of daemons: nodes covered %" PRIu64
-	       ", missing %" PRIu64 "%s\n", o->job, tree_u64(resp, "nodes"),
-	       tree_u64(resp, "missing"), tree_u64(resp, "missing") ?
-	       " (incomplete: the distributions lack them)" : "");
-	if (tree_u64(resp, "dropped"))
-		printf("%" PRIu64 " task%s or histogram%s left out by the "
-		       "bounds of an answer (not exact)\n",
-		       tree_u64(resp, "dropped"),
-		       tree_u64(resp, "dropped") == 1 ? "" : "s",
-		       tree_u64(resp, "dropped") == 1 ? "" : "s");
+	tree_answer_head(resp, "the distributions", 0);
 	if (json_object_object_get_ex(resp, "histograms", &hs) &&
 	    json_object_is_type(hs, json_type_array))
 		nr = json_object_array_length(hs);

@@ -915,6 +915,25 @@ static void tree_rank(char *buf, size_t size, struct json_object *p,
 		snprintf(buf, size, "%" PRId64, r);
 }
 
+void tree_answer_head(struct json_object *o, const char *lack, int ranks)
+{
+	uint64_t missing = jget_u64(o, "missing"), n;
+
+	printf("job %" PRIu64 ":", jget_u64(o, "job"));
+	n = jget_u64(o, "ranks");
+	if (ranks)
+		printf(" %" PRIu64 " rank%s", n, n == 1 ? "" : "s");
+	printf(" through the tree of daemons: nodes covered %" PRIu64
+	       ", missing %" PRIu64 "%s%s%s\n", jget_u64(o, "nodes"), missing,
+	       missing ? " (incomplete: " : "", missing ? lack : "",
+	       missing ? " lack them)" : "");
+	n = jget_u64(o, "dropped");
+	if (n)
+		printf("%" PRIu64 " record%s or histogram%s left out by the "
+		       "bounds of an answer (not exact)\n", n,
+		       n == 1 ? "" : "s", n == 1 ? "" : "s");
+}
+
 /*
  * The answer of bcsd's gather through the tree (@o: merged on the way up,
  * Documentation/filters.rst): the table of the files, the nodes covered
@@ -924,22 +943,14 @@ static void print_tree(struct json_object *o)
 {
 	struct json_object *prims, *p, *n;
 	char slow[24], fast[24], lo[24], hi[24];
-	uint64_t nodes = jget_u64(o, "nodes"), missing = jget_u64(o, "missing");
-	uint64_t timed, dropped = jget_u64(o, "dropped");
+	uint64_t timed;
 	size_t i, nr = 0;
 	int pass;
 
 	if (json_object_object_get_ex(o, "primitives", &prims) &&
 	    json_object_is_type(prims, json_type_array))
 		nr = json_object_array_length(prims);
-	printf("job %" PRIu64 ": %" PRIu64 " rank%s through the tree of "
-	       "daemons: nodes covered %" PRIu64 ", missing %" PRIu64 "%s\n",
-	       jget_u64(o, "job"), jget_u64(o, "ranks"),
-	       jget_u64(o, "ranks") == 1 ? "" : "s", nodes, missing,
-	       missing ? " (incomplete: the table lacks them)" : "");
-	if (dropped)
-		printf("%" PRIu64 " record%s left out by the bounds of an "
-		       "answer (not exact)\n", dropped, dropped == 1 ? "" : "s");
+	tree_answer_head(o, "the table's rows", 1);
 	printf("%-22s %10s %10s %10s %10s %12s %14s %7s %7s\n", "Primitive",
 	       "Calls", "Avg(ms)", "Min(ms)", "Max(ms)", "Total(ms)", "Bytes",
 	       "Slowest", "Fastest");
@@ -1006,18 +1017,7 @@ static int print_tree_hists(struct json_object *o, const char *prim)
 	if (json_object_object_get_ex(o, "histograms", &hs) &&
 	    json_object_is_type(hs, json_type_array))
 		nr = json_object_array_length(hs);
-	printf("job %" PRIu64 ": %" PRIu64 " rank%s through the tree of "
-	       "daemons: nodes covered %" PRIu64 ", missing %" PRIu64 "%s\n",
-	       jget_u64(o, "job"), jget_u64(o, "ranks"),
-	       jget_u64(o, "ranks") == 1 ? "" : "s", jget_u64(o, "nodes"),
-	       jget_u64(o, "missing"), jget_u64(o, "missing") ?
-	       " (incomplete: the histograms lack them)" : "");
-	if (jget_u64(o, "dropped"))
-		printf("%" PRIu64 " record%s or histogram%s left out by the "
-		       "bounds of an answer (not exact)\n",
-		       jget_u64(o, "dropped"),
-		       jget_u64(o, "dropped") == 1 ? "" : "s",
-		       jget_u64(o, "dropped") == 1 ? "" : "s");
+	tree_answer_head(o, "the histograms", 1);
 	for (k = 0; k < 2 && !err; k++)
 		for (i = 0; i < nr && !err; i++) {
 			h = json_object_array_get_idx(hs, i);
@@ -1052,6 +1052,21 @@ static int print_tree_hists(struct json_object *o, const char *prim)
 	return 0;
 }
 
+int mpi_gather_call(int fd, uint32_t job, int by_file,
+		    struct json_object **resp, char *msg, size_t len)
+{
+	struct json_object *req = json_object_new_object();
+	int r;
+
+	json_object_object_add(req, "cmd", json_object_new_string("mpi-gather"));
+	json_object_object_add(req, "job", json_object_new_int64(job));
+	if (by_file)
+		json_object_object_add(req, "files", json_object_new_int(1));
+	r = bcs_ctl_call(fd, req, resp, GATHER_WAIT_MS, msg, len);
+	close(fd);
+	return r;
+}
+
 /*
  * The files of job @job on every node, through bcsd: 1 with @g filled,
  * or 0 after saying why not (no bcsd here says nothing), to read this
@@ -1059,7 +1074,7 @@ static int print_tree_hists(struct json_object *o, const char *prim)
  */
 static int fetch(uint32_t job, int by_file, struct mpi_fetched *g)
 {
-	struct json_object *req, *resp, *files;
+	struct json_object *resp, *files;
 	char msg[256];
 	size_t i, n;
 	int fd, r;
@@ -1068,13 +1083,7 @@ static int fetch(uint32_t job, int by_file, struct mpi_fetched *g)
 	fd = bcs_ctl_connect();
 	if (fd < 0)
 		return 0;
-	req = json_object_new_object();
-	json_object_object_add(req, "cmd", json_object_new_string("mpi-gather"));
-	json_object_object_add(req, "job", json_object_new_int64(job));
-	if (by_file)
-		json_object_object_add(req, "files", json_object_new_int(1));
-	r = bcs_ctl_call(fd, req, &resp, GATHER_WAIT_MS, msg, sizeof(msg));
-	close(fd);
+	r = mpi_gather_call(fd, job, by_file, &resp, msg, sizeof(msg));
 	if (r) {
 		fprintf(stderr, "bcsstat: mpi: bcsd: %s; this node's files "
 			"only\n", r == -ETIMEDOUT ? "no answer" : msg);
