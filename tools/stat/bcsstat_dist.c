@@ -1043,6 +1043,50 @@ static int json_job(const struct opts *o, const struct dist_job *j)
 	return err;
 }
 
+/* bcsd answers a gather within about 3 s of the master's reply. */
+#define GATHER_WAIT_MS	15000
+
+static uint64_t tree_u64(struct json_object *o, const char *k)
+{
+	int64_t v = bcs_ctl_int(o, k, 0);
+
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+int mpi_gather_call(int fd, uint32_t job, int by_file,
+		    struct json_object **resp, char *msg, size_t len)
+{
+	struct json_object *req = json_object_new_object();
+	int r;
+
+	json_object_object_add(req, "cmd", json_object_new_string("mpi-gather"));
+	json_object_object_add(req, "job", json_object_new_int64(job));
+	if (by_file)
+		json_object_object_add(req, "files", json_object_new_int(1));
+	r = bcs_ctl_call(fd, req, resp, GATHER_WAIT_MS, msg, len);
+	close(fd);
+	return r;
+}
+
+void tree_answer_head(struct json_object *o, const char *lack, int ranks)
+{
+	uint64_t missing = tree_u64(o, "missing"), n;
+
+	printf("job %" PRIu64 ":", tree_u64(o, "job"));
+	n = tree_u64(o, "ranks");
+	if (ranks)
+		printf(" %" PRIu64 " rank%s", n, n == 1 ? "" : "s");
+	printf(" through the tree of daemons: nodes covered %" PRIu64
+	       ", missing %" PRIu64 "%s%s%s\n", tree_u64(o, "nodes"), missing,
+	       missing ? " (incomplete: " : "", missing ? lack : "",
+	       missing ? " lack them)" : "");
+	n = tree_u64(o, "dropped");
+	if (n)
+		printf("%" PRIu64 " record%s or histogram%s left out by the "
+		       "bounds of an answer (not exact)\n", n,
+		       n == 1 ? "" : "s", n == 1 ? "" : "s");
+}
+
 /*
  * Job @o->job cluster-wide: bcsd's gather merged up the tree of daemons
  * (Documentation/filters.rst), each node's tasks' distributions added

@@ -816,9 +816,6 @@ void mpi_files_free(struct bcs_mpi_stats *files, char **paths, int n)
 	free(paths);
 }
 
-/* bcsd answers a gather within about 3 s of the master's reply. */
-#define GATHER_WAIT_MS	15000
-
 /* A job's files as bcsd gathered them, read. */
 struct mpi_fetched {
 	struct json_object *tree;	/* the tree's merged answer, or NULL */
@@ -913,25 +910,6 @@ static void tree_rank(char *buf, size_t size, struct json_object *p,
 		snprintf(buf, size, "-");
 	else
 		snprintf(buf, size, "%" PRId64, r);
-}
-
-void tree_answer_head(struct json_object *o, const char *lack, int ranks)
-{
-	uint64_t missing = jget_u64(o, "missing"), n;
-
-	printf("job %" PRIu64 ":", jget_u64(o, "job"));
-	n = jget_u64(o, "ranks");
-	if (ranks)
-		printf(" %" PRIu64 " rank%s", n, n == 1 ? "" : "s");
-	printf(" through the tree of daemons: nodes covered %" PRIu64
-	       ", missing %" PRIu64 "%s%s%s\n", jget_u64(o, "nodes"), missing,
-	       missing ? " (incomplete: " : "", missing ? lack : "",
-	       missing ? " lack them)" : "");
-	n = jget_u64(o, "dropped");
-	if (n)
-		printf("%" PRIu64 " record%s or histogram%s left out by the "
-		       "bounds of an answer (not exact)\n", n,
-		       n == 1 ? "" : "s", n == 1 ? "" : "s");
 }
 
 /*
@@ -1050,21 +1028,6 @@ static int print_tree_hists(struct json_object *o, const char *prim)
 		return EXIT_FAILURE;
 	}
 	return 0;
-}
-
-int mpi_gather_call(int fd, uint32_t job, int by_file,
-		    struct json_object **resp, char *msg, size_t len)
-{
-	struct json_object *req = json_object_new_object();
-	int r;
-
-	json_object_object_add(req, "cmd", json_object_new_string("mpi-gather"));
-	json_object_object_add(req, "job", json_object_new_int64(job));
-	if (by_file)
-		json_object_object_add(req, "files", json_object_new_int(1));
-	r = bcs_ctl_call(fd, req, resp, GATHER_WAIT_MS, msg, len);
-	close(fd);
-	return r;
 }
 
 /*
