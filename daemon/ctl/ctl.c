@@ -868,6 +868,53 @@ static void add_extreme(struct json_object *e, const char *k, uint64_t ns,
 	json_object_object_add(e, key, json_object_new_int(rank));
 }
 
+/* The kinds of tree/tgather.h's histograms, as the JSON names them. */
+static const char *const tg_kind_name[__TG_HIST_KIND_MAX] = {
+	[TG_HIST_LAT] = "latency", [TG_HIST_SIZE] = "size",
+	[TG_HIST_DIST] = "dist",
+};
+
+/*
+ * Histogram @h as bcs_hist_json() writes one (sub_bits, count, sum, min,
+ * max, saturated, buckets [lower, upper, count]), with its kind and name.
+ */
+static struct json_object *tg_hist_json(const struct tg_hist *h)
+{
+	struct json_object *o = json_object_new_object(), *bs, *b;
+	uint32_t i;
+
+	bs = json_object_new_array();
+	if (!o || !bs)
+		goto nomem;
+	json_object_object_add(o, "kind",
+			       json_object_new_string(tg_kind_name[h->kind]));
+	json_object_object_add(o, "name", json_object_new_string(h->name));
+	add_u64(o, "sub_bits", h->sub_bits);
+	add_u64(o, "count", h->count);
+	add_u64(o, "sum", h->sum);
+	add_u64(o, "min", h->min);
+	add_u64(o, "max", h->max);
+	json_object_object_add(o, "saturated", json_object_new_boolean(
+				       !!(h->flags & BCS_HIST_SATURATED)));
+	for (i = 0; i < h->nr; i++) {
+		b = json_object_new_array();
+		if (!b)
+			goto nomem;
+		json_object_array_add(b, json_object_new_uint64(
+			bcs_hist_lower(h->b[i].index, h->sub_bits)));
+		json_object_array_add(b, json_object_new_uint64(
+			bcs_hist_upper(h->b[i].index, h->sub_bits)));
+		json_object_array_add(b, json_object_new_uint64(h->b[i].count));
+		json_object_array_add(bs, b);
+	}
+	json_object_object_add(o, "buckets", bs);
+	return o;
+nomem:
+	json_object_put(bs);
+	json_object_put(o);
+	return NULL;
+}
+
 static void tg_answer(struct bcsd *d, struct bcsd_client *c)
 {
 	const struct tg_answer *a;
@@ -910,6 +957,18 @@ static void tg_answer(struct bcsd *d, struct bcsd_client *c)
 		json_object_array_add(prims, e);
 	}
 	json_object_object_add(o, "primitives", prims);
+	prims = json_object_new_array();
+	if (!prims)
+		goto nomem;
+	json_object_object_add(o, "histograms", prims);
+	for (i = 0; i < a->nr_hists; i++) {
+		e = tg_hist_json(&a->hists[i]);
+		if (!e) {
+			prims = NULL;
+			goto nomem;
+		}
+		json_object_array_add(prims, e);
+	}
 	if (a->missing || a->dropped)
 		d->cnt.mpi_gathers_partial++;
 	gather_end(c);

@@ -6,7 +6,8 @@
  * directories), never blocks opening one (O_NONBLOCK: a FIFO opens at
  * once and is refused by its type), trusts a file only of the owner it
  * expects (fstat), reads a statistics file's header and records only
- * (whatever size it claims), never waits for a lock a user can hold, and
+ * (whatever size it claims) or, within a budget of bytes the caller
+ * sets, the whole of a file whose size is known (fstat), never waits for a lock a user can hold, and
  * maps only files of its own that no user can truncate.
  */
 #include <dirent.h>
@@ -344,9 +345,41 @@ static int by_name(const void *a, const void *b)
 		      ((const struct entry *)b)->name);
 }
 
-/* The summary of @e into @s: 0, or a negative errno with @err. */
+/*
+ * All of the @size bytes of @fd into a new buffer at *@out, or -EINVAL if
+ * it turns out shorter (a file being truncated): at most @size, whatever
+ * the file becomes while it is read.
+ */
+static int whole(int fd, size_t size, void **out)
+{
+	char *buf = malloc(size ? size : 1);
+	size_t got;
+	ssize_t n;
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	for (got = 0; got < size; got += (size_t)n) {
+		do
+			n = pread(fd, buf + got, size - got, (off_t)got);
+		while (n < 0 && errno == EINTR);
+		if (n > 0)
+			continue;
+		r = n ? -errno : -EINVAL;
+		free(buf);
+		return r;
+	}
+	*out = buf;
+	return 0;
+}
+
+/*
+ * The summary of @e into @s, or the whole file (@s->whole) if it has at
+ * most *@budget bytes, taken from *@budget: 0, or a negative errno with
+ * @err.
+ */
 static int summary(const struct entry *e, struct mpidir_summary *s,
-		   size_t file_max, char *err, size_t errlen)
+		   size_t file_max, size_t *budget, char *err, size_t errlen)
 {
 	struct stat sb;
 	int fd, r;
@@ -362,6 +395,18 @@ static int summary(const struct entry *e, struct mpidir_summary *s,
 		snprintf(err, errlen, "%s: not a regular file of uid %u",
 			 e->name, (unsigned int)e->uid);
 		return -EPERM;
+	}
+	s->whole = false;
+	if (budget && sb.st_size >= (off_t)sizeof(struct bcs_mpi_file_header) &&
+	    (uint64_t)sb.st_size <= *budget) {
+		r = whole(fd, (size_t)sb.st_size, &s->data);
+		if (!r) {
+			close(fd);
+			s->len = (size_t)sb.st_size;
+			s->whole = true;
+			*budget -= s->len;
+			return 0;
+		}
 	}
 	r = bcs_mpi_stats_summary_fd(fd, e->name, &s->data, &s->len, err,
 				     errlen);
@@ -422,6 +467,13 @@ int mpidir_summaries(const char *dir, uint32_t job,
 		     struct mpidir_summary *out, unsigned int max,
 		     size_t file_max, unsigned int *skipped)
 {
+	return mpidir_read(dir, job, out, max, file_max, NULL, skipped);
+}
+
+int mpidir_read(const char *dir, uint32_t job, struct mpidir_summary *out,
+		unsigned int max, size_t file_max, size_t *budget,
+		unsigned int *skipped)
+{
 	unsigned int n, i, k = 0;
 	struct entry *e;
 	char err[512];
@@ -433,7 +485,8 @@ int mpidir_summaries(const char *dir, uint32_t job,
 		return r;
 	qsort(e, n, sizeof(*e), by_name);
 	for (i = 0; i < n && k < max; i++) {
-		if (summary(&e[i], &out[k], file_max, err, sizeof(err))) {
+		if (summary(&e[i], &out[k], file_max, budget, err,
+			    sizeof(err))) {
 			(*skipped)++;
 			pr_debug("job %u: MPI statistics not sent: %s", job,
 				 err);

@@ -13,6 +13,8 @@
 #ifndef BCSD_MPIDIR_H
 #define BCSD_MPIDIR_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -23,6 +25,7 @@
 struct mpidir_summary {
 	void *data;
 	size_t len;
+	bool whole;		/* the whole file (mpidir_read()), histograms too */
 };
 
 /*
@@ -72,6 +75,18 @@ int mpidir_control_remove(const char *dir, uint32_t job);
 int mpidir_summaries(const char *dir, uint32_t job,
 		     struct mpidir_summary *out, unsigned int max,
 		     size_t file_max, unsigned int *skipped);
+
+/*
+ * As mpidir_summaries(), but a file of at most *@budget bytes (its size
+ * by fstat) is read whole instead (@whole set; its histograms are in it,
+ * and bcs_mpi_stats_parse() checks it all), its size taken from
+ * *@budget: what a gather reads is bounded by the budget, not by what
+ * the users wrote.  A file over what is left of the budget is
+ * summarised.  @budget NULL: summaries only.
+ */
+int mpidir_read(const char *dir, uint32_t job, struct mpidir_summary *out,
+		unsigned int max, size_t file_max, size_t *budget,
+		unsigned int *skipped);
 
 /* A rank of a job's on this node: its rank and its process. */
 struct mpidir_rank {

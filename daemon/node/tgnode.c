@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libbcs/bcs.h"
 #include "libbcsmpi/mpifile.h"
 #include "bcsd.h"
 #include "core/log.h"
@@ -21,14 +22,40 @@ _Static_assert(BCSP_TG_PART_MAX == TG_PART_MAX &&
 	       "a tree answer's parts as the wire carries them");
 
 /*
+ * Histogram @off of record @p of file @st (0: none) into @a as @kind:
+ * what a bound leaves out is counted in @a->dropped by tg_add_hist(), a
+ * histogram it refuses here.
+ */
+static void own_hist(struct tg_answer *a, const struct bcs_mpi_stats *st,
+		     uint64_t off, enum tg_kind kind, const char *name)
+{
+	struct bcs_hist_header *h;
+	int r;
+
+	if (!off)
+		return;
+	r = bcs_mpi_stats_hist(st, off, &h);
+	if (r) {
+		a->dropped++;
+		return;
+	}
+	r = tg_add_hist(a, kind, name, h, (const void *)(h + 1));
+	if (r && r != -ENOSPC)
+		a->dropped++;
+	free(h);
+}
+
+/*
  * This node's own answer to a gather of @job: each of its statistics
- * files' summary (as the flat gather sends them) read back into records
- * of its rank.  Summaries have no histograms: none here yet.
+ * files read back into records of its rank, and their histograms: files
+ * read whole within TGNODE_READ_MAX bytes in all, the others summarised
+ * (no histograms: counted in @dropped, the answer then not exact).
  */
 static void own_answer(struct bcsd *d, uint32_t job, struct tg_answer *a)
 {
 	struct mpidir_summary *sums;
 	unsigned int skipped = 0;
+	size_t budget = TGNODE_READ_MAX;
 	struct bcs_mpi_stats st;
 	char err[256];
 	uint32_t k;
@@ -45,18 +72,21 @@ static void own_answer(struct bcsd *d, uint32_t job, struct tg_answer *a)
 		a->dropped++;
 		return;
 	}
-	n = mpidir_summaries(d->cfg.mpi_dir, job, sums, BCSP_MPI_FILES_MAX,
-			     BCSP_MPI_FILE_MAX, &skipped);
+	n = mpidir_read(d->cfg.mpi_dir, job, sums, BCSP_MPI_FILES_MAX,
+			BCSP_MPI_FILE_MAX, &budget, &skipped);
 	d->cnt.mpi_gather_skipped += skipped;
 	for (i = 0; i < n; i++) {
 		/* Taken by the parser, freed on error too. */
-		if (bcs_mpi_stats_parse(sums[i].data, sums[i].len, "summary",
+		if (bcs_mpi_stats_parse(sums[i].data, sums[i].len,
+					sums[i].whole ? "file" : "summary",
 					&st, err, sizeof(err))) {
 			pr_info("job %u: %s", job, err);
 			a->dropped++;
 			continue;
 		}
 		a->ranks++;
+		if (!sums[i].whole)
+			a->dropped++;	/* its histograms */
 		for (k = 0; k < st.hdr->nr_prims; k++) {
 			const struct bcs_mpi_prim *p = &st.prims[k];
 			char name[TG_NAME_LEN];
@@ -72,10 +102,56 @@ static void own_answer(struct bcsd *d, uint32_t job, struct tg_answer *a)
 					p->timed ? p->max_ns : 0, p->bytes,
 					bcs_mpi_prim_time(p)) == -EINVAL)
 				a->dropped++;
+			own_hist(a, &st, p->lat_hist_off, TG_HIST_LAT, name);
+			own_hist(a, &st, p->size_hist_off, TG_HIST_SIZE, name);
 		}
 		bcs_mpi_stats_free(&st);
 	}
 	free(sums);
+}
+
+/*
+ * bcs.ko's metrics by the names libbcs's bcs_dist_metric_name() gives
+ * them (bcsstat dist matches them), here so that bcsd-sim's stand-in of
+ * libbcs's device object need not define it.
+ */
+static const char *const dist_name[BCS_DIST_METRICS] = {
+	[BCS_DIST_BURST] = "burst", [BCS_DIST_BLOCKED] = "blocked",
+	[BCS_DIST_SUSPENDED] = "suspended", [BCS_DIST_WAIT] = "wait",
+};
+
+/*
+ * The distributions bcs.ko keeps of job @job's tasks on this node
+ * (BCS_IOC_DIST_READ), per metric, into @a as TG_HIST_DIST histograms
+ * named by metric: for bcsstat dist --job.  At most TGNODE_TASKS_MAX
+ * tasks (the rest counted in @dropped).
+ */
+static void own_dists(struct bcsd *d, uint32_t job, struct tg_answer *a)
+{
+	struct bcs_hist_header *h;
+	uint32_t m, tasks = 0;
+	pid_t pid = 0, next;
+	int r;
+
+	if (!d->bcs)
+		return;
+	while (!bcs_dist_next(d->bcs, job, pid, &next) && next > pid) {
+		pid = next;
+		if (tasks++ == TGNODE_TASKS_MAX) {
+			a->dropped++;
+			break;
+		}
+		for (m = 0; m < BCS_DIST_METRICS; m++) {
+			h = NULL;
+			if (bcs_dist_hist(d->bcs, job, pid, m, &h, NULL) || !h)
+				continue;
+			r = tg_add_hist(a, TG_HIST_DIST, dist_name[m], h,
+					(const void *)(h + 1));
+			if (r && r != -ENOSPC)
+				a->dropped++;
+			free(h);
+		}
+	}
 }
 
 /* To node @to: itself (the root that asked), or its address in the list. */
@@ -213,6 +289,7 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 	s->started_ms = now;
 	d->cnt.tg_gathers++;
 	own_answer(d, c->job, &own);
+	own_dists(d, c->job, &own);
 	if (tg_gather_own(&s->g, &own))
 		s->g.acc.dropped++;
 	tg_free(&own);

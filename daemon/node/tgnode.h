@@ -2,8 +2,9 @@
 /*
  * tgnode.c: this daemon's part in gathers reduced in the tree
  * (Documentation/filters.rst, "Gathers reduced in the tree"): on the
- * master's command BCSP_CMD_TGATHER, its own answer (the summaries of its
- * MPI statistics files of the job, as tree/tgather.h's records) merged
+ * master's command BCSP_CMD_TGATHER, its own answer (its MPI statistics
+ * files of the job, as tree/tgather.h's records and histograms, and the
+ * distributions bcs.ko keeps of the job's tasks here) merged
  * with those of the children it passed the command to (BCSP_TG_PART),
  * sent up as one answer: to its parent, or from the root to the asker.
  */
@@ -17,6 +18,15 @@
 #include "tree/tgather.h"
 
 struct bcsd;
+
+/*
+ * Bytes of statistics files one gather reads whole (for their
+ * histograms) at one node; files past it are summarised.
+ */
+#define TGNODE_READ_MAX		(32U << 20)
+
+/* Tasks of a job whose bcs.ko distributions one gather reads. */
+#define TGNODE_TASKS_MAX	4096U
 
 /* Gathers in flight at once; a new one ends the oldest. */
 #define TGNODE_SLOTS		4

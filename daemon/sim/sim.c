@@ -48,7 +48,8 @@
  *    statistics (dist_tasks 0), on every events handle, whose descriptor
  *    (an eventfd) is readable while one waits.
  * What is not: threads, parking, detaching, the watchdog, standalone mode, statistics
- * (bcs_dist_ctl() checks its arguments and records nothing), and job dumps
+ * (bcs_dist_ctl() checks its arguments and records nothing; bcs_dist_next()
+ * finds no task, bcs_dist_hist() no histogram), and job dumps
  * (bcs_job_dump() fails with -EOPNOTSUPP; with no tasks no job has
  * statistics to dump, so bcsd never asks).
  *
@@ -702,6 +703,33 @@ int bcs_dist_ctl(struct bcs *h, uint32_t job, uint32_t op, uint32_t metrics,
 	if (!job_find(job))
 		return -ENOENT;
 	return 0;
+}
+
+/*
+ * Nothing is recorded, so no task of a job has distributions: there is
+ * no next task (-ESRCH, as bcs.ko says after the last one), and none has
+ * a histogram.
+ */
+int bcs_dist_next(struct bcs *h, uint32_t job, pid_t pid, pid_t *next)
+{
+	(void)pid;
+	(void)next;
+	if (!h)
+		return -EBADF;
+	return job_find(job) ? -ESRCH : -ENOENT;
+}
+
+int bcs_dist_hist(struct bcs *h, uint32_t job, pid_t pid, uint32_t metric,
+		  struct bcs_hist_header **out, struct bcs_dist_totals *totals)
+{
+	(void)pid;
+	(void)totals;
+	if (!h)
+		return -EBADF;
+	if (!out || metric >= BCS_DIST_METRICS)
+		return -EINVAL;
+	*out = NULL;
+	return job_find(job) ? -ESRCH : -ENOENT;
 }
 
 int bcs_window_set(struct bcs *h, uint64_t from, uint64_t to)

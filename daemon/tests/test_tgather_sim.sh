@@ -81,10 +81,12 @@ gj=${gj:-0}
 sleep 1
 
 # Rank files: node (rank scale) -- the master, inner nodes, leaves.
+export MKMPI_HIST=1	# MPI_Allreduce's histograms too
 { "$MKMPI" "$TMP/mpi1" "$gj" sim1 0 30 && "$MKMPI" "$TMP/mpi2" "$gj" sim2 1 20 &&
   "$MKMPI" "$TMP/mpi2" "$gj" sim2 2 5 && "$MKMPI" "$TMP/mpi4" "$gj" sim4 3 12 &&
   "$MKMPI" "$TMP/mpi7" "$gj" sim7 4 7 && "$MKMPI" "$TMP/mpi13" "$gj" sim13 5 40 &&
   "$MKMPI" "$TMP/mpi$N" "$gj" "sim$N" 6 9; } > /dev/null
+unset MKMPI_HIST
 check $? "seven rank files of job $gj on six nodes"
 
 # The files merged off-line: the flat answer's totals.
@@ -146,6 +148,34 @@ out=$(compare "$TMP/tree.json" "$N" 0) || rc=1
 [ "$rc" = 0 ] || out="$out; bcsstat: $(head -c 300 "$TMP/tree.err")"
 check $rc "bcsstat mpi --job $gj through a leaf and the tree: every node covered, the files' totals and extremes ($out)"
 
+# The histograms merged up the tree: every one of the files', the same
+# counts in the same buckets.
+out=$(python3 - "$TMP/tree.json" "$TMP/files.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+f = json.load(open(sys.argv[2]))
+want = {}
+for p in f.get("primitives", []):
+    for k, key in (("latency", "latency_hist"), ("size", "size_hist")):
+        if p.get(key):
+            want[(k, p["name"])] = p[key]
+got = {(h["kind"], h["name"]): h for h in t.get("histograms", [])}
+bad = []
+if not want:
+    bad.append("no histogram in the files")
+if set(got) != set(want):
+    bad.append("histograms %s, files %s" % (sorted(got), sorted(want)))
+for k in want:
+    g, w = got.get(k, {}), want[k]
+    for x in ("sub_bits", "count", "sum", "min", "max", "buckets"):
+        if g.get(x) != w.get(x):
+            bad.append("%s %s: %s, files %s" % (k, x, g.get(x), w.get(x)))
+print("%d histograms; %s" % (len(got), bad[:3] or "all as the files"))
+sys.exit(1 if bad else 0)
+PY
+)
+check $? "the histograms merged up the tree: the files' counts, bucket by bucket ($out)"
+
 snap "$ASKER"
 r=0
 [ "$(val "$ASKER" tg_final_answers_rx)" = 1 ] &&
@@ -159,12 +189,29 @@ r=0
 	[ "$(val 1 tg_parts_rx)" -ge "$FANOUT" ] || r=1
 check $r "the root merged its $FANOUT children's answers into one (parts $(val 1 tg_parts_rx), sent $(val 1 tg_answers_tx))"
 
+text=$(BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" mpi --job "$gj" --hist allreduce 2>&1)
+echo "$text" | sed 's/^/# /' | head -12
+want=$(python3 -c 'import json, sys
+print(next(p["latency_hist"]["count"] for p in json.load(open(sys.argv[1]))["primitives"] if p["name"] == "MPI_Allreduce"))' "$TMP/files.json" 2>/dev/null)
+echo "$text" | grep -q "nodes covered $N, missing 0" &&
+	echo "$text" | grep -q "MPI_Allreduce latency" &&
+	[ "${want:-0}" -gt 0 ] && echo "$text" | grep -q "latency, $want values"
+check $? "bcsstat mpi --job --hist allreduce through the tree: the merged distribution ($want values)"
+
 text=$(BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" mpi --job "$gj" 2>&1)
 echo "$text" | sed 's/^/# /' | head -30
 echo "$text" | grep -q "nodes covered $N, missing 0" &&
 	echo "$text" | grep -q "Per-rank extremes" &&
 	echo "$text" | grep -q "^MPI_Allreduce "
 check $? "bcsstat mpi --job's table through the tree: nodes covered and missing, per-rank extremes"
+
+# bcsstat dist --job through the same gather: bcsd-sim's stand-in of
+# bcs.ko records no distribution, so every node answers with none.
+text=$(BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" dist --job "$gj" 2>&1)
+echo "$text" | sed 's/^/# /' | head -4
+echo "$text" | grep -q "job $gj: through the tree of daemons: nodes covered $N, missing 0" &&
+	echo "$text" | grep -q "no distribution recorded"
+check $? "bcsstat dist --job $gj through the tree: every node covered (none has distributions under bcsd-sim)"
 
 # Per rank: each rank's file, gathered flat even with the tree.
 text=$(BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" mpi --job "$gj" --ranks 2>&1; echo "rc=$?")

@@ -190,6 +190,24 @@ struct dist_set {
 int dist_load(const struct opts *o, struct dist_set *set);
 void dist_free(struct dist_set *set);
 /* Metric @m of every task of @j added up; NULL if none has it. */
+/*
+ * bcsd's "mpi-gather" of job @job on the control connection @fd (closed
+ * here), each rank's file if @by_file: bcs_ctl_call()'s result, *@resp
+ * the answer.  The first lines of a tree's answer @o (job, ranks if
+ * @ranks, nodes covered and missing, what @lack lacks, what was left out).
+ */
+int mpi_gather_call(int fd, uint32_t job, int by_file,
+		    struct json_object **resp, char *msg, size_t len);
+void tree_answer_head(struct json_object *o, const char *lack, int ranks);
+
+/*
+ * A histogram as the dumps and bcsd's tree answers write it (sub_bits,
+ * count, sum, min, max, saturated, buckets [lower, upper, count]),
+ * checked; NULL after a message naming @path and @what.  Free it.
+ */
+struct bcs_hist_header *dist_hist_parse(const char *path,
+					struct json_object *o,
+					const char *what);
 struct bcs_hist_header *dist_job_hist(const struct dist_job *j, uint32_t m,
 				      int *err);
 /* @ns with a unit and 3 significant digits ("1.88 ms"). */

@@ -16,14 +16,17 @@
  */
 #define _GNU_SOURCE		/* open_memstream() */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
 #include <bcs.h>
+#include <bcs_ctl.h>
 
 #include "bcsstat.h"
 
@@ -251,6 +254,15 @@ static struct bcs_hist_header *hist_parse(const struct src *s,
 fail:
 	free(h);
 	return NULL;
+}
+
+struct bcs_hist_header *dist_hist_parse(const char *path,
+					struct json_object *o,
+					const char *what)
+{
+	struct src s = { .path = path };
+
+	return hist_parse(&s, o, what);
 }
 
 static const char *const total_keys[] = {
@@ -1031,12 +1043,127 @@ static int json_job(const struct opts *o, const struct dist_job *j)
 	return err;
 }
 
+/* bcsd answers a gather within about 3 s of the master's reply. */
+#define GATHER_WAIT_MS	15000
+
+static uint64_t tree_u64(struct json_object *o, const char *k)
+{
+	int64_t v = bcs_ctl_int(o, k, 0);
+
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+int mpi_gather_call(int fd, uint32_t job, int by_file,
+		    struct json_object **resp, char *msg, size_t len)
+{
+	struct json_object *req = json_object_new_object();
+	int r;
+
+	json_object_object_add(req, "cmd", json_object_new_string("mpi-gather"));
+	json_object_object_add(req, "job", json_object_new_int64(job));
+	if (by_file)
+		json_object_object_add(req, "files", json_object_new_int(1));
+	r = bcs_ctl_call(fd, req, resp, GATHER_WAIT_MS, msg, len);
+	close(fd);
+	return r;
+}
+
+void tree_answer_head(struct json_object *o, const char *lack, int ranks)
+{
+	uint64_t missing = tree_u64(o, "missing"), n;
+
+	printf("job %" PRIu64 ":", tree_u64(o, "job"));
+	n = tree_u64(o, "ranks");
+	if (ranks)
+		printf(" %" PRIu64 " rank%s", n, n == 1 ? "" : "s");
+	printf(" through the tree of daemons: nodes covered %" PRIu64
+	       ", missing %" PRIu64 "%s%s%s\n", tree_u64(o, "nodes"), missing,
+	       missing ? " (incomplete: " : "", missing ? lack : "",
+	       missing ? " lack them)" : "");
+	n = tree_u64(o, "dropped");
+	if (n)
+		printf("%" PRIu64 " record%s or histogram%s left out by the "
+		       "bounds of an answer (not exact)\n", n,
+		       n == 1 ? "" : "s", n == 1 ? "" : "s");
+}
+
+/*
+ * Job @o->job cluster-wide: bcsd's gather merged up the tree of daemons
+ * (Documentation/filters.rst), each node's tasks' distributions added
+ * per metric.  1 when printed (0 or EXIT_FAILURE in *@ret), 0 to read
+ * this node's instead (no bcsd here, or no tree: said on stderr).
+ */
+static int tree_dist(const struct opts *o, int *ret)
+{
+	struct json_object *resp, *v, *hs, *h;
+	struct bcs_hist_header *hist;
+	char msg[256];
+	uint32_t m;
+	size_t i, nr = 0;
+	int fd, r, any = 0;
+
+	fd = bcs_ctl_connect();
+	if (fd < 0)
+		return 0;
+	r = mpi_gather_call(fd, o->job, 0, &resp, msg, sizeof(msg));
+	if (r) {
+		fprintf(stderr, "bcsstat: dist: bcsd: %s; this node's tasks "
+			"only\n", r == -ETIMEDOUT ? "no answer" : msg);
+		return 0;
+	}
+	if (!json_object_object_get_ex(resp, "tree", &v) ||
+	    !json_object_get_boolean(v)) {
+		json_object_put(resp);
+		fprintf(stderr, "bcsstat: dist: bcsd gathers without a tree; "
+			"this node's tasks only\n");
+		return 0;
+	}
+	tree_answer_head(resp, "the distributions", 0);
+	if (json_object_object_get_ex(resp, "histograms", &hs) &&
+	    json_object_is_type(hs, json_type_array))
+		nr = json_object_array_length(hs);
+	*ret = 0;
+	for (m = 0; m < BCS_DIST_METRICS && !*ret; m++) {
+		if (!want_metric(o, m))
+			continue;
+		for (i = 0; i < nr && !*ret; i++) {
+			h = json_object_array_get_idx(hs, i);
+			if (!json_object_object_get_ex(h, "kind", &v) ||
+			    strcmp(json_object_get_string(v), "dist") ||
+			    !json_object_object_get_ex(h, "name", &v) ||
+			    strcmp(json_object_get_string(v),
+				   bcs_dist_metric_name(m)))
+				continue;
+			hist = dist_hist_parse("bcsd", h, bcs_dist_metric_name(m));
+			if (!hist) {
+				*ret = EXIT_FAILURE;
+				break;
+			}
+			if (!any++)
+				summary_header("METRIC");
+			summary_row(bcs_dist_metric_name(m), hist);
+			if (hist->count && text_hist(m, hist))
+				*ret = EXIT_FAILURE;
+			free(hist);
+		}
+	}
+	if (!any && !*ret)
+		printf("no distribution%s recorded\n",
+		       (o->given & OPT_METRIC) ? " of this metric" : "");
+	json_object_put(resp);
+	return 1;
+}
+
 int run_dist(const struct opts *o)
 {
 	struct dist_set set;
 	size_t i;
 	int err = 0;
 
+	/* Text of one job, live: cluster-wide through bcsd's tree. */
+	if ((o->given & OPT_JOB) && !o->nr_args && !(o->given & OPT_PID) &&
+	    !(o->given & OPT_JSON) && tree_dist(o, &err))
+		return err;
 	if (dist_load(o, &set))
 		return EXIT_FAILURE;
 	if (o->given & OPT_JSON) {

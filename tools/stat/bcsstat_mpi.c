@@ -10,8 +10,9 @@
  * to MPI_Finalize.
  *
  * With --job and no FILE, the files of every node of the job come through
- * bcsd when it runs here (its "mpi-gather": a summary of each file, no
- * histograms), else from this node's directory.
+ * bcsd when it runs here (its "mpi-gather": merged up the tree of
+ * daemons, histograms too, or a summary of each file without), else from
+ * this node's directory.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -815,9 +816,6 @@ void mpi_files_free(struct bcs_mpi_stats *files, char **paths, int n)
 	free(paths);
 }
 
-/* bcsd answers a gather within about 3 s of the master's reply. */
-#define GATHER_WAIT_MS	15000
-
 /* A job's files as bcsd gathered them, read. */
 struct mpi_fetched {
 	struct json_object *tree;	/* the tree's merged answer, or NULL */
@@ -923,22 +921,14 @@ static void print_tree(struct json_object *o)
 {
 	struct json_object *prims, *p, *n;
 	char slow[24], fast[24], lo[24], hi[24];
-	uint64_t nodes = jget_u64(o, "nodes"), missing = jget_u64(o, "missing");
-	uint64_t timed, dropped = jget_u64(o, "dropped");
+	uint64_t timed;
 	size_t i, nr = 0;
 	int pass;
 
 	if (json_object_object_get_ex(o, "primitives", &prims) &&
 	    json_object_is_type(prims, json_type_array))
 		nr = json_object_array_length(prims);
-	printf("job %" PRIu64 ": %" PRIu64 " rank%s through the tree of "
-	       "daemons: nodes covered %" PRIu64 ", missing %" PRIu64 "%s\n",
-	       jget_u64(o, "job"), jget_u64(o, "ranks"),
-	       jget_u64(o, "ranks") == 1 ? "" : "s", nodes, missing,
-	       missing ? " (incomplete: the table lacks them)" : "");
-	if (dropped)
-		printf("%" PRIu64 " record%s left out by the bounds of an "
-		       "answer (not exact)\n", dropped, dropped == 1 ? "" : "s");
+	tree_answer_head(o, "the table's rows", 1);
 	printf("%-22s %10s %10s %10s %10s %12s %14s %7s %7s\n", "Primitive",
 	       "Calls", "Avg(ms)", "Min(ms)", "Max(ms)", "Total(ms)", "Bytes",
 	       "Slowest", "Fastest");
@@ -984,13 +974,70 @@ static void print_tree(struct json_object *o)
 }
 
 /*
+ * The histograms of primitive @prim (a name with or without "MPI_", case
+ * ignored; comp, comm) in the tree's answer @o: merged up the tree of
+ * daemons from every rank file, as --hist shows those of the files.
+ */
+static int print_tree_hists(struct json_object *o, const char *prim)
+{
+	static const char *const kinds[] = { "latency", "size" };
+	struct json_object *hs, *h, *v;
+	struct bcs_hist_header *hist;
+	const char *name, *want = prim;
+	char title[128];
+	size_t i, nr = 0;
+	int k, shown = 0, err = 0;
+
+	if (!strcasecmp(prim, "comp"))
+		want = "Comp Granularity";
+	else if (!strcasecmp(prim, "comm"))
+		want = "Comm Overhead";
+	if (json_object_object_get_ex(o, "histograms", &hs) &&
+	    json_object_is_type(hs, json_type_array))
+		nr = json_object_array_length(hs);
+	tree_answer_head(o, "the histograms", 1);
+	for (k = 0; k < 2 && !err; k++)
+		for (i = 0; i < nr && !err; i++) {
+			h = json_object_array_get_idx(hs, i);
+			if (!json_object_object_get_ex(h, "kind", &v) ||
+			    strcmp(json_object_get_string(v), kinds[k]) ||
+			    !json_object_object_get_ex(h, "name", &v))
+				continue;
+			name = json_object_get_string(v);
+			if (strcasecmp(name, want) &&
+			    (strncmp(name, "MPI_", 4) ||
+			     strcasecmp(name + 4, want)))
+				continue;
+			hist = dist_hist_parse("bcsd", h, name);
+			if (!hist)
+				return EXIT_FAILURE;
+			snprintf(title, sizeof(title), "%s %s", name, kinds[k]);
+			err = dist_text_hist(title, hist, k ? dist_fmt_bytes :
+					     dist_fmt_ns);
+			free(hist);
+			shown++;
+		}
+	if (err) {
+		fprintf(stderr, "bcsstat: mpi: %s\n", strerror(-err));
+		return EXIT_FAILURE;
+	}
+	if (!shown) {
+		fprintf(stderr, "bcsstat: mpi: no distribution of '%s' in the "
+			"tree's answer (no such primitive, or not selected: "
+			"BCS_MPI_STATS, bcsctl stats enable JOB --mpi)\n", prim);
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/*
  * The files of job @job on every node, through bcsd: 1 with @g filled,
  * or 0 after saying why not (no bcsd here says nothing), to read this
  * node's files instead.
  */
 static int fetch(uint32_t job, int by_file, struct mpi_fetched *g)
 {
-	struct json_object *req, *resp, *files;
+	struct json_object *resp, *files;
 	char msg[256];
 	size_t i, n;
 	int fd, r;
@@ -999,13 +1046,7 @@ static int fetch(uint32_t job, int by_file, struct mpi_fetched *g)
 	fd = bcs_ctl_connect();
 	if (fd < 0)
 		return 0;
-	req = json_object_new_object();
-	json_object_object_add(req, "cmd", json_object_new_string("mpi-gather"));
-	json_object_object_add(req, "job", json_object_new_int64(job));
-	if (by_file)
-		json_object_object_add(req, "files", json_object_new_int(1));
-	r = bcs_ctl_call(fd, req, &resp, GATHER_WAIT_MS, msg, sizeof(msg));
-	close(fd);
+	r = mpi_gather_call(fd, job, by_file, &resp, msg, sizeof(msg));
 	if (r) {
 		fprintf(stderr, "bcsstat: mpi: bcsd: %s; this node's files "
 			"only\n", r == -ETIMEDOUT ? "no answer" : msg);
@@ -1054,7 +1095,7 @@ int run_mpi(const struct opts *o)
 	struct mpi_fetched g = { 0 };
 	char job[16], where[256];
 	struct mpi_set s;
-	int r, fetched = 0;
+	int r = 0, fetched = 0;
 
 	if (!o->nr_args && !(o->given & OPT_JOB))
 		return usage_err(o->cmd, "no FILE given (or --job J)", NULL);
@@ -1075,22 +1116,28 @@ int run_mpi(const struct opts *o)
 	if (o->given & OPT_RANK)
 		f.rank = o->rank;
 	/*
-	 * Histograms and slices are in the files, not in bcsd's gather.  Per
-	 * rank or per file, each rank's file, gathered flat; else merged in
-	 * the tree where there is one.
+	 * Slices are in the files, not in bcsd's gather; histograms only in
+	 * the tree's.  Per rank or per file, each rank's file, gathered
+	 * flat; else merged in the tree where there is one.
 	 */
-	if ((o->given & OPT_JOB) && !o->nr_args && !o->hist &&
-	    !(o->given & OPT_SLICES))
+	if ((o->given & OPT_JOB) && !o->nr_args && !(o->given & OPT_SLICES))
 		fetched = fetch(o->job, (o->given & (OPT_RANKS | OPT_REPORT)) ||
 				f.node || f.rank >= 0, &g);
+	/* The flat gather's summaries have none: this node's files. */
+	if (fetched && !g.tree && o->hist) {
+		fetched_free(&g);
+		fetched = 0;
+	}
 	if (fetched && g.tree) {
-		if (o->given & OPT_JSON)
+		if (o->hist)
+			r = print_tree_hists(g.tree, o->hist);
+		else if (o->given & OPT_JSON)
 			printf("%s\n", json_object_to_json_string_ext(
 				       g.tree, JSON_C_TO_STRING_PRETTY));
 		else
 			print_tree(g.tree);
 		fetched_free(&g);
-		return 0;
+		return o->hist ? r : 0;
 	}
 	if (fetched) {
 		r = set_load_filtered(&s, g.labels, g.stats, g.n, &f);

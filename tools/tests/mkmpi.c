@@ -15,6 +15,9 @@
  * (3000 ns), 64 bytes, its first call at (1000 + 10 * i) ms + 600 ns
  * and its last return 5 us later; and two calls in the window of its
  * first slice, MPI_Allreduce and MPI_Send.
+ *
+ * With $MKMPI_HIST set, MPI_Allreduce has its latency and size
+ * histograms too, holding its calls.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +58,23 @@ static void hist(char *file, uint64_t off)
 	h->nr_buckets = bcs_hist_buckets(SUB_BITS);
 	for (i = 0; i < h->nr_buckets; i++)
 		b[i].index = i;
+}
+
+/* Value @v counted @n times more in the histogram at @off of @file. */
+static void hist_add(char *file, uint64_t off, uint64_t v, uint64_t n)
+{
+	struct bcs_hist_header *h = (void *)(file + off);
+	struct bcs_hist_bucket *b = (void *)(h + 1);
+
+	if (!n)
+		return;
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count += n;
+	h->sum += v * n;
+	b[bcs_hist_index(v, SUB_BITS)].count += n;
 }
 
 static void slices(char *file, size_t off, uint64_t slice0, unsigned long n)
@@ -103,7 +123,7 @@ int main(int argc, char **argv)
 	size_t size, soff;
 	char path[4096], *file;
 	FILE *f;
-	int rank;
+	int rank, full;
 
 	if (argc != 6 && argc != 8) {
 		fprintf(stderr, "usage: mkmpi DIR JOB HOST RANK CALLS "
@@ -120,7 +140,9 @@ int main(int argc, char **argv)
 		sum += lat[k % 3];
 	barrier = 1000ULL * (uint64_t)(rank + 1);
 	comm = sum + barrier;
-	size = sizeof(*h) + NR_PRIMS * sizeof(*p) + 2 * hbytes;
+	/* $MKMPI_HIST: MPI_Allreduce's latencies and sizes too. */
+	full = getenv("MKMPI_HIST") != NULL;
+	size = sizeof(*h) + NR_PRIMS * sizeof(*p) + (full ? 4 : 2) * hbytes;
 	soff = size;
 	if (nslices)
 		size += sizeof(struct bcs_mpi_slices) +
@@ -164,6 +186,16 @@ int main(int argc, char **argv)
 		p[BCS_MPI_PRIM_COMP].lat_hist_off + hbytes;
 	hist(file, p[BCS_MPI_PRIM_COMP].lat_hist_off);
 	hist(file, p[BCS_MPI_PRIM_COMM].lat_hist_off);
+	if (full) {
+		p[2].lat_hist_off = p[BCS_MPI_PRIM_COMM].lat_hist_off + hbytes;
+		p[2].size_hist_off = p[2].lat_hist_off + hbytes;
+		hist(file, p[2].lat_hist_off);
+		hist(file, p[2].size_hist_off);
+		for (k = 0; k < 3; k++)
+			hist_add(file, p[2].lat_hist_off, lat[k],
+				 calls / 3 + (k < calls % 3));
+		hist_add(file, p[2].size_hist_off, 64, calls);
+	}
 	if (nslices)
 		slices(file, soff, slice0, nslices);
 	h->slices_off = nslices ? (uint32_t)soff : 0;
