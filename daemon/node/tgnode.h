@@ -21,9 +21,11 @@ struct bcsd;
 
 /*
  * Bytes of statistics files one gather reads whole (for their
- * histograms) at one node; files past it are summarised.
+ * histograms) at one node; files past it are summarised.  Read on the
+ * daemon's loop, from mpi_dir (a tmpfs, /run): 4 MiB is about a
+ * millisecond, short of holding up a strobe.
  */
-#define TGNODE_READ_MAX		(32U << 20)
+#define TGNODE_READ_MAX		(4U << 20)
 
 /* Tasks of a job whose bcs.ko distributions one gather reads. */
 #define TGNODE_TASKS_MAX	4096U
