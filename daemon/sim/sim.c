@@ -49,7 +49,8 @@
  *    (an eventfd) is readable while one waits.
  * What is not: threads, parking, detaching, the watchdog, standalone mode, statistics
  * (bcs_dist_ctl() checks its arguments and records nothing; bcs_dist_next()
- * finds no task, bcs_dist_hist() no histogram), and job dumps
+ * finds no task, bcs_dist_hist() no histogram, unless $BCS_SIM_DIST asks
+ * for one made-up thread per job, sim.h), and job dumps
  * (bcs_job_dump() fails with -EOPNOTSUPP; with no tasks no job has
  * statistics to dump, so bcsd never asks).
  *
@@ -710,26 +711,71 @@ int bcs_dist_ctl(struct bcs *h, uint32_t job, uint32_t op, uint32_t metrics,
  * no next task (-ESRCH, as bcs.ko says after the last one), and none has
  * a histogram.
  */
+/* $BCS_SIM_DIST's values per histogram, read once; 0: none tracked. */
+static unsigned long sim_dist_values(void)
+{
+	static long values = -1;
+	const char *e;
+	char *end;
+	unsigned long n;
+
+	if (values < 0) {
+		values = 0;
+		e = getenv(BCS_SIM_ENV_DIST);
+		if (e && *e) {
+			errno = 0;
+			n = strtoul(e, &end, 10);
+			if (!errno && !*end && n && n <= BCS_SIM_DIST_MAX)
+				values = (long)n;
+		}
+	}
+	return (unsigned long)values;
+}
+
 int bcs_dist_next(struct bcs *h, uint32_t job, pid_t pid, pid_t *next)
 {
-	(void)pid;
-	(void)next;
-	if (!h)
-		return -EBADF;
-	return job_find(job) ? -ESRCH : -ENOENT;
+	if (!h || !next)
+		return h ? -EINVAL : -EBADF;
+	if (!job_find(job))
+		return -ENOENT;
+	if (!sim_dist_values() || pid >= BCS_SIM_DIST_PID)
+		return -ESRCH;
+	*next = BCS_SIM_DIST_PID;
+	return 0;
 }
 
 int bcs_dist_hist(struct bcs *h, uint32_t job, pid_t pid, uint32_t metric,
 		  struct bcs_hist_header **out, struct bcs_dist_totals *totals)
 {
-	(void)pid;
-	(void)totals;
+	struct bcs_hist_header *hh;
+	struct bcs_hist_bucket *b;
+	unsigned long n = sim_dist_values();
+
 	if (!h)
 		return -EBADF;
 	if (!out || metric >= BCS_DIST_METRICS)
 		return -EINVAL;
 	*out = NULL;
-	return job_find(job) ? -ESRCH : -ENOENT;
+	if (!job_find(job))
+		return -ENOENT;
+	if (!n || pid != BCS_SIM_DIST_PID)
+		return -ESRCH;
+	hh = bcs_hist_alloc(1);
+	if (!hh)
+		return -ENOMEM;
+	hh->sub_bits = BCS_SIM_DIST_SUB_BITS;
+	hh->nr_buckets = 1;
+	hh->count = n;
+	hh->sum = (uint64_t)n * BCS_SIM_DIST_NS;
+	hh->min = BCS_SIM_DIST_NS;
+	hh->max = BCS_SIM_DIST_NS;
+	b = bcs_hist_bucket_array(hh);
+	b->index = bcs_hist_index(BCS_SIM_DIST_NS, BCS_SIM_DIST_SUB_BITS);
+	b->count = n;
+	if (totals)
+		memset(totals, 0, sizeof(*totals));
+	*out = hh;
+	return 0;
 }
 
 int bcs_window_set(struct bcs *h, uint64_t from, uint64_t to)

@@ -25,6 +25,19 @@
  */
 #define BCS_SIM_ENV_DROP	"BCS_SIM_DROP"
 
+/*
+ * If set to N (1 .. BCS_SIM_DIST_MAX): every job the stand-in knows has
+ * one tracked thread, BCS_SIM_DIST_PID, whose histogram of every metric
+ * holds N values of BCS_SIM_DIST_NS (resolution BCS_SIM_DIST_SUB_BITS),
+ * so that a test can check distributions merged across nodes
+ * (daemon/tests/test_tgather_sim.sh).  Unset: no thread is tracked.
+ */
+#define BCS_SIM_ENV_DIST	"BCS_SIM_DIST"
+#define BCS_SIM_DIST_MAX	1000000UL
+#define BCS_SIM_DIST_PID	4242
+#define BCS_SIM_DIST_NS		1000U
+#define BCS_SIM_DIST_SUB_BITS	2U
+
 /* Processes attached to the stand-in's jobs, at most. */
 #define BCS_SIM_TASKS		256U
 
