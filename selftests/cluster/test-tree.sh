@@ -87,6 +87,32 @@ u2=$(stat_of 2 reduce_up)
 [ "${i2:-0}" -gt 0 ] 2>/dev/null && [ "${u2:-0}" -gt 0 ] 2>/dev/null
 ok $? "node2 adds up its subtree's switch summaries ($i2 in, $u2 datagrams up)"
 
+# --- one task's statistics, read cluster-wide through the tree ---
+# A context over a subset, asked on node2: node3's task of job j2 only.
+# bcsstat dist --job on node1 merges every node's distributions up the
+# chain (all nodes covered, node3's values in it).
+task_of()	# task_of NODE JOB: the pid of JOB's burner on NODE
+{
+	local e n j p
+	for e in ${burners//,/ }; do
+		IFS=: read -r n j p <<< "$e"
+		[ "$n" = "$1" ] && [ "$j" = "$2" ] && echo "$p"
+	done
+}
+p3=$(task_of 3 "$j2")
+on 2 "bcsctl stats enable $j2 --pid 3:$p3 --metric suspended" > /dev/null
+ok $? "node2: bcsctl stats enable $j2 --pid 3:$p3 --metric suspended (node3's task only)"
+tree_parks()	# the values of suspended merged in the tree, asked on node1
+{
+	on 1 "bcsstat dist --job $j2 --metric suspended" | awk -v n="$nr_nodes" '
+		$0 ~ "through the tree of daemons: nodes covered " n ", missing 0" { t = 1 }
+		/values/ && t { sub(/ values.*/, ""); sub(/.*, /, ""); print; exit }'
+}
+wait_until 30 eval '[ "$(tree_parks)" -gt 0 ] 2> /dev/null'
+ok $? "node1: bcsstat dist --job $j2 through the tree: all $nr_nodes nodes covered, node3's task's parks in it ($(tree_parks) values)"
+on 2 "bcsctl stats release $j2" > /dev/null
+ok $? "node2: bcsctl stats release $j2"
+
 # --- an interior node dies: its child asks its grandparent ---
 # node3 asks node1 after tree_reattach_slices (3) without strobes from
 # node2, well within the watchdog (CL_WATCHDOG slices): it goes on
