@@ -609,8 +609,9 @@ PY
 		result skip "$name" "/dev/bcsstat exists here"
 		return
 	fi
-	if run "$mpi" "$d/none" "$TMP/out" BCS_MPI_SLICES=x -- &&
+	if run "$mpi" "$d/bad" "$TMP/out" BCS_MPI_SLICES=x -- &&
 	   grep -q "^libbcsmpi: BCS_MPI_SLICES is not 0 .. 65536" "$TMP/out" &&
+	   run "$mpi" "$d/none" "$TMP/out" BCS_MPI_SLICES=8 -- &&
 	   "$BCSSTAT" mpi --slices "$d/none" > "$d/text" &&
 	   grep -q "^rank 0 .*: no /dev/bcsstat (bcs.ko not loaded): no slices" \
 		"$d/text" &&
