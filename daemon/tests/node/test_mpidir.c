@@ -339,6 +339,24 @@ static void test_summaries(void)
 		      h->nr_prims == 2 && !strcmp(h->job, "7"));
 		free(s[i].data);
 	}
+	/*
+	 * Read whole within a budget (a tree gather): the same files
+	 * refused (FIFO, link, another user's, another job's); the one
+	 * claiming 10 GB only summarised, the budget spent on the others.
+	 */
+	{
+		size_t budget = 1U << 20;
+		int whole = 0;
+
+		skipped = 0;
+		n = mpidir_read(m, 7, s, 16, 65536, &budget, &skipped);
+		CHECK(n == 3 && skipped == want_skipped);
+		for (i = 0; i < n; i++) {
+			whole += s[i].whole;
+			free(s[i].data);
+		}
+		CHECK(whole == 2 && budget < (1U << 20));
+	}
 	/* Bounded by @max and the summary's size. */
 	n = mpidir_summaries(m, 7, s, 1, 65536, &skipped);
 	CHECK(n == 1);
