@@ -17,7 +17,7 @@
 #include "prims.h"
 
 /* Entries of the rings by default and at most (BCS_MPI_SLICES, _CALLS). */
-#define BCSMPI_SLICES_DEFAULT	0
+#define BCSMPI_SLICES_DEFAULT	1024
 #define BCSMPI_SLICES_MAX	65536
 #define BCSMPI_CALLS_DEFAULT	4096
 #define BCSMPI_CALLS_MAX	(1U << 20)

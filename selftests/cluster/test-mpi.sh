@@ -111,15 +111,50 @@ done
 [ -z "$relaunched" ] || wait_until 300 eval 'started || failed_early'
 started
 rc=$?
-# Go in any case: a job that is through MPI_Init must not wait any longer.
-touch "$go"
 if [ $rc != 0 ]; then
+	# A job that is through MPI_Init must not wait any longer.
+	touch "$go"
 	for f in "$out"/mpi-[ab].out; do
 		diag "$f:" "$(tail -n 15 "$f")"
 	done
+	# Where every MPI process is: its state, the kernel function it
+	# sleeps in, its kernel stack; and what bcs.ko has of the jobs.
+	# shellcheck disable=SC2016 # expanded in the guest
+	diag "$(on_all 'ps -eLo pid,tid,user,stat,wchan:28,comm |
+		grep -E "PID|mpi_barrier|orted|mpirun|prterun|bcsctl"
+	for p in $(pgrep -f "mpi_barrier|orted"); do
+		for t in /proc/$p/task/*; do
+			echo "$t: $(tr "\n" " " < $t/stack 2>/dev/null)"
+		done
+	done
+	bcsctl status 2>&1 | head -n 20' 2>&1)"
 fi
 ok $rc "both jobs through MPI_Init on all $np ranks"
-[ $rc = 0 ] || tap_end
+if [ $rc != 0 ]; then
+	# Nothing of these jobs left for the tests after this one: the
+	# user's processes killed on every node, both jobs destroyed.
+	on_all "pkill -KILL -u $user" > /dev/null
+	on 1 "bcsctl job destroy $j1; bcsctl job destroy $j2" > /dev/null
+	tap_end
+fi
+
+# Every task of both jobs is the user's, on every node: looked at while
+# the ranks wait for the go file, so that none has exited yet.
+uids()	# uids N: the distinct uids of jobs j1's and j2's tasks on node N
+{
+	on "$1" "for p in \$(bcsstat tasks --json | $PY -c '
+import json, sys
+print(\" \".join(str(t[\"tgid\"]) for t in json.load(sys.stdin)
+               if t[\"job\"] in ($j1, $j2)))'); do
+		stat -c %u /proc/\$p
+	done | sort -u | paste -sd ' '" 2>/dev/null
+}
+for n in $CL_NODES; do
+	u=$(uids "$n")
+	[ "$u" = "$user" ]
+	ok $? "node$n: every rank of jobs $j1 and $j2 runs as uid $user ($u)"
+done
+touch "$go"
 
 # While both run, the MPI statistics of job a changed on every node from
 # node2, through the master (BCSP_CMD_MPI); the ranks take it at their
@@ -137,22 +172,6 @@ on_all 'snapshot mpi && proc_threads "$SHARE/data/mpi/node$NODE.threads.json"' \
 ok $? "snapshot of every node while both jobs run"
 analyse coherence --nodes "$nr_nodes" "$SHARE/data/mpi" --from-slice "${from:-0}" \
 	--jobs "$j1,$j2" --min 20
-
-# Every task of both jobs is the user's, on every node.
-uids()	# uids N: the distinct uids of jobs j1's and j2's tasks on node N
-{
-	on "$1" "for p in \$(bcsstat tasks --json | $PY -c '
-import json, sys
-print(\" \".join(str(t[\"tgid\"]) for t in json.load(sys.stdin)
-               if t[\"job\"] in ($j1, $j2)))'); do
-		stat -c %u /proc/\$p
-	done | sort -u | paste -sd ' '" 2>/dev/null
-}
-for n in $CL_NODES; do
-	u=$(uids "$n")
-	[ "$u" = "$user" ]
-	ok $? "node$n: every rank of jobs $j1 and $j2 runs as uid $user ($u)"
-done
 
 # Each node's control file of job a says Allreduce, on.
 ctl_sel()	# ctl_sel N: "FLAGS SELECTION" of node N's control file of job a
@@ -192,8 +211,7 @@ mkdir -p "$stats"
 # root's that started before: Documentation/mpi.rst, "Permissions").
 on_all 'cp /run/bcs/mpi/*.bcsmpi /run/bcs/mpi/*/*.bcsmpi "$SHARE/data/mpistats/" 2>/dev/null; ls "$SHARE/data/mpistats/" | grep -q bcsmpi' > /dev/null
 ok $? "every node's MPI statistics files gathered"
-# The ranks' calls per slice (mpi.rst, "Per-slice counts"), when they
-# are on (BCS_MPI_SLICES; off by default, else skipped): every rank
+# The ranks' calls per slice (mpi.rst, "Per-slice counts"): every rank
 # took its slices from its node's /dev/bcsstat, counted collectives in
 # some, and each of its slice numbers is one of its node's records (or
 # older than the ring's oldest).
@@ -206,9 +224,6 @@ rc=$?
 import json, sys
 ranks = json.load(open(sys.argv[1]))["ranks"]
 assert len(ranks) == 2 * int(sys.argv[3]), len(ranks)
-if all(r["source"] == "none" for r in ranks):
-    print("# SKIP per-slice counts are off by default (BCS_MPI_SLICES)")
-    sys.exit(0)
 for r in ranks:
     ring = [x["slice"] for x in
             json.load(open("%s/%s.ring.json" % (sys.argv[2], r["host"])))]
