@@ -76,33 +76,42 @@
 # command mpi-gather: request operation 11 to the master, command 5 down
 # the tree, answers merged up, the root's to the asker), printed either
 # way.  Every daemon runs with BCS_SIM_DIST=5 (daemon/sim/sim.h), so
-# each node adds 4 histograms (one per bcs.ko metric) of 5 values; the
-# daemons have no mpi_dir (which would change what the columns above
-# measure), so the mpi answers cover the nodes but hold no MPI records:
-# the answer is a datagram or two, whatever N (the records' volume is
-# test_tgsim's, below).  A second table, a line per tree run, the
-# medians over the G gathers of each kind:
+# each node adds 4 histograms (one per bcs.ko metric) of 5 values, and
+# with an mpi_dir of its own ($TMP/.../mpiN; not the default,
+# /run/bcs/mpi, the host's), where before the gathers one rank file of
+# the job is made per node (rank N - 1 on node N: tools/tests/mkmpi,
+# MPI_Allreduce with its histograms).  The merged answer stays a
+# datagram or so whatever N (3 primitives, a few histograms: the volume
+# of many primitives and ranks is test_tgsim's, below).  A second table,
+# a line per tree run, the medians over the G gathers of each kind:
 #
 #   d_ok        bcsstat dist --job gathers that covered all N nodes, none
 #               missing, each metric's merged histogram holding N * 5
 #               values; of G
 #   d_nodes     the fewest nodes an answer covered ("nodes covered")
-#   a_rx        datagrams the asker's bcsd (node N's) received from just
-#               before to just after the tool (its rx counter, through
-#               its control socket's status)
+#   a_rx        datagrams the asker's bcsd (node N's) received from
+#               before to after the tool, 50 ms left either side (its rx
+#               counter, through its control socket's status)
 #   a_dgr       of those, parts of the tree's answer (tg_final_parts_rx)
 #   a_cpu       the asker's CPU time over the same span, ms (schedstat)
 #   a_net       a_cpu less the asker's ordinary work (strobes, reports)
-#               in the same wall time, at its rate over 2 s idle before
-#               the gathers (noise may make it negative)
+#               in that span, at its rate over 2 s idle before the
+#               gathers (noise may make it negative)
 #   m_rx, m_dgr, m_cpu, m_net   the master's (node 1, the tree's root)
 #               likewise; m_dgr: parts of its children's answers
-#               (tg_parts_rx).  m_rx holds the asker's request and the
-#               children's acknowledgements of the command too
+#               (tg_parts_rx).  m_rx holds the asker's request, the
+#               children's acknowledgements of the command and the slice
+#               summaries of the span too
 #   d_wall      the host's wall time of bcsstat dist, ms (connect to
 #               answer printed: the tool, the master, the tree's
 #               wait-for-all, on a host whose CPUs every daemon shares)
 #   p_ok, p_nodes, p_a_net, p_m_net, p_wall   bcsstat mpi --job likewise
+#               (p_ok: all N nodes and N ranks)
+#
+# The nodes' reports (every report_ms, 1 s) come at about the same time
+# from every daemon: a gather that meets them seems to take longer and
+# cost the two daemons more (one gather of G at times, which the median
+# leaves out; its m_rx is higher too).
 #
 # Each gather's figures (and the ordinary work's rates) are in the JSON,
 # under "gathers"; multicast runs have no live gather (it would go flat,
@@ -215,9 +224,10 @@ NET=10.79.0
 KEEP=${BCS_SCALE_KEEP:-}
 # shellcheck source-path=SCRIPTDIR source=sim-lib.sh
 . "$top/bench/sim-lib.sh"
-make -s -C "$top/tools" bcsstat > /dev/null 2>&1 ||
-	{ echo "tree_scale: cannot build bcsstat" >&2; exit 1; }
+make -s -C "$top/tools" bcsstat tests/mkmpi > /dev/null 2>&1 ||
+	{ echo "tree_scale: cannot build bcsstat and mkmpi" >&2; exit 1; }
 BCSSTAT=$top/tools/bcsstat
+MKMPI=$top/tools/tests/mkmpi
 # bcsd-sim's stand-in of bcs.ko: one made-up thread in every job, each
 # metric's histogram DIST values (daemon/sim/sim.h), for bcsstat dist.
 DIST=5
@@ -260,7 +270,7 @@ start()
 		--rt_priority=0 --slice_us="$SLICE_US" --lead_us="$lead" \
 		--stale_slices=20 --switch_reports="$reports" \
 		--strobe_copies="$copies" \
-		--control_socket="$dir/ctl$n" \
+		--control_socket="$dir/ctl$n" --mpi_dir="$dir/mpi$n" \
 		--stats_file="$dir/stats$n.json" --jobs_dir="$dir/jobs$n" \
 		"$@" > "$dir/log$n" 2>&1 &
 	pids+=($!)
@@ -344,11 +354,12 @@ cpu()
 live_gathers()
 {
 	python3 - "$1" "$2" "$gathers" "$BCSSTAT" "$DIST" \
-		"$(sed -n 1p "$1/pids")" "$(sed -n "$2p" "$1/pids")" <<'PY'
+		"$(sed -n 1p "$1/pids")" "$(sed -n "$2p" "$1/pids")" \
+		"$MKMPI" <<'PY'
 import json, os, re, socket, subprocess, sys, time
 d, n, count, bcsstat, dist = sys.argv[1], int(sys.argv[2]), \
     int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
-mpid, apid = sys.argv[6], sys.argv[7]
+mpid, apid, mkmpi = sys.argv[6], sys.argv[7], sys.argv[8]
 actl, mctl = os.path.join(d, f"ctl{n}"), os.path.join(d, "ctl1")
 
 def call(path, req):
@@ -362,6 +373,9 @@ def call(path, req):
         size = s.recv_into(bytearray(1), 1, socket.MSG_PEEK | socket.MSG_TRUNC)
         return json.loads(s.recv(max(size, 1)))
 
+# Seconds left to the daemons around a gather's CPU readings.
+SETTLE = 0.05
+
 def cpu(pid):
     with open(f"/proc/{pid}/schedstat") as f:
         return int(f.read().split()[0])
@@ -374,6 +388,15 @@ except (OSError, ValueError, IndexError, KeyError) as e:
     out["error"] = f"job list: {e}"
     print(json.dumps(out))
     sys.exit(0)
+# A rank file of the job in every daemon's mpi_dir (rank i - 1 on node i,
+# MPI_Allreduce with its histograms: tools/tests/mkmpi).
+made = 0
+for i in range(1, n + 1):
+    made += subprocess.run([mkmpi, os.path.join(d, f"mpi{i}"), str(job),
+                            f"sim{i}", str(i - 1), str(10 + i % 50)],
+                           env=dict(os.environ, MKMPI_HIST="1"),
+                           stdout=subprocess.DEVNULL).returncode == 0
+out["rank_files"] = made
 # The two daemons' ordinary work (strobes, reports) per ms, over 2 s
 # before the gathers: what a gather's deltas hold besides the gather.
 try:
@@ -398,12 +421,18 @@ for kind in ("dist", "mpi"):
         g = {}
         try:
             a0, m0 = call(actl, {"cmd": "status"}), call(mctl, {"cmd": "status"})
+            # The daemons done with the status connections; and after
+            # the tool, with its connection.
+            time.sleep(SETTLE)
+            c0 = time.monotonic_ns()
             ca0, cm0 = cpu(apid), cpu(mpid)
             t0 = time.monotonic_ns()
             p = subprocess.run([bcsstat, kind, "--job", str(job)], env=env,
                                capture_output=True, text=True, timeout=60)
             t1 = time.monotonic_ns()
+            time.sleep(SETTLE)
             ca1, cm1 = cpu(apid), cpu(mpid)
+            c1 = time.monotonic_ns()
             a1, m1 = call(actl, {"cmd": "status"}), call(mctl, {"cmd": "status"})
         except (OSError, ValueError, subprocess.SubprocessError) as e:
             out[kind].append({"error": str(e)})
@@ -423,15 +452,20 @@ for kind in ("dist", "mpi"):
              "master_rx": m1["rx"] - m0["rx"],
              "master_parts": m1["tg_parts_rx"] - m0["tg_parts_rx"],
              "master_cpu_ms": (cm1 - cm0) / 1e6}
-        # Less the ordinary work of the same wall time.
+        # Less the ordinary work of the same span (the tool's wall time
+        # and the two settles).
         for k in ("asker_cpu_ms", "master_cpu_ms"):
             if k in bg:
-                g[k.replace("cpu", "net")] = g[k] - bg[k] * g["wall_ms"]
+                g[k.replace("cpu", "net")] = g[k] - bg[k] * (c1 - c0) / 1e6
         if kind == "dist":
             g["metrics"] = len(values)
             g["exact"] = bool(values) and all(v == n * dist for v in values)
+        else:
+            ranks = re.search(r": (\d+) ranks? through the tree", p.stdout)
+            g["ranks"] = int(ranks[1]) if ranks else None
+            g["exact"] = g["ranks"] == n
         g["complete"] = (p.returncode == 0 and g["nodes"] == n and
-                         g["missing"] == 0 and g.get("exact", True))
+                         g["missing"] == 0 and g["exact"])
         if not g["complete"]:
             g["output"] = (p.stdout + p.stderr)[-400:]
         out[kind].append(g)
