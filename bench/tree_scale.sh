@@ -79,7 +79,7 @@
 # each node adds 4 histograms (one per bcs.ko metric) of 5 values, and
 # with an mpi_dir of its own ($TMP/.../mpiN; not the default,
 # /run/bcs/mpi, the host's), where before the gathers one rank file of
-# the job is made per node (rank N - 1 on node N: tools/tests/mkmpi,
+# the job is made per node (rank i - 1 on node i: tools/tests/mkmpi,
 # MPI_Allreduce with its histograms).  The merged answer stays a
 # datagram or so whatever N (3 primitives, a few histograms: the volume
 # of many primitives and ranks is test_tgsim's, below).  A second table,
@@ -93,7 +93,9 @@
 #               before to after the tool, 50 ms left either side (its rx
 #               counter, through its control socket's status)
 #   a_dgr       of those, parts of the tree's answer (tg_final_parts_rx)
-#   a_cpu       the asker's CPU time over the same span, ms (schedstat)
+#   a_cpu       the asker's CPU time over the same span, ms (schedstat):
+#               the control connection, the request, the answer turned
+#               into JSON, and as a leaf its own part of the gather
 #   a_net       a_cpu less the asker's ordinary work (strobes, reports)
 #               in that span, at its rate over 2 s idle before the
 #               gathers (noise may make it negative)
@@ -102,8 +104,8 @@
 #               (tg_parts_rx).  m_rx holds the asker's request, the
 #               children's acknowledgements of the command and the slice
 #               summaries of the span too
-#   d_wall      the host's wall time of bcsstat dist, ms (connect to
-#               answer printed: the tool, the master, the tree's
+#   d_wall      the host's wall time of bcsstat dist, ms (its run, start
+#               to exit: the tool, the master, the tree's
 #               wait-for-all, on a host whose CPUs every daemon shares)
 #   p_ok, p_nodes, p_a_net, p_m_net, p_wall   bcsstat mpi --job likewise
 #               (p_ok: all N nodes and N ranks)
