@@ -3,7 +3,7 @@
 #
 # bench/tree_scale.sh [--nodes "N..."] [--fanouts "K..."] [--seconds S]
 #                     [--flat N] [--lead US] [--switch-reports period|slice]
-#                     [--copies C] [--gather-only]
+#                     [--copies C] [--gathers G] [--gather-only]
 #
 # How a tree of bcsd daemons (Documentation/tree.rst) scales: for each
 # number of nodes N (default "64 256 1024") and fan-out K (default
@@ -69,14 +69,64 @@
 # flat / root.  --gather-only runs that part alone (no daemons, no root
 # needed).
 #
+# Live gathers through the tree (--gathers G, default 3; 0: none): in
+# each tree run, after the measured seconds, bcsstat dist --job J is
+# asked G times on node N (a leaf; J the first job of the master's
+# list), then bcsstat mpi --job J G times: the same gather (control
+# command mpi-gather: request operation 11 to the master, command 5 down
+# the tree, answers merged up, the root's to the asker), printed either
+# way.  Every daemon runs with BCS_SIM_DIST=5 (daemon/sim/sim.h), so
+# each node adds 4 histograms (one per bcs.ko metric) of 5 values, and
+# with an mpi_dir of its own ($TMP/.../mpiN; not the default,
+# /run/bcs/mpi, the host's), where before the gathers one rank file of
+# the job is made per node (rank i - 1 on node i: tools/tests/mkmpi,
+# MPI_Allreduce with its histograms).  The merged answer stays a
+# datagram or so whatever N (3 primitives, a few histograms: the volume
+# of many primitives and ranks is test_tgsim's, below).  A second table,
+# a line per tree run, the medians over the G gathers of each kind:
+#
+#   d_ok        bcsstat dist --job gathers that covered all N nodes, none
+#               missing, each metric's merged histogram holding N * 5
+#               values; of G
+#   d_nodes     the fewest nodes an answer covered ("nodes covered")
+#   a_rx        datagrams the asker's bcsd (node N's) received from
+#               before to after the tool, 50 ms left either side (its rx
+#               counter, through its control socket's status)
+#   a_dgr       of those, parts of the tree's answer (tg_final_parts_rx)
+#   a_cpu       the asker's CPU time over the same span, ms (schedstat):
+#               the control connection, the request, the answer turned
+#               into JSON, and as a leaf its own part of the gather
+#   a_net       a_cpu less the asker's ordinary work (strobes, reports)
+#               in that span, at its rate over 2 s idle before the
+#               gathers (noise may make it negative)
+#   m_rx, m_dgr, m_cpu, m_net   the master's (node 1, the tree's root)
+#               likewise; m_dgr: parts of its children's answers
+#               (tg_parts_rx).  m_rx holds the asker's request, the
+#               children's acknowledgements of the command and the slice
+#               summaries of the span too
+#   d_wall      the host's wall time of bcsstat dist, ms (its run, start
+#               to exit: the tool, the master, the tree's
+#               wait-for-all, on a host whose CPUs every daemon shares)
+#   p_ok, p_nodes, p_a_net, p_m_net, p_wall   bcsstat mpi --job likewise
+#               (p_ok: all N nodes and N ranks)
+#
+# The nodes' reports (every report_ms, 1 s) come at about the same time
+# from every daemon: a gather that meets them seems to take longer and
+# cost the two daemons more (one gather of G at times, which the median
+# leaves out; its m_rx is higher too).
+#
+# Each gather's figures (and the ordinary work's rates) are in the JSON,
+# under "gathers"; multicast runs have no live gather (it would go flat,
+# every node to the asker: test_tgsim measures that).
+#
 # The daemons run with rt_priority 0: ordinary tasks, memory not locked
 # (bcsd locks its memory only at real-time priority), so a thousand of
 # them neither exhaust RLIMIT_MEMLOCK nor starve the host.  On a machine
 # of few CPUs they share those CPUs, and the numbers say more about that
 # than about a cluster's network.
 #
-# Results: a table on stdout and in $BUILD/bench/tree_scale.txt, the same
-# as JSON in $BUILD/bench/tree_scale.json.  Benchmarks measure and fail
+# Results: the tables on stdout and in $BUILD/bench/tree_scale.txt, the
+# same as JSON in $BUILD/bench/tree_scale.json.  Benchmarks measure and fail
 # only on errors, never on a number.  Needs root (network namespaces).
 # Nothing leaves the namespaces, which go away at the end, as does every
 # daemon.
@@ -93,6 +143,7 @@ flat=64
 lead=30000
 reports=slice
 copies=2
+gathers=3
 gather_only=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -103,12 +154,13 @@ while [ $# -gt 0 ]; do
 	--lead)     lead=$2; shift 2 ;;
 	--switch-reports) reports=$2; shift 2 ;;
 	--copies)   copies=$2; shift 2 ;;
+	--gathers)  gathers=$2; shift 2 ;;
 	--gather-only) gather_only=1; shift ;;
 	-h|--help)  sed -n '4,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*)          echo "tree_scale: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
-for v in $nodes $fanouts "$secs" "$flat" "$lead" "$copies"; do
+for v in $nodes $fanouts "$secs" "$flat" "$lead" "$copies" "$gathers"; do
 	case $v in
 	''|*[!0-9]*) echo "tree_scale: numbers only (see --help)" >&2; exit 2 ;;
 	esac
@@ -126,7 +178,7 @@ for v in $fanouts; do
 		{ echo "tree_scale: --fanouts: 1 to 1024" >&2; exit 2; }
 done
 [ "$secs" -ge 2 ] && [ "$secs" -le 600 ] && [ "$flat" -le 254 ] &&
-	[ "$copies" -ge 1 ] && [ "$copies" -le 8 ] &&
+	[ "$copies" -ge 1 ] && [ "$copies" -le 8 ] && [ "$gathers" -le 20 ] &&
 	[ "$flat" != 1 ] && [ "$lead" -lt 100000 ] ||
 	{ echo "tree_scale: out of range (see --help)" >&2; exit 2; }
 
@@ -174,6 +226,13 @@ NET=10.79.0
 KEEP=${BCS_SCALE_KEEP:-}
 # shellcheck source-path=SCRIPTDIR source=sim-lib.sh
 . "$top/bench/sim-lib.sh"
+make -s -C "$top/tools" bcsstat tests/mkmpi > /dev/null 2>&1 ||
+	{ echo "tree_scale: cannot build bcsstat and mkmpi" >&2; exit 1; }
+BCSSTAT=$top/tools/bcsstat
+MKMPI=$top/tools/tests/mkmpi
+# bcsd-sim's stand-in of bcs.ko: one made-up thread in every job, each
+# metric's histogram DIST values (daemon/sim/sim.h), for bcsstat dist.
+DIST=5
 
 # stop: end every daemon (SIGTERM, then SIGKILL after 10 s), delete
 # every namespace.
@@ -208,12 +267,12 @@ start()
 	local dir=$1 n=$2 netns=$3 role=$4
 
 	shift 4
-	BCS_SIM_LOG=$dir/strobes$n nsenter --net="/run/netns/$netns" \
+	BCS_SIM_LOG=$dir/strobes$n BCS_SIM_DIST=$DIST nsenter --net="/run/netns/$netns" \
 		"$BCSD" --role="$role" --node_id="$n" --key_file="$TMP/key" \
 		--rt_priority=0 --slice_us="$SLICE_US" --lead_us="$lead" \
 		--stale_slices=20 --switch_reports="$reports" \
 		--strobe_copies="$copies" \
-		--control_socket="$dir/ctl$n" \
+		--control_socket="$dir/ctl$n" --mpi_dir="$dir/mpi$n" \
 		--stats_file="$dir/stats$n.json" --jobs_dir="$dir/jobs$n" \
 		"$@" > "$dir/log$n" 2>&1 &
 	pids+=($!)
@@ -287,6 +346,135 @@ cpu()
 	done < "$1/pids" > "$2"
 }
 
+# live_gathers DIR N: $gathers times each, bcsstat dist --job J, then
+# bcsstat mpi --job J, asked on node N (a leaf) of the running tree, J
+# the first job of the master's list; before and after each, the
+# asker's and the master's counters (their control sockets' status) and
+# CPU time (/proc/PID/schedstat), around the host's wall time of the
+# tool.  Prints a JSON object: each gather's figures, under "dist" and
+# "mpi".
+live_gathers()
+{
+	python3 - "$1" "$2" "$gathers" "$BCSSTAT" "$DIST" \
+		"$(sed -n 1p "$1/pids")" "$(sed -n "$2p" "$1/pids")" \
+		"$MKMPI" <<'PY'
+import json, os, re, socket, subprocess, sys, time
+d, n, count, bcsstat, dist = sys.argv[1], int(sys.argv[2]), \
+    int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+mpid, apid, mkmpi = sys.argv[6], sys.argv[7], sys.argv[8]
+actl, mctl = os.path.join(d, f"ctl{n}"), os.path.join(d, "ctl1")
+
+def call(path, req):
+    """One request on a control socket (SOCK_SEQPACKET, a JSON object a
+    message), its answer."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+        s.settimeout(10)
+        s.connect(path)
+        s.send(json.dumps(req).encode())
+        # Answers have no bound: their size first (peeked).
+        size = s.recv_into(bytearray(1), 1, socket.MSG_PEEK | socket.MSG_TRUNC)
+        return json.loads(s.recv(max(size, 1)))
+
+# Seconds left to the daemons around a gather's CPU readings.
+SETTLE = 0.05
+
+def cpu(pid):
+    with open(f"/proc/{pid}/schedstat") as f:
+        return int(f.read().split()[0])
+
+out = {"asker": n, "job": None, "dist": [], "mpi": []}
+try:
+    jobs = call(mctl, {"cmd": "job-list"}).get("jobs") or []
+    out["job"] = job = jobs[0]["job"]
+except (OSError, ValueError, IndexError, KeyError) as e:
+    out["error"] = f"job list: {e}"
+    print(json.dumps(out))
+    sys.exit(0)
+# A rank file of the job in every daemon's mpi_dir (rank i - 1 on node i,
+# MPI_Allreduce with its histograms: tools/tests/mkmpi).
+made = 0
+for i in range(1, n + 1):
+    made += subprocess.run([mkmpi, os.path.join(d, f"mpi{i}"), str(job),
+                            f"sim{i}", str(i - 1), str(10 + i % 50)],
+                           env=dict(os.environ, MKMPI_HIST="1"),
+                           stdout=subprocess.DEVNULL).returncode == 0
+out["rank_files"] = made
+# The two daemons' ordinary work (strobes, reports) per ms, over 2 s
+# before the gathers: what a gather's deltas hold besides the gather.
+try:
+    a0, m0, ca0, cm0 = call(actl, {"cmd": "status"}), \
+        call(mctl, {"cmd": "status"}), cpu(apid), cpu(mpid)
+    t0 = time.monotonic_ns()
+    time.sleep(2)
+    t1 = time.monotonic_ns()
+    a1, m1, ca1, cm1 = call(actl, {"cmd": "status"}), \
+        call(mctl, {"cmd": "status"}), cpu(apid), cpu(mpid)
+    ms = (t1 - t0) / 1e6
+    bg = {"asker_rx": (a1["rx"] - a0["rx"]) / ms,
+          "asker_cpu_ms": (ca1 - ca0) / 1e6 / ms,
+          "master_rx": (m1["rx"] - m0["rx"]) / ms,
+          "master_cpu_ms": (cm1 - cm0) / 1e6 / ms}
+except (OSError, ValueError, KeyError):
+    bg = {}
+out["background_per_ms"] = bg
+env = dict(os.environ, BCS_CONTROL_SOCKET=actl)
+for kind in ("dist", "mpi"):
+    for _ in range(count):
+        g = {}
+        try:
+            a0, m0 = call(actl, {"cmd": "status"}), call(mctl, {"cmd": "status"})
+            # The daemons done with the status connections; and after
+            # the tool, with its connection.
+            time.sleep(SETTLE)
+            c0 = time.monotonic_ns()
+            ca0, cm0 = cpu(apid), cpu(mpid)
+            t0 = time.monotonic_ns()
+            p = subprocess.run([bcsstat, kind, "--job", str(job)], env=env,
+                               capture_output=True, text=True, timeout=60)
+            t1 = time.monotonic_ns()
+            time.sleep(SETTLE)
+            ca1, cm1 = cpu(apid), cpu(mpid)
+            c1 = time.monotonic_ns()
+            a1, m1 = call(actl, {"cmd": "status"}), call(mctl, {"cmd": "status"})
+        except (OSError, ValueError, subprocess.SubprocessError) as e:
+            out[kind].append({"error": str(e)})
+            continue
+        head = re.search(r"through the tree of daemons: nodes covered (\d+), "
+                         r"missing (\d+)", p.stdout)
+        # dist: each metric's merged histogram, DIST values a node.
+        values = [int(v) for v in re.findall(r", (\d+) values", p.stdout)]
+        g = {"rc": p.returncode,
+             "nodes": int(head[1]) if head else None,
+             "missing": int(head[2]) if head else None,
+             "wall_ms": (t1 - t0) / 1e6,
+             "asker_rx": a1["rx"] - a0["rx"],
+             "asker_parts": a1["tg_final_parts_rx"] - a0["tg_final_parts_rx"],
+             "asker_flat_parts": a1["mpi_gather_parts_rx"] - a0["mpi_gather_parts_rx"],
+             "asker_cpu_ms": (ca1 - ca0) / 1e6,
+             "master_rx": m1["rx"] - m0["rx"],
+             "master_parts": m1["tg_parts_rx"] - m0["tg_parts_rx"],
+             "master_cpu_ms": (cm1 - cm0) / 1e6}
+        # Less the ordinary work of the same span (the tool's wall time
+        # and the two settles).
+        for k in ("asker_cpu_ms", "master_cpu_ms"):
+            if k in bg:
+                g[k.replace("cpu", "net")] = g[k] - bg[k] * (c1 - c0) / 1e6
+        if kind == "dist":
+            g["metrics"] = len(values)
+            g["exact"] = bool(values) and all(v == n * dist for v in values)
+        else:
+            ranks = re.search(r": (\d+) ranks? through the tree", p.stdout)
+            g["ranks"] = int(ranks[1]) if ranks else None
+            g["exact"] = g["ranks"] == n
+        g["complete"] = (p.returncode == 0 and g["nodes"] == n and
+                         g["missing"] == 0 and g["exact"])
+        if not g["complete"]:
+            g["output"] = (p.stdout + p.stderr)[-400:]
+        out[kind].append(g)
+print(json.dumps(out))
+PY
+}
+
 # measure DIR N MODE K START_S: jobs, warm-up, the run; appends a JSON
 # line of results to $TMP/results.
 measure()
@@ -309,6 +497,11 @@ measure()
 	BCS_CONTROL_SOCKET=$dir/ctl1 timeout 20 "$BCSCTL" stats global \
 		--last 4096 --json > "$dir/global.json" ||
 		{ echo "tree_scale: stats global failed" >&2; return 1; }
+	echo '{}' > "$dir/gathers.json"
+	if [ "$mode" = tree ] && [ "$gathers" -gt 0 ]; then
+		live_gathers "$dir" "$n" > "$dir/gathers.json" ||
+			echo "tree_scale: the live gathers failed" >&2
+	fi
 	python3 - "$dir" "$n" "$mode" "$k" "$start_s" "$t0" "$t1" \
 		"$((SLICE_US * 1000))" \
 		>> "$TMP/results" <<'PY'
@@ -366,6 +559,26 @@ inner = [p for p in range(1, n) if k * p + 1 < n] if mode == "tree" else []
 m0 = json.load(open(os.path.join(d, "m0.json")))
 m1 = json.load(open(os.path.join(d, "m1.json")))
 
+# The live gathers (live_gathers): per kind, how many covered all N
+# nodes, the fewest nodes an answer covered, and the medians.
+try:
+    lg = json.load(open(os.path.join(d, "gathers.json")))
+except (OSError, ValueError):
+    lg = {}
+def gsum(runs):
+    ok = [g for g in runs if "error" not in g]
+    if not runs:
+        return None
+    med = lambda k: (sorted(g[k] for g in ok)[len(ok) // 2] if ok else None)
+    return {"runs": len(runs),
+            "complete": sum(1 for g in ok if g["complete"]),
+            "nodes_min": min((g["nodes"] or 0 for g in ok), default=None),
+            **{k: med(k) for k in ("wall_ms", "asker_rx", "asker_parts",
+                                   "asker_cpu_ms", "asker_net_ms",
+                                   "master_rx", "master_parts",
+                                   "master_cpu_ms", "master_net_ms")
+               if all(k in g for g in ok)}}
+
 print(json.dumps({
     "mode": mode, "nodes": n, "fanout": k if mode == "tree" else None,
     "start_s": start_s, "slices": len(want),
@@ -381,6 +594,9 @@ print(json.dumps({
     "cpu_pct": 100.0 * sum(dt) / (t1 - t0),
     "loadavg": float(open("/proc/loadavg").read().split()[0]),
     "rss_mib": sum(b[1] for b in c1) * os.sysconf("SC_PAGE_SIZE") / 2**20,
+    "gather_dist": gsum(lg.get("dist", [])),
+    "gather_mpi": gsum(lg.get("mpi", [])),
+    "gathers": lg or None,
 }))
 PY
 }
@@ -466,6 +682,35 @@ for r in rows:
                  f"{f(r['worst_p50_ms'], 1):>7} {f(r['worst_max_ms'], 1):>7} "
                  f"{f(r['cpu_pct'], 1):>7} {f(r['rss_mib'], 0):>7} "
                  f"{f(r['loadavg'], 1):>5} {f(r.get('nack_pct'), 2):>8}")
+# The live gathers, a line per tree run (medians over the gathers).
+g = [r for r in rows if r.get("gather_dist") or r.get("gather_mpi")]
+if g:
+    lines += ["", "# live gathers from a leaf (bcsstat dist --job, then "
+              "bcsstat mpi --job): medians; wall: the host's, ms",
+              f"{'mode':>9} {'nodes':>5} | {'d_ok':>4} {'d_nodes':>7} "
+              f"{'a_rx':>5} {'a_dgr':>5} {'a_cpu':>6} {'a_net':>6} "
+              f"{'m_rx':>5} {'m_dgr':>5} {'m_cpu':>6} {'m_net':>6} "
+              f"{'d_wall':>6} | {'p_ok':>4} {'p_nodes':>7} {'p_a_net':>7} "
+              f"{'p_m_net':>7} {'p_wall':>6}"]
+for r in g:
+    mode = f"tree/{r['fanout']}"
+    d = r.get("gather_dist") or {}
+    m = r.get("gather_mpi") or {}
+    ok = lambda x: f"{x['complete']}/{x['runs']}" if x else "-"
+    i = lambda v: "-" if v is None else str(v)
+    lines.append(f"{mode:>9} {r['nodes']:>5} | {ok(d):>4} "
+                 f"{i(d.get('nodes_min')):>7} {i(d.get('asker_rx')):>5} "
+                 f"{i(d.get('asker_parts')):>5} "
+                 f"{f(d.get('asker_cpu_ms'), 2):>6} "
+                 f"{f(d.get('asker_net_ms'), 2):>6} "
+                 f"{i(d.get('master_rx')):>5} {i(d.get('master_parts')):>5} "
+                 f"{f(d.get('master_cpu_ms'), 2):>6} "
+                 f"{f(d.get('master_net_ms'), 2):>6} "
+                 f"{f(d.get('wall_ms'), 0):>6} | {ok(m):>4} "
+                 f"{i(m.get('nodes_min')):>7} "
+                 f"{f(m.get('asker_net_ms'), 2):>7} "
+                 f"{f(m.get('master_net_ms'), 2):>7} "
+                 f"{f(m.get('wall_ms'), 0):>6}")
 text = "\n".join(lines) + "\n"
 print(text, end="")
 open(sys.argv[2], "w").write(text)
