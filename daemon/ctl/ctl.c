@@ -167,8 +167,9 @@ static void ctl_close_fd(int fd)
 	int i;
 
 	shutdown(fd, SHUT_RD);
+	/* What is queued, at most 64 messages: then 0 (shut) or an error. */
 	for (i = 0; i < 64; i++)
-		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC) < 0)
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC) <= 0)
 			break;
 	close(fd);
 }
