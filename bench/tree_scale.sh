@@ -109,6 +109,10 @@
 #               wait-for-all, on a host whose CPUs every daemon shares)
 #   p_ok, p_nodes, p_a_net, p_m_net, p_wall   bcsstat mpi --job likewise
 #               (p_ok: all N nodes and N ranks)
+#   drops       the most UDP datagrams the kernel dropped for full receive
+#               buffers (Udp RcvbufErrors of the daemons' network
+#               namespace) while one gather ran, of either kind: a part
+#               lost so is a subtree the answer counts missing
 #
 # The nodes' reports (every report_ms, 1 s) come at about the same time
 # from every daemon: a gather that meets them seems to take longer and
@@ -382,6 +386,13 @@ def cpu(pid):
     with open(f"/proc/{pid}/schedstat") as f:
         return int(f.read().split()[0])
 
+def udp_drops(pid):
+    """UDP datagrams dropped for full receive buffers in the network
+    namespace of @pid (all the daemons'), so far."""
+    with open(f"/proc/{pid}/net/snmp") as f:
+        rows = [l.split() for l in f if l.startswith("Udp:")]
+    return int(rows[1][rows[0].index("RcvbufErrors")])
+
 out = {"asker": n, "job": None, "dist": [], "mpi": []}
 try:
     jobs = call(mctl, {"cmd": "job-list"}).get("jobs") or []
@@ -427,13 +438,13 @@ for kind in ("dist", "mpi"):
             # the tool, with its connection.
             time.sleep(SETTLE)
             c0 = time.monotonic_ns()
-            ca0, cm0 = cpu(apid), cpu(mpid)
+            ca0, cm0, u0 = cpu(apid), cpu(mpid), udp_drops(mpid)
             t0 = time.monotonic_ns()
             p = subprocess.run([bcsstat, kind, "--job", str(job)], env=env,
                                capture_output=True, text=True, timeout=60)
             t1 = time.monotonic_ns()
             time.sleep(SETTLE)
-            ca1, cm1 = cpu(apid), cpu(mpid)
+            ca1, cm1, u1 = cpu(apid), cpu(mpid), udp_drops(mpid)
             c1 = time.monotonic_ns()
             a1, m1 = call(actl, {"cmd": "status"}), call(mctl, {"cmd": "status"})
         except (OSError, ValueError, subprocess.SubprocessError) as e:
@@ -453,7 +464,8 @@ for kind in ("dist", "mpi"):
              "asker_cpu_ms": (ca1 - ca0) / 1e6,
              "master_rx": m1["rx"] - m0["rx"],
              "master_parts": m1["tg_parts_rx"] - m0["tg_parts_rx"],
-             "master_cpu_ms": (cm1 - cm0) / 1e6}
+             "master_cpu_ms": (cm1 - cm0) / 1e6,
+             "udp_drops": u1 - u0}
         # Less the ordinary work of the same span (the tool's wall time
         # and the two settles).
         for k in ("asker_cpu_ms", "master_cpu_ms"):
@@ -572,6 +584,8 @@ def gsum(runs):
     med = lambda k: (sorted(g[k] for g in ok)[len(ok) // 2] if ok else None)
     return {"runs": len(runs),
             "complete": sum(1 for g in ok if g["complete"]),
+            "udp_drops_max": max((g.get("udp_drops", 0) for g in ok),
+                                 default=None),
             "nodes_min": min((g["nodes"] or 0 for g in ok), default=None),
             **{k: med(k) for k in ("wall_ms", "asker_rx", "asker_parts",
                                    "asker_cpu_ms", "asker_net_ms",
@@ -691,7 +705,7 @@ if g:
               f"{'a_rx':>5} {'a_dgr':>5} {'a_cpu':>6} {'a_net':>6} "
               f"{'m_rx':>5} {'m_dgr':>5} {'m_cpu':>6} {'m_net':>6} "
               f"{'d_wall':>6} | {'p_ok':>4} {'p_nodes':>7} {'p_a_net':>7} "
-              f"{'p_m_net':>7} {'p_wall':>6}"]
+              f"{'p_m_net':>7} {'p_wall':>6} | {'drops':>5}"]
 for r in g:
     mode = f"tree/{r['fanout']}"
     d = r.get("gather_dist") or {}
@@ -710,7 +724,8 @@ for r in g:
                  f"{i(m.get('nodes_min')):>7} "
                  f"{f(m.get('asker_net_ms'), 2):>7} "
                  f"{f(m.get('master_net_ms'), 2):>7} "
-                 f"{f(m.get('wall_ms'), 0):>6}")
+                 f"{f(m.get('wall_ms'), 0):>6} | "
+                 f"{i(max(d.get('udp_drops_max') or 0, m.get('udp_drops_max') or 0)):>5}")
 text = "\n".join(lines) + "\n"
 print(text, end="")
 open(sys.argv[2], "w").write(text)
