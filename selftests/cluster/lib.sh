@@ -166,6 +166,17 @@ wait_until()
 	done
 }
 
+# tracked NODE JOB: the tasks of JOB that NODE's bcs.ko records now (a
+# burner never sleeps: its one burst never ends, so no count would do;
+# test-stats.sh, test-tree.sh).
+tracked()
+{
+	on "$1" "{ bcsstat dist --job $2 --json 2>/dev/null || echo []; } | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(1 for doc in d for t in doc[\"tasks\"] if t[\"tracking\"]))'"
+}
+
 # two_jobs TEXT: two cluster jobs (owned by uid $JOB_OWNER if set), created from node2 and node3 through
 # the master, in j1 and j2; records TEXT, and ends the test if that failed.
 two_jobs()

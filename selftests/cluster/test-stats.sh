@@ -17,15 +17,6 @@ start_burners stats "$j1" "$j2"
 # --- distributions of a whole job, enabled from node2 for every node ---
 out=$(on 2 bcsctl stats enable "$j1" --metric burst,wait 2>&1)
 ok $? "node2: stats enable $j1 through bcsd ($out)"
-# tracked NODE JOB: the tasks of JOB that NODE's bcs.ko records now (a
-# burner never sleeps: its one burst never ends, so no count would do).
-tracked()
-{
-	on "$1" "{ bcsstat dist --job $2 --json 2>/dev/null || echo []; } | $PY -c '
-import json, sys
-d = json.load(sys.stdin)
-print(sum(1 for doc in d for t in doc[\"tasks\"] if t[\"tracking\"]))'"
-}
 for n in $CL_NODES; do
 	wait_until 30 eval '[ "$(tracked "$n" "$j1")" -ge 1 ] 2>/dev/null'
 	ok $? "node$n: records the task of job $j1 ($(tracked "$n" "$j1") tracked)"

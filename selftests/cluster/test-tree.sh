@@ -90,7 +90,8 @@ ok $? "node2 adds up its subtree's switch summaries ($i2 in, $u2 datagrams up)"
 # --- one task's statistics, read cluster-wide through the tree ---
 # A context over a subset, asked on node2: node3's task of job j2 only.
 # bcsstat dist --job on node1 merges every node's distributions up the
-# chain (all nodes covered, node3's values in it).
+# chain (all nodes covered, node3's values in it); node1 and node2 record
+# none of job j2's tasks.
 task_of()	# task_of NODE JOB: the pid of JOB's burner on NODE
 {
 	local e n j p
@@ -110,6 +111,16 @@ tree_parks()	# the values of suspended merged in the tree, asked on node1
 }
 wait_until 30 eval '[ "$(tree_parks)" -gt 0 ] 2> /dev/null'
 ok $? "node1: bcsstat dist --job $j2 through the tree: all $nr_nodes nodes covered, node3's task's parks in it ($(tree_parks) values)"
+# Only node3 records: the others keep nothing of job j2's tasks.
+for n in $CL_NODES; do
+	t=$(tracked "$n" "$j2")
+	if [ "$n" = 3 ]; then
+		[ "$t" -ge 1 ] 2> /dev/null
+	else
+		[ "$t" = 0 ]
+	fi
+	ok $? "node$n: records $([ "$n" = 3 ] && echo "node3's task" || echo nothing) of job $j2 (tracked: '$t')"
+done
 on 2 "bcsctl stats release $j2" > /dev/null
 ok $? "node2: bcsctl stats release $j2"
 
