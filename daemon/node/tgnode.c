@@ -173,12 +173,13 @@ static void answer(struct bcsd *d, struct tgnode_slot *s)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_TG_PART } };
 	const struct tg_answer *a;
-	uint32_t parent = TOPO_NONE, to, off, i;
+	uint32_t parent, to, off, i;
 	uint8_t *buf;
 	long len;
 
 	for (i = 0; i < s->g.nr_kids; i++)
-		d->cnt.tg_missing += !s->g.kids[i].done;
+		d->cnt.tg_missing += !s->g.kids[i].done &&
+				     !s->g.kids[i].adopted;
 	a = tg_gather_finish(&s->g);
 	buf = malloc(TG_BLOB_MAX);
 	len = buf ? tg_encode(a, buf, TG_BLOB_MAX) : -ENOMEM;
@@ -187,8 +188,8 @@ static void answer(struct bcsd *d, struct tgnode_slot *s)
 			strerror(len ? (int)-len : EINVAL));
 		goto out;
 	}
-	if (d->tree)
-		parent = topo_parent(d->tree, d->tree_self);
+	/* The ancestor it asked while its parent is silent, or the parent. */
+	parent = tree_up(d);
 	to = parent == TOPO_NONE ? s->asker : d->nodes->node[parent].id;
 	m.tg.req = s->req;
 	m.tg.node = s->asker;
@@ -236,6 +237,7 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 {
 	const struct bcsp_command *c = &m->cmd;
 	uint32_t *idx = NULL, *sub = NULL, nr = 0, i, height;
+	uint32_t adopted[TREE_ADOPTED_MAX];
 	struct tgnode_slot *s = NULL;
 	const uint32_t *child;
 	uint64_t now = now_mono_ms();
@@ -280,6 +282,17 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 					       0, height, TG_STEP_MS));
 	free(idx);
 	free(sub);
+	/* And the nodes below a silent parent that asked this one. */
+	for (i = 0, nr = d->tree && !err ?
+			 tree_adopted_now(d, adopted, TREE_ADOPTED_MAX) : 0;
+	     i < nr && !err; i++) {
+		err = tg_gather_adopt(&s->g, adopted[i],
+				      topo_subtree(d->tree, adopted[i]));
+		if (err == -EEXIST)
+			err = 0;
+	}
+	if (err)
+		tg_gather_free(&s->g);
 	if (err)
 		return;
 	s->used = true;

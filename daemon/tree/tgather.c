@@ -594,6 +594,26 @@ int tg_gather_start(struct tg_gather *g, uint32_t job, uint32_t nr_kids,
 	return 0;
 }
 
+int tg_gather_adopt(struct tg_gather *g, uint32_t idx, uint32_t subtree)
+{
+	struct tg_kid *k;
+	uint32_t i;
+
+	for (i = 0; i < g->nr_kids; i++)
+		if (g->kids[i].idx == idx)
+			return -EEXIST;
+	k = realloc(g->kids, (g->nr_kids + 1) * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	g->kids = k;
+	k += g->nr_kids++;
+	memset(k, 0, sizeof(*k));
+	k->idx = idx;
+	k->subtree = subtree;
+	k->adopted = true;
+	return 0;
+}
+
 int tg_gather_own(struct tg_gather *g, const struct tg_answer *own)
 {
 	if (g->own)
@@ -615,7 +635,8 @@ static struct tg_kid *kid_of(struct tg_gather *g, uint32_t idx)
 static int kid_refused(struct tg_gather *g, struct tg_kid *k, int err)
 {
 	k->done = true;
-	g->acc.missing += k->subtree;
+	if (!k->adopted)	/* else counted on its path already */
+		g->acc.missing += k->subtree;
 	g->refused++;
 	free(k->parts.buf);
 	k->parts.buf = NULL;
@@ -661,6 +682,8 @@ int tg_gather_part(struct tg_gather *g, uint32_t idx, uint32_t size,
 		return kid_refused(g, k, r);
 	}
 	k->done = true;
+	if (k->adopted)
+		g->credit += k->subtree;
 	free(p->buf);
 	p->buf = NULL;
 	r = tg_merge(&g->acc, &got);
@@ -690,10 +713,15 @@ const struct tg_answer *tg_gather_finish(struct tg_gather *g)
 		if (g->kids[i].done)
 			continue;
 		g->kids[i].done = true;
-		g->acc.missing += g->kids[i].subtree;
+		if (!g->kids[i].adopted)
+			g->acc.missing += g->kids[i].subtree;
 		free(g->kids[i].parts.buf);
 		g->kids[i].parts.buf = NULL;
 	}
+	/* Covered here, and counted missing on the path to them. */
+	g->acc.missing -= g->credit < g->acc.missing ? g->credit :
+			  g->acc.missing;
+	g->credit = 0;
 	return &g->acc;
 }
 

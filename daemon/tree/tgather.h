@@ -189,6 +189,7 @@ struct tg_kid {
 	uint32_t idx;
 	uint32_t subtree;
 	bool done;		/* answered (or refused: counted missing) */
+	bool adopted;		/* a node below a silent parent (tg_gather_adopt()) */
 	struct tg_parts parts;
 };
 
@@ -207,6 +208,7 @@ struct tg_gather {
 	struct tg_kid *kids;
 	uint64_t until_ms;
 	uint64_t refused;	/* parts or answers refused */
+	uint32_t credit;	/* adopted nodes' subtrees that answered */
 };
 
 /*
@@ -226,6 +228,16 @@ uint64_t tg_wait_ms(uint32_t depth, uint32_t height, uint64_t step_ms);
 int tg_gather_start(struct tg_gather *g, uint32_t job, uint32_t nr_kids,
 		    const uint32_t *idx, const uint32_t *subtree,
 		    uint64_t until_ms);
+/*
+ * Wait also for node @idx (@subtree nodes) that this daemon adopted
+ * (Documentation/tree.rst, "An interior node dies"): its parent, below
+ * this daemon, is silent or was, so the path through it counts the
+ * node's subtree missing whether the node answers here or not.  When it
+ * answers here its nodes are covered and its subtree is taken off the
+ * missing at tg_gather_finish(); when it does not, nothing more is
+ * missing.  0, -EEXIST (a child or adopted already), -ENOMEM.
+ */
+int tg_gather_adopt(struct tg_gather *g, uint32_t idx, uint32_t subtree);
 /* The daemon's own answer (once; its nodes, ranks and records). */
 int tg_gather_own(struct tg_gather *g, const struct tg_answer *own);
 /*
@@ -242,7 +254,8 @@ int tg_gather_part(struct tg_gather *g, uint32_t idx, uint32_t size,
 bool tg_gather_done(const struct tg_gather *g, uint64_t now_ms);
 /*
  * The answer as it goes up: the children not done counted missing with
- * their subtrees (once).  @g's answer stays in @g->acc until
+ * their subtrees (once), less the subtrees of the adopted nodes that
+ * answered (counted missing on their path, and covered here).  @g's answer stays in @g->acc until
  * tg_gather_free().
  */
 const struct tg_answer *tg_gather_finish(struct tg_gather *g);

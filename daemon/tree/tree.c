@@ -334,6 +334,24 @@ static int tree_send_children(struct bcsd *d, const uint8_t *buf,
 	return ret ? -1 : (int)sent;
 }
 
+uint32_t tree_up(const struct bcsd *d)
+{
+	if (d->tree_rt.adopter != TOPO_NONE)
+		return d->tree_rt.adopter;
+	return d->tree ? topo_parent(d->tree, d->tree_self) : TOPO_NONE;
+}
+
+uint32_t tree_adopted_now(const struct bcsd *d, uint32_t *idx, uint32_t max)
+{
+	uint64_t now = now_mono_ms();
+	uint32_t k, n = 0;
+
+	for (k = 0; k < d->tree_rt.nr_adopted && n < max; k++)
+		if (now <= d->tree_rt.adopted[k].until_ms)
+			idx[n++] = d->tree_rt.adopted[k].idx;
+	return n;
+}
+
 /* Is node @i (of the list) below this one: a child, or adopted? */
 static bool is_below(const struct bcsd *d, uint32_t i)
 {

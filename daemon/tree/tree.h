@@ -105,6 +105,14 @@ bool tree_transport(const struct bcsd *d);
 bool tree_addr(const struct bcsd *d, uint32_t node, struct sockaddr_in *sin);
 void tree_reroot(struct bcsd *d, uint32_t root);
 /*
+ * tree_up(): where this daemon's answers go up (list index): the ancestor
+ * it asked while its parent is silent, else its parent; TOPO_NONE at the
+ * root.  tree_adopted_now(): the nodes that asked this one to pass the
+ * master's datagrams on and still do (list indices), at most @max.
+ */
+uint32_t tree_up(const struct bcsd *d);
+uint32_t tree_adopted_now(const struct bcsd *d, uint32_t *idx, uint32_t max);
+/*
  * A standby's quorum down a tree (Documentation/tree.rst, "The quorum of
  * a standby").  tree_hears_master(): does this daemon hear a master (the
  * flag of its probe replies)?  tree_q_answer(): a reply to a quorum probe.

@@ -181,18 +181,39 @@ static struct tg_gather gat[BCSD_MAX_NODES];
 static uint32_t height;
 
 /*
+ * Where each node's answer goes: its parent, or (adopt()) the ancestor
+ * it asked while its parent was silent.  NULL in tree_gather(): parents.
+ */
+static uint32_t up_to[BCSD_MAX_NODES];
+
+/* Does gather @i wait in vain for a node (silent, or answering elsewhere)? */
+static bool waits_in_vain(uint32_t i, uint32_t silent, const uint32_t *to)
+{
+	uint32_t k;
+
+	for (k = 0; k < gat[i].nr_kids; k++)
+		if (gat[i].kids[k].idx == silent ||
+		    (to && to[gat[i].kids[k].idx] != i))
+			return true;
+	return false;
+}
+
+/*
  * The gather down tree @tree and back, node @silent (not the root;
- * BCSD_MAX_NODES: none) answering nothing.  The asker's answer into
- * @asker; the root's costs and the asker's.
+ * BCSD_MAX_NODES: none) answering nothing, every node answering to
+ * @to[node] (NULL: its parent; another: an ancestor that adopted it).
+ * The asker's answer into @asker; the root's costs and the asker's.
  */
 static void tree_gather(uint32_t silent, struct tg_gather *asker,
-			struct cost *root_c, struct cost *ask_c)
+			struct cost *root_c, struct cost *ask_c,
+			const uint32_t *to)
 {
 	uint32_t i, j, k, n, sub[BCSD_MAX_NODES];
 	const uint32_t *child;
 	const struct tg_answer *up;
 	uint64_t now = 0;
 	uint32_t root_idx = tree.root, one = 1, ord;
+	bool vain;
 
 	/* Down: each daemon waits for the children it passed it to. */
 	for (ord = 0; ord < tree.nr; ord++) {
@@ -204,6 +225,11 @@ static void tree_gather(uint32_t silent, struct tg_gather *asker,
 				       now + tg_wait_ms(topo_depth(&tree, i),
 							height, STEP_MS)));
 	}
+	/* Each adopter waits for the nodes that asked it too. */
+	for (i = 0; to && i < tree.nr; i++)
+		if (i != root_idx && to[i] != topo_parent(&tree, i))
+			CHECK(!tg_gather_adopt(&gat[to[i]], i,
+					       topo_subtree(&tree, i)));
 	CHECK(!tg_gather_start(asker, JOB, 1, &root_idx, &one,
 			       now + tg_wait_ms(0, height + 1, STEP_MS)));
 	asker_own(asker);
@@ -211,6 +237,7 @@ static void tree_gather(uint32_t silent, struct tg_gather *asker,
 	for (ord = tree.nr; ord-- > 0;) {
 		i = tree.order[ord];
 		CHECK(!tg_gather_own(&gat[i], &own[i]));
+		vain = waits_in_vain(i, silent, to);
 		/* All in, or (a silent child) its wait over. */
 		j = 0;
 		if (!tg_gather_done(&gat[i], now)) {
@@ -219,15 +246,15 @@ static void tree_gather(uint32_t silent, struct tg_gather *asker,
 			j = 1;
 		}
 		up = tg_gather_finish(&gat[i]);
-		CHECK(j == (silent < tree.nr && topo_parent(&tree, silent) == i));
+		CHECK(j == vain);
 		if (i == silent)
 			continue;
+		k = to ? to[i] : topo_parent(&tree, i);
 		if (i == root_idx)
 			send_answer(asker, i, up, ask_c);
 		else
-			send_answer(&gat[topo_parent(&tree, i)], i, up,
-				    topo_parent(&tree, i) == root_idx ?
-				    root_c : NULL);
+			send_answer(&gat[k], i, up,
+				    k == root_idx ? root_c : NULL);
 	}
 	for (i = 0; i < tree.nr; i++)
 		tg_gather_free(&gat[i]);
@@ -311,7 +338,7 @@ static void test_shapes(void)
 
 			memset(&rc, 0, sizeof(rc));
 			memset(&ac, 0, sizeof(ac));
-			tree_gather(BCSD_MAX_NODES, &ask, &rc, &ac);
+			tree_gather(BCSD_MAX_NODES, &ask, &rc, &ac, NULL);
 			len = tg_encode(&ask.acc, blob, sizeof(blob));
 			CHECK(len == flen && !memcmp(blob, flat_blob, len));
 			/* One answer per child of the root; one to the asker. */
@@ -321,7 +348,7 @@ static void test_shapes(void)
 			tg_gather_free(&ask);
 
 			/* A silent daemon: its subtree missing, no more. */
-			tree_gather(sizes[s] - 1 - f, &ask, &rc, &ac);
+			tree_gather(sizes[s] - 1 - f, &ask, &rc, &ac, NULL);
 			CHECK(ask.acc.missing == topo_subtree(&tree,
 							      sizes[s] - 1 - f));
 			CHECK(ask.acc.nodes + ask.acc.missing == sizes[s]);
@@ -379,7 +406,7 @@ static int bench(uint32_t nodes, uint32_t fanout)
 	if (setup(nodes, fanout))
 		return 2;
 	flat_gather(&flat, &fc);
-	tree_gather(BCSD_MAX_NODES, &ask, &rc, &ac);
+	tree_gather(BCSD_MAX_NODES, &ask, &rc, &ac, NULL);
 	/* nodes fanout | flat: answers datagrams bytes cpu_ms | root | asker */
 	printf("%u %u %lu %lu %lu %.3f %lu %lu %lu %.3f %lu %lu %lu %.3f\n",
 	       nodes, fanout, (unsigned long)fc.answers,
@@ -395,6 +422,75 @@ static int bench(uint32_t nodes, uint32_t fanout)
 	return unit_fail ? 1 : 0;
 }
 
+/* Every node's answer to its parent, @a's children's to @a's parent. */
+static void adopt_children(uint32_t a)
+{
+	const uint32_t *child;
+	uint32_t i, n;
+
+	for (i = 0; i < tree.nr; i++)
+		up_to[i] = i == tree.root ? i : topo_parent(&tree, i);
+	n = topo_children(&tree, a, &child);
+	for (i = 0; i < n; i++)
+		up_to[child[i]] = topo_parent(&tree, a);
+}
+
+/*
+ * Nodes adopted by an ancestor (tg_gather_adopt()): covered through it,
+ * counted missing once whether their parent answers or not.
+ */
+static void test_adopted(void)
+{
+	static const uint32_t sizes[] = { 20, 37 };
+	static const uint32_t fanouts[] = { 2, 3 };
+	struct tg_gather flat, ask;
+	struct cost fc, rc, ac;
+	const uint32_t *child;
+	uint32_t s, f, p, a;
+	long flen, len;
+
+	for (s = 0; s < 2; s++)
+		for (f = 0; f < 2; f++) {
+			CHECK(!setup(sizes[s], fanouts[f]));
+			memset(&fc, 0, sizeof(fc));
+			flat_gather(&flat, &fc);
+			flen = tg_encode(&flat.acc, flat_blob,
+					 sizeof(flat_blob));
+			/* An interior node below the root's first child. */
+			topo_children(&tree, tree.root, &child);
+			topo_children(&tree, child[0], &child);
+			p = child[0];
+			CHECK(topo_children(&tree, p, &child) > 0);
+			a = child[0];
+
+			/* Its parent silent, its children adopted above. */
+			adopt_children(p);
+			tree_gather(p, &ask, &rc, &ac, up_to);
+			CHECK(ask.acc.missing == 1);
+			CHECK(ask.acc.nodes == sizes[s] - 1);
+			CHECK(ask.acc.ranks == ask.acc.nodes * RANKS);
+			tg_gather_free(&ask);
+
+			/* Its parent alive, the child answering above: all
+			 * there, as the flat gather has it. */
+			adopt_children(p);
+			tree_gather(BCSD_MAX_NODES, &ask, &rc, &ac, up_to);
+			len = tg_encode(&ask.acc, blob, sizeof(blob));
+			CHECK(ask.acc.nodes == sizes[s] && !ask.acc.missing);
+			CHECK(len == flen && !memcmp(blob, flat_blob, len));
+			tg_gather_free(&ask);
+
+			/* An adopted node silent: its subtree missing once. */
+			adopt_children(p);
+			tree_gather(a, &ask, &rc, &ac, up_to);
+			CHECK(ask.acc.missing == topo_subtree(&tree, a));
+			CHECK(ask.acc.nodes + ask.acc.missing == sizes[s]);
+			tg_gather_free(&ask);
+			tg_gather_free(&flat);
+			teardown();
+		}
+}
+
 int main(int argc, char **argv)
 {
 	if (sodium_init() < 0)
@@ -404,5 +500,6 @@ int main(int argc, char **argv)
 		return bench((uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]));
 	test_parts();
 	test_shapes();
+	test_adopted();
 	return unit_done("test_tgsim");
 }
