@@ -10,8 +10,9 @@
 # same calls, bytes, extremes and ranks as the files merged off-line
 # (bcsstat mpi on the files themselves: what the flat gather gives), and
 # the asker took one answer, from the root (its counters), and no flat
-# part.  Then a daemon of an inner node is killed: its subtree is
-# reported missing, the rest still covered.
+# part.  Then a daemon of an inner node is killed: once its children ask
+# an ancestor in its stead, it alone is reported missing, the rest
+# (its subtree too) covered.
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
 
@@ -231,10 +232,23 @@ nr=$(echo "$text" | grep -cE '^ *[0-9]+ ')
 	[ "$(val "$ASKER" mpi_gather_parts_rx)" -gt 0 ]
 check $? "bcsstat mpi --job --ranks: every rank's file, gathered flat ($nr rank lines, flat parts $(val "$ASKER" mpi_gather_parts_rx))"
 
-# Node 2 (a child of the root, 5 nodes below it with itself) dies: the
-# next gather says so, and keeps the others.
+# Node 2 (a child of the root, 7 nodes in its subtree with itself) dies;
+# its children (5, 6, 7) ask an ancestor to pass the master's datagrams
+# on (Documentation/tree.rst), and the next gather takes their answers
+# there: node 2 alone is missing, its 2 ranks with it.
 kill -KILL "$(cat "$TMP/pid2")"
-sleep 1
+asking()	# asking N: daemon N asks an ancestor in its parent's stead
+{
+	snap "$1" && python3 -c 'import json, sys
+sys.exit((json.load(open(sys.argv[1])).get("tree") or {}).get("asking") is None)' \
+		"$TMP/stats$1.json"
+}
+adopted=0
+for i in $(seq 150); do
+	asking 5 && asking 6 && asking 7 && { adopted=1; break; }
+	sleep 0.1
+done
+check $((1 - adopted)) "node 2 killed: its children 5, 6 and 7 ask an ancestor"
 BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" mpi --job "$gj" --json \
 	> "$TMP/tree2.json" 2> "$TMP/tree2.err"
 rc=$?
@@ -243,12 +257,13 @@ import json, sys
 t = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
 print("nodes %s, missing %s, ranks %s" % (t.get("nodes"), t.get("missing"), t.get("ranks")))
-# Node 2's subtree in a 3-ary tree of 16: 2, 5, 6, 7, 14, 15, 16.
-sys.exit(0 if t.get("missing") == 7 and t.get("nodes") == n - 7 and
-         t.get("ranks") == 3 else 1)
+# Node 2's subtree in a 3-ary tree of 16: 2, 5, 6, 7, 14, 15, 16; of the
+# 7 ranks, node 2 has 2.
+sys.exit(0 if t.get("missing") == 1 and t.get("nodes") == n - 1 and
+         t.get("ranks") == 5 else 1)
 PY
 ) || rc=1
 [ "$rc" = 0 ] || out="$out; bcsstat: $(head -c 300 "$TMP/tree2.err")"
-check $rc "a killed daemon's subtree is reported missing, the rest covered ($out)"
+check $rc "a killed inner daemon alone is reported missing, its subtree covered through the ancestor its children asked ($out)"
 
 checks_done "$NAME"
