@@ -127,7 +127,8 @@ ok $? "node2: bcsctl stats release $j2"
 # --- an interior node dies: its child asks its grandparent ---
 # node3 asks node1 after tree_reattach_slices (3) without strobes from
 # node2, well within the watchdog (CL_WATCHDOG slices): it goes on
-# switching with the others and its bcs.ko does not fail open.
+# switching with the others, its bcs.ko does not fail open, and a
+# gather asked on node1 covers it.
 tree_of()	# tree_of NODE EXPR: EXPR over node NODE's place, "v"
 {
 	on "$1" "bcsctl status --json" |
@@ -141,6 +142,16 @@ ok $? "node3 asks node1 to pass it the master's datagrams ($(tree_of 3 'v["askin
 a=$(tree_of 1 'v["adopted"]')
 [ "$a" = "[3]" ]
 ok $? "node1 passes them to node3 ($a)"
+# A gather meanwhile takes node3's answer through node1: node2 alone is
+# missing (Documentation/filters.rst, "Gathers reduced in the tree").
+covered()
+{
+	on 1 "bcsstat dist --job $j2" 2>/dev/null |
+		grep -o 'nodes covered [0-9]*, missing [0-9]*'
+}
+c=$(covered)
+[ "$c" = "nodes covered 2, missing 1" ]
+ok $? "node1: bcsstat dist --job $j2 covers node1 and node3, node2 alone missing ($c)"
 r1=$(stat_of 3 strobes_rx)
 sleep 3
 r2=$(stat_of 3 strobes_rx)
