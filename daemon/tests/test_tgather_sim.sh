@@ -244,7 +244,7 @@ sys.exit((json.load(open(sys.argv[1])).get("tree") or {}).get("asking") is None)
 		"$TMP/stats$1.json"
 }
 adopted=0
-for i in $(seq 150); do
+for _ in $(seq 150); do
 	asking 5 && asking 6 && asking 7 && { adopted=1; break; }
 	sleep 0.1
 done
