@@ -291,10 +291,10 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 		if (err == -EEXIST)
 			err = 0;
 	}
-	if (err)
+	if (err) {
 		tg_gather_free(&s->g);
-	if (err)
 		return;
+	}
 	s->used = true;
 	s->asker = c->node;
 	s->req = c->arg;
