@@ -180,7 +180,16 @@ static void answer(struct bcsd *d, struct tgnode_slot *s)
 	for (i = 0; i < s->g.nr_kids; i++)
 		d->cnt.tg_missing += !s->g.kids[i].done &&
 				     !s->g.kids[i].adopted;
+	/* The ancestor it asked while its parent is silent, or the parent. */
+	parent = tree_up(d);
 	a = tg_gather_finish(&s->g);
+	/*
+	 * At the root, every node of the tree that did not answer is
+	 * missing, however the levels below counted those that answered
+	 * an adopter off their path (one that was no ancestor).
+	 */
+	if (parent == TOPO_NONE && d->tree && s->g.acc.nodes <= d->tree->nr)
+		s->g.acc.missing = d->tree->nr - s->g.acc.nodes;
 	buf = malloc(TG_BLOB_MAX);
 	len = buf ? tg_encode(a, buf, TG_BLOB_MAX) : -ENOMEM;
 	if (len <= 0) {
@@ -188,8 +197,6 @@ static void answer(struct bcsd *d, struct tgnode_slot *s)
 			strerror(len ? (int)-len : EINVAL));
 		goto out;
 	}
-	/* The ancestor it asked while its parent is silent, or the parent. */
-	parent = tree_up(d);
 	to = parent == TOPO_NONE ? s->asker : d->nodes->node[parent].id;
 	m.tg.req = s->req;
 	m.tg.node = s->asker;
