@@ -120,6 +120,21 @@ sim_setup()
 	genkey key
 }
 
+# loopback_setup N PORT0: the set-up of the tests of N bcsd-sim daemons
+# in one namespace ($NS, lo up) on 127.0.0.1, node n at port PORT0 + n:
+# the cluster key $TMP/key and the nodes file $TMP/nodes.
+loopback_setup()
+{
+	local n
+
+	netns_first "$NS"
+	ip -n "$NS" link set lo up || exit 1
+	genkey key
+	for n in $(seq "$1"); do
+		echo "$n 127.0.0.1:$(($2 + n))"
+	done > "$TMP/nodes"
+}
+
 # genkey FILE: a new cluster key in $TMP/FILE.
 genkey()
 {

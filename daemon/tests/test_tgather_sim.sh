@@ -35,13 +35,7 @@ PORT0=15600
 
 [ -x "$BCSD" ] && [ -x "$BCSCTL" ] && [ -x "$MKMPI" ] ||
 	skip "needs $BCSD, $BCSCTL and $MKMPI (make -C daemon sim, make -C tools all tests/mkmpi)"
-netns_first "$NS"
-ip -n "$NS" link set lo up || exit 1
-
-genkey key
-for n in $(seq "$N"); do
-	echo "$n 127.0.0.1:$((PORT0 + n))"
-done > "$TMP/nodes"
+loopback_setup "$N" "$PORT0"
 
 # bcsd-sim's stand-in of bcs.ko: one made-up thread per job on every
 # node, each metric's histogram DIST values (sim/sim.h, BCS_SIM_DIST).

@@ -50,13 +50,7 @@ PORT0=15400
 
 [ -x "$BCSD" ] && [ -x "$BCSCTL" ] ||
 	skip "needs $BCSD and $BCSCTL (make -C daemon sim, make -C tools)"
-netns_first "$NS"
-ip -n "$NS" link set lo up || exit 1
-
-genkey key
-for n in $(seq "$N"); do
-	echo "$n 127.0.0.1:$((PORT0 + n))"
-done > "$TMP/nodes"
+loopback_setup "$N" "$PORT0"
 
 # start N ROLE [OPTION...]: bcsd-sim with node id N, its strobes in
 # $TMP/strobesN.  It does not wait for the daemon.
