@@ -314,6 +314,19 @@ static void teardown(void)
 
 static uint8_t flat_blob[TG_BLOB_MAX];
 
+/*
+ * The tree of @nodes at @fanout (setup()), and the flat gather over it
+ * into @flat (its costs in @fc), encoded into flat_blob: its length.
+ */
+static long flat_ref(uint32_t nodes, uint32_t fanout, struct tg_gather *flat,
+		     struct cost *fc)
+{
+	CHECK(!setup(nodes, fanout));
+	memset(fc, 0, sizeof(*fc));
+	flat_gather(flat, fc);
+	return tg_encode(&flat->acc, flat_blob, sizeof(flat_blob));
+}
+
 static void test_shapes(void)
 {
 	static const uint32_t sizes[] = { 20, 37, 50 };
@@ -326,11 +339,7 @@ static void test_shapes(void)
 
 	for (s = 0; s < 3; s++)
 		for (f = 0; f < 3; f++) {
-			CHECK(!setup(sizes[s], fanouts[f]));
-			memset(&fc, 0, sizeof(fc));
-			flat_gather(&flat, &fc);
-			flen = tg_encode(&flat.acc, flat_blob,
-					 sizeof(flat_blob));
+			flen = flat_ref(sizes[s], fanouts[f], &flat, &fc);
 			CHECK(flat.acc.nodes == sizes[s] &&
 			      !flat.acc.missing &&
 			      flat.acc.ranks == sizes[s] * RANKS);
@@ -451,11 +460,7 @@ static void test_adopted(void)
 
 	for (s = 0; s < 2; s++)
 		for (f = 0; f < 2; f++) {
-			CHECK(!setup(sizes[s], fanouts[f]));
-			memset(&fc, 0, sizeof(fc));
-			flat_gather(&flat, &fc);
-			flen = tg_encode(&flat.acc, flat_blob,
-					 sizeof(flat_blob));
+			flen = flat_ref(sizes[s], fanouts[f], &flat, &fc);
 			/* An interior node below the root's first child. */
 			topo_children(&tree, tree.root, &child);
 			topo_children(&tree, child[0], &child);
