@@ -71,6 +71,22 @@ def overtaken(per):
             for s in range(p + 1, c)}
 
 
+def rows_in_force(maps, rec, jinfo):
+    """Each job's row in the map a switch record ran by: the newest map
+    applied before the switch began whose apply slice had come (0: at
+    once).  A job moves rows when the master learns its nodes, a few
+    slices after its tasks attach; the snapshot's job list has only the
+    last rows.  Falls back to those if no such map is recorded."""
+    live = [m for m in maps
+            if m.get("applied_ns", 0) < rec["switch_start_ns"] and
+            m.get("apply_slice", 0) <= rec["slice"]]
+    rows = {j["id"]: j["row"] for j in jinfo}
+    if live:
+        m = max(live, key=lambda m: (m["epoch"], m["version"]))
+        rows.update({int(k): v for k, v in m.get("rows", {}).items()})
+    return rows
+
+
 def pct(v, p):
     v = sorted(v)
     return v[min(len(v) - 1, int(round(p / 100.0 * (len(v) - 1))))]
@@ -163,10 +179,12 @@ def coherence(a):
                      r["switch_start_ns"] > t0]
             recs = [r for s, r in sorted(per[n].items())
                     if r["switch_start_ns"] > t0]
+            maps = load(a.dir, n, "stats").get("maps", [])
             bad = []
             for r in recs:
+                rows = rows_in_force(maps, r, jinfo)
                 mine = sum(j["tasks"] for j in jinfo
-                           if j["row"] in (r["row"], None))
+                           if rows.get(j["id"]) in (r["row"], None))
                 other = sum(j["tasks"] for j in jinfo) - mine
                 if (r["running"] != mine or r["suspended"] > other or
                         r["resumed"] > mine):
