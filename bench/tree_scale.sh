@@ -238,30 +238,11 @@ MKMPI=$top/tools/tests/mkmpi
 # metric's histogram DIST values (daemon/sim/sim.h), for bcsstat dist.
 DIST=5
 
-# stop: end every daemon (SIGTERM, then SIGKILL after 10 s), delete
-# every namespace.
+# stop: end every daemon (SIGTERM, then SIGKILL after 10 s: a thousand
+# daemons on two CPUs take a while), delete every namespace.
 stop()
 {
-	local p
-
-	{
-		for p in "${pids[@]}"; do
-			kill -TERM "$p"
-		done
-		for _ in $(seq 100); do
-			kill -0 "${pids[@]}" || break
-			sleep 0.1
-		done
-		for p in "${pids[@]}"; do
-			kill -KILL "$p"
-		done
-		wait
-	} 2>/dev/null
-	pids=()
-	for p in "${nss[@]}"; do
-		ip netns del "$p" 2>/dev/null
-	done
-	nss=()
+	netns_stop 100
 }
 
 # start DIR N NETNS ROLE [OPTION...]: bcsd-sim node N in NETNS, files in

@@ -22,9 +22,11 @@ TMP=$(mktemp -d) || exit 1
 pids=()		# processes to end at exit
 nss=()		# namespaces to delete at exit
 
-# netns_stop: end every process in $pids, SIGTERM first, so that no
-# shell's notice of a killed job comes out, SIGKILL for any still there
-# after 5 s; delete every namespace in $nss; both lists emptied.
+# netns_stop [TENTHS]: end every process in $pids, SIGTERM first, so
+# that no shell's notice of a killed job comes out, SIGKILL for any still
+# there after TENTHS tenths of a second (50); delete every namespace in
+# $nss; both lists emptied.
+# shellcheck disable=SC2120 # TENTHS: bench/tree_scale.sh gives it
 netns_stop()
 {
 	local p
@@ -33,7 +35,7 @@ netns_stop()
 		for p in "${pids[@]}"; do
 			kill -TERM "$p"
 		done
-		for _ in $(seq 50); do
+		for _ in $(seq "${1:-50}"); do
 			kill -0 "${pids[@]}" || break
 			sleep 0.1
 		done
