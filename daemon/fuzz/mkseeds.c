@@ -451,6 +451,24 @@ static void seed_strobe_nack(struct bcsp_msg *m)
 	seed(m);
 }
 
+static void seed_tg_nack(struct bcsp_msg *m)
+{
+	m->hdr.sender = 1;
+	m->tg_nack.req = 12;
+	m->tg_nack.node = 2;
+	m->tg_nack.job = 100;
+	m->tg_nack.size = 100 * BCSP_TG_PART_MAX + 7;
+	m->tg_nack.parts[0] = 5;
+	m->tg_nack.parts[1] = 1ULL << 36;
+	seed(m);
+	memset(&m->tg_nack, 0, sizeof(m->tg_nack));
+	m->tg_nack.req = 12;
+	m->tg_nack.node = 2;
+	m->tg_nack.job = 100;
+	m->tg_nack.flags = BCSP_TG_NACK_F_ALL;
+	variant(m, "all");
+}
+
 /* By enum bcsp_type: every type of the table has its seeds. */
 static void (*const seeds[__BCSP_TYPE_MAX])(struct bcsp_msg *m) = {
 	[BCSP_STROBE]		= seed_strobe,
@@ -471,6 +489,7 @@ static void (*const seeds[__BCSP_TYPE_MAX])(struct bcsp_msg *m) = {
 	[BCSP_NODE_TASKS]	= seed_node_tasks,
 	[BCSP_MPI_PART]		= seed_mpi_part,
 	[BCSP_STROBE_NACK]	= seed_strobe_nack,
+	[BCSP_TG_NACK]		= seed_tg_nack,
 };
 
 /* Answers of gathers reduced in the tree (fuzz_tgather). */

@@ -158,7 +158,7 @@ static void send_answer(struct tg_gather *g, uint32_t from,
 		t0 = cpu_now();
 		crypto_auth_hmacsha256(mac, dgram, dlen - BCSP_TAG_LEN, key);
 		CHECK(tg_gather_part(g, from, (uint32_t)len, off, n,
-				     dgram + BCSP_HDR_LEN + PART_HDR) >= 0);
+				     dgram + BCSP_HDR_LEN + PART_HDR, 1) >= 0);
 		if (c) {
 			c->cpu_s += cpu_now() - t0;
 			c->datagrams++;
@@ -380,14 +380,14 @@ static void test_parts(void)
 	a.nodes = 3;
 	len = tg_encode(&a, blob, sizeof(blob));
 	CHECK(!tg_gather_start(&g, JOB, 2, idx, sub, 1000));
-	CHECK(tg_gather_part(&g, 5, (uint32_t)len, 0, (uint32_t)len, blob) ==
+	CHECK(tg_gather_part(&g, 5, (uint32_t)len, 0, (uint32_t)len, blob, 1) ==
 	      -ENOENT);
 	CHECK(tg_gather_part(&g, 4, (uint32_t)len, 0, (uint32_t)len - 1,
-			     blob) == -EINVAL);
-	CHECK(tg_gather_part(&g, 4, (uint32_t)len, 0, (uint32_t)len, blob) ==
+			     blob, 1) == -EINVAL);
+	CHECK(tg_gather_part(&g, 4, (uint32_t)len, 0, (uint32_t)len, blob, 1) ==
 	      -ENOENT);
 	blob[0] ^= 1;
-	CHECK(tg_gather_part(&g, 9, (uint32_t)len, 0, (uint32_t)len, blob) ==
+	CHECK(tg_gather_part(&g, 9, (uint32_t)len, 0, (uint32_t)len, blob, 1) ==
 	      -EINVAL);
 	blob[0] ^= 1;
 	CHECK(!tg_gather_done(&g, 999));	/* its own answer not in */
@@ -401,7 +401,7 @@ static void test_parts(void)
 	tg_init(&a, JOB + 1);
 	len = tg_encode(&a, blob, sizeof(blob));
 	CHECK(!tg_gather_start(&g, JOB, 1, idx, sub, 1000));
-	CHECK(tg_gather_part(&g, 4, (uint32_t)len, 0, (uint32_t)len, blob) ==
+	CHECK(tg_gather_part(&g, 4, (uint32_t)len, 0, (uint32_t)len, blob, 1) ==
 	      -EINVAL);
 	tg_gather_free(&g);
 	CHECK(tg_wait_ms(0, 3, 10) == 40 && tg_wait_ms(3, 3, 10) == 10);
