@@ -198,6 +198,23 @@ static bool waits_in_vain(uint32_t i, uint32_t silent, const uint32_t *to)
 	return false;
 }
 
+/* Down: each daemon, from @now, waits for the children it passed it to. */
+static void start_gathers(uint64_t now, uint64_t step_ms)
+{
+	uint32_t i, k, n, ord, sub[BCSD_MAX_NODES];
+	const uint32_t *child;
+
+	for (ord = 0; ord < tree.nr; ord++) {
+		i = tree.order[ord];
+		n = topo_children(&tree, i, &child);
+		for (k = 0; k < n; k++)
+			sub[k] = topo_subtree(&tree, child[k]);
+		CHECK(!tg_gather_start(&gat[i], JOB, n, child, sub,
+				       now + tg_wait_ms(topo_depth(&tree, i),
+							height, step_ms)));
+	}
+}
+
 /*
  * The gather down tree @tree and back, node @silent (not the root;
  * BCSD_MAX_NODES: none) answering nothing, every node answering to
@@ -208,23 +225,13 @@ static void tree_gather(uint32_t silent, struct tg_gather *asker,
 			struct cost *root_c, struct cost *ask_c,
 			const uint32_t *to)
 {
-	uint32_t i, j, k, n, sub[BCSD_MAX_NODES];
-	const uint32_t *child;
+	uint32_t i, j, k;
 	const struct tg_answer *up;
 	uint64_t now = 0;
 	uint32_t root_idx = tree.root, one = 1, ord;
 	bool vain;
 
-	/* Down: each daemon waits for the children it passed it to. */
-	for (ord = 0; ord < tree.nr; ord++) {
-		i = tree.order[ord];
-		n = topo_children(&tree, i, &child);
-		for (k = 0; k < n; k++)
-			sub[k] = topo_subtree(&tree, child[k]);
-		CHECK(!tg_gather_start(&gat[i], JOB, n, child, sub,
-				       now + tg_wait_ms(topo_depth(&tree, i),
-							height, STEP_MS)));
-	}
+	start_gathers(now, STEP_MS);
 	/* Each adopter waits for the nodes that asked it too. */
 	for (i = 0; to && i < tree.nr; i++)
 		if (i != root_idx && to[i] != topo_parent(&tree, i))
@@ -443,25 +450,17 @@ static void lossy_send(struct tg_gather *g, uint32_t from, const uint64_t *want,
 static void lossy_gather(struct tg_gather *asker, unsigned int lost_pct,
 			 unsigned int relost_pct, bool repair, uint32_t *lost)
 {
-	uint32_t i, k, n, ord, sub[BCSD_MAX_NODES], all = tree.nr;
+	uint32_t i, k, ord, all = tree.nr;
 	bool answered[BCSD_MAX_NODES] = { false };
-	const uint32_t *child;
 	struct tg_gather *g;
 	struct tg_want w;
 	uint64_t now;
 	long len;
 
 	*lost = 0;
-	for (ord = 0; ord < tree.nr; ord++) {
-		i = tree.order[ord];
-		n = topo_children(&tree, i, &child);
-		for (k = 0; k < n; k++)
-			sub[k] = topo_subtree(&tree, child[k]);
-		CHECK(!tg_gather_start(&gat[i], JOB, n, child, sub,
-				       tg_wait_ms(topo_depth(&tree, i), height,
-						  TG_STEP_MS)));
+	start_gathers(0, TG_STEP_MS);
+	for (i = 0; i < tree.nr; i++)
 		CHECK(!tg_gather_own(&gat[i], &own[i]));
-	}
 	/* As bcsd's asker: the root's answer covers every node. */
 	CHECK(!tg_gather_start(asker, JOB, 1, &tree.root, &all,
 			       tg_wait_ms(0, height + 1, TG_STEP_MS)));
