@@ -164,7 +164,8 @@ static inline void fuzz_check_decoded(const uint8_t *buf, size_t len,
 			FUZZ_ASSERT(!m->tg_nack.size && !m->tg_nack.parts[0] &&
 				    !m->tg_nack.parts[1]);
 		} else {
-			uint32_t k, nr = (m->tg_nack.size + BCSP_TG_PART_MAX - 1) /
+			uint32_t k, nr = (m->tg_nack.size +
+					  BCSP_TG_PART_MAX - 1) /
 					 BCSP_TG_PART_MAX;
 
 			FUZZ_ASSERT(m->tg_nack.size &&

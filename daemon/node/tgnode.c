@@ -429,11 +429,12 @@ static void on_nack(struct bcsd *d, const struct bcsp_msg *m,
 
 	(void)from;
 	d->cnt.tg_nacks_rx++;
-	for (i = 0; i < TGNODE_SLOTS && !k; i++)
-		if (d->tgnode.kept[i].buf && d->tgnode.kept[i].asker == n->node &&
-		    d->tgnode.kept[i].req == n->req &&
-		    d->tgnode.kept[i].job == n->job)
-			k = &d->tgnode.kept[i];
+	for (i = 0; i < TGNODE_SLOTS && !k; i++) {
+		k = &d->tgnode.kept[i];
+		if (!k->buf || k->asker != n->node || k->req != n->req ||
+		    k->job != n->job)
+			k = NULL;
+	}
 	if (!k || k->to != m->hdr.sender || k->nacks >= TGNODE_NACKS_MAX ||
 	    (!(n->flags & BCSP_TG_NACK_F_ALL) && n->size != k->size)) {
 		d->cnt.tg_nacks_refused++;

@@ -76,7 +76,7 @@ enum bcsp_type {
 	BCSP_MPI_PART	= 17,	/* node -> node: part of an MPI statistics file */
 	BCSP_STROBE_NACK = 18,	/* child -> parent: the next strobe missed */
 	BCSP_TG_PART	= 19,	/* child -> parent: part of a tree gather's answer */
-	BCSP_TG_NACK	= 20,	/* parent -> child: parts of it lost, again */
+	BCSP_TG_NACK	= 20,	/* parent -> child: lost parts, again */
 	__BCSP_TYPE_MAX,
 };
 
@@ -741,7 +741,7 @@ struct bcsp_tg_nack {
 	uint32_t node;		/* the asker, not 0 */
 	uint32_t job;		/* a job id (bcs_job_id_valid()) */
 	uint32_t flags;		/* BCSP_TG_NACK_F_* */
-	uint32_t size;		/* 0 with BCSP_TG_NACK_F_ALL, else 1 .. BCSP_TG_SIZE_MAX */
+	uint32_t size;		/* 0 with F_ALL, else 1 .. BCSP_TG_SIZE_MAX */
 	uint32_t reserved;	/* zero */
 	uint64_t parts[BCSP_TG_NACK_BITS / 64];	/* parts wanted */
 };
