@@ -116,6 +116,12 @@
 	  "parts of tree answers refused: not fitting, not a child")	\
 	X(node, tg_answers_tx, "tree answers sent up (merged)")		\
 	X(node, tg_missing, "children counted missing by tree gathers")	\
+	X(node, tg_nacks_tx,						\
+	  "lost parts of tree answers asked for again (asker's too)")	\
+	X(node, tg_nacks_rx, "a node above asked for parts again")	\
+	X(node, tg_parts_resent, "parts of tree answers sent again")	\
+	X(node, tg_nacks_refused,					\
+	  "asks refused: no such answer kept, not its receiver, too many") \
 	X(node, mpi_dirs_made, "jobs' directories in mpi_dir")		\
 	X(node, mpi_dir_errors,						\
 	  "jobs' directories in mpi_dir not made")			\

@@ -376,6 +376,7 @@ void rx_datagram(struct bcsd *d, const uint8_t *buf, size_t len,
 	case BCSP_RESULT:
 	case BCSP_MPI_PART:
 	case BCSP_TG_PART:
+	case BCSP_TG_NACK:
 	case BCSP_PROBE:
 	case BCSP_PROBE_REPLY:
 	case BCSP_OFFSETS:

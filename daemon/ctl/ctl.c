@@ -1029,7 +1029,7 @@ static void on_tg_part(struct bcsd *d, const struct bcsp_msg *m,
 			continue;
 		r = idx < 0 ? -ENOENT :
 		    tg_gather_part(c->tg, (uint32_t)idx, p->size, p->offset,
-				   p->len, p->data);
+				   p->len, p->data, now_mono_ms());
 		if (r < 0) {
 			d->cnt.mpi_gather_parts_refused++;
 			pr_info("job %u: a part of node %u's tree answer refused: %s",
@@ -1233,6 +1233,10 @@ static void ctl_tick(struct bcsd *d, void *arg)
 			ctl_error(c, -ETIMEDOUT, "job did not appear on this node");
 		}
 		gather_answer(d, c);
+		/* The root's answer's lost parts asked for again. */
+		if (c->fd >= 0 && c->tg && !c->req_id)
+			tree_tg_ask(d, c->tg, c->req.id, d->node_id,
+				    c->tg->acc.job, now);
 		if (!c->req_id || now - c->sent_ms < BCSD_REQ_TIMEOUT_MS)
 			continue;
 		if (c->tries >= BCSD_REQ_TRIES || !d->followed.known) {

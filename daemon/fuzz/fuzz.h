@@ -155,6 +155,26 @@ static inline void fuzz_check_decoded(const uint8_t *buf, size_t len,
 					    m->part.len :
 					    !m->part.size && !m->part.len);
 		break;
+	case BCSP_TG_NACK:
+		/*
+		 * What tgnode.c resends from: no part past the answer's
+		 * last (its size then matched the kept answer's), or all.
+		 */
+		if (m->tg_nack.flags & BCSP_TG_NACK_F_ALL) {
+			FUZZ_ASSERT(!m->tg_nack.size && !m->tg_nack.parts[0] &&
+				    !m->tg_nack.parts[1]);
+		} else {
+			uint32_t k, nr = (m->tg_nack.size +
+					  BCSP_TG_PART_MAX - 1) /
+					 BCSP_TG_PART_MAX;
+
+			FUZZ_ASSERT(m->tg_nack.size &&
+				    m->tg_nack.size <= BCSP_TG_SIZE_MAX);
+			for (k = nr; k < BCSP_TG_NACK_BITS; k++)
+				FUZZ_ASSERT(!(m->tg_nack.parts[k / 64] &
+					      1ULL << (k % 64)));
+		}
+		break;
 	}
 }
 

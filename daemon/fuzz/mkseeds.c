@@ -451,6 +451,43 @@ static void seed_strobe_nack(struct bcsp_msg *m)
 	seed(m);
 }
 
+static void seed_tg_part(struct bcsp_msg *m)
+{
+	uint32_t i;
+
+	m->hdr.sender = 3;
+	m->tg.req = 12;
+	m->tg.node = 2;
+	m->tg.job = 100;
+	m->tg.size = BCSP_TG_PART_MAX + 5;
+	m->tg.len = BCSP_TG_PART_MAX;
+	for (i = 0; i < BCSP_TG_PART_MAX; i++)
+		m->tg.data[i] = (uint8_t)i;
+	seed(m);
+	m->tg.flags = BCSP_TG_F_FINAL;
+	m->tg.offset = BCSP_TG_PART_MAX;
+	m->tg.len = 5;
+	variant(m, "final-last");
+}
+
+static void seed_tg_nack(struct bcsp_msg *m)
+{
+	m->hdr.sender = 1;
+	m->tg_nack.req = 12;
+	m->tg_nack.node = 2;
+	m->tg_nack.job = 100;
+	m->tg_nack.size = 100 * BCSP_TG_PART_MAX + 7;
+	m->tg_nack.parts[0] = 5;
+	m->tg_nack.parts[1] = 1ULL << 36;
+	seed(m);
+	memset(&m->tg_nack, 0, sizeof(m->tg_nack));
+	m->tg_nack.req = 12;
+	m->tg_nack.node = 2;
+	m->tg_nack.job = 100;
+	m->tg_nack.flags = BCSP_TG_NACK_F_ALL;
+	variant(m, "all");
+}
+
 /* By enum bcsp_type: every type of the table has its seeds. */
 static void (*const seeds[__BCSP_TYPE_MAX])(struct bcsp_msg *m) = {
 	[BCSP_STROBE]		= seed_strobe,
@@ -471,6 +508,8 @@ static void (*const seeds[__BCSP_TYPE_MAX])(struct bcsp_msg *m) = {
 	[BCSP_NODE_TASKS]	= seed_node_tasks,
 	[BCSP_MPI_PART]		= seed_mpi_part,
 	[BCSP_STROBE_NACK]	= seed_strobe_nack,
+	[BCSP_TG_PART]		= seed_tg_part,
+	[BCSP_TG_NACK]		= seed_tg_nack,
 };
 
 /* Answers of gathers reduced in the tree (fuzz_tgather). */

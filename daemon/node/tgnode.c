@@ -168,12 +168,67 @@ static void send_up(struct bcsd *d, uint32_t to, struct bcsp_msg *m)
 	}
 }
 
+/* Parts of @len bytes at @buf, those in @want (NULL: all), to @to. */
+static uint32_t send_parts(struct bcsd *d, struct bcsp_msg *m, uint32_t to,
+			   const uint8_t *buf, const uint64_t *want)
+{
+	uint32_t off, k, sent = 0;
+
+	for (off = 0; off < m->tg.size; off += BCSP_TG_PART_MAX) {
+		k = off / BCSP_TG_PART_MAX;
+		if (want && !(want[k / 64] & 1ULL << (k % 64)))
+			continue;
+		m->tg.offset = off;
+		m->tg.len = m->tg.size - off < BCSP_TG_PART_MAX ?
+			    m->tg.size - off : BCSP_TG_PART_MAX;
+		memcpy(m->tg.data, buf + off, m->tg.len);
+		send_up(d, to, m);
+		sent++;
+	}
+	return sent;
+}
+
+static void kept_free(struct tgnode_kept *k)
+{
+	free(k->buf);
+	memset(k, 0, sizeof(*k));
+}
+
+/*
+ * The answer @buf (malloc'd, @len bytes) of slot @s, sent to @to with
+ * @flags, kept for asks again (taken: freed here or later): in a free
+ * place, or the one that goes first.
+ */
+static void keep(struct bcsd *d, const struct tgnode_slot *s, uint32_t to,
+		 uint32_t flags, uint8_t *buf, uint32_t len)
+{
+	struct tgnode_kept *k = &d->tgnode.kept[0];
+	uint8_t *b;
+	unsigned int i;
+
+	for (i = 1; i < TGNODE_SLOTS && k->buf; i++)
+		if (!d->tgnode.kept[i].buf ||
+		    d->tgnode.kept[i].until_ms < k->until_ms)
+			k = &d->tgnode.kept[i];
+	kept_free(k);
+	/* TG_BLOB_MAX allocated; most answers are far shorter. */
+	b = realloc(buf, len);
+	k->buf = b ? b : buf;
+	k->asker = s->asker;
+	k->req = s->req;
+	k->job = s->job;
+	k->to = to;
+	k->flags = flags;
+	k->size = len;
+	k->until_ms = s->g.until_ms + TGNODE_KEEP_MS;
+}
+
 /* Slot @s's answer up, in parts, and the slot free again. */
 static void answer(struct bcsd *d, struct tgnode_slot *s)
 {
 	struct bcsp_msg m = { .hdr = { .type = BCSP_TG_PART } };
 	const struct tg_answer *a;
-	uint32_t parent, to, off, i;
+	uint32_t parent, to, i;
 	uint8_t *buf;
 	long len;
 
@@ -203,16 +258,15 @@ static void answer(struct bcsd *d, struct tgnode_slot *s)
 	m.tg.job = s->job;
 	m.tg.flags = parent == TOPO_NONE ? BCSP_TG_F_FINAL : 0;
 	m.tg.size = (uint32_t)len;
-	for (off = 0; off < m.tg.size; off += BCSP_TG_PART_MAX) {
-		m.tg.offset = off;
-		m.tg.len = m.tg.size - off < BCSP_TG_PART_MAX ?
-			   m.tg.size - off : BCSP_TG_PART_MAX;
-		memcpy(m.tg.data, buf + off, m.tg.len);
-		send_up(d, to, &m);
-	}
+	send_parts(d, &m, to, buf, NULL);
 	d->cnt.tg_answers_tx++;
 	pr_debug("job %u: the tree's answer of %u nodes (%u missing) to node %u",
 		 s->job, a->nodes, a->missing, to);
+	/* Handed on locally (this root asked), nothing to lose. */
+	if (to != d->node_id) {
+		keep(d, s, to, m.tg.flags, buf, m.tg.size);
+		buf = NULL;
+	}
 out:
 	free(buf);
 	tg_gather_free(&s->g);
@@ -228,11 +282,19 @@ static void check(struct bcsd *d, struct tgnode_slot *s, uint64_t now)
 static void tgnode_tick(struct bcsd *d, void *arg)
 {
 	uint64_t now = now_mono_ms();
+	struct tgnode_slot *s;
 	unsigned int i;
 
 	(void)arg;
-	for (i = 0; i < TGNODE_SLOTS; i++)
-		check(d, &d->tgnode.slot[i], now);
+	for (i = 0; i < TGNODE_SLOTS; i++) {
+		s = &d->tgnode.slot[i];
+		check(d, s, now);
+		/* Lost parts of the children's answers asked for again. */
+		if (s->used)
+			tree_tg_ask(d, &s->g, s->req, s->asker, s->job, now);
+		if (d->tgnode.kept[i].buf && now >= d->tgnode.kept[i].until_ms)
+			kept_free(&d->tgnode.kept[i]);
+	}
 }
 
 /*
@@ -336,7 +398,7 @@ static void on_part(struct bcsd *d, const struct bcsp_msg *m,
 			continue;
 		r = idx < 0 ? -ENOENT :
 		    tg_gather_part(&s->g, (uint32_t)idx, p->size, p->offset,
-				   p->len, p->data);
+				   p->len, p->data, now_mono_ms());
 		if (r < 0) {
 			d->cnt.tg_parts_refused++;
 			pr_info("job %u: a part of node %u's tree answer refused: %s",
@@ -350,11 +412,53 @@ static void on_part(struct bcsd *d, const struct bcsp_msg *m,
 	d->cnt.tg_parts_refused++;
 }
 
+/*
+ * Parts of an answer this daemon sent, asked for again by the node it
+ * sent it to: those it names, once per ask, at most TGNODE_NACKS_MAX
+ * asks.  Anybody else, an answer no longer kept, a size not the
+ * answer's: refused, and nothing sent (an ask is no way to make a
+ * daemon send more than it would have).
+ */
+static void on_nack(struct bcsd *d, const struct bcsp_msg *m,
+		    const struct bcsd_origin *from)
+{
+	const struct bcsp_tg_nack *n = &m->tg_nack;
+	struct bcsp_msg p = { .hdr = { .type = BCSP_TG_PART } };
+	struct tgnode_kept *k = NULL;
+	unsigned int i;
+
+	(void)from;
+	d->cnt.tg_nacks_rx++;
+	for (i = 0; i < TGNODE_SLOTS && !k; i++) {
+		k = &d->tgnode.kept[i];
+		if (!k->buf || k->asker != n->node || k->req != n->req ||
+		    k->job != n->job)
+			k = NULL;
+	}
+	if (!k || k->to != m->hdr.sender || k->nacks >= TGNODE_NACKS_MAX ||
+	    (!(n->flags & BCSP_TG_NACK_F_ALL) && n->size != k->size)) {
+		d->cnt.tg_nacks_refused++;
+		pr_debug("job %u: node %u's ask for parts of the tree's answer refused",
+			 n->job, m->hdr.sender);
+		return;
+	}
+	k->nacks++;
+	p.tg.req = k->req;
+	p.tg.node = k->asker;
+	p.tg.job = k->job;
+	p.tg.flags = k->flags;
+	p.tg.size = k->size;
+	d->cnt.tg_parts_resent +=
+		send_parts(d, &p, k->to, k->buf,
+			   n->flags & BCSP_TG_NACK_F_ALL ? NULL : n->parts);
+}
+
 int tgnode_init(struct bcsd *d)
 {
 	memset(&d->tgnode, 0, sizeof(d->tgnode));
 	dispatch_register(d, BCSP_COMMAND, on_command);
 	dispatch_register(d, BCSP_TG_PART, on_part);
+	dispatch_register(d, BCSP_TG_NACK, on_nack);
 	return loop_on_tick(d, tgnode_tick, NULL);
 }
 
@@ -362,8 +466,10 @@ void tgnode_exit(struct bcsd *d)
 {
 	unsigned int i;
 
-	for (i = 0; i < TGNODE_SLOTS; i++)
+	for (i = 0; i < TGNODE_SLOTS; i++) {
 		if (d->tgnode.slot[i].used)
 			tg_gather_free(&d->tgnode.slot[i].g);
+		kept_free(&d->tgnode.kept[i]);
+	}
 	memset(&d->tgnode, 0, sizeof(d->tgnode));
 }

@@ -40,9 +40,32 @@ struct tgnode_slot {
 	struct tg_gather g;
 };
 
+/*
+ * An answer sent, kept for the node it went to, which may ask for parts
+ * of it again (BCSP_TG_NACK): one per gather slot, so at most
+ * TGNODE_SLOTS * TG_BLOB_MAX bytes (about 470 KiB, most answers are a
+ * few parts), freed TGNODE_KEEP_MS after the gather's wait would have
+ * ended (its receiver's ends a step after it, the asker's too), or when
+ * a later answer needs the room.  At most TGNODE_NACKS_MAX asks of it
+ * answered, each with the parts it names, once.
+ */
+#define TGNODE_KEEP_MS		(2 * TG_STEP_MS)
+#define TGNODE_NACKS_MAX	TG_ASKS_MAX
+
+struct tgnode_kept {
+	uint32_t asker, req, job;	/* the gather's; @buf NULL: none */
+	uint32_t to;			/* the node it went to */
+	uint32_t flags;			/* BCSP_TG_F_* it went with */
+	uint32_t nacks;			/* asks of it answered */
+	uint32_t size;
+	uint64_t until_ms;		/* freed then */
+	uint8_t *buf;
+};
+
 struct bcsd_tgnode {
 	struct bcsp_window cmds;	/* the commands taken (TGATHER) */
 	struct tgnode_slot slot[TGNODE_SLOTS];
+	struct tgnode_kept kept[TGNODE_SLOTS];
 };
 
 int tgnode_init(struct bcsd *d);

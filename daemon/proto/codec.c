@@ -943,6 +943,54 @@ static bool decode_tg_part(struct bcsp_cur *c, struct bcsp_msg *m)
 	return get_padded(c, p->data, p->len);
 }
 
+static void encode_tg_nack(struct bcsp_cur *c, const struct bcsp_msg *m)
+{
+	put32(c, m->tg_nack.req);
+	put32(c, m->tg_nack.node);
+	put32(c, m->tg_nack.job);
+	put32(c, m->tg_nack.flags);
+	put32(c, m->tg_nack.size);
+	put32(c, 0);
+	put64(c, m->tg_nack.parts[0]);
+	put64(c, m->tg_nack.parts[1]);
+}
+
+_Static_assert(BCSP_TG_NACK_BITS == 128 &&
+	       (BCSP_TG_SIZE_MAX + BCSP_TG_PART_MAX - 1) / BCSP_TG_PART_MAX <=
+	       BCSP_TG_NACK_BITS, "a NACK names every part of an answer");
+
+/*
+ * Parts of a tree gather's answer asked for again: all of it (no size,
+ * no bit), or at least one of the parts an answer of @size has.
+ */
+static bool decode_tg_nack(struct bcsp_cur *c, struct bcsp_msg *m)
+{
+	struct bcsp_tg_nack *n = &m->tg_nack;
+	uint32_t parts;
+
+	n->req = get32(c);
+	n->node = get32(c);
+	n->job = get32(c);
+	n->flags = get32(c);
+	n->size = get32(c);
+	n->reserved = get32(c);
+	n->parts[0] = get64(c);
+	n->parts[1] = get64(c);
+	if (!c->ok || !n->req || !n->node || !bcs_job_id_valid(n->job) ||
+	    (n->flags & ~BCSP_TG_NACK_FLAGS) || n->reserved)
+		return false;
+	if (n->flags & BCSP_TG_NACK_F_ALL)
+		return !n->size && !n->parts[0] && !n->parts[1];
+	if (!n->size || n->size > BCSP_TG_SIZE_MAX ||
+	    (!n->parts[0] && !n->parts[1]))
+		return false;
+	/* No bit at or past the last part (101 at most: two words). */
+	parts = (n->size + BCSP_TG_PART_MAX - 1) / BCSP_TG_PART_MAX;
+	if (parts < 64)
+		return !(n->parts[0] >> parts) && !n->parts[1];
+	return parts == 128 || !(n->parts[1] >> (parts - 64));
+}
+
 static void encode_strobe_nack(struct bcsp_cur *c, const struct bcsp_msg *m)
 {
 	put64(c, m->nack.slice);
@@ -1081,6 +1129,10 @@ const struct bcsp_type_desc bcsp_types[__BCSP_TYPE_MAX] = {
 		.name = "tg-part", .fixed = 28,
 		.elem = 4, .max = BCSP_TG_PART_MAX / 4,
 		.encode = encode_tg_part, .decode = decode_tg_part,
+	},
+	[BCSP_TG_NACK] = {
+		.name = "tg-nack", .fixed = 40,
+		.encode = encode_tg_nack, .decode = decode_tg_nack,
 	},
 };
 

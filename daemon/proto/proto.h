@@ -76,6 +76,7 @@ enum bcsp_type {
 	BCSP_MPI_PART	= 17,	/* node -> node: part of an MPI statistics file */
 	BCSP_STROBE_NACK = 18,	/* child -> parent: the next strobe missed */
 	BCSP_TG_PART	= 19,	/* child -> parent: part of a tree gather's answer */
+	BCSP_TG_NACK	= 20,	/* parent -> child: lost parts, again */
 	__BCSP_TYPE_MAX,
 };
 
@@ -712,6 +713,39 @@ struct bcsp_tg_part {
 	uint8_t data[BCSP_TG_PART_MAX];
 };
 
+/*
+ * BCSP_TG_NACK body: 40 bytes.  The daemon a tree gather's answer went
+ * to asks its sender for parts of it again (Documentation/filters.rst,
+ * "Lost parts of an answer"): a parent (or the ancestor that adopted the
+ * node) asks a child, the asker @node asks the root for its
+ * BCSP_TG_F_FINAL answer.  @req, @node and @job name the gather as its
+ * parts do.  With BCSP_TG_NACK_F_ALL (no part of it came) all of it is
+ * wanted, @size and @parts 0; else @size is the answer's, as its parts
+ * said (1 .. BCSP_TG_SIZE_MAX), and bit k of @parts (@parts[k / 64], bit
+ * k % 64) asks for part k, at k * BCSP_TG_PART_MAX: at least one bit,
+ * none at or past the answer's last part.  The sender answers only the
+ * node it sent that answer to, at most a few times per gather, with the
+ * parts asked for (BCSP_TG_PART, as sent the first time) and nothing
+ * more.  Protocol 4, from the daemons that send it: one of protocol 3,
+ * or of protocol 4 before it, does not know type 20 and rejects the
+ * datagram (bcsp_decode(): BCSP_BAD_TYPE, counted in its "rejected"
+ * statistics): the gather then goes on as without the repair, the lost
+ * parts' subtree counted missing.
+ */
+#define BCSP_TG_NACK_F_ALL	1u	/* nothing came: the whole answer */
+#define BCSP_TG_NACK_FLAGS	BCSP_TG_NACK_F_ALL
+#define BCSP_TG_NACK_BITS	128	/* parts one NACK names */
+
+struct bcsp_tg_nack {
+	uint32_t req;		/* not 0 */
+	uint32_t node;		/* the asker, not 0 */
+	uint32_t job;		/* a job id (bcs_job_id_valid()) */
+	uint32_t flags;		/* BCSP_TG_NACK_F_* */
+	uint32_t size;		/* 0 with F_ALL, else 1 .. BCSP_TG_SIZE_MAX */
+	uint32_t reserved;	/* zero */
+	uint64_t parts[BCSP_TG_NACK_BITS / 64];	/* parts wanted */
+};
+
 struct bcsp_msg {
 	struct bcsp_hdr hdr;
 	union {
@@ -732,6 +766,7 @@ struct bcsp_msg {
 		struct bcsp_offsets offsets;
 		struct bcsp_mpi_part part;
 		struct bcsp_tg_part tg;
+		struct bcsp_tg_nack tg_nack;
 	};
 };
 

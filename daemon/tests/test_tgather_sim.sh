@@ -10,9 +10,13 @@
 # same calls, bytes, extremes and ranks as the files merged off-line
 # (bcsstat mpi on the files themselves: what the flat gather gives), and
 # the asker took one answer, from the root (its counters), and no flat
-# part.  Then a daemon of an inner node is killed: once its children ask
-# an ancestor in its stead, it alone is reported missing, the rest
-# (its subtree too) covered.
+# part.  The first gather loses datagrams on purpose (bcsd-sim's
+# BCS_SIM_DROP): the root the first part a child sends it, the asker the
+# first part of the root's answer; both ask for the parts again
+# (BCSP_TG_NACK) and the answer is whole all the same.  Then a daemon of
+# an inner node is killed: once its children ask an ancestor in its
+# stead, it alone is reported missing, the rest (its subtree too)
+# covered.
 #
 # Needs root (ip netns); skips otherwise.  Every wait is bounded.
 
@@ -41,13 +45,18 @@ loopback_setup "$N" "$PORT0"
 # node, each metric's histogram DIST values (sim/sim.h, BCS_SIM_DIST).
 DIST=5
 
+# The asker and the root: the first part of a tree answer that comes
+# lost (type 19, BCSP_TG_PART), repaired by asking for it again.
+ASKER=$N
 start()
 {
-	local n=$1 role=$2
+	local n=$1 role=$2 drop=""
 
 	shift 2
 	mkdir -p "$TMP/mpi$n"
-	BCS_SIM_LOG=$TMP/strobes$n BCS_SIM_DIST=$DIST spawn "$n" "$NS" --role="$role" \
+	case $n in 1|"$ASKER") drop=19:1;; esac
+	BCS_SIM_DROP=$drop BCS_SIM_LOG=$TMP/strobes$n BCS_SIM_DIST=$DIST \
+		spawn "$n" "$NS" --role="$role" \
 		--nodes_file="$TMP/nodes" --tree_fanout="$FANOUT" \
 		--strobe_transport=tree --rt_priority=0 --slice_us=100000 \
 		--lead_us=30000 --report_ms=500 --stale_slices=20 \
@@ -139,7 +148,6 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-ASKER=$N
 BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" mpi --job "$gj" --json \
 	> "$TMP/tree.json" 2> "$TMP/tree.err"
 rc=$?
@@ -189,6 +197,24 @@ r=0
 [ "$(val 1 tg_answers_tx)" = 1 ] && [ "$(val 1 tg_missing)" = 0 ] &&
 	[ "$(val 1 tg_parts_rx)" -ge "$FANOUT" ] || r=1
 check $r "the root merged its $FANOUT children's answers into one (parts $(val 1 tg_parts_rx), sent $(val 1 tg_answers_tx))"
+
+# The parts lost on purpose, asked for again and sent again: the root
+# asked a child and the asker the root; the root and one of its children
+# sent parts again; nobody refused an ask.
+resent=0
+refused=0
+for n in 2 3 4; do
+	snap "$n"
+	resent=$((resent + $(val "$n" tg_parts_resent)))
+	refused=$((refused + $(val "$n" tg_nacks_refused)))
+done
+r=0
+grep -q "type 19 lost" "$TMP/log1" && grep -q "type 19 lost" "$TMP/log$ASKER" &&
+	[ "$(val 1 tg_nacks_tx)" -ge 1 ] && [ "$(val "$ASKER" tg_nacks_tx)" -ge 1 ] &&
+	[ "$(val 1 tg_nacks_rx)" -ge 1 ] && [ "$(val 1 tg_parts_resent)" -ge 1 ] &&
+	[ "$resent" -ge 1 ] && [ "$refused" = 0 ] &&
+	[ "$(val 1 tg_nacks_refused)" = 0 ] || r=1
+check $r "a part lost at the root and one at the asker, asked for again and sent again (asks: root $(val 1 tg_nacks_tx), asker $(val "$ASKER" tg_nacks_tx); resent: root $(val 1 tg_parts_resent), its children $resent; refused $refused)"
 
 text=$(BCS_CONTROL_SOCKET=$TMP/ctl$ASKER timeout 30 "$BCSSTAT" mpi --job "$gj" --hist allreduce 2>&1)
 echo "$text" | sed 's/^/# /' | head -12

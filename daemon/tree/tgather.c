@@ -644,7 +644,8 @@ static int kid_refused(struct tg_gather *g, struct tg_kid *k, int err)
 }
 
 int tg_gather_part(struct tg_gather *g, uint32_t idx, uint32_t size,
-		   uint32_t offset, uint32_t len, const uint8_t *data)
+		   uint32_t offset, uint32_t len, const uint8_t *data,
+		   uint64_t now_ms)
 {
 	struct tg_kid *k = kid_of(g, idx);
 	struct tg_parts *p;
@@ -666,6 +667,7 @@ int tg_gather_part(struct tg_gather *g, uint32_t idx, uint32_t size,
 			return -ENOMEM;
 		p->size = size;
 	}
+	k->heard_ms = now_ms;
 	part = offset / TG_PART_MAX;
 	if (p->got[part / 64] & 1ULL << (part % 64))
 		return 0;	/* a copy */
@@ -689,6 +691,38 @@ int tg_gather_part(struct tg_gather *g, uint32_t idx, uint32_t size,
 	r = tg_merge(&g->acc, &got);
 	tg_free(&got);
 	return r == -ENOMEM ? r : 1;
+}
+
+bool tg_gather_ask(struct tg_gather *g, uint32_t i, uint64_t now_ms,
+		   struct tg_want *w)
+{
+	struct tg_kid *k;
+	uint32_t n, part;
+	uint64_t last;
+
+	if (i >= g->nr_kids)
+		return false;
+	k = &g->kids[i];
+	if (k->done || k->asks >= TG_ASKS_MAX ||
+	    now_ms + TG_ASK_LAST_MS > g->until_ms)
+		return false;
+	/* Silent for a gap since its last part, or the last ask. */
+	last = k->heard_ms > k->asked_ms ? k->heard_ms : k->asked_ms;
+	if (last && now_ms < last + TG_ASK_GAP_MS)
+		return false;
+	/* Nothing came: its whole answer, late in the wait only. */
+	if (!k->parts.size && now_ms + TG_ASK_LATE_MS < g->until_ms)
+		return false;
+	memset(w, 0, sizeof(*w));
+	w->idx = k->idx;
+	w->size = k->parts.size;
+	n = (w->size + TG_PART_MAX - 1) / TG_PART_MAX;
+	for (part = 0; part < n; part++)
+		if (!(k->parts.got[part / 64] & 1ULL << (part % 64)))
+			w->parts[part / 64] |= 1ULL << (part % 64);
+	k->asks++;
+	k->asked_ms = now_ms;
+	return true;
 }
 
 bool tg_gather_done(const struct tg_gather *g, uint64_t now_ms)

@@ -172,11 +172,12 @@ int tg_hist_down(struct tg_hist *h, unsigned int sub_bits);
  */
 #define TG_PART_MAX	1308
 #define TG_PARTS_MAX	((TG_BLOB_MAX + TG_PART_MAX - 1) / TG_PART_MAX)
+#define TG_PARTS_WORDS	((TG_PARTS_MAX + 63) / 64)
 
 struct tg_parts {
 	uint32_t size;		/* of the whole answer; 0: no part yet */
 	uint32_t nr;		/* parts here */
-	uint64_t got[(TG_PARTS_MAX + 63) / 64];	/* bit k: part k here */
+	uint64_t got[TG_PARTS_WORDS];	/* bit k: part k here */
 	uint8_t *buf;		/* @size bytes */
 };
 
@@ -190,6 +191,9 @@ struct tg_kid {
 	uint32_t subtree;
 	bool done;		/* answered (or refused: counted missing) */
 	bool adopted;		/* a node below a silent parent (tg_gather_adopt()) */
+	uint8_t asks;		/* times asked again (tg_gather_ask()) */
+	uint64_t heard_ms;	/* when its last part came; 0: none yet */
+	uint64_t asked_ms;	/* when it was last asked again */
 	struct tg_parts parts;
 };
 
@@ -221,6 +225,30 @@ uint64_t tg_wait_ms(uint32_t depth, uint32_t height, uint64_t step_ms);
 #define TG_STEP_MS	500
 
 /*
+ * Lost parts asked for again (Documentation/filters.rst, "Lost parts of
+ * an answer"), as a tree's lost strobes are: a child that sent some parts
+ * of its answer and then nothing for TG_ASK_GAP_MS is asked for the
+ * others; one that sent nothing, TG_ASK_LATE_MS before @until_ms (its own
+ * wait ended a step before, so its answer should have come: it was lost
+ * whole, or the child is gone), is asked for all of it.  No ask goes out
+ * later than TG_ASK_LAST_MS before @until_ms (the parts sent again would
+ * come too late to count), asks of one child are TG_ASK_GAP_MS apart,
+ * and at most TG_ASKS_MAX per child and gather: a child that is gone, or
+ * of a daemon that does not know the ask, costs three datagrams.
+ */
+#define TG_ASKS_MAX	3
+#define TG_ASK_GAP_MS	(TG_STEP_MS / 5)
+#define TG_ASK_LATE_MS	(TG_STEP_MS / 2)
+#define TG_ASK_LAST_MS	(TG_STEP_MS / 10)
+
+/* What to ask child @idx for again. */
+struct tg_want {
+	uint32_t idx;		/* the child's node index */
+	uint32_t size;		/* its answer's, by its parts; 0: none came */
+	uint64_t parts[TG_PARTS_WORDS];	/* bit k: part k; 0 with @size 0 */
+};
+
+/*
  * Start gather @g of @job at a daemon waiting for @nr_kids children
  * (node indices @idx, subtrees of @subtree nodes each) until @until_ms.
  * 0 or -ENOMEM.
@@ -242,14 +270,25 @@ int tg_gather_adopt(struct tg_gather *g, uint32_t idx, uint32_t subtree);
 int tg_gather_own(struct tg_gather *g, const struct tg_answer *own);
 /*
  * A part of child @idx's answer: [@offset, @offset + @len) of @size
- * bytes.  Returns 1 when the child's answer is whole and merged, 0 when
- * it is taken and more are awaited, -ENOENT (not a child of the gather,
- * or one that answered), -EINVAL (a part that does not fit the child's
+ * bytes, come at @now_ms (a clock in ms, not 0: when it was last heard
+ * from, for tg_gather_ask()).  Returns 1 when the child's answer is
+ * whole and merged, 0 when it is taken and more are awaited, -ENOENT
+ * (not a child of the gather, or one that answered), -EINVAL (a part that does not fit the child's
  * others, or a whole answer tg_decode() refuses, or of another job: the
  * child is then done and counted missing), -ENOMEM.
  */
 int tg_gather_part(struct tg_gather *g, uint32_t idx, uint32_t size,
-		   uint32_t offset, uint32_t len, const uint8_t *data);
+		   uint32_t offset, uint32_t len, const uint8_t *data,
+		   uint64_t now_ms);
+/*
+ * Whether child @i (its place in @g->kids, < @g->nr_kids) is to be asked
+ * for parts of its answer again at @now_ms (the rules above), and which
+ * into @w: the parts of @w->size bytes that did not come, or @w->size 0
+ * for all of it.  A true answer counts as an ask of the child (sent or
+ * not: the bound holds either way).
+ */
+bool tg_gather_ask(struct tg_gather *g, uint32_t i, uint64_t now_ms,
+		   struct tg_want *w);
 /* Whether the answer goes up: own and every child in, or @until_ms. */
 bool tg_gather_done(const struct tg_gather *g, uint64_t now_ms);
 /*

@@ -38,6 +38,7 @@
 
 #include "bcsd.h"
 #include "core/log.h"
+#include "tree/tgather.h"
 #include "tree/topo.h"
 #include "tree/tquorum.h"
 
@@ -199,6 +200,37 @@ bool tree_addr(const struct bcsd *d, uint32_t node,
 		return false;
 	*sin = d->tree_addr[i];
 	return true;
+}
+
+void tree_tg_ask(struct bcsd *d, struct tg_gather *g, uint32_t req,
+		 uint32_t asker, uint32_t job, uint64_t now_ms)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_TG_NACK } };
+	struct sockaddr_in sin;
+	struct tg_want w;
+	uint32_t i, id;
+
+	_Static_assert(TG_PARTS_WORDS <= BCSP_TG_NACK_BITS / 64,
+		       "a NACK names every part of an answer");
+	if (!d->nodes)
+		return;
+	for (i = 0; i < g->nr_kids; i++) {
+		if (!tg_gather_ask(g, i, now_ms, &w) || w.idx >= d->nodes->nr)
+			continue;
+		id = d->nodes->node[w.idx].id;
+		if (id == d->node_id || !tree_addr(d, id, &sin))
+			continue;
+		memset(&m.tg_nack, 0, sizeof(m.tg_nack));
+		m.hdr.epoch = d->followed.epoch;
+		m.tg_nack.req = req;
+		m.tg_nack.node = asker;
+		m.tg_nack.job = job;
+		m.tg_nack.size = w.size;
+		m.tg_nack.flags = w.size ? 0 : BCSP_TG_NACK_F_ALL;
+		memcpy(m.tg_nack.parts, w.parts, sizeof(w.parts));
+		if (!net_send(d, &m, &sin))
+			d->cnt.tg_nacks_tx++;
+	}
 }
 
 static uint16_t tree_port(const struct bcsd *d)

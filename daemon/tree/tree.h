@@ -113,6 +113,15 @@ void tree_reroot(struct bcsd *d, uint32_t root);
 uint32_t tree_up(const struct bcsd *d);
 uint32_t tree_adopted_now(const struct bcsd *d, uint32_t *idx, uint32_t max);
 /*
+ * tree_tg_ask(): the children of gather @g (the asker's: the root) that
+ * tg_gather_ask() says are to be asked again at @now_ms, asked
+ * (BCSP_TG_NACK of gather @req of asker @asker, job @job); counted in
+ * tg_nacks_tx.  Never this daemon itself: its own parts are not lost.
+ */
+struct tg_gather;
+void tree_tg_ask(struct bcsd *d, struct tg_gather *g, uint32_t req,
+		 uint32_t asker, uint32_t job, uint64_t now_ms);
+/*
  * A standby's quorum down a tree (Documentation/tree.rst, "The quorum of
  * a standby").  tree_hears_master(): does this daemon hear a master (the
  * flag of its probe replies)?  tree_q_answer(): a reply to a quorum probe.

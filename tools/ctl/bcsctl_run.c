@@ -128,13 +128,21 @@ static void print_tree(struct json_object *resp)
 		printf(", %lld reporting", (long long)json_object_get_int64(v));
 	printf(")\n");
 	/* Lost strobes, asked for again (Documentation/tree.rst). */
-	if (json_object_object_get_ex(t, "transport", &v) && v &&
-	    !strcmp(json_object_get_string(v), "tree"))
-		printf("%-16s %lld asked for again, %lld asked of it, %lld resent\n",
-		       "tree strobes:",
-		       (long long)bcs_ctl_int(resp, "strobe_nacks_tx", 0),
-		       (long long)bcs_ctl_int(resp, "strobe_nacks_rx", 0),
-		       (long long)bcs_ctl_int(resp, "strobe_resent", 0));
+	if (!json_object_object_get_ex(t, "transport", &v) || !v ||
+	    strcmp(json_object_get_string(v), "tree"))
+		return;
+	printf("%-16s %lld asked for again, %lld asked of it, %lld resent\n",
+	       "tree strobes:",
+	       (long long)bcs_ctl_int(resp, "strobe_nacks_tx", 0),
+	       (long long)bcs_ctl_int(resp, "strobe_nacks_rx", 0),
+	       (long long)bcs_ctl_int(resp, "strobe_resent", 0));
+	/* Lost parts of tree gathers' answers, the same way (filters.rst). */
+	printf("%-16s %lld asked for again, %lld asked of it, %lld parts resent, %lld refused\n",
+	       "tree gathers:",
+	       (long long)bcs_ctl_int(resp, "tg_nacks_tx", 0),
+	       (long long)bcs_ctl_int(resp, "tg_nacks_rx", 0),
+	       (long long)bcs_ctl_int(resp, "tg_parts_resent", 0),
+	       (long long)bcs_ctl_int(resp, "tg_nacks_refused", 0));
 }
 
 /*

@@ -988,6 +988,8 @@ static bool can_be(unsigned int type, size_t body)
 		return body == 8;
 	case BCSP_STROBE_NACK:
 		return body == 16;
+	case BCSP_TG_NACK:
+		return body == 40;
 	case BCSP_NODE_TASKS:
 		return body >= 16 && (body - 16) % 12 == 0 &&
 		       body <= 16 + 12 * BCSP_MAX_NODE_TASKS;
@@ -1570,6 +1572,55 @@ static void test_strobe_nack(void)
 	CHECK(poked(&m, 15, 1, &out) == BCSP_BAD_BODY);
 }
 
+/*
+ * Parts of a tree gather's answer asked for again: all of it (no size,
+ * no bit) or some of an answer's parts (at least one, none past its
+ * last); reserved zero, no flag a daemon does not know.
+ */
+static void test_tg_nack(void)
+{
+	struct bcsp_msg m = { .hdr = { .type = BCSP_TG_NACK, .cluster = 7,
+				       .sender = 3 } };
+	struct bcsp_msg out;
+	uint8_t buf[BCSP_MAX_LEN];
+	int len;
+
+	m.tg_nack = (struct bcsp_tg_nack){ .req = 12, .node = 2, .job = 9,
+					   .size = 2 * BCSP_TG_PART_MAX + 1,
+					   .parts = { 5, 0 } };
+	len = bcsp_encode(&m, key, buf, sizeof(buf));
+	CHECK(len == BCSP_HDR_LEN + 40 + BCSP_TAG_LEN);
+	CHECK(bcsp_decode(buf, (size_t)len, 7, key, &out) == BCSP_OK &&
+	      out.tg_nack.req == 12 && out.tg_nack.node == 2 &&
+	      out.tg_nack.job == 9 && !out.tg_nack.flags &&
+	      out.tg_nack.size == 2 * BCSP_TG_PART_MAX + 1 &&
+	      out.tg_nack.parts[0] == 5 && !out.tg_nack.parts[1]);
+	CHECK(poked(&m, 3, 0, &out) == BCSP_BAD_BODY);	/* req 0 */
+	CHECK(poked(&m, 7, 0, &out) == BCSP_BAD_BODY);	/* node 0 */
+	CHECK(poked(&m, 15, 2, &out) == BCSP_BAD_BODY);	/* unknown flag */
+	CHECK(poked(&m, 15, 1, &out) == BCSP_BAD_BODY);	/* all, and parts */
+	CHECK(poked(&m, 16, 0xff, &out) == BCSP_BAD_BODY);	/* too big */
+	CHECK(poked(&m, 23, 1, &out) == BCSP_BAD_BODY);	/* reserved */
+	CHECK(poked(&m, 31, 0, &out) == BCSP_BAD_BODY);	/* no part */
+	CHECK(poked(&m, 31, 8, &out) == BCSP_BAD_BODY);	/* part 3 of 3 */
+	CHECK(poked(&m, 31, 4, &out) == BCSP_OK);	/* part 2, the last */
+	CHECK(poked(&m, 39, 1, &out) == BCSP_BAD_BODY);	/* part 64 */
+	/* 101 parts: the last is bit 36 of the second word, 37 is past. */
+	m.tg_nack.size = 100 * BCSP_TG_PART_MAX + 7;
+	m.tg_nack.parts[0] = 0;
+	m.tg_nack.parts[1] = 1ULL << 36;
+	CHECK(again(&m, &out) == BCSP_OK && out.tg_nack.parts[1] == 1ULL << 36);
+	m.tg_nack.parts[1] = 1ULL << 37;
+	CHECK(again(&m, &out) == BCSP_BAD_BODY);
+	/* All of it: no size, no part. */
+	m.tg_nack = (struct bcsp_tg_nack){ .req = 12, .node = 2, .job = 9,
+					   .flags = BCSP_TG_NACK_F_ALL };
+	CHECK(again(&m, &out) == BCSP_OK &&
+	      out.tg_nack.flags == BCSP_TG_NACK_F_ALL);
+	CHECK(poked(&m, 19, 1, &out) == BCSP_BAD_BODY);
+	CHECK(poked(&m, 39, 1, &out) == BCSP_BAD_BODY);
+}
+
 /* The MPI statistics of a job: its request and its command, a selection. */
 static void test_mpi(void)
 {
@@ -2010,6 +2061,7 @@ int main(void)
 	test_command();
 	test_attach_command();
 	test_strobe_nack();
+	test_tg_nack();
 	test_node_tasks();
 	test_mpi();
 	test_mpi_gather();

@@ -406,6 +406,97 @@ static void test_decode(void)
 	tg_free(&a);
 }
 
+/* Parts @from .. @to - 1 of an answer of @size bytes at @b from @idx. */
+static void parts(struct tg_gather *g, uint32_t idx, const uint8_t *b,
+		  uint32_t size, uint32_t from, uint32_t to, uint64_t now)
+{
+	uint32_t k, off, len;
+
+	for (k = from; k < to; k++) {
+		off = k * TG_PART_MAX;
+		len = size - off < TG_PART_MAX ? size - off : TG_PART_MAX;
+		CHECK(tg_gather_part(g, idx, size, off, len, b + off,
+				     now) >= 0);
+	}
+}
+
+/*
+ * Which children are asked for their answers' lost parts again
+ * (tg_gather_ask()), and when: one that sent some and then nothing for
+ * a gap, for exactly the others; one that sent nothing, late in the
+ * wait; none too close to its end, none after three asks, none that
+ * answered.
+ */
+static void test_asks(void)
+{
+	static uint8_t big[80 * TG_PART_MAX];
+	uint32_t idx[3] = { 4, 9, 12 }, sub[3] = { 1, 2, 1 }, k, size;
+	static uint8_t blob[TG_BLOB_MAX];
+	struct tg_answer a;
+	struct tg_gather g;
+	struct tg_want w;
+	char name[8];
+	long len;
+
+	tg_init(&a, 7);
+	a.nodes = 1;
+	for (k = 0; k < 30; k++) {
+		snprintf(name, sizeof(name), "p%02u", k);
+		CHECK(!tg_add_prim(&a, 0, name, 0, 1, 0, 0, 0, 0, 1));
+	}
+	len = tg_encode(&a, blob, sizeof(blob));
+	CHECK(len > 2 * TG_PART_MAX && len <= 3 * TG_PART_MAX);
+	size = (uint32_t)len;
+	CHECK(!tg_gather_start(&g, 7, 3, idx, sub, 2000));
+	CHECK(!tg_gather_own(&g, &a));
+	/* Early in the wait, nothing come: nobody asked. */
+	for (k = 0; k < 3; k++)
+		CHECK(!tg_gather_ask(&g, k, 100, &w));
+	CHECK(!tg_gather_ask(&g, 3, 1800, &w));	/* no such child */
+	/* Parts 0 and 2 of node 4's at 100: part 1 asked for after a gap. */
+	parts(&g, 4, blob, size, 0, 1, 100);
+	parts(&g, 4, blob, size, 2, 3, 100);
+	CHECK(!tg_gather_ask(&g, 0, 100 + TG_ASK_GAP_MS - 1, &w));
+	CHECK(tg_gather_ask(&g, 0, 100 + TG_ASK_GAP_MS, &w));
+	CHECK(w.idx == 4 && w.size == size && w.parts[0] == 2 &&
+	      !w.parts[1]);
+	/* Again a gap after the ask, three times in all. */
+	CHECK(!tg_gather_ask(&g, 0, 100 + 2 * TG_ASK_GAP_MS - 1, &w));
+	CHECK(tg_gather_ask(&g, 0, 100 + 2 * TG_ASK_GAP_MS, &w) &&
+	      w.parts[0] == 2);
+	CHECK(tg_gather_ask(&g, 0, 1000, &w));
+	CHECK(!tg_gather_ask(&g, 0, 1200, &w) && g.kids[0].asks == TG_ASKS_MAX);
+	/* Node 9, silent: all of it, late in the wait, not too late. */
+	CHECK(!tg_gather_ask(&g, 1, 2000 - TG_ASK_LATE_MS - 1, &w));
+	CHECK(tg_gather_ask(&g, 1, 2000 - TG_ASK_LATE_MS, &w));
+	CHECK(w.idx == 9 && !w.size && !w.parts[0] && !w.parts[1]);
+	CHECK(!tg_gather_ask(&g, 2, 2000 - TG_ASK_LAST_MS + 1, &w));
+	CHECK(tg_gather_ask(&g, 2, 2000 - TG_ASK_LAST_MS, &w) && w.idx == 12);
+	/* The missing part comes: node 4 is done, never asked again. */
+	parts(&g, 4, blob, size, 1, 2, 1500);
+	CHECK(g.kids[0].done);
+	g.kids[0].asks = 0;
+	CHECK(!tg_gather_ask(&g, 0, 1800, &w));
+	/* Node 12's answer whole: not asked; 9 still is. */
+	parts(&g, 12, blob, size, 0, 3, 1850);
+	CHECK(!tg_gather_ask(&g, 2, 1950, &w));
+	CHECK(tg_gather_ask(&g, 1, 1950, &w));
+	CHECK(tg_gather_finish(&g)->missing == 2);
+	tg_gather_free(&g);
+
+	/* Exactly the parts missing, across the words: 3, 64 and 79. */
+	CHECK(!tg_gather_start(&g, 7, 1, idx, sub, 2000));
+	size = 79 * TG_PART_MAX + 5;
+	for (k = 0; k < 80; k++)
+		if (k != 3 && k != 64 && k != 79)
+			parts(&g, 4, big, size, k, k + 1, 10);
+	CHECK(tg_gather_ask(&g, 0, 10 + TG_ASK_GAP_MS, &w));
+	CHECK(w.size == size && w.parts[0] == 1ULL << 3 && w.parts[1] ==
+	      (1ULL << 0 | 1ULL << 15));
+	tg_gather_free(&g);
+	tg_free(&a);
+}
+
 int main(void)
 {
 	test_extremes();
@@ -413,5 +504,6 @@ int main(void)
 	test_trees();
 	test_bounds();
 	test_decode();
+	test_asks();
 	return unit_done("test_tgather");
 }

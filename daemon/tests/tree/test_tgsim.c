@@ -158,7 +158,7 @@ static void send_answer(struct tg_gather *g, uint32_t from,
 		t0 = cpu_now();
 		crypto_auth_hmacsha256(mac, dgram, dlen - BCSP_TAG_LEN, key);
 		CHECK(tg_gather_part(g, from, (uint32_t)len, off, n,
-				     dgram + BCSP_HDR_LEN + PART_HDR) >= 0);
+				     dgram + BCSP_HDR_LEN + PART_HDR, 1) >= 0);
 		if (c) {
 			c->cpu_s += cpu_now() - t0;
 			c->datagrams++;
@@ -198,6 +198,23 @@ static bool waits_in_vain(uint32_t i, uint32_t silent, const uint32_t *to)
 	return false;
 }
 
+/* Down: each daemon, from @now, waits for the children it passed it to. */
+static void start_gathers(uint64_t now, uint64_t step_ms)
+{
+	uint32_t i, k, n, ord, sub[BCSD_MAX_NODES];
+	const uint32_t *child;
+
+	for (ord = 0; ord < tree.nr; ord++) {
+		i = tree.order[ord];
+		n = topo_children(&tree, i, &child);
+		for (k = 0; k < n; k++)
+			sub[k] = topo_subtree(&tree, child[k]);
+		CHECK(!tg_gather_start(&gat[i], JOB, n, child, sub,
+				       now + tg_wait_ms(topo_depth(&tree, i),
+							height, step_ms)));
+	}
+}
+
 /*
  * The gather down tree @tree and back, node @silent (not the root;
  * BCSD_MAX_NODES: none) answering nothing, every node answering to
@@ -208,23 +225,13 @@ static void tree_gather(uint32_t silent, struct tg_gather *asker,
 			struct cost *root_c, struct cost *ask_c,
 			const uint32_t *to)
 {
-	uint32_t i, j, k, n, sub[BCSD_MAX_NODES];
-	const uint32_t *child;
+	uint32_t i, j, k;
 	const struct tg_answer *up;
 	uint64_t now = 0;
 	uint32_t root_idx = tree.root, one = 1, ord;
 	bool vain;
 
-	/* Down: each daemon waits for the children it passed it to. */
-	for (ord = 0; ord < tree.nr; ord++) {
-		i = tree.order[ord];
-		n = topo_children(&tree, i, &child);
-		for (k = 0; k < n; k++)
-			sub[k] = topo_subtree(&tree, child[k]);
-		CHECK(!tg_gather_start(&gat[i], JOB, n, child, sub,
-				       now + tg_wait_ms(topo_depth(&tree, i),
-							height, STEP_MS)));
-	}
+	start_gathers(now, STEP_MS);
 	/* Each adopter waits for the nodes that asked it too. */
 	for (i = 0; to && i < tree.nr; i++)
 		if (i != root_idx && to[i] != topo_parent(&tree, i))
@@ -380,14 +387,14 @@ static void test_parts(void)
 	a.nodes = 3;
 	len = tg_encode(&a, blob, sizeof(blob));
 	CHECK(!tg_gather_start(&g, JOB, 2, idx, sub, 1000));
-	CHECK(tg_gather_part(&g, 5, (uint32_t)len, 0, (uint32_t)len, blob) ==
+	CHECK(tg_gather_part(&g, 5, (uint32_t)len, 0, (uint32_t)len, blob, 1) ==
 	      -ENOENT);
 	CHECK(tg_gather_part(&g, 4, (uint32_t)len, 0, (uint32_t)len - 1,
-			     blob) == -EINVAL);
-	CHECK(tg_gather_part(&g, 4, (uint32_t)len, 0, (uint32_t)len, blob) ==
+			     blob, 1) == -EINVAL);
+	CHECK(tg_gather_part(&g, 4, (uint32_t)len, 0, (uint32_t)len, blob, 1) ==
 	      -ENOENT);
 	blob[0] ^= 1;
-	CHECK(tg_gather_part(&g, 9, (uint32_t)len, 0, (uint32_t)len, blob) ==
+	CHECK(tg_gather_part(&g, 9, (uint32_t)len, 0, (uint32_t)len, blob, 1) ==
 	      -EINVAL);
 	blob[0] ^= 1;
 	CHECK(!tg_gather_done(&g, 999));	/* its own answer not in */
@@ -401,10 +408,153 @@ static void test_parts(void)
 	tg_init(&a, JOB + 1);
 	len = tg_encode(&a, blob, sizeof(blob));
 	CHECK(!tg_gather_start(&g, JOB, 1, idx, sub, 1000));
-	CHECK(tg_gather_part(&g, 4, (uint32_t)len, 0, (uint32_t)len, blob) ==
+	CHECK(tg_gather_part(&g, 4, (uint32_t)len, 0, (uint32_t)len, blob, 1) ==
 	      -EINVAL);
 	tg_gather_free(&g);
 	CHECK(tg_wait_ms(0, 3, 10) == 40 && tg_wait_ms(3, 3, 10) == 10);
+}
+
+/*
+ * Lossy links: the gather over the tree in time (TG_STEP_MS a level, a
+ * tick every TICK_MS as the daemons have), each part sent lost with
+ * probability @lost_pct % (seeded), each part sent again on an ask with
+ * @relost_pct %; with @repair the daemons and the asker ask
+ * (tg_gather_ask()) and the children resend from the answer they keep.
+ * The asker's gather is in @asker; the parts lost in *@lost.
+ */
+#define TICK_MS		10
+
+static uint8_t *kept[BCSD_MAX_NODES];
+static uint32_t kept_len[BCSD_MAX_NODES];
+
+/* Parts of node @from's kept answer in @want (NULL: all) into @g. */
+static void lossy_send(struct tg_gather *g, uint32_t from, const uint64_t *want,
+		       unsigned int pct, uint64_t now, uint32_t *lost)
+{
+	uint32_t off, k, n, len = kept_len[from];
+
+	for (off = 0; off < len; off += TG_PART_MAX) {
+		k = off / TG_PART_MAX;
+		if (want && !(want[k / 64] & 1ULL << (k % 64)))
+			continue;
+		if (unit_rng(&seed) % 100 < pct) {
+			(*lost)++;
+			continue;
+		}
+		n = len - off < TG_PART_MAX ? len - off : TG_PART_MAX;
+		/* A gather already answered refuses it (-ENOENT). */
+		tg_gather_part(g, from, len, off, n, kept[from] + off, now);
+	}
+}
+
+static void lossy_gather(struct tg_gather *asker, unsigned int lost_pct,
+			 unsigned int relost_pct, bool repair, uint32_t *lost)
+{
+	uint32_t i, k, ord, all = tree.nr;
+	bool answered[BCSD_MAX_NODES] = { false };
+	struct tg_gather *g;
+	struct tg_want w;
+	uint64_t now;
+	long len;
+
+	*lost = 0;
+	start_gathers(0, TG_STEP_MS);
+	for (i = 0; i < tree.nr; i++)
+		CHECK(!tg_gather_own(&gat[i], &own[i]));
+	/* As bcsd's asker: the root's answer covers every node. */
+	CHECK(!tg_gather_start(asker, JOB, 1, &tree.root, &all,
+			       tg_wait_ms(0, height + 1, TG_STEP_MS)));
+	asker_own(asker);
+	for (now = TICK_MS; now <= asker->until_ms; now += TICK_MS) {
+		/* Answers up, deepest first, as their gathers end. */
+		for (ord = tree.nr; ord-- > 0;) {
+			i = tree.order[ord];
+			if (answered[i] || !tg_gather_done(&gat[i], now))
+				continue;
+			answered[i] = true;
+			len = tg_encode(tg_gather_finish(&gat[i]), blob,
+					sizeof(blob));
+			CHECK(len > 0);
+			if (len <= 0)
+				continue;
+			kept[i] = malloc((size_t)len);
+			CHECK(kept[i] != NULL);
+			if (!kept[i])
+				continue;
+			memcpy(kept[i], blob, (size_t)len);
+			kept_len[i] = (uint32_t)len;
+			lossy_send(i == tree.root ? asker :
+				   &gat[topo_parent(&tree, i)], i, NULL,
+				   lost_pct, now, lost);
+		}
+		if (tg_gather_done(asker, now))
+			break;
+		/* The asks of the daemons waiting, and the asker's. */
+		for (i = 0; repair && i <= tree.nr; i++) {
+			g = i < tree.nr ? &gat[i] : asker;
+			if (i < tree.nr && answered[i])
+				continue;
+			for (k = 0; k < g->nr_kids; k++) {
+				if (!tg_gather_ask(g, k, now, &w) ||
+				    !kept[w.idx])
+					continue;
+				/* Asked once per ask, never more. */
+				CHECK(w.size ? w.size == kept_len[w.idx] :
+				      !w.parts[0] && !w.parts[1]);
+				lossy_send(g, w.idx, w.size ? w.parts : NULL,
+					   relost_pct, now, lost);
+			}
+		}
+	}
+	/* Every wait ends by its deadline: the asker's too. */
+	CHECK(now <= asker->until_ms && tg_gather_done(asker, now));
+	tg_gather_finish(asker);
+	for (i = 0; i < tree.nr; i++) {
+		tg_gather_free(&gat[i]);
+		free(kept[i]);
+		kept[i] = NULL;
+	}
+}
+
+/*
+ * Parts lost on the way up: with the repair, the asker's answer is the
+ * flat gather's, byte for byte; without it, or when the parts sent
+ * again are lost too, the answer ends by the deadline, partial, what it
+ * has right (the subtrees lost counted missing, nothing else lost).
+ */
+static void test_lossy(void)
+{
+	static const unsigned int pcts[] = { 5, 20 };
+	struct tg_gather flat, ask;
+	struct cost fc;
+	uint32_t lost, p;
+	long flen, len;
+
+	flen = flat_ref(40, 3, &flat, &fc);
+	for (p = 0; p < 2; p++) {
+		lossy_gather(&ask, pcts[p], 0, true, &lost);
+		len = tg_encode(&ask.acc, blob, sizeof(blob));
+		CHECK(lost > 0);
+		CHECK(!ask.acc.missing && ask.acc.nodes == 40);
+		CHECK(len == flen && !memcmp(blob, flat_blob, len));
+		tg_gather_free(&ask);
+
+		/* The same losses, no repair: partial. */
+		lossy_gather(&ask, pcts[p], 0, false, &lost);
+		CHECK(lost > 0 && ask.acc.missing > 0);
+		CHECK(ask.acc.nodes + ask.acc.missing == 40);
+		CHECK(ask.acc.ranks == ask.acc.nodes * RANKS);
+		tg_gather_free(&ask);
+
+		/* Every part sent again lost: by the deadline, partial. */
+		lossy_gather(&ask, pcts[p], 100, true, &lost);
+		CHECK(lost > 0 && ask.acc.missing > 0);
+		CHECK(ask.acc.nodes + ask.acc.missing == 40);
+		CHECK(ask.acc.ranks == ask.acc.nodes * RANKS);
+		tg_gather_free(&ask);
+	}
+	tg_gather_free(&flat);
+	teardown();
 }
 
 static int bench(uint32_t nodes, uint32_t fanout)
@@ -506,5 +656,6 @@ int main(int argc, char **argv)
 	test_parts();
 	test_shapes();
 	test_adopted();
+	test_lossy();
 	return unit_done("test_tgsim");
 }
