@@ -244,8 +244,8 @@ uint64_t tg_wait_ms(uint32_t depth, uint32_t height, uint64_t step_ms);
 /* What to ask child @idx for again. */
 struct tg_want {
 	uint32_t idx;		/* the child's node index */
-	uint32_t size;		/* its answer's, by its parts; 0: none came */
-	uint64_t parts[TG_PARTS_WORDS];	/* bit k: part k; 0 with @size 0 */
+	uint32_t size;		/* its answer's (its parts'); 0: none came */
+	uint64_t parts[TG_PARTS_WORDS];	/* bit k: part k (0 if @size 0) */
 };
 
 /*
@@ -273,9 +273,10 @@ int tg_gather_own(struct tg_gather *g, const struct tg_answer *own);
  * bytes, come at @now_ms (a clock in ms, not 0: when it was last heard
  * from, for tg_gather_ask()).  Returns 1 when the child's answer is
  * whole and merged, 0 when it is taken and more are awaited, -ENOENT
- * (not a child of the gather, or one that answered), -EINVAL (a part that does not fit the child's
- * others, or a whole answer tg_decode() refuses, or of another job: the
- * child is then done and counted missing), -ENOMEM.
+ * (not a child of the gather, or one that answered), -EINVAL (a part
+ * that does not fit the child's others, or a whole answer tg_decode()
+ * refuses, or of another job: the child is then done and counted
+ * missing), -ENOMEM.
  */
 int tg_gather_part(struct tg_gather *g, uint32_t idx, uint32_t size,
 		   uint32_t offset, uint32_t len, const uint8_t *data,
