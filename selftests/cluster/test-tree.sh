@@ -35,16 +35,19 @@ for n in $CL_NODES; do
 	[ "$p" = "$want" ]
 	ok $? "node$n: tree parent '$p', children '$c'"
 done
-# The repair of lost strobes (strobe_copies 2 by default): its counters.
+# The repair of lost strobes (strobe_copies 2 by default) and of lost
+# parts of gathers' answers: their counters.
 bad=""
 for n in $CL_NODES; do
 	s=$(status_of "$n" "tree strobes")
-	echo "# node$n: tree strobes: $s"
-	echo "$s" | grep -Eq '^[0-9]+ asked for again, [0-9]+ asked of it, [0-9]+ resent$' ||
+	g=$(status_of "$n" "tree gathers")
+	echo "# node$n: tree strobes: $s; tree gathers: $g"
+	echo "$s" | grep -Eq '^[0-9]+ asked for again, [0-9]+ asked of it, [0-9]+ resent$' &&
+		echo "$g" | grep -Eq '^[0-9]+ asked for again, [0-9]+ asked of it, [0-9]+ parts resent, [0-9]+ refused$' ||
 		bad="$bad node$n"
 done
 [ -z "$bad" ]
-ok $? "bcsctl status shows each node's strobes asked for again, asked of it and resent${bad:+ (not on$bad)}"
+ok $? "bcsctl status shows each node's strobes and gathers' parts asked for again, asked of it and resent${bad:+ (not on$bad)}"
 
 two_jobs "two new jobs, made from node2 and node3 through the tree"
 start_burners tree "$j1" "$j2"
