@@ -112,7 +112,11 @@
 #   drops       the most UDP datagrams the kernel dropped for full receive
 #               buffers (Udp RcvbufErrors of the daemons' network
 #               namespace) while one gather ran, of either kind: a part
-#               lost so is a subtree the answer counts missing
+#               lost so is asked for again (asks), else a subtree the
+#               answer counts missing
+#   asks, resent  over all 2G gathers and every daemon: lost parts of
+#               answers asked for again (tg_nacks_tx) and parts sent
+#               again (tg_parts_resent)
 #
 # The nodes' reports (every report_ms, 1 s) come at about the same time
 # from every daemon: a gather that meets them seems to take longer and
@@ -410,6 +414,24 @@ except (OSError, ValueError, KeyError):
     bg = {}
 out["background_per_ms"] = bg
 env = dict(os.environ, BCS_CONTROL_SOCKET=actl)
+
+REPAIR = ("tg_nacks_tx", "tg_parts_resent", "tg_nacks_refused")
+
+def repair_counts():
+    """Lost parts of answers asked for again and sent again (filters.rst,
+    "Lost parts of an answer"), summed over every daemon; None for a
+    daemon that did not answer."""
+    tot = dict.fromkeys(REPAIR, 0)
+    for i in range(1, n + 1):
+        try:
+            st = call(os.path.join(d, f"ctl{i}"), {"cmd": "status"})
+        except (OSError, ValueError):
+            return None
+        for k in REPAIR:
+            tot[k] += st.get(k, 0)
+    return tot
+
+r0 = repair_counts()
 for kind in ("dist", "mpi"):
     for _ in range(count):
         g = {}
@@ -464,6 +486,8 @@ for kind in ("dist", "mpi"):
         if not g["complete"]:
             g["output"] = (p.stdout + p.stderr)[-400:]
         out[kind].append(g)
+r1 = repair_counts()
+out["repair"] = ({k: r1[k] - r0[k] for k in REPAIR} if r0 and r1 else None)
 print(json.dumps(out))
 PY
 }
@@ -591,6 +615,7 @@ print(json.dumps({
     "rss_mib": sum(b[1] for b in c1) * os.sysconf("SC_PAGE_SIZE") / 2**20,
     "gather_dist": gsum(lg.get("dist", [])),
     "gather_mpi": gsum(lg.get("mpi", [])),
+    "gather_repair": lg.get("repair"),
     "gathers": lg or None,
 }))
 PY
@@ -686,11 +711,13 @@ if g:
               f"{'a_rx':>5} {'a_dgr':>5} {'a_cpu':>6} {'a_net':>6} "
               f"{'m_rx':>5} {'m_dgr':>5} {'m_cpu':>6} {'m_net':>6} "
               f"{'d_wall':>6} | {'p_ok':>4} {'p_nodes':>7} {'p_a_net':>7} "
-              f"{'p_m_net':>7} {'p_wall':>6} | {'drops':>5}"]
+              f"{'p_m_net':>7} {'p_wall':>6} | {'drops':>5} "
+              f"{'asks':>5} {'resent':>6}"]
 for r in g:
     mode = f"tree/{r['fanout']}"
     d = r.get("gather_dist") or {}
     m = r.get("gather_mpi") or {}
+    rp = r.get("gather_repair") or {}
     ok = lambda x: f"{x['complete']}/{x['runs']}" if x else "-"
     i = lambda v: "-" if v is None else str(v)
     lines.append(f"{mode:>9} {r['nodes']:>5} | {ok(d):>4} "
@@ -706,7 +733,9 @@ for r in g:
                  f"{f(m.get('asker_net_ms'), 2):>7} "
                  f"{f(m.get('master_net_ms'), 2):>7} "
                  f"{f(m.get('wall_ms'), 0):>6} | "
-                 f"{i(max(d.get('udp_drops_max') or 0, m.get('udp_drops_max') or 0)):>5}")
+                 f"{i(max(d.get('udp_drops_max') or 0, m.get('udp_drops_max') or 0)):>5} "
+                 f"{i(rp.get('tg_nacks_tx')):>5} "
+                 f"{i(rp.get('tg_parts_resent')):>6}")
 text = "\n".join(lines) + "\n"
 print(text, end="")
 open(sys.argv[2], "w").write(text)
