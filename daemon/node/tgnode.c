@@ -313,7 +313,6 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 	struct tg_answer own;
 	int err;
 
-	(void)from;
 	if (c->op != BCSP_CMD_TGATHER ||
 	    bcsp_window_check(&d->tgnode.cmds, m->hdr.epoch, c->id) != BCSP_OK)
 		return;
@@ -345,10 +344,12 @@ static void on_command(struct bcsd *d, const struct bcsp_msg *m,
 		}
 	}
 	height = d->tree ? topo_height(d->tree) : 0;
+	/* Less the time the command took to come (the master's: none). */
 	err = tg_gather_start(&s->g, c->job, nr, idx, sub,
-			      now + tg_wait_ms(d->tree ?
-					       topo_depth(d->tree, d->tree_self) :
-					       0, height, TG_STEP_MS));
+			      now + tg_wait_late_ms(d->tree ?
+					topo_depth(d->tree, d->tree_self) : 0,
+					height, TG_STEP_MS, from->local ? 0 :
+					tg_late_ms(m->hdr.seq, now_real_ns())));
 	free(idx);
 	free(sub);
 	/* And the nodes below a silent parent that asked this one. */

@@ -572,6 +572,25 @@ uint64_t tg_wait_ms(uint32_t depth, uint32_t height, uint64_t step_ms)
 	return (uint64_t)(height > depth ? height - depth + 1 : 1) * step_ms;
 }
 
+uint64_t tg_wait_late_ms(uint32_t depth, uint32_t height, uint64_t step_ms,
+			 uint64_t late_ms)
+{
+	uint64_t wait = tg_wait_ms(depth, height, step_ms), cap;
+
+	if (!depth)
+		return wait;
+	/* The parent's wait from the send, less half a step for the way up. */
+	cap = tg_wait_ms(depth - 1, height, step_ms) - step_ms / 2;
+	if (late_ms >= cap)
+		return 0;
+	return cap - late_ms < wait ? cap - late_ms : wait;
+}
+
+uint64_t tg_late_ms(uint64_t sent_ns, uint64_t now_ns)
+{
+	return now_ns > sent_ns ? (now_ns - sent_ns) / 1000000 : 0;
+}
+
 int tg_gather_start(struct tg_gather *g, uint32_t job, uint32_t nr_kids,
 		    const uint32_t *idx, const uint32_t *subtree,
 		    uint64_t until_ms)

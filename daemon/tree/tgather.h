@@ -225,6 +225,24 @@ uint64_t tg_wait_ms(uint32_t depth, uint32_t height, uint64_t step_ms);
 #define TG_STEP_MS	500
 
 /*
+ * The wait of a daemon at @depth (not the root: 0) whose gather command
+ * came @late_ms after the master sent it: tg_wait_ms(), but never past
+ * half a step before its parent's wait would end had the parent had the
+ * command at once (its parent's ends no earlier), so that its answer
+ * still counts up there however slowly a busy tree passed the command
+ * down; 0 (answer at once with what it has) if that moment is gone.  A
+ * command on time, or up to half a step late, waits tg_wait_ms().
+ *
+ * tg_late_ms(): how late a command sent at @sent_ns came at @now_ns, both
+ * CLOCK_REALTIME (a command's sequence number is the master's clock at
+ * its send, and the tree passes it on as it is); 0 if it seems to come
+ * before it was sent (clocks apart).
+ */
+uint64_t tg_wait_late_ms(uint32_t depth, uint32_t height, uint64_t step_ms,
+			 uint64_t late_ms);
+uint64_t tg_late_ms(uint64_t sent_ns, uint64_t now_ns);
+
+/*
  * Lost parts asked for again (Documentation/filters.rst, "Lost parts of
  * an answer"), as a tree's lost strobes are: a child that sent some parts
  * of its answer and then nothing for TG_ASK_GAP_MS is asked for the

@@ -497,6 +497,80 @@ static void test_asks(void)
 	tg_free(&a);
 }
 
+/*
+ * A gather whose command a busy tree passed down slowly: every node of
+ * depth d (a tree of fan-out @k, @height deep: all nodes of a depth
+ * alike) gets it @arrive[d] ms after the master sent it; a leaf answers
+ * at once, a node when all its children have or when its wait ends
+ * (tg_wait_ms(), or with @late tg_wait_late_ms()); a child's answer
+ * counts if it comes before its parent's.  The nodes the root covers.
+ */
+static uint32_t late_cover(const uint64_t *arrive, uint32_t height,
+			   uint32_t k, bool late)
+{
+	uint64_t at[8], until;
+	uint32_t cov[8];
+	int d;
+
+	for (d = (int)height; d >= 0; d--) {
+		until = arrive[d] + (late ?
+			tg_wait_late_ms((uint32_t)d, height, TG_STEP_MS,
+					arrive[d]) :
+			tg_wait_ms((uint32_t)d, height, TG_STEP_MS));
+		at[d] = arrive[d];
+		cov[d] = 1;
+		if ((uint32_t)d == height)
+			continue;
+		if (at[d + 1] < until) {
+			at[d] = at[d + 1] > arrive[d] ? at[d + 1] : arrive[d];
+			cov[d] += k * cov[d + 1];
+		} else {
+			at[d] = until;
+		}
+	}
+	return cov[0];
+}
+
+/*
+ * A daemon's wait less the time its command took to come: unchanged on
+ * time or up to half a step late, the root's never, cut so that it ends
+ * half a step before its parent's would (counted from the master's send),
+ * 0 past that; and in a tree whose command took more than a step a level
+ * the root covers more nodes with it, never fewer.
+ */
+static void test_late(void)
+{
+	static const uint64_t on_time[] = { 0, 10, 20, 30 },
+		slow[] = { 0, 300, 600, 900 },
+		slower[] = { 0, 700, 1400, 2100 },
+		stalled[] = { 0, 50, 900, 1000 },
+		lost[] = { 0, 50, 1700, 1750 };
+	const uint64_t s = TG_STEP_MS;
+
+	CHECK(tg_wait_late_ms(0, 3, s, 0) == tg_wait_ms(0, 3, s));
+	CHECK(tg_wait_late_ms(0, 3, s, 10 * s) == tg_wait_ms(0, 3, s));
+	CHECK(tg_wait_late_ms(2, 3, s, 0) == tg_wait_ms(2, 3, s));
+	CHECK(tg_wait_late_ms(2, 3, s, s / 2) == tg_wait_ms(2, 3, s));
+	/* Depth 2 of 3: its parent's wait 3 steps, so at most 2.5 from the send. */
+	CHECK(tg_wait_late_ms(2, 3, s, s) == 2 * s - s / 2);
+	CHECK(tg_wait_late_ms(2, 3, s, 2 * s) == s / 2);
+	CHECK(tg_wait_late_ms(2, 3, s, 2 * s + s / 2) == 0);
+	CHECK(tg_wait_late_ms(3, 3, s, 100 * s) == 0);
+	CHECK(tg_late_ms(5000000000ULL, 5750000000ULL) == 750);
+	CHECK(tg_late_ms(5750000000ULL, 5000000000ULL) == 0);
+	/* Fan-out 4, 3 deep: 85 nodes. */
+	CHECK(late_cover(on_time, 3, 4, false) == 85);
+	CHECK(late_cover(on_time, 3, 4, true) == 85);
+	CHECK(late_cover(slow, 3, 4, false) == 85);
+	CHECK(late_cover(slow, 3, 4, true) == 85);
+	CHECK(late_cover(stalled, 3, 4, true) == 85);
+	/* 700 ms a level: each wait ran past its parent's. */
+	CHECK(late_cover(slower, 3, 4, false) == 1);
+	CHECK(late_cover(slower, 3, 4, true) == 21);
+	CHECK(late_cover(lost, 3, 4, false) == 5);
+	CHECK(late_cover(lost, 3, 4, true) == 5);
+}
+
 int main(void)
 {
 	test_extremes();
@@ -505,5 +579,6 @@ int main(void)
 	test_bounds();
 	test_decode();
 	test_asks();
+	test_late();
 	return unit_done("test_tgather");
 }
